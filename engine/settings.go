@@ -1,0 +1,111 @@
+package engine
+
+// Settings is every knob of a lab run. Its JSON keys are the vocabulary names
+// of the parameter table (see Params); the same names are the URL query
+// parameters, CLI flags, slider names and export keys. Times are in seconds,
+// fractions in [0, 1].
+//
+// A Settings is plain data: Validate checks it against the table, and
+// Defaults returns the table's defaults.
+type Settings struct {
+	// EPIC, the seed's interpolator.
+	CalcAhead     float64 `json:"calcAhead"`     // how far forward to extrapolate each packet, s
+	DisplayBehind float64 `json:"displayBehind"` // time to converge on the extrapolated line, s
+	SlopTime      float64 `json:"slopTime"`      // how long without updates before freezing, s
+
+	// Network: the link between server and client.
+	Latency     float64 `json:"latency"`     // base one-way latency, s
+	Jitter      float64 `json:"jitter"`      // mean extra one-way delay, s
+	JitterDist  string  `json:"jitterDist"`  // distribution of the extra delay
+	Loss        float64 `json:"loss"`        // long-run share of packets lost, in [0, 1]
+	LossModel   string  `json:"lossModel"`   // random or burst (Gilbert–Elliott)
+	BurstLength float64 `json:"burstLength"` // mean length of a loss burst, packets
+	Duplicate   float64 `json:"duplicate"`   // share of packets delivered twice, in [0, 1]
+	TickRate    float64 `json:"tickRate"`    // server simulation rate, Hz
+	SendRate    float64 `json:"sendRate"`    // server snapshot send rate, Hz
+	RenderRate  float64 `json:"renderRate"`  // client render rate, Hz
+	ClockDrift  float64 `json:"clockDrift"`  // client clock rate error, fraction
+
+	// Buffer: snapshot interpolation (buffer and hermite).
+	Delay          float64 `json:"delay"`          // base interpolation delay, s
+	Adaptive       bool    `json:"adaptive"`       // adapt the delay to measured jitter
+	Margin         float64 `json:"margin"`         // safety margin over p95 inter-arrival, s
+	DelayCap       float64 `json:"delayCap"`       // largest adaptive delay, s
+	AdaptWindow    int     `json:"adaptWindow"`    // inter-arrival samples in the rolling p95
+	ExtrapolateCap float64 `json:"extrapolateCap"` // longest dead reckoning when dry, s
+	SpeedClamp     bool    `json:"speedClamp"`     // clamp dead-reckoning speed to maxSpeed
+	Rotation       string  `json:"rotation"`       // slerp, or euler to show the pitfall
+
+	// Scenario: what is simulated and for how long.
+	Motion     string   `json:"motion"`     // motion script of the ground truth
+	Entities   int      `json:"entities"`   // remote entities simulated
+	MaxSpeed   float64  `json:"maxSpeed"`   // the entities' top speed, m/s
+	Seed       int      `json:"seed"`       // seed of every random choice
+	Duration   float64  `json:"duration"`   // length of a whole run, s
+	Round      float64  `json:"round"`      // length of a round for per-round underruns, s
+	Techniques []string `json:"techniques"` // techniques compared on the same packets
+}
+
+// Defaults returns the parameter table's default settings.
+func Defaults() Settings {
+	var s Settings
+	for i := range params {
+		params[i].set(&s, params[i].Default)
+	}
+	return s
+}
+
+// Validate checks every field of s against the parameter table and the
+// constraints between fields. The error is a *FieldError naming the first
+// offending field, its value and the allowed range.
+func (s *Settings) Validate() error {
+	for _, t := range s.Techniques {
+		if techniqueIndex(t) < 0 {
+			return &FieldError{Field: "techniques", Value: t, Allowed: techParam().allowed()}
+		}
+	}
+	for i := range params {
+		p := &params[i]
+		if p.Kind == Enum && p.choice(s) < 0 {
+			return &FieldError{Field: p.Name, Value: p.enumField(s), Allowed: p.allowed()}
+		}
+		if p.Kind == Set && len(s.Techniques) == 0 {
+			return &FieldError{Field: p.Name, Value: "", Allowed: p.allowed()}
+		}
+		if err := p.check(p.get(s)); err != nil {
+			return err
+		}
+	}
+	if s.SendRate > s.TickRate {
+		return &FieldError{Field: "sendRate", Value: formatNumber(s.SendRate),
+			Allowed: "[1, tickRate = " + formatNumber(s.TickRate) + "] Hz: the server sends at most once a tick"}
+	}
+	if s.Adaptive && s.DelayCap < s.Delay {
+		return &FieldError{Field: "delayCap", Value: formatNumber(s.DelayCap),
+			Allowed: "[delay = " + formatNumber(s.Delay) + ", 1] s: the cap may not be below the base delay"}
+	}
+	return nil
+}
+
+// Technique names, in the order the lab shows them.
+const (
+	TechEPIC    = "epic"    // the seed's interpolator, exactly as written
+	TechEPICFix = "epicfix" // EPIC without the jump when a packet is older than the display
+	TechSnap    = "snap"    // apply each snapshot on arrival
+	TechBuffer  = "buffer"  // snapshot interpolation: delayed ring buffer, lerp and slerp
+	TechHermite = "hermite" // the buffer with cubic Hermite positions
+)
+
+// TechniqueNames lists every technique, in display order.
+var TechniqueNames = []string{TechEPIC, TechEPICFix, TechSnap, TechBuffer, TechHermite}
+
+const numTechniques = 5 // len(TechniqueNames), as a constant for the Set mask
+
+func techniqueIndex(name string) int {
+	for i, n := range TechniqueNames {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}

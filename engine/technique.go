@@ -1,0 +1,63 @@
+package engine
+
+// Snapshot is one entity's state as the server sent it.
+type Snapshot struct {
+	Time float64 // server time at which the state was true (its tick), s
+	Pos  Vec3    // position, m
+	Vel  Vec3    // velocity, m/s
+	Rot  Quat    // orientation
+}
+
+// Mode tells what a technique is doing for the frame it displays.
+type Mode uint8
+
+const (
+	Empty       Mode = iota // nothing received yet; the pose is the zero value
+	Interpolate             // between received states (or showing one, for snap)
+	Extrapolate             // past the newest state, by dead reckoning or a line
+	Freeze                  // past every limit: holding the last pose
+)
+
+var modeNames = [...]string{"empty", "interpolate", "extrapolate", "freeze"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "mode(" + formatNumber(float64(m)) + ")"
+}
+
+// Sample is what a technique displays for one entity in one frame, with the
+// internals the lab's timeline and metrics read.
+type Sample struct {
+	Pos  Vec3
+	Rot  Quat
+	Mode Mode
+
+	// Time is the server time the displayed pose stands for: the render
+	// time for the buffer, the read time for EPIC, the snapshot's time for
+	// snap.
+	Time float64
+	// Newest is the server time of the newest snapshot received.
+	Newest float64
+	// Depth is the number of received snapshots newer than Time.
+	Depth int
+	// Delay is the interpolation delay in use, s; 0 where there is none.
+	Delay float64
+}
+
+// Technique displays one remote entity from the snapshots it receives. The
+// simulation runner owns one per entity and technique and feeds them all the
+// same packets.
+//
+// Both methods take now, the client's estimate of the current server time in
+// seconds; it never runs backwards between calls. A technique reads its
+// settings through the *Settings it was made with, so a slider moved between
+// frames takes effect on the next one.
+type Technique interface {
+	// Receive hands over a snapshot that arrived at now. Snapshots may
+	// arrive out of order or twice.
+	Receive(s Snapshot, now float64)
+	// Sample returns what to display at now.
+	Sample(now float64) Sample
+}
