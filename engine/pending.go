@@ -19,8 +19,8 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 type ClientClock struct{}
 
 func NewClientClock(s *Settings, seed uint64) *ClientClock { return &ClientClock{} }
-func (c *ClientClock) Advance(t float64)                    {}
-func (c *ClientClock) Estimate(t float64) float64           { return t }
+func (c *ClientClock) Advance(t float64)                   {}
+func (c *ClientClock) Estimate(t float64) float64          { return t }
 
 type State struct {
 	Pos, Vel Vec3

@@ -41,6 +41,7 @@ type Sim struct {
 	truth        []Vec3  // truth this frame
 	truth1       []Vec3  // and one and two frames ago
 	truth2       []Vec3
+	truthAcc     []Vec3 // truth's second difference this frame
 	round        int
 
 	lag      lagGrid
@@ -48,7 +49,7 @@ type Sim struct {
 	lagTruth []Vec3
 	lagDisp  []Vec3 // NaN where the technique showed nothing
 
-	packets recordRing[PacketRecord]
+	packets  recordRing[PacketRecord]
 	frameLog recordRing[FrameRecord]
 }
 
@@ -168,7 +169,7 @@ func (m *Sim) Restart() {
 	m.accs = make([]acc, nt)
 	m.prev1, m.prev2 = make([]Vec3, nt*n), make([]Vec3, nt*n)
 	m.valid, m.under = make([]uint8, nt*n), make([]bool, nt*n)
-	m.truth, m.truth1, m.truth2 = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+	m.truth, m.truth1, m.truth2, m.truthAcc = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.packets = newRecordRing[PacketRecord](recordCap)
@@ -351,6 +352,9 @@ func (m *Sim) frame(t float64, last bool) {
 	for e := range m.movers {
 		st := m.movers[e].At(t)
 		m.truth[e] = st.Pos
+		if m.frames >= 2 {
+			m.truthAcc[e] = st.Pos.Sub(m.truth1[e].Scale(2)).Add(m.truth2[e])
+		}
 		if last {
 			m.writePose(0, e, st.Pos, st.Yaw, Interpolate)
 		}
@@ -363,13 +367,15 @@ func (m *Sim) frame(t float64, last bool) {
 	var rec FrameRecord
 	rec.Time, rec.Est = t, now
 	snapStep := snapFactor * m.set.MaxSpeed * dt
+	snapSq := snapStep * snapStep
+	inv4 := 1 / (dt * dt * dt * dt)
 	for k := range m.techs {
 		a := &m.accs[k]
 		for e := 0; e < n; e++ {
 			i := k*n + e
 			smp := m.tech[i].Sample(now)
 			if last {
-				m.writePose(k+1, e, smp.Pos, smp.Rot.Yaw(), smp.Mode)
+				m.writePose(k+1, e, smp.Pos, smp.Rot.displayYaw(), smp.Mode)
 			}
 			if e < m.lagN {
 				d := smp.Pos
@@ -382,11 +388,12 @@ func (m *Sim) frame(t float64, last bool) {
 				m.valid[i] = 0
 				continue
 			}
-			errV := smp.Pos.Sub(m.truth[e]).Len()
+			p := smp.Pos
+			errSq := distSq(p, m.truth[e])
 			a.frames++
-			a.errSq += errV * errV
-			a.errMax = max(a.errMax, errV)
-			a.hist[histBin(errV)]++
+			a.errSq += errSq
+			a.errMaxSq = max(a.errMaxSq, errSq)
+			a.hist[histBin(errSq)]++
 			switch smp.Mode {
 			case Extrapolate:
 				a.extrapolated++
@@ -399,23 +406,25 @@ func (m *Sim) frame(t float64, last bool) {
 			}
 			snapped := false
 			if m.valid[i] >= 1 {
-				if step := smp.Pos.Sub(m.prev1[i]).Len(); step > snapStep {
+				if step := distSq(p, m.prev1[i]); step > snapSq {
 					snapped = true
 					a.snaps++
-					a.snapMax = max(a.snapMax, step)
+					a.snapMaxSq = max(a.snapMaxSq, step)
 				}
 			}
 			if m.valid[i] >= 2 && m.frames >= 2 {
-				da := smp.Pos.Sub(m.prev1[i].Scale(2)).Add(m.prev2[i])
-				ta := m.truth[e].Sub(m.truth1[e].Scale(2)).Add(m.truth2[e])
-				a.accelSq += da.Sub(ta).LenSq() / (dt * dt * dt * dt)
+				p1, p2, ta := &m.prev1[i], &m.prev2[i], &m.truthAcc[e]
+				ax := p[0] - 2*p1[0] + p2[0] - ta[0]
+				ay := p[1] - 2*p1[1] + p2[1] - ta[1]
+				az := p[2] - 2*p1[2] + p2[2] - ta[2]
+				a.accelSq += (ax*ax + ay*ay + az*az) * inv4
 				a.accelFrames++
 			}
-			m.prev2[i], m.prev1[i] = m.prev1[i], smp.Pos
+			m.prev2[i], m.prev1[i] = m.prev1[i], p
 			m.valid[i] = min(m.valid[i]+1, 2)
 			if e == m.focus {
 				rec.Tech[k] = FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth,
-					Delay: smp.Delay, Mode: smp.Mode, Snap: snapped, Err: errV}
+					Delay: smp.Delay, Mode: smp.Mode, Snap: snapped, Err: math.Sqrt(errSq)}
 			}
 		}
 	}
@@ -502,4 +511,10 @@ type Result struct {
 type TechniqueResult struct {
 	Name    string  `json:"name"`
 	Metrics Metrics `json:"metrics"`
+}
+
+// distSq returns |a−b|², written out: it is in the per-entity loop.
+func distSq(a, b Vec3) float64 {
+	x, y, z := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return x*x + y*y + z*z
 }

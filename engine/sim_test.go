@@ -110,9 +110,9 @@ func TestDrain(t *testing.T) {
 
 func TestHistQuantile(t *testing.T) {
 	for _, x := range []float64{1e-5, 0.001, 0.0123, 0.5, 1, 3.7, 250} {
-		got := histValue(histBin(x))
-		if math.Abs(got-x)/x > 0.045 {
-			t.Errorf("histValue(histBin(%v)) = %v, want within 4.5%%", x, got)
+		got := histValue(histBin(x * x))
+		if math.Abs(got-x)/x > 0.016 {
+			t.Errorf("histValue(histBin(%v²)) = %v, want within 1.6%%", x, got)
 		}
 	}
 	if histBin(0) != 0 || histValue(0) != 0 {
@@ -131,4 +131,77 @@ func TestLagGridBest(t *testing.T) {
 	if got := g.best(sse, 1); math.Abs(got-0.034) > 1e-12 {
 		t.Errorf("best = %v, want 0.034", got)
 	}
+}
+
+// delayed is a test technique that shows the truth of an entity exactly
+// delay seconds late, or early for a negative delay.
+type delayed struct {
+	mv    *Mover
+	delay float64
+}
+
+func (d *delayed) Receive(Snapshot, float64) {}
+func (d *delayed) Sample(now float64) Sample {
+	return Sample{Pos: d.mv.At(now - d.delay).Pos, Mode: Interpolate, Time: now, Newest: now}
+}
+
+func TestAddedLatency(t *testing.T) {
+	for _, delay := range []float64{0, 0.0123, 0.1, 0.2345, -0.05} {
+		s := Defaults()
+		s.Entities = 4
+		s.Motion = "circle"
+		s.Techniques = []string{TechSnap}
+		m, _ := NewSim(s)
+		for e := range m.n {
+			m.tech[e] = &delayed{mv: &m.movers[e], delay: delay}
+		}
+		m.StepFrames(300)
+		got := m.Metrics(nil)[0].AddedLatency
+		if math.Abs(got-delay) > 0.002 {
+			t.Errorf("AddedLatency of a display %v s late = %v, want within 2 ms", delay, got)
+		}
+	}
+}
+
+func TestErrorMetrics(t *testing.T) {
+	s := Defaults()
+	s.Entities = 2
+	s.Techniques = []string{TechSnap}
+	m, _ := NewSim(s)
+	// A display 0.3 m off along x: every error is 0.3 m, no snaps, no
+	// acceleration error.
+	for e := range m.n {
+		m.tech[e] = &offset{mv: &m.movers[e], off: Vec3{0.3, 0, 0}}
+	}
+	m.StepFrames(120)
+	got := m.Metrics(nil)[0]
+	if got.Frames != 240 {
+		t.Errorf("Frames = %d, want 240", got.Frames)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+		tol       float64
+	}{
+		{"ErrRMS", got.ErrRMS, 0.3, 1e-9},
+		{"ErrMax", got.ErrMax, 0.3, 1e-9},
+		{"ErrP95", got.ErrP95, 0.3, 0.3 * 0.016},
+		{"Smoothness", got.Smoothness, 0, 1e-6},
+		{"Snaps", float64(got.Snaps), 0, 0},
+		{"Underrun", got.Underrun, 0, 0},
+	} {
+		if math.Abs(c.got-c.want) > c.tol {
+			t.Errorf("%s = %v, want %v ± %v", c.name, c.got, c.want, c.tol)
+		}
+	}
+}
+
+type offset struct {
+	mv  *Mover
+	off Vec3
+}
+
+func (o *offset) Receive(Snapshot, float64) {}
+func (o *offset) Sample(now float64) Sample {
+	return Sample{Pos: o.mv.At(now).Pos.Add(o.off), Mode: Interpolate, Time: now, Newest: now}
 }
