@@ -275,23 +275,28 @@ func (m *Sim) StepFrames(n int) {
 func (m *Sim) nextSend() float64  { return m.sendBase + float64(m.sendK)/m.set.SendRate }
 func (m *Sim) nextFrame() float64 { return m.frameBase + float64(m.frameK)/m.set.RenderRate }
 
+// timeEps absorbs the rounding of summed steps: thirty steps of 1/60 s
+// reach frame 30 although their float sum falls short of 0.5.
+const timeEps = 1e-9
+
 // advance runs every event up to target in time order: at equal times a
 // send before an arrival before a frame.
 func (m *Sim) advance(target float64) {
 	m.target = max(m.target, target)
+	limit := m.target + timeEps
 	for {
 		ts, tf, ta := m.nextSend(), m.nextFrame(), math.Inf(1)
 		if len(m.arrivals) > 0 {
 			ta = m.arrivals[0].t
 		}
 		switch {
-		case ts <= ta && ts <= tf && ts <= m.target:
+		case ts <= ta && ts <= tf && ts <= limit:
 			m.send(ts)
-		case ta <= tf && ta <= m.target:
+		case ta <= tf && ta <= limit:
 			m.arrive(m.arrivals.pop())
-		case tf <= m.target:
+		case tf <= limit:
 			m.frameK++
-			m.frame(tf, m.nextFrame() > m.target)
+			m.frame(tf, m.nextFrame() > limit)
 		default:
 			return
 		}
