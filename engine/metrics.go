@@ -121,7 +121,8 @@ func (a *acc) metrics(openRounds, openUnder int, lag lagGrid) Metrics {
 	}
 	n := float64(a.frames)
 	m.ErrRMS = math.Sqrt(a.errSq / n)
-	m.ErrP95 = histValue(a.quantileBin(0.95))
+	// A bin's centre may lie above the largest error in it.
+	m.ErrP95 = min(histValue(a.quantileBin(0.95)), m.ErrMax)
 	m.Underrun = float64(a.underrun) / n
 	m.Extrapolating = float64(a.extrapolated) / n
 	m.Frozen = float64(a.frozen) / n
