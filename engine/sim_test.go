@@ -15,7 +15,7 @@ func TestRunDeterministic(t *testing.T) {
 	}
 	b, _ := Run(s)
 	for k := range a.Techniques {
-		if a.Techniques[k] != b.Techniques[k] {
+		if a.Techniques[k].Metrics != b.Techniques[k].Metrics {
 			t.Errorf("technique %s: run 1 = %+v, run 2 = %+v", a.Techniques[k].Name, a.Techniques[k].Metrics, b.Techniques[k].Metrics)
 		}
 	}
@@ -204,4 +204,36 @@ type offset struct {
 func (o *offset) Receive(Snapshot, float64) {}
 func (o *offset) Sample(now float64) Sample {
 	return Sample{Pos: o.mv.At(now).Pos.Add(o.off), Mode: Interpolate, Time: now, Newest: now}
+}
+
+func TestRunSeries(t *testing.T) {
+	s := Defaults()
+	s.Duration, s.Entities = 10, 2
+	s.Techniques = []string{TechSnap}
+	res, err := RunSeries(s, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := res.Techniques[0].Series
+	if len(series) != 20 {
+		t.Fatalf("len(series) = %d, want 20 windows of 0.5 s", len(series))
+	}
+	// The windows add up to the run: windows 1..19 hold 30 frames of 2
+	// entities each, window 0 the rest (it starts before the first packet).
+	mt := res.Techniques[0].Metrics
+	n0 := float64(mt.Frames - 19*60)
+	total := series[0] * series[0] * n0
+	for _, v := range series[1:] {
+		total += v * v * 60
+	}
+	if want := mt.ErrRMS * mt.ErrRMS * float64(mt.Frames); math.Abs(total-want) > 1e-9*want {
+		t.Errorf("sum of window squares = %v, want ErrRMS² × Frames = %v", total, want)
+	}
+	if _, err := RunSeries(s, -1); err == nil {
+		t.Error("RunSeries(step = -1) = nil error")
+	}
+	plain, _ := Run(s)
+	if plain.Techniques[0].Metrics != res.Techniques[0].Metrics {
+		t.Errorf("RunSeries changed the metrics: %+v, want %+v", res.Techniques[0].Metrics, plain.Techniques[0].Metrics)
+	}
 }
