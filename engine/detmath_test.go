@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"math"
+	"math/big"
+	"runtime"
+	"testing"
+)
+
+// ulpDiff returns how many representable float64 values lie between a and b
+// (0 when they are identical, including two NaNs of any payload).
+func ulpDiff(a, b float64) uint64 {
+	if math.IsNaN(a) && math.IsNaN(b) {
+		return 0
+	}
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.MaxUint64
+	}
+	ord := func(x float64) int64 { // monotone map of floats onto integers
+		i := int64(math.Float64bits(x))
+		if i < 0 {
+			i = math.MinInt64 - i
+		}
+		return i
+	}
+	d := ord(a) - ord(b)
+	if d < 0 {
+		d = -d
+	}
+	return uint64(d)
+}
+
+// bigPrec is the working precision of the reference functions, in bits.
+const bigPrec = 160
+
+// bigLn2 is ln 2 to bigPrec bits: Σ 1/(k·2^k).
+var bigLn2 = func() *big.Float {
+	sum := new(big.Float).SetPrec(bigPrec)
+	for k := 1; k < bigPrec+10; k++ {
+		term := new(big.Float).SetPrec(bigPrec).SetInt64(1)
+		term.Quo(term, new(big.Float).SetPrec(bigPrec).SetInt64(int64(k)))
+		sum.Add(sum, term.SetMantExp(term, -k)) // SetMantExp keeps term's precision
+
+	}
+	return sum
+}()
+
+// refExp returns e^x correctly rounded to float64 (up to a double rounding
+// of probability ~2^−100): x = k·ln2 + r, and e^r by its Taylor series.
+func refExp(x float64) float64 {
+	k := math.Round(x / math.Ln2)
+	r := new(big.Float).SetPrec(bigPrec).SetFloat64(x)
+	r.Sub(r, new(big.Float).SetPrec(bigPrec).Mul(bigLn2, big.NewFloat(k)))
+	sum := new(big.Float).SetPrec(bigPrec).SetInt64(1)
+	term := new(big.Float).SetPrec(bigPrec).SetInt64(1)
+	for n := 1; n < 60; n++ {
+		term.Mul(term, r)
+		term.Quo(term, new(big.Float).SetPrec(bigPrec).SetInt64(int64(n)))
+		sum.Add(sum, term)
+	}
+	sum.SetMantExp(sum, int(k))
+	f, _ := sum.Float64()
+	return f
+}
+
+// refLog returns ln x correctly rounded to float64 for finite x > 0:
+// x = m·2^e with m in [√2/2, √2), ln m = 2·atanh((m−1)/(m+1)).
+func refLog(x float64) float64 {
+	m := new(big.Float).SetPrec(bigPrec)
+	e := new(big.Float).SetPrec(bigPrec).SetFloat64(x).MantExp(m) // m in [0.5, 1)
+	if m.Cmp(big.NewFloat(math.Sqrt2/2)) < 0 {
+		m.SetMantExp(m, 1)
+		e--
+	}
+	one := big.NewFloat(1)
+	s := new(big.Float).SetPrec(bigPrec).Sub(m, one)
+	s.Quo(s, new(big.Float).SetPrec(bigPrec).Add(m, one))
+	s2 := new(big.Float).SetPrec(bigPrec).Mul(s, s)
+	sum := new(big.Float).SetPrec(bigPrec)
+	pow := new(big.Float).SetPrec(bigPrec).Set(s)
+	for n := 0; n < 60; n++ {
+		term := new(big.Float).SetPrec(bigPrec).Quo(pow, big.NewFloat(float64(2*n+1)))
+		sum.Add(sum, term)
+		pow.Mul(pow, s2)
+	}
+	sum.Mul(sum, big.NewFloat(2))
+	sum.Add(sum, new(big.Float).SetPrec(bigPrec).Mul(bigLn2, big.NewFloat(float64(e))))
+	f, _ := sum.Float64()
+	return f
+}
+
+func TestRefFunctions(t *testing.T) {
+	// The references themselves, against values known exactly or to math.
+	tests := []struct {
+		name      string
+		got, want float64
+	}{
+		{"refExp(1)", refExp(1), math.E},
+		{"refExp(-1)", refExp(-1), 1 / math.E},
+		{"refExp(ln2)", refExp(math.Ln2), 2},
+		{"refLog(e)", refLog(math.E), 1},
+		{"refLog(2)", refLog(2), math.Ln2},
+		{"refLog(10)", refLog(10), math.Ln10},
+		{"refLog(2^-1074)", refLog(0x1p-1074), -744.4400719213812},
+		{"refExp(564.7878943124689)", refExp(564.7878943124689), 1.9242697188440782e+245}, // Python decimal, 60 digits
+	}
+	for _, tt := range tests {
+		if ulpDiff(tt.got, tt.want) > 1 {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// TestDetLogRange compares detLog with a 160-bit reference over every binade
+// from the smallest subnormal to the largest float, at pseudo-random points,
+// and densely near 1 where log(1+f) cancels most. fdlibm's log is within
+// 1 ulp of the exact value, so it may differ from the correctly rounded one
+// by 1.
+func TestDetLogRange(t *testing.T) {
+	r := newRNG(1, 0)
+	bad := 0
+	check := func(x float64) {
+		got, want := detLog(x), refLog(x)
+		if ulpDiff(got, want) > 1 {
+			if bad++; bad <= 10 {
+				t.Errorf("detLog(%v) = %v, want %v (%d ulp)", x, got, want, ulpDiff(got, want))
+			}
+		}
+	}
+	for e := -1074; e <= 1023; e++ {
+		for range 4 {
+			if x := detScale(1+r.Float64(), e); x != 0 { // in [2^e, 2^(e+1)); subnormal below 2^−1022
+				check(x)
+			}
+		}
+	}
+	for range 4000 {
+		check(1 + (r.Float64()-0.5)*0x1p-6)
+	}
+	for range 4000 {
+		check(r.Open()) // the inputs the link gives it
+	}
+}
+
+// TestDetExpRange compares detExp with a 160-bit reference from the
+// underflow to the overflow threshold, subnormal results included.
+func TestDetExpRange(t *testing.T) {
+	r := newRNG(2, 0)
+	bad := 0
+	check := func(x float64) {
+		got, want := detExp(x), refExp(x)
+		if ulpDiff(got, want) > 1 {
+			if bad++; bad <= 10 {
+				t.Errorf("detExp(%v) = %v, want %v (%d ulp)", x, got, want, ulpDiff(got, want))
+			}
+		}
+	}
+	for range 8000 {
+		check(-745.13 + r.Float64()*(709.78+745.13))
+	}
+	for range 4000 {
+		check((r.Float64() - 0.5) * 8) // the range the link uses
+	}
+	for range 1000 {
+		check(-745.13 + r.Float64()*37) // subnormal results
+	}
+}
+
+// TestDetMatchesPortableMath: under WebAssembly math.Log and math.Exp are the
+// same fdlibm algorithms in portable Go, and detLog and detExp must give the
+// very same bits; that is what makes the engine's numbers platform
+// independent. (On amd64 math uses assembly, which even misreads subnormals
+// in Log, so there is nothing to compare with.)
+func TestDetMatchesPortableMath(t *testing.T) {
+	if runtime.GOARCH != "wasm" {
+		t.Skip("math.Log and math.Exp are assembly on " + runtime.GOARCH)
+	}
+	r := newRNG(3, 0)
+	for range 100000 {
+		x := detExp((r.Float64() - 0.5) * 1400)
+		if got, want := detLog(x), math.Log(x); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("detLog(%v) = %v, want %v", x, got, want)
+		}
+		y := (r.Float64() - 0.5) * 1400
+		if got, want := detExp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("detExp(%v) = %v, want %v", y, got, want)
+		}
+	}
+}
+
+// TestDetLogExpInverse checks the pair against each other: exp(log x) ≈ x.
+func TestDetLogExpInverse(t *testing.T) {
+	for _, x := range []float64{1e-300, 1e-10, 0.001, 0.5, 1, 3, 1000, 1e100} {
+		got := detExp(detLog(x))
+		if math.Abs(got-x) > 1e-13*x {
+			t.Errorf("detExp(detLog(%v)) = %v, want %v", x, got, x)
+		}
+	}
+}
+
+func BenchmarkDetLog(b *testing.B) {
+	x, s := 1.2345, 0.0
+	for i := 0; i < b.N; i++ {
+		s += detLog(x)
+		x += 0.001
+	}
+	benchSink = s
+}
+
+func BenchmarkDetExp(b *testing.B) {
+	x, s := -3.0, 0.0
+	for i := 0; i < b.N; i++ {
+		s += detExp(x)
+		x += 1e-6
+	}
+	benchSink = s
+}
+
+var benchSink float64
