@@ -87,7 +87,7 @@ type clockSample struct {
 // already synced once by an exchange that ended at t = 0.
 func NewClientClock(s *Settings, seed uint64) *ClientClock {
 	o := newRNG(seed, clockStreamOffset)
-	offset0 := clockOffsetMin + (clockOffsetMax-clockOffsetMin)*o.Float64()
+	offset0 := clockOffsetMin + float64((clockOffsetMax-clockOffsetMin)*o.Float64())
 	if o.Float64() < 0.5 {
 		offset0 = -offset0
 	}
@@ -128,7 +128,7 @@ func (c *ClientClock) Advance(t float64) {
 	// Send the pings due by t. Their delays are drawn in send order, so
 	// the numbers do not depend on how often Advance is called.
 	for {
-		l0 := c.offset0 + float64(c.nextPing)*clockPeriod
+		l0 := c.offset0 + float64(float64(c.nextPing)*clockPeriod)
 		t0 := c.tBase + (l0-c.locBase)/(1+c.drift)
 		if t0 > t {
 			break

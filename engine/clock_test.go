@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -270,4 +271,18 @@ func BenchmarkClientClockEstimate(b *testing.B) {
 		sink += c.Estimate(float64(i) / 60)
 	}
 	benchSink = sink
+}
+
+// TestClientClockGolden pins the estimates to the bit under every jitter
+// distribution with drift (see checkGolden).
+func TestClientClockGolden(t *testing.T) {
+	var b strings.Builder
+	for _, dist := range JitterDists {
+		s := clockSettings(0.05, 0.03, dist, 0.003)
+		c := NewClientClock(s, 2026)
+		d := newNetDigest()
+		clockRun(c, 60, func(now, est float64) { d.add(est) })
+		b.WriteString(dist + " " + d.String() + "\n")
+	}
+	checkGolden(t, "clock.golden", b.String())
 }

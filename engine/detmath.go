@@ -208,3 +208,90 @@ var (
 		0.000786869131145613259100, 1.84631831751005468180e-5,
 		1.42151175831644588870e-7, 2.04426310338993978564e-15}
 )
+
+// detSincos returns sin x and cos x for |x| < 2^29 (NaN, NaN beyond, and for
+// ±Inf and NaN). It is Go's math.Sincos (the Cephes algorithm: reduction by
+// π/4 in three parts, then minimax polynomials on [−π/4, π/4]) with every
+// product wrapped against fusion, and so gives the same bits as math.Sincos
+// does on amd64 (GOAMD64=v1) and WebAssembly, where nothing is fused, while
+// math.Sincos itself changes in the last bits on builds that fuse: arm64,
+// and amd64 with GOAMD64=v3.
+func detSincos(x float64) (sin, cos float64) {
+	const (
+		pi4A = 7.85398125648498535156e-1  // 0x3fe921fb40000000: π/4 in three parts
+		pi4B = 3.77489470793079817668e-8  // 0x3e64442d00000000
+		pi4C = 2.69515142907905952645e-15 // 0x3ce8469898cc5170
+		// Beyond this the three-part reduction loses accuracy (math
+		// switches to Payne–Hanek); the engine's angles are far smaller.
+		reduceThreshold = 1 << 29
+	)
+	switch {
+	case x == 0:
+		return x, 1
+	case !(x > -reduceThreshold && x < reduceThreshold):
+		return math.NaN(), math.NaN()
+	}
+	sinSign, cosSign := false, false
+	if x < 0 {
+		x = -x
+		sinSign = true
+	}
+	j := uint64(x * (4 / math.Pi)) // octant
+	y := float64(j)
+	if j&1 == 1 { // map zeros to the origin
+		j++
+		y++
+	}
+	j &= 7
+	z := ((x - float64(y*pi4A)) - float64(y*pi4B)) - float64(y*pi4C)
+	if j > 3 {
+		j -= 4
+		sinSign, cosSign = !sinSign, !cosSign
+	}
+	if j > 1 {
+		cosSign = !cosSign
+	}
+	zz := z * z
+	cos = (1.0 - float64(0.5*zz)) + float64(float64(zz*zz)*detHorner6(zz, &detCosCoef))
+	sin = z + float64(float64(z*zz)*detHorner6(zz, &detSinCoef))
+	if j == 1 || j == 2 {
+		sin, cos = cos, sin
+	}
+	if cosSign {
+		cos = -cos
+	}
+	if sinSign {
+		sin = -sin
+	}
+	return sin, cos
+}
+
+// detHorner6 evaluates c[0]·z^5 + c[1]·z^4 + … + c[5] (highest power first,
+// as Cephes lists them) without fused multiply-adds.
+func detHorner6(z float64, c *[6]float64) float64 {
+	y := c[0]
+	for i := 1; i < 6; i++ {
+		y = float64(y*z) + c[i]
+	}
+	return y
+}
+
+// Cephes sin and cos coefficients on [−π/4, π/4], as in Go's math.
+var (
+	detSinCoef = [6]float64{
+		1.58962301576546568060e-10, // 0x3de5d8fd1fd19ccd
+		-2.50507477628578072866e-8, // 0xbe5ae5e5a9291f5d
+		2.75573136213857245213e-6,  // 0x3ec71de3567d48a1
+		-1.98412698295895385996e-4, // 0xbf2a01a019bfdf03
+		8.33333333332211858878e-3,  // 0x3f8111111110f7d0
+		-1.66666666666666307295e-1, // 0xbfc5555555555548
+	}
+	detCosCoef = [6]float64{
+		-1.13585365213876817300e-11, // 0xbda8fa49a0861a9b
+		2.08757008419747316778e-9,   // 0x3e21ee9d7b4e3f05
+		-2.75573141792967388112e-7,  // 0xbe927e4f7eac4bc6
+		2.48015872888517045348e-5,   // 0x3efa01a019c844f5
+		-1.38888888888730564116e-3,  // 0xbf56c16c16c14f91
+		4.16666666666665929218e-2,   // 0x3fa555555555554b
+	}
+)

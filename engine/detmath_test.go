@@ -268,3 +268,71 @@ func TestDetNormQuantile(t *testing.T) {
 		}
 	}
 }
+
+// fusesMultiplyAdd reports whether this build fuses x*y + z (arm64 does, and
+// amd64 with GOAMD64=v3; amd64 v1 and WebAssembly do not). 1+2^−30 times
+// 1−2^−30 is 1−2^−60, which rounds to 1: minus 1 it gives 0 unfused and
+// −2^−60 fused.
+func fusesMultiplyAdd() bool { return detMulAdd(1+0x1p-30, 1-0x1p-30, -1) != 0 }
+
+// detMulAdd is x*y + z as the compiler sees fit to compile it. It takes its
+// operands in registers and is not inlined, so that they are neither folded
+// as constants nor loaded from memory into the multiplication (which would
+// also keep the compiler from fusing).
+//
+//go:noinline
+func detMulAdd(x, y, z float64) float64 { return x*y + z }
+
+// TestDetSincosConstants checks each coefficient against the bit pattern
+// noted beside it.
+func TestDetSincosConstants(t *testing.T) {
+	bits := []struct {
+		name string
+		got  float64
+		want uint64
+	}{
+		{"sin[0]", detSinCoef[0], 0x3de5d8fd1fd19ccd}, {"sin[1]", detSinCoef[1], 0xbe5ae5e5a9291f5d},
+		{"sin[2]", detSinCoef[2], 0x3ec71de3567d48a1}, {"sin[3]", detSinCoef[3], 0xbf2a01a019bfdf03},
+		{"sin[4]", detSinCoef[4], 0x3f8111111110f7d0}, {"sin[5]", detSinCoef[5], 0xbfc5555555555548},
+		{"cos[0]", detCosCoef[0], 0xbda8fa49a0861a9b}, {"cos[1]", detCosCoef[1], 0x3e21ee9d7b4e3f05},
+		{"cos[2]", detCosCoef[2], 0xbe927e4f7eac4bc6}, {"cos[3]", detCosCoef[3], 0x3efa01a019c844f5},
+		{"cos[4]", detCosCoef[4], 0xbf56c16c16c14f91}, {"cos[5]", detCosCoef[5], 0x3fa555555555554b},
+	}
+	for _, b := range bits {
+		if got := math.Float64bits(b.got); got != b.want {
+			t.Errorf("%s bits = %#x, want %#x", b.name, got, b.want)
+		}
+	}
+}
+
+// TestDetSincos: within 1 ulp of math's (whatever the build) plus a tiny
+// absolute slack near the zeros, where math and detSincos may round the
+// reduced argument differently when fused; and on builds that do not fuse,
+// bit-identical to math.Sincos.
+func TestDetSincos(t *testing.T) {
+	exact := !fusesMultiplyAdd()
+	r := newRNG(4, 0)
+	for i := range 200000 {
+		x := (r.Float64() - 0.5) * 200
+		if i%4 == 0 {
+			x = (r.Float64() - 0.5) * 1e6
+		}
+		s, c := detSincos(x)
+		ws, wc := math.Sincos(x)
+		if exact && (math.Float64bits(s) != math.Float64bits(ws) || math.Float64bits(c) != math.Float64bits(wc)) {
+			t.Fatalf("detSincos(%v) = %v, %v, want math.Sincos's %v, %v", x, s, c, ws, wc)
+		}
+		if ulpDiff(s, ws) > 1 && math.Abs(s-ws) > 1e-16 || ulpDiff(c, wc) > 1 && math.Abs(c-wc) > 1e-16 {
+			t.Fatalf("detSincos(%v) = %v, %v, want %v, %v", x, s, c, ws, wc)
+		}
+	}
+	for _, x := range []float64{math.Inf(1), math.Inf(-1), math.NaN(), 1 << 29, -(1 << 30)} {
+		if s, c := detSincos(x); !math.IsNaN(s) || !math.IsNaN(c) {
+			t.Errorf("detSincos(%v) = %v, %v, want NaN, NaN", x, s, c)
+		}
+	}
+	if s, c := detSincos(math.Copysign(0, -1)); math.Float64bits(s) != 1<<63 || c != 1 {
+		t.Errorf("detSincos(−0) = %v, %v, want −0, 1", s, c)
+	}
+	t.Logf("fused multiply-add in this build: %v (bit-identity with math checked: %v)", !exact, exact)
+}

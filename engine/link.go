@@ -168,21 +168,21 @@ func linkExtra(dist string, jitter, u float64) float64 {
 	}
 	switch dist {
 	case "uniform":
-		return 2 * jitter * u
+		return float64(2 * jitter * u) // rounded here: the caller adds it to the latency
 	case "normal":
 		// The upper half of N(0, σ²): Φ⁻¹(1 − (1−u)/2) = −Φ⁻¹((1−u)/2),
 		// where (1−u)/2 is exact and never rounds to 0 as 1 − (1−u)/2
 		// would round to 1.
 		sigma := jitter * math.Sqrt(math.Pi/2)
-		return sigma * -detNormQuantile((1-u)/2)
+		return float64(sigma * -detNormQuantile((1-u)/2))
 	case "pareto":
 		const a = linkParetoShape
 		lambda := jitter * (a - 1)
-		return lambda * (detExp(-detLog(1-u)/a) - 1)
+		return float64(lambda * (detExp(-detLog(1-u)/a) - 1))
 	case "lognormal":
 		const sigma = linkLognormalSigma
 		z := detNormQuantile(u)
-		return jitter * detExp(float64(sigma*z)-sigma*sigma/2)
+		return float64(jitter * detExp(float64(sigma*z)-sigma*sigma/2))
 	}
 	panic("engine: unknown jitterDist " + strconv.Quote(dist))
 }

@@ -105,12 +105,12 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 	if draw(2) < 0.5 {
 		mirror = -1
 	}
-	tempo := motionMinTempo + (1-motionMinTempo)*draw(3)
+	tempo := motionMinTempo + float64((1-motionMinTempo)*draw(3))
 
 	m := Mover{path: &motionPaths[k], script: script, yawH: heading, yawSign: mirror}
 	gx, gy := motionSpiral(entity)
 	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
-	sn, cs := math.Sincos(heading)
+	sn, cs := detSincos(heading)
 	m.m00, m.m01 = cs, -sn*mirror
 	m.m10, m.m11 = sn, cs*mirror
 
@@ -274,7 +274,7 @@ func motionStopGo() motionPath {
 	b := motionBuilder{}
 	cruise := [4]float64{1.0, 0.6, 1.0, 0.6}
 	for i, c := range cruise {
-		sn, cs := math.Sincos(float64(i) * math.Pi / 2)
+		sn, cs := detSincos(float64(i) * math.Pi / 2)
 		b.ramp(0.2, cs, sn, 0)
 		b.hold(c)
 		b.ramp(0.2, 0, 0, 0)
@@ -337,14 +337,15 @@ func (b *motionBuilder) ramp(dur, vx, vy, dyaw float64) {
 func (b *motionBuilder) hold(dur float64) { b.ramp(dur, b.vx, b.vy, 0) }
 
 // arc turns the (unit) velocity by angle radians, positive to the left, at
-// constant speed over dur path seconds; the facing turns with it.
+// constant speed over dur path seconds; the facing turns with it. The
+// entity must be facing its direction of motion.
 func (b *motionBuilder) arc(angle, dur float64) {
-	phi := math.Atan2(b.vy, b.vx)
+	phi := b.yaw
 	sign := math.Copysign(1, angle)
 	r := dur / math.Abs(angle)
-	sn, cs := math.Sincos(phi)
+	sn, cs := detSincos(phi)
 	s := motionSeg{t0: b.t, end: b.t + dur, arc: true,
-		x: b.x - sign*r*sn, y: b.y + sign*r*cs,
+		x: b.x - float64(sign*r*sn), y: b.y + float64(sign*r*cs),
 		r: r, ang0: phi - sign*math.Pi/2, omega: angle / dur, yaw0: b.yaw, yawRate: angle / dur}
 	s.vr = s.r * s.omega
 	b.segs = append(b.segs, s)
@@ -356,7 +357,7 @@ func (b *motionBuilder) arc(angle, dur float64) {
 // the same arithmetic as Mover.At.
 func (seg *motionSeg) eval(s float64) (px, py, vx, vy float64) {
 	if seg.arc {
-		sn, cs := math.Sincos(seg.ang0 + float64(seg.omega*s))
+		sn, cs := detSincos(seg.ang0 + float64(seg.omega*s))
 		return seg.x + float64(seg.r*cs), seg.y + float64(seg.r*sn), -float64(seg.vr * sn), float64(seg.vr * cs)
 	}
 	hs := float64(0.5 * s)

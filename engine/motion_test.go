@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -431,4 +432,22 @@ func BenchmarkMoverAt(b *testing.B) {
 			benchSink = sink
 		})
 	}
+}
+
+// TestMoverGolden pins every script's states to the bit, for entities at all
+// speeds (see checkGolden).
+func TestMoverGolden(t *testing.T) {
+	var b strings.Builder
+	for _, script := range Motions {
+		d := newNetDigest()
+		for e := range 20 {
+			m := NewMover(script, e*37, 0.5+float64(e)*2.5, 2026)
+			for f := range 600 {
+				st := m.At(float64(f)/60 + 1000)
+				d.add(st.Pos[0], st.Pos[1], st.Pos[2], st.Vel[0], st.Vel[1], st.Vel[2], st.Yaw)
+			}
+		}
+		b.WriteString(script + " " + d.String() + "\n")
+	}
+	checkGolden(t, "motion.golden", b.String())
 }
