@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -285,4 +286,20 @@ func TestClientClockGolden(t *testing.T) {
 		b.WriteString(dist + " " + d.String() + "\n")
 	}
 	checkGolden(t, "clock.golden", b.String())
+}
+
+func ExampleClientClock_Estimate() {
+	s := Defaults() // latency 50 ms, jitter 10 ms (half-normal)
+	s.ClockDrift = 0.001
+	c := NewClientClock(&s, 1)
+	fmt.Printf("unsynced local clock at t = 0: %+.3f s\n", c.local(0))
+	for _, t := range []float64{0, 1, 10, 60} {
+		fmt.Printf("t = %2.0f s: estimate off by %+.1f ms\n", t, (c.Estimate(t)-t)*1000)
+	}
+	// Output:
+	// unsynced local clock at t = 0: +12.134 s
+	// t =  0 s: estimate off by -9.4 ms
+	// t =  1 s: estimate off by +3.5 ms
+	// t = 10 s: estimate off by +0.2 ms
+	// t = 60 s: estimate off by -1.4 ms
 }

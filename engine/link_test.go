@@ -2,6 +2,7 @@ package engine
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -496,4 +497,28 @@ func TestLinkGolden(t *testing.T) {
 		}
 	}
 	checkGolden(t, "link.golden", b.String())
+}
+
+func ExampleLink_Send() {
+	s := Defaults()
+	s.Latency, s.Jitter, s.JitterDist = 0.05, 0.02, "pareto"
+	s.Loss, s.LossModel, s.Duplicate = 0.2, "random", 0.1
+	l := NewLink(&s, 1)
+	var arrivals []float64
+	for i := range 10 {
+		sent := float64(i) / 20
+		arrivals = l.Send(sent, arrivals[:0])
+		fmt.Printf("sent %.2f s: arrives %.3f\n", sent, arrivals)
+	}
+	// Output:
+	// sent 0.00 s: arrives [0.055]
+	// sent 0.05 s: arrives [0.103]
+	// sent 0.10 s: arrives [0.153]
+	// sent 0.15 s: arrives [0.200]
+	// sent 0.20 s: arrives [0.340 0.262]
+	// sent 0.25 s: arrives [0.302]
+	// sent 0.30 s: arrives [0.389 0.354]
+	// sent 0.35 s: arrives [0.411]
+	// sent 0.40 s: arrives [0.451]
+	// sent 0.45 s: arrives []
 }

@@ -15,41 +15,43 @@ type State struct {
 
 // Mover is one entity's ground-truth motion: a pure function of (script,
 // entity, maxSpeed, seed, t), precomputed so that At is cheap enough to
-// evaluate for 10,000 entities every frame.
+// evaluate for 10,000 entities every frame (and allocation-free).
 //
-// Each script is a closed path that repeats, so entities stay near their
-// start: within about 10 m of it at maxSpeed ≤ 10 m/s. Above 10 m/s the
-// script runs faster (its durations scale by 10/maxSpeed), so that it keeps
-// the same size instead of growing; below, it keeps its timing and shrinks.
-// The entity's start is its cell on a square spiral around the origin, 10 m
-// apart (entity 0 at the origin; 10,000 entities fill a 1 km square). Each
-// entity also gets, from (entity, seed), its own heading, mirror image,
-// tempo (every duration at 80–100% of the script's, the size likewise) and
-// phase, so neighbours do not move in lockstep.
+// Each script is a closed path that repeats, so an entity never strays more
+// than 10 m from its start. Up to 10 m/s the scripts keep their timing and
+// their size grows with maxSpeed; above, they keep their size and run faster
+// (every duration scaled by 10/maxSpeed). The start is the entity's cell on
+// a square spiral around the origin, 10 m apart (entity 0 at the origin;
+// 10,000 entities fill a 1 km square). Each entity also gets, from (entity,
+// seed), its own heading, mirror image, tempo (every duration, and so the
+// size, at 80–100% of the script's) and phase, so neighbours do not move in
+// lockstep.
 //
-// The scripts, at speed v = maxSpeed (3-D speed never exceeds it):
+// The scripts, at speed v = maxSpeed ≤ 10 m/s and tempo 1 (the 3-D speed
+// never exceeds maxSpeed):
 //   - strafe: A-D strafing along one axis while facing across it: runs of
-//     0.2–0.45 s at v, with 0.1 s reversals and once a period a
+//     0.2–0.45 s at v, reversed in 0.1 s, and once a period (1.95 s) a
 //     counter-strafe stop of 0.15 s.
-//   - turn: sprint 1.6 s, then a sharp 180° turn (a half circle in 0.2 s,
-//     radius 0.064·v·s, about 0.45 m at 7 m/s), and back.
-//   - stopgo: around a rectangle: accelerate 0.2 s, run 1.0 or 0.6 s,
-//     brake 0.2 s, stand and turn 90° in 0.5 s.
-//   - circle: a circle at constant speed, once every 6 s.
-//   - zigzag: 0.5 s diagonal legs at ±45° to the direction of advance,
-//     with 0.1 s corners; four legs forward, four back.
-//   - jump: running around an oval at horizontal speed √(v² − w²) with a
-//     jump every 0.7 s on the ground: a ballistic arc (gravity 9.81 m/s²)
-//     with take-off speed w = min(0.6·v, 5 m/s), about 0.9 m high at
-//     v = 7 m/s.
+//   - turn: sprint 1.6 s, then a sharp 180° turn (a half circle in 0.2 s of
+//     radius 0.064 s·v, 0.45 m at 7 m/s), and back.
+//   - stopgo: around a rectangle: accelerate 0.2 s, run 1.0 or 0.6 s, brake
+//     0.2 s, stand 0.5 s turning 90° to the next side.
+//   - circle: a circle at constant speed every 6 s, about the start.
+//   - zigzag: 0.5 s diagonal legs at ±45° to the direction of advance, with
+//     0.1 s corners; four legs forward, four back (4.8 s).
+//   - jump: running around an oval (4.4 s) at horizontal speed √(v² − w²),
+//     jumping after every 0.7 s on the ground: a ballistic arc (gravity
+//     9.81 m/s²) with take-off speed w = min(0.6·v, 5 m/s), 0.9 m high at
+//     v = 7 m/s. The jumps keep their timing at any speed.
 //   - mix: entity i runs script i mod 6 of the six above.
 //
 // Changes of velocity are short ramps of constant acceleration (0.1–0.2 s;
-// tens of m/s² at 7 m/s), so position and velocity are continuous and the
-// acceleration is bounded, except that a jump's take-off and landing change
-// the vertical velocity at once, like the impulses they are. Facing turns
-// with the path (linearly through the ramps), except in strafe (fixed,
-// across the motion) and stopgo (turns while standing).
+// 35–140 m/s² at 7 m/s, as quick as a shooter's movement), so position and
+// velocity are continuous and the acceleration is bounded, except that a
+// jump's take-off and landing change the vertical velocity at once, like the
+// impulses they are. The facing follows the direction of motion (turning
+// linearly through the ramps), except in strafe (fixed, across the motion)
+// and stopgo (turning while standing).
 type Mover struct {
 	path   *motionPath
 	script string

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -450,4 +451,18 @@ func TestMoverGolden(t *testing.T) {
 		b.WriteString(script + " " + d.String() + "\n")
 	}
 	checkGolden(t, "motion.golden", b.String())
+}
+
+func ExampleMover_At() {
+	m := NewMover("jump", 0, 7, 1)
+	for _, t := range []float64{0, 0.3, 0.6, 0.9, 1.2} {
+		st := m.At(t)
+		fmt.Printf("t = %.1f s: pos (%5.2f, %5.2f, %4.2f) m, speed %.2f m/s\n", t, st.Pos[0], st.Pos[1], st.Pos[2], st.Vel.Len())
+	}
+	// Output:
+	// t = 0.0 s: pos (-0.81, -1.18, 0.84) m, speed 5.71 m/s
+	// t = 0.3 s: pos (-2.49, -1.22, 0.06) m, speed 6.91 m/s
+	// t = 0.6 s: pos (-4.05, -0.83, 0.00) m, speed 5.60 m/s
+	// t = 0.9 s: pos (-4.03,  0.70, 0.00) m, speed 5.60 m/s
+	// t = 1.2 s: pos (-2.46,  1.10, 0.61) m, speed 6.09 m/s
 }
