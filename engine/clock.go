@@ -26,12 +26,19 @@ import "math"
 // The estimator keeps the last 64 samples (32 s), takes the quarter with the
 // smallest round trip (at least one: at first, the min-RTT sample) and fits
 // a line θ(local time) through them by least squares, which averages their
-// errors down and tracks the drift. The slope is only refit when those
-// samples span at least 4 s, and is limited to ±2%; until then it keeps its
-// last value (0 at first). The displayed estimate then follows that line
-// but never jumps backwards: when a new fit moves the line, the estimate
-// slews towards it at ±5% of rate (so it never runs backwards), except that
-// it steps forward at once when it is more than 0.1 s behind.
+// errors down and tracks the drift. While those samples span less than 2 s
+// the slope comes from the fastest sample of every 2 s instead, and before
+// even those span 2 s it stays 0; it is limited to ±2%. The displayed
+// estimate follows that line but is continuous: when a new fit moves the
+// line, the estimate slews towards it with its rate changed by at most 5%,
+// so it never runs backwards, and steps only forwards, when it is more than
+// 0.1 s behind.
+//
+// In the tests, after the first 10 s the error stays below the mean jitter
+// (its RMS below a third of it), and without jitter the estimate is exact
+// (with drift, after the first 2.5 s). Moving the drift slider leaves a
+// transient error while the history renews (about 30 ms for a change of
+// 0.005, for about 30 s).
 //
 // A ClientClock reads its settings through the *Settings it was made with,
 // so latency, jitter and drift sliders act on the next ping. It is not safe

@@ -170,9 +170,9 @@ func linkExtra(dist string, jitter, u float64) float64 {
 	case "uniform":
 		return float64(2 * jitter * u) // rounded here: the caller adds it to the latency
 	case "normal":
-		// The upper half of N(0, σ²): Φ⁻¹(1 − (1−u)/2) = −Φ⁻¹((1−u)/2),
-		// where (1−u)/2 is exact and never rounds to 0 as 1 − (1−u)/2
-		// would round to 1.
+		// The upper half of N(0, σ²): Φ⁻¹(1 − (1−u)/2) = −Φ⁻¹((1−u)/2).
+		// (1−u)/2 is exact, while 1 − (1−u)/2 may round to 1, whose
+		// quantile is infinite.
 		sigma := jitter * math.Sqrt(math.Pi/2)
 		return float64(sigma * -detNormQuantile((1-u)/2))
 	case "pareto":

@@ -176,7 +176,9 @@ func (m *Mover) At(t float64) State {
 	if m.air > 0 {
 		j := t + m.jumpPhase
 		j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
-		if j >= 0 && j < m.air { // j < 0 only when the product rounded across a jump's start
+		// j < 0 only when the product rounded up across the start of a
+		// jump: then t is at the end of the previous period, on the ground.
+		if j >= 0 && j < m.air {
 			st.Pos[2] = float64(j * (m.vz0 - float64(0.5*motionGravity*j)))
 			st.Vel[2] = m.vz0 - float64(motionGravity*j)
 		}
