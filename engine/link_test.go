@@ -522,3 +522,36 @@ func ExampleLink_Send() {
 	// sent 0.40 s: arrives [0.451]
 	// sent 0.45 s: arrives []
 }
+
+// FuzzLinkSend: whatever the settings within their ranges, a packet arrives
+// at most twice, never before sent + latency, and at a finite time.
+func FuzzLinkSend(f *testing.F) {
+	f.Add(uint64(1), 0.05, 0.01, uint8(1), 0.1, true, 3.0, 0.05)
+	f.Add(uint64(2), 1.0, 0.5, uint8(2), 0.9, false, 1.0, 0.5)
+	f.Add(uint64(3), 0.0, 0.0, uint8(3), 0.0, true, 50.0, 0.0)
+	f.Fuzz(func(t *testing.T, seed uint64, latency, jitter float64, dist uint8, loss float64, burst bool, burstLength, dup float64) {
+		in := func(x, lo, hi float64) bool { return x >= lo && x <= hi }
+		if !in(latency, 0, 1) || !in(jitter, 0, 0.5) || !in(loss, 0, 0.9) || !in(burstLength, 1, 50) || !in(dup, 0, 0.5) {
+			t.Skip()
+		}
+		s := linkSettings(latency, jitter, JitterDists[int(dist)%len(JitterDists)])
+		s.Loss, s.BurstLength, s.Duplicate, s.LossModel = loss, burstLength, dup, "random"
+		if burst {
+			s.LossModel = "burst"
+		}
+		l := NewLink(s, seed)
+		var arr []float64
+		for i := range 500 {
+			sent := float64(i) / 30
+			arr = l.Send(sent, arr[:0])
+			if len(arr) > 2 {
+				t.Fatalf("packet %d arrives %d times", i, len(arr))
+			}
+			for _, a := range arr {
+				if !(a >= sent+latency) || math.IsInf(a, 0) {
+					t.Fatalf("packet %d sent at %v arrives at %v, want finite and ≥ %v", i, sent, a, sent+latency)
+				}
+			}
+		}
+	})
+}

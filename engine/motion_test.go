@@ -466,3 +466,30 @@ func ExampleMover_At() {
 	// t = 0.9 s: pos (-4.03,  0.70, 0.00) m, speed 5.60 m/s
 	// t = 1.2 s: pos (-2.46,  1.10, 0.61) m, speed 6.09 m/s
 }
+
+// FuzzMoverAt: for any script, entity, speed, seed and time the state is
+// finite, within its bounds and never faster than maxSpeed.
+func FuzzMoverAt(f *testing.F) {
+	f.Add(uint8(0), uint16(0), 7.0, uint64(1), 0.0)
+	f.Add(uint8(5), uint16(9999), 50.0, uint64(42), 3599.99)
+	f.Add(uint8(6), uint16(123), 0.5, uint64(7), -12.5)
+	f.Fuzz(func(t *testing.T, script uint8, entity uint16, maxSpeed float64, seed uint64, at float64) {
+		if !(maxSpeed >= 0 && maxSpeed <= 50) || !(at > -1e6 && at < 1e6) {
+			t.Skip()
+		}
+		m := NewMover(Motions[int(script)%len(Motions)], int(entity), maxSpeed, seed)
+		st := m.At(at)
+		gx, gy := motionSpiral(int(entity))
+		off := math.Hypot(st.Pos[0]-motionSpacing*float64(gx), st.Pos[1]-motionSpacing*float64(gy))
+		switch {
+		case !st.Pos.Finite() || !st.Vel.Finite():
+			t.Fatalf("At(%v) = %+v, want finite", at, st)
+		case st.Vel.Len() > maxSpeed*(1+1e-12):
+			t.Fatalf("At(%v): speed %v above maxSpeed %v", at, st.Vel.Len(), maxSpeed)
+		case off > 10 || st.Pos[2] < -1e-9 || st.Pos[2] > 1.3:
+			t.Fatalf("At(%v): at %v, %v m from its start", at, st.Pos, off)
+		case !(st.Yaw > -math.Pi && st.Yaw <= math.Pi):
+			t.Fatalf("At(%v): yaw %v outside (−π, π]", at, st.Yaw)
+		}
+	})
+}
