@@ -204,7 +204,7 @@ func BenchmarkDetLog(b *testing.B) {
 		s += detLog(x)
 		x += 0.001
 	}
-	benchSink = s
+	netBenchSink = s
 }
 
 func BenchmarkDetExp(b *testing.B) {
@@ -213,10 +213,10 @@ func BenchmarkDetExp(b *testing.B) {
 		s += detExp(x)
 		x += 1e-6
 	}
-	benchSink = s
+	netBenchSink = s
 }
 
-var benchSink float64
+var netBenchSink float64
 
 // TestDetNormQuantile checks Φ⁻¹ against Φ(x) = erfc(−x/√2)/2 (math.Erfc is
 // only the test's reference): Φ⁻¹(Φ(x)) must give x back, in the centre and

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -30,11 +31,8 @@ func motionCases() []motionCase {
 
 func (c motionCase) String() string {
 	m := NewMover(c.script, c.entity, c.maxSpeed, c.seed)
-	return c.script + "(" + m.Script() + ") entity " + itoa(c.entity) + " maxSpeed " + ftoa(c.maxSpeed)
+	return c.script + "(" + m.Script() + ") entity " + strconv.Itoa(c.entity) + " maxSpeed " + strconv.FormatFloat(c.maxSpeed, 'g', -1, 64)
 }
-
-func itoa(i int) string     { return ftoa(float64(i)) }
-func ftoa(x float64) string { return formatNumber(x) }
 
 // TestMoverSpeed: the 3-D speed never exceeds maxSpeed, neither the
 // velocity's (to rounding) nor the finite-difference one between instants
@@ -359,7 +357,7 @@ func TestMotionSpiral(t *testing.T) {
 			t.Fatalf("entities %d and %d share cell (%d, %d)", j, i, x, y)
 		}
 		cells[[2]int{x, y}] = i
-		if r := max(abs(x), abs(y)); r > 50 {
+		if r := max(motionAbs(x), motionAbs(y)); r > 50 {
 			t.Fatalf("entity %d at (%d, %d), outside the 101 × 101 square", i, x, y)
 		}
 	}
@@ -377,13 +375,13 @@ func TestMotionSpiral(t *testing.T) {
 	for i := 1; i < 10000; i++ {
 		x0, y0 := motionSpiral(i - 1)
 		x1, y1 := motionSpiral(i)
-		if d := max(abs(x1-x0), abs(y1-y0)); d > 1 {
+		if d := max(motionAbs(x1-x0), motionAbs(y1-y0)); d > 1 {
 			t.Fatalf("entities %d and %d are %d cells apart", i-1, i, d)
 		}
 	}
 }
 
-func abs(x int) int { return max(x, -x) }
+func motionAbs(x int) int { return max(x, -x) }
 
 func TestNewMoverPanics(t *testing.T) {
 	for _, tt := range []struct {
@@ -430,7 +428,7 @@ func BenchmarkMoverAt(b *testing.B) {
 				st := movers[i%1000].At(float64(i/1000) / 60)
 				sink += st.Pos[0]
 			}
-			benchSink = sink
+			netBenchSink = sink
 		})
 	}
 }
