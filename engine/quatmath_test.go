@@ -159,3 +159,49 @@ func TestEulerLerpWrongArc(t *testing.T) {
 		}
 	}
 }
+
+// TestSlerpAcos checks the flattened Acos against math.Acos across [0, 1],
+// including the branch points of its argument reduction.
+func TestSlerpAcos(t *testing.T) {
+	check := func(d float64) {
+		if got, want := slerpAcos(d), math.Acos(d); math.Abs(got-want) > 2.3e-16 {
+			t.Errorf("slerpAcos(%v) = %v, want %v", d, got, want)
+		}
+	}
+	for i := 0; i <= 100000; i++ {
+		check(float64(i) / 100000)
+	}
+	for _, d := range []float64{0, 0.7, math.Nextafter(0.7, 1), 0.55, 0.9, 0.383, 0.924, 1 - 1e-8, 1} {
+		check(d)
+	}
+}
+
+// TestSlerpWeights checks the polynomial sincos inside slerpPair.at
+// against the textbook formula a·sin((1−t)θ)/sin θ + b·sin tθ/sin θ, for t
+// in [0, 1] and, through math.Sincos, outside it.
+func TestSlerpWeights(t *testing.T) {
+	pairs := []struct{ q, r Quat }{
+		{QuatFromYaw(0.3), QuatFromYaw(0.31)},
+		{QuatFromYaw(-2), QuatFromYaw(2.5)},
+		{QuatFromYaw(0), QuatFromYaw(math.Pi - 1e-9)},
+		{qmAxisAngle(Vec3{1, 2, 3}, 2.5), qmAxisAngle(Vec3{-1, 0.5, 0.2}, -1)},
+	}
+	for _, c := range pairs {
+		r := c.r
+		d := c.q[0]*r[0] + c.q[1]*r[1] + c.q[2]*r[2] + c.q[3]*r[3]
+		if d < 0 {
+			r, d = Quat{-r[0], -r[1], -r[2], -r[3]}, -d
+		}
+		theta := math.Acos(d)
+		for i := -5; i <= 25; i++ {
+			a := float64(i) / 20
+			wa, wb := math.Sin((1-a)*theta)/math.Sin(theta), math.Sin(a*theta)/math.Sin(theta)
+			got := c.q.Slerp(c.r, a)
+			for k := range got {
+				if want := c.q[k]*wa + r[k]*wb; math.Abs(got[k]-want) > 1e-14 {
+					t.Errorf("Slerp(%v, %v, t=%g)[%d] = %.17g, want %.17g", c.q, c.r, a, k, got[k], want)
+				}
+			}
+		}
+	}
+}
