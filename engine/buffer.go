@@ -163,7 +163,7 @@ func (b *bufTech) Sample(now float64) Sample {
 	if !b.sampled {
 		b.sampled, b.dly = true, target
 	} else {
-		step := delaySlew * (now - b.lastNow)
+		step := float64(delaySlew * (now - b.lastNow)) // unfused: b.dly ± step must round alike everywhere
 		if !(step > 0) {
 			step = 0
 		}
