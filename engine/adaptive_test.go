@@ -181,3 +181,30 @@ func TestBufferRenderTimeMonotonic(t *testing.T) {
 		prev = got.Time
 	}
 }
+
+// TestBufferAdaptiveSwitchedOn checks that spacings are measured only while
+// the delay adapts: switched on mid-run, the window starts empty (the delay
+// from the base) and the delay rises with the jitter measured from then on.
+func TestBufferAdaptiveSwitchedOn(t *testing.T) {
+	s := bufSettings()
+	rng := rand.New(rand.NewPCG(11, 12))
+	ps := bufStream(bufLinear, 0.05, 12, 0.03, func(int) float64 { return 0.3 * rng.Float64() })
+	tech := newBuffer(s, false).(*bufTech)
+	var last Sample
+	bufRun(tech, ps, 0, 12, 1.0/60, func(now float64, got Sample) {
+		if now < 6 && (got.Delay != s.Delay || tech.jitter.len() != 0) {
+			t.Fatalf("Sample(%g): Delay = %g with %d spacings kept while fixed, want %g with none",
+				now, got.Delay, tech.jitter.len(), s.Delay)
+		}
+		if now >= 6 {
+			s.Adaptive = true
+		}
+		last = got
+	})
+	if n := tech.jitter.len(); n < 20 {
+		t.Errorf("spacings kept 6 s after switching on = %d, want ≥ 20", n)
+	}
+	if last.Delay < s.Delay+0.05 || last.Delay > s.DelayCap {
+		t.Errorf("Delay 6 s after switching on under heavy jitter = %g, want in [%g, %g]", last.Delay, s.Delay+0.05, s.DelayCap)
+	}
+}

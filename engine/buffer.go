@@ -98,15 +98,17 @@ func newBuffer(s *Settings, hermite bool) Technique {
 
 // Receive adds sn to the buffer unless it is no newer than the newest held
 // (out of order or duplicate: the gap it would fill has been rendered or is
-// bracketed already). Each accepted snapshot also times its arrival: the
-// spacing between arrivals of new snapshots is what the adaptive delay must
-// cover, so stale and duplicate packets, which bring nothing new to
-// interpolate towards, do not count.
+// bracketed already). While s.Adaptive, each accepted snapshot also times
+// its arrival: the spacing between arrivals of new snapshots is what the
+// adaptive delay must cover, so stale and duplicate packets, which bring
+// nothing new to interpolate towards, do not count. (Spacings are not kept
+// while the delay is fixed, which saves a third of a Receive in
+// WebAssembly; switched on, the delay adapts from the next packet on.)
 func (b *bufTech) Receive(sn Snapshot, now float64) {
 	if b.end > b.first && sn.Time <= b.ring[(b.end-1)&b.mask].Time {
 		return
 	}
-	if b.arrived {
+	if b.arrived && b.s.Adaptive {
 		dt := now - b.lastArrival
 		if !(dt > 0) { // same instant, or a clock that ran backwards
 			dt = 0

@@ -92,6 +92,15 @@ func BenchmarkSampleSnap(bn *testing.B) {
 func BenchmarkReceiveBuffer(bn *testing.B) {
 	s := bufSettings()
 	s.Adaptive = true
+	bufBenchReceive(bn, s)
+}
+
+// BenchmarkReceiveBufferFixed is one Receive into a fixed-delay buffer.
+func BenchmarkReceiveBufferFixed(bn *testing.B) {
+	bufBenchReceive(bn, bufSettings())
+}
+
+func bufBenchReceive(bn *testing.B, s *Settings) {
 	b := newBuffer(s, false)
 	snaps := make([]Snapshot, 64)
 	for i := range snaps {
