@@ -1,0 +1,59 @@
+package engine
+
+import "testing"
+
+// snapAt returns a snapshot at time t whose position and yaw encode t, so a
+// test can tell which one is shown.
+func snapAt(t float64) Snapshot {
+	return Snapshot{Time: t, Pos: Vec3{t, 2 * t, 0}, Vel: Vec3{1, 2, 0}, Rot: QuatFromYaw(t)}
+}
+
+func TestSnap(t *testing.T) {
+	cases := []struct {
+		name     string
+		times    []float64 // snapshot times, in arrival order
+		wantTime float64   // time of the snapshot shown; ignored when wantMode is Empty
+		wantMode Mode
+	}{
+		{name: "nothing yet", wantMode: Empty},
+		{name: "one", times: []float64{0.05}, wantTime: 0.05, wantMode: Interpolate},
+		{name: "in order", times: []float64{0.05, 0.1, 0.15}, wantTime: 0.15, wantMode: Interpolate},
+		{name: "late one ignored", times: []float64{0.05, 0.15, 0.1}, wantTime: 0.15, wantMode: Interpolate},
+		{name: "duplicate ignored", times: []float64{0.05, 0.1, 0.1}, wantTime: 0.1, wantMode: Interpolate},
+		{name: "negative times", times: []float64{-1, -0.95}, wantTime: -0.95, wantMode: Interpolate},
+	}
+	for _, c := range cases {
+		tech := newSnap(&Settings{})
+		now := 0.0
+		for i, tm := range c.times {
+			now += 0.05
+			sn := snapAt(tm)
+			if i > 0 && tm <= c.times[i-1] {
+				sn.Pos = Vec3{99, 99, 99} // a stale packet's bogus pose must not show
+			}
+			tech.Receive(sn, now)
+		}
+		got := tech.Sample(now + 0.01)
+		var want Sample
+		if c.wantMode != Empty {
+			sn := snapAt(c.wantTime)
+			want = Sample{Pos: sn.Pos, Rot: sn.Rot, Mode: Interpolate, Time: c.wantTime, Newest: c.wantTime}
+		}
+		if got != want {
+			t.Errorf("%s: Sample = %+v, want %+v", c.name, got, want)
+		}
+	}
+}
+
+// TestSnapDuplicateKeepsFirst checks that a second copy of the newest
+// snapshot, even with a different pose, is ignored.
+func TestSnapDuplicateKeepsFirst(t *testing.T) {
+	tech := newSnap(&Settings{})
+	tech.Receive(snapAt(1), 1.1)
+	dup := snapAt(1)
+	dup.Pos = Vec3{-5, -5, -5}
+	tech.Receive(dup, 1.2)
+	if got, want := tech.Sample(1.3).Pos, snapAt(1).Pos; got != want {
+		t.Errorf("Sample().Pos after duplicate = %v, want %v", got, want)
+	}
+}
