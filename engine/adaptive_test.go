@@ -175,6 +175,9 @@ func TestBufferRenderTimeMonotonic(t *testing.T) {
 			ps = ps[1:]
 		}
 		got := tech.Sample(now)
+		if got.Mode == Empty {
+			continue // the render clock starts with the first snapshot
+		}
 		if got.Time < prev {
 			t.Fatalf("step %d: Sample(%g).Time = %g after %g: ran backwards", k, now, got.Time, prev)
 		}

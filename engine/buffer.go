@@ -161,6 +161,12 @@ func (b *bufTech) Sample(now float64) Sample {
 	if s.Adaptive || !(target > 0) {
 		target = adaptiveDelay(s, &b.jitter)
 	}
+	if b.end == b.first {
+		// Empty. The render clock starts with the first snapshot, so
+		// that nothing before it (the stream clock still unknown, say)
+		// holds the render time back.
+		return Sample{Time: now - target, Delay: target}
+	}
 	rt := now - target
 	if !b.sampled {
 		b.sampled, b.dly = true, target
@@ -184,9 +190,6 @@ func (b *bufTech) Sample(now float64) Sample {
 	}
 	b.lastNow, b.rt = now, rt
 
-	if b.end == b.first {
-		return Sample{Time: rt, Delay: b.dly} // Empty
-	}
 	for b.next < b.end && b.ring[b.next&b.mask].Time <= rt {
 		b.next++
 	}

@@ -15,10 +15,12 @@ type Sim struct {
 	n     int
 	focus int
 
-	movers []Mover
-	link   *Link
-	clock  *ClientClock
-	tech   []Technique // [k*n + e]
+	movers  []Mover
+	link    *Link
+	clock   *ClientClock
+	tech    []Technique // [k*n + e]
+	stream  []bool      // technique k renders on the stream clock (see streamClock)
+	transit streamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
 	// frameBase + frameK/renderRate; a rate change moves the base.
@@ -158,7 +160,10 @@ func (m *Sim) Restart() {
 		m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
 	}
 	m.tech = make([]Technique, nt*n)
+	m.stream = make([]bool, nt)
+	m.transit = streamClock{}
 	for k, name := range m.techs {
+		m.stream[k] = name == TechBuffer || name == TechHermite
 		for e := 0; e < n; e++ {
 			m.tech[k*n+e] = newTechnique(name, s)
 		}
@@ -325,12 +330,18 @@ func (m *Sim) send(ts float64) {
 func (m *Sim) arrive(a arrival) {
 	m.clock.Advance(a.t)
 	now := m.clock.Estimate(a.t)
+	m.transit.arrive(now, a.tick)
+	streamNow := now - m.transit.lag
 	n := m.n
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
 		snap := Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
 		for k := range m.techs {
-			m.tech[k*n+e].Receive(snap, now)
+			if m.stream[k] {
+				m.tech[k*n+e].Receive(snap, streamNow)
+			} else {
+				m.tech[k*n+e].Receive(snap, now)
+			}
 		}
 	}
 }
@@ -346,6 +357,8 @@ func (m *Sim) frame(t float64, last bool) {
 	m.t = t
 	m.clock.Advance(t)
 	now := m.clock.Estimate(t)
+	m.transit.advance(now)
+	streamNow := now - m.transit.lag
 	n, dt := m.n, m.dt
 
 	if r := int((t - 0.5*dt) / m.set.Round); r != m.round {
@@ -378,9 +391,13 @@ func (m *Sim) frame(t float64, last bool) {
 	inv4 := 1 / (dt * dt * dt * dt)
 	for k := range m.techs {
 		a := &m.accs[k]
+		kNow := now
+		if m.stream[k] {
+			kNow = streamNow
+		}
 		for e := 0; e < n; e++ {
 			i := k*n + e
-			smp := m.tech[i].Sample(now)
+			smp := m.tech[i].Sample(kNow)
 			if last {
 				m.writePose(k+1, e, smp.Pos, smp.Rot.displayYaw(), smp.Mode)
 			}

@@ -237,3 +237,47 @@ func TestRunSeries(t *testing.T) {
 		t.Errorf("RunSeries changed the metrics: %+v, want %+v", res.Techniques[0].Metrics, plain.Techniques[0].Metrics)
 	}
 }
+
+// The buffer's delay is measured behind the snapshot stream: without jitter
+// it adds exactly the latency plus the delay, and never runs dry.
+func TestBufferDelayBehindStream(t *testing.T) {
+	for _, c := range []struct{ latency, delay float64 }{{0.02, 0.1}, {0.08, 0.1}, {0.15, 0.06}} {
+		s := Defaults()
+		s.Jitter, s.Latency, s.Delay = 0, c.latency, c.delay
+		s.Entities, s.Duration, s.Motion = 4, 10, "circle"
+		s.Techniques = []string{TechBuffer}
+		res, err := Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Techniques[0].Metrics
+		if want := c.latency + c.delay; math.Abs(m.AddedLatency-want) > 0.003 {
+			t.Errorf("latency %v, delay %v: AddedLatency = %v, want %v", c.latency, c.delay, m.AddedLatency, want)
+		}
+		if m.Underrun != 0 {
+			t.Errorf("latency %v, delay %v: Underrun = %v, want 0", c.latency, c.delay, m.Underrun)
+		}
+	}
+}
+
+// The guide's Harbor Vanguard story: one tick of delay at 20 Hz underruns
+// under jitter; more delay, or the adaptive delay, cuts the underruns.
+func TestUnderrunFallsWithDelay(t *testing.T) {
+	run := func(delay float64, adaptive bool) float64 {
+		s := Defaults()
+		s.TickRate, s.SendRate = 20, 20
+		s.Latency, s.Jitter, s.JitterDist = 0.04, 0.02, "lognormal"
+		s.Delay, s.Adaptive, s.Margin, s.DelayCap = delay, adaptive, 0.025, 0.2
+		s.Entities, s.Duration = 4, 30
+		s.Techniques = []string{TechBuffer}
+		res, err := Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Techniques[0].Metrics.Underrun
+	}
+	before, after, adaptive := run(0.05, false), run(0.1, false), run(0.1, true)
+	if !(before > 0.2 && after < before/2 && adaptive < after) {
+		t.Errorf("underrun share: delay 50 ms = %v, 100 ms = %v, 100 ms adaptive = %v; want falling, the first above 20%%", before, after, adaptive)
+	}
+}

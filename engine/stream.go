@@ -1,0 +1,63 @@
+package engine
+
+// streamSamples is how many packet arrivals the stream clock's transit
+// minimum looks back over: 1.6 s at 20 Hz, so a latency slider moved up is
+// followed quickly.
+const streamSamples = 32
+
+// streamSlew is how fast the stream clock's lag may change, in seconds per
+// second, so that a new minimum shows as brief slow or fast motion rather
+// than a jump of the render time.
+const streamSlew = 0.1
+
+// streamClock is the client's view of server time as the snapshot stream
+// shows it: its estimate of server time less the transit of the freshest
+// snapshots (latency plus the wait for a send; jitter only ever adds). The
+// buffer and hermite techniques render at stream time − delay, so their
+// delay is measured behind the snapshots the client receives, as Source's
+// cl_interp and Mirror's buffer time are: two send intervals of delay buy
+// two snapshots to interpolate between whatever the latency. EPIC, which
+// extrapolates packets forward by calcAhead, reads at the server-time
+// estimate itself.
+type streamClock struct {
+	transit [streamSamples]float64 // estimate at arrival − snapshot time, s
+	n, next int
+	lag     float64 // the transit in use, slewed towards the window's minimum
+	last    float64 // the estimate at the last update, s
+	started bool
+}
+
+// arrive takes in a packet carrying the state of tick that arrived when the
+// client's estimate of server time was now.
+func (c *streamClock) arrive(now, tick float64) {
+	c.transit[c.next] = now - tick
+	c.next = (c.next + 1) % streamSamples
+	c.n = min(c.n+1, streamSamples)
+	if !c.started {
+		c.started, c.lag, c.last = true, c.transit[0], now
+		return
+	}
+	c.advance(now)
+}
+
+// advance moves the lag towards the window's minimum transit, by at most
+// streamSlew × the time since the last update.
+func (c *streamClock) advance(now float64) {
+	if !c.started {
+		return
+	}
+	target := c.transit[0]
+	for _, x := range c.transit[1:c.n] {
+		target = min(target, x)
+	}
+	step := float64(streamSlew * max(now-c.last, 0))
+	c.last = now
+	switch {
+	case target > c.lag+step:
+		c.lag += step
+	case target < c.lag-step:
+		c.lag -= step
+	default:
+		c.lag = target
+	}
+}
