@@ -1,0 +1,57 @@
+package engine
+
+// epicTechnique is the Technique of EPIC (TechEPIC) and of its variant
+// without the jump (TechEPICFix), in float64 on Vec3.
+type epicTechnique struct {
+	settings *Settings
+	fix      bool
+	started  bool // a snapshot has been received and epic made from it
+	epic     EPIC[Vec3, float64]
+	rot      Quat // rotation of the newest snapshot: EPIC has none of its own
+}
+
+// newEPICTechnique returns the Technique of the seed's interpolator, or of
+// its variant without the jump if fix is true. It reads calcAhead,
+// displayBehind and slopTime from s on every call, so a slider moved
+// between frames takes effect at once.
+//
+// The interpolator is made from the first snapshot received, which is its
+// initial position, velocity and time, as the seed advises; every later
+// snapshot is an Update, and snapshots older than the newest are discarded.
+func newEPICTechnique(s *Settings, fix bool) Technique {
+	return &epicTechnique{settings: s, fix: fix}
+}
+
+func (t *epicTechnique) epicSettings() EPICSettings[float64] {
+	s := t.settings
+	return EPICSettings[float64]{CalcAhead: s.CalcAhead, DisplayBehind: s.DisplayBehind, SlopTime: s.SlopTime}
+}
+
+func (t *epicTechnique) Receive(s Snapshot, now float64) {
+	if !t.started {
+		if t.fix {
+			t.epic = *NewEPICFix(t.epicSettings(), s.Pos, s.Vel, s.Time)
+		} else {
+			t.epic = *NewEPIC(t.epicSettings(), s.Pos, s.Vel, s.Time)
+		}
+		t.started, t.rot = true, s.Rot
+		return
+	}
+	t.epic.Settings = t.epicSettings()
+	if t.epic.Update(s.Pos, s.Vel, s.Time) {
+		t.rot = s.Rot
+	}
+}
+
+func (t *epicTechnique) Sample(now float64) Sample {
+	if !t.started {
+		return Sample{Mode: Empty, Time: now}
+	}
+	t.epic.Settings = t.epicSettings()
+	var pos, vel Vec3
+	mode := Freeze
+	if t.epic.Read(now, &pos, &vel) {
+		mode = Extrapolate
+	}
+	return Sample{Pos: pos, Rot: t.rot, Mode: mode, Time: now, Newest: t.epic.Newest()}
+}
