@@ -20,10 +20,8 @@ import (
 // Cache-Control: no-cache and an ETag: a reload revalidates each with a cheap
 // 304 and never runs stale code.
 
-const (
-	wasmPath     = "dist/lab.wasm.gz" // the Makefile's wasm build inside package web's FS
-	wasmNotBuilt = "wasm not built: run make"
-)
+// wasmNotBuilt is the answer for the wasm and its glue before make built them.
+const wasmNotBuilt = "wasm not built: run make"
 
 // asset is one file ready to serve.
 type asset struct {

@@ -115,14 +115,14 @@ type server struct {
 }
 
 // newServer returns the handler for the given presets and assets (an fs.FS
-// laid out like package web's: static files, and the wasm build in
-// dist/lab.wasm.gz).
+// laid out like package web's: static files, and the gzipped wasm build at
+// web.WASMFile).
 func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 	static, err := loadAssets(assets)
 	if err != nil {
 		return nil, err
 	}
-	wasm, err := loadWasm(assets, wasmPath)
+	wasm, err := loadWasm(assets, web.WASMFile)
 	if err != nil {
 		return nil, err
 	}
