@@ -1,0 +1,80 @@
+// Lab is Interp Lab's command: it serves the lab page, runs the seed's EPIC
+// driver, runs simulations and exports settings.
+//
+// Usage:
+//
+//	lab [serve] [-addr :8080]                  serve the lab page (the default)
+//	lab epic [calcAhead displayBehind slopTime] the seed's EPIC driver on stdin
+//	lab sim [-preset NAME] [-set name=value]... run a simulation, print metrics
+//	lab export -format F [-preset NAME] [-set name=value]...
+//	                                           print the settings as F
+//
+// Run "lab COMMAND -h" for a command's flags. Exit status 2 is bad usage, 1 a
+// failure.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// labCommand is one subcommand of lab.
+type labCommand struct {
+	name, summary string
+	run           func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+var labCommands = []labCommand{
+	{"serve", "serve the lab page (the default command)", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return runServe(args, stdout, stderr)
+	}},
+	{"epic", "run the seed's EPIC driver program on standard input", runEpic},
+	{"sim", "run a simulation and print its metrics", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return runSim(args, stdout, stderr)
+	}},
+	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return runExport(args, stdout, stderr)
+	}},
+}
+
+// run dispatches args to a subcommand and returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelpFlag(args[0]) {
+		return runServe(args, stdout, stderr) // lab, lab -addr :9090
+	}
+	if isHelpFlag(args[0]) || args[0] == "help" {
+		labUsage(stdout)
+		return 0
+	}
+	for _, c := range labCommands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "lab: unknown command %q\n", args[0])
+	labUsage(stderr)
+	return 2
+}
+
+func isHelpFlag(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+func labUsage(w io.Writer) {
+	fmt.Fprintf(w, "Interp Lab: tune how remote entities are displayed in a networked game.\n\n")
+	fmt.Fprintf(w, "Usage: lab [command] [flags]\n\nCommands:\n")
+	for _, c := range labCommands {
+		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun \"lab COMMAND -h\" for a command's flags.\n")
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"interplab/engine"
+	"interplab/presets"
+	"interplab/templates"
+	"interplab/web"
+)
+
+// Server timeouts: generous for a page on a LAN or localhost, bounded so a
+// stuck client cannot hold a connection forever.
+const (
+	serveReadHeaderTimeout = 10 * time.Second
+	serveIdleTimeout       = 2 * time.Minute
+	serveShutdownTimeout   = 5 * time.Second
+)
+
+// runServe implements lab serve: it serves the lab page, its assets and the
+// JSON API until SIGINT or SIGTERM, then shuts down gracefully.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lab serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", ":8080", "listen on `address` (host:port)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: lab serve [-addr :8080]\n\nServes the lab page, the presets, exports and the parameter table.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lab serve: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	list, err := presets.All()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	srv, err := newServer(list, web.FS)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "lab: serving on http://%s/\n", ln.Addr())
+	if !srv.wasm.built() {
+		fmt.Fprintf(stderr, "lab serve: warning: %s\n", wasmNotBuilt)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serveUntil(ctx, ln, srv); err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "lab: stopped\n")
+	return 0
+}
+
+// serveUntil serves h on ln until ctx is done, then lets requests in
+// flight finish (for at most serveShutdownTimeout).
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: serveReadHeaderTimeout,
+		IdleTimeout:       serveIdleTimeout,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// server is the lab's HTTP handler.
+type server struct {
+	presets []presets.Preset
+	static  *assetSet // web's files under /static/
+	wasm    wasmAsset // /lab.wasm
+	mux     *http.ServeMux
+}
+
+// newServer returns the handler for the given presets and assets (an fs.FS
+// laid out like package web's: static files, and the gzipped wasm build at
+// web.WASMFile).
+func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
+	static, err := loadAssets(assets)
+	if err != nil {
+		return nil, err
+	}
+	wasm, err := loadWasm(assets, web.WASMFile)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{presets: list, static: static, wasm: wasm, mux: http.NewServeMux()}
+	s.mux.Handle("GET /{$}", gzipResponses(http.HandlerFunc(s.handlePage)))
+	s.mux.Handle("GET /api/params", gzipResponses(http.HandlerFunc(s.handleParams)))
+	s.mux.Handle("GET /api/presets", gzipResponses(http.HandlerFunc(s.handlePresets)))
+	s.mux.Handle("GET /api/presets/{name}", gzipResponses(http.HandlerFunc(s.handlePreset)))
+	s.mux.Handle("GET /api/export", gzipResponses(http.HandlerFunc(s.handleExport)))
+	s.mux.HandleFunc("/api/", s.handleAPINotFound)
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", s.static))
+	s.mux.Handle("GET /lab.wasm", s.wasm)
+	return s, nil
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	s.mux.ServeHTTP(w, r)
+}
+
+// handleAPINotFound answers API requests no route takes, in JSON: 405 when
+// the path exists for GET, 404 otherwise.
+func (s *server) handleAPINotFound(w http.ResponseWriter, r *http.Request) {
+	get := r.Clone(r.Context())
+	get.Method = http.MethodGet
+	if _, pattern := s.mux.Handler(get); pattern != "/api/" {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeAPIError(w, http.StatusMethodNotAllowed, r.Method+" not allowed: use GET", "")
+		return
+	}
+	writeAPIError(w, http.StatusNotFound, "no such API: "+r.URL.Path, "")
+}
+
+// handlePage renders the lab page for the state in the URL's query.
+func (s *server) handlePage(w http.ResponseWriter, r *http.Request) {
+	var buf bytes.Buffer
+	if err := templates.Page(s.pageView(r)).Render(r.Context(), &buf); err != nil {
+		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(buf.Bytes())
+}
+
+// pageView builds the page's view model from a share link: the restored
+// settings, every problem with the link (never dropped silently), and the
+// link of the state actually shown.
+func (s *server) pageView(r *http.Request) templates.PageView {
+	var errs []string
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// ParseQuery keeps the pairs it could read; report the rest.
+		errs = append(errs, "malformed link: "+err.Error())
+	}
+	preset, settings, ferrs := settingsFromQuery(q)
+	for _, e := range ferrs {
+		errs = append(errs, e.Error())
+	}
+	v := templates.PageView{
+		Params:   engine.Params(),
+		Settings: settings,
+		Preset:   preset,
+		Errors:   errs,
+		Query:    linkQuery(preset, settings),
+	}
+	for _, p := range s.presets {
+		v.Presets = append(v.Presets, templates.PresetView{
+			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: linkQuery("", p.Settings),
+		})
+	}
+	return v
+}
