@@ -51,10 +51,10 @@ type fieldView struct {
 
 	// Number controls, in stored units.
 	Min, Max, Step, Value string
-	Display           string // unit shown
-	Scale             string // shown = value × Scale
-	Decimals          int    // digits after the point when shown
-	Shown             string // the value as shown, with Decimals digits
+	Display               string // unit shown
+	Scale                 string // shown = value × Scale
+	Decimals              int    // digits after the point when shown
+	Shown                 string // the value as shown, with Decimals digits
 
 	Choices []choiceView // select and set
 	Checked bool         // checkbox
