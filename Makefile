@@ -1,0 +1,71 @@
+# Interp Lab. `make run` serves the lab on http://localhost:8080;
+# `make test` runs every check and test, real-browser tests included.
+
+GO      ?= go
+export GOTOOLCHAIN := local
+GOROOT  := $(shell $(GO) env GOROOT)
+ADDR    ?= :8080
+DIST    := web/dist
+WASMEXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
+FUZZTIME ?= 3s
+# Fuzz targets run for FUZZTIME each in `make test`, longer with `make fuzz`.
+FUZZ    := $(shell grep -ho '^func Fuzz[A-Za-z0-9_]*' engine/*_test.go cmd/lab/*_test.go 2>/dev/null | sed 's/func //')
+
+.PHONY: run build wasm test lint generate test-go test-wasm fuzz bench bench-browser browser-deps clean
+
+run: build
+	./bin/lab serve -addr $(ADDR)
+
+build: wasm
+	$(GO) build -o bin/lab ./cmd/lab
+
+# The WebAssembly engine, served precompressed; wasm_exec.js must come from
+# the same Go that builds the module.
+wasm:
+	@mkdir -p $(DIST)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(DIST)/lab.wasm ./wasm
+	gzip -9 -n -f $(DIST)/lab.wasm
+	cp -f $(GOROOT)/lib/wasm/wasm_exec.js $(DIST)/wasm_exec.js
+
+generate:
+	$(GO) tool templ generate -path templates
+
+test: lint wasm browser-deps test-go test-wasm
+	@for f in $(FUZZ); do \
+		pkg=./engine; grep -q "^func $$f(" cmd/lab/*_test.go 2>/dev/null && pkg=./cmd/lab; \
+		echo "fuzz $$f ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
+
+lint:
+	@bad=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$bad" ]; then echo "not gofmt'd: $$bad"; exit 1; fi
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./engine/... ./wasm/...
+	$(GO) tool staticcheck ./...
+	@if ls templates/*.templ >/dev/null 2>&1; then \
+		$(GO) tool templ generate -path templates >/dev/null && \
+		git diff --exit-code -- 'templates/*_templ.go' || { echo "templates/*_templ.go are stale: run make generate"; exit 1; }; \
+	fi
+
+test-go:
+	$(GO) test -count=1 ./...
+
+# The engine and the adapter under GOOS=js GOARCH=wasm, in Node.
+test-wasm:
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec="$(WASMEXEC)" ./engine/... ./wasm/...
+
+fuzz:
+	$(MAKE) test FUZZTIME=60s
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./engine/...
+
+bench-browser: wasm browser-deps
+	$(GO) test -run='^$$' -bench=BenchmarkBrowser -benchtime=1x -timeout=20m ./cmd/lab
+
+# Debian's Chromium for the real-browser tests, installed when missing.
+browser-deps:
+	@.ci/install-chromium
+
+clean:
+	rm -rf bin $(DIST)/lab.wasm $(DIST)/lab.wasm.gz $(DIST)/wasm_exec.js testout
