@@ -3,6 +3,7 @@ package templates
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -114,14 +115,12 @@ func TestPageControls(t *testing.T) {
 				t.Errorf("%s: got %d <%s>, want one <input>", p.Name, len(nodes), n.Data)
 				continue
 			}
-			for key, want := range map[string]string{
-				"min":   p.Format(p.Min),
-				"max":   p.Format(p.Max),
-				"step":  p.Format(p.Step),
-				"value": p.Format(p.Get(&s)),
+			for key, want := range map[string]float64{
+				"min": p.Min, "max": p.Max, "step": p.Step, "value": p.Get(&s),
 			} {
-				if got, _ := attr(n, key); got != want {
-					t.Errorf("%s: %s = %q, want %q", p.Name, key, got, want)
+				text, _ := attr(n, key)
+				if got, err := strconv.ParseFloat(text, 64); err != nil || got != want {
+					t.Errorf("%s: %s = %q, want %v", p.Name, key, text, want)
 				}
 			}
 		case engine.Bool:

@@ -134,7 +134,8 @@ func decimals(step float64) int {
 	return int(math.Ceil(-math.Log10(step) - 1e-9))
 }
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// num formats an attribute number without an exponent: 4294967295, 0.0001.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // exportFormats are the export links, as format and label.
 var exportFormats = []struct{ Format, Label string }{

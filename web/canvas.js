@@ -65,6 +65,8 @@ export class View {
     this.trailHead = 0;
     this.colors = ['truth', ...techs].map((t) => techColor(t));
     this.colors32 = this.colors.map((c) => rgba32(c));
+    this.poses = new Float32Array(0);
+    this.settled = false; // the camera jumps to the new run
   }
 
   setFocus(i) {

@@ -1,13 +1,14 @@
 // Package web holds the lab page's static assets: the JavaScript modules,
 // the style sheet, and the WebAssembly build output in dist/.
 //
-// The page (templates.Page) expects FS mounted at /static/:
+// The page (templates.Page) expects FS mounted at /static/, and the module
+// at /lab.wasm:
 //
 //	/static/lab.js, /static/*.js   ES modules, no bundler
 //	/static/style.css
 //	/static/dist/wasm_exec.js      copied from $(go env GOROOT)/lib/wasm by the build
-//	/static/dist/lab.wasm          the bytes of WASM(), which are gzip-compressed:
-//	                               serve them with Content-Type: application/wasm
+//	/lab.wasm                      the bytes of WASM(), which are gzip-compressed:
+//	                               served with Content-Type: application/wasm
 //	                               and Content-Encoding: gzip
 //
 // dist/lab.wasm.gz and dist/wasm_exec.js are build outputs (make wasm), not

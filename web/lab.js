@@ -147,7 +147,7 @@ class Lab {
       this.poses = new Float32Array(n);
       e.poses(this.poses);
     }
-    this.view.update(this.poses);
+    if (e.frames() > 0) this.view.update(this.poses); // before the first frame nothing is displayed
     const [np, nf] = e.timeline(this.pk, this.fr);
     this.view.addPackets(this.pk, np, e.packetStride, e.time());
     this.timeline.add(this.pk, np, this.fr, nf);
@@ -316,6 +316,7 @@ class Lab {
         focus: this.focus,
         paused: this.paused,
       }),
+      poses: () => Array.from(this.poses),
       pose: (row, e) => Array.from(this.poses.subarray((row * this.entities + e) * 5, (row * this.entities + e + 1) * 5)),
       screen: (row, e) => this.view.screenOf(row, e),
       metrics: () => {
@@ -364,7 +365,7 @@ function fatal(message) {
 
 let engine;
 try {
-  engine = await loadEngine('/static/dist/lab.wasm');
+  engine = await loadEngine('/lab.wasm');
 } catch (err) {
   fatal(err.message);
   throw err;
