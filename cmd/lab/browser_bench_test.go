@@ -26,7 +26,7 @@ func BenchmarkBrowser(b *testing.B) {
 			time.Sleep(time.Second) // warm up: the first frames compile and allocate
 			var m struct {
 				FPS, StepMs, StepMaxMs, DrawMs float64
-				Frames, Entities, Techniques int
+				Frames, Entities, Techniques   int
 			}
 			for b.Loop() {
 				tab.eval(`lab.measure(5)`, &m)
