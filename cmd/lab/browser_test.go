@@ -94,6 +94,7 @@ func TestBrowserSlider(t *testing.T) {
 	if sameMetrics(before, after) {
 		t.Errorf("metrics unchanged after latency 50 → 150 ms: %v", flatMetrics(after))
 	}
+	b.copyLinkIs(b.url + "/?latency=0.15&entities=4")
 	var still bool
 	b.eval(`window.notReloaded === true`, &still)
 	if !still {
@@ -112,6 +113,24 @@ func TestBrowserSlider(t *testing.T) {
 	}
 	if loc := b.location(); loc != "/?latency=0.15&entities=4&seed=99" {
 		t.Errorf("address = %q, want /?latency=0.15&entities=4&seed=99", loc)
+	}
+}
+
+// copyLinkIs clicks "Copy link" and checks what the clipboard then holds.
+func (b *labTab) copyLinkIs(want string) {
+	b.t.Helper()
+	for _, name := range []string{"clipboard-read", "clipboard-write"} {
+		if _, err := chromedp.CallBrowser(b.ctx, browser.SetPermission, browser.SetPermissionParams{
+			Permission: &browser.PermissionDescriptor{Name: name}, Setting: browser.PermissionSettingGranted, Origin: b.url,
+		}); err != nil {
+			b.t.Fatalf("grant %s: %v", name, err)
+		}
+	}
+	b.do(chromedp.Click(chromedp.ID("copy-link")), chromedp.WaitVisible(chromedp.ID("copied")))
+	var got string
+	b.eval(`navigator.clipboard.readText()`, &got)
+	if got != want {
+		b.t.Errorf("Copy link copied %q, want %q", got, want)
 	}
 }
 
