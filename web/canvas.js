@@ -316,10 +316,16 @@ export class View {
       }
     }
     ctx.globalAlpha = 1;
-    // The focus entity's ground truth gets a ring and its number.
-    const o = this.focus * s;
-    const fx = this.sx(p[o]);
-    const fy = this.sy(p[o + 1]);
+    this.drawFocus(rad);
+  }
+
+  // drawFocus rings the focus entity's ground truth and writes its number.
+  drawFocus(rad) {
+    const ctx = this.ctx;
+    const d = this.dpr;
+    const o = this.focus * this.stride;
+    const fx = this.sx(this.poses[o]);
+    const fy = this.sy(this.poses[o + 1]);
     ctx.strokeStyle = '#e6edf3';
     ctx.lineWidth = d;
     ctx.setLineDash([2 * d, 3 * d]);
@@ -364,6 +370,7 @@ export class View {
       }
     }
     this.ctx.putImageData(this.image, 0, 0);
+    this.drawFocus(6 * this.dpr);
   }
 
   click(e) {

@@ -406,3 +406,50 @@ func TestBrowserFocusAndStress(t *testing.T) {
 		t.Errorf("frame-time readout %q, want step and draw times for 10000 × 5", perf)
 	}
 }
+
+// TestBrowserRefused moves tickRate below sendRate: the page shows the
+// engine's refusal, keeps the run as it was, and applies the value once
+// sendRate comes down too.
+func TestBrowserRefused(t *testing.T) {
+	sim, err := engine.NewSim(engine.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, refusal := sim.Set("tickRate", 10)
+	if refusal == nil {
+		t.Fatal("the engine accepts tickRate 10 below sendRate 20")
+	}
+
+	b := openLab(t, "/")
+	move := func(name, value string) {
+		b.do(chromedp.SetValue(chromedp.ID("p-"+name), value),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById('p-`+name+`').dispatchEvent(new Event('input', {bubbles: true}))`))
+	}
+	var shown struct {
+		Hidden  bool
+		Items   []string
+		Invalid []string
+	}
+	read := func() {
+		b.eval(`({hidden: document.getElementById('errors').hidden,
+			items: [...document.querySelectorAll('#error-list li')].map((li) => li.textContent),
+			invalid: [...document.querySelectorAll('.field.invalid [name]')].map((el) => el.name)})`, &shown)
+	}
+	move("tickRate", "10")
+	read()
+	if shown.Hidden || !slices.Equal(shown.Items, []string{refusal.Error()}) || !slices.Equal(shown.Invalid, []string{"tickRate"}) {
+		t.Errorf("after tickRate 10: errors hidden %v %q, invalid %v; want %q on tickRate", shown.Hidden, shown.Items, shown.Invalid, refusal.Error())
+	}
+	if loc := b.location(); loc != "/" {
+		t.Errorf("address %q names a refused value", loc)
+	}
+
+	move("sendRate", "10")
+	read()
+	if !shown.Hidden || len(shown.Invalid) > 0 {
+		t.Errorf("after sendRate 10: errors %q, invalid %v; want none", shown.Items, shown.Invalid)
+	}
+	if loc := b.location(); loc != "/?tickRate=10&sendRate=10" {
+		t.Errorf("address = %q, want /?tickRate=10&sendRate=10", loc)
+	}
+}
