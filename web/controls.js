@@ -99,6 +99,7 @@ export class Controls {
       if (isSlider) this.show(name);
       if (live && !(isSlider && !p.restart)) return;
       if (!live && isSlider && !p.restart) return; // already reported while moving
+      if (e.target.type === 'number' && e.target.value === '') return; // being typed
       if (e.target.type === 'number' && !e.target.checkValidity()) {
         // Let the engine word the error, as for a link.
         onChange(name, Number(e.target.value));

@@ -248,7 +248,7 @@ class Lab {
     $('stress').addEventListener('change', (e) => this.stress(e.target.checked));
     $('copy-link').addEventListener('click', () => this.copyLink());
     document.addEventListener('keydown', (e) => {
-      if (e.target.closest('input, select, textarea') || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.target.closest('input, select, textarea, button, a') || e.ctrlKey || e.metaKey || e.altKey) return;
       const act = {
         ' ': () => this.setPaused(!this.paused),
         '.': () => $('step').click(),
