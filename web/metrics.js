@@ -55,13 +55,17 @@ export class MetricsPanel {
     const nf = this.fields.length;
     this.fields.forEach((f, j) => {
       let best = Infinity;
-      for (let i = 0; i < this.techs.length; i++) best = Math.min(best, values[i * nf + j]);
+      let worst = -Infinity;
+      for (let i = 0; i < this.techs.length; i++) {
+        best = Math.min(best, values[i * nf + j]);
+        worst = Math.max(worst, values[i * nf + j]);
+      }
       for (let i = 0; i < this.techs.length; i++) {
         const v = values[i * nf + j];
         const td = this.cells[j][i];
         td.textContent = formatShown(v * f.scale);
         td.dataset.value = String(v);
-        td.classList.toggle('best', this.techs.length > 1 && v === best);
+        td.classList.toggle('best', v === best && best < worst); // a tie for all is no news
       }
     });
   }

@@ -157,7 +157,7 @@ export class Timeline {
       ctx.fillStyle = '#ff7b72';
       for (let i = first; i < this.nf; i++) {
         const o = i * fs;
-        if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, h);
+        if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, h * 0.4);
       }
     });
 
