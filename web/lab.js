@@ -41,6 +41,9 @@ class Lab {
 
   start() {
     this.create(this.controls.values());
+    // A clean link is rewritten in canonical form (table order, only what
+    // differs); a link with errors stays as it is, to be read and fixed.
+    if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
     this.controls.listen((name, v) => this.change(name, v));
     this.wire();
     requestAnimationFrame((t) => this.frame(t));

@@ -163,11 +163,18 @@ const browserShareLink = "/?preset=wifi&calcAhead=0.08&displayBehind=0.15&latenc
 	"&techniques=epic,buffer,hermite"
 
 // TestBrowserShareLink opens a share link and checks that every control
-// shows exactly the linked state, that the address is left as it is, and
-// that choosing a preset restores the preset.
+// shows exactly the linked state, that the address becomes the canonical
+// link (the server's linkQuery), and that choosing a preset restores the
+// preset.
 func TestBrowserShareLink(t *testing.T) {
 	preset, want := settingsFromLink(t, browserShareLink)
-	b := openLab(t, browserShareLink)
+	wifi, err := presets.Get("wifi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A value equal to the preset's is redundant: the address drops it.
+	link := browserShareLink + "&duration=" + strconv.FormatFloat(wifi.Settings.Duration, 'g', -1, 64)
+	b := openLab(t, link)
 	if diffs := diffSettings(b.controls(), want); len(diffs) > 0 {
 		t.Errorf("controls differ from the link:\n%s", strings.Join(diffs, "\n"))
 	}
@@ -181,19 +188,19 @@ func TestBrowserShareLink(t *testing.T) {
 	if !slices.Equal(techs, want.Techniques) {
 		t.Errorf("running techniques %v, want %v", techs, want.Techniques)
 	}
-	if loc := b.location(); loc != browserShareLink {
-		t.Errorf("address changed on load: %s", loc)
+	if loc, canon := b.location(), "/?"+linkQuery(preset, want); loc != canon {
+		t.Errorf("address = %s on load, want the canonical %s", loc, canon)
 	}
 
 	// The preset picker: everything goes back to the preset, the address
 	// names only it.
-	p, err := presets.Get("lan")
+	lan, err := presets.Get("lan")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.do(chromedp.SetValue(chromedp.ID("preset"), "lan"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById('preset').dispatchEvent(new Event('change'))`))
-	if diffs := diffSettings(b.controls(), p.Settings); len(diffs) > 0 {
+	if diffs := diffSettings(b.controls(), lan.Settings); len(diffs) > 0 {
 		t.Errorf("after choosing lan, controls differ from the preset:\n%s", strings.Join(diffs, "\n"))
 	}
 	if loc := b.location(); loc != "/?preset=lan" {
@@ -224,6 +231,9 @@ func TestBrowserBadLink(t *testing.T) {
 		if !slices.Contains(shown.Items, e.Error()) {
 			t.Errorf("the page does not show %q; it shows %q", e.Error(), shown.Items)
 		}
+	}
+	if loc := b.location(); loc != link {
+		t.Errorf("address = %s, want the bad link kept as it is", loc)
 	}
 	var st struct{ Frames int }
 	time.Sleep(200 * time.Millisecond)
