@@ -14,6 +14,10 @@ import { techColor } from './colors.js';
 
 const $ = (id) => document.getElementById(id);
 const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
+// MAX_DT caps the simulated time one animation frame advances, s: when the
+// engine cannot keep up (thousands of entities) the run slows down instead
+// of stepping ever more frames per animation frame.
+const MAX_DT = 0.05;
 
 class Lab {
   constructor(engine) {
@@ -176,9 +180,11 @@ class Lab {
 
   frame(now) {
     const p = this.perf;
-    const dt = p.last ? Math.min((now - p.last) / 1000, 0.25) : 0;
+    const real = p.last ? (now - p.last) / 1000 : 0;
+    const dt = Math.min(real, MAX_DT);
     p.last = now;
     let stepMs = 0;
+    const before = this.engine.frames();
     if (!this.paused && dt > 0) {
       const t0 = performance.now();
       this.engine.step(dt * this.speed);
@@ -186,10 +192,11 @@ class Lab {
     }
     if (this.engine.frames() !== this.lastFrames) this.pull();
     const drawMs = this.draw();
-    for (const s of this.samplers) s(dt, stepMs, drawMs);
+    const stepped = this.engine.frames() - before;
+    for (const s of this.samplers) s(now, stepMs, drawMs, stepped);
     p.step += (stepMs - p.step) * 0.1;
     p.draw += (drawMs - p.draw) * 0.1;
-    if (dt > 0) p.fps += (1 / dt - p.fps) * 0.1;
+    if (real > 0) p.fps += (1 / real - p.fps) * 0.1;
     if (now - p.panel > PANEL_EVERY) {
       p.panel = now;
       this.showMetrics();
@@ -333,19 +340,25 @@ class Lab {
       // measure samples seconds of animation frames: fps, engine step and
       // draw time per frame.
       measure: (seconds) => new Promise((resolve) => {
-        const acc = { frames: 0, wall: 0, step: 0, draw: 0, stepMax: 0 };
-        const s = (dt, step, draw) => {
-          if (dt <= 0) return;
+        const acc = { start: 0, frames: 0, wall: 0, step: 0, draw: 0, stepMax: 0, simFrames: 0 };
+        const s = (now, step, draw, stepped) => {
+          if (!acc.start) {
+            acc.start = now; // the first sample only starts the clock
+            return;
+          }
           acc.frames++;
-          acc.wall += dt;
+          acc.wall = (now - acc.start) / 1000;
           acc.step += step;
+          acc.simFrames += stepped;
           acc.draw += draw;
           acc.stepMax = Math.max(acc.stepMax, step);
           if (acc.wall >= seconds) {
             this.samplers = this.samplers.filter((x) => x !== s);
             resolve({
               fps: acc.frames / acc.wall,
-              stepMs: acc.step / acc.frames,
+              stepMs: acc.step / acc.frames, // per animation frame
+              stepMsPerSimFrame: acc.step / Math.max(1, acc.simFrames), // per engine frame (1/renderRate)
+              simFrames: acc.simFrames,
               stepMaxMs: acc.stepMax,
               drawMs: acc.draw / acc.frames,
               frames: acc.frames,
