@@ -1,6 +1,6 @@
 // metrics.js shows the engine's metrics, one column per technique and one
-// row per metric (engine.MetricFields), in display units. Lower is better
-// for every metric; the best value of each row is highlighted.
+// row per metric (engine.MetricFields), in display units. Every metric is
+// best at zero; the best value of each row is highlighted.
 
 import { techColor } from './colors.js';
 
@@ -54,18 +54,20 @@ export class MetricsPanel {
   show(values) {
     const nf = this.fields.length;
     this.fields.forEach((f, j) => {
+      // Every metric is best at 0; only the added latency can go below
+      // (a display ahead of the truth), so rank by magnitude.
       let best = Infinity;
       let worst = -Infinity;
       for (let i = 0; i < this.techs.length; i++) {
-        best = Math.min(best, values[i * nf + j]);
-        worst = Math.max(worst, values[i * nf + j]);
+        best = Math.min(best, Math.abs(values[i * nf + j]));
+        worst = Math.max(worst, Math.abs(values[i * nf + j]));
       }
       for (let i = 0; i < this.techs.length; i++) {
         const v = values[i * nf + j];
         const td = this.cells[j][i];
         td.textContent = formatShown(v * f.scale);
         td.dataset.value = String(v);
-        td.classList.toggle('best', v === best && best < worst); // a tie for all is no news
+        td.classList.toggle('best', Math.abs(v) === best && best < worst); // a tie for all is no news
       }
     });
   }
