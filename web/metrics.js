@@ -65,7 +65,7 @@ export class MetricsPanel {
       for (let i = 0; i < this.techs.length; i++) {
         const v = values[i * nf + j];
         const td = this.cells[j][i];
-        td.textContent = formatShown(v * f.scale);
+        td.textContent = f.unit === 'count' ? String(Math.round(v * f.scale)) : formatShown(v * f.scale);
         td.dataset.value = String(v);
         td.classList.toggle('best', Math.abs(v) === best && best < worst); // a tie for all is no news
       }
