@@ -148,7 +148,7 @@ func (d *delayed) Sample(now float64) Sample {
 func TestAddedLatency(t *testing.T) {
 	for _, delay := range []float64{0, 0.0123, 0.1, 0.2345, -0.05} {
 		s := Defaults()
-		s.Entities = 4
+		s.Entities, s.Jitter = 4, 0 // no jitter: the clock estimate is exact
 		s.Motion = "circle"
 		s.Techniques = []string{TechSnap}
 		m, _ := NewSim(s)
@@ -165,7 +165,7 @@ func TestAddedLatency(t *testing.T) {
 
 func TestErrorMetrics(t *testing.T) {
 	s := Defaults()
-	s.Entities = 2
+	s.Entities, s.Jitter = 2, 0 // no jitter: the clock estimate is exact
 	s.Techniques = []string{TechSnap}
 	m, _ := NewSim(s)
 	// A display 0.3 m off along x: every error is 0.3 m, no snaps, no
