@@ -75,9 +75,10 @@ export class View {
     if (this.tracked === 1) this.trailLen = 0;
   }
 
-  /** update takes a new frame's poses (interplab.poses) and extends the trails. */
-  update(poses) {
+  /** update takes a new frame's poses (interplab.poses) and, if trail, extends the trails. */
+  update(poses, trail) {
     this.poses = poses;
+    if (!trail) return;
     const rows = this.techs.length + 1;
     const h = this.trailHead;
     for (let r = 0; r < rows; r++) {

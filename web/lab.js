@@ -27,7 +27,7 @@ class Lab {
     this.view = new View($('view'), (i) => this.setFocus(i));
     this.timeline = new Timeline($('timeline'), engine);
     this.metrics = new MetricsPanel($('metrics'), engine.metricFields());
-    this.pending = new Map(); // name → value the engine refused, retried after each change
+    this.pending = new Map(); // name → {v, error}: a value the engine refused, retried after each change
     this.runErrors = [];
     this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent);
     this.preset = $('preset').value;
@@ -39,7 +39,7 @@ class Lab {
     this.metricValues = new Float64Array(0);
     this.pk = new Float64Array(1024 * engine.packetStride);
     this.fr = new Float64Array(1024 * engine.frameStride);
-    this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0, stepSum: 0, drawSum: 0, n: 0 };
+    this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
     this.samplers = [];
   }
 
@@ -154,7 +154,7 @@ class Lab {
       this.poses = new Float32Array(n);
       e.poses(this.poses);
     }
-    if (e.frames() > 0) this.view.update(this.poses); // before the first frame nothing is displayed
+    this.view.update(this.poses, e.frames() > 0); // no trail from before the first frame
     const [np, nf] = e.timeline(this.pk, this.fr);
     this.view.addPackets(this.pk, np, e.packetStride, e.time());
     this.timeline.add(this.pk, np, this.fr, nf);
