@@ -349,7 +349,7 @@ func (b *labTab) pageMetrics() map[string]map[string]*float64 {
 	return m
 }
 
-// sameSettings reports the parameters whose values differ between got and
+// diffSettings lists the parameters whose values differ between got and
 // want, beyond a tolerance of a thousandth of the slider step.
 func diffSettings(got, want engine.Settings) []string {
 	var diffs []string
