@@ -1,0 +1,247 @@
+package templates
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"interplab/engine"
+)
+
+// render renders Page(v) and parses it.
+func render(t *testing.T, v PageView) *html.Node {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Page(v).Render(context.Background(), &buf); err != nil {
+		t.Fatalf("Page.Render: %v", err)
+	}
+	doc, err := html.Parse(&buf)
+	if err != nil {
+		t.Fatalf("html.Parse: %v", err)
+	}
+	return doc
+}
+
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// find returns every element for which match is true, in document order.
+func find(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && match(n) {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func named(name string) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		v, ok := attr(n, "name")
+		return ok && v == name && (n.Data == "input" || n.Data == "select")
+	}
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// fieldOf returns the control's enclosing div.field.
+func fieldOf(n *html.Node) *html.Node {
+	for ; n != nil; n = n.Parent {
+		if c, _ := attr(n, "class"); strings.HasPrefix(c, "field ") {
+			return n
+		}
+	}
+	return nil
+}
+
+func byID(doc *html.Node, id string) *html.Node {
+	n := find(doc, func(n *html.Node) bool { v, _ := attr(n, "id"); return v == id })
+	if len(n) != 1 {
+		return nil
+	}
+	return n[0]
+}
+
+// TestPageControls checks that every parameter of the table has a control
+// carrying its vocabulary name, its range and its current value.
+func TestPageControls(t *testing.T) {
+	s := engine.Defaults()
+	s.Latency = 0.12
+	s.Loss = 0.035
+	s.Adaptive = true
+	s.Motion = "circle"
+	s.Techniques = []string{"epic", "buffer"}
+	doc := render(t, PageView{Params: engine.Params(), Settings: s})
+
+	for _, p := range engine.Params() {
+		nodes := find(doc, named(p.Name))
+		if len(nodes) == 0 {
+			t.Errorf("no control named %q", p.Name)
+			continue
+		}
+		n := nodes[0]
+		switch p.Kind {
+		case engine.Float, engine.Int:
+			if len(nodes) != 1 || n.Data != "input" {
+				t.Errorf("%s: got %d <%s>, want one <input>", p.Name, len(nodes), n.Data)
+				continue
+			}
+			for key, want := range map[string]float64{
+				"min": p.Min, "max": p.Max, "step": p.Step, "value": p.Get(&s),
+			} {
+				text, _ := attr(n, key)
+				if got, err := strconv.ParseFloat(text, 64); err != nil || got != want {
+					t.Errorf("%s: %s = %q, want %v", p.Name, key, text, want)
+				}
+			}
+		case engine.Bool:
+			_, checked := attr(n, "checked")
+			if typ, _ := attr(n, "type"); typ != "checkbox" || checked != (p.Get(&s) != 0) {
+				t.Errorf("%s: type %q checked %v, want checkbox checked %v", p.Name, typ, checked, p.Get(&s) != 0)
+			}
+		case engine.Enum:
+			sel := find(n, func(n *html.Node) bool { _, ok := attr(n, "selected"); return n.Data == "option" && ok })
+			if n.Data != "select" || len(sel) != 1 || text(sel[0]) != s.Text(p.Name) {
+				t.Errorf("%s: want a <select> with %q selected", p.Name, s.Text(p.Name))
+			}
+		case engine.Set:
+			var on []string
+			for _, c := range nodes {
+				if _, ok := attr(c, "checked"); ok {
+					v, _ := attr(c, "value")
+					on = append(on, v)
+				}
+			}
+			if len(nodes) != len(p.Choices) || strings.Join(on, ",") != s.Text(p.Name) {
+				t.Errorf("%s: %d boxes with %v checked, want %d with %s", p.Name, len(nodes), on, len(p.Choices), s.Text(p.Name))
+			}
+		}
+		if f := fieldOf(n); f == nil || !strings.Contains(text(f), p.Doc) {
+			t.Errorf("%s: its doc %q is not shown beside it", p.Name, p.Doc)
+		}
+	}
+}
+
+// TestPageShown checks the values shown in the designer's units.
+func TestPageShown(t *testing.T) {
+	s := engine.Defaults()
+	s.Latency = 0.12
+	s.Loss = 0.035
+	s.ClockDrift = 0.0002
+	s.BurstLength = 2.5
+	doc := render(t, PageView{Params: engine.Params(), Settings: s})
+	tests := []struct {
+		name, shown string
+	}{
+		{"latency", "120"},
+		{"loss", "3.5"},
+		{"clockDrift", "200"},
+		{"burstLength", "2.5"},
+		{"tickRate", "60"},
+	}
+	for _, tt := range tests {
+		n := byID(doc, "o-"+tt.name)
+		if n == nil {
+			t.Errorf("no output for %s", tt.name)
+			continue
+		}
+		if got := text(n); got != tt.shown {
+			t.Errorf("shown %s = %q, want %q", tt.name, got, tt.shown)
+		}
+	}
+}
+
+func TestPageErrorsAndPresets(t *testing.T) {
+	v := PageView{
+		Params:   engine.Params(),
+		Settings: engine.Defaults(),
+		Preset:   "wifi",
+		Presets: []PresetView{
+			{Name: "lan", Title: "LAN", Doc: "A wired LAN.", Query: "latency=0.001"},
+			{Name: "wifi", Title: "Home Wi-Fi", Doc: "Jittery home Wi-Fi.", Query: "jitter=0.03"},
+		},
+		Errors: []string{`loss = "7" is not allowed: want [0, 0.9] fraction`},
+		Query:  "preset=wifi&loss=0.05",
+	}
+	doc := render(t, v)
+
+	errs := byID(doc, "errors")
+	if errs == nil {
+		t.Fatal("no #errors")
+	}
+	if _, hidden := attr(errs, "hidden"); hidden || !strings.Contains(text(errs), v.Errors[0]) {
+		t.Errorf("#errors hidden %v, text %q; want shown with %q", hidden, text(errs), v.Errors[0])
+	}
+	if _, hidden := attr(byID(render(t, PageView{Params: engine.Params()}), "errors"), "hidden"); !hidden {
+		t.Error("#errors shown with no errors")
+	}
+
+	opts := find(byID(doc, "preset"), func(n *html.Node) bool { return n.Data == "option" })
+	if len(opts) != 3 {
+		t.Fatalf("preset picker has %d options, want 3 (defaults and 2 presets)", len(opts))
+	}
+	if _, ok := attr(opts[2], "selected"); !ok {
+		t.Error("preset wifi is not selected")
+	}
+	if q, _ := attr(opts[1], "data-query"); q != "latency=0.001" {
+		t.Errorf("lan data-query = %q, want latency=0.001", q)
+	}
+	if got := text(byID(doc, "preset-doc")); got != "Jittery home Wi-Fi." {
+		t.Errorf("preset doc = %q, want the selected preset's", got)
+	}
+
+	for _, f := range []string{"json", "cpp", "unity", "unreal", "source", "netem"} {
+		a := byID(doc, "export-"+f)
+		if a == nil {
+			t.Errorf("no export link for %s", f)
+			continue
+		}
+		want := "/api/export?format=" + f + "&preset=wifi&loss=0.05"
+		if href, _ := attr(a, "href"); href != want {
+			t.Errorf("export %s href = %q, want %q", f, href, want)
+		}
+	}
+}
+
+func TestDecimals(t *testing.T) {
+	tests := []struct {
+		step float64
+		want int
+	}{
+		{1, 0}, {100, 0}, {0.5, 1}, {0.1, 1}, {0.01, 2}, {0.001 * 100, 1}, {0.0001 * 1e6, 0},
+	}
+	for _, tt := range tests {
+		if got := decimals(tt.step); got != tt.want {
+			t.Errorf("decimals(%v) = %d, want %d", tt.step, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"syscall/js"
+	"unsafe"
+
+	"interplab/engine"
+)
+
+// Record layouts of interplab.timeline, in float64s.
+const (
+	packetStride    = 8 // seq, sent, tick, arrive (NaN if lost), dup, x, y, z
+	frameTechStride = 7 // renderTime, newest, depth, delay, mode, snap, err
+	maxTechniques   = len(engine.FrameRecord{}.Tech)
+	frameStride     = 2 + maxTechniques*frameTechStride // time, est, then the techniques
+)
+
+// lab is the state behind the interplab object: one simulation and the
+// scratch buffers that keep the per-frame calls free of allocation.
+type lab struct {
+	sim     *engine.Sim
+	metrics []engine.Metrics
+	values  []float64
+	packets []engine.PacketRecord
+	frames  []engine.FrameRecord
+	flat    []float64
+
+	posesView, metricsView, packetsView, framesView byteView
+	settingsView                                    byteView
+}
+
+func newLab() *lab { return &lab{} }
+
+// object returns the JavaScript face of l. The functions live as long as the
+// page, so they are never released.
+func (l *lab) object() map[string]any {
+	return map[string]any{
+		"create":       js.FuncOf(l.create),
+		"set":          js.FuncOf(l.set),
+		"restart":      js.FuncOf(l.restart),
+		"step":         js.FuncOf(l.step),
+		"poses":        js.FuncOf(l.poses),
+		"metrics":      js.FuncOf(l.copyMetrics),
+		"timeline":     js.FuncOf(l.timeline),
+		"setFocus":     js.FuncOf(l.setFocus),
+		"techniques":   js.FuncOf(l.techniques),
+		"time":         js.FuncOf(l.time),
+		"frames":       js.FuncOf(l.frameCount),
+		"entities":     js.FuncOf(l.entities),
+		"params":       js.FuncOf(params),
+		"metricFields": js.FuncOf(metricFields),
+		"format":       js.FuncOf(format),
+		"parse":        js.FuncOf(parse),
+
+		"poseStride":      engine.PoseStride,
+		"packetStride":    packetStride,
+		"frameStride":     frameStride,
+		"frameTechStride": frameTechStride,
+		"maxTechniques":   maxTechniques,
+	}
+}
+
+// misuse reports a call with the wrong arguments on the console; the Go side
+// cannot throw into JavaScript without ending the program.
+func misuse(usage string) any {
+	js.Global().Get("console").Call("error", "interplab: usage: "+usage)
+	return nil
+}
+
+func isArray(v js.Value, ctor string) bool {
+	return v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get(ctor))
+}
+
+func (l *lab) create(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || !isArray(args[0], "Float64Array") {
+		return misuse("create(settings: Float64Array)")
+	}
+	ps := engine.Params()
+	if n := args[0].Length(); n != len(ps) {
+		return "create: got " + strconv.Itoa(n) + " settings, want " + strconv.Itoa(len(ps)) + " (one per parameter)"
+	}
+	v := make([]float64, len(ps))
+	l.settingsView.copyToGo(f64Bytes(v), args[0])
+	s := engine.Defaults()
+	for i := range ps {
+		if err := ps[i].Set(&s, v[i]); err != nil {
+			return err.Error()
+		}
+	}
+	sim, err := engine.NewSim(s)
+	if err != nil {
+		return err.Error()
+	}
+	l.sim = sim
+	return ""
+}
+
+func (l *lab) set(_ js.Value, args []js.Value) any {
+	if len(args) != 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeNumber {
+		return misuse("set(name: string, value: number)")
+	}
+	if l.sim == nil {
+		return map[string]any{"error": "set: no simulation: call create first", "restarted": false}
+	}
+	restarted, err := l.sim.Set(args[0].String(), args[1].Float())
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	return map[string]any{"error": msg, "restarted": restarted}
+}
+
+func (l *lab) restart(js.Value, []js.Value) any {
+	if l.sim != nil {
+		l.sim.Restart()
+	}
+	return nil
+}
+
+func (l *lab) step(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeNumber {
+		return misuse("step(dt: number)")
+	}
+	if l.sim != nil {
+		l.sim.Step(args[0].Float())
+	}
+	return nil
+}
+
+func (l *lab) poses(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || !isArray(args[0], "Float32Array") {
+		return misuse("poses(dst: Float32Array)")
+	}
+	if l.sim == nil {
+		return 0
+	}
+	p := l.sim.Poses()
+	n := min(len(p), args[0].Length())
+	if n > 0 {
+		l.posesView.copyToJS(args[0], unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), n*4))
+	}
+	return len(p)
+}
+
+func (l *lab) copyMetrics(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || !isArray(args[0], "Float64Array") {
+		return misuse("metrics(dst: Float64Array)")
+	}
+	if l.sim == nil {
+		return 0
+	}
+	l.metrics = l.sim.Metrics(l.metrics[:0])
+	l.values = l.values[:0]
+	for _, m := range l.metrics {
+		l.values = m.Values(l.values)
+	}
+	n := min(len(l.values), args[0].Length())
+	l.metricsView.copyToJS(args[0], f64Bytes(l.values[:n]))
+	return len(l.values)
+}
+
+func (l *lab) timeline(_ js.Value, args []js.Value) any {
+	if len(args) != 2 || !isArray(args[0], "Float64Array") || !isArray(args[1], "Float64Array") {
+		return misuse("timeline(packets: Float64Array, frames: Float64Array)")
+	}
+	if l.sim == nil {
+		return []any{0, 0}
+	}
+	l.packets, l.frames = l.sim.Drain(l.packets[:0], l.frames[:0])
+
+	np := min(len(l.packets), args[0].Length()/packetStride)
+	l.flat = l.flat[:0]
+	for _, p := range l.packets[len(l.packets)-np:] {
+		l.flat = append(l.flat, float64(p.Seq), p.Sent, p.Tick, p.Arrive, b2f(p.Dup), p.Pos[0], p.Pos[1], p.Pos[2])
+	}
+	l.packetsView.copyToJS(args[0], f64Bytes(l.flat))
+
+	nf := min(len(l.frames), args[1].Length()/frameStride)
+	l.flat = l.flat[:0]
+	for _, f := range l.frames[len(l.frames)-nf:] {
+		l.flat = append(l.flat, f.Time, f.Est)
+		for _, t := range f.Tech {
+			l.flat = append(l.flat, t.RenderTime, t.Newest, float64(t.Depth), t.Delay, float64(t.Mode), b2f(t.Snap), t.Err)
+		}
+	}
+	l.framesView.copyToJS(args[1], f64Bytes(l.flat))
+	return []any{np, nf}
+}
+
+func (l *lab) setFocus(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeNumber {
+		return misuse("setFocus(entity: number)")
+	}
+	if l.sim != nil {
+		l.sim.SetFocus(args[0].Int())
+	}
+	return nil
+}
+
+func (l *lab) techniques(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return []any{}
+	}
+	var out []any
+	for _, t := range l.sim.Techniques() {
+		out = append(out, t)
+	}
+	return out
+}
+
+func (l *lab) time(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return 0
+	}
+	return l.sim.Time()
+}
+
+func (l *lab) frameCount(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return 0
+	}
+	return l.sim.Frames()
+}
+
+func (l *lab) entities(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return 0
+	}
+	return l.sim.Entities()
+}
+
+var kindNames = [...]string{engine.Float: "float", engine.Int: "int", engine.Bool: "bool", engine.Enum: "enum", engine.Set: "set"}
+
+// params returns the parameter table as plain objects.
+func params(js.Value, []js.Value) any {
+	var out []any
+	for _, p := range engine.Params() {
+		var choices []any
+		for _, c := range p.Choices {
+			choices = append(choices, c)
+		}
+		out = append(out, map[string]any{
+			"name": p.Name, "group": p.Group, "kind": kindNames[p.Kind], "unit": p.Unit,
+			"min": p.Min, "max": p.Max, "step": p.Step, "default": p.Default,
+			"choices": choices, "doc": p.Doc, "restart": p.Restart,
+			"display": p.Display, "scale": p.Scale,
+		})
+	}
+	return out
+}
+
+func metricFields(js.Value, []js.Value) any {
+	var out []any
+	for _, f := range engine.MetricFields {
+		out = append(out, map[string]any{
+			"name": f.Name, "unit": f.Unit, "display": f.Display, "scale": f.Scale, "doc": f.Doc,
+		})
+	}
+	return out
+}
+
+func format(_ js.Value, args []js.Value) any {
+	if len(args) != 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeNumber {
+		return misuse("format(name: string, value: number)")
+	}
+	p, ok := engine.Lookup(args[0].String())
+	if !ok {
+		return ""
+	}
+	return p.Format(args[1].Float())
+}
+
+func parse(_ js.Value, args []js.Value) any {
+	if len(args) != 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeString {
+		return misuse("parse(name: string, text: string)")
+	}
+	var s engine.Settings
+	name, text := args[0].String(), args[1].String()
+	if err := s.SetText(name, text); err != nil {
+		return map[string]any{"value": math.NaN(), "error": err.Error()}
+	}
+	p, _ := engine.Lookup(name)
+	return map[string]any{"value": p.Get(&s), "error": ""}
+}
+
+// byteView caches a Uint8Array over the buffer of the last typed array it
+// saw, so copying into the same array every frame makes no garbage.
+type byteView struct {
+	arr, u8 js.Value
+}
+
+func (b *byteView) view(arr js.Value) js.Value {
+	if b.u8.IsUndefined() || !arr.Equal(b.arr) {
+		b.arr = arr
+		b.u8 = js.Global().Get("Uint8Array").New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength"))
+	}
+	return b.u8
+}
+
+func (b *byteView) copyToJS(dst js.Value, src []byte) {
+	if len(src) > 0 {
+		js.CopyBytesToJS(b.view(dst), src)
+	}
+}
+
+func (b *byteView) copyToGo(dst []byte, src js.Value) {
+	if len(dst) > 0 {
+		js.CopyBytesToGo(dst, b.view(src))
+	}
+}
+
+// f64Bytes returns the bytes of v, which WebAssembly and every browser store
+// little-endian, as a typed array expects.
+func f64Bytes(v []float64) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*8)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

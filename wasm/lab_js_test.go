@@ -1,0 +1,267 @@
+package main
+
+// These tests run under Node:
+//
+//	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/...
+//
+// They call the interplab object through JavaScript, with typed arrays, the
+// way the page does.
+
+import (
+	"math"
+	"os"
+	"strings"
+	"syscall/js"
+	"testing"
+	"unsafe"
+
+	"interplab/engine"
+)
+
+// api returns a fresh interplab object, registered on globalThis as main does.
+func api(t *testing.T) js.Value {
+	t.Helper()
+	js.Global().Set("interplab", newLab().object())
+	return js.Global().Get("interplab")
+}
+
+// settingsArray returns s as the Float64Array create takes.
+func settingsArray(s engine.Settings) js.Value {
+	ps := engine.Params()
+	a := js.Global().Get("Float64Array").New(len(ps))
+	for i := range ps {
+		a.SetIndex(i, ps[i].Get(&s))
+	}
+	return a
+}
+
+func float64s(a js.Value, n int) []float64 {
+	v := make([]float64, n)
+	if n > 0 {
+		u8 := js.Global().Get("Uint8Array").New(a.Get("buffer"), 0, n*8)
+		js.CopyBytesToGo(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), n*8), u8)
+	}
+	return v
+}
+
+func float32s(a js.Value, n int) []float32 {
+	v := make([]float32, n)
+	if n > 0 {
+		u8 := js.Global().Get("Uint8Array").New(a.Get("buffer"), 0, n*4)
+		js.CopyBytesToGo(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), n*4), u8)
+	}
+	return v
+}
+
+// TestWasmGolden runs the golden cases through the JavaScript API and checks
+// that WebAssembly reproduces the native engine's numbers bit for bit.
+func TestWasmGolden(t *testing.T) {
+	want, err := os.ReadFile(goldenFile)
+	if err != nil {
+		t.Fatalf("%v (the native test writes it: go test ./wasm -update)", err)
+	}
+	lab := api(t)
+	var b strings.Builder
+	for i, c := range goldenCases {
+		s, err := goldenSettings(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := lab.Call("create", settingsArray(s)).String(); msg != "" {
+			t.Fatalf("case %s: create: %s", c.name, msg)
+		}
+		stepCase(i, func(dt float64) { lab.Call("step", dt) })
+
+		var r goldenRun
+		r.techniques = jsStrings(lab.Call("techniques"))
+		ma := js.Global().Get("Float64Array").New(0)
+		n := lab.Call("metrics", ma).Int()
+		ma = js.Global().Get("Float64Array").New(n)
+		if got := lab.Call("metrics", ma).Int(); got != n {
+			t.Fatalf("case %s: metrics() = %d, then %d", c.name, n, got)
+		}
+		r.metrics = float64s(ma, n)
+		n = lab.Call("poses", js.Global().Get("Float32Array").New(0)).Int()
+		pa := js.Global().Get("Float32Array").New(n)
+		lab.Call("poses", pa)
+		r.poses = float32s(pa, n)
+		r.frames = lab.Call("frames").Int()
+		r.time = lab.Call("time").Float()
+		r.report(&b, c.name)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("WebAssembly differs from the native engine (%s):\n%s", goldenFile, firstDiff(got, string(want)))
+	}
+}
+
+func jsStrings(a js.Value) []string {
+	out := make([]string, a.Length())
+	for i := range out {
+		out[i] = a.Index(i).String()
+	}
+	return out
+}
+
+// TestWasmErrors checks that create and set report the engine's own error
+// text and change nothing on error.
+func TestWasmErrors(t *testing.T) {
+	lab := api(t)
+	s := engine.Defaults()
+
+	bad := s
+	bad.Loss = 2
+	p, _ := engine.Lookup("loss")
+	want := p.Set(&engine.Settings{}, 2).Error()
+	if got := lab.Call("create", settingsArray(bad)).String(); got != want {
+		t.Errorf("create(loss 2) = %q, want %q", got, want)
+	}
+	if got := lab.Call("create", js.Global().Get("Float64Array").New(3)).String(); !strings.Contains(got, "3 settings") {
+		t.Errorf("create(3 values) = %q, want a count error", got)
+	}
+
+	// A cross-field rule is the engine's too: sendRate above tickRate.
+	cross := s
+	cross.SendRate, cross.TickRate = 60, 30
+	_, werr := engine.NewSim(cross)
+	if werr == nil {
+		t.Fatal("NewSim(sendRate > tickRate) succeeded")
+	}
+	if got := lab.Call("create", settingsArray(cross)).String(); got != werr.Error() {
+		t.Errorf("create(sendRate > tickRate) = %q, want %q", got, werr.Error())
+	}
+
+	if got := lab.Call("create", settingsArray(s)).String(); got != "" {
+		t.Fatalf("create(defaults) = %q", got)
+	}
+	lab.Call("step", 0.5)
+	frames := lab.Call("frames").Int()
+	r := lab.Call("set", "loss", 7)
+	if got := r.Get("error").String(); got != p.Set(&engine.Settings{}, 7).Error() {
+		t.Errorf("set(loss, 7).error = %q, want the engine's", got)
+	}
+	if lab.Call("frames").Int() != frames {
+		t.Error("a rejected set changed the run")
+	}
+}
+
+// TestWasmSet checks that set restarts the run only for a Restart parameter.
+func TestWasmSet(t *testing.T) {
+	lab := api(t)
+	if got := lab.Call("create", settingsArray(engine.Defaults())).String(); got != "" {
+		t.Fatalf("create = %q", got)
+	}
+	tests := []struct {
+		name        string
+		value       float64
+		wantRestart bool
+	}{
+		{"latency", 0.12, false},
+		{"adaptive", 1, false},
+		{"seed", 9, true},
+		{"techniques", 0b10001, true},
+	}
+	for _, tt := range tests {
+		lab.Call("step", 0.25)
+		r := lab.Call("set", tt.name, tt.value)
+		if e := r.Get("error").String(); e != "" {
+			t.Errorf("set(%s, %v) error %q", tt.name, tt.value, e)
+			continue
+		}
+		if got := r.Get("restarted").Bool(); got != tt.wantRestart {
+			t.Errorf("set(%s, %v).restarted = %v, want %v", tt.name, tt.value, got, tt.wantRestart)
+		}
+		if frames := lab.Call("frames").Int(); (frames == 0) != tt.wantRestart {
+			t.Errorf("after set(%s): frames() = %d, restarted %v", tt.name, frames, tt.wantRestart)
+		}
+	}
+	if got := strings.Join(jsStrings(lab.Call("techniques")), ","); got != "epic,hermite" {
+		t.Errorf("techniques() = %s, want epic,hermite after the mask 0b10001", got)
+	}
+}
+
+// TestWasmCopies checks the typed-array layouts: poses, metrics, timeline.
+func TestWasmCopies(t *testing.T) {
+	lab := api(t)
+	s := engine.Defaults()
+	s.Entities = 3
+	s.Techniques = []string{"snap", "buffer"}
+	if got := lab.Call("create", settingsArray(s)).String(); got != "" {
+		t.Fatalf("create = %q", got)
+	}
+	lab.Call("setFocus", 1)
+	lab.Call("step", 1)
+
+	ps := engine.PoseStride
+	if got := lab.Get("poseStride").Int(); got != ps {
+		t.Errorf("poseStride = %d, want %d", got, ps)
+	}
+	want := (1 + 2) * 3 * ps
+	small := js.Global().Get("Float32Array").New(4)
+	if n := lab.Call("poses", small).Int(); n != want {
+		t.Errorf("poses(small) = %d, want %d (the length needed)", n, want)
+	}
+	pa := js.Global().Get("Float32Array").New(want)
+	lab.Call("poses", pa)
+	poses := float32s(pa, want)
+	for e := 0; e < 3; e++ {
+		if mode := poses[e*ps+4]; mode != 1 {
+			t.Errorf("truth row entity %d mode = %v, want 1", e, mode)
+		}
+	}
+
+	nf := len(engine.MetricFields)
+	if n := lab.Call("metrics", js.Global().Get("Float64Array").New(0)).Int(); n != 2*nf {
+		t.Errorf("metrics() = %d values, want %d", n, 2*nf)
+	}
+	if fields := lab.Call("metricFields"); fields.Length() != nf || fields.Index(0).Get("name").String() != engine.MetricFields[0].Name {
+		t.Errorf("metricFields() = %d fields, want engine.MetricFields", fields.Length())
+	}
+
+	pk := js.Global().Get("Float64Array").New(1024 * packetStride)
+	fr := js.Global().Get("Float64Array").New(1024 * frameStride)
+	counts := lab.Call("timeline", pk, fr)
+	np, nfr := counts.Index(0).Int(), counts.Index(1).Int()
+	if np == 0 || nfr == 0 {
+		t.Fatalf("timeline() = [%d, %d] after 1 s, want records", np, nfr)
+	}
+	frames := float64s(fr, nfr*frameStride)
+	for i := 1; i < nfr; i++ {
+		if frames[i*frameStride] <= frames[(i-1)*frameStride] {
+			t.Fatalf("frame %d time %v not after %v: stride wrong?", i, frames[i*frameStride], frames[(i-1)*frameStride])
+		}
+	}
+	packets := float64s(pk, np*packetStride)
+	for i := 1; i < np; i++ {
+		if packets[i*packetStride] <= packets[(i-1)*packetStride] {
+			t.Errorf("packet %d seq %v not after %v", i, packets[i*packetStride], packets[(i-1)*packetStride])
+		}
+		if a := packets[i*packetStride+3]; !math.IsNaN(a) && a < packets[i*packetStride+1] {
+			t.Errorf("packet %d arrives at %v before it is sent at %v", i, a, packets[i*packetStride+1])
+		}
+	}
+	if again := lab.Call("timeline", pk, fr); again.Index(1).Int() != 0 {
+		t.Errorf("a second timeline() drained %d frames again", again.Index(1).Int())
+	}
+}
+
+// TestWasmText checks format and parse against the engine's parameter table.
+func TestWasmText(t *testing.T) {
+	lab := api(t)
+	if got := lab.Call("format", "techniques", 0b00110).String(); got != "epicfix,snap" {
+		t.Errorf("format(techniques, 6) = %q", got)
+	}
+	if got := lab.Call("format", "jitterDist", 2).String(); got != "pareto" {
+		t.Errorf("format(jitterDist, 2) = %q", got)
+	}
+	r := lab.Call("parse", "loss", "0.05")
+	if r.Get("error").String() != "" || r.Get("value").Float() != 0.05 {
+		t.Errorf("parse(loss, 0.05) = %v, %q", r.Get("value"), r.Get("error").String())
+	}
+	r = lab.Call("parse", "loss", "lots")
+	if e := r.Get("error").String(); !strings.HasPrefix(e, "loss = \"lots\"") {
+		t.Errorf("parse(loss, lots).error = %q", e)
+	}
+	if n := lab.Call("params").Length(); n != len(engine.Params()) {
+		t.Errorf("params() has %d entries, want %d", n, len(engine.Params()))
+	}
+}

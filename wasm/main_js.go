@@ -1,0 +1,46 @@
+// Command wasm is the lab engine compiled to WebAssembly for the page. It is
+// a thin adapter: it converts JavaScript values, calls package engine and
+// copies the results into typed arrays. It has no logic of its own.
+//
+// Build it with GOOS=js GOARCH=wasm; the page loads it with the wasm_exec.js
+// of the same Go. main puts one object on globalThis:
+//
+//	interplab.create(settings: Float64Array) → string
+//	    starts a run; settings holds one value per parameter in
+//	    engine.Params() order (an index for an enum, 0 or 1 for a bool, a bit
+//	    mask for the techniques). The result is "" or the engine's error text.
+//	interplab.set(name: string, value: number) → {error: string, restarted: bool}
+//	    changes one parameter of the running simulation (engine.Sim.Set).
+//	interplab.restart()                  back to time 0, same settings
+//	interplab.step(dt: number)           advance dt simulated seconds (engine.Sim.Step)
+//	interplab.poses(dst: Float32Array) → n
+//	    copies engine.Sim.Poses: row 0 the ground truth, then one row per
+//	    technique, each entities() × poseStride floats (x, y, z, yaw, mode).
+//	interplab.metrics(dst: Float64Array) → n
+//	    copies, per running technique, Metrics.Values (metricFields() order).
+//	interplab.timeline(packets: Float64Array, frames: Float64Array) → [np, nf]
+//	    drains the focus entity's records since the last call: np packets of
+//	    packetStride numbers (seq, sent, tick, arrive or NaN if lost, dup,
+//	    x, y, z) and nf frames of frameStride numbers (time, est, then for
+//	    each of maxTechniques slots indexed like techniques(): renderTime,
+//	    newest, depth, delay, mode, snap, err).
+//	interplab.setFocus(entity: number)
+//	interplab.techniques() → string[]    the running techniques
+//	interplab.time() / frames() / entities() → number
+//	interplab.params() → object[]        the parameter table
+//	interplab.metricFields() → object[]  name, unit, display, scale, doc
+//	interplab.format(name, value) → string            engine Param.Format
+//	interplab.parse(name, text) → {value, error}      engine Param.Parse
+//	interplab.poseStride, packetStride, frameStride, frameTechStride, maxTechniques
+//
+// The functions that copy return the number of values available, which is
+// more than they copied when dst is too small; the caller then grows dst.
+package main
+
+import "syscall/js"
+
+func main() {
+	js.Global().Set("interplab", newLab().object())
+	// Keep the Go runtime alive: the page calls in from JavaScript.
+	<-make(chan struct{})
+}

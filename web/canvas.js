@@ -1,0 +1,409 @@
+// canvas.js draws the top view: the ground truth as a ghost, each technique's
+// displayed entity in its colour with a short trail, and the packets of the
+// focus entity where the server sent them (lost ones crossed). The ground is
+// the engine's x–y plane (z is up); yaw 0 faces +x.
+
+import { techColor, rgba32 } from './colors.js';
+
+const TRAIL = 48; // trail points kept per entity and row (0.8 s at 60 Hz)
+const TRACK_ALL = 64; // up to this many entities every one has a trail
+const DOTS_ABOVE = 300; // above this many entities the view draws dots
+const PACKET_AGE = 2; // seconds of sent packets shown
+const BG = '#0d1117';
+
+export class View {
+  /**
+   * @param {HTMLCanvasElement} canvas
+   * @param {(entity: number) => void} onFocus called when an entity is clicked
+   */
+  constructor(canvas, onFocus) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.onFocus = onFocus;
+    this.stride = 5;
+    this.techs = [];
+    this.entities = 0;
+    this.focus = 0;
+    this.dots = false; // the stress view
+    this.mode = 'fit'; // 'fit' frames every entity; 'follow' centres the focus at a chosen zoom
+    this.cx = 0;
+    this.cy = 0;
+    this.scale = 20; // px per metre
+    this.packets = []; // {sent, x, y, lost, dup} of the focus entity
+    this.poses = new Float32Array(0);
+    this.resize();
+    new ResizeObserver(() => this.resize()).observe(canvas);
+    canvas.addEventListener('click', (e) => this.click(e));
+    canvas.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      this.zoom(e.deltaY < 0 ? 1.2 : 1 / 1.2);
+    }, { passive: false });
+  }
+
+  resize() {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(this.canvas.clientWidth * dpr));
+    const h = Math.max(1, Math.round(this.canvas.clientHeight * dpr));
+    if (this.canvas.width !== w || this.canvas.height !== h) {
+      this.canvas.width = w;
+      this.canvas.height = h;
+      this.image = null;
+    }
+    this.dpr = dpr;
+  }
+
+  /** reset starts a new run: techniques in row order, entity count, pose stride. */
+  reset(techs, entities, stride) {
+    this.techs = techs;
+    this.entities = entities;
+    this.stride = stride;
+    this.focus = Math.min(this.focus, entities - 1);
+    this.packets = [];
+    this.tracked = entities <= TRACK_ALL ? entities : 1;
+    this.trail = new Float32Array((techs.length + 1) * this.tracked * TRAIL * 2);
+    this.trailLen = 0;
+    this.trailHead = 0;
+    this.colors = ['truth', ...techs].map((t) => techColor(t));
+    this.colors32 = this.colors.map((c) => rgba32(c));
+    this.poses = new Float32Array(0);
+    this.settled = false; // the camera jumps to the new run
+  }
+
+  setFocus(i) {
+    this.focus = i;
+    this.packets = [];
+    if (this.tracked === 1) this.trailLen = 0;
+  }
+
+  /** update takes a new frame's poses (interplab.poses) and, if trail, extends the trails. */
+  update(poses, trail) {
+    this.poses = poses;
+    if (!trail) return;
+    const rows = this.techs.length + 1;
+    const h = this.trailHead;
+    for (let r = 0; r < rows; r++) {
+      for (let k = 0; k < this.tracked; k++) {
+        const e = this.tracked === 1 ? this.focus : k;
+        const o = (r * this.entities + e) * this.stride;
+        const t = ((r * this.tracked + k) * TRAIL + h) * 2;
+        this.trail[t] = poses[o];
+        this.trail[t + 1] = poses[o + 1];
+      }
+    }
+    this.trailHead = (h + 1) % TRAIL;
+    this.trailLen = Math.min(this.trailLen + 1, TRAIL);
+  }
+
+  /** addPackets takes n packet records (interplab.timeline layout) of the focus entity. */
+  addPackets(pk, n, stride, now) {
+    for (let i = 0; i < n; i++) {
+      const o = i * stride;
+      this.packets.push({ sent: pk[o + 1], lost: Number.isNaN(pk[o + 3]), dup: pk[o + 4] !== 0, x: pk[o + 5], y: pk[o + 6] });
+    }
+    const old = this.packets.findIndex((p) => p.sent >= now - PACKET_AGE);
+    if (old > 0) this.packets.splice(0, old);
+  }
+
+  zoom(f) {
+    this.mode = 'follow';
+    this.scale = Math.min(2000, Math.max(0.05, this.scale * f));
+  }
+
+  fit() {
+    this.mode = 'fit';
+  }
+
+  // camera moves the view towards its target: every entity, or the focus.
+  camera() {
+    const p = this.poses;
+    const s = this.stride;
+    const w = this.canvas.width;
+    const h = this.canvas.height;
+    let tx;
+    let ty;
+    let ts = this.scale;
+    if (this.mode === 'fit') {
+      let x0 = Infinity;
+      let y0 = Infinity;
+      let x1 = -Infinity;
+      let y1 = -Infinity;
+      for (let e = 0; e < this.entities; e++) {
+        const x = p[e * s];
+        const y = p[e * s + 1];
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+      if (!(x1 >= x0)) return;
+      tx = (x0 + x1) / 2;
+      ty = (y0 + y1) / 2;
+      const span = Math.max(x1 - x0, (y1 - y0) * (w / h), 4);
+      ts = (w * 0.8) / span;
+    } else {
+      tx = p[this.focus * s];
+      ty = p[this.focus * s + 1];
+      if (tx === undefined) return;
+    }
+    const k = this.settled ? 0.15 : 1;
+    this.cx += (tx - this.cx) * k;
+    this.cy += (ty - this.cy) * k;
+    this.scale += (ts - this.scale) * k;
+    this.settled = true;
+  }
+
+  sx(x) {
+    return this.canvas.width / 2 + (x - this.cx) * this.scale;
+  }
+
+  sy(y) {
+    return this.canvas.height / 2 - (y - this.cy) * this.scale;
+  }
+
+  /** draw renders the latest frame at server time now. */
+  draw(now) {
+    if (this.entities === 0 || this.poses.length === 0) return;
+    this.camera();
+    const ctx = this.ctx;
+    const useDots = this.dots || this.entities > DOTS_ABOVE;
+    if (useDots) {
+      this.drawDots();
+    } else {
+      ctx.fillStyle = BG;
+      ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
+      this.drawGrid();
+      this.drawPackets(now);
+      this.drawTrails();
+      this.drawEntities();
+    }
+    this.drawScale();
+  }
+
+  drawGrid() {
+    const ctx = this.ctx;
+    const step = niceStep(60 * this.dpr / this.scale);
+    const w = this.canvas.width;
+    const h = this.canvas.height;
+    const x0 = this.cx - w / 2 / this.scale;
+    const y0 = this.cy - h / 2 / this.scale;
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = 'rgba(139, 148, 158, 0.12)';
+    ctx.beginPath();
+    for (let x = Math.ceil(x0 / step) * step; x < x0 + w / this.scale; x += step) {
+      const px = Math.round(this.sx(x)) + 0.5;
+      ctx.moveTo(px, 0);
+      ctx.lineTo(px, h);
+    }
+    for (let y = Math.ceil(y0 / step) * step; y < y0 + h / this.scale; y += step) {
+      const py = Math.round(this.sy(y)) + 0.5;
+      ctx.moveTo(0, py);
+      ctx.lineTo(w, py);
+    }
+    ctx.stroke();
+  }
+
+  drawScale() {
+    const ctx = this.ctx;
+    const d = this.dpr;
+    const step = niceStep(100 * d / this.scale);
+    const len = step * this.scale;
+    const x = 14 * d;
+    const y = this.canvas.height - 14 * d;
+    ctx.strokeStyle = '#8b949e';
+    ctx.fillStyle = '#8b949e';
+    ctx.lineWidth = d;
+    ctx.beginPath();
+    ctx.moveTo(x, y - 4 * d);
+    ctx.lineTo(x, y);
+    ctx.lineTo(x + len, y);
+    ctx.lineTo(x + len, y - 4 * d);
+    ctx.stroke();
+    ctx.font = `${11 * d}px ui-monospace, monospace`;
+    ctx.fillText(step >= 1 ? `${step} m` : `${Math.round(step * 100)} cm`, x + len + 6 * d, y);
+  }
+
+  drawPackets(now) {
+    const ctx = this.ctx;
+    const d = this.dpr;
+    for (const p of this.packets) {
+      const age = Math.min(1, Math.max(0, (now - p.sent) / PACKET_AGE));
+      const x = this.sx(p.x);
+      const y = this.sy(p.y);
+      ctx.globalAlpha = 1 - 0.8 * age;
+      if (p.lost) {
+        ctx.strokeStyle = '#f85149';
+        ctx.lineWidth = 1.5 * d;
+        const r = 4 * d;
+        ctx.beginPath();
+        ctx.moveTo(x - r, y - r);
+        ctx.lineTo(x + r, y + r);
+        ctx.moveTo(x + r, y - r);
+        ctx.lineTo(x - r, y + r);
+        ctx.stroke();
+      } else {
+        ctx.fillStyle = '#c9d1d9';
+        ctx.fillRect(x - 1.5 * d, y - 1.5 * d, 3 * d, 3 * d);
+        if (p.dup) {
+          ctx.strokeStyle = '#c9d1d9';
+          ctx.lineWidth = d;
+          ctx.strokeRect(x - 4 * d, y - 4 * d, 8 * d, 8 * d);
+        }
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  drawTrails() {
+    const ctx = this.ctx;
+    const rows = this.techs.length + 1;
+    if (this.trailLen < 2) return;
+    ctx.lineWidth = 1.5 * this.dpr;
+    ctx.lineJoin = 'round';
+    for (let r = 0; r < rows; r++) {
+      ctx.strokeStyle = this.colors[r];
+      ctx.globalAlpha = r === 0 ? 0.35 : 0.55;
+      ctx.beginPath();
+      for (let k = 0; k < this.tracked; k++) {
+        const base = (r * this.tracked + k) * TRAIL;
+        for (let i = 0; i < this.trailLen; i++) {
+          const j = (this.trailHead - this.trailLen + i + TRAIL) % TRAIL;
+          const x = this.sx(this.trail[(base + j) * 2]);
+          const y = this.sy(this.trail[(base + j) * 2 + 1]);
+          if (i === 0) ctx.moveTo(x, y);
+          else ctx.lineTo(x, y);
+        }
+      }
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  drawEntities() {
+    const ctx = this.ctx;
+    const p = this.poses;
+    const s = this.stride;
+    const d = this.dpr;
+    const rad = Math.max(4 * d, Math.min(14 * d, 0.45 * this.scale));
+    const rows = this.techs.length + 1;
+    for (let r = 0; r < rows; r++) {
+      for (let e = 0; e < this.entities; e++) {
+        const o = (r * this.entities + e) * s;
+        const mode = p[o + 4];
+        if (mode === 0) continue; // nothing received yet
+        const x = this.sx(p[o]);
+        const y = this.sy(p[o + 1]);
+        const yaw = p[o + 3];
+        ctx.strokeStyle = this.colors[r];
+        ctx.fillStyle = this.colors[r];
+        ctx.lineWidth = (r === 0 ? 1.5 : 2) * d;
+        ctx.setLineDash(mode === 2 ? [3 * d, 2 * d] : []);
+        ctx.beginPath();
+        if (mode === 3) ctx.rect(x - rad, y - rad, 2 * rad, 2 * rad); // frozen
+        else ctx.arc(x, y, rad, 0, 2 * Math.PI);
+        if (r === 0) {
+          ctx.globalAlpha = 0.7;
+          ctx.stroke();
+        } else {
+          ctx.globalAlpha = 0.28;
+          ctx.fill();
+          ctx.globalAlpha = 0.95;
+          ctx.stroke();
+        }
+        ctx.setLineDash([]);
+        ctx.beginPath();
+        ctx.moveTo(x, y);
+        ctx.lineTo(x + Math.cos(yaw) * rad * 1.6, y - Math.sin(yaw) * rad * 1.6);
+        ctx.stroke();
+      }
+    }
+    ctx.globalAlpha = 1;
+    this.drawFocus(rad);
+  }
+
+  // drawFocus rings the focus entity's ground truth and writes its number.
+  drawFocus(rad) {
+    const ctx = this.ctx;
+    const d = this.dpr;
+    const o = this.focus * this.stride;
+    const fx = this.sx(this.poses[o]);
+    const fy = this.sy(this.poses[o + 1]);
+    ctx.strokeStyle = '#e6edf3';
+    ctx.lineWidth = d;
+    ctx.setLineDash([2 * d, 3 * d]);
+    ctx.beginPath();
+    ctx.arc(fx, fy, rad + 6 * d, 0, 2 * Math.PI);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = '#e6edf3';
+    ctx.font = `${11 * d}px ui-monospace, monospace`;
+    ctx.fillText(`#${this.focus}`, fx + rad + 8 * d, fy - rad - 4 * d);
+  }
+
+  // drawDots plots every entity of every row as a 2×2 dot, straight into
+  // the pixels: the stress view for thousands of entities.
+  drawDots() {
+    const w = this.canvas.width;
+    const h = this.canvas.height;
+    if (!this.image || this.image.width !== w || this.image.height !== h) {
+      this.image = this.ctx.createImageData(w, h);
+      this.pixels = new Uint32Array(this.image.data.buffer);
+    }
+    const px = this.pixels;
+    px.fill(rgba32(BG));
+    const p = this.poses;
+    const s = this.stride;
+    const rows = this.techs.length + 1;
+    const half = w / 2;
+    const halfH = h / 2;
+    for (let r = rows - 1; r >= 0; r--) {
+      const c = this.colors32[r];
+      for (let e = 0; e < this.entities; e++) {
+        const o = (r * this.entities + e) * s;
+        if (p[o + 4] === 0) continue;
+        const x = (half + (p[o] - this.cx) * this.scale) | 0;
+        const y = (halfH - (p[o + 1] - this.cy) * this.scale) | 0;
+        if (x < 0 || y < 0 || x >= w - 1 || y >= h - 1) continue;
+        const i = y * w + x;
+        px[i] = c;
+        px[i + 1] = c;
+        px[i + w] = c;
+        px[i + w + 1] = c;
+      }
+    }
+    this.ctx.putImageData(this.image, 0, 0);
+    this.drawFocus(6 * this.dpr);
+  }
+
+  click(e) {
+    const rect = this.canvas.getBoundingClientRect();
+    const x = (e.clientX - rect.left) * this.dpr;
+    const y = (e.clientY - rect.top) * this.dpr;
+    let best = -1;
+    let bestD = (24 * this.dpr) ** 2;
+    for (let i = 0; i < this.entities; i++) {
+      const dx = this.sx(this.poses[i * this.stride]) - x;
+      const dy = this.sy(this.poses[i * this.stride + 1]) - y;
+      const dd = dx * dx + dy * dy;
+      if (dd < bestD) {
+        bestD = dd;
+        best = i;
+      }
+    }
+    if (best >= 0) this.onFocus(best);
+  }
+
+  /** screenOf returns where entity e of row r is drawn, in CSS pixels (for tests). */
+  screenOf(r, e) {
+    const o = (r * this.entities + e) * this.stride;
+    return { x: this.sx(this.poses[o]) / this.dpr, y: this.sy(this.poses[o + 1]) / this.dpr };
+  }
+}
+
+// niceStep returns 1, 2 or 5 × 10^k, the smallest at least min.
+function niceStep(min) {
+  const k = Math.pow(10, Math.floor(Math.log10(min)));
+  for (const m of [1, 2, 5, 10]) {
+    if (m * k >= min) return m * k;
+  }
+  return 10 * k;
+}

@@ -1,0 +1,25 @@
+// colors.js gives each technique its colour. The colours are defined once,
+// in style.css (--tech-NAME, and --truth for the ground truth), so the
+// picker, the legend, the metrics and the canvas agree.
+
+const cache = new Map();
+
+/** techColor returns the CSS colour of technique name ('truth' for the ghost). */
+export function techColor(name) {
+  let c = cache.get(name);
+  if (!c) {
+    const v = name === 'truth' ? '--truth' : '--tech-' + name;
+    c = getComputedStyle(document.documentElement).getPropertyValue(v).trim() || '#8b949e';
+    cache.set(name, c);
+  }
+  return c;
+}
+
+/** rgba32 packs a #rrggbb colour as an opaque pixel of an ImageData's Uint32Array view. */
+export function rgba32(hex) {
+  const n = parseInt(hex.slice(1, 7), 16);
+  const r = (n >> 16) & 255;
+  const g = (n >> 8) & 255;
+  const b = n & 255;
+  return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
+}

@@ -1,0 +1,27 @@
+// engine.js loads the lab's WebAssembly module and returns the interplab
+// object it puts on globalThis (see wasm/main_js.go for its API).
+
+/**
+ * loadEngine fetches and starts the module at url. It needs wasm_exec.js
+ * (globalThis.Go) and a server that sends Content-Type: application/wasm.
+ * @param {string} url
+ * @returns {Promise<object>} the interplab object
+ */
+export async function loadEngine(url) {
+  if (typeof globalThis.Go !== 'function') {
+    throw new Error('wasm_exec.js did not load: the server has no /static/dist/wasm_exec.js (run make wasm)');
+  }
+  const go = new globalThis.Go();
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error(`${url}: ${response.status} ${response.statusText} (run make wasm)`);
+  }
+  const { instance } = await WebAssembly.instantiateStreaming(response, go.importObject);
+  // run resolves only when the Go program exits, which it never does; the
+  // interplab object exists as soon as main has started.
+  go.run(instance).catch((err) => console.error('interplab exited:', err));
+  if (!globalThis.interplab) {
+    throw new Error('the WebAssembly module started without defining interplab');
+  }
+  return globalThis.interplab;
+}

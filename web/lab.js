@@ -1,0 +1,391 @@
+// lab.js is the page's glue: it starts the engine with the values of the
+// controls, runs it once per animation frame, hands each frame to the view,
+// the timeline and the metrics panel, applies every control change on the
+// next frame (restarting only when the engine says so), and keeps the
+// address bar a share link of the running state.
+
+import { loadEngine } from './engine.js';
+import { Controls } from './controls.js';
+import { presetValues, shareQuery, mirror, exportURL } from './url.js';
+import { View } from './canvas.js';
+import { Timeline } from './timeline.js';
+import { MetricsPanel } from './metrics.js';
+import { techColor } from './colors.js';
+
+const $ = (id) => document.getElementById(id);
+const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
+// MAX_DT caps the simulated time one animation frame advances, s: when the
+// engine cannot keep up (thousands of entities) the run slows down instead
+// of stepping ever more frames per animation frame.
+const MAX_DT = 0.05;
+
+class Lab {
+  constructor(engine) {
+    this.engine = engine;
+    this.params = engine.params();
+    this.controls = new Controls($('controls'), this.params);
+    this.view = new View($('view'), (i) => this.setFocus(i));
+    this.timeline = new Timeline($('timeline'), engine);
+    this.metrics = new MetricsPanel($('metrics'), engine.metricFields());
+    this.pending = new Map(); // name → {v, error}: a value the engine refused, retried after each change
+    this.runErrors = [];
+    this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent);
+    this.preset = $('preset').value;
+    this.base = presetValues(engine, this.params, $('preset').selectedOptions[0]?.dataset.query ?? '');
+    this.paused = false;
+    this.speed = 1;
+    this.focus = 0;
+    this.poses = new Float32Array(0);
+    this.metricValues = new Float64Array(0);
+    this.pk = new Float64Array(1024 * engine.packetStride);
+    this.fr = new Float64Array(1024 * engine.frameStride);
+    this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
+    this.samplers = [];
+  }
+
+  start() {
+    this.create(this.controls.values());
+    // A clean link is rewritten in canonical form (table order, only what
+    // differs); a link with errors stays as it is, to be read and fixed.
+    if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
+    this.controls.listen((name, v) => this.change(name, v));
+    this.wire();
+    requestAnimationFrame((t) => this.frame(t));
+    document.documentElement.dataset.ready = '1';
+  }
+
+  // create starts a new run from values; if the engine refuses them it says
+  // why and runs the preset instead, so the page is never empty.
+  create(values) {
+    const err = this.engine.create(values);
+    this.runErrors = err ? [err] : [];
+    if (err && this.engine.create(this.base) === '') values = this.base;
+    this.values = Float64Array.from(values);
+    this.pending.clear();
+    this.restarted();
+    this.renderErrors();
+  }
+
+  // restarted resizes everything for the run's techniques and entities.
+  restarted() {
+    const e = this.engine;
+    this.techs = e.techniques();
+    this.entities = e.entities();
+    this.focus = Math.min(this.focus, Math.max(0, this.entities - 1));
+    e.setFocus(this.focus);
+    this.view.reset(this.techs, this.entities, e.poseStride);
+    this.view.setFocus(this.focus);
+    this.timeline.setTechniques(this.techs);
+    this.metrics.setTechniques(this.techs);
+    this.legend();
+    this.pull();
+    this.showMetrics();
+  }
+
+  change(name, v) {
+    const r = this.engine.set(name, v);
+    const i = this.params.findIndex((p) => p.name === name);
+    let restarted = r.restarted;
+    if (r.error) {
+      this.pending.set(name, { v, error: r.error });
+    } else {
+      this.pending.delete(name);
+      this.values[i] = v;
+      // A refused value may be allowed now (sendRate after tickRate moved).
+      for (const [n, p] of this.pending) {
+        const again = this.engine.set(n, p.v);
+        if (again.error) {
+          p.error = again.error;
+          continue;
+        }
+        this.pending.delete(n);
+        this.values[this.params.findIndex((q) => q.name === n)] = p.v;
+        restarted ||= again.restarted;
+      }
+    }
+    for (const p of this.params) this.controls.mark(p.name, this.pending.get(p.name)?.error ?? '');
+    this.linkErrors = []; // the link's state is gone once the designer moves on
+    this.runErrors = [];
+    if (restarted) this.restarted();
+    this.renderErrors();
+    this.updateURL();
+  }
+
+  updateURL() {
+    const q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
+    mirror(q);
+    for (const a of document.querySelectorAll('a.export')) a.href = exportURL(a.dataset.format, q);
+  }
+
+  renderErrors() {
+    const list = [...this.linkErrors, ...this.runErrors, ...[...this.pending.values()].map((p) => p.error)];
+    const box = $('errors');
+    $('error-list').replaceChildren(...list.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
+    box.querySelector('strong').textContent = this.linkErrors.length
+      ? 'This link has settings the lab cannot use:'
+      : 'The engine refused:';
+    box.hidden = list.length === 0;
+  }
+
+  choosePreset(opt) {
+    this.preset = opt.value;
+    this.base = presetValues(this.engine, this.params, opt.dataset.query ?? '');
+    this.params.forEach((p, i) => this.controls.setValue(p.name, this.base[i]));
+    for (const p of this.params) this.controls.mark(p.name, '');
+    this.linkErrors = [];
+    $('preset-doc').textContent = opt.dataset.doc ?? '';
+    this.create(this.controls.values());
+    this.updateURL();
+  }
+
+  setFocus(i) {
+    this.focus = i;
+    this.engine.setFocus(i);
+    this.view.setFocus(i);
+    this.timeline.clear();
+    $('focus').textContent = String(i);
+  }
+
+  // pull copies the latest frame out of the engine.
+  pull() {
+    const e = this.engine;
+    let n = e.poses(this.poses);
+    if (n !== this.poses.length) {
+      this.poses = new Float32Array(n);
+      e.poses(this.poses);
+    }
+    this.view.update(this.poses, e.frames() > 0); // no trail from before the first frame
+    const [np, nf] = e.timeline(this.pk, this.fr);
+    this.view.addPackets(this.pk, np, e.packetStride, e.time());
+    this.timeline.add(this.pk, np, this.fr, nf);
+    this.lastFrames = e.frames();
+  }
+
+  showMetrics() {
+    const n = this.engine.metrics(this.metricValues);
+    if (n !== this.metricValues.length) {
+      this.metricValues = new Float64Array(n);
+      this.engine.metrics(this.metricValues);
+    }
+    this.metrics.show(this.metricValues);
+    $('clock').textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
+  }
+
+  draw() {
+    const t0 = performance.now();
+    this.view.draw(this.engine.time());
+    this.timeline.draw();
+    return performance.now() - t0;
+  }
+
+  frame(now) {
+    const p = this.perf;
+    const real = p.last ? (now - p.last) / 1000 : 0;
+    const dt = Math.min(real, MAX_DT);
+    p.last = now;
+    let stepMs = 0;
+    const before = this.engine.frames();
+    if (!this.paused && dt > 0) {
+      const t0 = performance.now();
+      this.engine.step(dt * this.speed);
+      stepMs = performance.now() - t0;
+    }
+    if (this.engine.frames() !== this.lastFrames) this.pull();
+    const drawMs = this.draw();
+    const stepped = this.engine.frames() - before;
+    for (const s of this.samplers) s(now, stepMs, drawMs, stepped);
+    p.step += (stepMs - p.step) * 0.1;
+    p.draw += (drawMs - p.draw) * 0.1;
+    if (real > 0) p.fps += (1 / real - p.fps) * 0.1;
+    if (now - p.panel > PANEL_EVERY) {
+      p.panel = now;
+      this.showMetrics();
+      $('perf').textContent =
+        `step ${p.step.toFixed(2)} ms · draw ${p.draw.toFixed(2)} ms · ${p.fps.toFixed(0)} fps · ` +
+        `${this.entities} × ${this.techs.length}`;
+    }
+    requestAnimationFrame((t) => this.frame(t));
+  }
+
+  // advance renders exactly n more frames, stepping a quarter frame at a
+  // time so that no frame is skipped whatever the rounding.
+  advance(n) {
+    const e = this.engine;
+    const rate = this.values[this.params.findIndex((p) => p.name === 'renderRate')];
+    const target = e.frames() + n;
+    while (e.frames() < target) e.step(1 / rate / 4);
+    this.pull();
+    this.showMetrics();
+    this.draw();
+    return e.frames();
+  }
+
+  setPaused(on) {
+    this.paused = on;
+    $('pause').textContent = on ? 'Play' : 'Pause';
+    $('pause').classList.toggle('on', on);
+  }
+
+  legend() {
+    const items = [['truth', 'ground truth'], ...this.techs.map((t) => [t, t])];
+    $('legend').replaceChildren(...items.map(([c, label]) => {
+      const s = document.createElement('span');
+      s.className = 'legend-item' + (c === 'truth' ? ' truth' : '');
+      s.style.setProperty('--c', techColor(c));
+      s.textContent = label;
+      return s;
+    }));
+  }
+
+  wire() {
+    $('preset').addEventListener('change', (e) => this.choosePreset(e.target.selectedOptions[0]));
+    $('pause').addEventListener('click', () => this.setPaused(!this.paused));
+    $('step').addEventListener('click', () => {
+      this.setPaused(true);
+      this.advance(1);
+    });
+    $('restart').addEventListener('click', () => {
+      this.engine.restart();
+      this.restarted();
+    });
+    $('speed').addEventListener('input', (e) => {
+      this.speed = Number(e.target.value);
+      $('speed-out').textContent = this.speed.toFixed(2) + '×';
+    });
+    $('zoom-in').addEventListener('click', () => this.view.zoom(1.5));
+    $('zoom-out').addEventListener('click', () => this.view.zoom(1 / 1.5));
+    $('zoom-fit').addEventListener('click', () => this.view.fit());
+    $('stress').addEventListener('change', (e) => this.stress(e.target.checked));
+    $('copy-link').addEventListener('click', () => this.copyLink());
+    document.addEventListener('keydown', (e) => {
+      if (e.target.closest('input, select, textarea, button, a') || e.ctrlKey || e.metaKey || e.altKey) return;
+      const act = {
+        ' ': () => this.setPaused(!this.paused),
+        '.': () => $('step').click(),
+        r: () => $('restart').click(),
+        '+': () => this.view.zoom(1.5),
+        '=': () => this.view.zoom(1.5),
+        '-': () => this.view.zoom(1 / 1.5),
+        0: () => this.view.fit(),
+      }[e.key];
+      if (act) {
+        e.preventDefault();
+        act();
+      }
+    });
+  }
+
+  // stress switches to the dot view; with few entities it also raises the
+  // count to the table's maximum, and switching back restores it.
+  stress(on) {
+    this.view.dots = on;
+    const p = this.params.find((q) => q.name === 'entities');
+    if (on && this.entities < 1000) {
+      this.beforeStress = this.entities;
+      this.controls.setValue('entities', p.max);
+      this.change('entities', p.max);
+    } else if (!on && this.beforeStress !== undefined) {
+      this.controls.setValue('entities', this.beforeStress);
+      this.change('entities', this.beforeStress);
+      this.beforeStress = undefined;
+    }
+  }
+
+  async copyLink() {
+    const url = location.href;
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      const t = Object.assign(document.createElement('textarea'), { value: url });
+      document.body.appendChild(t);
+      t.select();
+      document.execCommand('copy');
+      t.remove();
+    }
+    const c = $('copied');
+    c.hidden = false;
+    setTimeout(() => (c.hidden = true), 1500);
+  }
+
+  // hooks is what tests and benchmarks drive (globalThis.lab).
+  hooks() {
+    const nf = this.engine.metricFields().map((f) => f.name);
+    return {
+      pause: () => this.setPaused(true),
+      resume: () => this.setPaused(false),
+      restart: () => {
+        this.engine.restart();
+        this.restarted();
+      },
+      advance: (n) => this.advance(n),
+      state: () => ({
+        time: this.engine.time(),
+        frames: this.engine.frames(),
+        techniques: this.techs,
+        entities: this.entities,
+        focus: this.focus,
+        paused: this.paused,
+      }),
+      poses: () => Array.from(this.poses),
+      pose: (row, e) => Array.from(this.poses.subarray((row * this.entities + e) * 5, (row * this.entities + e + 1) * 5)),
+      screen: (row, e) => this.view.screenOf(row, e),
+      metrics: () => {
+        this.showMetrics();
+        const out = {};
+        this.techs.forEach((t, i) => {
+          out[t] = Object.fromEntries(nf.map((f, j) => [f, this.metricValues[i * nf.length + j]]));
+        });
+        return out;
+      },
+      // measure samples seconds of animation frames: fps, engine step and
+      // draw time per frame.
+      measure: (seconds) => new Promise((resolve) => {
+        const acc = { start: 0, frames: 0, wall: 0, step: 0, draw: 0, stepMax: 0, simFrames: 0 };
+        const s = (now, step, draw, stepped) => {
+          if (!acc.start) {
+            acc.start = now; // the first sample only starts the clock
+            return;
+          }
+          acc.frames++;
+          acc.wall = (now - acc.start) / 1000;
+          acc.step += step;
+          acc.simFrames += stepped;
+          acc.draw += draw;
+          acc.stepMax = Math.max(acc.stepMax, step);
+          if (acc.wall >= seconds) {
+            this.samplers = this.samplers.filter((x) => x !== s);
+            resolve({
+              fps: acc.frames / acc.wall,
+              stepMs: acc.step / acc.frames, // per animation frame
+              stepMsPerSimFrame: acc.step / Math.max(1, acc.simFrames), // per engine frame (1/renderRate)
+              simFrames: acc.simFrames,
+              stepMaxMs: acc.stepMax,
+              drawMs: acc.draw / acc.frames,
+              frames: acc.frames,
+              entities: this.entities,
+              techniques: this.techs.length,
+            });
+          }
+        };
+        this.samplers.push(s);
+      }),
+    };
+  }
+}
+
+function fatal(message) {
+  $('error-list').replaceChildren(Object.assign(document.createElement('li'), { textContent: message }));
+  $('errors').querySelector('strong').textContent = 'The lab could not start:';
+  $('errors').hidden = false;
+}
+
+let engine;
+try {
+  engine = await loadEngine('/lab.wasm');
+} catch (err) {
+  fatal(err.message);
+  throw err;
+}
+const lab = new Lab(engine);
+lab.start();
+globalThis.lab = lab.hooks();

@@ -1,0 +1,86 @@
+// metrics.js shows the engine's metrics, one column per technique and one
+// row per metric (engine.MetricFields), in display units. Every metric is
+// best at zero; the best value of each row is highlighted.
+
+import { techColor } from './colors.js';
+
+export class MetricsPanel {
+  /**
+   * @param {HTMLTableElement} table
+   * @param {object[]} fields interplab.metricFields()
+   */
+  constructor(table, fields) {
+    this.table = table;
+    this.fields = fields;
+    this.techs = [];
+    this.cells = [];
+  }
+
+  /** setTechniques rebuilds the table for the running techniques. */
+  setTechniques(techs) {
+    this.techs = techs;
+    const t = this.table;
+    t.replaceChildren();
+    const head = t.createTHead().insertRow();
+    head.appendChild(document.createElement('th'));
+    for (const name of techs) {
+      const th = document.createElement('th');
+      th.textContent = name;
+      th.style.color = techColor(name);
+      th.dataset.tech = name;
+      head.appendChild(th);
+    }
+    const body = t.createTBody();
+    this.cells = this.fields.map((f) => {
+      const row = body.insertRow();
+      row.dataset.metric = f.name;
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.title = f.doc;
+      th.innerHTML = `<span></span> <small></small>`;
+      th.firstChild.textContent = f.name;
+      th.lastChild.textContent = f.display;
+      row.appendChild(th);
+      return techs.map((name) => {
+        const td = row.insertCell();
+        td.dataset.tech = name;
+        td.textContent = '–';
+        return td;
+      });
+    });
+  }
+
+  /** show displays values: per technique, the fields in order (interplab.metrics). */
+  show(values) {
+    const nf = this.fields.length;
+    this.fields.forEach((f, j) => {
+      // Every metric is best at 0; only the added latency can go below
+      // (a display ahead of the truth), so rank by magnitude.
+      let best = Infinity;
+      let worst = -Infinity;
+      for (let i = 0; i < this.techs.length; i++) {
+        best = Math.min(best, Math.abs(values[i * nf + j]));
+        worst = Math.max(worst, Math.abs(values[i * nf + j]));
+      }
+      for (let i = 0; i < this.techs.length; i++) {
+        const v = values[i * nf + j];
+        const td = this.cells[j][i];
+        td.textContent = f.unit === 'count' ? String(Math.round(v * f.scale)) : formatShown(v * f.scale);
+        td.dataset.value = String(v);
+        td.classList.toggle('best', Math.abs(v) === best && best < worst); // a tie for all is no news
+      }
+    });
+  }
+}
+
+// formatShown prints a value in display units with about three significant
+// digits and no exponent.
+function formatShown(x) {
+  if (!Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  if (a === 0) return '0';
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  if (a >= 0.01) return x.toFixed(2);
+  return x.toPrecision(2);
+}

@@ -1,0 +1,213 @@
+// timeline.js draws the strip under the view: the last few seconds of the
+// focus entity. The top lane shows each packet from send to arrival (lost
+// ones crossed); below, one lane per technique shows how far the render
+// time is behind the newest snapshot (its line), the buffer depth (grey
+// steps), extrapolating and frozen spans, underruns (red band) and snaps
+// (red marks).
+
+import { techColor } from './colors.js';
+
+const WINDOW = 3; // seconds shown
+const MAX_FRAMES = 2048;
+const MAX_PACKETS = 1024;
+const GUTTER = 70; // CSS px of labels on the left
+const MARGIN_SCALE = 0.25; // seconds of render margin at the top of a lane
+const DEPTH_SCALE = 12; // snapshots of depth at the top of a lane
+
+export class Timeline {
+  /** @param {HTMLCanvasElement} canvas */
+  constructor(canvas, layout) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d');
+    this.fs = layout.frameStride;
+    this.ts = layout.frameTechStride;
+    this.ps = layout.packetStride;
+    this.frames = new Float64Array(MAX_FRAMES * this.fs);
+    this.packets = new Float64Array(MAX_PACKETS * this.ps);
+    this.techs = [];
+    this.clear();
+  }
+
+  clear() {
+    this.nf = 0;
+    this.np = 0;
+  }
+
+  setTechniques(techs) {
+    this.techs = techs;
+    this.clear();
+  }
+
+  // append copies n records of stride s from src to the end of ring (a
+  // sliding window: the oldest fall off the front).
+  static append(ring, count, cap, src, n, s) {
+    if (n >= cap) {
+      ring.set(src.subarray((n - cap) * s, n * s));
+      return cap;
+    }
+    const keep = Math.min(count, cap - n);
+    ring.copyWithin(0, (count - keep) * s, count * s);
+    ring.set(src.subarray(0, n * s), keep * s);
+    return keep + n;
+  }
+
+  /** add takes what interplab.timeline drained: np packets and nf frames. */
+  add(pk, np, fr, nf) {
+    this.np = Timeline.append(this.packets, this.np, MAX_PACKETS, pk, np, this.ps);
+    this.nf = Timeline.append(this.frames, this.nf, MAX_FRAMES, fr, nf, this.fs);
+  }
+
+  draw() {
+    const c = this.canvas;
+    const dpr = window.devicePixelRatio || 1;
+    const W = Math.round(c.clientWidth * dpr);
+    const H = Math.round(c.clientHeight * dpr);
+    if (c.width !== W || c.height !== H) {
+      c.width = W;
+      c.height = H;
+    }
+    const ctx = this.ctx;
+    ctx.fillStyle = '#0d1117';
+    ctx.fillRect(0, 0, W, H);
+    if (this.nf === 0) return;
+
+    const fs = this.fs;
+    const now = this.frames[(this.nf - 1) * fs];
+    const t0 = now - WINDOW;
+    const g = GUTTER * dpr;
+    const x = (t) => g + ((t - t0) / WINDOW) * (W - g);
+    const axisH = 16 * dpr;
+    const pktH = 30 * dpr;
+    const laneH = (H - axisH - pktH) / Math.max(1, this.techs.length);
+    ctx.font = `${10 * dpr}px ui-monospace, monospace`;
+    ctx.textBaseline = 'middle';
+
+    this.drawPackets(ctx, x, t0, dpr, pktH);
+
+    // One lane per technique.
+    let first = 0;
+    while (first < this.nf && this.frames[first * fs] < t0) first++;
+    const frameW = Math.max(1, (W - g) / (WINDOW * 60));
+    this.techs.forEach((name, k) => {
+      const top = pktH + k * laneH;
+      const bottom = top + laneH - 2 * dpr;
+      const h = bottom - top;
+      ctx.fillStyle = k % 2 ? '#10151c' : '#0f141a';
+      ctx.fillRect(g, top, W - g, laneH);
+      ctx.fillStyle = techColor(name);
+      ctx.fillText(name, 6 * dpr, top + laneH / 2);
+
+      const base = 2 + k * this.ts;
+      // Spans: extrapolating (amber), frozen (grey), underrun (red band).
+      for (let i = first; i < this.nf; i++) {
+        const o = i * fs;
+        const fx = x(this.frames[o]);
+        const mode = this.frames[o + base + 4];
+        if (mode === 2) {
+          ctx.fillStyle = 'rgba(210, 153, 34, 0.30)';
+          ctx.fillRect(fx - frameW, top, frameW + 1, h);
+        } else if (mode === 3) {
+          ctx.fillStyle = 'rgba(139, 148, 158, 0.35)';
+          ctx.fillRect(fx - frameW, top, frameW + 1, h);
+        }
+        if (mode !== 0 && this.frames[o + base] > this.frames[o + base + 1]) {
+          ctx.fillStyle = '#f85149';
+          ctx.fillRect(fx - frameW, bottom - 3 * dpr, frameW + 1, 3 * dpr);
+        }
+      }
+      // Depth: grey steps.
+      ctx.strokeStyle = 'rgba(139, 148, 158, 0.7)';
+      ctx.lineWidth = dpr;
+      ctx.beginPath();
+      for (let i = first; i < this.nf; i++) {
+        const o = i * fs;
+        const y = bottom - Math.min(1, this.frames[o + base + 2] / DEPTH_SCALE) * h;
+        if (i === first) ctx.moveTo(x(this.frames[o]), y);
+        else ctx.lineTo(x(this.frames[o]), y);
+      }
+      ctx.stroke();
+      // Render margin: newest − render time, in the technique's colour;
+      // below the dashed zero line the render time is past the newest.
+      const zero = bottom - h * 0.2;
+      ctx.strokeStyle = 'rgba(139, 148, 158, 0.4)';
+      ctx.setLineDash([2 * dpr, 3 * dpr]);
+      ctx.beginPath();
+      ctx.moveTo(g, zero);
+      ctx.lineTo(W, zero);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.strokeStyle = techColor(name);
+      ctx.lineWidth = 1.5 * dpr;
+      ctx.beginPath();
+      let pen = false;
+      for (let i = first; i < this.nf; i++) {
+        const o = i * fs;
+        if (this.frames[o + base + 4] === 0) {
+          pen = false;
+          continue;
+        }
+        const m = this.frames[o + base + 1] - this.frames[o + base];
+        const y = zero - Math.max(-0.25, Math.min(1, m / MARGIN_SCALE)) * (zero - top);
+        if (!pen) ctx.moveTo(x(this.frames[o]), y);
+        else ctx.lineTo(x(this.frames[o]), y);
+        pen = true;
+      }
+      ctx.stroke();
+      // Snaps.
+      ctx.fillStyle = '#ff7b72';
+      for (let i = first; i < this.nf; i++) {
+        const o = i * fs;
+        if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, h * 0.4);
+      }
+    });
+
+    // Time axis: seconds before the latest frame.
+    ctx.fillStyle = '#8b949e';
+    ctx.strokeStyle = 'rgba(139, 148, 158, 0.25)';
+    ctx.textBaseline = 'alphabetic';
+    for (let s = 0; s <= WINDOW; s += 0.5) {
+      const tx = x(now - s);
+      ctx.beginPath();
+      ctx.moveTo(tx, 0);
+      ctx.lineTo(tx, H - axisH);
+      ctx.stroke();
+      ctx.fillText(s === 0 ? 'now' : `−${s.toFixed(1)} s`, Math.min(tx, W - 28 * dpr) - 10 * dpr, H - 4 * dpr);
+    }
+  }
+
+  drawPackets(ctx, x, t0, dpr, pktH) {
+    const ps = this.ps;
+    ctx.fillStyle = '#8b949e';
+    ctx.fillText('packets', 6 * dpr, pktH / 2);
+    const top = 4 * dpr;
+    const bottom = pktH - 6 * dpr;
+    ctx.lineWidth = dpr;
+    for (let i = 0; i < this.np; i++) {
+      const o = i * ps;
+      const sent = this.packets[o + 1];
+      const arrive = this.packets[o + 3];
+      if (sent < t0 && !(arrive >= t0)) continue;
+      const sx = x(sent);
+      if (Number.isNaN(arrive)) {
+        ctx.strokeStyle = '#f85149';
+        const r = 3 * dpr;
+        ctx.beginPath();
+        ctx.moveTo(sx - r, top);
+        ctx.lineTo(sx + r, top + 2 * r);
+        ctx.moveTo(sx + r, top);
+        ctx.lineTo(sx - r, top + 2 * r);
+        ctx.stroke();
+        continue;
+      }
+      const ax = x(arrive);
+      ctx.strokeStyle = 'rgba(139, 148, 158, 0.45)';
+      ctx.beginPath();
+      ctx.moveTo(sx, top);
+      ctx.lineTo(ax, bottom);
+      ctx.stroke();
+      ctx.fillStyle = '#c9d1d9';
+      ctx.fillRect(ax - dpr, bottom - 2 * dpr, 2 * dpr, 6 * dpr);
+      if (this.packets[o + 4] !== 0) ctx.fillRect(ax + 2 * dpr, bottom - 2 * dpr, 2 * dpr, 6 * dpr);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// url.js keeps the address bar a share link of the current state:
+// ?preset=NAME&<only the values that differ from the preset>, each value in
+// the engine's text form (Param.Format: numbers in stored units, enum names,
+// true or false, comma-separated technique lists).
+
+/**
+ * presetValues returns the values of a preset, in table order: the
+ * defaults with the preset's query (a diff from the defaults) applied.
+ * @param {object} lab the interplab object
+ * @param {object[]} params the parameter table
+ * @param {string} query the preset's data-query
+ */
+export function presetValues(lab, params, query) {
+  const v = Float64Array.from(params, (p) => p.default);
+  for (const [name, text] of new URLSearchParams(query)) {
+    const i = params.findIndex((p) => p.name === name);
+    if (i < 0) continue;
+    const r = lab.parse(name, text);
+    if (r.error === '') v[i] = r.value;
+  }
+  return v;
+}
+
+/**
+ * shareQuery returns the query (without "?") that restores values on top of
+ * preset: the preset's name, then every parameter whose text form differs
+ * from the preset's, in table order.
+ */
+export function shareQuery(lab, params, preset, base, values) {
+  const parts = [];
+  if (preset) parts.push('preset=' + encode(preset));
+  params.forEach((p, i) => {
+    const text = lab.format(p.name, values[i]);
+    if (text !== lab.format(p.name, base[i])) parts.push(p.name + '=' + encode(text));
+  });
+  return parts.join('&');
+}
+
+// encode escapes a query value but keeps the commas of a list readable.
+function encode(text) {
+  return encodeURIComponent(text).replaceAll('%2C', ',');
+}
+
+/** mirror replaces the address bar's query without a new history entry. */
+export function mirror(query) {
+  const url = location.pathname + (query ? '?' + query : '');
+  if (url !== location.pathname + location.search) history.replaceState(null, '', url);
+}
+
+/** exportURL is the download address of the current state in format f. */
+export function exportURL(format, query) {
+  return '/api/export?format=' + format + (query ? '&' + query : '');
+}
