@@ -393,7 +393,7 @@ func compareGlobal(id, title, subtitle string, bottom int) []charts.GlobalOpts {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "52", Left: "8", Right: "8"}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "12", Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Name: id, Title: "Save as PNG"}}}),
-		charts.WithGridOpts(opts.Grid{Left: "16", Right: "24", Top: "92", Bottom: strconv.Itoa(bottom), ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Top: "92", Bottom: strconv.Itoa(bottom), Left: "40", Right: "24", ContainLabel: opts.Bool(true)}),
 	}
 }
 
@@ -426,7 +426,7 @@ func compareErrorChart(c *comparison, tech string) *charts.Line {
 		"RMS over windows of "+strconv.FormatFloat(c.Step, 'g', -1, 64)+" s", 78), // room for the slider
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (s)", NameLocation: "middle", NameGap: 26, Min: 0, Max: c.Duration}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "RMS error (" + f.Display + ")"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "RMS error (" + f.Display + ")", NameLocation: "middle", NameGap: 44}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: 0, Start: 0, End: 100}),
 	)...)
 	for i, v := range c.Variants {
@@ -452,7 +452,7 @@ func compareMetricChart(c *comparison, name string) *charts.Bar {
 	b.SetGlobalOptions(append(compareGlobal("compare-metric-"+name, compareAxisName(f), "", 40),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "technique", NameLocation: "middle", NameGap: 26}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(f)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}), // the title names it
 	)...)
 	b.SetXAxis(c.Techniques)
 	var vals []float64
@@ -482,7 +482,7 @@ func compareLatencyChart(c *comparison) *charts.Scatter {
 	s.SetGlobalOptions(append(compareGlobal("compare-latency", "Added latency against error p95", "", 40),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: compareAxisName(xf), NameLocation: "middle", NameGap: 26}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(yf)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(yf), NameLocation: "middle", NameGap: 44}),
 	)...)
 	for i, v := range c.Variants {
 		var data []opts.ScatterData
@@ -491,7 +491,8 @@ func compareLatencyChart(c *comparison) *charts.Scatter {
 				Symbol: compareSymbols[slices.Index(engine.TechniqueNames, tr.Name)],
 				Value:  []float64{compareRound(tr.Metrics.AddedLatency * xf.Scale), compareRound(tr.Metrics.ErrP95 * yf.Scale)}})
 		}
-		s.AddSeries(v.Label, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{b}"}))
+		s.AddSeries(v.Label, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{b}"}),
+			charts.WithLabelLayoutOpts(opts.LabelLayout{HideOverlap: opts.Bool(true)})) // the tooltip names them all
 	}
 	return s
 }
@@ -515,7 +516,7 @@ func compareComponent(ch compareChart) (templ.Component, error) {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		_, err := fmt.Fprintf(w, `<div class="chart" id="%s"></div>`+
 			`<script>(function(){var c=echarts.init(document.getElementById(%s),null,{renderer:"canvas"});`+
-			`c.setOption(%s);addEventListener("resize",function(){c.resize()})})()</script>`,
+			`c.setOption(%s);new ResizeObserver(function(){c.resize()}).observe(c.getDom())})()</script>`,
 			html.EscapeString(ch.ID), id, opt)
 		return err
 	}), nil
