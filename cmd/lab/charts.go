@@ -38,12 +38,18 @@ const (
 	compareMinVariants = 2
 	compareMaxVariants = 8
 
-	// compareMaxWork bounds the entity-technique-frames one comparison may
-	// simulate (the sum over variants of entities × frames × techniques), so
-	// a request cannot hold the cores for long. The lab's default settings
-	// need 108,000 a variant; 8 variants of 1,000 entities × 60 s × 5
-	// techniques need 1.44e8.
-	compareMaxWork = 2e8
+	// compareMaxWork bounds the work of one comparison, so that a request
+	// cannot hold the cores for long: the sum over variants of frames ×
+	// techniques × max(entities, compareCostEntities), in entity-technique-
+	// frames. Measured on the 2-core machine of DESIGN.md, a unit costs
+	// 0.3 to 2 µs of CPU, so the bound is 3 to 20 s of CPU. The lab's
+	// default settings need 576,000 a variant; 8 of them 4.6e6.
+	compareMaxWork = 1e7
+
+	// compareCostEntities: a run costs at least as much as one of this many
+	// entities, for the added-latency metric samples up to 32 entities
+	// whatever their number, at a cost above an entity's own.
+	compareCostEntities = 32
 
 	// compareMaxWindows bounds the points of a line in the error-over-time
 	// chart.
@@ -134,7 +140,7 @@ func compareRun(ctx context.Context, vs []variant) (*comparison, error) {
 				techs++
 			}
 		}
-		work += float64(s.Entities) * math.Round(s.Duration*s.RenderRate) * float64(techs)
+		work += math.Round(s.Duration*s.RenderRate) * float64(techs) * float64(max(s.Entities, compareCostEntities))
 		c.Variants = append(c.Variants, variant{Label: labels[i], Settings: s})
 	}
 	if work > compareMaxWork {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/templates"
 )
 
 // compareTestPresets stand in for package presets in these tests: short
@@ -259,6 +261,8 @@ func TestCompareRunErrors(t *testing.T) {
 	bad.Loss = 2
 	huge := ps["lan"]
 	huge.Entities, huge.Duration = 10000, 3600
+	long := ps["lan"] // one entity for an hour costs like 32: 2 variants × 216,000 frames × 5 × 32 = 6.9e7
+	long.Entities, long.Duration = 1, 3600
 	cases := []struct {
 		name      string
 		vs        []variant
@@ -271,6 +275,7 @@ func TestCompareRunErrors(t *testing.T) {
 		{"bad second", []variant{{"lan", ps["lan"]}, {"lossy", bad}}, "loss", "variant 2 (lossy): loss"},
 		{"bad first", []variant{{"lossy", bad}, {"lan", ps["lan"]}}, "loss", "variant 1 (lossy): loss"},
 		{"too much work", []variant{{"huge", huge}, {"lan", ps["lan"]}}, "entities", "entity-technique-frames"},
+		{"few entities cost as 32", []variant{{"long", long}, {"lan", ps["lan"]}}, "entities", "need 6.91e+07 entity-technique-frames"},
 	}
 	for _, tc := range cases {
 		_, err := compareRun(context.Background(), tc.vs)
@@ -338,6 +343,34 @@ func TestCompareLRU(t *testing.T) {
 	for key, step := range map[string]float64{"a": 1, "c": 3} {
 		if r, ok := l.get(key); !ok || r.SeriesStep != step {
 			t.Errorf("get(%q) = %v, %v, want step %v", key, r.SeriesStep, ok, step)
+		}
+	}
+}
+
+// BenchmarkCompare is one whole comparison page of 8 variants of the
+// default settings (6 entities, 60 s, every technique), run afresh: each
+// iteration has its own seed, so the cache never answers.
+func BenchmarkCompare(b *testing.B) {
+	seed := 1000
+	for b.Loop() {
+		seed++
+		vs := make([]variant, 8)
+		refs := make([]string, 8)
+		for i := range vs {
+			s := engine.Defaults()
+			s.Seed, s.Latency = seed, 0.01*float64(i+1)
+			vs[i], refs[i] = variant{Label: fmt.Sprint("v", i), Settings: s}, fmt.Sprint("q:latency=", s.Latency)
+		}
+		c, err := compareRun(context.Background(), vs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		view, err := compareView(refs, c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := templates.Compare(view).Render(context.Background(), io.Discard); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"interplab/engine"
@@ -312,5 +313,39 @@ func TestCompareCSVFormula(t *testing.T) {
 	}
 	if got := rows[1][0]; got != "'=HYPERLINK(1)" {
 		t.Errorf("label cell = %q, want '=HYPERLINK(1)", got)
+	}
+}
+
+// Requests at once share the cores and the cache and get the same answer.
+func TestCompareConcurrent(t *testing.T) {
+	srv := compareTestServer(t)
+	path := "/compare.csv?" + compareTestQuery("preset:lan", "q:seed=77&loss=0.1", "q:seed=78") + "&chart=metrics"
+	const n = 8
+	bodies := make([][]byte, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			req, err := http.NewRequest("GET", srv.URL+path, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			bodies[i], err = io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != 200 {
+				t.Errorf("request %d: %d, %v", i, resp.StatusCode, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i := 1; i < n; i++ {
+		if !bytes.Equal(bodies[i], bodies[0]) {
+			t.Errorf("request %d got another CSV than request 0:\n%s\nvs\n%s", i, bodies[i], bodies[0])
+		}
 	}
 }
