@@ -1,7 +1,6 @@
 package main
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -253,62 +252,6 @@ func compareRunAll(ctx context.Context, vs []variant, step float64) ([]engine.Re
 		res[i] = res[first[keys[i]]]
 	}
 	return res, nil
-}
-
-// compareKey identifies a run: its settings as JSON and the series step.
-func compareKey(s engine.Settings, step float64) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic("lab: settings do not marshal: " + err.Error())
-	}
-	return strconv.FormatFloat(step, 'g', -1, 64) + " " + string(b)
-}
-
-// compareCache keeps the latest runs. Runs are deterministic functions of
-// their key, so an entry never goes stale; it spares a rerun when the page's
-// CSV links ask for the comparison just shown.
-var compareCache = newCompareLRU(64)
-
-type compareLRU struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *compareEntry, most recent first
-	byKey map[string]*list.Element
-}
-
-type compareEntry struct {
-	key string
-	res engine.Result
-}
-
-func newCompareLRU(max int) *compareLRU {
-	return &compareLRU{max: max, order: list.New(), byKey: make(map[string]*list.Element)}
-}
-
-func (l *compareLRU) get(key string) (engine.Result, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	e, ok := l.byKey[key]
-	if !ok {
-		return engine.Result{}, false
-	}
-	l.order.MoveToFront(e)
-	return e.Value.(*compareEntry).res, true
-}
-
-func (l *compareLRU) put(key string, r engine.Result) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e, ok := l.byKey[key]; ok {
-		l.order.MoveToFront(e)
-		return
-	}
-	l.byKey[key] = l.order.PushFront(&compareEntry{key, r})
-	if l.order.Len() > l.max {
-		old := l.order.Back()
-		l.order.Remove(old)
-		delete(l.byKey, old.Value.(*compareEntry).key)
-	}
 }
 
 // technique returns variant i's result for the named technique, or nil when
