@@ -132,7 +132,9 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 			t.Errorf("after restart %s is at rev %d with %d revisions, want at least %d, contiguous", id, s.Rev, len(s.Revisions), rev)
 		}
 	}
-	t.Logf("%d acknowledged saves over %d sessions survived kill -9", len(acks), len(latest))
+	if !t.Failed() {
+		t.Logf("%d acknowledged saves over %d sessions survived kill -9", len(acks), len(latest))
+	}
 }
 
 // startLab starts lab serve on a free loopback port and waits until it
