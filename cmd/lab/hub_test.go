@@ -399,3 +399,48 @@ func TestLiveSlowClientIsDropped(t *testing.T) {
 		t.Errorf("slow client's close frame = %q, want %q", slow.closeMsg, want)
 	}
 }
+
+// Whatever a client sends, reading it never panics, and a set it accepts
+// leaves valid settings.
+func FuzzLiveMessage(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"set","name":"displayBehind","value":0.12}`,
+		`{"type":"set","name":"techniques","value":["hermite","epic"]}`,
+		`{"type":"set","name":"jitterDist","value":"pareto"}`,
+		`{"type":"set","name":"adaptive","value":true}`,
+		`{"type":"set","name":"seed","value":1e999}`,
+		`{"type":"set","name":"sendRate","value":"128"}`,
+		`{"type":"set","name":"techniques","value":0}`,
+		`hello`, `[1]`, `{"type":5}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		m, err := wsDecode(frame)
+		if err != nil {
+			return
+		}
+		p, ok := engine.Lookup(m.Name)
+		if !ok {
+			return
+		}
+		v, err := wsParseValue(p, m.Value)
+		if err != nil {
+			return
+		}
+		s := engine.Defaults()
+		if err := p.Set(&s, v); err != nil {
+			return
+		}
+		if err := s.Validate(); err != nil {
+			return
+		}
+		s = canonicalSettings(s)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("canonical settings invalid: %v", err)
+		}
+		if _, err := json.Marshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &s)}); err != nil {
+			t.Fatalf("set message does not encode: %v", err)
+		}
+	})
+}

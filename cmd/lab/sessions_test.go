@@ -398,3 +398,48 @@ func TestSessionsNameIsNotMarkup(t *testing.T) {
 		t.Errorf("name came back as %q, want %q", s.Name, name)
 	}
 }
+
+// Whatever the body, decoding a save never panics, and what it accepts is
+// valid settings that survive a JSON round trip.
+func FuzzSessionRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"a","notes":"b","settings":{"latency":0.08,"techniques":["buffer","epic"]}}`,
+		`{"name":"a","settings":{"latency":1e999}}`,
+		`{"name":"a","settings":{"seed":1.5,"motion":"turn"}}`,
+		`{"settings":{"sendRate":100,"tickRate":30}}`,
+		`{"name":"\u0000","settings":null}`,
+		`[`, `null`, `{"name":"a"} x`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var req sessionRequest
+		if err := sessionDecodeJSON(body, &req, ""); err != nil {
+			return
+		}
+		d := Draft{Settings: engine.Defaults()}
+		if req.Name != nil {
+			d.Name = *req.Name
+		}
+		if req.Notes != nil {
+			d.Notes = *req.Notes
+		}
+		if err := decodeSessionSettings(req.Settings, &d.Settings); err != nil {
+			return
+		}
+		if err := checkDraft(&d); err != nil {
+			return
+		}
+		if err := d.Settings.Validate(); err != nil {
+			t.Fatalf("accepted settings are invalid: %v", err)
+		}
+		data, err := json.Marshal(d.Settings)
+		if err != nil {
+			t.Fatalf("accepted settings do not encode: %v", err)
+		}
+		back := engine.Defaults()
+		if err := json.Unmarshal(data, &back); err != nil || fmt.Sprint(back) != fmt.Sprint(d.Settings) {
+			t.Fatalf("round trip of %s = %+v, %v", data, back, err)
+		}
+	})
+}
