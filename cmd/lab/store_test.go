@@ -137,9 +137,26 @@ func TestStoreMigrations(t *testing.T) {
 	}
 	st.Close()
 
+	// A later release's step applies once, on top of the data.
+	released := storeMigrations
+	defer func() { storeMigrations = released }()
+	storeMigrations = append(slices.Clip(released), `ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0`)
+	for range 2 {
+		st = openTestStore(t, dir, storeT0)
+		var pinned int
+		if err := st.db.QueryRow(`SELECT pinned FROM sessions WHERE id = ?`, r.ID).Scan(&pinned); err != nil {
+			t.Errorf("after the new step: %v", err)
+		}
+		if v, err := st.schemaVersion(); err != nil || v != len(storeMigrations) {
+			t.Errorf("schemaVersion() after the new step = %d, %v, want %d", v, err, len(storeMigrations))
+		}
+		st.Close()
+	}
+	storeMigrations = released
+
 	// A database from a newer lab is refused, not damaged.
 	raw, _ = sql.Open("sqlite", filepath.Join(dir, storeFile))
-	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(storeMigrations)+1)); err != nil {
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(storeMigrations)+5)); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
