@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Crash test: kill -9 the real lab binary while clients save; after a
+// restart on the same data directory every acknowledged save is there.
+func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the lab binary")
+	}
+	if _, err := os.Stat("main.go"); err != nil {
+		t.Skip("no main.go in cmd/lab yet: the lab binary cannot be built")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "lab")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := filepath.Join(tmp, "data")
+
+	url, stop := startLab(t, bin, data)
+	const clients = 4
+	type ack struct {
+		id   string
+		rev  int
+		seed int
+	}
+	var (
+		mu    sync.Mutex
+		acks  []ack
+		wg    sync.WaitGroup
+		kill  = make(chan struct{})
+		once  sync.Once
+		hc    = &http.Client{Timeout: 5 * time.Second}
+		start = time.Now()
+	)
+	killNow := func() { once.Do(func() { close(kill) }) }
+	post := func(method, path string, body any) (int, sessionRevisionJSON, error) {
+		data, _ := json.Marshal(body)
+		req, _ := http.NewRequest(method, url+path, bytes.NewReader(data))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, sessionRevisionJSON{}, err
+		}
+		defer resp.Body.Close()
+		var r sessionRevisionJSON
+		err = json.NewDecoder(resp.Body).Decode(&r)
+		return resp.StatusCode, r, err
+	}
+	for c := range clients {
+		wg.Go(func() {
+			id := ""
+			for i := range 2000 { // bounded; the kill comes long before
+				seed := c*100000 + i
+				var status int
+				var r sessionRevisionJSON
+				var err error
+				if id == "" {
+					status, r, err = post("POST", "/api/sessions", map[string]any{
+						"name": fmt.Sprint("client ", c), "settings": map[string]any{"seed": seed}})
+				} else {
+					status, r, err = post("PUT", "/api/sessions/"+id, map[string]any{"settings": map[string]any{"seed": seed}})
+				}
+				if err != nil || (status != http.StatusOK && status != http.StatusCreated) {
+					return // the server died under us: this save is not acknowledged
+				}
+				id = r.ID
+				mu.Lock()
+				acks = append(acks, ack{r.ID, r.Rev, seed})
+				if len(acks) >= 80 || time.Since(start) > 5*time.Second {
+					killNow()
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	select {
+	case <-kill:
+	case <-time.After(20 * time.Second):
+		t.Log("no kill trigger after 20 s: killing anyway")
+	}
+	stop() // kill -9 while the clients are still saving
+	wg.Wait()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(acks) < clients {
+		t.Fatalf("only %d acknowledged saves before the kill: too few to test", len(acks))
+	}
+	url, stop = startLab(t, bin, data)
+	defer stop()
+	latest := map[string]int{}
+	for _, a := range acks {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/sessions/%s/revisions/%d", url, a.id, a.rev), nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("after restart: %v", err)
+		}
+		var r sessionRevisionJSON
+		json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || r.Settings.Seed != a.seed {
+			t.Errorf("after restart, acknowledged %s rev %d: status %d seed %d, want 200 seed %d",
+				a.id, a.rev, resp.StatusCode, r.Settings.Seed, a.seed)
+		}
+		latest[a.id] = max(latest[a.id], a.rev)
+	}
+	for id, rev := range latest {
+		req, _ := http.NewRequest("GET", url+"/api/sessions/"+id, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s sessionJSON
+		json.NewDecoder(resp.Body).Decode(&s)
+		resp.Body.Close()
+		if s.Rev < rev || len(s.Revisions) != s.Rev {
+			t.Errorf("after restart %s is at rev %d with %d revisions, want at least %d, contiguous", id, s.Rev, len(s.Revisions), rev)
+		}
+	}
+	if !t.Failed() {
+		t.Logf("%d acknowledged saves over %d sessions survived kill -9", len(acks), len(latest))
+	}
+}
+
+// startLab starts lab serve on a free loopback port and waits until it
+// answers; stop kills it with SIGKILL.
+func startLab(t *testing.T, bin, data string) (url string, stop func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := &syncBuffer{}
+	cmd := exec.Command(bin, "serve", "-addr", addr, "-data", data)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cmd.Process.Kill() // SIGKILL: no shutdown, no flush
+			cmd.Wait()
+		})
+	}
+	t.Cleanup(stop)
+	url = "http://" + addr
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(url + "/api/sessions")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url, stop
+			}
+		}
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("lab serve did not answer GET /api/sessions with 200 within 20 s (last: %v)\n%s", err, out.String())
+		}
+	}
+}
