@@ -349,9 +349,9 @@ func (b *labTab) pageMetrics() map[string]map[string]*float64 {
 	return m
 }
 
-// diffSettings lists the parameters whose values differ between got and
+// settingsMismatch lists the parameters whose values differ between got and
 // want, beyond a tolerance of a thousandth of the slider step.
-func diffSettings(got, want engine.Settings) []string {
+func settingsMismatch(got, want engine.Settings) []string {
 	var diffs []string
 	for _, p := range engine.Params() {
 		g, w := p.Get(&got), p.Get(&want)

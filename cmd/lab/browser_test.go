@@ -31,7 +31,7 @@ import (
 // screenshots.
 func TestBrowserLoads(t *testing.T) {
 	b := openLab(t, "/")
-	if diffs := diffSettings(b.controls(), engine.Defaults()); len(diffs) > 0 {
+	if diffs := settingsMismatch(b.controls(), engine.Defaults()); len(diffs) > 0 {
 		t.Errorf("controls at / differ from the defaults: %v", diffs)
 	}
 	var hidden bool
@@ -175,7 +175,7 @@ func TestBrowserShareLink(t *testing.T) {
 	// A value equal to the preset's is redundant: the address drops it.
 	link := browserShareLink + "&duration=" + strconv.FormatFloat(wifi.Settings.Duration, 'g', -1, 64)
 	b := openLab(t, link)
-	if diffs := diffSettings(b.controls(), want); len(diffs) > 0 {
+	if diffs := settingsMismatch(b.controls(), want); len(diffs) > 0 {
 		t.Errorf("controls differ from the link:\n%s", strings.Join(diffs, "\n"))
 	}
 	var selected string
@@ -200,7 +200,7 @@ func TestBrowserShareLink(t *testing.T) {
 	}
 	b.do(chromedp.SetValue(chromedp.ID("preset"), "lan"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById('preset').dispatchEvent(new Event('change'))`))
-	if diffs := diffSettings(b.controls(), lan.Settings); len(diffs) > 0 {
+	if diffs := settingsMismatch(b.controls(), lan.Settings); len(diffs) > 0 {
 		t.Errorf("after choosing lan, controls differ from the preset:\n%s", strings.Join(diffs, "\n"))
 	}
 	if loc := b.location(); loc != "/?preset=lan" {

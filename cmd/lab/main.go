@@ -3,11 +3,12 @@
 //
 // Usage:
 //
-//	lab [serve] [-addr :8080]                  serve the lab page (the default)
+//	lab [serve] [-addr :8080] [-data ./data]   serve the lab page (the default)
 //	lab epic [calcAhead displayBehind slopTime] the seed's EPIC driver on stdin
 //	lab sim [-preset NAME] [-set name=value]... run a simulation, print metrics
 //	lab export -format F [-preset NAME] [-set name=value]...
 //	                                           print the settings as F
+//	lab follow URL                             print a session's live config as JSON lines
 //
 // Run "lab COMMAND -h" for a command's flags. Exit status 2 is bad usage, 1 a
 // failure.
@@ -40,6 +41,9 @@ var labCommands = []labCommand{
 	}},
 	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return runExport(args, stdout, stderr)
+	}},
+	{"follow", "follow a session's live settings, as a game would", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return runFollow(args, stdout, stderr)
 	}},
 }
 

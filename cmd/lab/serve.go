@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -36,8 +38,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lab serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "listen on `address` (host:port)")
+	data := fs.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: lab serve [-addr :8080]\n\nServes the lab page, the presets, exports and the parameter table.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: lab serve [-addr :8080] [-data ./data]\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -61,6 +64,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
+	st, err := openStore(*data, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	hub := newHub(st.Latest)
+	defer hub.Close() // before the store closes: deferred calls run last first
+	srv.enableSessions(st, hub, time.Now)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
@@ -111,6 +123,7 @@ type server struct {
 	presets []presets.Preset
 	static  *assetSet // web's files under /static/
 	wasm    wasmAsset // /lab.wasm
+	store   *Store    // saved sessions; nil until enableSessions
 	mux     *http.ServeMux
 }
 
@@ -126,6 +139,10 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	vendor, err := loadAssets(web.Vendor)
+	if err != nil {
+		return nil, err
+	}
 	s := &server{presets: list, static: static, wasm: wasm, mux: http.NewServeMux()}
 	s.mux.Handle("GET /{$}", gzipResponses(http.HandlerFunc(s.handlePage)))
 	s.mux.Handle("GET /api/params", gzipResponses(http.HandlerFunc(s.handleParams)))
@@ -134,8 +151,67 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 	s.mux.Handle("GET /api/export", gzipResponses(http.HandlerFunc(s.handleExport)))
 	s.mux.HandleFunc("/api/", s.handleAPINotFound)
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", s.static))
+	s.mux.Handle("GET "+web.VendorMount, http.StripPrefix(web.VendorMount, vendor))
 	s.mux.Handle("GET /lab.wasm", s.wasm)
+	registerCompare(s.mux, s.resolveVariant)
 	return s, nil
+}
+
+// enableSessions adds saved sessions, their pages and live sync over
+// WebSocket, kept in st.
+func (s *server) enableSessions(st *Store, hub *Hub, now func() time.Time) {
+	s.store = st
+	registerSessions(s.mux, st, hub, now)
+}
+
+// resolveVariant turns a comparison ref into a label and settings:
+// preset:NAME, session:ID, session:ID@REV, or q:QUERY (a share link's query).
+func (s *server) resolveVariant(ref string) (string, engine.Settings, error) {
+	kind, arg, _ := strings.Cut(ref, ":")
+	switch kind {
+	case "preset":
+		for _, p := range s.presets {
+			if p.Name == arg {
+				return p.Title, p.Settings, nil
+			}
+		}
+		return "", engine.Settings{}, fmt.Errorf("no preset %q", arg)
+	case "q":
+		q, err := url.ParseQuery(arg)
+		if err != nil {
+			return "", engine.Settings{}, fmt.Errorf("bad query: %w", err)
+		}
+		preset, st, errs := settingsFromQuery(q)
+		if len(errs) > 0 {
+			return "", engine.Settings{}, errs[0]
+		}
+		label := "settings"
+		if preset != "" {
+			label = preset + " + changes"
+		}
+		return label, st, nil
+	case "session":
+		if s.store == nil {
+			return "", engine.Settings{}, errors.New("sessions are not enabled on this server")
+		}
+		id, revText, hasRev := strings.Cut(arg, "@")
+		var r Revision
+		var err error
+		if hasRev {
+			rev, perr := strconv.Atoi(revText)
+			if perr != nil || rev < 1 {
+				return "", engine.Settings{}, fmt.Errorf("bad revision %q", revText)
+			}
+			r, err = s.store.Revision(id, rev)
+		} else {
+			r, err = s.store.Latest(id)
+		}
+		if err != nil {
+			return "", engine.Settings{}, err
+		}
+		return fmt.Sprintf("%s (rev %d)", r.Name, r.Rev), r.Settings, nil
+	}
+	return "", engine.Settings{}, fmt.Errorf("unknown variant %q: want preset:NAME, session:ID[@REV] or q:QUERY", ref)
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
