@@ -30,7 +30,8 @@ type MetricField struct {
 }
 
 // MetricFields lists the fields of Metrics in the order of Metrics.Values.
-// Lower is better for every one of them.
+// Every one is best at 0; only AddedLatency can go below it, when the
+// display leads the truth.
 var MetricFields = []MetricField{
 	{"errRMS", "m", "cm", 100, "Position error against the truth at the same instant, root mean square."},
 	{"errP95", "m", "cm", 100, "95th percentile of the position error."},

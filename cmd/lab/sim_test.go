@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+func TestSimJSONMatchesEngine(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runSim([]string{"-preset", "wifi", "-set", "duration=5", "-set", "entities=3", "-json"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("lab sim exit %d: %s", code, errb.String())
+	}
+	var got engine.Result
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("lab sim -json: %v\n%s", err, out.String())
+	}
+	p, err := presets.Get("wifi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Settings
+	s.Duration, s.Entities = 5, 3
+	want, err := engine.Run(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Techniques) != len(want.Techniques) {
+		t.Fatalf("lab sim gave %d techniques, want %d", len(got.Techniques), len(want.Techniques))
+	}
+	for k := range want.Techniques {
+		if got.Techniques[k].Name != want.Techniques[k].Name || got.Techniques[k].Metrics != want.Techniques[k].Metrics {
+			t.Errorf("technique %d: lab sim = %+v, engine.Run = %+v", k, got.Techniques[k], want.Techniques[k])
+		}
+	}
+}
+
+func TestSimTable(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runSim([]string{"-set", "duration=3", "-set", "techniques=snap,buffer"}, &out, &errb); code != 0 {
+		t.Fatalf("lab sim exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{"snap", "buffer", "errRMS", "addedLatency", "underrunRounds", "*"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lab sim table lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "hermite") {
+		t.Errorf("lab sim table shows hermite, which was not asked for:\n%s", text)
+	}
+	// One row per metric, plus the header lines.
+	if got, want := strings.Count(text, "\n"), len(engine.MetricFields)+3; got != want {
+		t.Errorf("lab sim table has %d lines, want %d:\n%s", got, want, text)
+	}
+}
+
+func TestSimBadUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"out of range", []string{"-set", "loss=2"}, "loss"},
+		{"unknown parameter", []string{"-set", "nosuch=1"}, "nosuch"},
+		{"unknown preset", []string{"-preset", "moon"}, "moon"},
+		{"stray argument", []string{"extra"}, "extra"},
+		{"cross-field", []string{"-set", "tickRate=10", "-set", "sendRate=20"}, "sendRate"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := runSim(tt.args, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%s: lab sim %v = exit %d, stderr %q; want exit 2 naming %q", tt.name, tt.args, code, errb.String(), tt.want)
+		}
+	}
+}
