@@ -14,23 +14,11 @@ func TestYaw(t *testing.T) {
 	}
 }
 
-func TestFastAtan2(t *testing.T) {
-	worst := 0.0
-	for i := 0; i < 100000; i++ {
-		a := float64(i) / 100000 * 2 * math.Pi
-		for _, r := range []float64{1e-3, 1, 70} {
-			y, x := r*math.Sin(a), r*math.Cos(a)
-			d := math.Abs(fastAtan2(y, x) - math.Atan2(y, x))
-			if d > math.Pi {
-				d = 2*math.Pi - d // the same angle across ±π
-			}
-			worst = max(worst, d)
+func TestHeading(t *testing.T) {
+	for _, yaw := range []float64{0, 0.3, -2, math.Pi / 2, 3} {
+		x, y := QuatFromYaw(yaw).heading()
+		if math.Abs(x-math.Cos(yaw)) > 1e-12 || math.Abs(y-math.Sin(yaw)) > 1e-12 {
+			t.Errorf("QuatFromYaw(%v).heading() = %v, %v; want %v, %v", yaw, x, y, math.Cos(yaw), math.Sin(yaw))
 		}
-	}
-	if worst > 2e-5 {
-		t.Errorf("fastAtan2 error up to %v rad, want below 2e-5", worst)
-	}
-	if got := fastAtan2(0, 0); got != 0 {
-		t.Errorf("fastAtan2(0, 0) = %v, want 0", got)
 	}
 }

@@ -57,9 +57,11 @@ type Sim struct {
 	frameLog recordRing[FrameRecord]
 }
 
-// PoseStride is the number of float32s per entity in Poses: x, y, z, yaw in
-// radians, and the Mode as a number (1 for the truth rows).
-const PoseStride = 5
+// PoseStride is the number of float32s per entity in Poses: x, y, z, the
+// unit heading in the ground plane (cos yaw, sin yaw; yaw 0 faces +X), and
+// the Mode as a number (1 for the truth rows). The heading comes as a
+// vector so that drawing needs no arctangent.
+const PoseStride = 6
 
 // PacketRecord is one snapshot packet of the focus entity, for the timeline.
 type PacketRecord struct {
@@ -376,7 +378,7 @@ func (m *Sim) frame(t float64, last bool) {
 			m.truthAcc[e] = st.Pos.Sub(m.truth1[e].Scale(2)).Add(m.truth2[e])
 		}
 		if last {
-			m.writePose(0, e, st.Pos, st.Yaw, Interpolate)
+			m.writePose(0, e, st.Pos, QuatFromYaw(st.Yaw), Interpolate)
 		}
 	}
 	slot := m.frames % m.lag.size()
@@ -399,7 +401,7 @@ func (m *Sim) frame(t float64, last bool) {
 			i := k*n + e
 			smp := m.tech[i].Sample(kNow)
 			if last {
-				m.writePose(k+1, e, smp.Pos, smp.Rot.displayYaw(), smp.Mode)
+				m.writePose(k+1, e, smp.Pos, smp.Rot, smp.Mode)
 			}
 			if e < m.lagN {
 				d := smp.Pos
@@ -461,13 +463,15 @@ func (m *Sim) frame(t float64, last bool) {
 	m.frameLog.push(rec)
 }
 
-func (m *Sim) writePose(row, e int, p Vec3, yaw float64, mode Mode) {
+func (m *Sim) writePose(row, e int, p Vec3, q Quat, mode Mode) {
 	o := (row*m.n + e) * PoseStride
+	hx, hy := q.heading()
 	m.poses[o] = float32(p[0])
 	m.poses[o+1] = float32(p[1])
 	m.poses[o+2] = float32(p[2])
-	m.poses[o+3] = float32(yaw)
-	m.poses[o+4] = float32(mode)
+	m.poses[o+3] = float32(hx)
+	m.poses[o+4] = float32(hy)
+	m.poses[o+5] = float32(mode)
 }
 
 // closeRound counts the entity-rounds that just ended.

@@ -15,7 +15,7 @@
 //	interplab.step(dt: number)           advance dt simulated seconds (engine.Sim.Step)
 //	interplab.poses(dst: Float32Array) → n
 //	    copies engine.Sim.Poses: row 0 the ground truth, then one row per
-//	    technique, each entities() × poseStride floats (x, y, z, yaw, mode).
+//	    technique, each entities() × poseStride floats (x, y, z, cos yaw, sin yaw, mode).
 //	interplab.metrics(dst: Float64Array) → n
 //	    copies, per running technique, Metrics.Values (metricFields() order).
 //	interplab.timeline(packets: Float64Array, frames: Float64Array) → [np, nf]

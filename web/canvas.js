@@ -1,7 +1,7 @@
 // canvas.js draws the top view: the ground truth as a ghost, each technique's
 // displayed entity in its colour with a short trail, and the packets of the
 // focus entity where the server sent them (lost ones crossed). The ground is
-// the engine's x–y plane (z is up); yaw 0 faces +x.
+// the engine's x–y plane (z is up); heading (1, 0) faces +x.
 
 import { techColor, rgba32 } from './colors.js';
 
@@ -20,7 +20,7 @@ export class View {
     this.canvas = canvas;
     this.ctx = canvas.getContext('2d');
     this.onFocus = onFocus;
-    this.stride = 5;
+    this.stride = 6;
     this.techs = [];
     this.entities = 0;
     this.focus = 0;
@@ -288,11 +288,12 @@ export class View {
     for (let r = 0; r < rows; r++) {
       for (let e = 0; e < this.entities; e++) {
         const o = (r * this.entities + e) * s;
-        const mode = p[o + 4];
+        const mode = p[o + 5];
         if (mode === 0) continue; // nothing received yet
         const x = this.sx(p[o]);
         const y = this.sy(p[o + 1]);
-        const yaw = p[o + 3];
+        const hx = p[o + 3]; // heading: cos and sin of the yaw
+        const hy = p[o + 4];
         ctx.strokeStyle = this.colors[r];
         ctx.fillStyle = this.colors[r];
         ctx.lineWidth = (r === 0 ? 1.5 : 2) * d;
@@ -312,7 +313,7 @@ export class View {
         ctx.setLineDash([]);
         ctx.beginPath();
         ctx.moveTo(x, y);
-        ctx.lineTo(x + Math.cos(yaw) * rad * 1.6, y - Math.sin(yaw) * rad * 1.6);
+        ctx.lineTo(x + hx * rad * 1.6, y - hy * rad * 1.6);
         ctx.stroke();
       }
     }
@@ -359,7 +360,7 @@ export class View {
       const c = this.colors32[r];
       for (let e = 0; e < this.entities; e++) {
         const o = (r * this.entities + e) * s;
-        if (p[o + 4] === 0) continue;
+        if (p[o + 5] === 0) continue;
         const x = (half + (p[o] - this.cx) * this.scale) | 0;
         const y = (halfH - (p[o + 1] - this.cy) * this.scale) | 0;
         if (x < 0 || y < 0 || x >= w - 1 || y >= h - 1) continue;
