@@ -204,7 +204,7 @@ func TestWasmCopies(t *testing.T) {
 	lab.Call("poses", pa)
 	poses := float32s(pa, want)
 	for e := 0; e < 3; e++ {
-		if mode := poses[e*ps+4]; mode != 1 {
+		if mode := poses[e*ps+ps-1]; mode != 1 { // the mode is last
 			t.Errorf("truth row entity %d mode = %v, want 1", e, mode)
 		}
 	}
