@@ -15,7 +15,8 @@ const (
 	bufMaxRing = 256
 )
 
-// bufTech is snapshot interpolation, the guide's technique: snapshots kept
+// bufBatch is snapshot interpolation, the guide's technique, for n entities
+// that share their packets (one snapshot each per packet, as in the runner): snapshots kept
 // in a ring ordered by server time, the entity drawn at render time =
 // now − delay between the two snapshots around it, position by lerp (or
 // cubic Hermite on the snapshots' velocities), rotation by slerp (or the
@@ -34,78 +35,87 @@ const (
 // bracket it, or after a 256-snapshot overflow) that snapshot is shown, Mode
 // Interpolate; at exactly the newest snapshot's time it is shown, Mode
 // Interpolate; past it the rules above apply.
-type bufTech struct {
+//
+// Everything that depends only on time (the render clock, the delay, the
+// snapshots around the render time, the interpolation weights, the mode) is
+// worked out once per frame for all entities; each entity then costs a few
+// multiply-adds on arrays laid out by slot. bufTech, the per-entity
+// Technique, is a bufBatch of one.
+type bufBatch struct {
 	s       *Settings
 	hermite bool
+	n       int // entities
 
-	// ring holds the snapshots with absolute indices [first, end), slot
-	// i&mask, times strictly increasing. next is the index of the first
-	// one newer than the render time of the last Sample (end if none), so
-	// the one before it, if held, is the snapshot at or before it.
-	ring             []Snapshot
+	// ring holds the snapshot times with absolute indices [first, end), slot
+	// i&mask, strictly increasing; pos, vel and rot hold the entities'
+	// states, [slot*n + e]. next is the index of the first time newer than
+	// the render time of the last sample (end if none), so the one before
+	// it, if held, is the one at or before it.
+	ring             []float64
+	pos, vel         []Vec3
+	rot              []Quat
 	mask             int
 	first, next, end int
 	arrived          bool    // a snapshot has been accepted
 	lastArrival      float64 // now at the last accepted snapshot, s
 	jitter           jitterWindow
-	sampled          bool    // Sample has been called
-	lastNow, rt, dly float64 // now, render time and delay of the last Sample, s
-	seg              bufSegment
+	sampled          bool    // sample has been called with a snapshot held
+	lastNow, rt, dly float64 // now, render time and delay of the last sample, s
+
+	// The segment last interpolated on, and its per-entity rotation
+	// blends, made when first needed: a frame costs a multiply for the
+	// fraction and one sincos polynomial per entity for the rotation, not
+	// a division, an Acos and two Sins.
+	t0, t1, inv      float64
+	slerpOK, eulerOK bool
+	slerp            []slerpPair
+	eulerAt          []eulerPair
+
+	// The frame set up by frame for fill.
+	kind          int
+	common        Sample // the fields every entity shares
+	a, ahead      float64
+	h01, h10, h11 float64
+	o0, o1        int // state offsets of the snapshots shown
+	euler         bool
 }
 
-// bufSegment caches what depends only on the two snapshots last
-// interpolated between, so that a frame costs a multiply for the fraction
-// and one sincos polynomial for the rotation, not a division, an Acos and
-// two Sins.
-type bufSegment struct {
-	t0, t1  float64 // the snapshots' times; t0 < t1 once set
-	inv     float64 // 1/(t1 − t0), s⁻¹
-	slerpOK bool    // slerp is set for this pair
-	eulerOK bool    // euler is set for this pair
-	slerp   slerpPair
-	euler   eulerPair
-}
-
-// set makes g the segment from s0 to s1, if it is not already.
-func (g *bufSegment) set(s0, s1 *Snapshot) {
-	if g.t0 == s0.Time && g.t1 == s1.Time && g.inv != 0 {
-		return
-	}
-	g.t0, g.t1, g.inv = s0.Time, s1.Time, 1/(s1.Time-s0.Time)
-	g.slerpOK, g.eulerOK = false, false
-}
-
-// newBuffer returns the buffer technique reading its settings through s:
-// delay, adaptive, margin, delayCap, adaptWindow, extrapolateCap,
-// speedClamp, maxSpeed and rotation, all on every call. With hermite the
-// positions between snapshots follow a cubic Hermite curve through their
-// positions and velocities instead of a straight line.
-func newBuffer(s *Settings, hermite bool) Technique {
-	n := bufMinRing
+// newBufBatch returns the buffer technique for n entities, reading its
+// settings through s: delay, adaptive, margin, delayCap, adaptWindow,
+// extrapolateCap, speedClamp, maxSpeed and rotation, all on every call.
+// With hermite the positions between snapshots follow a cubic Hermite curve
+// through their positions and velocities instead of a straight line.
+func newBufBatch(s *Settings, hermite bool, n int) *bufBatch {
+	size := bufMinRing
 	if need := math.Ceil(max(s.Delay, s.DelayCap)*s.SendRate) + 4; need > 0 {
-		for n < bufMaxRing && float64(n) < need {
-			n *= 2
+		for size < bufMaxRing && float64(size) < need {
+			size *= 2
 		}
 	}
-	return &bufTech{
-		s:       s,
-		hermite: hermite,
-		ring:    make([]Snapshot, n),
-		mask:    n - 1,
-		jitter:  newJitterWindow(s.AdaptWindow),
-	}
+	b := &bufBatch{s: s, hermite: hermite, n: n, jitter: newJitterWindow(s.AdaptWindow),
+		slerp: make([]slerpPair, n), eulerAt: make([]eulerPair, n)}
+	b.alloc(size)
+	return b
 }
 
-// Receive adds sn to the buffer unless it is no newer than the newest held
-// (out of order or duplicate: the gap it would fill has been rendered or is
-// bracketed already). While s.Adaptive, each accepted snapshot also times
-// its arrival: the spacing between arrivals of new snapshots is what the
-// adaptive delay must cover, so stale and duplicate packets, which bring
-// nothing new to interpolate towards, do not count. (Spacings are not kept
-// while the delay is fixed, which saves a third of a Receive in
-// WebAssembly; switched on, the delay adapts from the next packet on.)
-func (b *bufTech) Receive(sn Snapshot, now float64) {
-	if b.end > b.first && sn.Time <= b.ring[(b.end-1)&b.mask].Time {
+func (b *bufBatch) alloc(size int) {
+	b.ring = make([]float64, size)
+	b.pos, b.vel, b.rot = make([]Vec3, size*b.n), make([]Vec3, size*b.n), make([]Quat, size*b.n)
+	b.mask = size - 1
+}
+
+// receive adds one packet: every entity's snapshot of the server tick at
+// time tick, arrived at now; snaps[e].Time must be tick. The packet is
+// ignored when it is no newer than the newest held (out of order or a
+// duplicate: the gap it would fill has been rendered or is bracketed
+// already). While s.Adaptive, each accepted packet also times its arrival:
+// the spacing between arrivals of new snapshots is what the adaptive delay
+// must cover, so stale and duplicate packets, which bring nothing new to
+// interpolate towards, do not count. (Spacings are not kept while the
+// delay is fixed, which saves a third of a receive in WebAssembly;
+// switched on, the delay adapts from the next packet on.)
+func (b *bufBatch) receive(tick, now float64, snaps []Snapshot) {
+	if b.end > b.first && tick <= b.ring[(b.end-1)&b.mask] {
 		return
 	}
 	if b.arrived && b.s.Adaptive {
@@ -119,25 +129,33 @@ func (b *bufTech) Receive(sn Snapshot, now float64) {
 	if b.end-b.first == len(b.ring) {
 		b.makeRoom()
 	}
-	b.ring[b.end&b.mask] = sn
+	slot := b.end & b.mask
+	b.ring[slot] = tick
+	o := slot * b.n
+	for e := range snaps[:b.n] {
+		sn := &snaps[e]
+		b.pos[o+e], b.vel[o+e], b.rot[o+e] = sn.Pos, sn.Vel, sn.Rot
+	}
 	b.end++
 }
 
 // makeRoom frees a slot in the full ring: by forgetting snapshots before the
 // one at or before the render time, else by doubling the ring, else (at
 // bufMaxRing) by dropping the oldest.
-func (b *bufTech) makeRoom() {
+func (b *bufBatch) makeRoom() {
 	if b.next-1 > b.first {
 		b.first = b.next - 1
 		return
 	}
 	if len(b.ring) < bufMaxRing {
-		ring := make([]Snapshot, 2*len(b.ring))
-		mask := len(ring) - 1
+		ring, pos, vel, rot, mask := b.ring, b.pos, b.vel, b.rot, b.mask
+		b.alloc(2 * len(ring))
 		for i := b.first; i < b.end; i++ {
-			ring[i&mask] = b.ring[i&b.mask]
+			b.ring[i&b.mask] = ring[i&mask]
+			copy(b.pos[(i&b.mask)*b.n:][:b.n], pos[(i&mask)*b.n:])
+			copy(b.vel[(i&b.mask)*b.n:][:b.n], vel[(i&mask)*b.n:])
+			copy(b.rot[(i&b.mask)*b.n:][:b.n], rot[(i&mask)*b.n:])
 		}
-		b.ring, b.mask = ring, mask
 		return
 	}
 	b.first++
@@ -146,26 +164,26 @@ func (b *bufTech) makeRoom() {
 	}
 }
 
-// Sample returns the pose at render time now − delay. The delay in use
-// follows its target (see adaptiveDelay) at most delaySlew seconds per
-// second of now, starting at the target on the first call; and the render
-// time is held rather than allowed to decrease, so Sample.Time never runs
-// backwards even if now does.
+// frame works out what every entity shows at render time now − delay:
+// the part shared by all, done once per frame; fill then writes the
+// entities. The delay in use follows its target (see adaptiveDelay) at
+// most delaySlew seconds per second of now, starting at the target on the
+// first call with a snapshot held; and the render time is held rather than
+// allowed to decrease, so Sample.Time never runs backwards even if now
+// does. The render clock starts with the first snapshot.
 //
 // Time is the render time, Newest the newest snapshot's time (0 before
 // any), Depth the number of snapshots held newer than the render time and
 // Delay the delay in use.
-func (b *bufTech) Sample(now float64) Sample {
+func (b *bufBatch) frame(now float64) {
 	s := b.s
 	target := s.Delay
 	if s.Adaptive || !(target > 0) {
 		target = adaptiveDelay(s, &b.jitter)
 	}
 	if b.end == b.first {
-		// Empty. The render clock starts with the first snapshot, so
-		// that nothing before it (the stream clock still unknown, say)
-		// holds the render time back.
-		return Sample{Time: now - target, Delay: target}
+		b.kind, b.common = bufEmpty, Sample{Time: now - target, Delay: target}
+		return
 	}
 	rt := now - target
 	if !b.sampled {
@@ -190,27 +208,96 @@ func (b *bufTech) Sample(now float64) Sample {
 	}
 	b.lastNow, b.rt = now, rt
 
-	for b.next < b.end && b.ring[b.next&b.mask].Time <= rt {
+	for b.next < b.end && b.ring[b.next&b.mask] <= rt {
 		b.next++
 	}
-	newest := &b.ring[(b.end-1)&b.mask]
-
-	// The pose is worked out in scalars and stored once, at the return:
-	// Vec3 and Quat are arrays, which Go passes and copies through memory
-	// (with stalls where a wide load reads narrow stores); in scalars a
-	// hermite frame took 55 ns instead of 83.
-	var px, py, pz, qx, qy, qz, qw float64
-	mode := Interpolate
+	newest := (b.end - 1) & b.mask
+	b.common = Sample{Mode: Interpolate, Time: rt, Newest: b.ring[newest], Depth: b.end - b.next, Delay: b.dly}
 	switch {
 	case b.next < b.end && b.next > b.first: // bracketed: interpolate
-		s0, s1 := &b.ring[(b.next-1)&b.mask], &b.ring[b.next&b.mask]
-		g := &b.seg
-		g.set(s0, s1)
-		a := (rt - s0.Time) * g.inv
-		p0, p1 := &s0.Pos, &s1.Pos
+		b.kind = bufInterpolate
+		b.segment(rt, (b.next-1)&b.mask, b.next&b.mask)
+	case b.next == b.first: // before the oldest held: show it
+		b.kind, b.o0 = bufHold, (b.first&b.mask)*b.n
+	default: // at or past the newest: underrun
+		b.kind, b.o0, b.ahead = bufHold, newest*b.n, rt-b.ring[newest]
+		if b.ahead != 0 {
+			b.kind, b.common.Mode = bufExtrapolate, Extrapolate
+			if c := s.ExtrapolateCap; !(b.ahead <= c) {
+				b.ahead, b.common.Mode = max(c, 0), Freeze
+			}
+		}
+	}
+}
+
+// What a frame shows, in bufBatch.kind.
+const (
+	bufEmpty       = iota // no snapshot yet
+	bufInterpolate        // between the snapshots at o0 and o1, fraction a
+	bufHold               // the snapshot at o0 as it is
+	bufExtrapolate        // dead reckoning ahead seconds past the snapshot at o0
+)
+
+// segment sets up interpolation between the snapshots in slots i0 and i1 at
+// render time rt: the fraction, the Hermite weights, and (once per pair of
+// snapshots) every entity's rotation blend.
+func (b *bufBatch) segment(rt float64, i0, i1 int) {
+	n := b.n
+	t0, t1 := b.ring[i0], b.ring[i1]
+	if b.t0 != t0 || b.t1 != t1 || b.inv == 0 {
+		b.t0, b.t1, b.inv = t0, t1, 1/(t1-t0)
+		b.slerpOK, b.eulerOK = false, false
+	}
+	b.a = (rt - t0) * b.inv
+	b.euler = b.s.Rotation == "euler"
+	b.o0, b.o1 = i0*n, i1*n
+	switch {
+	case b.euler && !b.eulerOK:
+		for e := range n {
+			b.eulerAt[e].init(b.rot[b.o0+e], b.rot[b.o1+e])
+		}
+		b.eulerOK = true
+	case !b.euler && !b.slerpOK:
+		for e := range n {
+			b.slerp[e].init(b.rot[b.o0+e], b.rot[b.o1+e])
+		}
+		b.slerpOK = true
+	}
+	if b.hermite {
+		b.h01, b.h10, b.h11 = hermiteBasis(b.a, t1-t0)
+	}
+}
+
+// fill writes entities lo, lo+1, ... of the frame set up by frame into out.
+func (b *bufBatch) fill(lo int, out []Sample) {
+	switch b.kind {
+	case bufEmpty:
+		for e := range out {
+			out[e] = b.common
+		}
+	case bufInterpolate:
+		b.fillInterpolate(lo, out)
+	case bufHold:
+		o := b.o0 + lo
+		for e := range out {
+			out[e] = b.common
+			out[e].Pos, out[e].Rot = b.pos[o+e], b.rot[o+e]
+		}
+	case bufExtrapolate:
+		b.fillExtrapolate(lo, out)
+	}
+}
+
+func (b *bufBatch) fillInterpolate(lo int, out []Sample) {
+	a, h01, h10, h11 := b.a, b.h01, b.h10, b.h11
+	o0, o1 := b.o0+lo, b.o1+lo
+	// The pose is worked out in scalars and stored once: Vec3 and Quat are
+	// arrays, which Go passes and copies through memory.
+	for e := range out {
+		p0, p1 := &b.pos[o0+e], &b.pos[o1+e]
+		var px, py, pz, qx, qy, qz, qw float64
 		if b.hermite {
-			h01, h10, h11 := hermiteBasis(a, s1.Time-s0.Time)
-			v0, v1 := &s0.Vel, &s1.Vel
+			v0, v1 := &b.vel[o0+e], &b.vel[o1+e]
 			px = hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
 			py = hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
 			pz = hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
@@ -219,54 +306,59 @@ func (b *bufTech) Sample(now float64) Sample {
 			py = p0[1] + float64((p1[1]-p0[1])*a)
 			pz = p0[2] + float64((p1[2]-p0[2])*a)
 		}
-		if s.Rotation == "euler" {
-			if !g.eulerOK {
-				g.euler.init(s0.Rot, s1.Rot)
-				g.eulerOK = true
-			}
-			qz, qw = g.euler.at(a)
+		if b.euler {
+			qz, qw = b.eulerAt[lo+e].at(a)
 		} else {
-			if !g.slerpOK {
-				g.slerp.init(s0.Rot, s1.Rot)
-				g.slerpOK = true
-			}
-			qx, qy, qz, qw = g.slerp.at4(a)
+			qx, qy, qz, qw = b.slerp[lo+e].at4(a)
 		}
-	case b.next == b.first: // before the oldest held: show it
-		s0 := &b.ring[b.first&b.mask]
-		px, py, pz = s0.Pos[0], s0.Pos[1], s0.Pos[2]
-		qx, qy, qz, qw = s0.Rot[0], s0.Rot[1], s0.Rot[2], s0.Rot[3]
-	default: // at or past the newest: underrun
-		px, py, pz = newest.Pos[0], newest.Pos[1], newest.Pos[2]
-		qx, qy, qz, qw = newest.Rot[0], newest.Rot[1], newest.Rot[2], newest.Rot[3]
-		ahead := rt - newest.Time
-		if ahead == 0 {
-			break
-		}
-		mode = Extrapolate
-		if c := s.ExtrapolateCap; !(ahead <= c) {
-			ahead, mode = max(c, 0), Freeze
-		}
-		vx, vy, vz := newest.Vel[0], newest.Vel[1], newest.Vel[2]
+		out[e] = b.common
+		out[e].Pos, out[e].Rot = Vec3{px, py, pz}, Quat{qx, qy, qz, qw}
+	}
+}
+
+// fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
+// the speed clamped to s.MaxSpeed when s.SpeedClamp. Rotation holds the
+// newest snapshot's, as snapshots carry no angular velocity.
+func (b *bufBatch) fillExtrapolate(lo int, out []Sample) {
+	s, ahead, o := b.s, b.ahead, b.o0+lo
+	top := max(s.MaxSpeed, 0)
+	for e := range out {
+		p, v := &b.pos[o+e], &b.vel[o+e]
+		vx, vy, vz := v[0], v[1], v[2]
 		if s.SpeedClamp {
-			top := max(s.MaxSpeed, 0)
 			sq := float64(vx*vx) + float64(vy*vy) + float64(vz*vz)
 			if sq > float64(top*top) {
 				k := top / math.Sqrt(sq)
 				vx, vy, vz = vx*k, vy*k, vz*k
 			}
 		}
-		px += float64(vx * ahead)
-		py += float64(vy * ahead)
-		pz += float64(vz * ahead)
+		out[e] = b.common
+		out[e].Pos = Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}
+		out[e].Rot = b.rot[o+e]
 	}
-	return Sample{
-		Pos:    Vec3{px, py, pz},
-		Rot:    Quat{qx, qy, qz, qw},
-		Mode:   mode,
-		Time:   rt,
-		Newest: newest.Time,
-		Depth:  b.end - b.next,
-		Delay:  b.dly,
-	}
+}
+
+// bufTech is the buffer as a per-entity Technique: a bufBatch of one.
+type bufTech struct {
+	*bufBatch
+	one [1]Snapshot
+	out [1]Sample
+}
+
+// newBuffer returns the buffer technique for one entity (see bufBatch).
+func newBuffer(s *Settings, hermite bool) Technique {
+	return &bufTech{bufBatch: newBufBatch(s, hermite, 1)}
+}
+
+// Receive adds sn unless it is no newer than the newest held.
+func (t *bufTech) Receive(sn Snapshot, now float64) {
+	t.one[0] = sn
+	t.receive(sn.Time, now, t.one[:])
+}
+
+// Sample returns the pose at render time now − delay.
+func (t *bufTech) Sample(now float64) Sample {
+	t.frame(now)
+	t.fill(0, t.out[:])
+	return t.out[0]
 }

@@ -44,14 +44,25 @@ func (t *epicTechnique) Receive(s Snapshot, now float64) {
 }
 
 func (t *epicTechnique) Sample(now float64) Sample {
+	var out Sample
+	t.sample(now, &out)
+	return out
+}
+
+// sample writes Sample(now) into out, which saves a copy per entity and
+// frame in the runner's batch.
+func (t *epicTechnique) sample(now float64, out *Sample) {
 	if !t.started {
-		return Sample{Mode: Empty, Time: now}
+		*out = Sample{Mode: Empty, Time: now}
+		return
 	}
-	t.epic.Settings = t.epicSettings()
-	var pos, vel Vec3
+	s := t.settings
+	t.epic.Settings = EPICSettings[float64]{CalcAhead: s.CalcAhead, DisplayBehind: s.DisplayBehind, SlopTime: s.SlopTime}
 	mode := Freeze
-	if t.epic.Read(now, &pos, &vel) {
+	var vel Vec3
+	if t.epic.Read(now, &out.Pos, &vel) {
 		mode = Extrapolate
 	}
-	return Sample{Pos: pos, Rot: t.rot, Mode: mode, Time: now, Newest: t.epic.Newest()}
+	out.Rot, out.Mode, out.Time, out.Newest = t.rot, mode, now, t.epic.Newest()
+	out.Depth, out.Delay = 0, 0
 }

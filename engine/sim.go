@@ -18,8 +18,11 @@ type Sim struct {
 	movers  []Mover
 	link    *Link
 	clock   *ClientClock
-	tech    []Technique // [k*n + e]
+	batches []batch     // technique k for every entity
 	stream  []bool      // technique k renders on the stream clock (see streamClock)
+	snaps   []Snapshot  // one packet's snapshots, by entity
+	out     []Sample    // one chunk of a technique's frame, by entity
+	rec     FrameRecord // the frame being rendered, for the timeline
 	transit streamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
@@ -36,15 +39,15 @@ type Sim struct {
 
 	poses []float32
 
-	accs         []acc
-	prev1, prev2 []Vec3  // displayed positions one and two frames ago, [k*n + e]
-	valid        []uint8 // how many of prev1, prev2 hold a displayed frame
-	under        []bool  // underran in the current round, [k*n + e]
-	truth        []Vec3  // truth this frame
-	truth1       []Vec3  // and one and two frames ago
-	truth2       []Vec3
-	truthAcc     []Vec3 // truth's second difference this frame
-	round        int
+	accs     []acc
+	shown    [3][]Vec3 // displayed positions of the last three frames, [frame%3][k*n + e]
+	valid    []uint8   // how many of prev1, prev2 hold a displayed frame
+	under    []bool    // underran in the current round, [k*n + e]
+	truth    []Vec3    // truth this frame
+	truth1   []Vec3    // and one and two frames ago
+	truth2   []Vec3
+	truthAcc []Vec3 // truth's second difference this frame
+	round    int
 
 	lag      lagGrid
 	lagN     int // entities sampled for the added latency
@@ -161,28 +164,120 @@ func (m *Sim) Restart() {
 	for e := range m.movers {
 		m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
 	}
-	m.tech = make([]Technique, nt*n)
+	m.batches = make([]batch, nt)
 	m.stream = make([]bool, nt)
 	m.transit = streamClock{}
 	for k, name := range m.techs {
 		m.stream[k] = name == TechBuffer || name == TechHermite
-		for e := 0; e < n; e++ {
-			m.tech[k*n+e] = newTechnique(name, s)
-		}
+		m.batches[k] = newBatch(name, s, n)
 	}
+	m.snaps, m.out = make([]Snapshot, n), make([]Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
 	m.dt = 1 / s.RenderRate
 	m.arrivals = m.arrivals[:0]
 	m.poses = make([]float32, (1+nt)*n*PoseStride)
 	m.accs = make([]acc, nt)
-	m.prev1, m.prev2 = make([]Vec3, nt*n), make([]Vec3, nt*n)
+	m.shown = [3][]Vec3{make([]Vec3, nt*n), make([]Vec3, nt*n), make([]Vec3, nt*n)}
 	m.valid, m.under = make([]uint8, nt*n), make([]bool, nt*n)
 	m.truth, m.truth1, m.truth2, m.truthAcc = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.packets = newRecordRing[PacketRecord](recordCap)
 	m.frameLog = newRecordRing[FrameRecord](recordCap)
+}
+
+// batch displays every entity of a run with one technique. Entities that
+// share their packets share their timing, so a batch does the work that
+// depends only on time once per frame (frame), then writes the entities in
+// chunks (fill) that the metrics read while they are still in cache.
+type batch interface {
+	// receive hands over one packet: snaps[e] is entity e's snapshot of
+	// the server tick at time tick, arrived at now.
+	receive(tick, now float64, snaps []Snapshot)
+	// frame prepares the display at now.
+	frame(now float64)
+	// fill writes what entities lo, lo+1, ... display into out.
+	fill(lo int, out []Sample)
+}
+
+// perEntity is a batch of one Technique per entity, for any Technique.
+type perEntity struct {
+	techs []Technique
+	now   float64
+}
+
+func (p *perEntity) receive(_, now float64, snaps []Snapshot) {
+	for e, t := range p.techs {
+		t.Receive(snaps[e], now)
+	}
+}
+
+func (p *perEntity) frame(now float64) { p.now = now }
+
+func (p *perEntity) fill(lo int, out []Sample) {
+	for e, t := range p.techs[lo : lo+len(out)] {
+		out[e] = t.Sample(p.now)
+	}
+}
+
+// epicBatch and snapBatch hold their techniques by value, so the calls in
+// their loops are static and inline: an interface call per entity and frame
+// is dear in WebAssembly.
+type epicBatch struct {
+	techs []epicTechnique
+	now   float64
+}
+
+func (b *epicBatch) receive(_, now float64, snaps []Snapshot) {
+	for e := range b.techs {
+		b.techs[e].Receive(snaps[e], now)
+	}
+}
+
+func (b *epicBatch) frame(now float64) { b.now = now }
+
+func (b *epicBatch) fill(lo int, out []Sample) {
+	for e := range out {
+		b.techs[lo+e].sample(b.now, &out[e])
+	}
+}
+
+type snapBatch []snapTech
+
+func (b snapBatch) receive(_, now float64, snaps []Snapshot) {
+	for e := range b {
+		b[e].Receive(snaps[e], now)
+	}
+}
+
+func (b snapBatch) frame(float64) {}
+
+func (b snapBatch) fill(lo int, out []Sample) {
+	for e := range out {
+		out[e] = b[lo+e].Sample(0)
+	}
+}
+
+// newBatch returns the named technique for n entities.
+func newBatch(name string, s *Settings, n int) batch {
+	switch name {
+	case TechBuffer, TechHermite:
+		return newBufBatch(s, name == TechHermite, n)
+	case TechEPIC, TechEPICFix:
+		b := &epicBatch{techs: make([]epicTechnique, n)}
+		for e := range b.techs {
+			b.techs[e] = *newEPICTechnique(s, name == TechEPICFix).(*epicTechnique)
+		}
+		return b
+	case TechSnap:
+		return make(snapBatch, n)
+	}
+	p := &perEntity{techs: make([]Technique, n)}
+	for e := range p.techs {
+		p.techs[e] = newTechnique(name, s)
+	}
+	return p
 }
 
 func newTechnique(name string, s *Settings) Technique {
@@ -334,16 +429,15 @@ func (m *Sim) arrive(a arrival) {
 	now := m.clock.Estimate(a.t)
 	m.transit.arrive(now, a.tick)
 	streamNow := now - m.transit.lag
-	n := m.n
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
-		snap := Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
-		for k := range m.techs {
-			if m.stream[k] {
-				m.tech[k*n+e].Receive(snap, streamNow)
-			} else {
-				m.tech[k*n+e].Receive(snap, now)
-			}
+		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
+	}
+	for k, b := range m.batches {
+		if m.stream[k] {
+			b.receive(a.tick, streamNow, m.snaps)
+		} else {
+			b.receive(a.tick, now, m.snaps)
 		}
 	}
 }
@@ -386,72 +480,23 @@ func (m *Sim) frame(t float64, last bool) {
 		m.lagTruth[slot*m.lagN+e] = m.truth[e]
 	}
 
-	var rec FrameRecord
-	rec.Time, rec.Est = t, now
-	snapStep := snapFactor * m.set.MaxSpeed * dt
-	snapSq := snapStep * snapStep
-	inv4 := 1 / (dt * dt * dt * dt)
-	for k := range m.techs {
-		a := &m.accs[k]
-		kNow := now
+	rec := &m.rec
+	*rec = FrameRecord{Time: t, Est: now}
+	for k, b := range m.batches {
 		if m.stream[k] {
-			kNow = streamNow
+			b.frame(streamNow)
+		} else {
+			b.frame(now)
 		}
-		for e := 0; e < n; e++ {
-			i := k*n + e
-			smp := m.tech[i].Sample(kNow)
-			if last {
-				m.writePose(k+1, e, smp.Pos, smp.Rot, smp.Mode)
-			}
-			if e < m.lagN {
-				d := smp.Pos
-				if smp.Mode == Empty {
-					d = Vec3{math.NaN()}
-				}
-				m.lagDisp[(k*m.lag.size()+slot)*m.lagN+e] = d
-			}
-			if smp.Mode == Empty {
-				m.valid[i] = 0
-				continue
-			}
-			p := smp.Pos
-			errSq := distSq(p, m.truth[e])
-			a.frames++
-			a.errSq += errSq
-			a.errMaxSq = max(a.errMaxSq, errSq)
-			a.hist[histBin(errSq)]++
-			switch smp.Mode {
-			case Extrapolate:
-				a.extrapolated++
-			case Freeze:
-				a.frozen++
-			}
-			if smp.Time > smp.Newest {
-				a.underrun++
-				m.under[i] = true
-			}
-			snapped := false
-			if m.valid[i] >= 1 {
-				if step := distSq(p, m.prev1[i]); step > snapSq {
-					snapped = true
-					a.snaps++
-					a.snapMaxSq = max(a.snapMaxSq, step)
-				}
-			}
-			if m.valid[i] >= 2 && m.frames >= 2 {
-				p1, p2, ta := &m.prev1[i], &m.prev2[i], &m.truthAcc[e]
-				ax := p[0] - 2*p1[0] + p2[0] - ta[0]
-				ay := p[1] - 2*p1[1] + p2[1] - ta[1]
-				az := p[2] - 2*p1[2] + p2[2] - ta[2]
-				a.accelSq += (ax*ax + ay*ay + az*az) * inv4
-				a.accelFrames++
-			}
-			m.prev2[i], m.prev1[i] = m.prev1[i], p
-			m.valid[i] = min(m.valid[i]+1, 2)
-			if e == m.focus {
-				rec.Tech[k] = FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth,
-					Delay: smp.Delay, Mode: smp.Mode, Snap: snapped, Err: math.Sqrt(errSq)}
-			}
+	}
+	snapStep := snapFactor * m.set.MaxSpeed * dt
+	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: 1 / (dt * dt * dt * dt),
+		cur: m.frames % 3, prev1: (m.frames + 2) % 3, prev2: (m.frames + 1) % 3}
+	for lo := 0; lo < n; lo += fillChunk {
+		out := m.out[:min(fillChunk, n-lo)]
+		for k, b := range m.batches {
+			b.fill(lo, out)
+			m.measure(k, lo, out, &fm)
 		}
 	}
 	m.frames++
@@ -460,7 +505,118 @@ func (m *Sim) frame(t float64, last bool) {
 	}
 	m.accumulateLag()
 	m.truth, m.truth1, m.truth2 = m.truth2, m.truth, m.truth1
-	m.frameLog.push(rec)
+	m.frameLog.push(*rec)
+}
+
+// fillChunk is how many entities a technique writes before the metrics
+// read them: few enough that they are still in cache.
+const fillChunk = 256
+
+// frameMeasure holds what measure needs of the frame being rendered.
+type frameMeasure struct {
+	slot   int     // the frame's slot in the added-latency history
+	last   bool    // write the poses
+	snapSq float64 // squared step above which a step is a snap, m²
+	inv4   float64 // 1/dt⁴, to turn second differences into accelerations
+
+	cur, prev1, prev2 int // indices in Sim.shown of this frame and the two before
+}
+
+// measure takes technique k's display of entities lo, lo+1, ... (out) into
+// the metrics, the timeline and, on the last frame of a step, the poses.
+func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
+	a, n := &m.accs[k], m.n
+	// This loop runs for every entity and technique each frame: no calls,
+	// no builtin max on floats (a runtime call in WebAssembly), and the
+	// per-entity state resliced to the chunk so that one bounds check
+	// covers it.
+	off := k*n + lo
+	valid, under := m.valid[off:off+len(out)], m.under[off:off+len(out)]
+	cur, prev1, prev2 := m.shown[fm.cur][off:off+len(out)], m.shown[fm.prev1][off:off+len(out)], m.shown[fm.prev2][off:off+len(out)]
+	truth, truthAcc := m.truth[lo:lo+len(out)], m.truthAcc[lo:lo+len(out)]
+	// The sums live in locals for the loop and go back to a at the end.
+	frames, errSqSum, errMaxSq := a.frames, a.errSq, a.errMaxSq
+	snaps, snapMaxSq, underrun := a.snaps, a.snapMaxSq, a.underrun
+	extrapolated, frozen := a.extrapolated, a.frozen
+	accelSq, accelFrames := a.accelSq, a.accelFrames
+	var poses []float32
+	if fm.last {
+		poses = m.poses[((k+1)*n+lo)*PoseStride:][:len(out)*PoseStride]
+	}
+	for j := range out {
+		smp := &out[j]
+		e := lo + j
+		if fm.last {
+			hx, hy := smp.Rot.heading()
+			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
+			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
+			pp[3], pp[4], pp[5] = float32(hx), float32(hy), float32(smp.Mode)
+		}
+		if e < m.lagN {
+			d := smp.Pos
+			if smp.Mode == Empty {
+				d = Vec3{math.NaN()}
+			}
+			m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+e] = d
+		}
+		if smp.Mode == Empty {
+			valid[j] = 0
+			continue
+		}
+		px, py, pz := smp.Pos[0], smp.Pos[1], smp.Pos[2]
+		tr := &truth[j]
+		dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
+		errSq := dx*dx + dy*dy + dz*dz
+		frames++
+		errSqSum += errSq
+		if errSq > errMaxSq {
+			errMaxSq = errSq
+		}
+		a.hist[histBin(errSq)]++
+		switch smp.Mode {
+		case Extrapolate:
+			extrapolated++
+		case Freeze:
+			frozen++
+		}
+		if smp.Time > smp.Newest {
+			underrun++
+			under[j] = true
+		}
+		snapped := false
+		v := valid[j]
+		if v >= 1 {
+			p1 := &prev1[j]
+			sx, sy, sz := px-p1[0], py-p1[1], pz-p1[2]
+			if step := sx*sx + sy*sy + sz*sz; step > fm.snapSq {
+				snapped = true
+				snaps++
+				if step > snapMaxSq {
+					snapMaxSq = step
+				}
+			}
+			if v >= 2 && m.frames >= 2 {
+				p2, ta := &prev2[j], &truthAcc[j]
+				ax := px - 2*p1[0] + p2[0] - ta[0]
+				ay := py - 2*p1[1] + p2[1] - ta[1]
+				az := pz - 2*p1[2] + p2[2] - ta[2]
+				accelSq += (ax*ax + ay*ay + az*az) * fm.inv4
+				accelFrames++
+			}
+		}
+		cur[j] = smp.Pos
+		if v < 2 {
+			valid[j] = v + 1
+		}
+		if e == m.focus {
+			m.rec.Tech[k] = FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth,
+				Delay: smp.Delay, Mode: smp.Mode, Snap: snapped, Err: math.Sqrt(errSq)}
+		}
+	}
+	a.frames, a.errSq, a.errMaxSq = frames, errSqSum, errMaxSq
+	a.snaps, a.snapMaxSq, a.underrun = snaps, snapMaxSq, underrun
+	a.extrapolated, a.frozen = extrapolated, frozen
+	a.accelSq, a.accelFrames = accelSq, accelFrames
 }
 
 func (m *Sim) writePose(row, e int, p Vec3, q Quat, mode Mode) {
@@ -552,7 +708,7 @@ func RunSeries(s Settings, step float64) (Result, error) {
 }
 
 // seriesAcc gathers the RMS error of each technique per window of step
-// seconds, from the frame just taken in (prev1 holds its display). A window
+// seconds, from the frame just taken in. A window
 // in which a technique displayed nothing records 0, keeping JSON valid.
 type seriesAcc struct {
 	step   float64
@@ -567,13 +723,14 @@ func (a *seriesAcc) frame(m *Sim, t float64) {
 		a.flush()
 		a.window = w
 	}
+	shown := m.shown[(m.frames-1)%3] // frame has counted this frame
 	for k := range a.sq {
 		for e := 0; e < m.n; e++ {
 			i := k*m.n + e
 			if m.valid[i] == 0 {
 				continue
 			}
-			a.sq[k] += distSq(m.prev1[i], m.truth[e])
+			a.sq[k] += distSq(shown[i], m.truth[e])
 			a.n[k]++
 		}
 	}

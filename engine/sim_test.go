@@ -152,9 +152,11 @@ func TestAddedLatency(t *testing.T) {
 		s.Motion = "circle"
 		s.Techniques = []string{TechSnap}
 		m, _ := NewSim(s)
-		for e := range m.n {
-			m.tech[e] = &delayed{mv: &m.movers[e], delay: delay}
+		p := &perEntity{techs: make([]Technique, m.n)}
+		for e := range p.techs {
+			p.techs[e] = &delayed{mv: &m.movers[e], delay: delay}
 		}
+		m.batches[0] = p
 		m.StepFrames(300)
 		got := m.Metrics(nil)[0].AddedLatency
 		if math.Abs(got-delay) > 0.002 {
@@ -170,9 +172,11 @@ func TestErrorMetrics(t *testing.T) {
 	m, _ := NewSim(s)
 	// A display 0.3 m off along x: every error is 0.3 m, no snaps, no
 	// acceleration error.
-	for e := range m.n {
-		m.tech[e] = &offset{mv: &m.movers[e], off: Vec3{0.3, 0, 0}}
+	p := &perEntity{techs: make([]Technique, m.n)}
+	for e := range p.techs {
+		p.techs[e] = &offset{mv: &m.movers[e], off: Vec3{0.3, 0, 0}}
 	}
+	m.batches[0] = p
 	m.StepFrames(120)
 	got := m.Metrics(nil)[0]
 	if got.Frames != 240 {
