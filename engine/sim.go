@@ -255,7 +255,7 @@ func (b snapBatch) frame(float64) {}
 
 func (b snapBatch) fill(lo int, out []Sample) {
 	for e := range out {
-		out[e] = b[lo+e].Sample(0)
+		b[lo+e].sample(&out[e])
 	}
 }
 
@@ -469,7 +469,8 @@ func (m *Sim) frame(t float64, last bool) {
 		st := m.movers[e].At(t)
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
-			m.truthAcc[e] = st.Pos.Sub(m.truth1[e].Scale(2)).Add(m.truth2[e])
+			p, p1, p2 := &st.Pos, &m.truth1[e], &m.truth2[e]
+			m.truthAcc[e] = Vec3{p[0] - 2*p1[0] + p2[0], p[1] - 2*p1[1] + p2[1], p[2] - 2*p1[2] + p2[2]}
 		}
 		if last {
 			m.writePose(0, e, st.Pos, QuatFromYaw(st.Yaw), Interpolate)

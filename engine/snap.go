@@ -23,14 +23,16 @@ func (t *snapTech) Receive(sn Snapshot, _ float64) {
 // Time = Newest = its time, Depth and Delay 0. Before any it is Empty, and
 // every field is zero.
 func (t *snapTech) Sample(_ float64) Sample {
+	var out Sample
+	t.sample(&out)
+	return out
+}
+
+// sample writes Sample's result into out, saving the runner's batch a copy.
+func (t *snapTech) sample(out *Sample) {
 	if !t.have {
-		return Sample{}
+		*out = Sample{}
+		return
 	}
-	return Sample{
-		Pos:    t.last.Pos,
-		Rot:    t.last.Rot,
-		Mode:   Interpolate,
-		Time:   t.last.Time,
-		Newest: t.last.Time,
-	}
+	*out = Sample{Pos: t.last.Pos, Rot: t.last.Rot, Mode: Interpolate, Time: t.last.Time, Newest: t.last.Time}
 }
