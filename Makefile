@@ -49,6 +49,8 @@ lint:
 
 test-go:
 	$(GO) test -count=1 ./...
+	# The golden numbers must not depend on fused multiply-add either.
+	GOAMD64=v3 $(GO) test -count=1 -run 'Golden|Determinism' ./engine/... ./wasm/...
 
 # The engine and the adapter under GOOS=js GOARCH=wasm, in Node.
 test-wasm:

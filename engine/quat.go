@@ -11,7 +11,7 @@ var QuatIdentity = Quat{0, 0, 0, 1}
 // QuatFromYaw returns the rotation by yaw radians about the up (Z) axis.
 // Yaw 0 faces +X; positive yaw turns towards +Y.
 func QuatFromYaw(yaw float64) Quat {
-	s, c := math.Sincos(yaw / 2)
+	s, c := detSincos(yaw / 2) // the same bits on every platform
 	return Quat{0, 0, s, c}
 }
 
