@@ -193,8 +193,8 @@ func (g lagGrid) best(sse []float64, frames int) float64 {
 	d := float64(j - g.ahead)
 	if j > 0 && j < len(sse)-1 {
 		l, c, r := sse[j-1], sse[j], sse[j+1]
-		if den := l - 2*c + r; den > 0 {
-			d += 0.5 * (l - r) / den
+		if den := l - float64(2*c) + r; den > 0 {
+			d += float64(0.5*(l-r)) / den
 		}
 	}
 	return d * g.period

@@ -457,7 +457,7 @@ func (m *Sim) frame(t float64, last bool) {
 	streamNow := now - m.transit.lag
 	n, dt := m.n, m.dt
 
-	if r := int((t - 0.5*dt) / m.set.Round); r != m.round {
+	if r := int((t - float64(0.5*dt)) / m.set.Round); r != m.round {
 		m.closeRound()
 		m.round = r
 	}
@@ -470,7 +470,7 @@ func (m *Sim) frame(t float64, last bool) {
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
 			p, p1, p2 := &st.Pos, &m.truth1[e], &m.truth2[e]
-			m.truthAcc[e] = Vec3{p[0] - 2*p1[0] + p2[0], p[1] - 2*p1[1] + p2[1], p[2] - 2*p1[2] + p2[2]}
+			m.truthAcc[e] = Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
 		}
 		if last {
 			m.writePose(0, e, st.Pos, QuatFromYaw(st.Yaw), Interpolate)
@@ -567,7 +567,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		px, py, pz := smp.Pos[0], smp.Pos[1], smp.Pos[2]
 		tr := &truth[j]
 		dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
-		errSq := dx*dx + dy*dy + dz*dz
+		errSq := sq3(dx, dy, dz)
 		frames++
 		errSqSum += errSq
 		if errSq > errMaxSq {
@@ -589,7 +589,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		if v >= 1 {
 			p1 := &prev1[j]
 			sx, sy, sz := px-p1[0], py-p1[1], pz-p1[2]
-			if step := sx*sx + sy*sy + sz*sz; step > fm.snapSq {
+			if step := sq3(sx, sy, sz); step > fm.snapSq {
 				snapped = true
 				snaps++
 				if step > snapMaxSq {
@@ -598,10 +598,10 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 			}
 			if v >= 2 && m.frames >= 2 {
 				p2, ta := &prev2[j], &truthAcc[j]
-				ax := px - 2*p1[0] + p2[0] - ta[0]
-				ay := py - 2*p1[1] + p2[1] - ta[1]
-				az := pz - 2*p1[2] + p2[2] - ta[2]
-				accelSq += (ax*ax + ay*ay + az*az) * fm.inv4
+				ax := px - float64(2*p1[0]) + p2[0] - ta[0]
+				ay := py - float64(2*p1[1]) + p2[1] - ta[1]
+				az := pz - float64(2*p1[2]) + p2[2] - ta[2]
+				accelSq += float64(sq3(ax, ay, az) * fm.inv4)
 				accelFrames++
 			}
 		}
@@ -720,7 +720,7 @@ type seriesAcc struct {
 }
 
 func (a *seriesAcc) frame(m *Sim, t float64) {
-	if w := int((t - 0.5*m.dt) / a.step); w != a.window {
+	if w := int((t - float64(0.5*m.dt)) / a.step); w != a.window {
 		a.flush()
 		a.window = w
 	}
@@ -763,7 +763,9 @@ type TechniqueResult struct {
 }
 
 // distSq returns |a−b|², written out: it is in the per-entity loop.
-func distSq(a, b Vec3) float64 {
-	x, y, z := a[0]-b[0], a[1]-b[1], a[2]-b[2]
-	return x*x + y*y + z*z
-}
+func distSq(a, b Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
+
+// sq3 returns x² + y² + z² with every product rounded on its own: where the
+// compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still
+// come out as in WebAssembly, which never fuses.
+func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64(z*z) }

@@ -15,11 +15,16 @@ func (a Vec3) Add(b Vec3) Vec3 { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[
 // Sub returns a−b.
 func (a Vec3) Sub(b Vec3) Vec3 { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
 
-// Scale returns a·k.
-func (a Vec3) Scale(k float64) Vec3 { return Vec3{a[0] * k, a[1] * k, a[2] * k} }
+// Scale returns a·k. Each product is rounded (an explicit conversion), so
+// that a sum it is inlined into is never fused into a multiply-add.
+func (a Vec3) Scale(k float64) Vec3 { return Vec3{float64(a[0] * k), float64(a[1] * k), float64(a[2] * k)} }
 
 // Dot returns the dot product a·b.
-func (a Vec3) Dot(b Vec3) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func (a Vec3) Dot(b Vec3) float64 {
+	// Each product rounded on its own: no fused multiply-add, so the same
+	// bits on every platform.
+	return float64(a[0]*b[0]) + float64(a[1]*b[1]) + float64(a[2]*b[2])
+}
 
 // LenSq returns the squared length of a; it needs no square root.
 func (a Vec3) LenSq() float64 { return a.Dot(a) }
