@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,5 +187,21 @@ func TestRunEpicFlagsSetSettings(t *testing.T) {
 		"pos: 0.00,0.00,0.00  vel: 9.000,15.000,21.000  time: 0.150\n"
 	if stdout.String() != want {
 		t.Errorf("-slopTime 0: stdout differs:\n%s", epicDiff(stdout.String(), want))
+	}
+}
+
+// BenchmarkRunEpic runs lab epic on 10,000 packets 10 ms apart; one op is
+// one packet line in and its share of the output.
+func BenchmarkRunEpic(b *testing.B) {
+	var in bytes.Buffer
+	const n = 10000
+	for i := range n {
+		t := float64(i) * 0.01
+		in.WriteString(strconv.FormatFloat(t*3, 'f', 3, 64) + " , 1.000 , 0.500 / 3.000 , -0.250 , 0.000 / " + strconv.FormatFloat(t, 'f', 2, 64) + "\n")
+	}
+	b.SetBytes(int64(in.Len() / n))
+	b.ResetTimer()
+	for i := 0; i < b.N; i += n {
+		runEpic(nil, bytes.NewReader(in.Bytes()), io.Discard, io.Discard)
 	}
 }
