@@ -11,7 +11,8 @@ type EPICTime interface{ ~float32 | ~float64 }
 // methods called through a type parameter go through a dictionary and never
 // inline (a port written that way measured 4× slower than the seed), so the
 // value is constrained to arrays and EPIC does the arithmetic in loops over
-// their components, which compile to straight-line code for each size.
+// their components, which compile for each size to code with no calls and
+// no bounds checks.
 type EPICValue[T EPICTime] interface {
 	~[2]T | ~[3]T | ~[4]T
 }

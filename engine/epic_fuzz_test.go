@@ -32,13 +32,16 @@ func epicFuzzEncode(ps []epicPacket) []byte {
 	return b
 }
 
-// epicFuzzSeeds adds the golden cases' packets and settings to f's corpus;
-// each makes its args from the case's settings and packet data.
-func epicFuzzSeeds(f *testing.F, add func(s EPICSettings[float32], data []byte)) {
+// epicFuzzSeeds adds each golden case to f's corpus twice, as the args
+// (calcAhead, displayBehind, slopTime, fix, packets) with fix false and true.
+func epicFuzzSeeds(f *testing.F) {
 	ins, _ := filepath.Glob("testdata/epic/case-*.in")
 	for _, in := range ins {
 		base := in[:len(in)-len(".in")]
-		add(epicReadArgs(f, base+".args"), epicFuzzEncode(epicReadCase(f, in)))
+		s, data := epicReadArgs(f, base+".args"), epicFuzzEncode(epicReadCase(f, in))
+		for _, fix := range []bool{false, true} {
+			f.Add(float64(s.CalcAhead), float64(s.DisplayBehind), float64(s.SlopTime), fix, data)
+		}
 	}
 }
 
@@ -74,10 +77,7 @@ func epicFuzzSettings(a, b, c float64) EPICSettings[float64] {
 // position shown (the variant at the last read time, the seed at the
 // packet's time).
 func FuzzEPIC(f *testing.F) {
-	epicFuzzSeeds(f, func(s EPICSettings[float32], data []byte) {
-		f.Add(float64(s.CalcAhead), float64(s.DisplayBehind), float64(s.SlopTime), false, data)
-		f.Add(float64(s.CalcAhead), float64(s.DisplayBehind), float64(s.SlopTime), true, data)
-	})
+	epicFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, ca, db, slop float64, fix bool, data []byte) {
 		s := epicFuzzSettings(ca, db, slop)
 		packets := epicFuzzPackets(data, 32)
@@ -145,10 +145,7 @@ func FuzzEPIC(f *testing.F) {
 // never decreases, a frozen entity does not move, and sane finite input
 // gives finite positions.
 func FuzzEPICTechnique(f *testing.F) {
-	epicFuzzSeeds(f, func(s EPICSettings[float32], data []byte) {
-		f.Add(float64(s.CalcAhead), float64(s.DisplayBehind), float64(s.SlopTime), false, data)
-		f.Add(float64(s.CalcAhead), float64(s.DisplayBehind), float64(s.SlopTime), true, data)
-	})
+	epicFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, ca, db, slop float64, fix bool, data []byte) {
 		es := epicFuzzSettings(ca, db, slop)
 		s := Defaults()

@@ -50,12 +50,12 @@ func runEpic(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	errs := bufio.NewWriterSize(stderr, 64<<10)
 	epicDrive(settings, stdin, out, errs)
-	errErr := errs.Flush()
+	errsErr := errs.Flush()
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(stderr, "lab epic: %v\n", err)
 		return 1
 	}
-	if errErr != nil {
+	if errsErr != nil {
 		return 1
 	}
 	return 0
@@ -90,23 +90,26 @@ func epicDrive(s engine.Settings, stdin io.Reader, out, errs *bufio.Writer) {
 			now += 0.05
 			terp.Read(now, &pos, &vel)
 			buf = append(buf[:0], "pos: "...)
-			buf = cAppendFixed(buf, pos[0], 2)
-			buf = append(buf, ',')
-			buf = cAppendFixed(buf, pos[1], 2)
-			buf = append(buf, ',')
-			buf = cAppendFixed(buf, pos[2], 2)
+			buf = cAppendFixed3(buf, pos, 2)
 			buf = append(buf, "  vel: "...)
-			buf = cAppendFixed(buf, vel[0], 3)
-			buf = append(buf, ',')
-			buf = cAppendFixed(buf, vel[1], 3)
-			buf = append(buf, ',')
-			buf = cAppendFixed(buf, vel[2], 3)
+			buf = cAppendFixed3(buf, vel, 3)
 			buf = append(buf, "  time: "...)
 			buf = cAppendFixed(buf, now, 3)
 			buf = append(buf, '\n')
 			out.Write(buf)
 		}
 	}
+}
+
+// cAppendFixed3 appends v's components as "%.*f,%.*f,%.*f".
+func cAppendFixed3(b []byte, v [3]float32, prec int) []byte {
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = cAppendFixed(b, x, prec)
+	}
+	return b
 }
 
 // epicFlag is a flag.Value that sets one EPIC parameter through the
