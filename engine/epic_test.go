@@ -44,7 +44,7 @@ type epicPacket struct {
 // packet if it is "x,y,z / x,y,z / t" with optional spaces, the end if it
 // starts with 'q', and otherwise one the seed rejects. The C-exact sscanf
 // emulation, for every other input, is the driver's (cmd/lab).
-func epicReadCase(t *testing.T, path string) []epicPacket {
+func epicReadCase(t testing.TB, path string) []epicPacket {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -82,7 +82,7 @@ func epicReadCase(t *testing.T, path string) []epicPacket {
 	return packets
 }
 
-func epicReadArgs(t *testing.T, path string) EPICSettings[float32] {
+func epicReadArgs(t testing.TB, path string) EPICSettings[float32] {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
