@@ -17,7 +17,9 @@ func (a Vec3) Sub(b Vec3) Vec3 { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[
 
 // Scale returns a·k. Each product is rounded (an explicit conversion), so
 // that a sum it is inlined into is never fused into a multiply-add.
-func (a Vec3) Scale(k float64) Vec3 { return Vec3{float64(a[0] * k), float64(a[1] * k), float64(a[2] * k)} }
+func (a Vec3) Scale(k float64) Vec3 {
+	return Vec3{float64(a[0] * k), float64(a[1] * k), float64(a[2] * k)}
+}
 
 // Dot returns the dot product a·b.
 func (a Vec3) Dot(b Vec3) float64 {
