@@ -344,7 +344,7 @@ func TestBrowserSessionSave(t *testing.T) {
 	// The sessions page lists it; a search by name finds it, another does not.
 	b.open("/sessions")
 	b.notMarkup(name, "#sessions a.session-link")
-	b.do(chromedp.SetValue(chromedp.ID("q"), "HARBOR"), chromedp.Submit(chromedp.ID("q")))
+	b.eval(`document.getElementById('q').value = 'HARBOR', document.querySelector('form.search').requestSubmit()`, nil)
 	b.waitPath(regexp.MustCompile(`^/sessions$`))
 	if !b.poll(`location.search === '?q=HARBOR' && document.querySelectorAll('#sessions tbody tr').length === 1`, 5*time.Second) {
 		t.Error("searching HARBOR does not list the session alone")
@@ -358,11 +358,13 @@ func TestBrowserSessionSave(t *testing.T) {
 
 	// Delete and restore from the sessions page.
 	b.open("/sessions")
-	b.do(chromedp.Click(chromedp.CSS(`button[data-delete="` + id + `"]`)))
-	if !b.poll(`!!document.querySelector('#deleted button[data-restore="`+id+`"]') && !document.getElementById('sessions')`, 5*time.Second) {
+	// Clicks through JavaScript: chromedp's node ids go stale across reloads.
+	b.eval(`document.querySelector('button[data-delete="`+id+`"]').click()`, nil)
+	if !b.poll(`document.readyState === 'complete' && !!document.querySelector('#deleted button[data-restore="`+id+`"]') &&
+		!document.getElementById('sessions')`, 5*time.Second) {
 		t.Fatal("a deleted session is not listed under Deleted with Restore")
 	}
-	b.do(chromedp.Click(chromedp.CSS(`button[data-restore="` + id + `"]`)))
+	b.eval(`document.querySelector('button[data-restore="`+id+`"]').click()`, nil)
 	if !b.poll(`!!document.querySelector('#sessions tr[data-id="`+id+`"]') && !document.getElementById('deleted')`, 5*time.Second) {
 		t.Fatal("a restored session is not listed again")
 	}
