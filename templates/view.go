@@ -18,6 +18,7 @@ type PageView struct {
 	Presets  []PresetView    // the presets offered by the picker
 	Errors   []string        // problems with the link's values, shown at the top of the page
 	Query    string          // the current state as a URL query, without the leading "?"
+	Session  *SessionView    // the saved session the page is tied to; nil on a plain lab page
 }
 
 // PresetView is one entry of the preset picker.

@@ -11,6 +11,7 @@ import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
 import { techColor } from './colors.js';
+import { initSession } from './session.js';
 
 const $ = (id) => document.getElementById(id);
 const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
@@ -41,6 +42,7 @@ class Lab {
     this.fr = new Float64Array(1024 * engine.frameStride);
     this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
     this.samplers = [];
+    this.watchers = []; // called after every change of the settings
   }
 
   start() {
@@ -115,6 +117,8 @@ class Lab {
     const q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
     mirror(q);
     for (const a of document.querySelectorAll('a.export')) a.href = exportURL(a.dataset.format, q);
+    this.query = q;
+    for (const f of this.watchers) f();
   }
 
   renderErrors() {
@@ -326,6 +330,7 @@ class Lab {
         focus: this.focus,
         paused: this.paused,
       }),
+      settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       poses: () => Array.from(this.poses),
       pose: (row, e) => Array.from(this.poses.subarray((row * this.entities + e) * 5, (row * this.entities + e + 1) * 5)),
       screen: (row, e) => this.view.screenOf(row, e),
@@ -388,4 +393,15 @@ try {
 }
 const lab = new Lab(engine);
 lab.start();
+initSession({
+  engine,
+  params: lab.params,
+  values: () => lab.values,
+  query: () => lab.query,
+  set: (name, v) => {
+    lab.controls.setValue(name, v);
+    lab.change(name, v);
+  },
+  watch: (f) => lab.watchers.push(f),
+});
 globalThis.lab = lab.hooks();

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -142,11 +143,25 @@ type labTab struct {
 
 	mu       sync.Mutex
 	problems []string // console errors, exceptions and blocked requests
+	allowed  []string // console errors the test expects, as substrings
+}
+
+// allow makes console errors containing text expected, not problems.
+func (b *labTab) allow(text string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.allowed = append(b.allowed, text)
 }
 
 // openLab starts a server and a browser, and opens path in it. The page is
 // ready (the engine created its run) when openLab returns.
 func openLab(t testing.TB, path string) *labTab {
+	t.Helper()
+	return openLabOn(t, newBrowserServer(t), path)
+}
+
+// newBrowserServer returns the lab's handler with this run's wasm.
+func newBrowserServer(t testing.TB) *server {
 	t.Helper()
 	browserInstalled(t)
 	list, err := presets.All()
@@ -157,6 +172,13 @@ func openLab(t testing.TB, path string) *labTab {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+// openLabOn serves h, starts a browser and opens path in it, as openLab.
+func openLabOn(t testing.TB, h http.Handler, path string) *labTab {
+	t.Helper()
+	browserInstalled(t)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 
@@ -177,8 +199,22 @@ func openLab(t testing.TB, path string) *labTab {
 	t.Cleanup(cancelTab)
 	ctx, cancelTimeout := context.WithTimeout(ctx, browserTimeout)
 	t.Cleanup(cancelTimeout)
+	return attachTab(t, ctx, srv.URL, path)
+}
 
-	tab := &labTab{t: t, ctx: ctx, url: srv.URL}
+// newTab opens path in another tab of b's browser.
+func (b *labTab) newTab(path string) *labTab {
+	b.t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	b.t.Cleanup(cancel)
+	return attachTab(b.t, ctx, b.url, path)
+}
+
+// attachTab starts watching the tab of ctx (blocked requests, console
+// errors) and opens path in it.
+func attachTab(t testing.TB, ctx context.Context, base, path string) *labTab {
+	t.Helper()
+	tab := &labTab{t: t, ctx: ctx, url: base}
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
@@ -229,7 +265,13 @@ func (b *labTab) blockOutside() {
 func (b *labTab) problem(format string, args ...any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.problems = append(b.problems, fmt.Sprintf(format, args...))
+	p := fmt.Sprintf(format, args...)
+	for _, a := range b.allowed {
+		if strings.Contains(p, a) {
+			return
+		}
+	}
+	b.problems = append(b.problems, p)
 }
 
 // finish fails the test on any console error or blocked request, and saves

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/a-h/templ"
+
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// Limits of the session pages.
+const (
+	sessionsPageMax     = 200 // sessions listed on the sessions page; search finds the others
+	sessionNotesExcerpt = 140 // characters of notes shown in the list
+	sessionTimeLayout   = "2006-01-02 15:04 UTC"
+)
+
+// sessionPages serves the pages of saved sessions:
+//
+//	GET /sessions?q=          the list, newest first, searched by name; deleted ones below
+//	GET /s/{id}               the lab on the session's live state (its latest revision
+//	                          when no tab has it open), following it over /ws/sessions/{id}
+//	GET /s/{id}/r/{rev}       the lab on one revision, not live
+//	GET /s/{id}/history       every revision and the settings it changed
+//
+// A session page's query (the share link the page keeps in the address bar)
+// is not read: the session is the state. An unknown or malformed id or
+// revision is a 404 page, a deleted session a 410 page.
+type sessionPages struct {
+	srv *server
+	st  *Store
+	hub *Hub
+	now func() time.Time
+}
+
+// registerSessionPages adds the session pages to s's mux.
+func registerSessionPages(s *server, st *Store, hub *Hub, now func() time.Time) {
+	p := &sessionPages{srv: s, st: st, hub: hub, now: now}
+	s.mux.Handle("GET /sessions", gzipResponses(http.HandlerFunc(p.list)))
+	s.mux.Handle("GET /s/{id}", gzipResponses(http.HandlerFunc(p.open)))
+	s.mux.Handle("GET /s/{id}/r/{rev}", gzipResponses(http.HandlerFunc(p.open)))
+	s.mux.Handle("GET /s/{id}/history", gzipResponses(http.HandlerFunc(p.history)))
+	s.mux.Handle("GET /s/", gzipResponses(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sessionPageFail(w, r, errSessionNotFound)
+	})))
+}
+
+func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
+	v := templates.SessionsView{Query: r.URL.Query().Get("q")}
+	status := http.StatusOK
+	if n := utf8.RuneCountInString(v.Query); n > maxNameRunes {
+		v.Error = fmt.Sprintf("the search is %d characters long: a name has at most %d", n, maxNameRunes)
+		v.Query = clipText(v.Query, maxNameRunes)
+		status = http.StatusBadRequest
+	}
+	list, err := p.st.List(v.Query, true)
+	if err != nil {
+		sessionPageFail(w, r, err)
+		return
+	}
+	now := p.now()
+	for _, s := range list {
+		line := templates.SessionSummary{ID: s.ID, Name: s.Name, Rev: s.Rev, Updated: s.Updated.Format(sessionTimeLayout)}
+		if !s.Deleted.IsZero() {
+			line.Deleted = s.Deleted.Format(sessionTimeLayout)
+			if until := s.Deleted.Add(restoreWindow); now.Before(until) {
+				line.RestoreUntil = until.Format(sessionTimeLayout)
+			}
+			v.Deleted = append(v.Deleted, line)
+			continue
+		}
+		if len(v.Live) == sessionsPageMax {
+			v.More++
+			continue
+		}
+		rev, err := p.st.Latest(s.ID)
+		switch {
+		case err == nil:
+			line.Notes = notesExcerpt(rev.Notes)
+		case !errors.Is(err, errSessionDeleted) && !errors.Is(err, errSessionNotFound):
+			sessionPageFail(w, r, err)
+			return
+		}
+		v.Live = append(v.Live, line)
+	}
+	renderSessionPage(w, r, status, templates.Sessions(v))
+}
+
+// open serves the lab page on a session: its live state, or one revision.
+func (p *sessionPages) open(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s, err := p.st.Get(id)
+	if err == nil && !s.Deleted.IsZero() {
+		err = errSessionDeleted
+	}
+	if err != nil {
+		sessionPageFail(w, r, err)
+		return
+	}
+	view := &templates.SessionView{ID: id, Rev: s.Rev, Latest: s.Rev, Name: s.Name, Notes: s.Notes}
+	settings := s.Settings
+	if text := r.PathValue("rev"); text != "" {
+		rev, err := parseRevText(text)
+		if err == nil {
+			var got Revision
+			got, err = p.st.Revision(id, rev)
+			view.Rev, view.Name, view.Notes, settings = got.Rev, got.Name, got.Notes, got.Settings
+		}
+		if err != nil {
+			sessionPageFail(w, r, err)
+			return
+		}
+	} else {
+		view.Live = true
+		if live, ok := p.hub.Live(id); ok {
+			settings = live
+		}
+	}
+	for i := len(s.History) - 1; i >= 0; i-- {
+		h := s.History[i]
+		view.Revisions = append(view.Revisions, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout)})
+	}
+	// The plain lab page's view, with no link to read, then the session's state.
+	plain := r.Clone(r.Context())
+	plain.URL.RawQuery = ""
+	v := p.srv.pageView(plain)
+	v.Settings = settings
+	v.Query = linkQuery("", settings)
+	v.Session = view
+	renderSessionPage(w, r, http.StatusOK, templates.Page(v))
+}
+
+// history serves the list of a session's revisions with what each changed.
+func (p *sessionPages) history(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s, err := p.st.Get(id)
+	if err == nil && !s.Deleted.IsZero() {
+		err = errSessionDeleted
+	}
+	if err != nil {
+		sessionPageFail(w, r, err)
+		return
+	}
+	view := templates.SessionView{ID: id, Rev: s.Rev, Latest: s.Rev, Name: s.Name, Notes: s.Notes}
+	var prev engine.Settings
+	revs := make([]templates.RevisionView, 0, len(s.History))
+	for _, h := range s.History {
+		rev, err := p.st.Revision(id, h.Rev)
+		if err != nil {
+			sessionPageFail(w, r, err)
+			return
+		}
+		rv := templates.RevisionView{Rev: h.Rev, Name: rev.Name, Notes: rev.Notes, Time: h.Time.Format(sessionTimeLayout)}
+		if h.Rev > 1 {
+			for _, name := range h.Changed {
+				param, ok := engine.Lookup(name)
+				if !ok {
+					continue
+				}
+				rv.Changes = append(rv.Changes, templates.ChangeView{Name: name,
+					Old: templates.Shown(param, param.Get(&prev)), New: templates.Shown(param, param.Get(&rev.Settings))})
+			}
+		}
+		prev = rev.Settings
+		revs = append(revs, rv)
+	}
+	for i := len(revs) - 1; i >= 0; i-- {
+		view.Revisions = append(view.Revisions, revs[i])
+	}
+	renderSessionPage(w, r, http.StatusOK, templates.History(view))
+}
+
+// parseRevText reads a revision number as written in a URL: 1, 2, ... with
+// no sign or leading zero.
+func parseRevText(text string) (int, error) {
+	rev, err := strconv.Atoi(text)
+	if err != nil || rev < 1 || strconv.Itoa(rev) != text {
+		return 0, errRevNotFound
+	}
+	return rev, nil
+}
+
+// notesExcerpt is the start of notes, on one line.
+func notesExcerpt(notes string) string {
+	return clipText(strings.Join(strings.Fields(notes), " "), sessionNotesExcerpt)
+}
+
+// sessionPageFail answers err with an error page: 404 for an unknown or
+// malformed id or revision, 410 for a deleted session, 500 (logged) for the
+// server's own failures.
+func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
+	v := templates.ErrorView{Status: http.StatusNotFound, Title: "No such session",
+		Message: "There is no saved session at " + r.URL.Path + "."}
+	var fe *engine.FieldError
+	switch {
+	case errors.As(err, &fe) && fe.Field == "id":
+		v.Message = "“" + clipText(r.PathValue("id"), 40) + "” is not a session id: ids are " +
+			strconv.Itoa(sessionIDLen) + " characters of a-z and 2-7."
+	case errors.Is(err, errSessionNotFound):
+	case errors.Is(err, errRevNotFound):
+		v.Title = "No such revision"
+		v.Message = "Session " + r.PathValue("id") + " has no revision “" + clipText(r.PathValue("rev"), 20) + "”."
+	case errors.Is(err, errSessionDeleted):
+		v.Status, v.Title = http.StatusGone, "Session deleted"
+		v.Message = fmt.Sprintf("This session was deleted. It can be restored from the sessions page for %d days after its deletion.",
+			int(restoreWindow.Hours()/24))
+	default:
+		log.Printf("lab: session pages: %v", err)
+		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Server error", "The sessions could not be read. The server's log says why."
+	}
+	renderSessionPage(w, r, v.Status, templates.ErrorPage(v))
+}
+
+// renderSessionPage renders c into a buffer first, so a failure is a clean 500.
+func renderSessionPage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		log.Printf("lab: render %s: %v", r.URL.Path, err)
+		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}

@@ -1,0 +1,203 @@
+// session.js adds saved sessions to the lab page: the Save dialog, the
+// Compare link and its picker, and, on a session page (/s/{id}), live sync
+// with every other tab and game on the session (sync.js).
+
+import { Sync, syncURL } from './sync.js';
+
+const $ = (id) => document.getElementById(id);
+const MAX_COMPARED = 7; // besides the current settings: /compare takes 2 to 8 variants
+
+/**
+ * initSession wires the page's session features to the lab.
+ * @param {object} page the lab: engine (the interplab object), params,
+ *   values() (stored units, table order), query() (the share query),
+ *   set(name, value) (applied as a designer's change), watch(f) (f() after
+ *   every change of the settings)
+ * @returns {{session: object|null, sync: Sync|null}}
+ */
+export function initSession(page) {
+  const el = $('session');
+  const session = el && {
+    id: el.dataset.id,
+    rev: Number(el.dataset.rev),
+    live: el.dataset.live === 'true',
+  };
+  wireSave(page, session);
+  const compare = wireCompare(page);
+  let sync = null;
+  if (session?.live) {
+    const hooks = {
+      params: page.params,
+      values: page.values,
+      set: page.set,
+      format: (name, v) => page.engine.format(name, v),
+      parse: (name, text) => page.engine.parse(name, text),
+    };
+    sync = new Sync(syncURL(session.id), hooks, {
+      state: showState,
+      error: showSyncError,
+      rev: (rev) => refresh(session, rev, compare),
+    }, session.rev);
+    sync.start();
+  }
+  page.watch(() => {
+    sync?.local();
+    compare.update();
+  });
+  return { session, sync };
+}
+
+// settingsJSON is the page's settings as the sessions API takes them: the
+// vocabulary's keys, JSON types as in the export.
+function settingsJSON(page) {
+  const values = page.values();
+  const out = {};
+  page.params.forEach((p, i) => {
+    const text = page.engine.format(p.name, values[i]);
+    switch (p.kind) {
+      case 'bool':
+        out[p.name] = text === 'true';
+        break;
+      case 'enum':
+        out[p.name] = text;
+        break;
+      case 'set':
+        out[p.name] = text.split(',');
+        break;
+      default:
+        out[p.name] = Number(text);
+    }
+  });
+  return out;
+}
+
+// wireSave runs the Save dialog: POST a new session on a plain page, PUT a
+// new revision on a session page; the API's errors are shown in the dialog.
+function wireSave(page, session) {
+  const dialog = $('save-dialog');
+  const form = $('save-form');
+  const err = $('save-error');
+  const showError = (text, field) => {
+    err.textContent = text;
+    err.hidden = text === '';
+    for (const f of ['name', 'notes']) $('save-' + f).toggleAttribute('aria-invalid', field === f);
+  };
+  $('save').addEventListener('click', () => {
+    showError('', '');
+    dialog.showModal();
+  });
+  $('save-cancel').addEventListener('click', () => dialog.close());
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const body = { name: $('save-name').value, notes: $('save-notes').value, settings: settingsJSON(page) };
+    const url = session ? '/api/sessions/' + session.id : '/api/sessions';
+    $('save-submit').disabled = true;
+    try {
+      const resp = await fetch(url, {
+        method: session ? 'PUT' : 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const reply = await resp.json().catch(() => ({ error: `${resp.status} ${resp.statusText}` }));
+      if (!resp.ok) {
+        showError(reply.error ?? `${resp.status} ${resp.statusText}`, reply.field ?? '');
+        return;
+      }
+      if (!session || !session.live) {
+        // A new session, or a revision saved from an old one: open it live.
+        location.assign('/s/' + reply.id);
+        return;
+      }
+      dialog.close();
+      showSaved(reply);
+    } catch (ex) {
+      showError('could not reach the server: ' + ex.message, '');
+    } finally {
+      $('save-submit').disabled = false;
+    }
+  });
+}
+
+// showSaved shows a session's saved name and revision in the session bar.
+function showSaved(r) {
+  const el = $('session');
+  el.dataset.rev = r.rev;
+  el.dataset.name = r.name;
+  $('session-rev').textContent = String(r.rev);
+  $('session-name').textContent = r.name;
+  $('session-name').title = r.notes ?? '';
+  document.title = r.name + ' · Interp Lab';
+  $('save-name').value = r.name;
+  if (r.notes !== undefined) $('save-notes').value = r.notes;
+}
+
+// refresh reads the session again after another tab saved it.
+async function refresh(session, rev, compare) {
+  session.rev = rev;
+  $('session-rev').textContent = String(rev);
+  try {
+    const resp = await fetch('/api/sessions/' + session.id);
+    if (!resp.ok) return;
+    const s = await resp.json();
+    showSaved(s);
+    compare.revisions(session.id, s.revisions);
+  } catch {
+    // The revision number is shown already; the name follows on the next save.
+  }
+}
+
+// wireCompare keeps the Compare link on the current settings (as a q: ref)
+// and the variants checked in the picker.
+function wireCompare(page) {
+  const link = $('compare-link');
+  const picker = $('compare-picker');
+  const boxes = () => [...picker.querySelectorAll('input[name=compare]')];
+  const update = () => {
+    const checked = boxes().filter((b) => b.checked);
+    for (const b of boxes()) b.disabled = !b.checked && checked.length >= MAX_COMPARED;
+    const query = page.query();
+    if (query === undefined) return; // a link with errors: the server's href has the state shown
+    const refs = ['q:' + query, ...checked.map((b) => b.value)];
+    link.href = '/compare?' + refs.map((r) => 'v=' + encodeURIComponent(r)).join('&');
+  };
+  picker.addEventListener('change', update);
+  update();
+  return {
+    update,
+    // revisions replaces the session's revisions in the picker (newest first).
+    revisions(id, list) {
+      const old = boxes().filter((b) => b.value.startsWith('session:'));
+      const checked = new Set(old.filter((b) => b.checked).map((b) => b.value));
+      old.forEach((b) => b.closest('label').remove());
+      // Newest first, above the presets.
+      const presets = boxes()[0]?.closest('label') ?? null;
+      const box = picker.querySelector('.picker');
+      for (const r of [...list].reverse()) {
+        const ref = `session:${id}@${r.rev}`;
+        const input = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'compare', value: ref, checked: checked.has(ref) });
+        const label = document.createElement('label');
+        label.append(input, ` rev ${r.rev} · ${r.name} · ${r.time.slice(0, 16).replace('T', ' ')} UTC`);
+        box.insertBefore(label, presets);
+      }
+      update();
+    },
+  };
+}
+
+function showState(state, retryMs) {
+  const el = $('sync-state');
+  if (!el) return;
+  el.dataset.state = state;
+  el.textContent = {
+    connecting: 'connecting…',
+    live: 'live',
+    offline: `offline · retrying in ${Math.round((retryMs ?? 0) / 1000)} s`,
+    gone: 'session deleted',
+  }[state];
+}
+
+function showSyncError(text) {
+  const el = $('sync-error');
+  el.textContent = text;
+  el.hidden = text === '';
+}

@@ -1,0 +1,218 @@
+// sync.js keeps a lab page on a saved session in step with every other tab
+// and game on it, over the live sync WebSocket (/ws/sessions/{id}; the
+// protocol is in cmd/lab/hub.go).
+//
+// The server's config is the truth: the page applies every config it
+// receives, through the same path as a designer's change, to each setting
+// the designer has not changed locally since. A local change is sent as
+// {"type":"set","name","value"} with the value's text form, and stays
+// "wanted" until a config confirms it (or the server refuses it), so a
+// config that was on its way before the change cannot undo it. Changes
+// applied from the server are never sent back.
+
+const RETRY_MIN = 500; // ms before the first reconnection; doubled after each failure
+const RETRY_MAX = 10000; // ms, the longest wait between reconnections
+const SEND_EVERY = 40; // ms: a slider dragged faster sends its latest value at this pace
+const CLOSE_GONE = 4404; // the session does not exist or was deleted
+
+/** syncURL returns the live sync address of session id on this page's server. */
+export function syncURL(id) {
+  return (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws/sessions/' + encodeURIComponent(id);
+}
+
+export class Sync {
+  /**
+   * @param {string} url the session's live sync address (syncURL)
+   * @param {object} page the lab: params (the table), values() (stored units,
+   *   table order), set(name, value) (as a designer's change), format(name,
+   *   value) → text, parse(name, text) → {value, error}
+   * @param {object} ui callbacks: state(s) with s "connecting", "live",
+   *   "offline" or "gone"; error(text) ("" clears); rev(n) when the session's
+   *   saved revision changes
+   * @param {number} rev the revision the page was rendered from
+   */
+  constructor(url, page, ui, rev) {
+    this.url = url;
+    this.page = page;
+    this.ui = ui;
+    this.ws = null;
+    this.me = ''; // this connection's client id, from the first config
+    this.known = null; // name → text: the server's settings, from the last config
+    this.seen = this.localTexts(); // name → text: the page's settings when last looked at
+    this.wanted = new Map(); // name → {text, state: 'queued' | 'sent' | 'refused'}
+    this.inflight = []; // names sent and not yet answered, oldest first
+    this.rev = rev;
+    this.retry = RETRY_MIN;
+    this.timer = 0;
+    this.lastSend = 0;
+    this.stopped = false;
+  }
+
+  /** start connects, and reconnects with backoff whenever the connection drops. */
+  start() {
+    this.stopped = false;
+    this.connect();
+  }
+
+  /** close disconnects for good. */
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.ws?.close(1000);
+  }
+
+  /**
+   * local tells the sync that the page's settings may have changed (the lab
+   * calls it after every change); what the designer changed is sent.
+   */
+  local() {
+    if (this.applying) return;
+    const now = this.localTexts();
+    for (const [name, text] of now) {
+      if (text === this.seen.get(name)) continue;
+      this.seen.set(name, text);
+      if (this.known && text === this.known.get(name) && !this.wanted.has(name)) continue;
+      this.wanted.set(name, { text, state: 'queued' });
+    }
+    this.flush();
+  }
+
+  localTexts() {
+    const values = this.page.values();
+    return new Map(this.page.params.map((p, i) => [p.name, this.page.format(p.name, values[i])]));
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    this.ui.state('connecting');
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onmessage = (e) => this.receive(e.data);
+    ws.onclose = (e) => this.closed(ws, e.code);
+  }
+
+  closed(ws, code) {
+    if (ws !== this.ws) return;
+    this.ws = null;
+    this.me = '';
+    this.inflight = [];
+    for (const w of this.wanted.values()) w.state = 'queued'; // resent after reconnecting
+    if (code === CLOSE_GONE) {
+      this.stopped = true;
+      this.ui.state('gone');
+      this.ui.error('This session no longer exists: it was deleted. Save to keep these settings as a new session.');
+      return;
+    }
+    if (this.stopped) return;
+    this.ui.state('offline', this.retry);
+    this.timer = setTimeout(() => this.connect(), this.retry * (0.75 + Math.random() / 2));
+    this.retry = Math.min(RETRY_MAX, this.retry * 2);
+  }
+
+  receive(data) {
+    let msg;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (msg.type === 'config') this.config(msg);
+    else if (msg.type === 'error') this.refused(msg);
+    // "set" announces the config that follows it: nothing to do.
+  }
+
+  // config applies the server's settings. A config "from" this client is
+  // the server accepting the oldest set in flight.
+  config(msg) {
+    if (msg.you) {
+      this.me = msg.you;
+      this.retry = RETRY_MIN;
+      this.ui.state('live');
+    }
+    this.known = this.serverTexts(msg.config?.settings ?? {});
+    const accepted = msg.from && msg.from === this.me ? this.answered() : '';
+    if (accepted) {
+      this.wanted.delete(accepted);
+      // Progress: a value refused earlier may be allowed now (sendRate
+      // after tickRate came down).
+      for (const w of this.wanted.values()) if (w.state === 'refused') w.state = 'queued';
+      this.ui.error('');
+    }
+    this.follow();
+    this.flush();
+    if (msg.rev !== this.rev) {
+      this.rev = msg.rev;
+      this.ui.rev(msg.rev);
+    }
+  }
+
+  // refused shows the server's error, which answers the oldest set in flight.
+  refused(msg) {
+    this.ui.error(msg.error);
+    const name = this.answered();
+    if (name) this.wanted.get(name).state = 'refused';
+    if (![...this.wanted.values()].some((w) => w.state !== 'refused')) {
+      // Nothing left that could make the refused values acceptable: follow
+      // the server again.
+      this.wanted.clear();
+      this.follow();
+    }
+  }
+
+  // answered takes the oldest set in flight off the list and returns its
+  // name when it was the last send of a value still wanted, else "".
+  answered() {
+    const name = this.inflight.shift();
+    const w = this.wanted.get(name);
+    return w && w.state === 'sent' && !this.inflight.includes(name) ? name : '';
+  }
+
+  // serverTexts converts a config's settings to text forms, as the page
+  // formats its own values.
+  serverTexts(settings) {
+    const out = new Map();
+    for (const p of this.page.params) {
+      const raw = settings[p.name];
+      if (raw === undefined) continue;
+      const r = this.page.parse(p.name, Array.isArray(raw) ? raw.join(',') : String(raw));
+      if (r.error === '') out.set(p.name, this.page.format(p.name, r.value));
+    }
+    return out;
+  }
+
+  // follow applies the server's settings to every setting not wanted locally.
+  follow() {
+    if (!this.known) return;
+    this.applying = true;
+    try {
+      for (const p of this.page.params) {
+        const text = this.known.get(p.name);
+        if (text === undefined || this.wanted.has(p.name)) continue;
+        const values = this.page.values();
+        const i = this.page.params.indexOf(p);
+        if (this.page.format(p.name, values[i]) !== text) this.page.set(p.name, this.page.parse(p.name, text).value);
+      }
+    } finally {
+      this.applying = false;
+    }
+    this.seen = this.localTexts();
+  }
+
+  // flush sends the queued changes, at most once every SEND_EVERY ms.
+  flush() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || !this.me) return;
+    const wait = this.lastSend + SEND_EVERY - performance.now();
+    if (wait > 0) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = setTimeout(() => this.flush(), wait);
+      return;
+    }
+    for (const [name, w] of this.wanted) {
+      if (w.state !== 'queued') continue;
+      this.ws.send(JSON.stringify({ type: 'set', name, value: w.text }));
+      w.state = 'sent';
+      this.inflight.push(name);
+      this.lastSend = performance.now();
+    }
+  }
+}
