@@ -1,0 +1,27 @@
+package engine
+
+import "testing"
+
+// benchSampleEPIC reads the EPIC technique (a Sample per op, as the runner
+// does each frame), with a packet every third read: a 20 Hz stream shown at
+// 60 Hz.
+func benchSampleEPIC(b *testing.B, fix bool) {
+	s := Defaults()
+	tech := newEPICTechnique(&s, fix)
+	var sink Sample
+	now := 0.0
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%3 == 0 {
+			tech.Receive(Snapshot{Time: now, Pos: Vec3{now, 1, 0}, Vel: Vec3{1, 0.5, 0}}, now)
+		}
+		sink = tech.Sample(now + 0.0166)
+		now += 1.0 / 60
+		i++
+	}
+	_ = sink
+}
+
+func BenchmarkSampleEPIC(b *testing.B)    { benchSampleEPIC(b, false) }
+func BenchmarkSampleEPICFix(b *testing.B) { benchSampleEPIC(b, true) }
