@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -37,9 +38,9 @@ func TestParetoFront(t *testing.T) {
 		{"same error later: dropped", []Candidate{
 			paretoCand(0.1, 0.4, true), paretoCand(0.2, 0.4, true),
 		}, []int{0}},
-		{"negative latency", []Candidate{
-			paretoCand(-0.02, 0.9, true), paretoCand(0.1, 0.4, true),
-		}, []int{0, 1}},
+		{"leading display, by magnitude", []Candidate{
+			paretoCand(0.1, 0.4, true), paretoCand(-0.02, 0.9, true), paretoCand(-0.2, 0.5, true), paretoCand(0.3, 0.3, true),
+		}, []int{1, 0, 3}},
 	}
 	for _, tt := range tests {
 		got := ParetoFront(tt.cands)
@@ -61,12 +62,12 @@ func TestParetoFrontRandom(t *testing.T) {
 		cands := make([]Candidate, 1+r.Uint64()%40)
 		for i := range cands {
 			// Coarse values, so that ties happen.
-			cands[i] = paretoCand(float64(r.Uint64()%20)/100, float64(r.Uint64()%20)/10, r.Uint64()%4 != 0)
+			cands[i] = paretoCand(float64(r.Uint64()%20)/100-0.05, float64(r.Uint64()%20)/10, r.Uint64()%4 != 0)
 		}
 		front := ParetoFront(cands)
 		for i := 1; i < len(front); i++ {
 			a, b := front[i-1].Metrics, front[i].Metrics
-			if !(b.AddedLatency > a.AddedLatency && b.ErrP95 < a.ErrP95) {
+			if !(math.Abs(b.AddedLatency) > math.Abs(a.AddedLatency) && b.ErrP95 < a.ErrP95) {
 				t.Fatalf("trial %d: front not monotone at %d: %+v then %+v", trial, i, a, b)
 			}
 		}
@@ -76,11 +77,11 @@ func TestParetoFrontRandom(t *testing.T) {
 			}
 			covered := false
 			for _, f := range front {
-				if f.Metrics.AddedLatency <= c.Metrics.AddedLatency && f.Metrics.ErrP95 <= c.Metrics.ErrP95 {
+				fl, cl := math.Abs(f.Metrics.AddedLatency), math.Abs(c.Metrics.AddedLatency)
+				if fl <= cl && f.Metrics.ErrP95 <= c.Metrics.ErrP95 {
 					covered = true
 				}
-				if c.Metrics.AddedLatency <= f.Metrics.AddedLatency && c.Metrics.ErrP95 <= f.Metrics.ErrP95 &&
-					(c.Metrics.AddedLatency < f.Metrics.AddedLatency || c.Metrics.ErrP95 < f.Metrics.ErrP95) {
+				if cl <= fl && c.Metrics.ErrP95 <= f.Metrics.ErrP95 && (cl < fl || c.Metrics.ErrP95 < f.Metrics.ErrP95) {
 					t.Fatalf("trial %d: front point %+v is dominated by %+v", trial, f.Metrics, c.Metrics)
 				}
 			}

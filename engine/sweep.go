@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -106,7 +107,7 @@ func (spec *SweepSpec) Points() int {
 // first invalid field.
 func (spec *SweepSpec) Validate() error {
 	if techniqueIndex(spec.Technique) < 0 {
-		return &FieldError{Field: "technique", Value: spec.Technique, Allowed: techParam().allowed()}
+		return &FieldError{Field: "technique", Value: spec.Technique, Allowed: "one of " + strings.Join(TechniqueNames, ", ")}
 	}
 	base := spec.Base
 	base.Techniques = []string{spec.Technique}

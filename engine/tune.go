@@ -40,12 +40,14 @@ func DefaultTuneWeights() TuneWeights { return TuneWeights{1, 1, 1, 1} }
 
 // Cost returns the weighted cost of m, for a run rendered at renderRate Hz:
 //
-//	ErrP95·errP95/TuneErrRef + AddedLatency·max(addedLatency, 0)/TuneLatencyRef
+//	ErrP95·errP95/TuneErrRef + AddedLatency·|addedLatency|/TuneLatencyRef
 //	  + Snaps·(snaps per entity-minute)/TuneSnapRef + Underrun·underrun/TuneUnderrunRef
 //
 // Snaps per entity-minute are m.Snaps over the minutes of entity display,
-// m.Frames/renderRate/60. A display that leads the truth (negative added
-// latency) adds no latency cost; its error shows in errP95.
+// m.Frames/renderRate/60. The added latency counts by its magnitude, as
+// everywhere in the tuner and in lab sim: a display that leads the truth by
+// d (negative added latency, from extrapolating too far) is as far out of
+// step as one that lags by d.
 func (w TuneWeights) Cost(m Metrics, renderRate float64) float64 {
 	snapRate := 0.0
 	if m.Frames > 0 {
@@ -54,7 +56,7 @@ func (w TuneWeights) Cost(m Metrics, renderRate float64) float64 {
 	// Each product is rounded on its own (no fused multiply-add), so the
 	// cost is the same natively and in WebAssembly.
 	c := float64(w.ErrP95 * m.ErrP95 / TuneErrRef)
-	c += float64(w.AddedLatency * max(m.AddedLatency, 0) / TuneLatencyRef)
+	c += float64(w.AddedLatency * math.Abs(m.AddedLatency) / TuneLatencyRef)
 	c += float64(w.Snaps * snapRate / TuneSnapRef)
 	c += float64(w.Underrun * m.Underrun / TuneUnderrunRef)
 	return c
@@ -76,7 +78,8 @@ func (w TuneWeights) validate() error {
 }
 
 // Constraint is an upper bound on one metric that a candidate must meet to
-// be feasible, such as addedLatency ≤ 0.12.
+// be feasible, such as addedLatency ≤ 0.12. A bound on addedLatency bounds
+// its magnitude (see TuneWeights.Cost).
 type Constraint struct {
 	Metric string  `json:"metric"` // a Name from MetricFields
 	Max    float64 `json:"max"`    // largest allowed value, in the metric's SI unit (MetricField.Unit)
@@ -311,9 +314,10 @@ func CombineMetrics(ms []Metrics) Metrics {
 // before the budget when the space is small. The result does not depend on
 // workers or on scheduling.
 //
-// A candidate is feasible when every constraint holds. Its Violation sums,
-// over the broken constraints, how far the metric is above the bound in the
-// metric's display unit (MetricField.Scale: cm, ms, %, count). The
+// A candidate is feasible when every constraint holds (on addedLatency, by
+// its magnitude). Its Violation sums, over the broken constraints, how far
+// the metric is above the bound in the metric's display unit
+// (MetricField.Scale: cm, ms, %, count). The
 // recommendation is the feasible candidate of least cost; when none is
 // feasible, Feasible is false and Best is the candidate of least violation.
 // Ties go to the earlier candidate.

@@ -192,11 +192,13 @@ func (t *tuneSearch) run(ctx context.Context) error {
 		return err
 	}
 
-	// Keep enough of the budget to polish the best: one run per parameter
-	// to undo, and one for all the undos together.
-	evolve := budget - min(len(t.dims)+1, budget/4)
 	sigma := tuneSigma0
-	for len(t.cands) < evolve {
+	for {
+		// Keep enough of the budget to polish the best so far.
+		evolve := budget - len(t.undos(t.ranked()[0])) - 1
+		if len(t.cands) >= evolve {
+			break
+		}
 		elites := t.ranked()[:min(tuneElites, len(t.cands))]
 		batch = batch[:0]
 		for i := 0; i < tuneLambda && len(t.cands)+len(batch) < evolve; i++ {
@@ -231,32 +233,45 @@ func (t *tuneSearch) run(ctx context.Context) error {
 	return t.polish(ctx)
 }
 
+// undos returns candidate best's settings with each of its changes from
+// the base undone on its own, leaving out those already proposed.
+func (t *tuneSearch) undos(best int) []Settings {
+	bs, base := t.cands[best].Settings, &t.spec.Base
+	var list []Settings
+	for _, d := range t.dims {
+		if v := d.p.get(base); d.p.get(&bs) != v {
+			s := bs
+			d.p.set(&s, v)
+			t.adjust(&s)
+			if _, dup := t.seen[tuneKey(&s, tuneGroup(t.spec.Technique))]; !dup {
+				list = append(list, s)
+			}
+		}
+	}
+	return list
+}
+
 // polish tries the best candidate with each of its changes from the base
 // undone on its own, then with every undo that cost nothing at once: a
 // recommendation should change only what matters. Ranking breaks ties in
 // cost by fewer changes, so an undo that costs nothing wins.
 func (t *tuneSearch) polish(ctx context.Context) error {
 	best := t.ranked()[0]
-	bs, base := t.cands[best].Settings, &t.spec.Base
 	var batch []tunePending
-	for _, d := range t.dims {
+	for _, s := range t.undos(best) {
 		if len(t.cands)+len(batch) >= t.spec.Budget {
 			break
 		}
-		if v := d.p.get(base); d.p.get(&bs) != v {
-			s := bs
-			d.p.set(&s, v)
-			t.adjust(&s)
-			batch, _ = t.propose(batch, s)
-		}
+		batch, _ = t.propose(batch, s)
 	}
-	first := len(t.cands)
 	if len(batch) == 0 {
 		return nil
 	}
+	first := len(t.cands)
 	if err := t.evaluate(ctx, batch); err != nil {
 		return err
 	}
+	bs := t.cands[best].Settings
 	all, n := bs, 0
 	for i := first; i < len(t.cands); i++ {
 		// The undo costs nothing unless the best ranks strictly before it.
@@ -361,7 +376,11 @@ func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 	values := c.Metrics.Values(nil)
 	for _, k := range t.spec.Constraints {
 		i := metricIndex(k.Metric)
-		if v := values[i]; v > k.Max {
+		v := values[i]
+		if k.Metric == "addedLatency" {
+			v = math.Abs(v)
+		}
+		if v > k.Max {
 			c.Feasible = false
 			c.Violation += float64((v - k.Max) * MetricFields[i].Scale)
 		}

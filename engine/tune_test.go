@@ -49,7 +49,7 @@ func TestTuneHarbor(t *testing.T) {
 	if !r.Feasible || !r.Best.Feasible {
 		t.Fatalf("Tune found nothing feasible: best %+v", r.Best)
 	}
-	if got := r.Best.Metrics.AddedLatency; got > 0.150 {
+	if got := math.Abs(r.Best.Metrics.AddedLatency); got > 0.150 {
 		t.Errorf("recommended addedLatency = %.4f s, want ≤ 0.150", got)
 	}
 	if got, base := r.Best.Metrics.Underrun, r.Base.Metrics.Underrun; !(got < base) {
@@ -110,7 +110,7 @@ func checkFront(t *testing.T, r TuneResult) {
 		}
 		if i > 0 {
 			p := r.Pareto[i-1]
-			if !(c.Metrics.AddedLatency > p.Metrics.AddedLatency && c.Metrics.ErrP95 < p.Metrics.ErrP95) {
+			if !(math.Abs(c.Metrics.AddedLatency) > math.Abs(p.Metrics.AddedLatency) && c.Metrics.ErrP95 < p.Metrics.ErrP95) {
 				t.Errorf("Pareto[%d] = (latency %v, errP95 %v) after (%v, %v): want latency up, error strictly down",
 					i, c.Metrics.AddedLatency, c.Metrics.ErrP95, p.Metrics.AddedLatency, p.Metrics.ErrP95)
 			}
@@ -122,7 +122,7 @@ func checkFront(t *testing.T, r TuneResult) {
 		}
 		dominated := false
 		for _, f := range r.Pareto {
-			if f.Metrics.AddedLatency <= c.Metrics.AddedLatency && f.Metrics.ErrP95 <= c.Metrics.ErrP95 {
+			if math.Abs(f.Metrics.AddedLatency) <= math.Abs(c.Metrics.AddedLatency) && f.Metrics.ErrP95 <= c.Metrics.ErrP95 {
 				dominated = true
 			}
 		}
@@ -204,7 +204,7 @@ func TestTuneInfeasible(t *testing.T) {
 			r.Feasible, r.Best.Feasible, len(r.Pareto))
 	}
 	for i, c := range r.Candidates {
-		want := (c.Metrics.AddedLatency+1)*1000 + float64(c.Metrics.Snaps)
+		want := (math.Abs(c.Metrics.AddedLatency)+1)*1000 + float64(c.Metrics.Snaps)
 		if math.Abs(c.Violation-want) > 1e-9*want {
 			t.Errorf("candidate %d: Violation = %v, want %v (ms above −1 s plus snaps above 0)", i, c.Violation, want)
 		}
@@ -367,7 +367,7 @@ func TestTuneWeightsCost(t *testing.T) {
 		{TuneWeights{Underrun: 1}, m, 0.5},
 		{DefaultTuneWeights(), m, 7},
 		{TuneWeights{ErrP95: 0.5, Snaps: 2}, m, 7},
-		{TuneWeights{AddedLatency: 1}, Metrics{Frames: 10, AddedLatency: -0.05}, 0}, // leading costs no latency
+		{TuneWeights{AddedLatency: 1}, Metrics{Frames: 10, AddedLatency: -0.05}, 0.5}, // leading counts by magnitude
 		{DefaultTuneWeights(), Metrics{}, 0},
 	}
 	for _, tt := range tests {
