@@ -307,8 +307,10 @@ func CombineMetrics(ms []Metrics) Metrics {
 // hypercube sample of the space (two fifths of the budget), then
 // generations of 8 mutations around the best three candidates so far (a
 // (μ+λ) evolution whose step grows after a generation that finds a new best
-// and shrinks otherwise). Values are rounded to the parameter's slider Step;
-// when adaptive is off, margin and delayCap keep the base's values (they do
+// and shrinks otherwise), and last a polish that tries undoing each of the
+// best's changes from the base, so that the recommendation changes only
+// what matters. Values are rounded to the parameter's slider Step; when
+// adaptive is off, margin and delayCap keep the base's values (they do
 // nothing then), and when it is on, delayCap is raised to at least delay.
 // Settings already evaluated are not evaluated again, so the search may end
 // before the budget when the space is small. The result does not depend on
@@ -317,17 +319,19 @@ func CombineMetrics(ms []Metrics) Metrics {
 // A candidate is feasible when every constraint holds (on addedLatency, by
 // its magnitude). Its Violation sums, over the broken constraints, how far
 // the metric is above the bound in the metric's display unit
-// (MetricField.Scale: cm, ms, %, count). The
-// recommendation is the feasible candidate of least cost; when none is
-// feasible, Feasible is false and Best is the candidate of least violation.
-// Ties go to the earlier candidate.
+// (MetricField.Scale: cm, ms, %, count). The recommendation is the feasible
+// candidate of least cost; when none is feasible, Feasible is false and
+// Best is the candidate of least violation. Ties go to the candidate that
+// changes fewer settings from the base, then to the earlier one.
 //
-// Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0); progress,
-// if not nil, is called once per evaluated candidate from the goroutine
-// that called Tune, one call at a time, with the number evaluated so far
-// and spec.Budget. When ctx is done Tune returns ctx.Err() and the result
-// of the candidates evaluated so far (Best is then the zero Candidate if
-// none was).
+// Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0), one run per
+// candidate and motion. progress, if not nil, is called once per evaluated
+// candidate from the goroutine that called Tune, one call at a time, with
+// the number evaluated so far and spec.Budget (which the search may end
+// short of). When ctx is done, Tune stops within about a millisecond of
+// simulation per worker and returns ctx.Err() with the result of the
+// candidates evaluated so far (Base and Best are zero Candidates if none
+// was).
 func Tune(ctx context.Context, spec TuneSpec, workers int, progress func(c Candidate, done, total int)) (TuneResult, error) {
 	if err := spec.Validate(); err != nil {
 		return TuneResult{}, err
