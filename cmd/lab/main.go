@@ -39,6 +39,8 @@ var labCommands = []labCommand{
 	{"sim", "run a simulation and print its metrics", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return runSim(args, stdout, stderr)
 	}},
+	{"sweep", "run one technique over a grid of one or two parameters", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runSweep(args, stdout, stderr) }},
+	{"tune", "search a technique's settings for the least weighted cost", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runTune(args, stdout, stderr) }},
 	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return runExport(args, stdout, stderr)
 	}},

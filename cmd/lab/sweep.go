@@ -1,0 +1,298 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"interplab/engine"
+)
+
+const sweepUsage = `usage: lab sweep -technique T -x name=min:max:steps [-y name=min:max:steps]
+                 [-metric errP95] [-preset NAME] [-set name=value ...] [-workers N] [-json] [-v]
+
+Runs one technique over a grid of one parameter (-x) or two (-x and -y),
+each point a whole run of the settings' duration, and prints the chosen
+metric at every point: a column for one parameter, a table with a row per y
+value and a column per x value for two, in the units a designer reads. With
+-json it prints every point's metrics.
+
+An axis is name=min:max:steps, min and max in the parameter's stored unit
+(seconds, fractions, Hz) or, for a Bool or Enum, its names
+(motion=strafe:circle); steps may be left out for a whole-number parameter
+(every value) and min:max too for a Bool or Enum (-x adaptive). Settings
+start from the preset (or the engine defaults) and each -set overrides one
+parameter. Points whose settings are not valid (a sendRate above the
+tickRate) are shown as "-" and listed. Interrupt to stop early.
+`
+
+// runSweep is `lab sweep`.
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, sweepUsage, "\nflags:\n")
+		fs.PrintDefaults()
+	}
+	settings := settingsFlags(fs)
+	technique := fs.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
+	var x, y *engine.Axis
+	fs.Func("x", "the first swept parameter, `name=min:max:steps`", func(arg string) error {
+		a, err := sweepParseAxis(arg)
+		x = &a
+		return err
+	})
+	fs.Func("y", "the second swept parameter, `name=min:max:steps` (optional)", func(arg string) error {
+		a, err := sweepParseAxis(arg)
+		y = &a
+		return err
+	})
+	metric := fs.String("metric", "errP95", "the `metric` to print (see lab sim)")
+	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
+	asJSON := fs.Bool("json", false, "print JSON: every point's metrics")
+	verbose := fs.Bool("v", false, "print progress to standard error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "lab sweep: "+format+"\n", a...)
+		fs.Usage()
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	case *technique == "":
+		return usageErr("-technique is required")
+	case x == nil:
+		return usageErr("-x is required")
+	}
+	mi := sweepMetricIndex(*metric)
+	if mi < 0 {
+		return usageErr("-metric: unknown metric %q: want one of %s", *metric, sweepMetricNames())
+	}
+	base, err := settings()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab sweep: %v\n", err)
+		return 2
+	}
+	spec := engine.SweepSpec{Base: base, Technique: *technique, X: *x, Y: y}
+	if err := spec.Validate(); err != nil {
+		fmt.Fprintf(stderr, "lab sweep: %s%v\n", sweepFlagFor(err), err)
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var progress func(engine.SweepPoint, int, int)
+	if *verbose {
+		progress = func(_ engine.SweepPoint, done, total int) {
+			if done*10/total != (done-1)*10/total || done == total {
+				fmt.Fprintf(stderr, "lab sweep: %d/%d points\n", done, total)
+			}
+		}
+	}
+	points, err := engine.Sweep(ctx, spec, *workers, progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab sweep: stopped after %d of %d points: %v\n", len(points), spec.Points(), err)
+		return 1
+	}
+	if *asJSON {
+		out := sweepJSON{Technique: spec.Technique, Metric: *metric, X: spec.X, XValues: spec.X.Values(),
+			Y: spec.Y, Base: spec.Base, Points: points}
+		if spec.Y != nil {
+			out.YValues = spec.Y.Values()
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "lab sweep: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err := writeSweepTable(stdout, spec, points, mi); err != nil {
+		fmt.Fprintf(stderr, "lab sweep: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// sweepJSON is the output of lab sweep -json.
+type sweepJSON struct {
+	Technique string              `json:"technique"`
+	Metric    string              `json:"metric"`
+	X         engine.Axis         `json:"x"`
+	XValues   []float64           `json:"xValues"`
+	Y         *engine.Axis        `json:"y,omitempty"`
+	YValues   []float64           `json:"yValues,omitempty"`
+	Base      engine.Settings     `json:"base"`
+	Points    []engine.SweepPoint `json:"points"` // in grid order: x varies fastest
+}
+
+// sweepParseAxis reads name=min:max:steps, name=min:max (a whole-number
+// parameter, every value) or name (a Bool or Enum, every value). min and
+// max go through the parameter's Parse, so enum names and true/false work.
+// The steps and the order of min and max are left to SweepSpec.Validate.
+func sweepParseAxis(arg string) (engine.Axis, error) {
+	name, rest, hasRange := strings.Cut(arg, "=")
+	name = strings.TrimSpace(name)
+	p, ok := engine.Lookup(name)
+	if !ok {
+		return engine.Axis{}, fmt.Errorf("unknown parameter %q", name)
+	}
+	if p.Kind == engine.Set {
+		return engine.Axis{}, fmt.Errorf("%s cannot be swept: want a number, Bool or Enum parameter", name)
+	}
+	a := engine.Axis{Name: name, Min: p.Min, Max: p.Max}
+	whole := p.Kind != engine.Float
+	if !hasRange {
+		if p.Kind != engine.Bool && p.Kind != engine.Enum {
+			return a, fmt.Errorf("want %s=min:max:steps", name)
+		}
+		a.Steps = int(a.Max-a.Min) + 1
+		return a, nil
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) != 3 && !(whole && len(parts) == 2) {
+		return a, fmt.Errorf("want %s=min:max:steps, got %q", name, arg)
+	}
+	var err error
+	if a.Min, err = p.Parse(parts[0]); err != nil {
+		return a, err
+	}
+	if a.Max, err = p.Parse(parts[1]); err != nil {
+		return a, err
+	}
+	if len(parts) == 2 {
+		a.Steps = int(a.Max-a.Min) + 1
+		return a, nil
+	}
+	if a.Steps, err = strconv.Atoi(strings.TrimSpace(parts[2])); err != nil {
+		return a, fmt.Errorf("steps %q is not a whole number", parts[2])
+	}
+	return a, nil
+}
+
+// writeSweepTable prints the metric over the grid in display units.
+func writeSweepTable(w io.Writer, spec engine.SweepSpec, points []engine.SweepPoint, mi int) error {
+	s, f := spec.Base, engine.MetricFields[mi]
+	fmt.Fprintf(w, "%s, %s%s: %d entities × %g s, seed %d, motion %s\n\n",
+		spec.Technique, f.Name, sweepUnit(f.Display), s.Entities, s.Duration, s.Seed, s.Motion)
+	px, _ := engine.Lookup(spec.X.Name)
+	xs := spec.X.Values()
+	cell := func(p engine.SweepPoint) string {
+		if p.Err != "" {
+			return "-"
+		}
+		return formatMetric(p.Metrics.Values(nil)[mi] * f.Scale)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if spec.Y == nil {
+		fmt.Fprintf(tw, "%s%s\t%s%s\t\n", px.Name, sweepUnit(px.Display), f.Name, sweepUnit(f.Display))
+		for _, p := range points {
+			fmt.Fprintf(tw, "%s\t%s\t\n", sweepValue(px, p.X), cell(p))
+		}
+	} else {
+		py, _ := engine.Lookup(spec.Y.Name)
+		fmt.Fprintf(tw, "%s%s \\ %s%s\t", py.Name, sweepUnit(py.Display), px.Name, sweepUnit(px.Display))
+		for _, x := range xs {
+			fmt.Fprintf(tw, "%s\t", sweepValue(px, x))
+		}
+		fmt.Fprintln(tw)
+		for k, p := range points {
+			if p.I == 0 {
+				fmt.Fprintf(tw, "%s\t", sweepValue(py, p.Y))
+			}
+			fmt.Fprintf(tw, "%s\t", cell(p))
+			if k%len(xs) == len(xs)-1 {
+				fmt.Fprintln(tw)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range points {
+		if p.Err != "" {
+			at := px.Name + "=" + px.Format(p.X)
+			if spec.Y != nil {
+				py, _ := engine.Lookup(spec.Y.Name)
+				at += " " + py.Name + "=" + py.Format(p.Y)
+			}
+			fmt.Fprintf(w, "%s: %s\n", at, p.Err)
+		}
+	}
+	return nil
+}
+
+// sweepValue shows a parameter's value as a designer reads it: names for a
+// Bool or Enum, display units (ms, %) for a number.
+func sweepValue(p *engine.Param, v float64) string {
+	if p.Kind == engine.Bool || p.Kind == engine.Enum {
+		return p.Format(v)
+	}
+	if p.Scale != 0 {
+		v *= p.Scale
+	}
+	return formatMetric(v)
+}
+
+func sweepUnit(display string) string {
+	if display == "" {
+		return ""
+	}
+	return " (" + display + ")"
+}
+
+func sweepMetricIndex(name string) int {
+	for i, f := range engine.MetricFields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func sweepMetricNames() string {
+	names := make([]string, len(engine.MetricFields))
+	for i, f := range engine.MetricFields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// sweepFlagFor names the flag behind a spec's FieldError, as a prefix for
+// the message ("-x: "); a base settings field comes from -preset or -set.
+func sweepFlagFor(err error) string {
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) {
+		return ""
+	}
+	field, _, _ := strings.Cut(fe.Field, ".")
+	field, _, _ = strings.Cut(field, "[")
+	switch field {
+	case "x", "y", "technique", "budget":
+		return "-" + field + ": "
+	case "points":
+		return "-x, -y: "
+	case "motions":
+		return "-motions: "
+	case "weights":
+		return "-w: "
+	case "constraints":
+		return "-max: "
+	}
+	return "-preset/-set: "
+}

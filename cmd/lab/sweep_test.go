@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+// sweepTestBase is harbor-before, shortened as the tests' -set flags do.
+func sweepTestBase(t *testing.T) engine.Settings {
+	t.Helper()
+	p, err := presets.Get("harbor-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Settings
+	s.Duration, s.Entities = 3, 2
+	return s
+}
+
+var sweepTestArgs = []string{"-preset", "harbor-before", "-set", "duration=3", "-set", "entities=2", "-technique", "buffer"}
+
+func TestSweepJSONMatchesEngine(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := append(sweepTestArgs[:len(sweepTestArgs):len(sweepTestArgs)], "-x", "delay=0.02:0.1:3", "-y", "adaptive", "-json")
+	if code := runSweep(args, &out, &errb); code != 0 {
+		t.Fatalf("lab sweep exit %d: %s", code, errb.String())
+	}
+	var got sweepJSON
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("lab sweep -json: %v\n%s", err, out.String())
+	}
+	spec := engine.SweepSpec{Base: sweepTestBase(t), Technique: engine.TechBuffer,
+		X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.1, Steps: 3},
+		Y: &engine.Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2}}
+	want, err := engine.Sweep(context.Background(), spec, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Points, want) {
+		t.Errorf("lab sweep points = %+v, want engine.Sweep's %+v", got.Points, want)
+	}
+	if got.X != spec.X || got.Y == nil || *got.Y != *spec.Y || got.Metric != "errP95" || got.Technique != "buffer" {
+		t.Errorf("lab sweep -json header = %+v %+v %s %s, want the spec's axes, errP95, buffer", got.X, got.Y, got.Metric, got.Technique)
+	}
+	if !reflect.DeepEqual(got.XValues, spec.X.Values()) || !reflect.DeepEqual(got.YValues, spec.Y.Values()) {
+		t.Errorf("lab sweep values = %v × %v, want %v × %v", got.XValues, got.YValues, spec.X.Values(), spec.Y.Values())
+	}
+}
+
+// The tables show the chosen metric of every point in display units: a
+// column for one parameter, a row per y value for two.
+func TestSweepTable(t *testing.T) {
+	base := sweepTestBase(t)
+	tests := []struct {
+		name string
+		args []string
+		spec engine.SweepSpec
+	}{
+		{"one parameter", []string{"-x", "delay=0.02:0.2:4", "-metric", "underrun"},
+			engine.SweepSpec{X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.2, Steps: 4}}},
+		{"two parameters", []string{"-x", "extrapolateCap=0:1:3", "-y", "speedClamp", "-metric", "underrun"},
+			engine.SweepSpec{X: engine.Axis{Name: "extrapolateCap", Min: 0, Max: 1, Steps: 3},
+				Y: &engine.Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}}},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		if code := runSweep(append(sweepTestArgs[:len(sweepTestArgs):len(sweepTestArgs)], tt.args...), &out, &errb); code != 0 {
+			t.Fatalf("%s: lab sweep exit %d: %s", tt.name, code, errb.String())
+		}
+		spec := tt.spec
+		spec.Base, spec.Technique = base, engine.TechBuffer
+		pts, err := engine.Sweep(context.Background(), spec, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		rows := lines[3:] // title, blank line, column header
+		var cells []string
+		for _, row := range rows {
+			f := strings.Fields(row)
+			if spec.Y == nil {
+				f = f[1:] // the x value
+			} else {
+				f = f[1:] // the y value
+			}
+			cells = append(cells, f...)
+		}
+		if len(cells) != len(pts) {
+			t.Fatalf("%s: table has %d cells, want %d:\n%s", tt.name, len(cells), len(pts), out.String())
+		}
+		for k, p := range pts {
+			if want := formatMetric(p.Metrics.Underrun * 100); cells[k] != want {
+				t.Errorf("%s: cell %d = %s, want %s (engine.Sweep's underrun in %%)", tt.name, k, cells[k], want)
+			}
+		}
+		if !strings.Contains(lines[0], "underrun (%)") || !strings.Contains(lines[2], "ms") {
+			t.Errorf("%s: table header lacks the metric's or the axis's unit:\n%s", tt.name, out.String())
+		}
+	}
+}
+
+func TestSweepTableInvalidPoints(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"-technique", "snap", "-set", "duration=2", "-set", "tickRate=30", "-x", "sendRate=20:40:3", "-metric", "snaps"}
+	if code := runSweep(args, &out, &errb); code != 0 {
+		t.Fatalf("lab sweep exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "  -\n") || !strings.Contains(text, "sendRate=40: sendRate") {
+		t.Errorf("lab sweep does not mark and list the invalid point sendRate=40:\n%s", text)
+	}
+}
+
+func TestSweepParseAxis(t *testing.T) {
+	tests := []struct {
+		arg     string
+		want    engine.Axis
+		wantErr string
+	}{
+		{arg: "delay=0:0.2:5", want: engine.Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 5}},
+		{arg: " sendRate = 10:20:3", want: engine.Axis{Name: "sendRate", Min: 10, Max: 20, Steps: 3}},
+		{arg: "motion=strafe:circle", want: engine.Axis{Name: "motion", Min: 0, Max: 3, Steps: 4}},
+		{arg: "adaptive", want: engine.Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2}},
+		{arg: "speedClamp=false:true:2", want: engine.Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}},
+		{arg: "entities=1:8", want: engine.Axis{Name: "entities", Min: 1, Max: 8, Steps: 8}},
+		{arg: "delay", wantErr: "delay=min:max:steps"},
+		{arg: "delay=0:0.2", wantErr: "delay=min:max:steps"},
+		{arg: "nosuch=1:2:3", wantErr: `unknown parameter "nosuch"`},
+		{arg: "delay=a:0.2:3", wantErr: "delay"},
+		{arg: "delay=0:0.9:3", wantErr: "[0, 0.5] s"},
+		{arg: "delay=0:0.2:x", wantErr: "steps"},
+		{arg: "motion=strafe:moon", wantErr: "one of strafe"},
+		{arg: "techniques", wantErr: "cannot be swept"},
+	}
+	for _, tt := range tests {
+		got, err := sweepParseAxis(tt.arg)
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("sweepParseAxis(%q) error = %v, want one containing %q", tt.arg, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("sweepParseAxis(%q) error = %v", tt.arg, err)
+		case got != tt.want:
+			t.Errorf("sweepParseAxis(%q) = %+v, want %+v", tt.arg, got, tt.want)
+		}
+	}
+}
+
+func TestSweepUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"help", []string{"-h"}, 0, "name=min:max:steps"},
+		{"no technique", []string{"-x", "adaptive"}, 2, "-technique is required"},
+		{"no x", []string{"-technique", "buffer"}, 2, "-x is required"},
+		{"unknown technique", []string{"-technique", "lerp", "-x", "adaptive"}, 2, "-technique: technique"},
+		{"bad axis", []string{"-technique", "buffer", "-x", "delay=0:2:3"}, 2, "-x"},
+		{"bad steps", []string{"-technique", "buffer", "-x", "delay=0:0.2:0"}, 2, "-x: x.steps"},
+		{"same axes", []string{"-technique", "buffer", "-x", "delay=0:0.2:2", "-y", "delay=0:0.1:2"}, 2, "-y: y.name"},
+		{"too many points", []string{"-technique", "buffer", "-x", "delay=0:0.2:200", "-y", "margin=0:0.2:200"}, 2, "points"},
+		{"bad metric", []string{"-technique", "buffer", "-x", "adaptive", "-metric", "lag"}, 2, "-metric"},
+		{"bad set", []string{"-technique", "buffer", "-x", "adaptive", "-set", "loss=2"}, 2, "loss"},
+		{"stray argument", []string{"-technique", "buffer", "-x", "adaptive", "extra"}, 2, `"extra"`},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := runSweep(tt.args, &out, &errb)
+		if code != tt.code || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%s: lab sweep %v = exit %d, stderr %q; want exit %d naming %q", tt.name, tt.args, code, errb.String(), tt.code, tt.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"sweep", "-h"}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(errb.String(), "lab sweep") {
+		t.Errorf("lab sweep -h through run = exit %d, stderr %q; want the usage", code, errb.String())
+	}
+}

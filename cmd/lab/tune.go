@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"interplab/engine"
+)
+
+const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
+                [-w errP95=1,addedLatency=0.5,...] [-max addedLatency=0.15 ...]
+                [-budget N] [-seed N] [-workers N] [-json] [-v]
+
+Searches the technique's own settings (buffer, hermite: delay, adaptive,
+margin, delayCap, extrapolateCap, speedClamp; epic, epicfix: calcAhead,
+displayBehind, slopTime) for the least weighted cost on the settings'
+network, each candidate run on every motion of -motions. It prints the
+recommendation as -set lines ready to paste into lab sim or lab export, its
+metrics against the starting settings', and the Pareto front of added
+latency against p95 error; or JSON with -json.
+
+The cost is the sum of weight × metric / reference over errP95 (0.1 m),
+addedLatency (0.1 s), snaps (1 per entity per minute) and underrun (10% of
+frames): with every weight 1 each reference costs the same. -w sets some
+weights and keeps the others at 1. -max bounds any metric of lab sim, in its
+SI unit (s, m, fraction, count); a candidate that breaks a bound is not
+recommended unless none meets them all, which the output then says. Added
+latency counts by its magnitude: a display that leads the truth is out of
+step too. The same -seed gives the same result on any number of cores.
+Interrupt to stop early.
+`
+
+// runTune is `lab tune`.
+func runTune(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, tuneUsage, "\nflags:\n")
+		fs.PrintDefaults()
+	}
+	settings := settingsFlags(fs)
+	technique := fs.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
+	motions := fs.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
+		strings.Join(engine.Motions, ", "))
+	weights := engine.DefaultTuneWeights()
+	fs.Func("w", "cost weights, `name=value,...` over errP95, addedLatency, snaps, underrun; repeatable", func(arg string) error {
+		return tuneParseWeights(arg, &weights)
+	})
+	var constraints []engine.Constraint
+	fs.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit (addedLatency=0.15); repeatable", func(arg string) error {
+		cs, err := tuneParseConstraints(arg)
+		constraints = append(constraints, cs...)
+		return err
+	})
+	budget := fs.Int("budget", engine.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
+	seed := fs.Uint64("seed", 1, "`seed` of the search")
+	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
+	asJSON := fs.Bool("json", false, "print JSON: the spec, the changes and every candidate")
+	verbose := fs.Bool("v", false, "print progress to standard error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "lab tune: "+format+"\n", a...)
+		fs.Usage()
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	case *technique == "":
+		return usageErr("-technique is required")
+	}
+	base, err := settings()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab tune: %v\n", err)
+		return 2
+	}
+	spec := engine.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
+		Budget: *budget, Seed: *seed}
+	if *motions != "" {
+		for _, m := range strings.Split(*motions, ",") {
+			spec.Motions = append(spec.Motions, strings.TrimSpace(m))
+		}
+	}
+	if err := spec.Validate(); err != nil {
+		fmt.Fprintf(stderr, "lab tune: %s%v\n", sweepFlagFor(err), err)
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var progress func(engine.Candidate, int, int)
+	if *verbose {
+		best := math.Inf(1)
+		progress = func(c engine.Candidate, done, total int) {
+			if c.Feasible {
+				best = min(best, c.Cost)
+			}
+			if done*10/total != (done-1)*10/total || done == total {
+				fmt.Fprintf(stderr, "lab tune: %d/%d candidates, least feasible cost %.4g\n", done, total, best)
+			}
+		}
+	}
+	res, err := engine.Tune(ctx, spec, *workers, progress)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab tune: stopped after %d of %d candidates: %v\n", len(res.Candidates), spec.Budget, err)
+		return 1
+	}
+	changes := tuneChanges(spec.Base, res.Best.Settings)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(tuneJSON{Spec: spec, Changes: changes, Result: res}); err != nil {
+			fmt.Fprintf(stderr, "lab tune: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err := writeTune(stdout, spec, res, changes); err != nil {
+		fmt.Fprintf(stderr, "lab tune: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// tuneJSON is the output of lab tune -json.
+type tuneJSON struct {
+	Spec    engine.TuneSpec   `json:"spec"`
+	Changes []tuneChange      `json:"changes"` // the recommendation's settings that differ from the base
+	Result  engine.TuneResult `json:"result"`
+}
+
+// tuneChange is one setting of the recommendation that differs from the
+// base, as the text a -set takes.
+type tuneChange struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// tuneChanges lists the parameters whose text differs between base and s,
+// in the parameter table's order.
+func tuneChanges(base, s engine.Settings) []tuneChange {
+	changes := []tuneChange{}
+	for _, p := range engine.Params() {
+		if v := s.Text(p.Name); v != base.Text(p.Name) {
+			changes = append(changes, tuneChange{p.Name, v})
+		}
+	}
+	return changes
+}
+
+// tuneParseWeights sets the weights named in "name=value,...".
+func tuneParseWeights(arg string, w *engine.TuneWeights) error {
+	for _, kv := range strings.Split(arg, ",") {
+		name, text, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok {
+			return fmt.Errorf("want name=value, got %q", kv)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return fmt.Errorf("weight %s: %q is not a number", name, text)
+		}
+		switch name {
+		case "errP95":
+			w.ErrP95 = v
+		case "addedLatency":
+			w.AddedLatency = v
+		case "snaps":
+			w.Snaps = v
+		case "underrun":
+			w.Underrun = v
+		default:
+			return fmt.Errorf("unknown weight %q: want errP95, addedLatency, snaps or underrun", name)
+		}
+	}
+	return nil
+}
+
+// tuneParseConstraints reads "metric=value,...".
+func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
+	var cs []engine.Constraint
+	for _, kv := range strings.Split(arg, ",") {
+		name, text, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok {
+			return cs, fmt.Errorf("want metric=value, got %q", kv)
+		}
+		if sweepMetricIndex(name) < 0 {
+			return cs, fmt.Errorf("unknown metric %q: want one of %s", name, sweepMetricNames())
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+		if err != nil {
+			return cs, fmt.Errorf("bound of %s: %q is not a number", name, text)
+		}
+		cs = append(cs, engine.Constraint{Metric: name, Max: v})
+	}
+	return cs, nil
+}
+
+// writeTune prints the recommendation, its metrics against the base's and
+// the Pareto front.
+func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []tuneChange) error {
+	s := spec.Base
+	motions := strings.Join(spec.Motions, ",")
+	if motions == "" {
+		motions = s.Motion
+	}
+	fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
+		spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
+	if len(spec.Constraints) > 0 {
+		var bounds []string
+		for _, c := range spec.Constraints {
+			f := engine.MetricFields[sweepMetricIndex(c.Metric)]
+			bounds = append(bounds, c.Metric+" ≤ "+formatMetric(c.Max*f.Scale)+strings.TrimSuffix(" "+f.Display, " "))
+		}
+		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
+	}
+	fmt.Fprintln(w)
+	if !res.Feasible {
+		fmt.Fprintf(w, "NO CANDIDATE MEETS THE CONSTRAINTS: the one shown breaks them least (by %s).\n\n", formatMetric(res.Best.Violation))
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "recommended: keep the starting settings; no candidate did better.")
+	} else {
+		fmt.Fprintln(w, "recommended:")
+		for _, c := range changes {
+			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
+		}
+	}
+	fmt.Fprintln(w)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
+	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
+	for i, f := range engine.MetricFields {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, formatMetric(bv[i]*f.Scale), formatMetric(rv[i]*f.Scale))
+	}
+	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", formatMetric(res.Base.Cost), formatMetric(res.Best.Cost))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\nPareto front of the feasible candidates (* recommended):\n")
+	if len(res.Pareto) == 0 {
+		fmt.Fprintln(w, "  none: no candidate is feasible")
+		return nil
+	}
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "addedLatency (ms)\terrP95 (cm)\tcost\tsettings changed\t\n")
+	for _, c := range res.Pareto {
+		var set []string
+		for _, ch := range tuneChanges(spec.Base, c.Settings) {
+			set = append(set, ch.Name+"="+ch.Value)
+		}
+		mark := ""
+		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
+			mark = " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", formatMetric(c.Metrics.AddedLatency*1000), formatMetric(c.Metrics.ErrP95*100),
+			formatMetric(c.Cost), mark, strings.Join(set, " "))
+	}
+	return tw.Flush()
+}

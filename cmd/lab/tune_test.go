@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+// tuneTestArgs tunes the buffer on harbor-before, small enough for a test.
+var tuneTestArgs = []string{"-technique", "buffer", "-preset", "harbor-before", "-set", "duration=10", "-set", "entities=2",
+	"-motions", "strafe,turn", "-max", "addedLatency=0.15", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
+
+// tuneTestSpec is the spec tuneTestArgs describe.
+func tuneTestSpec(t *testing.T) engine.TuneSpec {
+	t.Helper()
+	p, err := presets.Get("harbor-before")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Settings
+	s.Duration, s.Entities = 10, 2
+	w := engine.DefaultTuneWeights()
+	w.Snaps = 0.5
+	return engine.TuneSpec{Base: s, Technique: engine.TechBuffer, Motions: []string{"strafe", "turn"}, Weights: w,
+		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 16, Seed: 3}
+}
+
+func runTuneTest(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := runTune(args, &out, &errb); code != 0 {
+		t.Fatalf("lab tune %v exit %d: %s", args, code, errb.String())
+	}
+	return out.String()
+}
+
+func TestTuneJSONMatchesEngine(t *testing.T) {
+	out := runTuneTest(t, append(tuneTestArgs[:len(tuneTestArgs):len(tuneTestArgs)], "-json")...)
+	var got tuneJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("lab tune -json: %v\n%s", err, out)
+	}
+	spec := tuneTestSpec(t)
+	want, err := engine.Tune(context.Background(), spec, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Spec, spec) {
+		t.Errorf("lab tune spec = %+v, want %+v", got.Spec, spec)
+	}
+	if !reflect.DeepEqual(got.Result, want) {
+		t.Errorf("lab tune result: best %+v, want engine.Tune's %+v", got.Result.Best, want.Best)
+	}
+	if !reflect.DeepEqual(got.Changes, tuneChanges(spec.Base, want.Best.Settings)) {
+		t.Errorf("lab tune changes = %+v, want %+v", got.Changes, tuneChanges(spec.Base, want.Best.Settings))
+	}
+}
+
+// The text output's -set lines turn the base into the recommendation, and
+// its tables hold engine.Tune's numbers.
+func TestTuneText(t *testing.T) {
+	out := runTuneTest(t, tuneTestArgs...)
+	spec := tuneTestSpec(t)
+	want, err := engine.Tune(context.Background(), spec, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := spec.Base
+	sets := 0
+	for _, line := range strings.Split(out, "\n") {
+		if kv, ok := strings.CutPrefix(line, "  -set "); ok {
+			name, value, _ := strings.Cut(kv, "=")
+			if err := s.SetText(name, value); err != nil {
+				t.Errorf("pasted %q: %v", line, err)
+			}
+			sets++
+		}
+	}
+	if sets == 0 || !reflect.DeepEqual(s, want.Best.Settings) {
+		t.Errorf("the %d -set lines give %+v, want the recommendation %+v:\n%s", sets, s, want.Best.Settings, out)
+	}
+	bv, rv := want.Base.Metrics.Values(nil), want.Best.Metrics.Values(nil)
+	for i, f := range engine.MetricFields {
+		row := []string{f.Name, f.Display, formatMetric(bv[i] * f.Scale), formatMetric(rv[i] * f.Scale)}
+		if f.Display == "" {
+			row = append(row[:1], row[2:]...)
+		}
+		if !strings.Contains(out, "\n"+strings.Join(row, " ")) && !tuneHasRow(out, row) {
+			t.Errorf("lab tune lacks the row %v:\n%s", row, out)
+		}
+	}
+	if !tuneHasRow(out, []string{"cost", formatMetric(want.Base.Cost), formatMetric(want.Best.Cost)}) {
+		t.Errorf("lab tune lacks the cost row %v → %v:\n%s", want.Base.Cost, want.Best.Cost, out)
+	}
+	_, front, _ := strings.Cut(out, "Pareto front")
+	if got := strings.Count(front, "\n") - 2; got != len(want.Pareto) {
+		t.Errorf("lab tune front has %d rows, want %d:\n%s", got, len(want.Pareto), out)
+	}
+	for _, c := range want.Pareto {
+		if !strings.Contains(front, formatMetric(c.Metrics.AddedLatency*1000)+" ") {
+			t.Errorf("lab tune front lacks latency %v ms:\n%s", c.Metrics.AddedLatency*1000, front)
+		}
+	}
+}
+
+// tuneHasRow reports whether a line of out has exactly the fields of row.
+func tuneHasRow(out string, row []string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if reflect.DeepEqual(strings.Fields(line), row) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTuneInfeasibleText(t *testing.T) {
+	args := append(tuneTestArgs[:len(tuneTestArgs):len(tuneTestArgs)], "-max", "addedLatency=-1", "-budget", "4")
+	out := runTuneTest(t, args...)
+	if !strings.Contains(out, "NO CANDIDATE MEETS THE CONSTRAINTS") || !strings.Contains(out, "none: no candidate is feasible") {
+		t.Errorf("lab tune with impossible constraints does not say so:\n%s", out)
+	}
+}
+
+func TestTuneUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"help", []string{"-h"}, 0, "Pareto front"},
+		{"no technique", []string{}, 2, "-technique is required"},
+		{"snap", []string{"-technique", "snap"}, 2, "-technique: technique"},
+		{"unknown motion", []string{"-technique", "buffer", "-motions", "strafe,moon"}, 2, "-motions: motions[1]"},
+		{"unknown weight", []string{"-technique", "buffer", "-w", "lag=1"}, 2, `-w: unknown weight "lag"`},
+		{"bad weight", []string{"-technique", "buffer", "-w", "snaps=x"}, 2, "-w"},
+		{"negative weight", []string{"-technique", "buffer", "-w", "snaps=-1"}, 2, "-w: weights.snaps"},
+		{"unknown metric", []string{"-technique", "buffer", "-max", "lag=1"}, 2, `-max: unknown metric "lag"`},
+		{"bad bound", []string{"-technique", "buffer", "-max", "underrun"}, 2, "-max"},
+		{"budget", []string{"-technique", "buffer", "-budget", "-3"}, 2, "-budget: budget"},
+		{"bad set", []string{"-technique", "buffer", "-set", "loss=2"}, 2, "loss"},
+		{"stray argument", []string{"-technique", "buffer", "extra"}, 2, `"extra"`},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := runTune(tt.args, &out, &errb)
+		if code != tt.code || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%s: lab tune %v = exit %d, stderr %q; want exit %d naming %q", tt.name, tt.args, code, errb.String(), tt.code, tt.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"tune", "-h"}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(errb.String(), "lab tune") {
+		t.Errorf("lab tune -h through run = exit %d, stderr %q; want the usage", code, errb.String())
+	}
+}

@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Tune's budget: the number of candidate settings it evaluates. Each
+// candidate costs one run per motion script of the mix.
+const (
+	DefaultTuneBudget = 120
+	MaxTuneBudget     = 5000
+)
+
+// The cost's reference scales: each term of the cost is a metric divided by
+// its reference, so that with every weight 1, 10 cm of p95 error, 100 ms of
+// added latency, one snap per entity per minute and 10% of frames underrun
+// each cost one unit.
+const (
+	TuneErrRef      = 0.1 // m of errP95
+	TuneLatencyRef  = 0.1 // s of addedLatency
+	TuneSnapRef     = 1   // snaps per entity per minute displayed
+	TuneUnderrunRef = 0.1 // fraction of frames underrun
+)
+
+// TuneWeights weighs the terms of the tuner's cost (see Cost). Weights are
+// finite and at least 0, and at least one is positive.
+type TuneWeights struct {
+	ErrP95       float64 `json:"errP95"`       // per TuneErrRef of p95 position error
+	AddedLatency float64 `json:"addedLatency"` // per TuneLatencyRef of added latency
+	Snaps        float64 `json:"snaps"`        // per TuneSnapRef snaps per entity-minute
+	Underrun     float64 `json:"underrun"`     // per TuneUnderrunRef of frames underrun
+}
+
+// DefaultTuneWeights weighs every term of the cost equally: 1 each.
+func DefaultTuneWeights() TuneWeights { return TuneWeights{1, 1, 1, 1} }
+
+// Cost returns the weighted cost of m, for a run rendered at renderRate Hz:
+//
+//	ErrP95·errP95/TuneErrRef + AddedLatency·|addedLatency|/TuneLatencyRef
+//	  + Snaps·(snaps per entity-minute)/TuneSnapRef + Underrun·underrun/TuneUnderrunRef
+//
+// Snaps per entity-minute are m.Snaps over the minutes of entity display,
+// m.Frames/renderRate/60. The added latency counts by its magnitude, as
+// everywhere in the tuner and in lab sim: a display that leads the truth by
+// d (negative added latency, from extrapolating too far) is as far out of
+// step as one that lags by d.
+func (w TuneWeights) Cost(m Metrics, renderRate float64) float64 {
+	snapRate := 0.0
+	if m.Frames > 0 {
+		snapRate = float64(m.Snaps) * 60 * renderRate / float64(m.Frames)
+	}
+	// Each product is rounded on its own (no fused multiply-add), so the
+	// cost is the same natively and in WebAssembly.
+	c := float64(w.ErrP95 * m.ErrP95 / TuneErrRef)
+	c += float64(w.AddedLatency * math.Abs(m.AddedLatency) / TuneLatencyRef)
+	c += float64(w.Snaps * snapRate / TuneSnapRef)
+	c += float64(w.Underrun * m.Underrun / TuneUnderrunRef)
+	return c
+}
+
+func (w TuneWeights) validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"errP95", w.ErrP95}, {"addedLatency", w.AddedLatency}, {"snaps", w.Snaps}, {"underrun", w.Underrun}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "a finite number ≥ 0"}
+		}
+	}
+	if w == (TuneWeights{}) {
+		return &FieldError{Field: "weights", Value: "0", Allowed: "at least one positive weight"}
+	}
+	return nil
+}
+
+// Constraint is an upper bound on one metric that a candidate must meet to
+// be feasible, such as addedLatency ≤ 0.12. A bound on addedLatency bounds
+// its magnitude (see TuneWeights.Cost).
+type Constraint struct {
+	Metric string  `json:"metric"` // a Name from MetricFields
+	Max    float64 `json:"max"`    // largest allowed value, in the metric's SI unit (MetricField.Unit)
+}
+
+// TuneRange is one parameter the tuner searches and its range, in the
+// parameter's stored unit (0 or 1 for a Bool).
+type TuneRange struct {
+	Name string  `json:"name"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+}
+
+// TuneSpace returns the parameters Tune searches for technique by default,
+// over their whole ranges in the parameter table: delay, adaptive, margin,
+// delayCap, extrapolateCap and speedClamp for buffer and hermite;
+// calcAhead, displayBehind and slopTime for epic and epicfix. It returns nil
+// for snap, which has no settings, and for unknown names.
+func TuneSpace(technique string) []TuneRange {
+	var names []string
+	switch technique {
+	case TechBuffer, TechHermite:
+		names = []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"}
+	case TechEPIC, TechEPICFix:
+		names = []string{"calcAhead", "displayBehind", "slopTime"}
+	default:
+		return nil
+	}
+	space := make([]TuneRange, len(names))
+	for i, n := range names {
+		p, _ := Lookup(n)
+		space[i] = TuneRange{Name: n, Min: p.Min, Max: p.Max}
+	}
+	return space
+}
+
+// tuneGroup is the parameter-table group of a technique's own settings.
+func tuneGroup(technique string) string {
+	if technique == TechEPIC || technique == TechEPICFix {
+		return "epic"
+	}
+	return "buffer"
+}
+
+// TuneSpec describes a tuning: which technique, on which network and motion
+// mix, searching which of its settings, for which cost and constraints.
+type TuneSpec struct {
+	// Base gives the network and scenario (entities, duration, seed...)
+	// and the starting values of the technique's settings: the base itself
+	// is the first candidate, and parameters not searched keep its values.
+	// Its Techniques and Motion are kept in every candidate's Settings but
+	// each run uses Technique alone on one motion of Motions.
+	Base      Settings `json:"base"`
+	Technique string   `json:"technique"` // buffer, hermite, epic or epicfix
+
+	// Motions is the motion mix: each candidate runs once on each script
+	// (a name from Motions) and its metrics are combined by
+	// CombineMetrics. Empty means Base.Motion alone.
+	Motions []string `json:"motions,omitempty"`
+
+	Weights     TuneWeights  `json:"weights"`               // the cost (see TuneWeights.Cost)
+	Constraints []Constraint `json:"constraints,omitempty"` // every one must hold for a candidate to be feasible
+
+	// Space lists the parameters searched: parameters of the technique's
+	// group in the table ("buffer" for buffer and hermite, "epic" for
+	// epic and epicfix), of kind Float, Int or Bool. Empty means
+	// TuneSpace(Technique).
+	Space []TuneRange `json:"space,omitempty"`
+
+	Budget int    `json:"budget,omitempty"` // candidates to evaluate, the base included, in [1, MaxTuneBudget]; 0 means DefaultTuneBudget
+	Seed   uint64 `json:"seed"`             // seed of the search; the same seed gives the same result
+}
+
+// normalized returns spec with its defaults filled in.
+func (spec TuneSpec) normalized() TuneSpec {
+	if len(spec.Motions) == 0 {
+		spec.Motions = []string{spec.Base.Motion}
+	}
+	if len(spec.Space) == 0 {
+		spec.Space = TuneSpace(spec.Technique)
+	}
+	if spec.Budget == 0 {
+		spec.Budget = DefaultTuneBudget
+	}
+	return spec
+}
+
+// Validate checks the spec, its defaults filled in: a technique with
+// settings to tune, valid base settings, known motions, weights, constraints
+// and searched parameters within their ranges, and the budget. The error is
+// a *FieldError naming the spec's field ("technique", "motions[1]",
+// "weights.snaps", "constraints[0].metric", "space[2].max", "budget"...) or
+// the base's first invalid field.
+func (spec *TuneSpec) Validate() error {
+	s := spec.normalized()
+	if i := techniqueIndex(s.Technique); i < 0 || s.Technique == TechSnap {
+		allowed := "one of epic, epicfix, buffer, hermite"
+		if s.Technique == TechSnap {
+			allowed += ": snap has no settings to tune"
+		}
+		return &FieldError{Field: "technique", Value: s.Technique, Allowed: allowed}
+	}
+	base := s.Base
+	base.Techniques = []string{s.Technique}
+	if err := base.Validate(); err != nil {
+		return err
+	}
+	for i, m := range s.Motions {
+		field := "motions[" + strconv.Itoa(i) + "]"
+		if indexOf(Motions, m) < 0 {
+			return &FieldError{Field: field, Value: m, Allowed: "one of " + strings.Join(Motions, ", ")}
+		}
+		if slices.Contains(s.Motions[:i], m) {
+			return &FieldError{Field: field, Value: m, Allowed: "a motion not already in the mix"}
+		}
+	}
+	if err := s.Weights.validate(); err != nil {
+		return err
+	}
+	for i, c := range s.Constraints {
+		field := "constraints[" + strconv.Itoa(i) + "]"
+		if metricIndex(c.Metric) < 0 {
+			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields)"}
+		}
+		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
+			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
+		}
+	}
+	group := tuneGroup(s.Technique)
+	for i, r := range s.Space {
+		field := "space[" + strconv.Itoa(i) + "]"
+		p, ok := Lookup(r.Name)
+		if !ok || p.Group != group || p.Kind == Enum || p.Kind == Set {
+			return &FieldError{Field: field + ".name", Value: r.Name,
+				Allowed: "a Float, Int or Bool parameter of group " + group}
+		}
+		if slices.ContainsFunc(s.Space[:i], func(q TuneRange) bool { return q.Name == r.Name }) {
+			return &FieldError{Field: field + ".name", Value: r.Name, Allowed: "a parameter not already searched"}
+		}
+		if p.check(r.Min) != nil {
+			return &FieldError{Field: field + ".min", Value: formatNumber(r.Min), Allowed: p.allowed()}
+		}
+		if p.check(r.Max) != nil {
+			return &FieldError{Field: field + ".max", Value: formatNumber(r.Max), Allowed: p.allowed()}
+		}
+		if r.Max < r.Min {
+			return &FieldError{Field: field + ".max", Value: formatNumber(r.Max),
+				Allowed: "at least " + field + ".min = " + formatNumber(r.Min)}
+		}
+	}
+	if s.Budget < 1 || s.Budget > MaxTuneBudget {
+		return &FieldError{Field: "budget", Value: strconv.Itoa(s.Budget),
+			Allowed: "a whole number in [1, " + strconv.Itoa(MaxTuneBudget) + "], or 0 for " + strconv.Itoa(DefaultTuneBudget)}
+	}
+	return nil
+}
+
+func metricIndex(name string) int {
+	for i, f := range MetricFields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Candidate is one evaluated setting of the tuner.
+type Candidate struct {
+	Settings  Settings `json:"settings"`  // the base with the searched parameters set
+	Metrics   Metrics  `json:"metrics"`   // combined over the motion mix (CombineMetrics)
+	Cost      float64  `json:"cost"`      // TuneSpec.Weights.Cost of Metrics
+	Feasible  bool     `json:"feasible"`  // every constraint holds
+	Violation float64  `json:"violation"` // how far the constraints are broken: 0 when feasible (see Tune)
+}
+
+// TuneResult is the outcome of Tune.
+type TuneResult struct {
+	Base       Candidate   `json:"base"`       // the base settings, evaluated like the others (Candidates[0])
+	Best       Candidate   `json:"best"`       // the recommendation
+	Feasible   bool        `json:"feasible"`   // Best meets every constraint; false when no candidate does
+	Pareto     []Candidate `json:"pareto"`     // ParetoFront of Candidates
+	Candidates []Candidate `json:"candidates"` // every candidate, in the order evaluated
+}
+
+// CombineMetrics combines one candidate's metrics over the motions of a mix:
+// Frames and Snaps are summed, ErrMax and SnapMax are the maximum, and every
+// other field (RMS and p95 error, added latency, the shares, smoothness) is
+// the plain mean, each motion weighing the same.
+func CombineMetrics(ms []Metrics) Metrics {
+	var c Metrics
+	if len(ms) == 0 {
+		return c
+	}
+	for _, m := range ms {
+		c.Frames += m.Frames
+		c.Snaps += m.Snaps
+		c.ErrMax = max(c.ErrMax, m.ErrMax)
+		c.SnapMax = max(c.SnapMax, m.SnapMax)
+		c.ErrRMS += m.ErrRMS
+		c.ErrP95 += m.ErrP95
+		c.AddedLatency += m.AddedLatency
+		c.Underrun += m.Underrun
+		c.UnderrunRounds += m.UnderrunRounds
+		c.Extrapolating += m.Extrapolating
+		c.Frozen += m.Frozen
+		c.Smoothness += m.Smoothness
+	}
+	n := float64(len(ms))
+	c.ErrRMS /= n
+	c.ErrP95 /= n
+	c.AddedLatency /= n
+	c.Underrun /= n
+	c.UnderrunRounds /= n
+	c.Extrapolating /= n
+	c.Frozen /= n
+	c.Smoothness /= n
+	return c
+}
+
+// Tune searches the technique's settings for the least cost under the
+// constraints, evaluating at most spec.Budget candidates, each on every
+// motion of the mix.
+//
+// The search is deterministic for spec.Seed: the base first, then a Latin
+// hypercube sample of the space (two fifths of the budget), then
+// generations of 8 mutations around the best three candidates so far (a
+// (μ+λ) evolution whose step grows after a generation that finds a new best
+// and shrinks otherwise), and last a polish that tries undoing each of the
+// best's changes from the base, so that the recommendation changes only
+// what matters. Values are rounded to the parameter's slider Step; when
+// adaptive is off, margin and delayCap keep the base's values (they do
+// nothing then), and when it is on, delayCap is raised to at least delay.
+// Settings already evaluated are not evaluated again, so the search may end
+// before the budget when the space is small. The result does not depend on
+// workers or on scheduling.
+//
+// A candidate is feasible when every constraint holds (on addedLatency, by
+// its magnitude). Its Violation sums, over the broken constraints, how far
+// the metric is above the bound in the metric's display unit
+// (MetricField.Scale: cm, ms, %, count). The recommendation is the feasible
+// candidate of least cost; when none is feasible, Feasible is false and
+// Best is the candidate of least violation. Ties go to the candidate that
+// changes fewer settings from the base, then to the earlier one.
+//
+// Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0), one run per
+// candidate and motion. progress, if not nil, is called once per evaluated
+// candidate from the goroutine that called Tune, one call at a time, with
+// the number evaluated so far and spec.Budget (which the search may end
+// short of). When ctx is done, Tune stops within about a millisecond of
+// simulation per worker and returns ctx.Err() with the result of the
+// candidates evaluated so far (Base and Best are zero Candidates if none
+// was).
+func Tune(ctx context.Context, spec TuneSpec, workers int, progress func(c Candidate, done, total int)) (TuneResult, error) {
+	if err := spec.Validate(); err != nil {
+		return TuneResult{}, err
+	}
+	t := newTuneSearch(spec.normalized(), workers, progress)
+	err := t.run(ctx)
+	return t.result(), err
+}
