@@ -10,6 +10,7 @@ type Metrics struct {
 	ErrRMS         float64 `json:"errRMS"`         // position error vs truth at the same instant, RMS, m
 	ErrP95         float64 `json:"errP95"`         // its 95th percentile, m (from a histogram, within 1.6%)
 	ErrMax         float64 `json:"errMax"`         // its maximum, m
+	ErrAligned     float64 `json:"errAligned"`     // RMS error against the truth AddedLatency earlier: the path's shape, m
 	AddedLatency   float64 `json:"addedLatency"`   // the delay d that best aligns display(t) with truth(t−d), s
 	Snaps          int     `json:"snaps"`          // frames whose displayed step is faster than maxSpeed allows
 	SnapMax        float64 `json:"snapMax"`        // the largest such step, m
@@ -36,6 +37,7 @@ var MetricFields = []MetricField{
 	{"errRMS", "m", "cm", 100, "Position error against the truth at the same instant, root mean square."},
 	{"errP95", "m", "cm", 100, "95th percentile of the position error."},
 	{"errMax", "m", "cm", 100, "Largest position error."},
+	{"errAligned", "m", "cm", 100, "RMS error against the truth shifted by the added latency: how wrong the path's shape is, whatever the delay."},
 	{"addedLatency", "s", "ms", 1000, "Display delay d that best aligns the display at t with the truth at t−d."},
 	{"snaps", "count", "", 1, "Frames whose displayed step is faster than the entity can move (1.5 × maxSpeed)."},
 	{"snapMax", "m", "cm", 100, "Largest snap step."},
@@ -48,7 +50,7 @@ var MetricFields = []MetricField{
 
 // Values appends m's fields to dst in MetricFields order.
 func (m Metrics) Values(dst []float64) []float64 {
-	return append(dst, m.ErrRMS, m.ErrP95, m.ErrMax, m.AddedLatency, float64(m.Snaps), m.SnapMax,
+	return append(dst, m.ErrRMS, m.ErrP95, m.ErrMax, m.ErrAligned, m.AddedLatency, float64(m.Snaps), m.SnapMax,
 		m.Underrun, m.UnderrunRounds, m.Extrapolating, m.Frozen, m.Smoothness)
 }
 
@@ -133,7 +135,11 @@ func (a *acc) metrics(openRounds, openUnder int, lag lagGrid) Metrics {
 	if a.accelFrames > 0 {
 		m.Smoothness = math.Sqrt(a.accelSq / float64(a.accelFrames))
 	}
-	m.AddedLatency = lag.best(a.lagSSE, a.lagFrames)
+	var sse float64
+	m.AddedLatency, sse = lag.best(a.lagSSE, a.lagFrames)
+	if a.lagFrames > 0 {
+		m.ErrAligned = math.Sqrt(max(sse, 0) / float64(a.lagFrames))
+	}
 	return m
 }
 
@@ -179,10 +185,11 @@ func newLagGrid(renderRate float64) lagGrid {
 func (g lagGrid) size() int { return g.ahead + g.behind + 1 }
 
 // best returns the delay with the least summed squared error, refined
-// between frames by a parabola through its neighbours.
-func (g lagGrid) best(sse []float64, frames int) float64 {
+// between frames by a parabola through its neighbours, and that least sum
+// (the parabola's vertex).
+func (g lagGrid) best(sse []float64, frames int) (delay, least float64) {
 	if frames == 0 || len(sse) == 0 {
-		return 0
+		return 0, 0
 	}
 	j := 0
 	for i, v := range sse {
@@ -190,12 +197,13 @@ func (g lagGrid) best(sse []float64, frames int) float64 {
 			j = i
 		}
 	}
-	d := float64(j - g.ahead)
+	d, least := float64(j-g.ahead), sse[j]
 	if j > 0 && j < len(sse)-1 {
 		l, c, r := sse[j-1], sse[j], sse[j+1]
 		if den := l - float64(2*c) + r; den > 0 {
 			d += float64(0.5*(l-r)) / den
+			least = c - float64((l-r)*(l-r))/float64(8*den)
 		}
 	}
-	return d * g.period
+	return float64(d * g.period), least
 }

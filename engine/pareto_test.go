@@ -7,7 +7,7 @@ import (
 )
 
 func paretoCand(lat, err float64, feasible bool) Candidate {
-	return Candidate{Metrics: Metrics{AddedLatency: lat, ErrP95: err}, Feasible: feasible}
+	return Candidate{Metrics: Metrics{AddedLatency: lat, ErrAligned: err}, Feasible: feasible}
 }
 
 func TestParetoFront(t *testing.T) {
@@ -32,8 +32,8 @@ func TestParetoFront(t *testing.T) {
 			paretoCand(0.1, 0.5, true), paretoCand(0.1, 0.4, true), paretoCand(0.2, 0.45, true),
 		}, []int{1}},
 		{"exact tie: first", []Candidate{
-			{Metrics: Metrics{AddedLatency: 0.1, ErrP95: 0.4, Snaps: 1}, Feasible: true},
-			{Metrics: Metrics{AddedLatency: 0.1, ErrP95: 0.4, Snaps: 2}, Feasible: true},
+			{Metrics: Metrics{AddedLatency: 0.1, ErrAligned: 0.4, Snaps: 1}, Feasible: true},
+			{Metrics: Metrics{AddedLatency: 0.1, ErrAligned: 0.4, Snaps: 2}, Feasible: true},
 		}, []int{0}},
 		{"same error later: dropped", []Candidate{
 			paretoCand(0.1, 0.4, true), paretoCand(0.2, 0.4, true),
@@ -67,7 +67,7 @@ func TestParetoFrontRandom(t *testing.T) {
 		front := ParetoFront(cands)
 		for i := 1; i < len(front); i++ {
 			a, b := front[i-1].Metrics, front[i].Metrics
-			if !(math.Abs(b.AddedLatency) > math.Abs(a.AddedLatency) && b.ErrP95 < a.ErrP95) {
+			if !(math.Abs(b.AddedLatency) > math.Abs(a.AddedLatency) && b.ErrAligned < a.ErrAligned) {
 				t.Fatalf("trial %d: front not monotone at %d: %+v then %+v", trial, i, a, b)
 			}
 		}
@@ -78,10 +78,10 @@ func TestParetoFrontRandom(t *testing.T) {
 			covered := false
 			for _, f := range front {
 				fl, cl := math.Abs(f.Metrics.AddedLatency), math.Abs(c.Metrics.AddedLatency)
-				if fl <= cl && f.Metrics.ErrP95 <= c.Metrics.ErrP95 {
+				if fl <= cl && f.Metrics.ErrAligned <= c.Metrics.ErrAligned {
 					covered = true
 				}
-				if cl <= fl && c.Metrics.ErrP95 <= f.Metrics.ErrP95 && (cl < fl || c.Metrics.ErrP95 < f.Metrics.ErrP95) {
+				if cl <= fl && c.Metrics.ErrAligned <= f.Metrics.ErrAligned && (cl < fl || c.Metrics.ErrAligned < f.Metrics.ErrAligned) {
 					t.Fatalf("trial %d: front point %+v is dominated by %+v", trial, f.Metrics, c.Metrics)
 				}
 			}

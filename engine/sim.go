@@ -665,10 +665,15 @@ func (m *Sim) accumulateLag() {
 				continue
 			}
 			a.lagFrames++
-			for j := range a.lagSSE {
-				// Candidate delay (j − ahead) frames: truth of frame f − j.
-				tr := m.lagTruth[((f-j)%size)*m.lagN+e]
-				a.lagSSE[j] += d.Sub(tr).LenSq()
+			// Candidate delay (j − ahead) frames compares with the truth
+			// of frame f − j, in ring slot (f − j) mod size: the slots
+			// from f's down to 0, then from size − 1 down.
+			fs := f % size
+			for j := 0; j <= fs; j++ {
+				a.lagSSE[j] += distSq(d, m.lagTruth[(fs-j)*m.lagN+e])
+			}
+			for j := fs + 1; j < size; j++ {
+				a.lagSSE[j] += distSq(d, m.lagTruth[(fs-j+size)*m.lagN+e])
 			}
 		}
 	}

@@ -128,8 +128,8 @@ func TestLagGridBest(t *testing.T) {
 		d := float64(j) - 5.4
 		sse[j] = d*d + 1
 	}
-	if got := g.best(sse, 1); math.Abs(got-0.034) > 1e-12 {
-		t.Errorf("best = %v, want 0.034", got)
+	if got, least := g.best(sse, 1); math.Abs(got-0.034) > 1e-12 || math.Abs(least-1) > 1e-12 {
+		t.Errorf("best = %v, %v; want 0.034, 1", got, least)
 	}
 }
 
@@ -158,9 +158,14 @@ func TestAddedLatency(t *testing.T) {
 		}
 		m.batches[0] = p
 		m.StepFrames(300)
-		got := m.Metrics(nil)[0].AddedLatency
-		if math.Abs(got-delay) > 0.002 {
+		mt := m.Metrics(nil)[0]
+		if got := mt.AddedLatency; math.Abs(got-delay) > 0.002 {
 			t.Errorf("AddedLatency of a display %v s late = %v, want within 2 ms", delay, got)
+		}
+		// Shifted by its delay the display is the truth: the aligned
+		// error is what interpolating the delay between frames leaves.
+		if mt.ErrAligned > 0.01 {
+			t.Errorf("ErrAligned of a display %v s late = %v m, want under 1 cm", delay, mt.ErrAligned)
 		}
 	}
 }

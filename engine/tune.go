@@ -280,6 +280,7 @@ func CombineMetrics(ms []Metrics) Metrics {
 		c.SnapMax = max(c.SnapMax, m.SnapMax)
 		c.ErrRMS += m.ErrRMS
 		c.ErrP95 += m.ErrP95
+		c.ErrAligned += m.ErrAligned
 		c.AddedLatency += m.AddedLatency
 		c.Underrun += m.Underrun
 		c.UnderrunRounds += m.UnderrunRounds
@@ -290,6 +291,7 @@ func CombineMetrics(ms []Metrics) Metrics {
 	n := float64(len(ms))
 	c.ErrRMS /= n
 	c.ErrP95 /= n
+	c.ErrAligned /= n
 	c.AddedLatency /= n
 	c.Underrun /= n
 	c.UnderrunRounds /= n

@@ -69,7 +69,7 @@ func TestTuneHarbor(t *testing.T) {
 		b.Delay, b.Adaptive, b.Margin, b.DelayCap, b.ExtrapolateCap, b.SpeedClamp,
 		r.Best.Metrics.Underrun, r.Best.Metrics.AddedLatency, r.Best.Metrics.ErrP95, r.Best.Cost)
 	for _, c := range r.Pareto {
-		t.Logf("front: addedLatency %.4f s, errP95 %.3f m, delay %v", c.Metrics.AddedLatency, c.Metrics.ErrP95, c.Settings.Delay)
+		t.Logf("front: addedLatency %.4f s, errAligned %.3f m, delay %v", c.Metrics.AddedLatency, c.Metrics.ErrAligned, c.Settings.Delay)
 	}
 
 	again, err := Tune(context.Background(), spec, 1, nil)
@@ -110,7 +110,7 @@ func checkFront(t *testing.T, r TuneResult) {
 		}
 		if i > 0 {
 			p := r.Pareto[i-1]
-			if !(math.Abs(c.Metrics.AddedLatency) > math.Abs(p.Metrics.AddedLatency) && c.Metrics.ErrP95 < p.Metrics.ErrP95) {
+			if !(math.Abs(c.Metrics.AddedLatency) > math.Abs(p.Metrics.AddedLatency) && c.Metrics.ErrAligned < p.Metrics.ErrAligned) {
 				t.Errorf("Pareto[%d] = (latency %v, errP95 %v) after (%v, %v): want latency up, error strictly down",
 					i, c.Metrics.AddedLatency, c.Metrics.ErrP95, p.Metrics.AddedLatency, p.Metrics.ErrP95)
 			}

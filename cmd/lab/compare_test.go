@@ -170,7 +170,7 @@ func TestCompareCSV(t *testing.T) {
 	}
 
 	rows := get("metrics")
-	if len(rows) != 1+5+2 || rows[0][3] != "errRMS (m)" || rows[0][6] != "addedLatency (s)" {
+	if len(rows) != 1+5+2 || rows[0][3] != "errRMS (m)" || rows[0][7] != "addedLatency (s)" {
 		t.Fatalf("metrics CSV: %d rows, header %q", len(rows), rows[0])
 	}
 	r := 1

@@ -262,7 +262,7 @@ func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes
 		return nil
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "addedLatency (ms)\terrP95 (cm)\tcost\tsettings changed\t\n")
+	fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
 	for _, c := range res.Pareto {
 		var set []string
 		for _, ch := range tuneChanges(spec.Base, c.Settings) {
@@ -272,7 +272,7 @@ func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes
 		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
 			mark = " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", formatMetric(c.Metrics.AddedLatency*1000), formatMetric(c.Metrics.ErrP95*100),
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", formatMetric(c.Metrics.AddedLatency*1000), formatMetric(c.Metrics.ErrAligned*100),
 			formatMetric(c.Cost), mark, strings.Join(set, " "))
 	}
 	return tw.Flush()
