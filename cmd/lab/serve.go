@@ -153,6 +153,12 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", s.static))
 	s.mux.Handle("GET "+web.VendorMount, http.StripPrefix(web.VendorMount, vendor))
 	s.mux.Handle("GET /lab.wasm", s.wasm)
+	// Browsers ask for an icon on every page; no content, rather than a
+	// 404 in every console.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=86400")
+		w.WriteHeader(http.StatusNoContent)
+	})
 	registerCompare(s.mux, s.resolveVariant)
 	return s, nil
 }
