@@ -73,7 +73,8 @@ func (e *TraceError) Error() string {
 // packet; finite, bounded numbers; unit orientations where recorded;
 // Sent non-decreasing through Packets; Arrive NaN or in [Sent, Sent +
 // TraceMaxDelay]; and for each entity, every packet either a copy of the
-// previous one (same Seq and Sent) or a later send (larger Seq and Sent).
+// previous one (same Seq, Sent and state) or a later send (larger Seq and
+// Sent).
 // The error is a *TraceError naming the first offending packet.
 func (t *Trace) Validate() error {
 	bad := func(i int, field, msg string) error { return &TraceError{Index: i, Field: field, Msg: msg} }
@@ -87,9 +88,10 @@ func (t *Trace) Validate() error {
 		return bad(-1, "entity", strconv.Itoa(t.Entities)+" entities: want 1 to "+strconv.Itoa(TraceMaxEntities))
 	}
 	type last struct {
-		seq  int
-		sent float64
-		seen bool
+		seq   int
+		sent  float64
+		index int // of the packet
+		seen  bool
 	}
 	prev := make([]last, t.Entities)
 	first := t.Packets[0].Sent
@@ -144,6 +146,10 @@ func (t *Trace) Validate() error {
 				return bad(i, "sent", "a copy of send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
 					" sent at "+formatNumber(p.Sent)+", not at its "+formatNumber(l.sent))
 			}
+			if f := tracePacketDiff(&t.Packets[l.index], p); f != "" {
+				return bad(i, f, "a copy of send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
+					" with another state: a copy carries the same state")
+			}
 		case p.Seq < l.seq:
 			return bad(i, "seq", strconv.Itoa(p.Seq)+" after "+strconv.Itoa(l.seq)+
 				" for entity "+strconv.Itoa(p.Entity)+": sequence numbers must grow with the send time")
@@ -151,7 +157,7 @@ func (t *Trace) Validate() error {
 			return bad(i, "sent", "send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
 				" at the same time as its send "+strconv.Itoa(l.seq)+": one state per entity per instant")
 		}
-		*l = last{seq: p.Seq, sent: p.Sent, seen: true}
+		*l = last{seq: p.Seq, sent: p.Sent, index: i, seen: true}
 	}
 	for e, l := range prev {
 		if !l.seen {
@@ -163,6 +169,25 @@ func (t *Trace) Validate() error {
 }
 
 func traceCoordOK(x float64) bool { return finite(x) && math.Abs(x) <= TraceMaxCoord }
+
+// tracePacketDiff names the first field of the state where a and b differ,
+// or returns "".
+func tracePacketDiff(a, b *TracePacket) string {
+	for k, name := range [...]string{"x", "y", "z"} {
+		if a.Pos[k] != b.Pos[k] {
+			return name
+		}
+	}
+	for k, name := range [...]string{"vx", "vy", "vz"} {
+		if a.Vel[k] != b.Vel[k] {
+			return name
+		}
+	}
+	if a.HasRot != b.HasRot || a.HasRot && a.Rot != b.Rot {
+		return "qw"
+	}
+	return ""
+}
 
 // Span returns the time from the first packet's Sent to the last's, in
 // seconds: how long a replay of t has states to show.

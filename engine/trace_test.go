@@ -49,6 +49,7 @@ func TestTraceValidate(t *testing.T) {
 		{"rotation not unit", func(t *Trace) { t.Packets[2].Rot = Quat{0, 0, 0, 2} }, 2, "qw"},
 		{"seq goes back", func(t *Trace) { t.Packets[8].Seq = 1 }, 8, "seq"},
 		{"copy at another time", func(t *Trace) { t.Packets[2].Seq = 0 }, 2, "sent"},
+		{"copy of another state", func(t *Trace) { t.Packets[7].Vel[1] = 2 }, 7, "vy"},
 		{"two sends at one time", func(t *Trace) {
 			t.Packets[2].Sent, t.Packets[3].Sent = 10, 10
 			t.Packets[2].Arrive, t.Packets[3].Arrive = 10.1, 10.1
