@@ -162,6 +162,7 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 func (s *server) enableSessions(st *Store, hub *Hub, now func() time.Time) {
 	s.store = st
 	registerSessions(s.mux, st, hub, now)
+	registerTraces(s.mux, st, hub, now)
 }
 
 // resolveVariant turns a comparison ref into a label and settings:
