@@ -45,6 +45,7 @@ var labCommands = []labCommand{
 	{"follow", "follow a session's live settings, as a game would", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return runFollow(args, stdout, stderr)
 	}},
+	{"trace", "import, list, show and replay recorded packet traces", runTrace},
 }
 
 // run dispatches args to a subcommand and returns the exit status.
