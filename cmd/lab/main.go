@@ -9,6 +9,7 @@
 //	lab export -format F [-preset NAME] [-set name=value]...
 //	                                           print the settings as F
 //	lab follow URL                             print a session's live config as JSON lines
+//	lab trace import|ls|show|sim|rm ...        recorded packet traces (lab trace -h)
 //
 // Run "lab COMMAND -h" for a command's flags. Exit status 2 is bad usage, 1 a
 // failure.
