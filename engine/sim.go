@@ -396,9 +396,11 @@ func (m *Sim) Step(dt float64) {
 
 // StepFrames advances simulated time by exactly n client frames.
 func (m *Sim) StepFrames(n int) {
-	for range n {
-		m.advance(m.nextFrame())
+	if n <= 0 {
+		return
 	}
+	// One advance to the n-th frame, so that only it writes the poses.
+	m.advance(m.frameBase + float64(m.frameK+n-1)/m.set.RenderRate)
 }
 
 func (m *Sim) nextSend() float64 {
