@@ -22,16 +22,11 @@ func settingsFlags(fs *flag.FlagSet) func() (engine.Settings, error) {
 	preset := fs.String("preset", "", "start from the named `preset` (see /api/presets); default: the parameter table's defaults")
 	var sets [][2]string
 	fs.Func("set", "set one parameter, `name=value` in the vocabulary (e.g. loss=0.02, jitterDist=pareto); repeatable", func(arg string) error {
-		name, value, ok := strings.Cut(arg, "=")
-		name = strings.TrimSpace(name)
-		if !ok {
-			return fmt.Errorf("want name=value, got %q", arg)
+		name, value, err := parseSetArg(arg)
+		if err == nil {
+			sets = append(sets, [2]string{name, value})
 		}
-		if _, known := engine.Lookup(name); !known {
-			return fmt.Errorf("unknown parameter %q", name)
-		}
-		sets = append(sets, [2]string{name, value})
-		return nil
+		return err
 	})
 	return func() (engine.Settings, error) {
 		s := engine.Defaults()
@@ -52,4 +47,18 @@ func settingsFlags(fs *flag.FlagSet) func() (engine.Settings, error) {
 		}
 		return s, nil
 	}
+}
+
+// parseSetArg splits a -set argument, name=value, and checks the name
+// against the parameter table; the value is checked when it is applied.
+func parseSetArg(arg string) (name, value string, err error) {
+	name, value, ok := strings.Cut(arg, "=")
+	name = strings.TrimSpace(name)
+	if !ok {
+		return "", "", fmt.Errorf("want name=value, got %q", arg)
+	}
+	if _, known := engine.Lookup(name); !known {
+		return "", "", fmt.Errorf("unknown parameter %q", name)
+	}
+	return name, value, nil
 }

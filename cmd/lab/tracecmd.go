@@ -301,13 +301,9 @@ entities and sendRate come from the trace.
 	preset := fs.String("preset", "", "start from the named `preset`")
 	var sets [][2]string
 	fs.Func("set", "set one parameter, `name=value` in the vocabulary; repeatable", func(arg string) error {
-		name, value, ok := strings.Cut(arg, "=")
-		name = strings.TrimSpace(name)
-		if !ok {
-			return fmt.Errorf("want name=value, got %q", arg)
-		}
-		if _, known := engine.Lookup(name); !known {
-			return fmt.Errorf("unknown parameter %q", name)
+		name, value, err := parseSetArg(arg)
+		if err != nil {
+			return err
 		}
 		if name == "entities" || name == "sendRate" {
 			return fmt.Errorf("%s comes from the trace in a replay", name)
