@@ -585,26 +585,8 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	snaps, snapMaxSq, underrun := a.snaps, a.snapMaxSq, a.underrun
 	extrapolated, frozen := a.extrapolated, a.frozen
 	accelSq, accelFrames := a.accelSq, a.accelFrames
-	var poses []float32
-	if fm.last {
-		poses = m.poses[((k+1)*n+lo)*PoseStride:][:len(out)*PoseStride]
-	}
 	for j := range out {
 		smp := &out[j]
-		e := lo + j
-		if fm.last {
-			hx, hy := smp.Rot.heading()
-			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
-			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
-			pp[3], pp[4], pp[5] = float32(hx), float32(hy), float32(smp.Mode)
-		}
-		if e < m.lagN {
-			d := smp.Pos
-			if smp.Mode == Empty {
-				d = Vec3{math.NaN()}
-			}
-			m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+e] = d
-		}
 		if smp.Mode == Empty {
 			valid[j] = 0
 			continue
@@ -629,13 +611,11 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 			underrun++
 			under[j] = true
 		}
-		snapped := false
 		v := valid[j]
 		if v >= 1 {
 			p1 := &prev1[j]
 			sx, sy, sz := px-p1[0], py-p1[1], pz-p1[2]
 			if step := sq3(sx, sy, sz); step > fm.snapSq {
-				snapped = true
 				snaps++
 				if step > snapMaxSq {
 					snapMaxSq = step
@@ -654,15 +634,41 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		if v < 2 {
 			valid[j] = v + 1
 		}
-		if e == m.focus {
-			m.rec.Tech[k] = FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth,
-				Delay: smp.Delay, Mode: smp.Mode, Snap: snapped, Err: math.Sqrt(errSq)}
-		}
 	}
 	a.frames, a.errSq, a.errMaxSq = frames, errSqSum, errMaxSq
 	a.snaps, a.snapMaxSq, a.underrun = snaps, snapMaxSq, underrun
 	a.extrapolated, a.frozen = extrapolated, frozen
 	a.accelSq, a.accelFrames = accelSq, accelFrames
+
+	// What only some entities need is done apart, keeping the loop above
+	// free of their branches.
+	if fm.last {
+		poses := m.poses[((k+1)*n+lo)*PoseStride:][:len(out)*PoseStride]
+		for j := range out {
+			smp := &out[j]
+			hx, hy := smp.Rot.heading()
+			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
+			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
+			pp[3], pp[4], pp[5] = float32(hx), float32(hy), float32(smp.Mode)
+		}
+	}
+	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
+		d := out[j].Pos
+		if out[j].Mode == Empty {
+			d = Vec3{math.NaN()}
+		}
+		m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+lo+j] = d
+	}
+	if j := m.focus - lo; j >= 0 && j < len(out) {
+		smp := &out[j]
+		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
+		if smp.Mode != Empty {
+			ft.Err = math.Sqrt(distSq(smp.Pos, truth[j]))
+			// valid is 2 now exactly when a frame was shown before this one.
+			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq
+		}
+		m.rec.Tech[k] = ft
+	}
 }
 
 func (m *Sim) writePose(row, e int, p Vec3, q Quat, mode Mode) {
