@@ -171,7 +171,7 @@ type lagGrid struct {
 const (
 	latencyAhead    = 0.25 // s
 	latencyBehind   = 1.0  // s
-	latencyEntities = 32
+	latencyEntities = 16
 )
 
 func newLagGrid(renderRate float64) lagGrid {

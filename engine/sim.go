@@ -58,6 +58,8 @@ type Sim struct {
 
 	packets  recordRing[PacketRecord]
 	frameLog recordRing[FrameRecord]
+
+	rp *replay // the recorded trace replayed instead of link and movers; nil for a synthetic run
 }
 
 // PoseStride is the number of float32s per entity in Poses: x, y, z, the
@@ -130,6 +132,11 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 	if err := p.Set(&next, v); err != nil {
 		return false, err
 	}
+	if m.rp != nil {
+		if err := m.replayFixed(name, v); err != nil {
+			return false, err
+		}
+	}
 	if err := next.Validate(); err != nil {
 		return false, err
 	}
@@ -150,6 +157,10 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 // Restart returns the run to time 0 with the current settings.
 func (m *Sim) Restart() {
 	s := &m.set
+	if m.rp != nil {
+		m.rp.fix(s)
+		m.rp.restart()
+	}
 	m.techs = techList(uint64(techMask(s.Techniques)))
 	m.set.Techniques = m.techs
 	n, nt := s.Entities, len(m.techs)
@@ -160,16 +171,25 @@ func (m *Sim) Restart() {
 	seed := uint64(s.Seed)
 	m.link = NewLink(s, seed)
 	m.clock = NewClientClock(s, seed^0x9e3779b97f4a7c15)
-	m.movers = make([]Mover, n)
-	for e := range m.movers {
-		m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
+	m.movers = nil
+	if m.rp == nil {
+		m.movers = make([]Mover, n)
+		for e := range m.movers {
+			m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
+		}
 	}
 	m.batches = make([]batch, nt)
 	m.stream = make([]bool, nt)
 	m.transit = streamClock{}
 	for k, name := range m.techs {
 		m.stream[k] = name == TechBuffer || name == TechHermite
-		m.batches[k] = newBatch(name, s, n)
+		if m.rp != nil {
+			// A trace's entities need not share their packets: one
+			// technique each.
+			m.batches[k] = newPerEntity(name, s, n)
+		} else {
+			m.batches[k] = newBatch(name, s, n)
+		}
 	}
 	m.snaps, m.out = make([]Snapshot, n), make([]Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
@@ -273,6 +293,11 @@ func newBatch(name string, s *Settings, n int) batch {
 	case TechSnap:
 		return make(snapBatch, n)
 	}
+	return newPerEntity(name, s, n)
+}
+
+// newPerEntity returns the named technique as one Technique per entity.
+func newPerEntity(name string, s *Settings, n int) *perEntity {
 	p := &perEntity{techs: make([]Technique, n)}
 	for e := range p.techs {
 		p.techs[e] = newTechnique(name, s)
@@ -371,12 +396,19 @@ func (m *Sim) Step(dt float64) {
 
 // StepFrames advances simulated time by exactly n client frames.
 func (m *Sim) StepFrames(n int) {
-	for range n {
-		m.advance(m.nextFrame())
+	if n <= 0 {
+		return
 	}
+	// One advance to the n-th frame, so that only it writes the poses.
+	m.advance(m.frameBase + float64(m.frameK+n-1)/m.set.RenderRate)
 }
 
-func (m *Sim) nextSend() float64  { return m.sendBase + float64(m.sendK)/m.set.SendRate }
+func (m *Sim) nextSend() float64 {
+	if m.rp != nil {
+		return m.rp.nextSend()
+	}
+	return m.sendBase + float64(m.sendK)/m.set.SendRate
+}
 func (m *Sim) nextFrame() float64 { return m.frameBase + float64(m.frameK)/m.set.RenderRate }
 
 // timeEps absorbs the rounding of summed steps: thirty steps of 1/60 s
@@ -408,6 +440,10 @@ func (m *Sim) advance(target float64) {
 }
 
 func (m *Sim) send(ts float64) {
+	if m.rp != nil {
+		m.replaySend()
+		return
+	}
 	tick := math.Floor(ts*m.set.TickRate+1e-9) / m.set.TickRate
 	m.sendBuf = m.link.Send(ts, m.sendBuf[:0])
 	rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: math.NaN(), Dup: len(m.sendBuf) > 1,
@@ -429,6 +465,10 @@ func (m *Sim) arrive(a arrival) {
 	now := m.clock.Estimate(a.t)
 	m.transit.arrive(now, a.tick)
 	streamNow := now - m.transit.lag
+	if m.rp != nil {
+		m.replayDeliver(a.seq, now, streamNow)
+		return
+	}
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
 		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
@@ -465,8 +505,13 @@ func (m *Sim) frame(t float64, last bool) {
 		m.resetLag()
 	}
 
-	for e := range m.movers {
-		st := m.movers[e].At(t)
+	for e := range n {
+		var st State
+		if m.rp == nil {
+			st = m.movers[e].At(t)
+		} else {
+			st = m.rp.at(e, t)
+		}
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
 			p, p1, p2 := &st.Pos, &m.truth1[e], &m.truth2[e]
@@ -694,6 +739,13 @@ func RunSeries(s Settings, step float64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return m.runFor(step), nil
+}
+
+// runFor runs m, at time 0, for its settings' duration, recording series of
+// step seconds (none for 0; the caller checked it), and returns the result.
+func (m *Sim) runFor(step float64) Result {
+	s := &m.set
 	if step > 0 {
 		m.series = &seriesAcc{step: step, sq: make([]float64, len(m.techs)), n: make([]int, len(m.techs)),
 			out: make([][]float64, len(m.techs))}
@@ -710,7 +762,7 @@ func RunSeries(s Settings, step float64) (Result, error) {
 		}
 		r.Techniques = append(r.Techniques, tr)
 	}
-	return r, nil
+	return r
 }
 
 // seriesAcc gathers the RMS error of each technique per window of step

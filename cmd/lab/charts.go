@@ -46,9 +46,9 @@ const (
 	compareMaxWork = 1e7
 
 	// compareCostEntities: a run costs at least as much as one of this many
-	// entities, for the added-latency metric samples up to 32 entities
+	// entities, for the added-latency metric samples up to 16 entities
 	// whatever their number, at a cost above an entity's own.
-	compareCostEntities = 32
+	compareCostEntities = 16
 
 	// compareMaxWindows bounds the points of a line in the error-over-time
 	// chart.

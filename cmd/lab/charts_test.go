@@ -261,7 +261,7 @@ func TestCompareRunErrors(t *testing.T) {
 	bad.Loss = 2
 	huge := ps["lan"]
 	huge.Entities, huge.Duration = 10000, 3600
-	long := ps["lan"] // one entity for an hour costs like 32: 2 variants × 216,000 frames × 5 × 32 = 6.9e7
+	long := ps["lan"] // one entity for an hour costs like 16: 2 variants × 216,000 frames × 5 × 16 = 3.5e7
 	long.Entities, long.Duration = 1, 3600
 	cases := []struct {
 		name      string
@@ -275,7 +275,7 @@ func TestCompareRunErrors(t *testing.T) {
 		{"bad second", []variant{{"lan", ps["lan"]}, {"lossy", bad}}, "loss", "variant 2 (lossy): loss"},
 		{"bad first", []variant{{"lossy", bad}, {"lan", ps["lan"]}}, "loss", "variant 1 (lossy): loss"},
 		{"too much work", []variant{{"huge", huge}, {"lan", ps["lan"]}}, "entities", "entity-technique-frames"},
-		{"few entities cost as 32", []variant{{"long", long}, {"lan", ps["lan"]}}, "entities", "need 6.91e+07 entity-technique-frames"},
+		{"few entities cost as 16", []variant{{"long", long}, {"lan", ps["lan"]}}, "entities", "need 3.46e+07 entity-technique-frames"},
 	}
 	for _, tc := range cases {
 		_, err := compareRun(context.Background(), tc.vs)

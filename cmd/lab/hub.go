@@ -28,6 +28,10 @@ package main
 //
 // Your last message was refused and nothing changed; only you get this.
 //
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"arrive":1764000000.168,"pos":[1,2,0],"vel":[7,0,0],"from":"c2"}
+//
+// A game's packet, stamped with the server's arrival time (see tracelive.go).
+//
 // Client to server:
 //
 //	{"type":"set","name":"displayBehind","value":0.12}
@@ -37,6 +41,11 @@ package main
 // techniques, or the parameter's text form as a string ("pareto",
 // "epic,buffer", "0.12"). It is checked like any other input, the rules
 // between fields included.
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1]}
+//
+// A game's packet for the session's live trace (see tracelive.go): recorded
+// and sent on to the other clients, or refused with an error.
 //
 // A game only reads: connect, apply every config message, reconnect with
 // backoff when the connection drops (`lab follow` does exactly that).
@@ -86,6 +95,7 @@ const (
 // reader and one writer goroutine that talk to it through channels.
 type Hub struct {
 	load     func(id string) (Revision, error) // latest revision, for a session's first client
+	now      func() time.Time                  // stamps the arrival of live trace packets
 	upgrader websocket.Upgrader
 
 	register   chan *wsClient
@@ -108,6 +118,7 @@ type wsRoom struct {
 	rev      int
 	settings engine.Settings
 	clients  map[*wsClient]struct{}
+	trace    liveTrace // packets games streamed (tracelive.go)
 }
 
 // wsClient is one WebSocket connection.
@@ -131,11 +142,13 @@ type wsInbound struct {
 type wsLiveQuery struct {
 	id    string
 	reply chan wsLiveReply
+	trace bool // reply with the live trace's rows too
 }
 
 type wsLiveReply struct {
 	settings engine.Settings
 	ok       bool
+	trace    []traceRow
 }
 
 // wsInMsg is a message from a client.
@@ -143,6 +156,14 @@ type wsInMsg struct {
 	Type  string          `json:"type"`
 	Name  string          `json:"name"`
 	Value json.RawMessage `json:"value"`
+
+	// A packet's (tracelive.go).
+	Entity *int      `json:"entity"`
+	Seq    *int      `json:"seq"`
+	Sent   *float64  `json:"sent"`
+	Pos    []float64 `json:"pos"`
+	Vel    []float64 `json:"vel"`
+	Rot    []float64 `json:"rot"`
 }
 
 // sessionExport is the canonical export: {"schema":1,"settings":{...}}.
@@ -175,9 +196,13 @@ type wsErrorMsg struct {
 
 // newHub returns a running hub. load returns a session's latest revision; it
 // is called when a session gets its first client. Stop the hub with Close.
-func newHub(load func(id string) (Revision, error)) *Hub {
+func newHub(load func(id string) (Revision, error)) *Hub { return newHubClock(load, time.Now) }
+
+// newHubClock is newHub with now as the clock that stamps live trace packets.
+func newHubClock(load func(id string) (Revision, error), now func() time.Time) *Hub {
 	h := &Hub{
 		load:       load,
+		now:        now,
 		register:   make(chan *wsClient),
 		unregister: make(chan *wsClient),
 		inbound:    make(chan wsInbound),
@@ -299,7 +324,11 @@ func (h *Hub) run() {
 			if room == nil {
 				q.reply <- wsLiveReply{}
 			} else {
-				q.reply <- wsLiveReply{settings: room.settings, ok: true}
+				r := wsLiveReply{settings: room.settings, ok: true}
+				if q.trace {
+					r.trace = room.trace.rows()
+				}
+				q.reply <- r
 			}
 		case <-h.quit:
 			for _, room := range h.rooms {
@@ -371,9 +400,13 @@ func (h *Hub) handle(in wsInbound) {
 		h.reply(room, in.c, in.err)
 		return
 	}
+	if in.msg.Type == "packet" {
+		h.livePacket(room, in.c, &in.msg)
+		return
+	}
 	if in.msg.Type != "set" {
 		h.reply(room, in.c, &sessionBadRequest{Field: "type",
-			Msg: fmt.Sprintf("unknown message type %q: want set", clipText(in.msg.Type, 40))})
+			Msg: fmt.Sprintf("unknown message type %q: want set or packet", clipText(in.msg.Type, 40))})
 		return
 	}
 	p, ok := engine.Lookup(in.msg.Name)

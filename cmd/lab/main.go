@@ -9,6 +9,7 @@
 //	lab export -format F [-preset NAME] [-set name=value]...
 //	                                           print the settings as F
 //	lab follow URL                             print a session's live config as JSON lines
+//	lab trace import|ls|show|sim|rm ...        recorded packet traces (lab trace -h)
 //
 // Run "lab COMMAND -h" for a command's flags. Exit status 2 is bad usage, 1 a
 // failure.
@@ -47,6 +48,7 @@ var labCommands = []labCommand{
 	{"follow", "follow a session's live settings, as a game would", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return runFollow(args, stdout, stderr)
 	}},
+	{"trace", "import, list, show and replay recorded packet traces", runTrace},
 }
 
 // run dispatches args to a subcommand and returns the exit status.

@@ -30,6 +30,18 @@ var storeMigrations = []string{
 		PRIMARY KEY (session_id, rev)
 	) STRICT, WITHOUT ROWID;
 	CREATE INDEX sessions_updated ON sessions (updated_ns DESC);`,
+
+	// 2: recorded traces (see tracestore.go): the metadata a list shows,
+	// and the packets as one compressed blob.
+	`CREATE TABLE traces (
+		name       TEXT PRIMARY KEY,
+		created_ns INTEGER NOT NULL,
+		format     TEXT NOT NULL,
+		packets    INTEGER NOT NULL CHECK (packets >= 1),
+		entities   INTEGER NOT NULL CHECK (entities >= 1),
+		span       REAL NOT NULL,
+		data       BLOB NOT NULL
+	) STRICT;`,
 }
 
 // migrate applies the schema steps the database has not seen, in one

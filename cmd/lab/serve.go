@@ -172,6 +172,7 @@ func (s *server) enableSessions(st *Store, hub *Hub, now func() time.Time) {
 	s.store = st
 	registerSessions(s.mux, st, hub, now)
 	registerSessionPages(s, st, hub, now)
+	registerTraces(s.mux, st, hub, now)
 }
 
 // resolveVariant turns a comparison ref into a label and settings:

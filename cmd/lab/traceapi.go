@@ -1,0 +1,396 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"interplab/engine"
+)
+
+// maxTraceUpload is the largest upload POST /api/traces reads: a trace file
+// and room for a multipart envelope and its small fields.
+const maxTraceUpload = maxTraceBytes + 64<<10
+
+// registerTraces adds the traces API to mux:
+//
+//	POST   /api/traces?name=&format=     import a trace file → 201, the trace as GET gives it
+//	GET    /api/traces                   list: the samples, then the stored traces, newest first
+//	GET    /api/traces/{name}            the trace's metadata and the network derived from it
+//	GET    /api/traces/{name}/flat       its packets for the page's wasm (see below)
+//	DELETE /api/traces/{name}            delete a stored trace for good
+//	POST   /api/sessions/{id}/trace      save a session's live trace: {"name":"..."} → 201
+//
+// An import is the file as the body (any Content-Type), named by ?name= and
+// read as ?format= (csv, jsonl or seed; detected when left out), or a
+// multipart/form-data upload with the file in the part "file" and optional
+// "name" and "format" fields; the name defaults to the file's name. Names
+// are 1 to 64 characters of a-z, 0-9, '.', '_' and '-' (see checkTraceName);
+// names starting with "sample-" are the built-in samples'. The file is read
+// whole and saved in one transaction: a malformed file saves nothing.
+//
+// /flat answers application/octet-stream: engine.Trace.AppendFlat's numbers
+// (engine.TraceFlatHeader, then engine.TraceFlatStride per packet) as
+// little-endian float64s, ready for a Float64Array and engine.TraceFromFlat.
+//
+// Errors are JSON {"error": "...", "field": "...", "line": N}: line is the
+// file's line at fault (absent when the error is not about one line). 400
+// for a malformed file or bad name, 404 for an unknown trace or session, 409
+// for a name in use or a live trace with no packets, 413 for a body over
+// 32 MiB, 403 for a cross-origin change from a browser or deleting a sample.
+// now is the clock for the times saved.
+func registerTraces(mux *http.ServeMux, st *Store, hub *Hub, now func() time.Time) {
+	h := &traceHandlers{st: st, hub: hub, now: now, cop: http.NewCrossOriginProtection()}
+	mux.HandleFunc("POST /api/traces", h.change(h.upload))
+	mux.Handle("GET /api/traces", gzipResponses(http.HandlerFunc(h.list)))
+	mux.Handle("GET /api/traces/{name}", gzipResponses(http.HandlerFunc(h.get)))
+	mux.Handle("GET /api/traces/{name}/flat", gzipResponses(http.HandlerFunc(h.flat)))
+	mux.HandleFunc("DELETE /api/traces/{name}", h.change(h.delete))
+	mux.HandleFunc("POST /api/sessions/{id}/trace", h.change(h.saveLive))
+}
+
+type traceHandlers struct {
+	st  *Store
+	hub *Hub
+	now func() time.Time
+	cop *http.CrossOriginProtection
+}
+
+// apiTraceInfo is a trace in GET /api/traces.
+type apiTraceInfo struct {
+	Name     string     `json:"name"`
+	Format   string     `json:"format"`
+	Created  *time.Time `json:"created,omitempty"` // absent for a sample
+	Packets  int        `json:"packets"`
+	Entities int        `json:"entities"`
+	Span     float64    `json:"span"` // s
+	Sample   bool       `json:"sample"`
+	Title    string     `json:"title,omitempty"`
+	Doc      string     `json:"doc,omitempty"`
+}
+
+// apiTrace is one trace in GET /api/traces/{name}: its metadata, the
+// network derived from it, and the settings to replay it with.
+type apiTrace struct {
+	apiTraceInfo
+	MaxSpeed float64                `json:"maxSpeed"` // largest recorded speed, m/s
+	Network  engine.NetworkEstimate `json:"network"`
+	// Settings are engine.Defaults with the derived network and maxSpeed:
+	// the starting point of `lab trace sim`. Set names what they replaced.
+	Settings engine.Settings `json:"settings"`
+	Set      []string        `json:"set"`
+}
+
+func toAPITraceInfo(t TraceInfo) apiTraceInfo {
+	out := apiTraceInfo{Name: t.Name, Format: t.Format, Packets: t.Packets, Entities: t.Entities,
+		Span: t.Span, Sample: t.Sample, Title: t.Title, Doc: t.Doc}
+	if !t.Sample {
+		out.Created = &t.Created
+	}
+	return out
+}
+
+func toAPITrace(t TraceInfo, tr *engine.Trace) apiTrace {
+	s, names := traceSettings(tr, engine.Defaults())
+	return apiTrace{apiTraceInfo: toAPITraceInfo(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
+}
+
+// traceSettings returns base with the network derived from tr and
+// maxSpeed set to its largest recorded speed (rounded up to 0.1 m/s,
+// within the parameter's range), and the vocabulary names it replaced.
+func traceSettings(tr *engine.Trace, base engine.Settings) (engine.Settings, []string) {
+	est := tr.Network()
+	s, names := est.Apply(base)
+	if top := tr.MaxSpeed(); top > 0 {
+		p, _ := engine.Lookup("maxSpeed")
+		v := max(p.Min, min(p.Max, math.Ceil(top*10)/10))
+		p.Set(&s, v)
+		names = append(names, "maxSpeed")
+	}
+	return s, names
+}
+
+func (h *traceHandlers) change(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h.cop.Check(r); err != nil {
+			writeTraceError(w, http.StatusForbidden, "cross-origin request refused", "", 0)
+			return
+		}
+		next(w, r)
+	}
+}
+
+func (h *traceHandlers) upload(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxTraceUpload)
+	q := r.URL.Query()
+	name, format := q.Get("name"), q.Get("format")
+	var data []byte
+	var err error
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		data, name, format, err = readTraceMultipart(r, name, format)
+	} else {
+		data, err = io.ReadAll(r.Body)
+		if err != nil {
+			err = traceReadError(err)
+		} else if name == "" {
+			err = &traceInputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
+		}
+	}
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	if err := checkTraceName(name); err != nil {
+		traceFail(w, err)
+		return
+	}
+	tr, format, err := parseTrace(data, format, name)
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	info, err := h.st.SaveTrace(tr, format, h.now())
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/traces/"+info.Name)
+	sessionWriteJSON(w, http.StatusCreated, toAPITrace(info, tr))
+}
+
+// readTraceMultipart reads a multipart upload: the part "file" and the
+// optional fields "name" and "format", which override the query's. The
+// name defaults to the file's name.
+func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _ string, err error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, "", "", &traceInputError{Msg: "bad multipart body: " + err.Error()}
+	}
+	gotFile := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, "", "", traceReadError(err)
+		}
+		switch part.FormName() {
+		case "file":
+			if gotFile {
+				return nil, "", "", &traceInputError{Field: "file", Msg: "one file per upload"}
+			}
+			gotFile = true
+			if data, err = io.ReadAll(part); err != nil {
+				return nil, "", "", traceReadError(err)
+			}
+			if name == "" {
+				name = traceNameFrom(part.FileName())
+			}
+		case "name", "format":
+			v, err := io.ReadAll(io.LimitReader(part, 201))
+			if err != nil {
+				return nil, "", "", traceReadError(err)
+			}
+			if len(v) > 200 {
+				return nil, "", "", &traceInputError{Field: part.FormName(), Msg: "over 200 bytes"}
+			}
+			if part.FormName() == "name" {
+				name = strings.TrimSpace(string(v))
+			} else {
+				format = strings.TrimSpace(string(v))
+			}
+		default:
+			return nil, "", "", &traceInputError{Field: clipText(part.FormName(), 20),
+				Msg: fmt.Sprintf("unknown form field %q: want file, name or format", clipText(part.FormName(), 20))}
+		}
+	}
+	if !gotFile {
+		return nil, "", "", &traceInputError{Field: "file", Msg: "missing the part \"file\""}
+	}
+	return data, name, format, nil
+}
+
+// traceReadError turns a body read error into a 413 or a 400.
+func traceReadError(err error) error {
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return &sessionStatusError{status: http.StatusRequestEntityTooLarge,
+			msg: fmt.Sprintf("request body over %d bytes", maxTraceUpload)}
+	}
+	return &traceInputError{Msg: "read request body: " + err.Error()}
+}
+
+func (h *traceHandlers) list(w http.ResponseWriter, r *http.Request) {
+	list, err := h.st.ListTraces()
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	out := make([]apiTraceInfo, len(list))
+	for i, t := range list {
+		out[i] = toAPITraceInfo(t)
+	}
+	sessionWriteJSON(w, http.StatusOK, struct {
+		Traces []apiTraceInfo `json:"traces"`
+	}{out})
+}
+
+func (h *traceHandlers) get(w http.ResponseWriter, r *http.Request) {
+	name, ok := traceName(w, r)
+	if !ok {
+		return
+	}
+	info, tr, err := h.st.LoadTrace(name)
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	sessionWriteJSON(w, http.StatusOK, toAPITrace(info, tr))
+}
+
+func (h *traceHandlers) flat(w http.ResponseWriter, r *http.Request) {
+	name, ok := traceName(w, r)
+	if !ok {
+		return
+	}
+	_, tr, err := h.st.LoadTrace(name)
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	flat := tr.AppendFlat(nil)
+	var b bytes.Buffer
+	b.Grow(8 * len(flat))
+	var word [8]byte
+	for _, v := range flat {
+		binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
+		b.Write(word[:])
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(b.Bytes())
+}
+
+func (h *traceHandlers) delete(w http.ResponseWriter, r *http.Request) {
+	name, ok := traceName(w, r)
+	if !ok {
+		return
+	}
+	if err := h.st.DeleteTrace(name); err != nil {
+		traceFail(w, err)
+		return
+	}
+	sessionWriteJSON(w, http.StatusOK, struct {
+		Name    string `json:"name"`
+		Deleted bool   `json:"deleted"`
+	}{name, true})
+}
+
+// saveLive saves session id's live trace under the body's name.
+func (h *traceHandlers) saveLive(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := checkSessionID(id); err != nil {
+		sessionFail(w, err)
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeTraceError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json", "", 0)
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<10))
+	if err != nil {
+		traceFail(w, traceReadError(err))
+		return
+	}
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := sessionDecodeJSON(data, &req, ""); err != nil {
+		traceFail(w, err)
+		return
+	}
+	if err := checkTraceName(req.Name); err != nil {
+		traceFail(w, err)
+		return
+	}
+	if _, err := h.st.Latest(id); err != nil {
+		sessionFail(w, err)
+		return
+	}
+	rows, ok := h.hub.LiveTrace(id)
+	if !ok {
+		writeTraceError(w, http.StatusConflict, "no live trace: no client is connected to the session", "id", 0)
+		return
+	}
+	tr, err := liveTraceFrom(rows, req.Name)
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	info, err := h.st.SaveTrace(tr, "live", h.now())
+	if err != nil {
+		traceFail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/traces/"+info.Name)
+	sessionWriteJSON(w, http.StatusCreated, toAPITrace(info, tr))
+}
+
+// traceFail answers err: 4xx for the client's mistakes, 500 (logged) for
+// the server's own.
+func traceFail(w http.ResponseWriter, err error) {
+	var ie *traceInputError
+	var fe *engine.FieldError
+	var te *engine.TraceError
+	var bad *sessionBadRequest
+	var st *sessionStatusError
+	switch {
+	case errors.As(err, &ie):
+		writeTraceError(w, http.StatusBadRequest, ie.Error(), ie.Field, ie.Line)
+	case errors.As(err, &st):
+		writeTraceError(w, st.status, st.msg, "", 0)
+	case errors.As(err, &fe):
+		writeTraceError(w, http.StatusBadRequest, fe.Error(), fe.Field, 0)
+	case errors.As(err, &te):
+		writeTraceError(w, http.StatusBadRequest, te.Error(), te.Field, 0)
+	case errors.As(err, &bad):
+		writeTraceError(w, http.StatusBadRequest, bad.Msg, bad.Field, 0)
+	case errors.Is(err, errTraceNotFound):
+		writeTraceError(w, http.StatusNotFound, "no such trace", "name", 0)
+	case errors.Is(err, errTraceExists):
+		writeTraceError(w, http.StatusConflict, "a trace with this name exists: choose another name or delete it first", "name", 0)
+	case errors.Is(err, errTraceSample):
+		writeTraceError(w, http.StatusForbidden, "a built-in sample cannot be deleted", "name", 0)
+	default:
+		log.Printf("lab: traces: %v", err)
+		writeTraceError(w, http.StatusInternalServerError, "internal error", "", 0)
+	}
+}
+
+// writeTraceError writes {"error": msg, "field": field, "line": line}.
+func writeTraceError(w http.ResponseWriter, status int, msg, field string, line int) {
+	sessionWriteJSON(w, status, struct {
+		Error string `json:"error"`
+		Field string `json:"field,omitempty"`
+		Line  int    `json:"line,omitempty"`
+	}{msg, field, line})
+}
+
+// traceName returns the request's {name}, answering 404 for one no trace
+// can have.
+func traceName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := r.PathValue("name")
+	if err := checkTraceName(name); err != nil {
+		writeTraceError(w, http.StatusNotFound, "no such trace: "+err.Error(), "name", 0)
+		return "", false
+	}
+	return name, true
+}

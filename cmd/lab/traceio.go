@@ -1,0 +1,680 @@
+package main
+
+// Trace files: what `lab trace import` and POST /api/traces read.
+//
+// Three formats, told apart by their content (or named with -format):
+//
+// csv: a header row naming the columns, in any order and any case, then one
+// row per entity per packet copy:
+//
+//	entity,seq,sent,arrive,x,y,z,vx,vy,vz,qx,qy,qz,qw
+//	0,17,12.350,12.391,3.2,0.5,0,7,0,0,0,0,0.38268,0.92388
+//
+// sent (s) and x, y, z (m), vx, vy, vz (m/s) are required; arrive (s, on the
+// same clock as sent), or delay (s, arrive − sent), is required, an empty
+// cell (or nan, lost) meaning the packet was lost. entity (whole numbers;
+// any ids, numbered 0, 1, ... in ascending order) and seq (the entity's send
+// number: a gap is a loss; without it, sends are numbered in time order and
+// rows of an entity with the same sent are copies of one send) are optional;
+// so is the orientation, as a unit quaternion qx, qy, qz, qw or a yaw in
+// radians. Lines starting with # are comments; blank lines are skipped.
+// Unknown columns are errors, so a misspelt name is not silently ignored.
+//
+// jsonl: one JSON object per line with the same names as keys, or pos, vel
+// and rot as arrays of 3, 3 and 4 numbers; arrive null or absent for a loss:
+//
+//	{"entity":0,"seq":17,"sent":12.35,"arrive":12.391,"pos":[3.2,0.5,0],"vel":[7,0,0]}
+//
+// seed: the seed EPIC driver's input, "x,y,z / x,y,z / t" per line (position,
+// velocity, time; spaces optional), one entity. The driver hands each line
+// to its interpolator as it reads it, so delivery is immediate: arrive = t,
+// a trace with no delay, loss or jitter. As in the driver, a line starting
+// with q ends the input. Unlike the driver, which reports a malformed line
+// and reads on, a malformed line is an error.
+//
+// Rows may come in any order (a receiver's log is in arrival order): they
+// are sorted by sent. A malformed file is an error naming its line and
+// field, and nothing of it is kept.
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"interplab/engine"
+)
+
+// Limits on a trace file.
+const (
+	maxTraceBytes   = 32 << 20 // largest file, bytes
+	maxTraceNameLen = 64       // longest trace name
+	traceRotSlack   = 0.01     // how far a recorded quaternion's norm may be from 1 before it is an error
+)
+
+// Trace file formats.
+var traceFormats = []string{"csv", "jsonl", "seed"}
+
+// traceInputError is a malformed trace file: the 1-based line (0 when the
+// error is about the whole file), the column or key at fault, and why.
+type traceInputError struct {
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *traceInputError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// traceRow is one row of a trace file, before the rows become a trace.
+type traceRow struct {
+	line   int
+	entity int // the file's id
+	seq    int // -1 when the file has none
+	sent   float64
+	arrive float64 // NaN if lost
+	pos    engine.Vec3
+	vel    engine.Vec3
+	rot    engine.Quat
+	hasRot bool
+}
+
+// parseTrace reads a trace file in format ("" to detect it) and returns the
+// trace, named name, and the format read. Errors are *traceInputError.
+func parseTrace(data []byte, format, name string) (*engine.Trace, string, error) {
+	if len(data) > maxTraceBytes {
+		return nil, "", &traceInputError{Msg: fmt.Sprintf("file over %d bytes", maxTraceBytes)}
+	}
+	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // a spreadsheet's byte order mark
+	if format == "" {
+		format = detectTraceFormat(data)
+	}
+	var rows []traceRow
+	var err error
+	switch format {
+	case "csv":
+		rows, err = parseTraceCSV(data)
+	case "jsonl":
+		rows, err = parseTraceJSONL(data)
+	case "seed":
+		rows, err = parseTraceSeed(data)
+	default:
+		return nil, "", &traceInputError{Field: "format",
+			Msg: fmt.Sprintf("unknown format %q: want %s", clipText(format, 20), strings.Join(traceFormats, ", "))}
+	}
+	if err != nil {
+		return nil, format, err
+	}
+	tr, err := buildTrace(rows, name)
+	return tr, format, err
+}
+
+// detectTraceFormat guesses a file's format from its first line that is
+// neither blank nor a comment: an object is jsonl, two slashes seed, else csv.
+func detectTraceFormat(data []byte) string {
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) == 0 || line[0] == '#':
+			continue
+		case line[0] == '{':
+			return "jsonl"
+		case bytes.Count(line, []byte("/")) == 2:
+			return "seed"
+		}
+		return "csv"
+	}
+	return "csv"
+}
+
+// traceColumns are the CSV columns and JSON keys of a row.
+var traceColumns = []string{"entity", "seq", "sent", "arrive", "delay",
+	"x", "y", "z", "vx", "vy", "vz", "qx", "qy", "qz", "qw", "yaw"}
+
+func parseTraceCSV(data []byte) ([]traceRow, error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comment = '#'
+	r.TrimLeadingSpace = true
+	r.ReuseRecord = true
+	header, err := r.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &traceInputError{Msg: "empty file: want a header row naming the columns"}
+		}
+		return nil, traceCSVError(err)
+	}
+	hline, _ := r.FieldPos(0)
+	col := map[string]int{}
+	for i, h := range header {
+		name := strings.ToLower(strings.TrimSpace(h))
+		if !slices.Contains(traceColumns, name) {
+			return nil, &traceInputError{Line: hline, Field: clipText(name, 20),
+				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", clipText(h, 20), i+1, strings.Join(traceColumns, ", "))}
+		}
+		if _, dup := col[name]; dup {
+			return nil, &traceInputError{Line: hline, Field: name, Msg: "column named twice"}
+		}
+		col[name] = i
+	}
+	if err := traceCheckKeys(func(k string) bool { _, ok := col[k]; return ok }); err != nil {
+		err.Line = hline
+		return nil, err
+	}
+	var rows []traceRow
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, traceCSVError(err)
+		}
+		line, _ := r.FieldPos(0)
+		if len(rows) == engine.TraceMaxPackets {
+			return nil, &traceInputError{Line: line, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+		}
+		row := traceRow{line: line}
+		cell := func(k string) (string, bool) {
+			i, ok := col[k]
+			if !ok {
+				return "", false
+			}
+			return strings.TrimSpace(rec[i]), true
+		}
+		if err := row.fill(cell); err != nil {
+			err.Line = line
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, &traceInputError{Line: hline, Msg: "a header and no packets"}
+	}
+	return rows, nil
+}
+
+// traceCSVError turns a csv.ParseError (wrong field count, bad quotes) into
+// a traceInputError.
+func traceCSVError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &traceInputError{Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
+	}
+	return &traceInputError{Msg: err.Error()}
+}
+
+// traceCheckKeys checks that a file's columns or a row's keys make a
+// packet: sent, arrive or delay, the position and velocity, and at most one
+// orientation, whole.
+func traceCheckKeys(has func(string) bool) *traceInputError {
+	for _, k := range []string{"sent", "x", "y", "z", "vx", "vy", "vz"} {
+		if !has(k) {
+			return &traceInputError{Field: k, Msg: "missing " + k}
+		}
+	}
+	if has("arrive") == has("delay") {
+		return &traceInputError{Field: "arrive", Msg: "want exactly one of arrive and delay"}
+	}
+	q := 0
+	for _, k := range []string{"qx", "qy", "qz", "qw"} {
+		if has(k) {
+			q++
+		}
+	}
+	if q != 0 && q != 4 {
+		return &traceInputError{Field: "qw", Msg: "an orientation needs all of qx, qy, qz and qw"}
+	}
+	if q == 4 && has("yaw") {
+		return &traceInputError{Field: "yaw", Msg: "give the orientation as qx, qy, qz, qw or as yaw, not both"}
+	}
+	return nil
+}
+
+// fill reads one row's cells; cell returns a cell's trimmed text and whether
+// the file has that column.
+func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
+	num := func(k string) (float64, *traceInputError) {
+		text, _ := cell(k)
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", clipText(text, 20))}
+		}
+		return v, nil
+	}
+	whole := func(k string) (int, *traceInputError) {
+		text, _ := cell(k)
+		v, err := strconv.Atoi(text)
+		if err != nil || v < 0 {
+			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", clipText(text, 20))}
+		}
+		return v, nil
+	}
+	var err *traceInputError
+	if _, ok := cell("entity"); ok {
+		if row.entity, err = whole("entity"); err != nil {
+			return err
+		}
+	}
+	row.seq = -1
+	if _, ok := cell("seq"); ok {
+		if row.seq, err = whole("seq"); err != nil {
+			return err
+		}
+	}
+	if row.sent, err = num("sent"); err != nil {
+		return err
+	}
+	row.arrive = math.NaN()
+	for _, k := range []string{"arrive", "delay"} {
+		text, ok := cell(k)
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(text) {
+		case "", "nan", "lost", "null":
+			continue
+		}
+		v, err := num(k)
+		if err != nil {
+			return err
+		}
+		if k == "delay" {
+			v += row.sent
+		}
+		row.arrive = v
+	}
+	for i, k := range []string{"x", "y", "z"} {
+		if row.pos[i], err = num(k); err != nil {
+			return err
+		}
+	}
+	for i, k := range []string{"vx", "vy", "vz"} {
+		if row.vel[i], err = num(k); err != nil {
+			return err
+		}
+	}
+	if _, ok := cell("qw"); ok {
+		var q engine.Quat
+		for i, k := range []string{"qx", "qy", "qz", "qw"} {
+			if q[i], err = num(k); err != nil {
+				return err
+			}
+		}
+		if err := row.setRot(q); err != nil {
+			return err
+		}
+	}
+	if _, ok := cell("yaw"); ok {
+		yaw, err := num("yaw")
+		if err != nil {
+			return err
+		}
+		if math.Abs(yaw) > 1e6 {
+			return &traceInputError{Field: "yaw", Msg: "want radians within ±1e6"}
+		}
+		row.rot, row.hasRot = engine.QuatFromYaw(yaw), true
+	}
+	return nil
+}
+
+// setRot takes q, normalised, as the row's orientation; its norm must be
+// within traceRotSlack of 1.
+func (row *traceRow) setRot(q engine.Quat) *traceInputError {
+	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	if !(math.Abs(n-1) <= traceRotSlack) {
+		return &traceInputError{Field: "qw", Msg: fmt.Sprintf("(%g, %g, %g, %g) is not a unit quaternion", q[0], q[1], q[2], q[3])}
+	}
+	row.rot, row.hasRot = engine.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
+	return nil
+}
+
+// traceJSONRow is one line of a jsonl file. Pointers tell a key left out.
+type traceJSONRow struct {
+	Entity *int      `json:"entity"`
+	Seq    *int      `json:"seq"`
+	Sent   *float64  `json:"sent"`
+	Arrive *float64  `json:"arrive"`
+	Delay  *float64  `json:"delay"`
+	X      *float64  `json:"x"`
+	Y      *float64  `json:"y"`
+	Z      *float64  `json:"z"`
+	VX     *float64  `json:"vx"`
+	VY     *float64  `json:"vy"`
+	VZ     *float64  `json:"vz"`
+	QX     *float64  `json:"qx"`
+	QY     *float64  `json:"qy"`
+	QZ     *float64  `json:"qz"`
+	QW     *float64  `json:"qw"`
+	Yaw    *float64  `json:"yaw"`
+	Pos    []float64 `json:"pos"`
+	Vel    []float64 `json:"vel"`
+	Rot    []float64 `json:"rot"`
+}
+
+func parseTraceJSONL(data []byte) ([]traceRow, error) {
+	var rows []traceRow
+	seqGiven := 0 // 1 if the first row has seq, -1 if not
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if len(rows) == engine.TraceMaxPackets {
+			return nil, &traceInputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+		}
+		var j traceJSONRow
+		if err := sessionDecodeJSON(line, &j, ""); err != nil {
+			msg, field := sessionErrorText(err)
+			return nil, &traceInputError{Line: n, Field: field, Msg: msg}
+		}
+		row, err := j.row()
+		if err != nil {
+			err.Line = n
+			return nil, err
+		}
+		given := 1
+		if j.Seq == nil {
+			given = -1
+		}
+		if seqGiven == 0 {
+			seqGiven = given
+		} else if given != seqGiven {
+			return nil, &traceInputError{Line: n, Field: "seq", Msg: "seq on some lines but not others: give it on every line or none"}
+		}
+		row.line = n
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, &traceInputError{Msg: "no packets"}
+	}
+	return rows, nil
+}
+
+// row converts a decoded line into a traceRow through the same checks as a
+// CSV row.
+func (j *traceJSONRow) row() (traceRow, *traceInputError) {
+	cells := map[string]string{}
+	put := func(k string, v *float64) {
+		if v != nil {
+			cells[k] = strconv.FormatFloat(*v, 'g', -1, 64)
+		}
+	}
+	arrays := []struct {
+		name string
+		v    []float64
+		keys []string
+	}{{"pos", j.Pos, []string{"x", "y", "z"}}, {"vel", j.Vel, []string{"vx", "vy", "vz"}}, {"rot", j.Rot, []string{"qx", "qy", "qz", "qw"}}}
+	for _, a := range arrays {
+		if a.v == nil {
+			continue
+		}
+		if len(a.v) != len(a.keys) {
+			return traceRow{}, &traceInputError{Field: a.name, Msg: fmt.Sprintf("%d numbers: want %d", len(a.v), len(a.keys))}
+		}
+		for i, k := range a.keys {
+			cells[k] = strconv.FormatFloat(a.v[i], 'g', -1, 64)
+		}
+	}
+	for _, kv := range []struct {
+		k string
+		v *float64
+	}{{"sent", j.Sent}, {"x", j.X}, {"y", j.Y}, {"z", j.Z}, {"vx", j.VX}, {"vy", j.VY}, {"vz", j.VZ},
+		{"qx", j.QX}, {"qy", j.QY}, {"qz", j.QZ}, {"qw", j.QW}, {"yaw", j.Yaw}} {
+		if kv.v == nil {
+			continue
+		}
+		if _, dup := cells[kv.k]; dup {
+			return traceRow{}, &traceInputError{Field: kv.k, Msg: kv.k + " given twice (as a key and in an array)"}
+		}
+		put(kv.k, kv.v)
+	}
+	if j.Entity != nil {
+		cells["entity"] = strconv.Itoa(*j.Entity)
+	}
+	if j.Seq != nil {
+		cells["seq"] = strconv.Itoa(*j.Seq)
+	}
+	// arrive: a number, or null or absent for a loss (unless delay is given).
+	switch {
+	case j.Arrive != nil && j.Delay != nil:
+		return traceRow{}, &traceInputError{Field: "arrive", Msg: "want at most one of arrive and delay"}
+	case j.Delay != nil:
+		put("delay", j.Delay)
+	default:
+		cells["arrive"] = ""
+		put("arrive", j.Arrive)
+	}
+	has := func(k string) bool { _, ok := cells[k]; return ok }
+	if err := traceCheckKeys(has); err != nil {
+		return traceRow{}, err
+	}
+	var row traceRow
+	err := row.fill(func(k string) (string, bool) { v, ok := cells[k]; return v, ok })
+	return row, err
+}
+
+func parseTraceSeed(data []byte) ([]traceRow, error) {
+	var rows []traceRow
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		text := strings.TrimSpace(string(line))
+		if text == "" {
+			continue
+		}
+		if text[0] == 'q' {
+			break // the driver's quit
+		}
+		if len(rows) == engine.TraceMaxPackets {
+			return nil, &traceInputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+		}
+		row, err := parseSeedLine(text)
+		if err != nil {
+			err.Line = n
+			return nil, err
+		}
+		row.line = n
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, &traceInputError{Msg: "no packets"}
+	}
+	return rows, nil
+}
+
+// parseSeedLine reads "x,y,z / x,y,z / t".
+func parseSeedLine(text string) (traceRow, *traceInputError) {
+	bad := func(field, why string) (traceRow, *traceInputError) {
+		return traceRow{}, &traceInputError{Field: field, Msg: why + ": want x,y,z / x,y,z / t"}
+	}
+	parts := strings.Split(text, "/")
+	if len(parts) != 3 {
+		return bad("", fmt.Sprintf("%d parts separated by /", len(parts)))
+	}
+	cells := map[string]string{}
+	for i, keys := range [][]string{{"x", "y", "z"}, {"vx", "vy", "vz"}} {
+		f := strings.Split(parts[i], ",")
+		if len(f) != 3 {
+			return bad(keys[0], fmt.Sprintf("%d numbers in the %s", len(f), [...]string{"position", "velocity"}[i]))
+		}
+		for k, key := range keys {
+			cells[key] = strings.TrimSpace(f[k])
+		}
+	}
+	cells["sent"] = strings.TrimSpace(parts[2])
+	cells["arrive"] = cells["sent"] // immediate delivery, as in the driver
+	var row traceRow
+	err := row.fill(func(k string) (string, bool) { v, ok := cells[k]; return v, ok })
+	return row, err
+}
+
+// buildTrace turns a file's rows into a valid trace: entity ids numbered
+// 0, 1, ... in ascending order, rows sorted by sent (stable), sequence
+// numbers assigned when the file has none. Validation errors name the line.
+func buildTrace(rows []traceRow, name string) (*engine.Trace, error) {
+	ids := make([]int, 0, 8)
+	for _, r := range rows {
+		ids = append(ids, r.entity)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > engine.TraceMaxEntities {
+		// Name the first line that brings one entity too many.
+		seen := map[int]bool{}
+		for _, r := range rows {
+			seen[r.entity] = true
+			if len(seen) > engine.TraceMaxEntities {
+				return nil, &traceInputError{Line: r.line, Field: "entity",
+					Msg: fmt.Sprintf("more than %d entities", engine.TraceMaxEntities)}
+			}
+		}
+	}
+	index := make(map[int]int, len(ids))
+	for i, id := range ids {
+		index[id] = i
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].sent < rows[j].sent })
+
+	tr := &engine.Trace{Name: name, Entities: len(ids), Packets: make([]engine.TracePacket, len(rows))}
+	type last struct {
+		seq  int
+		sent float64
+	}
+	prev := make([]last, len(ids))
+	for i := range prev {
+		prev[i].seq = -1
+	}
+	for i, r := range rows {
+		e := index[r.entity]
+		seq := r.seq
+		if seq < 0 {
+			// No seq in the file: copies share their send's number.
+			seq = prev[e].seq + 1
+			if prev[e].seq >= 0 && r.sent == prev[e].sent {
+				seq = prev[e].seq
+			}
+		}
+		prev[e] = last{seq, r.sent}
+		tr.Packets[i] = engine.TracePacket{Entity: e, Seq: seq, Sent: r.sent, Arrive: r.arrive,
+			Pos: r.pos, Vel: r.vel, Rot: r.rot, HasRot: r.hasRot}
+	}
+	if err := tr.Validate(); err != nil {
+		var te *engine.TraceError
+		if errors.As(err, &te) && te.Index >= 0 {
+			return nil, &traceInputError{Line: rows[te.Index].line, Field: te.Field, Msg: te.Msg}
+		}
+		return nil, &traceInputError{Msg: err.Error()}
+	}
+	return tr, nil
+}
+
+// checkTraceName accepts 1 to maxTraceNameLen characters of a-z, 0-9, '.',
+// '_' and '-', starting with a letter or digit: a trace's name is its id in
+// URLs and on the command line.
+func checkTraceName(name string) error {
+	ok := name != "" && len(name) <= maxTraceNameLen
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
+	}
+	if !ok {
+		return &engine.FieldError{Field: "name", Value: clipText(name, 40),
+			Allowed: fmt.Sprintf("1 to %d characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", maxTraceNameLen)}
+	}
+	return nil
+}
+
+// traceNameFrom makes a trace name from a file name: lower-case, without
+// directory or extension, other characters turned into '-'.
+func traceNameFrom(file string) string {
+	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
+		file = file[i+1:]
+	}
+	if i := strings.LastIndexByte(file, '.'); i > 0 {
+		file = file[:i]
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(file) {
+		switch {
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)), r == '.', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-._")
+	if len(name) > maxTraceNameLen {
+		name = strings.TrimRight(name[:maxTraceNameLen], "-._")
+	}
+	if name == "" {
+		name = "trace"
+	}
+	return name
+}
+
+// writeTraceCSV writes tr as a trace CSV file that parseTrace reads back:
+// times to the microsecond, positions and velocities to 0.1 mm and
+// 0.1 mm/s, the orientation as a yaw to 1e-5 rad.
+func writeTraceCSV(w io.Writer, tr *engine.Trace) error {
+	hasRot := slices.ContainsFunc(tr.Packets, func(p engine.TracePacket) bool { return p.HasRot })
+	var b bytes.Buffer
+	b.WriteString("entity,seq,sent,arrive,x,y,z,vx,vy,vz")
+	if hasRot {
+		b.WriteString(",yaw")
+	}
+	b.WriteByte('\n')
+	f := func(v float64, prec int) {
+		b.WriteByte(',')
+		s := strconv.FormatFloat(v, 'f', prec, 64)
+		if strings.ContainsRune(s, '.') {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		if s == "-0" {
+			s = "0"
+		}
+		b.WriteString(s)
+	}
+	for _, p := range tr.Packets {
+		b.WriteString(strconv.Itoa(p.Entity) + "," + strconv.Itoa(p.Seq))
+		f(p.Sent, 6)
+		if math.IsNaN(p.Arrive) {
+			b.WriteByte(',')
+		} else {
+			f(p.Arrive, 6)
+		}
+		for _, v := range p.Pos {
+			f(v, 4)
+		}
+		for _, v := range p.Vel {
+			f(v, 4)
+		}
+		if hasRot {
+			if p.HasRot {
+				f(p.Rot.Yaw(), 5)
+			} else {
+				f(0, 5)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,233 @@
+package main
+
+// Live traces: a game connected to a session's WebSocket (see hub.go) may
+// stream the packets it sends, and the lab records them as they arrive:
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1]}
+//
+// sent is the game's send time in seconds, and should be Unix time (a
+// clock synchronised with the lab server's) so that the server's arrival
+// stamp minus sent is the one-way delay. pos (m) and vel (m/s) are
+// required; entity (default 0, at most 9999), seq (default: the entity's
+// previous plus one, or the same for a copy sent at the same time) and rot
+// (a unit quaternion x, y, z, w) are optional. An entity's packets must come
+// in send order: each is a copy of the previous one (same seq, sent and
+// state) or a later send. A packet that breaks a rule is refused with an
+// error message, like a bad set, and not recorded.
+//
+// The server stamps each packet with its own clock at arrival, appends it to
+// the session's live trace (the latest liveTraceCap packets, in memory) and
+// sends it, with "arrive" (the stamp, Unix seconds) and "from", to the
+// session's other clients, so a page can replay the stream as it comes:
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"arrive":1764000000.168,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1],"from":"c2"}
+//
+// POST /api/sessions/{id}/trace {"name":"..."} saves the live trace as a
+// trace (see traceapi.go); the live trace goes on recording. When the game's
+// clock is not the server's (a delay below 0, or the smallest above 1 s,
+// which is more than any latency the lab models), the saved arrivals are
+// shifted so that the smallest delay is 0: the latency is then unknown, the
+// jitter and loss are right. Like unsaved settings, a live trace is dropped
+// when the session's last client leaves.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"interplab/engine"
+)
+
+// liveTraceCap is the most packets a session's live trace keeps; beyond it
+// the oldest are dropped.
+const liveTraceCap = 20000
+
+// liveMaxLatency is the largest smallest delay taken as a real latency.
+const liveMaxLatency = 1.0
+
+// liveTrace is a session's live trace: the rows in arrival order, in a
+// ring, and each entity's latest send. It is owned by the hub's goroutine.
+type liveTrace struct {
+	ring   []traceRow
+	next   int
+	n      int
+	total  int // packets ever recorded
+	latest map[int]traceRow
+}
+
+// wsPacketMsg is a packet as the hub sends it on.
+type wsPacketMsg struct {
+	Type   string     `json:"type"`
+	Entity int        `json:"entity"`
+	Seq    int        `json:"seq"`
+	Sent   float64    `json:"sent"`
+	Arrive float64    `json:"arrive"`
+	Pos    [3]float64 `json:"pos"`
+	Vel    [3]float64 `json:"vel"`
+	Rot    []float64  `json:"rot,omitempty"`
+	From   string     `json:"from"`
+}
+
+// livePacket records a packet message from c and sends it on.
+func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
+	row, err := room.trace.check(m)
+	if err != nil {
+		h.reply(room, c, err)
+		return
+	}
+	row.arrive = float64(h.now().UnixNano()) / 1e9
+	room.trace.add(row)
+	out := wsPacketMsg{Type: "packet", Entity: row.entity, Seq: row.seq, Sent: row.sent, Arrive: row.arrive,
+		Pos: row.pos, Vel: row.vel, From: c.id}
+	if row.hasRot {
+		out.Rot = row.rot[:]
+	}
+	pm := wsMarshal(out)
+	for other := range room.clients {
+		if other != c {
+			h.enqueue(room, other, pm)
+		}
+	}
+}
+
+// check validates a packet message against the trace so far and returns
+// its row (without the arrival).
+func (lt *liveTrace) check(m *wsInMsg) (traceRow, error) {
+	bad := func(field, msg string) (traceRow, error) {
+		return traceRow{}, &sessionBadRequest{Field: field, Msg: msg}
+	}
+	row := traceRow{seq: -1}
+	if m.Entity != nil {
+		row.entity = *m.Entity
+		if row.entity < 0 || row.entity >= engine.TraceMaxEntities {
+			return bad("entity", fmt.Sprintf("entity %d: want 0 to %d", row.entity, engine.TraceMaxEntities-1))
+		}
+	}
+	if m.Seq != nil {
+		row.seq = *m.Seq
+		if row.seq < 0 || row.seq > engine.TraceMaxSeq {
+			return bad("seq", fmt.Sprintf("seq %d: want 0 to 2^40", row.seq))
+		}
+	}
+	if m.Sent == nil {
+		return bad("sent", "missing sent: the send time, Unix seconds")
+	}
+	row.sent = *m.Sent
+	if !(math.Abs(row.sent) <= engine.TraceMaxTime) {
+		return bad("sent", "sent: want a time within ±1e10 s")
+	}
+	for _, a := range []struct {
+		name string
+		v    []float64
+		dst  []float64
+	}{{"pos", m.Pos, row.pos[:]}, {"vel", m.Vel, row.vel[:]}} {
+		if len(a.v) != 3 {
+			return bad(a.name, fmt.Sprintf("%s: %d numbers, want 3", a.name, len(a.v)))
+		}
+		for i, x := range a.v {
+			if !(math.Abs(x) <= engine.TraceMaxCoord) {
+				return bad(a.name, a.name+": want numbers within ±1e7")
+			}
+			a.dst[i] = x
+		}
+	}
+	if m.Rot != nil {
+		if len(m.Rot) != 4 {
+			return bad("rot", fmt.Sprintf("rot: %d numbers, want 4 (x, y, z, w)", len(m.Rot)))
+		}
+		if err := row.setRot(engine.Quat(m.Rot)); err != nil {
+			return bad("rot", "rot: "+err.Msg)
+		}
+	}
+	prev, seen := lt.latest[row.entity]
+	switch {
+	case !seen:
+		if row.seq < 0 {
+			row.seq = 0
+		}
+	case row.sent == prev.sent && (row.seq < 0 || row.seq == prev.seq):
+		row.seq = prev.seq
+		if row.pos != prev.pos || row.vel != prev.vel || row.hasRot != prev.hasRot || row.rot != prev.rot {
+			return bad("sent", fmt.Sprintf("entity %d: a second state at sent = %v: a copy carries the same state", row.entity, row.sent))
+		}
+	case row.sent <= prev.sent:
+		return bad("sent", fmt.Sprintf("entity %d: sent %v is not after its previous %v: send packets in send order", row.entity, row.sent, prev.sent))
+	case row.seq < 0:
+		row.seq = prev.seq + 1
+	case row.seq <= prev.seq:
+		return bad("seq", fmt.Sprintf("entity %d: seq %d is not after its previous %d", row.entity, row.seq, prev.seq))
+	}
+	return row, nil
+}
+
+// add appends row, dropping the oldest beyond liveTraceCap.
+func (lt *liveTrace) add(row traceRow) {
+	if lt.ring == nil {
+		lt.ring = make([]traceRow, 0, 256)
+		lt.latest = map[int]traceRow{}
+	}
+	if len(lt.ring) < liveTraceCap {
+		lt.ring = append(lt.ring, row)
+	} else {
+		lt.ring[lt.next] = row
+	}
+	lt.next = (lt.next + 1) % liveTraceCap
+	lt.n = min(lt.n+1, liveTraceCap)
+	lt.total++
+	lt.latest[row.entity] = row
+}
+
+// rows returns a copy of the recorded rows, oldest first, numbered from 1
+// in their line field.
+func (lt *liveTrace) rows() []traceRow {
+	out := make([]traceRow, 0, lt.n)
+	if len(lt.ring) < liveTraceCap {
+		out = append(out, lt.ring...)
+	} else {
+		out = append(append(out, lt.ring[lt.next:]...), lt.ring[:lt.next]...)
+	}
+	for i := range out {
+		out[i].line = lt.total - lt.n + i + 1
+	}
+	return out
+}
+
+// LiveTrace returns the rows of session id's live trace, oldest first, if
+// the session has clients.
+func (h *Hub) LiveTrace(id string) ([]traceRow, bool) {
+	q := wsLiveQuery{id: id, reply: make(chan wsLiveReply, 1), trace: true}
+	select {
+	case h.live <- q:
+		r := <-q.reply
+		return r.trace, r.ok
+	case <-h.done:
+		return nil, false
+	}
+}
+
+// liveTraceFrom makes a trace called name from a live trace's rows: sorted
+// by send time, the arrivals shifted when the clocks differ (see above).
+// Errors name the packet by its number in the live trace.
+func liveTraceFrom(rows []traceRow, name string) (*engine.Trace, error) {
+	if len(rows) == 0 {
+		return nil, &sessionStatusError{status: 409, msg: "the live trace has no packets yet"}
+	}
+	low := math.Inf(1)
+	for _, r := range rows {
+		low = min(low, r.arrive-r.sent)
+	}
+	if low < 0 || low > liveMaxLatency {
+		// From the delays, so that no arrival rounds to before its send.
+		for i := range rows {
+			rows[i].arrive = rows[i].sent + (rows[i].arrive - rows[i].sent - low)
+		}
+	}
+	tr, err := buildTrace(slices.Clone(rows), name)
+	if err != nil {
+		if ie, ok := err.(*traceInputError); ok && ie.Line > 0 {
+			return nil, &sessionBadRequest{Field: ie.Field, Msg: fmt.Sprintf("live packet %d: %s", ie.Line, ie.Msg)}
+		}
+		return nil, err
+	}
+	return tr, nil
+}
