@@ -163,6 +163,7 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 	})
 	registerCompare(s.mux, s.resolveVariant)
 	s.jobs = registerJobs(s)
+	registerTracePage(s)
 	return s, nil
 }
 
