@@ -12,6 +12,7 @@ import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
 import { techColor } from './colors.js';
 import { initSession } from './session.js';
+import { initJobLinks } from './joblinks.js';
 
 const $ = (id) => document.getElementById(id);
 const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
@@ -404,4 +405,5 @@ initSession({
   },
   watch: (f) => lab.watchers.push(f),
 });
+initJobLinks({ query: () => lab.query, watch: (f) => lab.watchers.push(f) });
 globalThis.lab = lab.hooks();

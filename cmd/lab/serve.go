@@ -64,6 +64,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
+	defer srv.jobs.Close() // cancels the running sweeps and tunings
 	st, err := openStore(*data, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
@@ -121,9 +122,10 @@ func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
 // server is the lab's HTTP handler.
 type server struct {
 	presets []presets.Preset
-	static  *assetSet // web's files under /static/
-	wasm    wasmAsset // /lab.wasm
-	store   *Store    // saved sessions; nil until enableSessions
+	static  *assetSet   // web's files under /static/
+	wasm    wasmAsset   // /lab.wasm
+	store   *Store      // saved sessions; nil until enableSessions
+	jobs    *jobManager // sweeps and tunings (sweeppage.go)
 	mux     *http.ServeMux
 }
 
@@ -160,6 +162,8 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	registerCompare(s.mux, s.resolveVariant)
+	s.jobs = registerJobs(s)
+	registerTracePage(s)
 	return s, nil
 }
 

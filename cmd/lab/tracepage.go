@@ -1,0 +1,42 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// registerTracePage adds GET /traces: the recorded traces (samples and
+// stored), an upload form posting to /api/traces, and for each trace links
+// that open the network derived from it in the lab, the tuner and the
+// sweep page. It needs the store, so it answers 503 until enableSessions.
+func registerTracePage(s *server) {
+	s.mux.Handle("GET /traces", gzipResponses(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.store == nil {
+			http.Error(w, "traces are not enabled on this server (no data store)", http.StatusServiceUnavailable)
+			return
+		}
+		list, err := s.store.ListTraces()
+		if err != nil {
+			http.Error(w, "list traces: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		var v templates.TracesView
+		for _, t := range list {
+			row := templates.TraceRow{Name: t.Name, Title: t.Title, Doc: t.Doc, Format: t.Format, Sample: t.Sample,
+				Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: formatMetric(t.Span) + " s"}
+			if _, tr, err := s.store.LoadTrace(t.Name); err == nil {
+				st, _ := traceSettings(tr, engine.Defaults())
+				q := linkQuery("", st)
+				row.Lab = "/?" + q
+				row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
+				row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
+			}
+			v.Traces = append(v.Traces, row)
+		}
+		jobRender(w, r, templates.Traces(v))
+	})))
+}

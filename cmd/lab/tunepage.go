@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"interplab/engine"
+	"interplab/templates"
+	"interplab/web"
+)
+
+// tuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
+// is a variant ref. Weights left out are 1 each; constraints are in the
+// metric's SI unit, as in engine.Constraint.
+type tuneRequest struct {
+	Technique   string              `json:"technique"`
+	Base        string              `json:"base"`
+	Motions     []string            `json:"motions,omitempty"`
+	Weights     *engine.TuneWeights `json:"weights,omitempty"`
+	Constraints []engine.Constraint `json:"constraints,omitempty"`
+	Budget      int                 `json:"budget,omitempty"`
+	Seed        uint64              `json:"seed"`
+}
+
+// tuneJob is what a tuning job was asked, kept for its page.
+type tuneJob struct {
+	Req    tuneRequest
+	Label  string // the base's label
+	Preset string // the base's preset, for the apply link: "" unless the ref is preset:NAME or a q: naming one
+	Spec   engine.TuneSpec
+}
+
+// tuneItem is one candidate in the progress messages.
+type tuneItem struct {
+	N            int     `json:"n"` // how many were evaluated before it finished, plus one
+	Cost         float64 `json:"cost"`
+	Feasible     bool    `json:"feasible"`
+	AddedLatency float64 `json:"addedLatency"` // s
+	ErrAligned   float64 `json:"errAligned"`   // m
+}
+
+// tunePages serves the tuner page and its job.
+type tunePages struct {
+	jobs    *jobManager
+	resolve func(ref string) (string, engine.Settings, error)
+}
+
+// spec checks the request and builds the tuning it asks for.
+func (p *tunePages) spec(req tuneRequest) (*tuneJob, error) {
+	label, base, err := p.resolve(req.Base)
+	if err != nil {
+		return nil, jobBaseError(req.Base, err)
+	}
+	spec := engine.TuneSpec{Base: base, Technique: req.Technique, Motions: req.Motions, Weights: engine.DefaultTuneWeights(),
+		Constraints: req.Constraints, Budget: req.Budget, Seed: req.Seed}
+	if req.Weights != nil {
+		spec.Weights = *req.Weights
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	budget := spec.Budget
+	if budget == 0 {
+		budget = engine.DefaultTuneBudget
+	}
+	if w := jobWork(base, budget*max(1, len(spec.Motions))); w > jobMaxWork {
+		return nil, &engine.FieldError{Field: "budget", Value: strconv.Itoa(budget),
+			Allowed: fmt.Sprintf("a smaller budget, mix, entities or duration: the tuning needs %.3g entity-frames, at most %.3g", w, float64(jobMaxWork))}
+	}
+	return &tuneJob{Req: req, Label: label, Preset: tunePresetOf(req.Base), Spec: spec}, nil
+}
+
+// tunePresetOf is the preset a ref starts from, so that the apply link
+// stays short: preset:NAME, or q: with a preset key.
+func tunePresetOf(ref string) string {
+	if name, ok := cutPrefix(ref, "preset:"); ok {
+		return name
+	}
+	if q, ok := cutPrefix(ref, "q:"); ok {
+		if v, err := url.ParseQuery(q); err == nil {
+			return v.Get(linkPresetKey)
+		}
+	}
+	return ""
+}
+
+func cutPrefix(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return "", false
+}
+
+func (p *tunePages) start(w http.ResponseWriter, r *http.Request) {
+	var req tuneRequest
+	if err := jobReadBody(w, r, &req); err != nil {
+		jobFail(w, err)
+		return
+	}
+	tj, err := p.spec(req)
+	if err != nil {
+		jobFail(w, err)
+		return
+	}
+	total := tj.Spec.Budget
+	if total == 0 {
+		total = engine.DefaultTuneBudget
+	}
+	j, err := p.jobs.start("tune", total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
+		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
+			progress(tuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
+		})
+	})
+	if err != nil {
+		jobFail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/tune/" + j.id})
+}
+
+// tuneOf returns the tuning job of the request's {id} and its result (nil
+// while it runs), or answers 404.
+func (p *tunePages) tuneOf(w http.ResponseWriter, r *http.Request) (*job, *tuneJob, *engine.TuneResult) {
+	j := p.jobs.get(r.PathValue("id"))
+	if j == nil || j.kind != "tune" {
+		writeAPIError(w, http.StatusNotFound, "no such tuning (jobs are kept in memory until the server restarts)", "id")
+		return nil, nil, nil
+	}
+	res, state := j.results()
+	if state == jobRunning {
+		return j, j.spec.(*tuneJob), nil
+	}
+	tr, _ := res.(engine.TuneResult)
+	return j, j.spec.(*tuneJob), &tr
+}
+
+func (p *tunePages) chart(w http.ResponseWriter, r *http.Request) {
+	j, tj, res := p.tuneOf(w, r)
+	if j == nil {
+		return
+	}
+	if res == nil || len(res.Candidates) == 0 {
+		writeAPIError(w, http.StatusConflict, "the tuning has no result yet", "id")
+		return
+	}
+	ch := tuneChart(tj, res)
+	ch.Validate()
+	sessionWriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
+}
+
+func (p *tunePages) csv(w http.ResponseWriter, r *http.Request) {
+	j, tj, res := p.tuneOf(w, r)
+	if j == nil {
+		return
+	}
+	if res == nil {
+		writeAPIError(w, http.StatusConflict, "the tuning has no result yet", "id")
+		return
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	head := []string{"candidate", "cost", "feasible", "pareto", "recommended"}
+	space := tj.Spec.Space
+	if len(space) == 0 {
+		space = engine.TuneSpace(tj.Spec.Technique)
+	}
+	for _, s := range space {
+		head = append(head, s.Name)
+	}
+	for _, f := range engine.MetricFields {
+		head = append(head, f.Name+" ("+f.Unit+")")
+	}
+	cw.Write(head)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	onFront := map[string]bool{}
+	for _, c := range res.Pareto {
+		onFront[compareKey(c.Settings, 0)] = true
+	}
+	best := compareKey(res.Best.Settings, 0)
+	var vals []float64
+	for i, c := range res.Candidates {
+		key := compareKey(c.Settings, 0)
+		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
+		for _, s := range space {
+			row = append(row, c.Settings.Text(s.Name))
+		}
+		for _, v := range c.Metrics.Values(vals[:0]) {
+			row = append(row, num(v))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="tune-`+j.id+`.csv"`)
+	w.Write(b.Bytes())
+}
+
+// page is GET /tune and GET /tune/{id}.
+func (p *tunePages) page(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	form := tuneFormOf(tuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
+		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.12}}})
+	v := templates.TuneView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	if id := r.PathValue("id"); id != "" {
+		j, tj, res := p.tuneOf(w, r)
+		if j == nil {
+			return
+		}
+		form = tuneFormOf(tj.Req)
+		v.Job = jobViewOf(j, "/tune/"+id)
+		if res != nil && len(res.Candidates) > 0 {
+			rv, err := tuneResultView(tj, res)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			v.Result = rv
+		}
+	}
+	v.Form = form.TuneForm
+	for _, t := range engine.TechniqueNames {
+		if t != engine.TechSnap {
+			v.Techniques = append(v.Techniques, t)
+		}
+	}
+	for _, f := range engine.MetricFields {
+		v.Metrics = append(v.Metrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
+	}
+	for _, m := range engine.Motions {
+		v.Motions = append(v.Motions, templates.JobOption{Value: m, Label: m, Checked: slices.Contains(form.Motions, m)})
+	}
+	jobRender(w, r, templates.Tune(v))
+}
+
+// tuneFormOf fills the tuner form with a request: constraints in display
+// units, three rows at least.
+func tuneFormOf(req tuneRequest) tuneForm {
+	f := tuneForm{TuneForm: templates.TuneForm{Base: req.Base, Technique: req.Technique, Budget: req.Budget,
+		Seed: strconv.FormatUint(req.Seed, 10)}, Motions: req.Motions}
+	if engine.TuneSpace(f.Technique) == nil {
+		f.Technique = engine.TechBuffer
+	}
+	if f.Budget == 0 {
+		f.Budget = engine.DefaultTuneBudget
+	}
+	w := engine.DefaultTuneWeights()
+	if req.Weights != nil {
+		w = *req.Weights
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	f.Weights = [4]string{num(w.ErrP95), num(w.AddedLatency), num(w.Snaps), num(w.Underrun)}
+	for _, c := range req.Constraints {
+		scale := 1.0
+		if i := sweepMetricIndex(c.Metric); i >= 0 {
+			scale = engine.MetricFields[i].Scale
+		}
+		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: num(compareRoundTo(c.Max*scale, 9))})
+	}
+	for len(f.Constraints) < 3 {
+		f.Constraints = append(f.Constraints, templates.TuneConstraint{})
+	}
+	return f
+}
+
+// tuneForm is the form and the motions checked in it.
+type tuneForm struct {
+	templates.TuneForm
+	Motions []string
+}
+
+// tuneResultView builds the result part of the tuner page.
+func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultView, error) {
+	comp, err := compareComponent(compareChart{ID: "tune-chart", Chart: tuneChart(tj, res)})
+	if err != nil {
+		return nil, err
+	}
+	query := linkQuery(tj.Preset, res.Best.Settings)
+	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
+		Feasible: res.Feasible, Violation: formatMetric(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
+	for _, e := range exportFormats {
+		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + e.name + "&" + query, Label: e.name})
+	}
+	for _, c := range tuneChanges(res.Base.Settings, res.Best.Settings) {
+		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})
+	}
+	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
+	for i, f := range engine.MetricFields {
+		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: compareAxisName(f), Base: compareFormat(bv[i], f), Best: compareFormat(rv2[i], f)})
+	}
+	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: formatMetric(res.Base.Cost), Best: formatMetric(res.Best.Cost)})
+	return rv, nil
+}
+
+// tuneFrontX is a candidate's |added latency| in ms, as the front orders it.
+func tuneFrontX(c engine.Candidate) float64 {
+	return compareRound(math.Abs(c.Metrics.AddedLatency) * 1000)
+}
+
+// tuneFrontY is a candidate's aligned error in cm.
+func tuneFrontY(c engine.Candidate) float64 { return compareRound(c.Metrics.ErrAligned * 100) }
+
+// tuneChart draws every candidate's aligned error against its added
+// latency's magnitude: the infeasible ones grey, the feasible ones blue, the
+// Pareto front as a line through its points, the base and the
+// recommendation marked.
+func tuneChart(tj *tuneJob, res *engine.TuneResult) compareECharts {
+	xf, _ := compareMetric("addedLatency")
+	yf, _ := compareMetric("errAligned")
+	s := charts.NewScatter()
+	s.SetGlobalOptions(append(compareGlobal("tune-chart", "Pareto front: "+tj.Spec.Technique,
+		"base "+tj.Label+" · "+strconv.Itoa(len(res.Candidates))+" candidates · seed "+strconv.FormatUint(tj.Spec.Seed, 10), 40),
+		charts.WithColorsOpts(opts.Colors{"#bbbbbb", "#56B4E9", "#D55E00", "#000000", "#009E73"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "|" + compareAxisName(xf) + "|", NameLocation: "middle", NameGap: 26}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(yf), NameLocation: "middle", NameGap: 44}),
+	)...)
+	point := func(name string, c engine.Candidate, size int) opts.ScatterData {
+		return opts.ScatterData{Name: name, SymbolSize: size, Value: []float64{tuneFrontX(c), tuneFrontY(c)}}
+	}
+	var infeasible, feasible []opts.ScatterData
+	for i, c := range res.Candidates {
+		name := "#" + strconv.Itoa(i) + " cost " + formatMetric(c.Cost)
+		if c.Feasible {
+			feasible = append(feasible, point(name, c, 7))
+		} else {
+			infeasible = append(infeasible, point(name, c, 6))
+		}
+	}
+	s.AddSeries("infeasible", infeasible)
+	s.AddSeries("feasible", feasible)
+	front := charts.NewLine()
+	var line []opts.LineData
+	for _, c := range res.Pareto {
+		line = append(line, opts.LineData{Value: []float64{tuneFrontX(c), tuneFrontY(c)}})
+	}
+	front.AddSeries("Pareto front", line, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
+		charts.WithLineStyleOpts(opts.LineStyle{Width: 2}))
+	s.Overlap(front)
+	base := point("base, cost "+formatMetric(res.Base.Cost), res.Base, 14)
+	base.Symbol = "diamond"
+	s.AddSeries("base", []opts.ScatterData{base})
+	best := point("recommended, cost "+formatMetric(res.Best.Cost), res.Best, 22)
+	best.Symbol = "pin"
+	s.AddSeries("recommended", []opts.ScatterData{best})
+	return s
+}

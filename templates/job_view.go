@@ -1,0 +1,109 @@
+package templates
+
+import "github.com/a-h/templ"
+
+// JobView is a sweep's or tuning's state when its page was rendered; the
+// page follows it live over WS.
+type JobView struct {
+	ID, Kind string
+	State    string // running, done, cancelled or failed
+	Done     int    // results finished
+	Total    int    // results asked for
+	Error    string // why it failed
+	WS       string // the progress WebSocket's path
+	Page     string // the job's page
+	CSV      string // its data as CSV
+	ChartURL string // its chart's options, as JSON
+}
+
+// JobOption is one choice of a select or a checkbox.
+type JobOption struct {
+	Value, Label, Doc string
+	Checked           bool
+}
+
+// SweepView is the sweep page: the form, and a job's progress or chart.
+type SweepView struct {
+	Form       SweepForm
+	Techniques []string
+	Params     []SweepParam // every parameter that can be swept
+	Metrics    []JobOption  // every metric, value = name
+	Scripts    []string     // URLs of the chart library
+
+	Job   *JobView        // nil before a sweep starts
+	Label string          // the base settings' label
+	Chart templ.Component // the chart of the points finished; nil when none
+}
+
+// SweepForm is what the sweep form holds.
+type SweepForm struct {
+	Base      string // a variant ref: preset:NAME, q:QUERY, session:ID; empty for the defaults
+	Technique string
+	X, Y      SweepAxis // Y.Name empty for a one-parameter sweep
+	Metric    string
+}
+
+// SweepAxis is one swept parameter as the form shows it: min and max as
+// the parameter's text (stored unit, or names).
+type SweepAxis struct {
+	Name, Min, Max string
+	Steps          int
+}
+
+// SweepParam is a parameter the form offers, with the range it starts with.
+type SweepParam struct {
+	Name, Group, Unit, Doc string
+	Min, Max               string // the parameter's whole range, as text
+	Steps                  int
+}
+
+// TuneView is the tuner page: the form, and a job's progress or results.
+type TuneView struct {
+	Form       TuneForm
+	Techniques []string
+	Motions    []JobOption // value = name; checked when in the mix
+	Metrics    []TuneMetric
+	Scripts    []string
+
+	Job    *JobView
+	Result *TuneResultView // nil until the tuning has ended with candidates
+}
+
+// TuneForm is what the tuner form holds.
+type TuneForm struct {
+	Base, Technique string
+	Weights         [4]string // errP95, addedLatency, snaps, underrun
+	Constraints     []TuneConstraint
+	Budget          int
+	Seed            string
+}
+
+// TuneConstraint is one bound in the metric's display unit.
+type TuneConstraint struct {
+	Metric, Max string
+}
+
+// TuneMetric is a metric the constraints may bound, with its display unit
+// and the scale from SI (shown = value × Scale).
+type TuneMetric struct {
+	Name, Display, Scale string
+}
+
+// TuneResultView is a tuning's outcome as the page shows it.
+type TuneResultView struct {
+	Label      string // the base settings' label
+	Seed       string
+	Candidates int
+	Feasible   bool
+	Violation  string
+	Changes    []TuneRow // settings changed by the recommendation: name, base, recommended
+	Metrics    []TuneRow // every metric and the cost: name, base, recommended
+	Chart      templ.Component
+	ApplyURL   string // the lab page with the recommended settings
+	Exports    []JobOption
+}
+
+// TuneRow is one row of a comparison table.
+type TuneRow struct {
+	Name, Base, Best string
+}

@@ -1,0 +1,22 @@
+// joblinks.js keeps the lab page's "Sweep…" and "Tune…" links on the
+// current settings: /sweep and /tune take them as a q: base ref.
+
+/**
+ * initJobLinks updates the links after every change of the settings.
+ * @param {object} page the lab: query() (the share query, undefined while
+ *   the link has errors), watch(f) (f() after every change)
+ */
+export function initJobLinks(page) {
+  const links = [...document.querySelectorAll('#sweep-link, #tune-link')];
+  const update = () => {
+    const query = page.query();
+    if (query === undefined) return; // the server's href has the state shown
+    for (const a of links) {
+      const url = new URL(a.href);
+      url.searchParams.set('base', 'q:' + query);
+      a.href = url.pathname + url.search;
+    }
+  };
+  page.watch(update);
+  update();
+}

@@ -1,0 +1,170 @@
+// jobs.js runs the sweep (/sweep) and tuner (/tune) pages: it starts a job
+// from the form (POST /api/sweeps or /api/tunes), follows its progress over
+// the job's WebSocket (protocol in cmd/lab/jobs.go), cancels it, and draws
+// the charts the server renders (GET {page}/chart, ECharts options).
+
+const $ = (id) => document.getElementById(id);
+const form = $('job-form');
+const kind = form.dataset.kind;
+const box = $('job');
+const CHART_EVERY_MS = 500; // partial charts are fetched at most this often
+
+// request builds the job's JSON from the form.
+function request() {
+  const f = new FormData(form);
+  const val = (name) => (f.get(name) ?? '').toString().trim();
+  const int = (name) => (val(name) === '' ? 0 : Number(val(name)));
+  if (kind === 'sweep') {
+    const axis = (a) => ({ name: val(a + '.name'), min: val(a + '.min'), max: val(a + '.max'), steps: int(a + '.steps') });
+    const req = { technique: val('technique'), base: val('base'), x: axis('x'), metric: val('metric') };
+    if (val('y.name') !== '') req.y = axis('y');
+    return req;
+  }
+  const weights = {};
+  for (const n of ['errP95', 'addedLatency', 'snaps', 'underrun']) weights[n] = Number(val('weights.' + n) || 0);
+  const constraints = [];
+  const metrics = form.querySelectorAll('select[name="constraint.metric"]');
+  const maxes = form.querySelectorAll('input[name="constraint.max"]');
+  metrics.forEach((sel, i) => {
+    if (sel.value === '') return;
+    const scale = Number(sel.selectedOptions[0].dataset.scale) || 1;
+    constraints.push({ metric: sel.value, max: Number(maxes[i].value) / scale });
+  });
+  return {
+    technique: val('technique'), base: val('base'), motions: f.getAll('motions').map(String),
+    weights, constraints, budget: int('budget'), seed: int('seed'),
+  };
+}
+
+// showError shows a refused request and marks the input of its field (a
+// setting of the base marks the base).
+function showError(text, field) {
+  const p = $('job-error');
+  p.textContent = text;
+  p.hidden = !text;
+  p.dataset.field = field || '';
+  for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
+  if (!field) return;
+  if (field === 'points') field = 'x.steps';
+  // constraints are only counted among the rows that are set
+  const el = form.querySelector(`[data-field="${CSS.escape(field)}"]`) ?? form.querySelector('[data-field="base"]');
+  el.setAttribute('aria-invalid', 'true');
+  el.focus();
+}
+
+function setState(st) {
+  box.hidden = false;
+  box.dataset.state = st.state;
+  $('progress').max = st.total || 1;
+  $('progress').value = st.done;
+  $('progress-text').textContent = `${st.done} / ${st.total} · ${st.state}` + (st.error ? ': ' + st.error : '');
+  $('cancel').hidden = st.state !== 'running';
+  const csv = $('csv');
+  if (csv) csv.hidden = st.state === 'running';
+  $('start').disabled = st.state === 'running';
+}
+
+// chart draws the options from url into the chart element id.
+let lastChart = 0;
+let chartTimer = null;
+async function drawChart(force) {
+  if (kind !== 'sweep' || !box.dataset.chart) return;
+  const wait = lastChart + CHART_EVERY_MS - Date.now();
+  if (!force && wait > 0) {
+    chartTimer ??= setTimeout(() => { chartTimer = null; drawChart(true); }, wait);
+    return;
+  }
+  lastChart = Date.now();
+  const url = box.dataset.chart + '?metric=' + encodeURIComponent($('metric').value);
+  const res = await fetch(url);
+  if (!res.ok) return;
+  const { option } = await res.json();
+  const el = $('sweep-chart');
+  const chart = echarts.getInstanceByDom(el) ?? echarts.init(el, null, { renderer: 'canvas' });
+  chart.setOption(option, true);
+  el.dataset.drawn = String(option.series?.[0]?.data?.length ?? 0);
+}
+
+// watch follows the job until it ends.
+function watch() {
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const ws = new WebSocket(proto + '//' + location.host + box.dataset.ws);
+  let ended = false;
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    setState(msg);
+    if (msg.type === 'progress' && msg.items?.length) {
+      if (kind === 'sweep') drawChart(false);
+      else showBest(msg.items);
+    }
+    if (msg.type === 'end') {
+      ended = true;
+      ws.close();
+      if (kind === 'tune' && msg.state !== 'failed') location.replace(box.dataset.page);
+      else drawChart(true);
+    }
+  };
+  ws.onclose = () => {
+    if (!ended) showError('lost the connection to the server; reload to see the job', '');
+  };
+  $('cancel').onclick = async () => {
+    $('cancel').disabled = true;
+    await fetch(`/api/jobs/${box.dataset.id}/cancel`, { method: 'POST' });
+    $('cancel').disabled = false;
+  };
+}
+
+let bestCost = Infinity;
+function showBest(items) {
+  for (const it of items) if (it.feasible) bestCost = Math.min(bestCost, it.cost);
+  if (bestCost < Infinity) $('progress-text').textContent += ` · least feasible cost ${bestCost.toPrecision(4)}`;
+}
+
+form.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  showError('', '');
+  $('start').disabled = true;
+  let res;
+  try {
+    res = await fetch(form.dataset.api, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request()),
+    });
+  } catch (err) {
+    $('start').disabled = false;
+    showError('could not reach the server: ' + err.message, '');
+    return;
+  }
+  const body = await res.json();
+  if (res.status !== 202) {
+    $('start').disabled = false;
+    showError(body.error, body.field);
+    return;
+  }
+  history.pushState(null, '', body.page);
+  Object.assign(box.dataset, { id: body.id, ws: body.ws, page: body.page, chart: body.page + '/chart', state: 'running' });
+  const csv = $('csv');
+  if (csv) csv.href = body.page + '/data.csv';
+  $('tune-result')?.remove();
+  setState({ state: 'running', done: 0, total: body.total });
+  watch();
+});
+
+// The axis inputs start at a parameter's whole range when it is chosen.
+for (const sel of form.querySelectorAll('select.axis-name')) {
+  const axis = sel.name.split('.')[0];
+  const unit = () => {
+    const o = sel.selectedOptions[0];
+    form.querySelector(`[data-unit-of="${axis}"]`).textContent = o?.dataset.unit ? 'unit: ' + o.dataset.unit : '';
+  };
+  sel.addEventListener('change', () => {
+    const o = sel.selectedOptions[0];
+    form.elements[axis + '.min'].value = o.dataset.min ?? '';
+    form.elements[axis + '.max'].value = o.dataset.max ?? '';
+    form.elements[axis + '.steps'].value = o.dataset.steps ?? '';
+    unit();
+  });
+  unit();
+}
+
+$('metric')?.addEventListener('change', () => drawChart(true));
+if (box.dataset.state === 'running') watch();
