@@ -189,18 +189,7 @@ func (b *bufBatch) frame(now float64) {
 	if !b.sampled {
 		b.sampled, b.dly = true, target
 	} else {
-		step := float64(delaySlew * (now - b.lastNow)) // unfused: b.dly ± step must round alike everywhere
-		if !(step > 0) {
-			step = 0
-		}
-		switch {
-		case target > b.dly+step:
-			b.dly += step
-		case target < b.dly-step:
-			b.dly -= step
-		default:
-			b.dly = target
-		}
+		b.dly = slewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
 		rt = now - b.dly
 		if rt < b.rt {
 			rt = b.rt

@@ -50,14 +50,22 @@ func (c *streamClock) advance(now float64) {
 	for _, x := range c.transit[1:c.n] {
 		target = min(target, x)
 	}
-	step := float64(streamSlew * max(now-c.last, 0))
+	c.lag = slewTowards(c.lag, target, float64(streamSlew*(now-c.last)))
 	c.last = now
-	switch {
-	case target > c.lag+step:
-		c.lag += step
-	case target < c.lag-step:
-		c.lag -= step
-	default:
-		c.lag = target
+}
+
+// slewTowards returns cur moved towards target by at most step (none when
+// step is not positive): how the buffer's delay and the stream clock's lag
+// follow their targets without jumps.
+func slewTowards(cur, target, step float64) float64 {
+	if !(step > 0) {
+		step = 0
 	}
+	switch {
+	case target > cur+step:
+		return cur + step
+	case target < cur-step:
+		return cur - step
+	}
+	return target
 }

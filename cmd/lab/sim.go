@@ -49,9 +49,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := printJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "lab sim: %v\n", err)
 			return 1
 		}
@@ -108,4 +106,11 @@ func formatMetric(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// printJSON writes v to w as indented JSON, as every -json flag does.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -114,9 +113,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		if spec.Y != nil {
 			out.YValues = spec.Y.Values()
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := printJSON(stdout, out); err != nil {
 			fmt.Fprintf(stderr, "lab sweep: %v\n", err)
 			return 1
 		}

@@ -228,9 +228,7 @@ func runTraceShow(args []string, stdout, stderr io.Writer) int {
 	}
 	out := toAPITrace(info, tr)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := printJSON(stdout, out); err != nil {
 			fmt.Fprintf(stderr, "lab trace show: %v\n", err)
 			return 1
 		}
@@ -342,9 +340,7 @@ entities and sendRate come from the trace.
 		return 1
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := printJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "lab trace sim: %v\n", err)
 			return 1
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -123,9 +122,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	}
 	changes := tuneChanges(spec.Base, res.Best.Settings)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(tuneJSON{Spec: spec, Changes: changes, Result: res}); err != nil {
+		if err := printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}); err != nil {
 			fmt.Fprintf(stderr, "lab tune: %v\n", err)
 			return 1
 		}
