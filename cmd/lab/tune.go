@@ -27,7 +27,7 @@ displayBehind, slopTime) for the least weighted cost on the settings'
 network, each candidate run on every motion of -motions. It prints the
 recommendation as -set lines ready to paste into lab sim or lab export, its
 metrics against the starting settings', and the Pareto front of added
-latency against p95 error; or JSON with -json.
+latency against the aligned error (errAligned); or JSON with -json.
 
 The cost is the sum of weight × metric / reference over errP95 (0.1 m),
 addedLatency (0.1 s), snaps (1 per entity per minute) and underrun (10% of
