@@ -70,4 +70,3 @@ func TestNativeReplayGolden(t *testing.T) {
 			replayGoldenFile, firstDiff(got, string(want)))
 	}
 }
-
