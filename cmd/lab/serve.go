@@ -161,7 +161,7 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 		w.Header().Set("Cache-Control", "max-age=86400")
 		w.WriteHeader(http.StatusNoContent)
 	})
-	registerCompare(s.mux, s.resolveVariant)
+	registerCompareVariants(s.mux, s.resolveCompareVariant)
 	s.jobs = registerJobs(s)
 	registerTracePage(s)
 	return s, nil
