@@ -19,6 +19,12 @@ type PageView struct {
 	Errors   []string        // problems with the link's values, shown at the top of the page
 	Query    string          // the current state as a URL query, without the leading "?"
 	Session  *SessionView    // the saved session the page is tied to; nil on a plain lab page
+
+	// Trace names the recorded trace the page replays; "" for a run of
+	// the link and motion scripts.
+	Trace      string
+	TraceInfo  string // what the trace holds, for people: span, entities, packets
+	TraceFixed string // the parameters the replay takes from the trace, comma-separated
 }
 
 // PresetView is one entry of the preset picker.

@@ -28,7 +28,7 @@ type lab struct {
 	flat    []float64
 
 	posesView, metricsView, packetsView, framesView byteView
-	settingsView                                    byteView
+	settingsView, traceView                         byteView
 }
 
 func newLab() *lab { return &lab{} }
@@ -38,6 +38,7 @@ func newLab() *lab { return &lab{} }
 func (l *lab) object() map[string]any {
 	return map[string]any{
 		"create":       js.FuncOf(l.create),
+		"createReplay": js.FuncOf(l.createReplay),
 		"set":          js.FuncOf(l.set),
 		"restart":      js.FuncOf(l.restart),
 		"step":         js.FuncOf(l.step),
@@ -77,17 +78,9 @@ func (l *lab) create(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || !isArray(args[0], "Float64Array") {
 		return misuse("create(settings: Float64Array)")
 	}
-	ps := engine.Params()
-	if n := args[0].Length(); n != len(ps) {
-		return "create: got " + strconv.Itoa(n) + " settings, want " + strconv.Itoa(len(ps)) + " (one per parameter)"
-	}
-	v := make([]float64, len(ps))
-	l.settingsView.copyToGo(f64Bytes(v), args[0])
-	s := engine.Defaults()
-	for i := range ps {
-		if err := ps[i].Set(&s, v[i]); err != nil {
-			return err.Error()
-		}
+	s, msg := l.settings("create", args[0])
+	if msg != "" {
+		return msg
 	}
 	sim, err := engine.NewSim(s)
 	if err != nil {
@@ -95,6 +88,46 @@ func (l *lab) create(_ js.Value, args []js.Value) any {
 	}
 	l.sim = sim
 	return ""
+}
+
+func (l *lab) createReplay(_ js.Value, args []js.Value) any {
+	if len(args) != 2 || !isArray(args[0], "Float64Array") || !isArray(args[1], "Float64Array") {
+		return misuse("createReplay(settings: Float64Array, trace: Float64Array)")
+	}
+	s, msg := l.settings("createReplay", args[0])
+	if msg != "" {
+		return msg
+	}
+	flat := make([]float64, args[1].Length())
+	l.traceView.copyToGo(f64Bytes(flat), args[1])
+	tr, err := engine.TraceFromFlat(flat)
+	if err != nil {
+		return err.Error()
+	}
+	sim, err := engine.NewReplay(tr, s)
+	if err != nil {
+		return err.Error()
+	}
+	l.sim = sim
+	return ""
+}
+
+// settings decodes a settings array (one value per parameter, in
+// engine.Params() order) over the defaults; msg is "" or the error text.
+func (l *lab) settings(fn string, a js.Value) (s engine.Settings, msg string) {
+	ps := engine.Params()
+	if n := a.Length(); n != len(ps) {
+		return s, fn + ": got " + strconv.Itoa(n) + " settings, want " + strconv.Itoa(len(ps)) + " (one per parameter)"
+	}
+	v := make([]float64, len(ps))
+	l.settingsView.copyToGo(f64Bytes(v), a)
+	s = engine.Defaults()
+	for i := range ps {
+		if err := ps[i].Set(&s, v[i]); err != nil {
+			return s, err.Error()
+		}
+	}
+	return s, ""
 }
 
 func (l *lab) set(_ js.Value, args []js.Value) any {

@@ -9,6 +9,12 @@
 //	    starts a run; settings holds one value per parameter in
 //	    engine.Params() order (an index for an enum, 0 or 1 for a bool, a bit
 //	    mask for the techniques). The result is "" or the engine's error text.
+//	interplab.createReplay(settings: Float64Array, trace: Float64Array) → string
+//	    starts a replay of a recorded trace (engine.NewReplay): settings as
+//	    for create, trace the engine's flat encoding (engine.TraceFromFlat),
+//	    as GET /api/traces/{name}/flat serves it. The trace sets entities and
+//	    sendRate; set refuses to change them. The result is "" or the
+//	    engine's error text.
 //	interplab.set(name: string, value: number) → {error: string, restarted: bool}
 //	    changes one parameter of the running simulation (engine.Sim.Set).
 //	interplab.restart()                  back to time 0, same settings

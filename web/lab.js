@@ -2,7 +2,9 @@
 // controls, runs it once per animation frame, hands each frame to the view,
 // the timeline and the metrics panel, applies every control change on the
 // next frame (restarting only when the engine says so), and keeps the
-// address bar a share link of the running state.
+// address bar a share link of the running state. On /?trace=NAME it replays
+// that recorded trace (interplab.createReplay) instead of the link and motion
+// scripts; see replay.js.
 
 import { loadEngine } from './engine.js';
 import { Controls } from './controls.js';
@@ -13,6 +15,7 @@ import { MetricsPanel } from './metrics.js';
 import { techColor } from './colors.js';
 import { initSession } from './session.js';
 import { initJobLinks } from './joblinks.js';
+import { loadReplay } from './replay.js';
 
 const $ = (id) => document.getElementById(id);
 const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
@@ -22,8 +25,14 @@ const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
 const MAX_DT = 0.05;
 
 class Lab {
-  constructor(engine) {
+  /**
+   * @param {object} engine the interplab object
+   * @param {object|null} replay the trace to replay (see loadReplay), or null
+   * @param {string[]} replayErrors why a requested replay could not start
+   */
+  constructor(engine, replay, replayErrors) {
     this.engine = engine;
+    this.replay = replay;
     this.params = engine.params();
     this.controls = new Controls($('controls'), this.params);
     this.view = new View($('view'), (i) => this.setFocus(i));
@@ -31,7 +40,7 @@ class Lab {
     this.metrics = new MetricsPanel($('metrics'), engine.metricFields());
     this.pending = new Map(); // name → {v, error}: a value the engine refused, retried after each change
     this.runErrors = [];
-    this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent);
+    this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent).concat(replayErrors);
     this.preset = $('preset').value;
     this.base = presetValues(engine, this.params, $('preset').selectedOptions[0]?.dataset.query ?? '');
     this.paused = false;
@@ -47,6 +56,7 @@ class Lab {
   }
 
   start() {
+    if (this.replay) this.fixReplayControls();
     this.create(this.controls.values());
     // A clean link is rewritten in canonical form (table order, only what
     // differs); a link with errors stays as it is, to be read and fixed.
@@ -60,10 +70,18 @@ class Lab {
   // create starts a new run from values; if the engine refuses them it says
   // why and runs the preset instead, so the page is never empty.
   create(values) {
-    const err = this.engine.create(values);
+    const run = (v) => (this.replay ? this.engine.createReplay(v, this.replay.flat) : this.engine.create(v));
+    const err = run(values);
     this.runErrors = err ? [err] : [];
-    if (err && this.engine.create(this.base) === '') values = this.base;
+    if (err && run(this.base) === '') values = this.base;
     this.values = Float64Array.from(values);
+    if (this.replay) {
+      // What the trace fixes is the trace's, whatever values held.
+      for (const [name, v] of this.replay.fixed) {
+        this.values[this.params.findIndex((p) => p.name === name)] = v;
+        this.controls.setValue(name, v);
+      }
+    }
     this.pending.clear();
     this.restarted();
     this.renderErrors();
@@ -114,9 +132,43 @@ class Lab {
     this.updateURL();
   }
 
+  // fixReplayControls records the values the server showed for the
+  // parameters the trace fixes, and disables their controls with a note.
+  fixReplayControls() {
+    const fixed = new Map();
+    for (const name of this.replay.names) {
+      const p = this.params.find((q) => q.name === name);
+      if (!p) continue;
+      fixed.set(name, this.controls.value(p));
+      for (const el of this.controls.inputs(name)) el.disabled = true;
+      const field = this.controls.inputs(name)[0]?.closest('.field');
+      if (field && !field.querySelector('.trace-fixed')) {
+        field.classList.add('fixed');
+        field.append(Object.assign(document.createElement('p'), {
+          className: 'trace-fixed',
+          textContent: `from the trace ${this.replay.name}`,
+        }));
+      }
+    }
+    this.replay.fixed = fixed;
+    $('stress').disabled = true; // it changes entities
+  }
+
   updateURL() {
     const q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
-    mirror(q);
+    if (this.replay) {
+      // The address names the trace and leaves out what the trace fixes.
+      const shown = Float64Array.from(this.values);
+      for (const name of this.replay.fixed.keys()) {
+        const i = this.params.findIndex((p) => p.name === name);
+        shown[i] = this.base[i];
+      }
+      const rest = shareQuery(this.engine, this.params, this.preset, this.base, shown);
+      mirror('trace=' + encodeURIComponent(this.replay.name) + (rest ? '&' + rest : ''));
+      $('trace-leave')?.setAttribute('href', '/?' + q);
+    } else {
+      mirror(q);
+    }
     for (const a of document.querySelectorAll('a.export')) a.href = exportURL(a.dataset.format, q);
     this.query = q;
     for (const f of this.watchers) f();
@@ -285,7 +337,7 @@ class Lab {
   stress(on) {
     this.view.dots = on;
     const p = this.params.find((q) => q.name === 'entities');
-    if (on && this.entities < 1000) {
+    if (on && this.entities < 1000 && !this.replay) {
       this.beforeStress = this.entities;
       this.controls.setValue('entities', p.max);
       this.change('entities', p.max);
@@ -330,10 +382,14 @@ class Lab {
         entities: this.entities,
         focus: this.focus,
         paused: this.paused,
+        trace: this.replay?.name ?? '',
       }),
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       poses: () => Array.from(this.poses),
-      pose: (row, e) => Array.from(this.poses.subarray((row * this.entities + e) * 5, (row * this.entities + e + 1) * 5)),
+      pose: (row, e) => {
+        const k = this.engine.poseStride;
+        return Array.from(this.poses.subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
+      },
       screen: (row, e) => this.view.screenOf(row, e),
       metrics: () => {
         this.showMetrics();
@@ -392,7 +448,8 @@ try {
   fatal(err.message);
   throw err;
 }
-const lab = new Lab(engine);
+const { replay, errors: replayErrors } = await loadReplay($('trace-banner'));
+const lab = new Lab(engine, replay, replayErrors);
 lab.start();
 initSession({
   engine,

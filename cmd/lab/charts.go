@@ -65,6 +65,8 @@ var compareSteps = []float64{0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60}
 type variant struct {
 	Label    string
 	Settings engine.Settings
+	Trace    *engine.Trace // when not nil, the variant replays it (engine.RunTraceSeries); see comparetrace.go
+	TraceKey string        // identifies Trace's content in the run cache
 }
 
 // compareError is a comparison that cannot run because of what was asked.
@@ -121,7 +123,7 @@ func compareRun(ctx context.Context, vs []variant) (*comparison, error) {
 		s := v.Settings
 		s.Techniques = slices.Clone(s.Techniques)
 		for _, p := range compareScenario() {
-			if i == 0 || p.Get(&s) == p.Get(&first) {
+			if i == 0 || p.Get(&s) == p.Get(&first) || v.Trace != nil && p.Name == "entities" {
 				continue
 			}
 			c.Forced = append(c.Forced, fmt.Sprintf("%s: %s %s → %s", labels[i], p.Name, s.Text(p.Name), first.Text(p.Name)))
@@ -139,8 +141,12 @@ func compareRun(ctx context.Context, vs []variant) (*comparison, error) {
 				techs++
 			}
 		}
-		work += math.Round(s.Duration*s.RenderRate) * float64(techs) * float64(max(s.Entities, compareCostEntities))
-		c.Variants = append(c.Variants, variant{Label: labels[i], Settings: s})
+		frames, entities := math.Round(s.Duration*s.RenderRate), s.Entities
+		if v.Trace != nil {
+			frames, entities = math.Round(min(s.Duration, v.Trace.Span())*s.RenderRate), v.Trace.Entities
+		}
+		work += frames * float64(techs) * float64(max(entities, compareCostEntities))
+		c.Variants = append(c.Variants, variant{Label: labels[i], Settings: s, Trace: v.Trace, TraceKey: v.TraceKey})
 	}
 	if work > compareMaxWork {
 		return nil, &compareError{Field: "entities", Err: fmt.Errorf(
@@ -209,6 +215,9 @@ func compareRunAll(ctx context.Context, vs []variant, step float64) ([]engine.Re
 	first := make(map[string]int) // key → index of its first variant
 	for i, v := range vs {
 		keys[i] = compareKey(v.Settings, step)
+		if v.Trace != nil {
+			keys[i] = "trace " + v.TraceKey + " " + keys[i]
+		}
 		if _, ok := first[keys[i]]; !ok {
 			first[keys[i]] = i
 		}
@@ -235,7 +244,13 @@ func compareRunAll(ctx context.Context, vs []variant, step float64) ([]engine.Re
 				return
 			}
 			defer func() { <-compareSlots }()
-			r, err := engine.RunSeries(v.Settings, step)
+			var r engine.Result
+			var err error
+			if v.Trace != nil {
+				r, err = engine.RunTraceSeries(v.Trace, v.Settings, step)
+			} else {
+				r, err = engine.RunSeries(v.Settings, step)
+			}
 			if err != nil {
 				errs[i] = compareVariantError(i, v.Label, err)
 				return

@@ -270,12 +270,12 @@ func TestCompareRunErrors(t *testing.T) {
 		wantMsg   string
 	}{
 		{"none", nil, "v", "compare 0 variants"},
-		{"one", []variant{{"lan", ps["lan"]}}, "v", "compare 1 variants: want 2 to 8"},
-		{"nine", slices.Repeat([]variant{{"lan", ps["lan"]}}, 9), "v", "compare 9 variants: want 2 to 8"},
-		{"bad second", []variant{{"lan", ps["lan"]}, {"lossy", bad}}, "loss", "variant 2 (lossy): loss"},
-		{"bad first", []variant{{"lossy", bad}, {"lan", ps["lan"]}}, "loss", "variant 1 (lossy): loss"},
-		{"too much work", []variant{{"huge", huge}, {"lan", ps["lan"]}}, "entities", "entity-technique-frames"},
-		{"few entities cost as 16", []variant{{"long", long}, {"lan", ps["lan"]}}, "entities", "need 3.46e+07 entity-technique-frames"},
+		{"one", []variant{{Label: "lan", Settings: ps["lan"]}}, "v", "compare 1 variants: want 2 to 8"},
+		{"nine", slices.Repeat([]variant{{Label: "lan", Settings: ps["lan"]}}, 9), "v", "compare 9 variants: want 2 to 8"},
+		{"bad second", []variant{{Label: "lan", Settings: ps["lan"]}, {Label: "lossy", Settings: bad}}, "loss", "variant 2 (lossy): loss"},
+		{"bad first", []variant{{Label: "lossy", Settings: bad}, {Label: "lan", Settings: ps["lan"]}}, "loss", "variant 1 (lossy): loss"},
+		{"too much work", []variant{{Label: "huge", Settings: huge}, {Label: "lan", Settings: ps["lan"]}}, "entities", "entity-technique-frames"},
+		{"few entities cost as 16", []variant{{Label: "long", Settings: long}, {Label: "lan", Settings: ps["lan"]}}, "entities", "need 3.46e+07 entity-technique-frames"},
 	}
 	for _, tc := range cases {
 		_, err := compareRun(context.Background(), tc.vs)
@@ -291,7 +291,7 @@ func TestCompareRunErrors(t *testing.T) {
 
 	// 2 and 8 variants run; identical settings run once and share a result.
 	for _, n := range []int{2, 8} {
-		c, err := compareRun(context.Background(), slices.Repeat([]variant{{"lan", ps["lan"]}}, n))
+		c, err := compareRun(context.Background(), slices.Repeat([]variant{{Label: "lan", Settings: ps["lan"]}}, n))
 		if err != nil {
 			t.Errorf("compareRun(%d variants) = %v, want nil error", n, err)
 			continue
@@ -306,7 +306,7 @@ func TestCompareRunErrors(t *testing.T) {
 	cancel()
 	fresh := ps["lan"]
 	fresh.Seed = 12345 // not cached by another test
-	if _, err := compareRun(ctx, []variant{{"a", fresh}, {"b", ps["wifi"]}}); !errors.Is(err, context.Canceled) {
+	if _, err := compareRun(ctx, []variant{{Label: "a", Settings: fresh}, {Label: "b", Settings: ps["wifi"]}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("compareRun(cancelled) = %v, want context.Canceled", err)
 	}
 }

@@ -28,16 +28,26 @@ const compareMaxRef = 4096
 //	GET /compare?v=REF&v=REF...              the page (HTML)
 //	GET /compare.csv?v=REF&v=REF...&chart=C  one chart's data, C = error, metrics or latency
 //
-// A REF names a variant, such as preset:wifi, session:ID, session:ID@REV or
-// q:QUERY (a URL-encoded share query of the current settings); resolve
+// A REF names a variant, such as preset:wifi, session:ID, session:ID@REV,
+// q:QUERY (a URL-encoded share query of the current settings) or, through
+// registerCompareVariants, trace:NAME[@REF] (see comparetrace.go); resolve
 // turns one into a label and settings, or an error a user can read. Empty
 // refs are skipped, so a form may send blank rows. Two to eight refs are
 // needed. A bad request gets 400: the page shows the error above the form
 // when the client asked for HTML, otherwise it is JSON {"error", "field"}.
 func registerCompare(mux *http.ServeMux, resolve func(ref string) (label string, s engine.Settings, err error)) {
+	registerCompareVariants(mux, func(ref string) (variant, error) {
+		label, s, err := resolve(ref)
+		return variant{Label: label, Settings: s}, err
+	})
+}
+
+// registerCompareVariants is registerCompare with a resolver that may
+// return a variant replaying a recorded trace (see comparetrace.go).
+func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (variant, error)) {
 	mux.HandleFunc("GET /compare", func(w http.ResponseWriter, r *http.Request) {
 		refs := compareRefs(r.URL.Query())
-		c, err := compareResolveRun(r.Context(), refs, resolve)
+		c, err := compareResolveRunVariants(r.Context(), refs, resolve)
 		var view templates.CompareView
 		if err == nil {
 			view, err = compareView(refs, c)
@@ -70,7 +80,7 @@ func registerCompare(mux *http.ServeMux, resolve func(ref string) (label string,
 				chart, compareCSVError, compareCSVMetrics, compareCSVLatency), "chart")
 			return
 		}
-		c, err := compareResolveRun(r.Context(), compareRefs(q), resolve)
+		c, err := compareResolveRunVariants(r.Context(), compareRefs(q), resolve)
 		if err != nil {
 			if r.Context().Err() != nil {
 				return
@@ -116,6 +126,15 @@ func compareFormRows(refs []string) []string {
 
 // compareResolveRun resolves refs into variants and runs them.
 func compareResolveRun(ctx context.Context, refs []string, resolve func(string) (string, engine.Settings, error)) (*comparison, error) {
+	return compareResolveRunVariants(ctx, refs, func(ref string) (variant, error) {
+		label, s, err := resolve(ref)
+		return variant{Label: label, Settings: s}, err
+	})
+}
+
+// compareResolveRunVariants is compareResolveRun with a resolver that may
+// return a variant replaying a trace.
+func compareResolveRunVariants(ctx context.Context, refs []string, resolve func(string) (variant, error)) (*comparison, error) {
 	if n := len(refs); n < compareMinVariants || n > compareMaxVariants {
 		return nil, &compareError{Field: "v", Err: fmt.Errorf("compare %d variants: want %d to %d refs (v=preset:NAME, v=session:ID...)",
 			n, compareMinVariants, compareMaxVariants)}
@@ -125,14 +144,14 @@ func compareResolveRun(ctx context.Context, refs []string, resolve func(string) 
 		if len(ref) > compareMaxRef {
 			return nil, &compareError{Field: "v", Err: fmt.Errorf("variant %d: ref of %d bytes: want at most %d", i+1, len(ref), compareMaxRef)}
 		}
-		label, s, err := resolve(ref)
+		v, err := resolve(ref)
 		if err != nil {
 			return nil, &compareError{Field: "v", Err: fmt.Errorf("variant %d (%s): %w", i+1, ref, err)}
 		}
-		if label == "" {
-			label = ref
+		if v.Label == "" {
+			v.Label = ref
 		}
-		vs[i] = variant{Label: label, Settings: s}
+		vs[i] = v
 	}
 	return compareRun(ctx, vs)
 }

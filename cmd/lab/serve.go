@@ -161,7 +161,7 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 		w.Header().Set("Cache-Control", "max-age=86400")
 		w.WriteHeader(http.StatusNoContent)
 	})
-	registerCompare(s.mux, s.resolveVariant)
+	registerCompareVariants(s.mux, s.resolveCompareVariant)
 	s.jobs = registerJobs(s)
 	registerTracePage(s)
 	return s, nil
@@ -266,6 +266,10 @@ func (s *server) pageView(r *http.Request) templates.PageView {
 		// ParseQuery keeps the pairs it could read; report the rest.
 		errs = append(errs, "malformed link: "+err.Error())
 	}
+	trace, replaying, terr := replayTraceKey(q)
+	if terr != nil {
+		errs = append(errs, terr.Error())
+	}
 	preset, settings, ferrs := settingsFromQuery(q)
 	for _, e := range ferrs {
 		errs = append(errs, e.Error())
@@ -276,6 +280,10 @@ func (s *server) pageView(r *http.Request) templates.PageView {
 		Preset:   preset,
 		Errors:   errs,
 		Query:    linkQuery(preset, settings),
+	}
+	if replaying {
+		s.replayPage(&v, trace, q)
+		v.Query = linkQuery(preset, v.Settings)
 	}
 	for _, p := range s.presets {
 		v.Presets = append(v.Presets, templates.PresetView{

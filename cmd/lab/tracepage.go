@@ -12,7 +12,8 @@ import (
 // registerTracePage adds GET /traces: the recorded traces (samples and
 // stored), an upload form posting to /api/traces, and for each trace links
 // that open the network derived from it in the lab, the tuner and the
-// sweep page. It needs the store, so it answers 503 until enableSessions.
+// sweep page, and links that replay its packets in the lab and in the
+// comparison charts. It needs the store, so it answers 503 until enableSessions.
 func registerTracePage(s *server) {
 	s.mux.Handle("GET /traces", gzipResponses(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.store == nil {
@@ -34,6 +35,8 @@ func registerTracePage(s *server) {
 				row.Lab = "/?" + q
 				row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
 				row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
+				row.Replay = "/?" + linkTraceKey + "=" + url.QueryEscape(t.Name)
+				row.Compare = compareTraceLink(t.Name, "preset:harbor-before", "preset:harbor-after")
 			}
 			v.Traces = append(v.Traces, row)
 		}
