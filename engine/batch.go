@@ -1,0 +1,115 @@
+package engine
+
+// batch displays every entity of a run with one technique. Entities that
+// share their packets share their timing, so a batch does the work that
+// depends only on time once per frame (frame), then writes the entities in
+// chunks (fill) that the metrics read while they are still in cache.
+type batch interface {
+	// receive hands over one packet: snaps[e] is entity e's snapshot of
+	// the server tick at time tick, arrived at now.
+	receive(tick, now float64, snaps []Snapshot)
+	// frame prepares the display at now.
+	frame(now float64)
+	// fill writes what entities lo, lo+1, ... display into out.
+	fill(lo int, out []Sample)
+}
+
+// perEntity is a batch of one Technique per entity, for any Technique.
+type perEntity struct {
+	techs []Technique
+	now   float64
+}
+
+func (p *perEntity) receive(_, now float64, snaps []Snapshot) {
+	for e, t := range p.techs {
+		t.Receive(snaps[e], now)
+	}
+}
+
+func (p *perEntity) frame(now float64) { p.now = now }
+
+func (p *perEntity) fill(lo int, out []Sample) {
+	for e, t := range p.techs[lo : lo+len(out)] {
+		out[e] = t.Sample(p.now)
+	}
+}
+
+// epicBatch and snapBatch hold their techniques by value, so the calls in
+// their loops are static and inline: an interface call per entity and frame
+// is dear in WebAssembly.
+type epicBatch struct {
+	techs []epicTechnique
+	now   float64
+}
+
+func (b *epicBatch) receive(_, now float64, snaps []Snapshot) {
+	for e := range b.techs {
+		b.techs[e].Receive(snaps[e], now)
+	}
+}
+
+func (b *epicBatch) frame(now float64) { b.now = now }
+
+func (b *epicBatch) fill(lo int, out []Sample) {
+	for e := range out {
+		b.techs[lo+e].sample(b.now, &out[e])
+	}
+}
+
+type snapBatch []snapTech
+
+func (b snapBatch) receive(_, now float64, snaps []Snapshot) {
+	for e := range b {
+		b[e].Receive(snaps[e], now)
+	}
+}
+
+func (b snapBatch) frame(float64) {}
+
+func (b snapBatch) fill(lo int, out []Sample) {
+	for e := range out {
+		b[lo+e].sample(&out[e])
+	}
+}
+
+// newBatch returns the named technique for n entities.
+func newBatch(name string, s *Settings, n int) batch {
+	switch name {
+	case TechBuffer, TechHermite:
+		return newBufBatch(s, name == TechHermite, n)
+	case TechEPIC, TechEPICFix:
+		b := &epicBatch{techs: make([]epicTechnique, n)}
+		for e := range b.techs {
+			b.techs[e] = *newEPICTechnique(s, name == TechEPICFix).(*epicTechnique)
+		}
+		return b
+	case TechSnap:
+		return make(snapBatch, n)
+	}
+	return newPerEntity(name, s, n)
+}
+
+// newPerEntity returns the named technique as one Technique per entity.
+func newPerEntity(name string, s *Settings, n int) *perEntity {
+	p := &perEntity{techs: make([]Technique, n)}
+	for e := range p.techs {
+		p.techs[e] = newTechnique(name, s)
+	}
+	return p
+}
+
+func newTechnique(name string, s *Settings) Technique {
+	switch name {
+	case TechEPIC:
+		return newEPICTechnique(s, false)
+	case TechEPICFix:
+		return newEPICTechnique(s, true)
+	case TechSnap:
+		return newSnap(s)
+	case TechBuffer:
+		return newBuffer(s, false)
+	case TechHermite:
+		return newBuffer(s, true)
+	}
+	panic("engine: unknown technique " + name)
+}

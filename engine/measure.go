@@ -1,0 +1,187 @@
+package engine
+
+import "math"
+
+// fillChunk is how many entities a technique writes before the metrics
+// read them: few enough that they are still in cache.
+const fillChunk = 256
+
+// frameMeasure holds what measure needs of the frame being rendered.
+type frameMeasure struct {
+	slot   int     // the frame's slot in the added-latency history
+	last   bool    // write the poses
+	snapSq float64 // squared step above which a step is a snap, m²
+	inv4   float64 // 1/dt⁴, to turn second differences into accelerations
+
+	cur, prev1, prev2 int // indices in Sim.shown of this frame and the two before
+}
+
+// measure takes technique k's display of entities lo, lo+1, ... (out) into
+// the metrics, the timeline and, on the last frame of a step, the poses.
+func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
+	a, n := &m.accs[k], m.n
+	// This loop runs for every entity and technique each frame: no calls,
+	// no builtin max on floats (a runtime call in WebAssembly), and the
+	// per-entity state resliced to the chunk so that one bounds check
+	// covers it.
+	off := k*n + lo
+	valid, under := m.valid[off:off+len(out)], m.under[off:off+len(out)]
+	cur, prev1, prev2 := m.shown[fm.cur][off:off+len(out)], m.shown[fm.prev1][off:off+len(out)], m.shown[fm.prev2][off:off+len(out)]
+	truth, truthAcc := m.truth[lo:lo+len(out)], m.truthAcc[lo:lo+len(out)]
+	// The sums live in locals for the loop and go back to a at the end.
+	frames, errSqSum, errMaxSq := a.frames, a.errSq, a.errMaxSq
+	snaps, snapMaxSq, underrun := a.snaps, a.snapMaxSq, a.underrun
+	extrapolated, frozen := a.extrapolated, a.frozen
+	accelSq, accelFrames := a.accelSq, a.accelFrames
+	for j := range out {
+		smp := &out[j]
+		if smp.Mode == Empty {
+			valid[j] = 0
+			continue
+		}
+		px, py, pz := smp.Pos[0], smp.Pos[1], smp.Pos[2]
+		tr := &truth[j]
+		dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
+		errSq := sq3(dx, dy, dz)
+		frames++
+		errSqSum += errSq
+		if errSq > errMaxSq {
+			errMaxSq = errSq
+		}
+		a.hist[histBin(errSq)]++
+		switch smp.Mode {
+		case Extrapolate:
+			extrapolated++
+		case Freeze:
+			frozen++
+		}
+		if smp.Time > smp.Newest {
+			underrun++
+			under[j] = true
+		}
+		v := valid[j]
+		if v >= 1 {
+			p1 := &prev1[j]
+			sx, sy, sz := px-p1[0], py-p1[1], pz-p1[2]
+			if step := sq3(sx, sy, sz); step > fm.snapSq {
+				snaps++
+				if step > snapMaxSq {
+					snapMaxSq = step
+				}
+			}
+			if v >= 2 && m.frames >= 2 {
+				p2, ta := &prev2[j], &truthAcc[j]
+				ax := px - float64(2*p1[0]) + p2[0] - ta[0]
+				ay := py - float64(2*p1[1]) + p2[1] - ta[1]
+				az := pz - float64(2*p1[2]) + p2[2] - ta[2]
+				accelSq += float64(sq3(ax, ay, az) * fm.inv4)
+				accelFrames++
+			}
+		}
+		cur[j] = smp.Pos
+		if v < 2 {
+			valid[j] = v + 1
+		}
+	}
+	a.frames, a.errSq, a.errMaxSq = frames, errSqSum, errMaxSq
+	a.snaps, a.snapMaxSq, a.underrun = snaps, snapMaxSq, underrun
+	a.extrapolated, a.frozen = extrapolated, frozen
+	a.accelSq, a.accelFrames = accelSq, accelFrames
+
+	// What only some entities need is done apart, keeping the loop above
+	// free of their branches.
+	if fm.last {
+		poses := m.poses[((k+1)*n+lo)*PoseStride:][:len(out)*PoseStride]
+		for j := range out {
+			smp := &out[j]
+			hx, hy := smp.Rot.heading()
+			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
+			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
+			pp[3], pp[4], pp[5] = float32(hx), float32(hy), float32(smp.Mode)
+		}
+	}
+	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
+		d := out[j].Pos
+		if out[j].Mode == Empty {
+			d = Vec3{math.NaN()}
+		}
+		m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+lo+j] = d
+	}
+	if j := m.focus - lo; j >= 0 && j < len(out) {
+		smp := &out[j]
+		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
+		if smp.Mode != Empty {
+			ft.Err = math.Sqrt(distSq(smp.Pos, truth[j]))
+			// valid is 2 now exactly when a frame was shown before this one.
+			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq
+		}
+		m.rec.Tech[k] = ft
+	}
+}
+
+func (m *Sim) writePose(row, e int, p Vec3, q Quat, mode Mode) {
+	o := (row*m.n + e) * PoseStride
+	hx, hy := q.heading()
+	m.poses[o] = float32(p[0])
+	m.poses[o+1] = float32(p[1])
+	m.poses[o+2] = float32(p[2])
+	m.poses[o+3] = float32(hx)
+	m.poses[o+4] = float32(hy)
+	m.poses[o+5] = float32(mode)
+}
+
+// closeRound counts the entity-rounds that just ended.
+func (m *Sim) closeRound() {
+	if m.frames == 0 {
+		return
+	}
+	for k := range m.accs {
+		a := &m.accs[k]
+		a.rounds += m.n
+		for e := 0; e < m.n; e++ {
+			if m.under[k*m.n+e] {
+				a.roundsUnder++
+				m.under[k*m.n+e] = false
+			}
+		}
+	}
+}
+
+// accumulateLag compares the display of lag.ahead frames ago with the truth
+// at every candidate delay, once the history spans the whole grid.
+func (m *Sim) accumulateLag() {
+	size := m.lag.size()
+	if m.frames < size {
+		return
+	}
+	f := m.frames - 1 // the frame just rendered
+	ds := (f - m.lag.ahead) % size
+	for k := range m.accs {
+		a := &m.accs[k]
+		for e := 0; e < m.lagN; e++ {
+			d := m.lagDisp[(k*size+ds)*m.lagN+e]
+			if math.IsNaN(d[0]) {
+				continue
+			}
+			a.lagFrames++
+			// Candidate delay (j − ahead) frames compares with the truth
+			// of frame f − j, in ring slot (f − j) mod size: the slots
+			// from f's down to 0, then from size − 1 down.
+			fs := f % size
+			for j := 0; j <= fs; j++ {
+				a.lagSSE[j] += distSq(d, m.lagTruth[(fs-j)*m.lagN+e])
+			}
+			for j := fs + 1; j < size; j++ {
+				a.lagSSE[j] += distSq(d, m.lagTruth[(fs-j+size)*m.lagN+e])
+			}
+		}
+	}
+}
+
+// distSq returns |a−b|², written out: it is in the per-entity loop.
+func distSq(a, b Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
+
+// sq3 returns x² + y² + z² with every product rounded on its own: where the
+// compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still
+// come out as in WebAssembly, which never fuses.
+func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64(z*z) }
