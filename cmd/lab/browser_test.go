@@ -376,6 +376,13 @@ func deref(p *float64) any {
 func TestBrowserFocusAndStress(t *testing.T) {
 	b := openLab(t, "/?entities=8&motion=circle")
 	b.eval(`lab.pause()`, nil)
+	// The camera eases towards its target on every animation frame, paused
+	// or not: let it settle (0.85^40 < 0.2%) before aiming.
+	b.eval(`new Promise((done) => {
+		let n = 40;
+		const tick = () => (--n > 0 ? requestAnimationFrame(tick) : done(true));
+		requestAnimationFrame(tick);
+	})`, nil)
 	// The entity farthest from every other, so the click cannot miss.
 	var target struct {
 		Entity int
