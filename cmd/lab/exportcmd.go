@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 )
@@ -10,25 +8,12 @@ import (
 // runExport implements lab export: it prints the settings built from
 // -preset and -set in the -format's file form.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lab export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := labFlags("export", "Usage: lab export [-format F] [-preset NAME] [-set name=value]...\n\n"+
+		"Prints the settings as a file a game team pastes as is.\n\nFlags:\n", stderr)
 	format := fs.String("format", "json", "export `format`: "+exportFormatNames())
 	settings := settingsFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: lab export [-format F] [-preset NAME] [-set name=value]...\n\n"+
-			"Prints the settings as a file a game team pastes as is.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lab export: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
 	}
 	s, err := settings()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -45,18 +44,10 @@ Flags:
 // (or after the first config with -once), 1 when the session is gone or, with
 // -once, on any failure, 2 on a usage error.
 func runFollow(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lab follow", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := labFlags("follow", followUsage, stderr)
 	once := fs.Bool("once", false, "exit after the first config instead of following")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, followUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseLabFlags(fs, args, 1, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "lab follow: want exactly one URL")

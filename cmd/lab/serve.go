@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -35,24 +34,11 @@ const (
 // runServe implements lab serve: it serves the lab page, its assets and the
 // JSON API until SIGINT or SIGTERM, then shuts down gracefully.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lab serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := labFlags("serve", "Usage: lab serve [-addr :8080] [-data ./data]\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n", stderr)
 	addr := fs.String("addr", ":8080", "listen on `address` (host:port)")
 	data := fs.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: lab serve [-addr :8080] [-data ./data]\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lab serve: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
 	}
 	list, err := presets.All()
 	if err != nil {

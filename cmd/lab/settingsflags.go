@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 
 	"interplab/engine"
@@ -61,4 +63,35 @@ func parseSetArg(arg string) (name, value string, err error) {
 		return "", "", fmt.Errorf("unknown parameter %q", name)
 	}
 	return name, value, nil
+}
+
+// labFlags returns the flag set of `lab name`: errors go to stderr, and -h
+// prints usage (the command's text, ending with its flags heading) and then
+// the flags.
+func labFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseLabFlags parses args, allowing at most maxArgs arguments after the
+// flags. When ok is false the command must exit with code: 0 after -h, 2 for
+// bad usage (the usage has been printed).
+func parseLabFlags(fs *flag.FlagSet, args []string, maxArgs int, stderr io.Writer) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > maxArgs {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
+		fs.Usage()
+		return 2, false
+	}
+	return 0, true
 }

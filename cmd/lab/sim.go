@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,21 +21,11 @@ and each -set overrides one parameter by its vocabulary name.
 
 // runSim is `lab sim`.
 func runSim(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, simUsage, "\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs := labFlags("sim", simUsage+"\nflags:\n", stderr)
 	settings := settingsFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lab sim: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
 	}
 	s, err := settings()
 	if err != nil {

@@ -80,3 +80,10 @@ func TestSimBadUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestSimHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runSim([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "usage: lab sim") || !strings.Contains(errb.String(), "-preset") {
+		t.Errorf("lab sim -h = exit %d, stderr %q; want 0 with the usage and flags", code, errb.String())
+	}
+}

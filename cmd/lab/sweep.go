@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,12 +34,7 @@ tickRate) are shown as "-" and listed. Interrupt to stop early.
 
 // runSweep is `lab sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, sweepUsage, "\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs := labFlags("sweep", sweepUsage+"\nflags:\n", stderr)
 	settings := settingsFlags(fs)
 	technique := fs.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
 	var x, y *engine.Axis
@@ -58,11 +52,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
 	asJSON := fs.Bool("json", false, "print JSON: every point's metrics")
 	verbose := fs.Bool("v", false, "print progress to standard error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "lab sweep: "+format+"\n", a...)
@@ -70,8 +61,6 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	switch {
-	case fs.NArg() > 0:
-		return usageErr("unexpected argument %q", fs.Arg(0))
 	case *technique == "":
 		return usageErr("-technique is required")
 	case x == nil:

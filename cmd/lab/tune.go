@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -42,12 +40,7 @@ Interrupt to stop early.
 
 // runTune is `lab tune`.
 func runTune(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, tuneUsage, "\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs := labFlags("tune", tuneUsage+"\nflags:\n", stderr)
 	settings := settingsFlags(fs)
 	technique := fs.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
 	motions := fs.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
@@ -67,22 +60,13 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
 	asJSON := fs.Bool("json", false, "print JSON: the spec, the changes and every candidate")
 	verbose := fs.Bool("v", false, "print progress to standard error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "lab tune: "+format+"\n", a...)
+	if *technique == "" {
+		fmt.Fprintln(stderr, "lab tune: -technique is required")
 		fs.Usage()
 		return 2
-	}
-	switch {
-	case fs.NArg() > 0:
-		return usageErr("unexpected argument %q", fs.Arg(0))
-	case *technique == "":
-		return usageErr("-technique is required")
 	}
 	base, err := settings()
 	if err != nil {
