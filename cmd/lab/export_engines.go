@@ -38,21 +38,9 @@ static const Interpolator<Vector3, float>::Settings epicSettings = {
 		fmt.Fprintf(b, "    %s,  // %s, %s\n", exportFloatLit(exportValue(&s, name)), name, exportDoc(name))
 	}
 	b.WriteString("};\n\n// Snapshot interpolation (the lab's buffer and hermite techniques), and the\n// rates and top speed these values were tuned for.\n")
+	cpp := exportConstTypes{"constexpr bool", "constexpr int", "constexpr const char*", "constexpr float"}
 	for _, name := range exportBufferParams {
-		p, _ := engine.Lookup(name)
-		v := p.Get(&s)
-		var decl string
-		switch p.Kind {
-		case engine.Bool:
-			decl = "constexpr bool " + name + " = " + exportBool(v != 0)
-		case engine.Int:
-			decl = "constexpr int " + name + " = " + exportNum(v)
-		case engine.Enum:
-			decl = "constexpr const char* " + name + " = " + strconv.Quote(p.Format(v))
-		default:
-			decl = "constexpr float " + name + " = " + exportFloatLit(v)
-		}
-		fmt.Fprintf(b, "%s;  // %s\n", decl, exportDoc(name))
+		fmt.Fprintf(b, "%s;  // %s\n", cpp.decl(&s, name), exportDoc(name))
 	}
 	b.WriteString("\n}  // namespace interplab\n\n#endif  // INTERPLAB_SETTINGS_H\n")
 }
@@ -104,24 +92,12 @@ public static class InterpLabSettings
 		exportMs(s.Margin), exportNum(tol), s.AdaptWindow, exportNum(ema),
 		exportNum(math.Round(send)),
 		exportNum(mult), s.Adaptive, exportFloatLit(tol), exportNum(ema))
+	cs := exportConstTypes{"public const bool", "public const int", "public const string", "public const float"}
 	for _, name := range exportBufferParams {
-		p, _ := engine.Lookup(name)
-		v := p.Get(&s)
-		var decl string
-		switch p.Kind {
-		case engine.Bool:
-			decl = "public const bool " + name + " = " + exportBool(v != 0)
-		case engine.Int:
-			decl = "public const int " + name + " = " + exportNum(v)
-		case engine.Enum:
-			decl = "public const string " + name + " = " + strconv.Quote(p.Format(v))
-		default:
-			if name == "sendRate" {
-				continue // above, as Mirror's whole Hz
-			}
-			decl = "public const float " + name + " = " + exportFloatLit(v)
+		if name == "sendRate" {
+			continue // above, as Mirror's whole Hz
 		}
-		fmt.Fprintf(b, "    %s; // %s\n", decl, exportDoc(name))
+		fmt.Fprintf(b, "    %s; // %s\n", cs.decl(&s, name), exportDoc(name))
 	}
 	b.WriteString("}\n")
 }
@@ -231,4 +207,23 @@ func exportValue(s *engine.Settings, name string) float64 {
 		panic("lab: export of unknown parameter " + name)
 	}
 	return p.Get(s)
+}
+
+// exportConstTypes are a language's declarations of a constant of each
+// parameter kind: Bool, Int, Enum (as a string) and Float.
+type exportConstTypes struct{ boolT, intT, stringT, floatT string }
+
+// decl declares the named parameter's value in s as a constant.
+func (c exportConstTypes) decl(s *engine.Settings, name string) string {
+	p, _ := engine.Lookup(name)
+	v := p.Get(s)
+	switch p.Kind {
+	case engine.Bool:
+		return c.boolT + " " + name + " = " + exportBool(v != 0)
+	case engine.Int:
+		return c.intT + " " + name + " = " + exportNum(v)
+	case engine.Enum:
+		return c.stringT + " " + name + " = " + strconv.Quote(p.Format(v))
+	}
+	return c.floatT + " " + name + " = " + exportFloatLit(v)
 }

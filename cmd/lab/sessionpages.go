@@ -95,15 +95,25 @@ func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
 	renderSessionPage(w, r, status, templates.Sessions(v))
 }
 
-// open serves the lab page on a session: its live state, or one revision.
-func (p *sessionPages) open(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+// session loads session id for a page, or answers with the error page (404
+// unknown, 410 deleted) and reports false.
+func (p *sessionPages) session(w http.ResponseWriter, r *http.Request, id string) (Session, bool) {
 	s, err := p.st.Get(id)
 	if err == nil && !s.Deleted.IsZero() {
 		err = errSessionDeleted
 	}
 	if err != nil {
 		sessionPageFail(w, r, err)
+		return Session{}, false
+	}
+	return s, true
+}
+
+// open serves the lab page on a session: its live state, or one revision.
+func (p *sessionPages) open(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s, ok := p.session(w, r, id)
+	if !ok {
 		return
 	}
 	view := &templates.SessionView{ID: id, Rev: s.Rev, Latest: s.Rev, Name: s.Name, Notes: s.Notes}
@@ -142,12 +152,8 @@ func (p *sessionPages) open(w http.ResponseWriter, r *http.Request) {
 // history serves the list of a session's revisions with what each changed.
 func (p *sessionPages) history(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	s, err := p.st.Get(id)
-	if err == nil && !s.Deleted.IsZero() {
-		err = errSessionDeleted
-	}
-	if err != nil {
-		sessionPageFail(w, r, err)
+	s, ok := p.session(w, r, id)
+	if !ok {
 		return
 	}
 	view := templates.SessionView{ID: id, Rev: s.Rev, Latest: s.Rev, Name: s.Name, Notes: s.Notes}

@@ -440,16 +440,7 @@ func (st *Store) Delete(id string, now time.Time) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	res, err := st.db.Exec(`UPDATE sessions SET deleted_ns = coalesce(deleted_ns, ?) WHERE id = ?`, now.UnixNano(), id)
-	if err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
-	} else if n == 0 {
-		return errSessionNotFound
-	}
-	return nil
+	return st.updateSession("delete", id, `UPDATE sessions SET deleted_ns = coalesce(deleted_ns, ?) WHERE id = ?`, now.UnixNano(), id)
 }
 
 // Restore undeletes session id, if it was deleted less than restoreWindow
@@ -460,15 +451,22 @@ func (st *Store) Restore(id string, now time.Time) error {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	res, err := st.db.Exec(`UPDATE sessions SET deleted_ns = NULL
+	// No row: unknown, or deleted too long ago to restore (purged or about
+	// to be).
+	return st.updateSession("restore", id, `UPDATE sessions SET deleted_ns = NULL
 		WHERE id = ? AND (deleted_ns IS NULL OR deleted_ns >= ?)`, id, now.Add(-restoreWindow).UnixNano())
+}
+
+// updateSession runs query, an UPDATE of session id's row, and reports
+// errSessionNotFound when it changed no row. The caller holds st.mu.
+func (st *Store) updateSession(op, id, query string, args ...any) error {
+	res, err := st.db.Exec(query, args...)
 	if err != nil {
-		return fmt.Errorf("restore session %s: %w", id, err)
+		return fmt.Errorf("%s session %s: %w", op, id, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("restore session %s: %w", id, err)
+		return fmt.Errorf("%s session %s: %w", op, id, err)
 	} else if n == 0 {
-		// Unknown, or deleted too long ago to restore (purged or about to be).
 		return errSessionNotFound
 	}
 	return nil
