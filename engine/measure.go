@@ -151,10 +151,10 @@ func (m *Sim) closeRound() {
 // at every candidate delay, once the history spans the whole grid.
 func (m *Sim) accumulateLag() {
 	size := m.lag.size()
-	if m.frames < size {
+	if m.frames-m.lagStart < size {
 		return
 	}
-	f := m.frames - 1 // the frame just rendered
+	f := m.frames - m.lagStart - 1 // the frame just rendered, counted in the history
 	ds := (f - m.lag.ahead) % size
 	for k := range m.accs {
 		a := &m.accs[k]

@@ -51,6 +51,7 @@ type Sim struct {
 
 	lag      lagGrid
 	lagN     int // entities sampled for the added latency
+	lagStart int // the frame the latency history starts at (its last reset)
 	lagTruth []Vec3
 	lagDisp  []Vec3 // NaN where the technique showed nothing
 
@@ -151,6 +152,9 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 		m.frameBase, m.frameK = m.t, 1
 	}
 	m.set = next
+	if name == "renderRate" && newLagGrid(next.RenderRate) != m.lag {
+		m.resetLag() // its candidate delays are whole frames of the old period
+	}
 	return false, nil
 }
 
@@ -209,7 +213,7 @@ func (m *Sim) Restart() {
 
 // resetLag clears the added-latency history, as when the frame period changes.
 func (m *Sim) resetLag() {
-	m.lag = newLagGrid(m.set.RenderRate)
+	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
 	size, nt := m.lag.size(), len(m.techs)
 	m.lagTruth = make([]Vec3, size*m.lagN)
 	m.lagDisp = make([]Vec3, nt*size*m.lagN)
@@ -387,10 +391,6 @@ func (m *Sim) frame(t float64, last bool) {
 		m.closeRound()
 		m.round = r
 	}
-	if newLagGrid(m.set.RenderRate) != m.lag {
-		m.resetLag()
-	}
-
 	for e := range n {
 		var st State
 		if m.rp == nil {
@@ -407,7 +407,7 @@ func (m *Sim) frame(t float64, last bool) {
 			m.writePose(0, e, st.Pos, QuatFromYaw(st.Yaw), Interpolate)
 		}
 	}
-	slot := m.frames % m.lag.size()
+	slot := (m.frames - m.lagStart) % m.lag.size()
 	for e := 0; e < m.lagN; e++ {
 		m.lagTruth[slot*m.lagN+e] = m.truth[e]
 	}

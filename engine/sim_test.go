@@ -290,3 +290,24 @@ func TestUnderrunFallsWithDelay(t *testing.T) {
 		t.Errorf("underrun share: delay 50 ms = %v, 100 ms = %v, 100 ms adaptive = %v; want falling, the first above 20%%", before, after, adaptive)
 	}
 }
+
+// A render rate moved mid-run restarts the added-latency history on the
+// new frame period, so the metric keeps its meaning.
+func TestRenderRateChangeKeepsLatency(t *testing.T) {
+	s := Defaults()
+	s.Jitter, s.Entities, s.Motion = 0, 4, "circle"
+	s.Techniques = []string{TechBuffer}
+	m, _ := NewSim(s)
+	m.StepFrames(120)
+	if _, err := m.Set("renderRate", 120); err != nil {
+		t.Fatal(err)
+	}
+	if want := newLagGrid(120); m.lag != want {
+		t.Fatalf("lag grid after Set(renderRate, 120) = %+v, want %+v", m.lag, want)
+	}
+	m.StepFrames(600)
+	got := m.Metrics(nil)[0].AddedLatency
+	if want := s.Latency + s.Delay; math.Abs(got-want) > 0.003 {
+		t.Errorf("AddedLatency after the rate change = %v, want %v", got, want)
+	}
+}
