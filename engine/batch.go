@@ -74,42 +74,30 @@ func (b snapBatch) fill(lo int, out []Sample) {
 
 // newBatch returns the named technique for n entities.
 func newBatch(name string, s *Settings, n int) batch {
-	switch name {
-	case TechBuffer, TechHermite:
-		return newBufBatch(s, name == TechHermite, n)
-	case TechEPIC, TechEPICFix:
-		b := &epicBatch{techs: make([]epicTechnique, n)}
-		for e := range b.techs {
-			b.techs[e] = *newEPICTechnique(s, name == TechEPICFix).(*epicTechnique)
-		}
-		return b
-	case TechSnap:
-		return make(snapBatch, n)
+	if d := techniqueDef(name); d.batch != nil {
+		return d.batch(s, n)
 	}
 	return newPerEntity(name, s, n)
 }
 
 // newPerEntity returns the named technique as one Technique per entity.
 func newPerEntity(name string, s *Settings, n int) *perEntity {
+	d := techniqueDef(name)
 	p := &perEntity{techs: make([]Technique, n)}
 	for e := range p.techs {
-		p.techs[e] = newTechnique(name, s)
+		p.techs[e] = d.one(s)
 	}
 	return p
 }
 
-func newTechnique(name string, s *Settings) Technique {
-	switch name {
-	case TechEPIC:
-		return newEPICTechnique(s, false)
-	case TechEPICFix:
-		return newEPICTechnique(s, true)
-	case TechSnap:
-		return newSnap(s)
-	case TechBuffer:
-		return newBuffer(s, false)
-	case TechHermite:
-		return newBuffer(s, true)
+func newEPICBatch(fix bool) func(s *Settings, n int) batch {
+	return func(s *Settings, n int) batch {
+		b := &epicBatch{techs: make([]epicTechnique, n)}
+		for e := range b.techs {
+			b.techs[e] = *newEPICTechnique(s, fix).(*epicTechnique)
+		}
+		return b
 	}
-	panic("engine: unknown technique " + name)
 }
+
+func newSnapBatch(_ *Settings, n int) batch { return make(snapBatch, n) }

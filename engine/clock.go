@@ -294,6 +294,14 @@ func (c *ClientClock) estimateAt(l float64) float64 {
 	return end + float64((l-c.segEnd)*(1+c.fitF))
 }
 
+// Local advances the clock to t (see Advance) and returns the client's own
+// clock at true time t, in seconds since the client started (0 at t = 0),
+// drift included: what a game engine's frame time reads.
+func (c *ClientClock) Local(t float64) float64 {
+	c.Advance(t)
+	return c.local(t) - c.offset0
+}
+
 // Estimate advances the clock to t (see Advance) and returns the client's
 // estimate of the server time at true time t, in seconds. It never
 // decreases as t grows.

@@ -52,7 +52,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		switch smp.Mode {
 		case Extrapolate:
 			extrapolated++
-		case Freeze:
+		case Freeze, Hold:
 			frozen++
 		}
 		if smp.Time > smp.Newest {

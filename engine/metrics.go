@@ -17,7 +17,7 @@ type Metrics struct {
 	Underrun       float64 `json:"underrun"`       // share of entity-frames rendered past the newest snapshot
 	UnderrunRounds float64 `json:"underrunRounds"` // share of entity-rounds with at least one underrun frame
 	Extrapolating  float64 `json:"extrapolating"`  // share of entity-frames extrapolating
-	Frozen         float64 `json:"frozen"`         // share of entity-frames frozen
+	Frozen         float64 `json:"frozen"`         // share of entity-frames holding a pose (Freeze or Hold)
 	Smoothness     float64 `json:"smoothness"`     // RMS of displayed minus true acceleration, m/s²
 }
 
@@ -44,7 +44,7 @@ var MetricFields = []MetricField{
 	{"underrun", "fraction", "%", 100, "Share of frames rendered past the newest received snapshot."},
 	{"underrunRounds", "fraction", "%", 100, "Share of entities that underran at least once in a round (the guide's figure)."},
 	{"extrapolating", "fraction", "%", 100, "Share of frames spent extrapolating."},
-	{"frozen", "fraction", "%", 100, "Share of frames spent frozen."},
+	{"frozen", "fraction", "%", 100, "Share of frames spent holding a pose: frozen past every limit, or a library that drew nothing."},
 	{"smoothness", "m/s²", "m/s²", 1, "RMS of displayed minus true acceleration: jerkiness the eye sees."},
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -43,6 +44,8 @@ type Param struct {
 
 	get func(*Settings) float64
 	set func(*Settings, float64)
+	// str is an Enum's string field in Settings.
+	str func(*Settings) *string
 }
 
 // Params returns the parameter table, in display order. The slice is shared;
@@ -209,17 +212,18 @@ func (p *Param) choice(s *Settings) int { return indexOf(p.Choices, p.enumField(
 
 // enumField returns the string field behind an Enum parameter.
 func (p *Param) enumField(s *Settings) string {
-	switch p.Name {
-	case "jitterDist":
-		return s.JitterDist
-	case "lossModel":
-		return s.LossModel
-	case "rotation":
-		return s.Rotation
-	case "motion":
-		return s.Motion
+	if p.str == nil {
+		panic("engine: no enum field for parameter " + p.Name)
 	}
-	panic("engine: no enum field for parameter " + p.Name)
+	return *p.str(s)
+}
+
+// enumParam fills in an Enum parameter's accessors from its string field.
+func enumParam(p Param, field func(*Settings) *string) Param {
+	p.Kind, p.Step, p.Max, p.str = Enum, 1, float64(len(p.Choices)-1), field
+	p.get = func(s *Settings) float64 { return enum(p.Choices, *field(s)) }
+	p.set = func(s *Settings, v float64) { *field(s) = choiceAt(p.Choices, v) }
+	return p
 }
 
 // FieldError reports a setting that is not allowed. Field is the vocabulary
@@ -274,7 +278,13 @@ const (
 	pct = 100
 )
 
-var params = []Param{
+// params is the parameter table: the lab's own parameters, then each
+// library technique's (declared in its file).
+var params = slices.Concat(labParams)
+
+// labParams are the parameters of the link, the scenario and the lab's own
+// techniques.
+var labParams = []Param{
 	// EPIC
 	{Name: "calcAhead", Group: "epic", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
 		Doc: "How far forward EPIC extrapolates each packet; set it near the latency.",
@@ -298,18 +308,16 @@ var params = []Param{
 		Doc: "Mean extra one-way delay on top of the latency; reordering emerges from it.",
 		get: func(s *Settings) float64 { return s.Jitter },
 		set: func(s *Settings, v float64) { s.Jitter = v }},
-	{Name: "jitterDist", Group: "network", Kind: Enum, Max: float64(len(JitterDists) - 1), Step: 1, Default: 1, Choices: JitterDists,
-		Doc: "Distribution of the extra delay: pareto and lognormal have long right tails.",
-		get: func(s *Settings) float64 { return enum(JitterDists, s.JitterDist) },
-		set: func(s *Settings, v float64) { s.JitterDist = choiceAt(JitterDists, v) }},
+	enumParam(Param{Name: "jitterDist", Group: "network", Default: 1, Choices: JitterDists,
+		Doc: "Distribution of the extra delay: pareto and lognormal have long right tails."},
+		func(s *Settings) *string { return &s.JitterDist }),
 	{Name: "loss", Group: "network", Unit: "fraction", Min: 0, Max: 0.9, Step: 0.001, Default: 0, Display: "%", Scale: pct,
 		Doc: "Long-run share of packets lost.",
 		get: func(s *Settings) float64 { return s.Loss },
 		set: func(s *Settings, v float64) { s.Loss = v }},
-	{Name: "lossModel", Group: "network", Kind: Enum, Max: float64(len(LossModels) - 1), Step: 1, Default: 0, Choices: LossModels,
-		Doc: "random loses packets independently; burst loses them in runs (Gilbert–Elliott).",
-		get: func(s *Settings) float64 { return enum(LossModels, s.LossModel) },
-		set: func(s *Settings, v float64) { s.LossModel = choiceAt(LossModels, v) }},
+	enumParam(Param{Name: "lossModel", Group: "network", Default: 0, Choices: LossModels,
+		Doc: "random loses packets independently; burst loses them in runs (Gilbert–Elliott)."},
+		func(s *Settings) *string { return &s.LossModel }),
 	{Name: "burstLength", Group: "network", Unit: "packets", Min: 1, Max: 50, Step: 0.5, Default: 3, Display: "packets", Scale: 1,
 		Doc: "Mean number of packets in a loss burst (burst loss model only).",
 		get: func(s *Settings) float64 { return s.BurstLength },
@@ -364,16 +372,14 @@ var params = []Param{
 		Doc: "Clamp dead-reckoning speed to maxSpeed, so bogus velocities cannot fling entities.",
 		get: func(s *Settings) float64 { return b2f(s.SpeedClamp) },
 		set: func(s *Settings, v float64) { s.SpeedClamp = v != 0 }},
-	{Name: "rotation", Group: "buffer", Kind: Enum, Max: float64(len(Rotations) - 1), Step: 1, Default: 0, Choices: Rotations,
-		Doc: "slerp quaternions, or lerp Euler angles to see the pitfall on 180° turns.",
-		get: func(s *Settings) float64 { return enum(Rotations, s.Rotation) },
-		set: func(s *Settings, v float64) { s.Rotation = choiceAt(Rotations, v) }},
+	enumParam(Param{Name: "rotation", Group: "buffer", Default: 0, Choices: Rotations,
+		Doc: "slerp quaternions, or lerp Euler angles to see the pitfall on 180° turns."},
+		func(s *Settings) *string { return &s.Rotation }),
 
 	// Scenario
-	{Name: "motion", Group: "scenario", Kind: Enum, Max: float64(len(Motions) - 1), Step: 1, Default: 6, Choices: Motions, Restart: true,
-		Doc: "Ground-truth motion script; mix gives each entity a different one.",
-		get: func(s *Settings) float64 { return enum(Motions, s.Motion) },
-		set: func(s *Settings, v float64) { s.Motion = choiceAt(Motions, v) }},
+	enumParam(Param{Name: "motion", Group: "scenario", Default: 6, Choices: Motions, Restart: true,
+		Doc: "Ground-truth motion script; mix gives each entity a different one."},
+		func(s *Settings) *string { return &s.Motion }),
 	{Name: "entities", Group: "scenario", Kind: Int, Unit: "entities", Min: 1, Max: 10000, Step: 1, Default: 6, Scale: 1, Restart: true,
 		Doc: "Remote entities simulated, all on the same link.",
 		get: func(s *Settings) float64 { return float64(s.Entities) },
@@ -394,9 +400,9 @@ var params = []Param{
 		Doc: "Length of a game round, for the share of entities that underrun per round.",
 		get: func(s *Settings) float64 { return s.Round },
 		set: func(s *Settings, v float64) { s.Round = v }},
-	{Name: "techniques", Group: "scenario", Kind: Set, Min: 1, Max: 1<<numTechniques - 1, Step: 1, Default: 1<<numTechniques - 1,
+	{Name: "techniques", Group: "scenario", Kind: Set, Min: 1, Max: 1<<numTechniques - 1, Step: 1, Default: 1<<labTechniques - 1,
 		Choices: TechniqueNames, Restart: true,
-		Doc: "Techniques compared side by side on the same packets.",
+		Doc: "Techniques compared side by side on the same packets; by default the lab's own.",
 		get: func(s *Settings) float64 { return techMask(s.Techniques) },
 		set: func(s *Settings, v float64) { s.Techniques = techList(uint64(v)) }},
 }

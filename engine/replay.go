@@ -191,18 +191,14 @@ func (m *Sim) replaySend() {
 
 // replayDeliver hands the states of copy i to every technique of the
 // entities it carried.
-func (m *Sim) replayDeliver(i int, now, streamNow float64) {
+func (m *Sim) replayDeliver(i int, times [3]float64) {
 	r := m.rp
 	c := &r.copies[i]
 	for _, row := range r.rows[c.first:c.end] {
 		snap := r.states[row.state].Snapshot
 		for k, b := range m.batches {
 			t := b.(*perEntity).techs[row.entity] // a replay runs per entity: see Restart
-			if m.stream[k] {
-				t.Receive(snap, streamNow)
-			} else {
-				t.Receive(snap, now)
-			}
+			t.Receive(snap, times[m.base[k]])
 		}
 	}
 }

@@ -80,32 +80,16 @@ func (s *Settings) Validate() error {
 		return &FieldError{Field: "sendRate", Value: formatNumber(s.SendRate),
 			Allowed: "[1, tickRate = " + formatNumber(s.TickRate) + "] Hz: the server sends at most once a tick"}
 	}
+	for i := range techDefs {
+		if d := &techDefs[i]; d.check != nil {
+			if err := d.check(s); err != nil {
+				return err
+			}
+		}
+	}
 	if s.Adaptive && s.DelayCap < s.Delay {
 		return &FieldError{Field: "delayCap", Value: formatNumber(s.DelayCap),
 			Allowed: "[delay = " + formatNumber(s.Delay) + ", 1] s: the cap may not be below the base delay"}
 	}
 	return nil
-}
-
-// Technique names, in the order the lab shows them.
-const (
-	TechEPIC    = "epic"    // the seed's interpolator, exactly as written
-	TechEPICFix = "epicfix" // EPIC without the jump when a packet is older than the display
-	TechSnap    = "snap"    // apply each snapshot on arrival
-	TechBuffer  = "buffer"  // snapshot interpolation: delayed ring buffer, lerp and slerp
-	TechHermite = "hermite" // the buffer with cubic Hermite positions
-)
-
-// TechniqueNames lists every technique, in display order.
-var TechniqueNames = []string{TechEPIC, TechEPICFix, TechSnap, TechBuffer, TechHermite}
-
-const numTechniques = 5 // len(TechniqueNames), as a constant for the Set mask
-
-func techniqueIndex(name string) int {
-	for i, n := range TechniqueNames {
-		if n == name {
-			return i
-		}
-	}
-	return -1
 }

@@ -19,7 +19,7 @@ type Sim struct {
 	link    *Link
 	clock   *ClientClock
 	batches []batch     // technique k for every entity
-	stream  []bool      // technique k renders on the stream clock (see streamClock)
+	base    []timeBase  // the clock technique k reads
 	snaps   []Snapshot  // one packet's snapshots, by entity
 	out     []Sample    // one chunk of a technique's frame, by entity
 	rec     FrameRecord // the frame being rendered, for the timeline
@@ -183,10 +183,10 @@ func (m *Sim) Restart() {
 		}
 	}
 	m.batches = make([]batch, nt)
-	m.stream = make([]bool, nt)
+	m.base = make([]timeBase, nt)
 	m.transit = streamClock{}
 	for k, name := range m.techs {
-		m.stream[k] = name == TechBuffer || name == TechHermite
+		m.base[k] = techniqueDef(name).base
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
@@ -356,19 +356,16 @@ func (m *Sim) arrive(a arrival) {
 	m.transit.arrive(now, a.tick)
 	streamNow := now - m.transit.lag
 	if m.rp != nil {
-		m.replayDeliver(a.seq, now, streamNow)
+		m.replayDeliver(a.seq, [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)})
 		return
 	}
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
 		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
 	}
+	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)}
 	for k, b := range m.batches {
-		if m.stream[k] {
-			b.receive(a.tick, streamNow, m.snaps)
-		} else {
-			b.receive(a.tick, now, m.snaps)
-		}
+		b.receive(a.tick, times[m.base[k]], m.snaps)
 	}
 }
 
@@ -414,12 +411,9 @@ func (m *Sim) frame(t float64, last bool) {
 
 	rec := &m.rec
 	*rec = FrameRecord{Time: t, Est: now}
+	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(t)}
 	for k, b := range m.batches {
-		if m.stream[k] {
-			b.frame(streamNow)
-		} else {
-			b.frame(now)
-		}
+		b.frame(times[m.base[k]])
 	}
 	snapStep := snapFactor * m.set.MaxSpeed * dt
 	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: 1 / (dt * dt * dt * dt),

@@ -16,9 +16,12 @@ const (
 	Interpolate             // between received states (or showing one, for snap)
 	Extrapolate             // past the newest state, by dead reckoning or a line
 	Freeze                  // past every limit: holding the last pose
+	// Hold: the library drew nothing this frame (geckos.io on underrun);
+	// the pose is the last one drawn, as a game built on it keeps it.
+	Hold
 )
 
-var modeNames = [...]string{"empty", "interpolate", "extrapolate", "freeze"}
+var modeNames = [...]string{"empty", "interpolate", "extrapolate", "freeze", "hold"}
 
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {

@@ -96,32 +96,21 @@ type TuneRange struct {
 // TuneSpace returns the parameters Tune searches for technique by default,
 // over their whole ranges in the parameter table: delay, adaptive, margin,
 // delayCap, extrapolateCap and speedClamp for buffer and hermite;
-// calcAhead, displayBehind and slopTime for epic and epicfix. It returns nil
-// for snap, which has no settings, and for unknown names.
+// calcAhead, displayBehind and slopTime for epic and epicfix; a library
+// technique's own knobs for it. It returns nil for snap, which has no
+// settings, and for unknown names.
 func TuneSpace(technique string) []TuneRange {
-	var names []string
-	switch technique {
-	case TechBuffer, TechHermite:
-		names = []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"}
-	case TechEPIC, TechEPICFix:
-		names = []string{"calcAhead", "displayBehind", "slopTime"}
-	default:
+	i := techniqueIndex(technique)
+	if i < 0 || len(techDefs[i].tune) == 0 {
 		return nil
 	}
+	names := techDefs[i].tune
 	space := make([]TuneRange, len(names))
 	for i, n := range names {
 		p, _ := Lookup(n)
 		space[i] = TuneRange{Name: n, Min: p.Min, Max: p.Max}
 	}
 	return space
-}
-
-// tuneGroup is the parameter-table group of a technique's own settings.
-func tuneGroup(technique string) string {
-	if technique == TechEPIC || technique == TechEPICFix {
-		return "epic"
-	}
-	return "buffer"
 }
 
 // TuneSpec describes a tuning: which technique, on which network and motion
@@ -208,7 +197,7 @@ func (spec *TuneSpec) Validate() error {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
-	group := tuneGroup(s.Technique)
+	group := TechniqueGroup(s.Technique)
 	for i, r := range s.Space {
 		field := "space[" + strconv.Itoa(i) + "]"
 		p, ok := Lookup(r.Name)

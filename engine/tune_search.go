@@ -146,7 +146,7 @@ type tunePending struct {
 
 // propose adds s to batch unless it was seen before; it reports whether it did.
 func (t *tuneSearch) propose(batch []tunePending, s Settings) ([]tunePending, bool) {
-	k := tuneKey(&s, tuneGroup(t.spec.Technique))
+	k := tuneKey(&s, TechniqueGroup(t.spec.Technique))
 	if _, dup := t.seen[k]; dup {
 		return batch, false
 	}
@@ -243,7 +243,7 @@ func (t *tuneSearch) undos(best int) []Settings {
 			s := bs
 			d.p.set(&s, v)
 			t.adjust(&s)
-			if _, dup := t.seen[tuneKey(&s, tuneGroup(t.spec.Technique))]; !dup {
+			if _, dup := t.seen[tuneKey(&s, TechniqueGroup(t.spec.Technique))]; !dup {
 				list = append(list, s)
 			}
 		}
@@ -358,7 +358,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 		}
 	})
 	t.hasBase = t.hasBase || len(t.cands) == 0 && evaluated[0] != nil
-	group := tuneGroup(t.spec.Technique)
+	group := TechniqueGroup(t.spec.Technique)
 	for i, c := range evaluated {
 		if c != nil {
 			t.cands = append(t.cands, *c)
