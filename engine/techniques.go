@@ -39,6 +39,12 @@ type techDef struct {
 	// own settings that the parameter table's ranges cannot express.
 	check func(s *Settings) error
 
+	// delay, if not nil, is the display delay behind the newest snapshot
+	// that the technique's settings give a game, s, in steady state: for
+	// a library, what the designer should expect the shipped game to show
+	// (Mirror: bufferTime plus NetworkTransform's timeline offset).
+	delay func(s *Settings) float64
+
 	// batch makes the technique for n entities that share their packets;
 	// nil runs one (one) per entity.
 	batch func(s *Settings, n int) batch
@@ -62,10 +68,12 @@ var techDefs = [...]techDef{
 	{name: TechSnap, base: serverEstimate, batch: newSnapBatch, one: newSnap},
 	{name: TechBuffer, group: "buffer", base: streamTime,
 		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
+		delay: bufferDelay,
 		batch: func(s *Settings, n int) batch { return newBufBatch(s, false, n) },
 		one:   func(s *Settings) Technique { return newBuffer(s, false) }},
 	{name: TechHermite, group: "buffer", base: streamTime,
 		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
+		delay: bufferDelay,
 		batch: func(s *Settings, n int) batch { return newBufBatch(s, true, n) },
 		one:   func(s *Settings) Technique { return newBuffer(s, true) }},
 }
@@ -109,3 +117,19 @@ func TechniqueGroup(name string) string {
 	}
 	return ""
 }
+
+// EffectiveDelay returns the display delay behind the newest snapshot that
+// technique name has in steady state with settings s, in seconds, counted
+// the way its library counts it; ok is false when the technique has no such
+// figure (epic, snap) or the name is unknown.
+func EffectiveDelay(name string, s *Settings) (delay float64, ok bool) {
+	i := techniqueIndex(name)
+	if i < 0 || techDefs[i].delay == nil {
+		return 0, false
+	}
+	return techDefs[i].delay(s), true
+}
+
+// bufferDelay is the buffer's delay behind the snapshot stream: the base
+// delay; with the adaptive delay it may grow up to delayCap.
+func bufferDelay(s *Settings) float64 { return s.Delay }
