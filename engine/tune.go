@@ -26,8 +26,12 @@ const (
 	TuneUnderrunRef = 0.1 // fraction of frames underrun
 )
 
+// MaxTuneWeight is the largest weight of a cost term: large enough to make
+// any term dominate, small enough that no cost overflows to infinity.
+const MaxTuneWeight = 1e6
+
 // TuneWeights weighs the terms of the tuner's cost (see Cost). Weights are
-// finite and at least 0, and at least one is positive.
+// in [0, MaxTuneWeight], and at least one is positive.
 type TuneWeights struct {
 	ErrP95       float64 `json:"errP95"`       // per TuneErrRef of p95 position error
 	AddedLatency float64 `json:"addedLatency"` // per TuneLatencyRef of added latency
@@ -67,8 +71,8 @@ func (w TuneWeights) validate() error {
 		name string
 		v    float64
 	}{{"errP95", w.ErrP95}, {"addedLatency", w.AddedLatency}, {"snaps", w.Snaps}, {"underrun", w.Underrun}} {
-		if !(f.v >= 0) || math.IsInf(f.v, 1) {
-			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "a finite number ≥ 0"}
+		if !(f.v >= 0 && f.v <= MaxTuneWeight) {
+			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "[0, 1e6]"}
 		}
 	}
 	if w == (TuneWeights{}) {
@@ -164,10 +168,16 @@ func (spec TuneSpec) normalized() TuneSpec {
 // the base's first invalid field.
 func (spec *TuneSpec) Validate() error {
 	s := spec.normalized()
-	if i := techniqueIndex(s.Technique); i < 0 || s.Technique == TechSnap {
-		allowed := "one of epic, epicfix, buffer, hermite"
-		if s.Technique == TechSnap {
-			allowed += ": snap has no settings to tune"
+	if i := techniqueIndex(s.Technique); i < 0 || len(techDefs[i].tune) == 0 {
+		var names []string
+		for i := range techDefs {
+			if len(techDefs[i].tune) > 0 {
+				names = append(names, techDefs[i].name)
+			}
+		}
+		allowed := "one of " + strings.Join(names, ", ")
+		if i >= 0 {
+			allowed += ": " + s.Technique + " has no settings to tune"
 		}
 		return &FieldError{Field: "technique", Value: s.Technique, Allowed: allowed}
 	}

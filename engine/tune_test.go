@@ -282,8 +282,12 @@ func TestTuneSpecValidate(t *testing.T) {
 		{"bad base", func(s *TuneSpec) { s.Base.SendRate = 30 }, "sendRate", "tickRate"},
 		{"unknown motion", func(s *TuneSpec) { s.Motions = []string{"strafe", "moonwalk"} }, "motions[1]", "circle"},
 		{"repeated motion", func(s *TuneSpec) { s.Motions = []string{"turn", "turn"} }, "motions[1]", "not already"},
-		{"negative weight", func(s *TuneSpec) { s.Weights.Snaps = -1 }, "weights.snaps", "≥ 0"},
-		{"NaN weight", func(s *TuneSpec) { s.Weights.ErrP95 = math.NaN() }, "weights.errP95", "≥ 0"},
+		{"negative weight", func(s *TuneSpec) { s.Weights.Snaps = -1 }, "weights.snaps", "[0, 1e6]"},
+		{"NaN weight", func(s *TuneSpec) { s.Weights.ErrP95 = math.NaN() }, "weights.errP95", "[0, 1e6]"},
+		// A weight of 1e308 made the cost +Inf, which the server could not
+		// encode as JSON: it must be refused where it is read.
+		{"huge weight", func(s *TuneSpec) { s.Weights.ErrP95 = 1e308 }, "weights.errP95", "[0, 1e6]"},
+		{"infinite weight", func(s *TuneSpec) { s.Weights.Underrun = math.Inf(1) }, "weights.underrun", "[0, 1e6]"},
 		{"zero weights", func(s *TuneSpec) { s.Weights = TuneWeights{} }, "weights", "positive"},
 		{"unknown metric", func(s *TuneSpec) { s.Constraints[0].Metric = "lag" }, "constraints[0].metric", "MetricFields"},
 		{"infinite bound", func(s *TuneSpec) { s.Constraints[0].Max = math.Inf(1) }, "constraints[0].max", "finite"},
