@@ -1,0 +1,253 @@
+// Package peers checks the lab's library techniques against cases captured
+// from the real libraries: a packet schedule, the frames a client rendered,
+// and what the library drew in each (the format of the project's
+// golden/peers cases, which studios can also capture from their own builds).
+//
+// A case file is JSON (or gzip-compressed JSON) with a
+// "library" field naming its library; the Runner registered for that library
+// decodes the case's inputs and replays them through the lab's technique,
+// and Check compares the technique's frames with the case's "out" rows:
+// whether something was drawn, and where, to a tolerance in metres.
+package peers
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"interplab/engine"
+)
+
+// Tolerance is the largest position error, in metres, that still counts as
+// reproducing a library's frame.
+const Tolerance = 1e-6
+
+// MaxCaseBytes bounds a case file, compressed or not, and its decompressed
+// size: the shipped cases are under 1 MiB each.
+const MaxCaseBytes = 256 << 20
+
+// Runner decodes a case of its library from the JSON of a case file and
+// replays it through the lab's technique, returning one frame per entry of
+// the case's frames.
+type Runner func(caseJSON []byte) ([]engine.PeerFrame, error)
+
+// Result is the outcome of checking one case file.
+type Result struct {
+	Path      string  // the file checked
+	Name      string  // the case's name ("" if unreadable)
+	Library   string  // its library field
+	Frames    int     // frames compared
+	MaxErr    float64 // the largest position error over frames drawn by both, m
+	FirstDiff int     // index of the first frame that differs (drawn or not, or beyond Tolerance); -1 if none
+	Why       string  // what differs at FirstDiff, for a person
+	Err       error   // the case could not be read or run
+}
+
+// OK tells whether the case was read, run and reproduced within Tolerance.
+func (r *Result) OK() bool { return r.Err == nil && r.FirstDiff < 0 }
+
+// Checker runs case files through the Runner of their library.
+type Checker struct {
+	Runners map[string]Runner // by the cases' library field
+	Tol     float64           // position tolerance, m; 0 means Tolerance
+}
+
+// caseHead is what Check reads of every case: the library, the name and the
+// library's frames.
+type caseHead struct {
+	Name    string `json:"name"`
+	Library string `json:"library"`
+	Out     []struct {
+		T   float64         `json:"t"`
+		Pos json.RawMessage `json:"pos"`
+	} `json:"out"`
+}
+
+// ReadCase returns the JSON of a case file, decompressing it if it is
+// gzip-compressed (whatever its name).
+func ReadCase(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxCaseBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > MaxCaseBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB", path, MaxCaseBytes>>20)
+	}
+	return data, nil
+}
+
+// Check checks the case in the file at path.
+func (c *Checker) Check(path string) Result {
+	res := Result{Path: path, FirstDiff: -1}
+	data, err := ReadCase(path)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	var head caseHead
+	if err := json.Unmarshal(data, &head); err != nil {
+		res.Err = fmt.Errorf("not a case: %w", err)
+		return res
+	}
+	res.Name, res.Library = head.Name, head.Library
+	run, ok := c.Runners[head.Library]
+	if !ok {
+		res.Err = fmt.Errorf("library %q: want one of %s", head.Library, strings.Join(c.libraries(), ", "))
+		return res
+	}
+	want := make([]engine.PeerFrame, len(head.Out))
+	for i, o := range head.Out {
+		p, drawn, err := parsePos(o.Pos)
+		if err != nil {
+			res.Err = fmt.Errorf("out[%d].pos: %w", i, err)
+			return res
+		}
+		want[i] = engine.PeerFrame{T: o.T, Pos: p, Drawn: drawn}
+	}
+	got, err := run(data)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	if len(got) != len(want) {
+		res.Err = fmt.Errorf("the technique rendered %d frames, the case has %d out rows", len(got), len(want))
+		return res
+	}
+	res.Frames = len(want)
+	tol := c.Tol
+	if tol == 0 {
+		tol = Tolerance
+	}
+	for i := range want {
+		g, w := &got[i], &want[i]
+		why := ""
+		switch {
+		case g.Drawn != w.Drawn:
+			why = fmt.Sprintf("drawn %v, the library drew %v", g.Drawn, w.Drawn)
+		case g.Drawn:
+			e := math.Sqrt(sq(g.Pos[0]-w.Pos[0]) + sq(g.Pos[1]-w.Pos[1]) + sq(g.Pos[2]-w.Pos[2]))
+			if !(e <= res.MaxErr) {
+				res.MaxErr = e
+			}
+			if !(e <= tol) {
+				why = fmt.Sprintf("pos %v, the library drew %v (%.3g m apart)", fmtPos(g.Pos), fmtPos(w.Pos), e)
+			}
+		}
+		if why != "" && res.FirstDiff < 0 {
+			res.FirstDiff, res.Why = i, fmt.Sprintf("t = %g s: %s", w.T, why)
+		}
+	}
+	return res
+}
+
+func sq(x float64) float64 { return x * x }
+
+func fmtPos(p engine.Vec3) string { return fmt.Sprintf("[%.9g, %.9g, %.9g]", p[0], p[1], p[2]) }
+
+// parsePos reads a case's pos: [x, y, z], or null for nothing drawn.
+func parsePos(raw json.RawMessage) (engine.Vec3, bool, error) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return engine.Vec3{}, false, nil
+	}
+	var xyz []float64
+	if err := json.Unmarshal(raw, &xyz); err != nil || len(xyz) != 3 {
+		return engine.Vec3{}, false, errors.New("want [x, y, z] or null")
+	}
+	return engine.Vec3{xyz[0], xyz[1], xyz[2]}, true, nil
+}
+
+func (c *Checker) libraries() []string {
+	names := make([]string, 0, len(c.Runners))
+	for n := range c.Runners {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Files returns the case files under the given files and directories: every
+// *.json and *.json.gz below a directory, in lexical order; a file named
+// directly is taken whatever its name.
+func Files(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".json.gz")) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no case files (*.json, *.json.gz)", p)
+		}
+		slices.Sort(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// Print writes one line per result and a summary line to w, and tells
+// whether every case passed.
+func Print(w io.Writer, results []Result) bool {
+	pass := 0
+	for i := range results {
+		r := &results[i]
+		name := r.Name
+		if name == "" {
+			name = filepath.Base(r.Path)
+		}
+		switch {
+		case r.Err != nil:
+			fmt.Fprintf(w, "FAIL %s (%s): %v\n", name, r.Path, r.Err)
+		case r.FirstDiff >= 0:
+			fmt.Fprintf(w, "FAIL %s [%s] %d frames, max error %.3g m, first differs at frame %d: %s\n",
+				name, r.Library, r.Frames, r.MaxErr, r.FirstDiff, r.Why)
+		default:
+			pass++
+			fmt.Fprintf(w, "ok   %s [%s] %d frames, max error %.3g m\n", name, r.Library, r.Frames, r.MaxErr)
+		}
+	}
+	fmt.Fprintf(w, "%d of %d cases reproduced within %g m\n", pass, len(results), Tolerance)
+	return pass == len(results)
+}
