@@ -429,7 +429,7 @@ func (h *Hub) handle(in wsInbound) {
 		h.reply(room, in.c, err)
 		return
 	}
-	room.settings = canonicalSettings(s)
+	room.settings = engine.Canonical(s)
 	set := wsMarshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &room.settings), From: in.c.id})
 	for c := range room.clients {
 		if c != in.c {

@@ -435,7 +435,7 @@ func FuzzLiveMessage(f *testing.F) {
 		if err := s.Validate(); err != nil {
 			return
 		}
-		s = canonicalSettings(s)
+		s = engine.Canonical(s)
 		if err := s.Validate(); err != nil {
 			t.Fatalf("canonical settings invalid: %v", err)
 		}

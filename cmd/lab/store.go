@@ -357,7 +357,9 @@ func (st *Store) Get(id string) (Session, error) {
 		}
 		info := RevisionInfo{Rev: r.Rev, Name: r.Name, Time: r.Time, Changed: []string{}}
 		if len(s.History) > 0 {
-			info.Changed = diffSettings(prev, r.Settings)
+			for _, c := range engine.Diff(prev, r.Settings) {
+				info.Changed = append(info.Changed, c.Name)
+			}
 		}
 		s.History = append(s.History, info)
 		prev = r.Settings
@@ -533,35 +535,8 @@ func checkDraft(d *Draft) error {
 	if err := d.Settings.Validate(); err != nil {
 		return err
 	}
-	d.Settings = canonicalSettings(d.Settings)
+	d.Settings = engine.Canonical(d.Settings)
 	return nil
-}
-
-// canonicalSettings returns valid settings s in canonical form: every
-// parameter written back through the table, which orders the techniques and
-// drops duplicates.
-func canonicalSettings(s engine.Settings) engine.Settings {
-	ps := engine.Params()
-	for i := range ps {
-		if err := ps[i].Set(&s, ps[i].Get(&s)); err != nil {
-			panic("lab: canonical form of valid settings: " + err.Error())
-		}
-	}
-	return s
-}
-
-// diffSettings returns the vocabulary names of the parameters whose values
-// differ between a and b, in table order.
-func diffSettings(a, b engine.Settings) []string {
-	changed := []string{}
-	ps := engine.Params()
-	for i := range ps {
-		p := &ps[i]
-		if p.Format(p.Get(&a)) != p.Format(p.Get(&b)) {
-			changed = append(changed, p.Name)
-		}
-	}
-	return changed
 }
 
 // foldName is the case-insensitive form of a name for search.

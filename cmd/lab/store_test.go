@@ -503,26 +503,3 @@ func TestStoreDeleteRestorePurge(t *testing.T) {
 		t.Errorf("Delete(unknown) = %v, want errSessionNotFound", err)
 	}
 }
-
-func TestDiffSettings(t *testing.T) {
-	base := engine.Defaults()
-	tests := []struct {
-		name   string
-		mutate func(*engine.Settings)
-		want   []string
-	}{
-		{name: "same", mutate: func(*engine.Settings) {}, want: []string{}},
-		{name: "one float", mutate: func(s *engine.Settings) { s.Jitter = 0.02 }, want: []string{"jitter"}},
-		{name: "enum and bool", mutate: func(s *engine.Settings) { s.Motion, s.Adaptive = "turn", true }, want: []string{"adaptive", "motion"}},
-		{name: "techniques", mutate: func(s *engine.Settings) { s.Techniques = []string{"epic"} }, want: []string{"techniques"}},
-		{name: "int", mutate: func(s *engine.Settings) { s.Seed = 9 }, want: []string{"seed"}},
-	}
-	for _, tt := range tests {
-		b := base
-		b.Techniques = slices.Clone(base.Techniques)
-		tt.mutate(&b)
-		if got := diffSettings(base, b); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: diffSettings = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}

@@ -104,7 +104,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab tune: stopped after %d of %d candidates: %v\n", len(res.Candidates), spec.Budget, err)
 		return 1
 	}
-	changes := tuneChanges(spec.Base, res.Best.Settings)
+	changes := engine.Diff(spec.Base, res.Best.Settings)
 	if *asJSON {
 		if err := printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}); err != nil {
 			fmt.Fprintf(stderr, "lab tune: %v\n", err)
@@ -122,27 +122,8 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 // tuneJSON is the output of lab tune -json.
 type tuneJSON struct {
 	Spec    engine.TuneSpec   `json:"spec"`
-	Changes []tuneChange      `json:"changes"` // the recommendation's settings that differ from the base
+	Changes []engine.Change   `json:"changes"` // the recommendation's settings that differ from the base
 	Result  engine.TuneResult `json:"result"`
-}
-
-// tuneChange is one setting of the recommendation that differs from the
-// base, as the text a -set takes.
-type tuneChange struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// tuneChanges lists the parameters whose text differs between base and s,
-// in the parameter table's order.
-func tuneChanges(base, s engine.Settings) []tuneChange {
-	changes := []tuneChange{}
-	for _, p := range engine.Params() {
-		if v := s.Text(p.Name); v != base.Text(p.Name) {
-			changes = append(changes, tuneChange{p.Name, v})
-		}
-	}
-	return changes
 }
 
 // tuneParseWeights sets the weights named in "name=value,...".
@@ -196,7 +177,7 @@ func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
 
 // writeTune prints the recommendation, its metrics against the base's and
 // the Pareto front.
-func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []tuneChange) error {
+func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []engine.Change) error {
 	s := spec.Base
 	motions := strings.Join(spec.Motions, ",")
 	if motions == "" {
@@ -246,7 +227,7 @@ func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes
 	fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
 	for _, c := range res.Pareto {
 		var set []string
-		for _, ch := range tuneChanges(spec.Base, c.Settings) {
+		for _, ch := range engine.Diff(spec.Base, c.Settings) {
 			set = append(set, ch.Name+"="+ch.Value)
 		}
 		mark := ""

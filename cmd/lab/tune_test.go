@@ -57,8 +57,8 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 	if !reflect.DeepEqual(got.Result, want) {
 		t.Errorf("lab tune result: best %+v, want engine.Tune's %+v", got.Result.Best, want.Best)
 	}
-	if !reflect.DeepEqual(got.Changes, tuneChanges(spec.Base, want.Best.Settings)) {
-		t.Errorf("lab tune changes = %+v, want %+v", got.Changes, tuneChanges(spec.Base, want.Best.Settings))
+	if !reflect.DeepEqual(got.Changes, engine.Diff(spec.Base, want.Best.Settings)) {
+		t.Errorf("lab tune changes = %+v, want %+v", got.Changes, engine.Diff(spec.Base, want.Best.Settings))
 	}
 }
 

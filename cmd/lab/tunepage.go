@@ -290,7 +290,7 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	for _, e := range exportFormats {
 		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + e.name + "&" + query, Label: e.name})
 	}
-	for _, c := range tuneChanges(res.Base.Settings, res.Best.Settings) {
+	for _, c := range engine.Diff(res.Base.Settings, res.Best.Settings) {
 		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})
 	}
 	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)

@@ -81,7 +81,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 			t.Errorf("the tuning's page lacks %s", s)
 		}
 	}
-	for _, c := range tuneChanges(want.Base.Settings, want.Best.Settings) {
+	for _, c := range engine.Diff(want.Base.Settings, want.Best.Settings) {
 		if !strings.Contains(page, `data-name="`+c.Name+`"`) {
 			t.Errorf("the changes table lacks %s", c.Name)
 		}
