@@ -1,12 +1,15 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -43,12 +46,6 @@ type apiPreset struct {
 	Settings engine.Settings `json:"settings"` // every vocabulary key
 }
 
-// apiError is the body of every API error.
-type apiError struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"` // the vocabulary name, "preset" or "format" at fault
-}
-
 func (s *server) handleParams(w http.ResponseWriter, r *http.Request) {
 	params := engine.Params()
 	out := make([]apiParam, len(params))
@@ -63,7 +60,7 @@ func (s *server) handleParams(w http.ResponseWriter, r *http.Request) {
 			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart,
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	jsonapi.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *server) handlePresets(w http.ResponseWriter, r *http.Request) {
@@ -71,18 +68,18 @@ func (s *server) handlePresets(w http.ResponseWriter, r *http.Request) {
 	for i, p := range s.presets {
 		out[i] = toAPIPreset(p)
 	}
-	writeJSON(w, http.StatusOK, out)
+	jsonapi.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *server) handlePreset(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	for _, p := range s.presets {
 		if p.Name == name {
-			writeJSON(w, http.StatusOK, toAPIPreset(p))
+			jsonapi.WriteJSON(w, http.StatusOK, toAPIPreset(p))
 			return
 		}
 	}
-	writeAPIError(w, http.StatusNotFound, "unknown preset "+jsonQuote(name), "preset")
+	jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "unknown preset " + strconv.Quote(jsonapi.Clip(name, 40)), Field: "preset"})
 }
 
 func toAPIPreset(p presets.Preset) apiPreset {
@@ -94,13 +91,13 @@ func toAPIPreset(p presets.Preset) apiPreset {
 func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, "malformed query: "+err.Error(), "")
+		jsonapi.WriteError(w, jsonapi.BadRequest("", "malformed query: "+err.Error()))
 		return
 	}
 	format := q.Get("format")
 	q.Del("format")
 	if format == "" {
-		writeAPIError(w, http.StatusBadRequest, "missing format: want one of "+exportFormatNames(), "format")
+		jsonapi.WriteError(w, jsonapi.BadRequest("format", "missing format: want one of "+exportFormatNames()))
 		return
 	}
 	preset, settings, errs := settingsFromQuery(q)
@@ -109,12 +106,12 @@ func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 		for i, e := range errs {
 			msgs[i] = e.Error()
 		}
-		writeAPIError(w, http.StatusBadRequest, strings.Join(msgs, "; "), errs[0].Field)
+		jsonapi.WriteError(w, jsonapi.BadRequest(errs[0].Field, strings.Join(msgs, "; ")))
 		return
 	}
 	body, contentType, filename, err := export(format, preset, settings)
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error(), "format")
+		jsonapi.WriteError(w, jsonapi.BadRequest("format", err.Error()))
 		return
 	}
 	w.Header().Set("Content-Type", contentType)
@@ -123,22 +120,57 @@ func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 	w.Write(body)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		http.Error(w, "encode JSON: "+err.Error(), http.StatusInternalServerError)
-		return
+// fail answers err in the API's one error shape: the store's and the job
+// runner's errors with their statuses (a malformed session id is an
+// unknown session), a client's mistake as a 400 naming its field, anything
+// else as a 500.
+func fail(w http.ResponseWriter, err error) {
+	if errors.Is(err, errJobsBusy) {
+		w.Header().Set("Retry-After", "5")
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(append(data, '\n'))
+	jsonapi.WriteError(w, apiError(err))
 }
 
-func writeAPIError(w http.ResponseWriter, status int, msg, field string) {
-	writeJSON(w, status, apiError{Error: msg, Field: field})
+// apiError maps the errors of the store, the trace formats and the job
+// runner to their answers; any other error is returned as it is.
+func apiError(err error) error {
+	notFound := func(field, msg string) error {
+		return &jsonapi.Error{Status: http.StatusNotFound, Field: field, Msg: msg}
+	}
+	if fe, ok := errors.AsType[*engine.FieldError](err); ok && fe.Field == "id" {
+		return notFound("id", "no such session: "+fe.Error())
+	}
+	if ie, ok := errors.AsType[*traceInputError](err); ok {
+		return &jsonapi.Error{Status: http.StatusBadRequest, Msg: ie.Error(), Field: ie.Field, Line: ie.Line}
+	}
+	if te, ok := errors.AsType[*engine.TraceError](err); ok {
+		return jsonapi.BadRequest(te.Field, te.Error())
+	}
+	switch {
+	case errors.Is(err, errSessionNotFound):
+		return notFound("id", "no such session")
+	case errors.Is(err, errRevNotFound):
+		return notFound("rev", "no such revision")
+	case errors.Is(err, errSessionDeleted):
+		return &jsonapi.Error{Status: http.StatusGone, Field: "id",
+			Msg: fmt.Sprintf("session deleted: POST its /restore within %d days to bring it back", int(restoreWindow.Hours()/24))}
+	case errors.Is(err, errTraceNotFound):
+		return notFound("name", "no such trace")
+	case errors.Is(err, errTraceExists):
+		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a trace with this name exists: choose another name or delete it first"}
+	case errors.Is(err, errTraceSample):
+		return &jsonapi.Error{Status: http.StatusForbidden, Field: "name", Msg: "a built-in sample cannot be deleted"}
+	case errors.Is(err, errJobsBusy):
+		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error()}
+	}
+	return err
 }
 
-func jsonQuote(s string) string {
-	data, _ := json.Marshal(s)
-	return string(data)
+// noStore marks next's answers as never to be cached: sessions, traces and
+// job results change under the same URL.
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
 }

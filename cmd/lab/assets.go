@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,6 +23,10 @@ import (
 
 // wasmNotBuilt is the answer for the wasm and its glue before make built them.
 const wasmNotBuilt = "wasm not built: run make"
+
+// wasmOutputs are the files under the assets' dist/ that make wasm writes:
+// missing, they are a 503 saying how to build them, not a 404.
+var wasmOutputs = []string{"dist/wasm_exec.js", "dist/lab.wasm.gz"}
 
 // asset is one file ready to serve.
 type asset struct {
@@ -128,8 +133,8 @@ func (s *assetSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case ok:
 		a.serve(w, r)
-	case strings.HasPrefix(r.URL.Path, "dist/"):
-		// The wasm build's outputs (wasm_exec.js) come from make.
+	case slices.Contains(wasmOutputs, r.URL.Path):
+		// The wasm build's outputs come from make.
 		http.Error(w, wasmNotBuilt, http.StatusServiceUnavailable)
 	default:
 		http.NotFound(w, r)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -56,15 +57,15 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 			if r.Context().Err() != nil {
 				return // the client left
 			}
-			status, msg, field := compareStatus(err)
+			e := compareAPIError(err)
 			if !strings.Contains(r.Header.Get("Accept"), "text/html") {
-				compareWriteJSONError(w, status, msg, field)
+				jsonapi.WriteError(w, e)
 				return
 			}
-			view = templates.CompareView{Refs: compareFormRows(refs), Error: msg, Field: field}
+			view = templates.CompareView{Refs: compareFormRows(refs), Error: e.Msg, Field: e.Field}
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-cache")
-			w.WriteHeader(status)
+			w.WriteHeader(e.Status)
 			templates.Compare(view).Render(r.Context(), w)
 			return
 		}
@@ -76,8 +77,8 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 		q := r.URL.Query()
 		chart := q.Get("chart")
 		if !slices.Contains([]string{compareCSVError, compareCSVMetrics, compareCSVLatency}, chart) {
-			compareWriteJSONError(w, http.StatusBadRequest, fmt.Sprintf("chart = %q: want %s, %s or %s",
-				chart, compareCSVError, compareCSVMetrics, compareCSVLatency), "chart")
+			jsonapi.WriteError(w, jsonapi.BadRequest("chart", fmt.Sprintf("chart = %q: want %s, %s or %s",
+				chart, compareCSVError, compareCSVMetrics, compareCSVLatency)))
 			return
 		}
 		c, err := compareResolveRunVariants(r.Context(), compareRefs(q), resolve)
@@ -85,14 +86,12 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 			if r.Context().Err() != nil {
 				return
 			}
-			status, msg, field := compareStatus(err)
-			compareWriteJSONError(w, status, msg, field)
+			jsonapi.WriteError(w, compareAPIError(err))
 			return
 		}
 		var b strings.Builder
 		if err := writeCompareCSV(&b, c, chart); err != nil {
-			status, msg, field := compareStatus(err)
-			compareWriteJSONError(w, status, msg, field)
+			jsonapi.WriteError(w, compareAPIError(err))
 			return
 		}
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -156,24 +155,13 @@ func compareResolveRunVariants(ctx context.Context, refs []string, resolve func(
 	return compareRun(ctx, vs)
 }
 
-// compareStatus maps an error to an HTTP status, a message and the field
-// at fault.
-func compareStatus(err error) (status int, msg, field string) {
+// compareAPIError is the answer to a comparison that failed: a 400
+// naming the field at fault for what was asked, else a 500.
+func compareAPIError(err error) *jsonapi.Error {
 	if ce, ok := errors.AsType[*compareError](err); ok {
-		return http.StatusBadRequest, err.Error(), ce.Field
+		return jsonapi.BadRequest(ce.Field, err.Error())
 	}
-	return http.StatusInternalServerError, "compare: " + err.Error(), ""
-}
-
-// compareWriteJSONError writes {"error": msg, "field": field}.
-func compareWriteJSONError(w http.ResponseWriter, status int, msg, field string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(struct {
-		Error string `json:"error"`
-		Field string `json:"field,omitempty"`
-	}{msg, field})
+	return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: "compare: " + err.Error()}
 }
 
 // compareCSVURL is the URL of one chart's data for the variants refs.

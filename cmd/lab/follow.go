@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
+
 	"github.com/gorilla/websocket"
 )
 
@@ -176,7 +178,7 @@ func followErrorBody(resp *http.Response) string {
 	if json.Unmarshal(data, &e) == nil && e.Error != "" {
 		return e.Error
 	}
-	return clipText(strings.ToValidUTF8(string(data), "?"), 200)
+	return jsonapi.Clip(strings.ToValidUTF8(string(data), "?"), 200)
 }
 
 // followURL returns the live sync WebSocket URL for a session's page URL

@@ -76,6 +76,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -222,7 +223,7 @@ func newHubClock(load func(id string) (Revision, error), now func() time.Time) *
 		// CheckOrigin nil: same origin only (or no Origin, as from a game).
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			w.Header().Set("Sec-Websocket-Version", "13")
-			writeSessionError(w, status, reason.Error(), "")
+			jsonapi.WriteError(w, &jsonapi.Error{Status: status, Msg: reason.Error()})
 		},
 	}
 	go h.run()
@@ -271,7 +272,7 @@ func (h *Hub) Live(id string) (engine.Settings, bool) {
 func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, id string) {
 	select {
 	case <-h.done:
-		writeSessionError(w, http.StatusServiceUnavailable, "server shutting down", "")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusServiceUnavailable, Msg: "server shutting down"})
 		return
 	default:
 	}
@@ -405,14 +406,12 @@ func (h *Hub) handle(in wsInbound) {
 		return
 	}
 	if in.msg.Type != "set" {
-		h.reply(room, in.c, &sessionBadRequest{Field: "type",
-			Msg: fmt.Sprintf("unknown message type %q: want set or packet", clipText(in.msg.Type, 40))})
+		h.reply(room, in.c, jsonapi.BadRequest("type", fmt.Sprintf("unknown message type %q: want set or packet", jsonapi.Clip(in.msg.Type, 40))))
 		return
 	}
 	p, ok := engine.Lookup(in.msg.Name)
 	if !ok {
-		h.reply(room, in.c, &sessionBadRequest{Field: "name",
-			Msg: fmt.Sprintf("unknown parameter %q: want a vocabulary name (GET /api/params)", clipText(in.msg.Name, 40))})
+		h.reply(room, in.c, jsonapi.BadRequest("name", fmt.Sprintf("unknown parameter %q: want a vocabulary name (GET /api/params)", jsonapi.Clip(in.msg.Name, 40))))
 		return
 	}
 	v, err := wsParseValue(p, in.msg.Value)
@@ -451,7 +450,7 @@ func (h *Hub) broadcast(room *wsRoom, except *wsClient, from string) {
 
 // reply sends an error to c alone.
 func (h *Hub) reply(room *wsRoom, c *wsClient, err error) {
-	msg, field := sessionErrorText(err)
+	msg, field := jsonapi.Text(err)
 	h.enqueue(room, c, wsMarshal(wsErrorMsg{Type: "error", Error: msg, Field: field}))
 }
 
@@ -494,7 +493,7 @@ func wsParamValue(p *engine.Param, s *engine.Settings) any {
 // is checked by the caller through p.Set.
 func wsParseValue(p *engine.Param, raw json.RawMessage) (float64, error) {
 	bad := func(why string) (float64, error) {
-		return 0, &sessionBadRequest{Field: p.Name, Msg: fmt.Sprintf("%s = %s: %s", p.Name, clipText(string(raw), 40), why)}
+		return 0, jsonapi.BadRequest(p.Name, fmt.Sprintf("%s = %s: %s", p.Name, jsonapi.Clip(string(raw), 40), why))
 	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" { // json.Unmarshal reads null as 0
@@ -535,14 +534,14 @@ var errWSNotJSON = errors.New("not a JSON object")
 
 // wsDecode checks one client frame. A frame that is not a JSON object gives
 // errWSNotJSON; an object that is not a valid message gives an error for the
-// client (a *sessionBadRequest).
+// client (a 400 *jsonapi.Error).
 func wsDecode(data []byte) (wsInMsg, error) {
 	trimmed := bytes.TrimSpace(data)
 	if !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
 		return wsInMsg{}, errWSNotJSON
 	}
 	var m wsInMsg
-	if err := sessionDecodeJSON(trimmed, &m, ""); err != nil {
+	if err := jsonapi.Unmarshal(trimmed, &m, ""); err != nil {
 		return wsInMsg{}, err
 	}
 	return m, nil
@@ -571,7 +570,7 @@ func (c *wsClient) readPump() {
 			return
 		}
 		m, err := wsDecode(data)
-		if err == errWSNotJSON {
+		if errors.Is(err, errWSNotJSON) {
 			c.closeWith(websocket.CloseInvalidFramePayloadData, err.Error())
 			return
 		}

@@ -42,10 +42,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"interplab/cmd/lab/internal/jsonapi"
 
 	"github.com/gorilla/websocket"
 )
@@ -197,7 +198,7 @@ func newJobManager() *jobManager {
 		// CheckOrigin nil: same origin only.
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			w.Header().Set("Sec-Websocket-Version", "13")
-			writeAPIError(w, status, reason.Error(), "")
+			jsonapi.WriteError(w, &jsonapi.Error{Status: status, Msg: reason.Error()})
 		},
 	}
 	return m
@@ -293,10 +294,10 @@ func (m *jobManager) evictLocked() {
 func (m *jobManager) handleStatus(w http.ResponseWriter, r *http.Request) {
 	j := m.get(r.PathValue("id"))
 	if j == nil {
-		writeAPIError(w, http.StatusNotFound, "no such job", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
 	}
-	writeJSON(w, http.StatusOK, j.status())
+	jsonapi.WriteJSON(w, http.StatusOK, j.status())
 }
 
 // jobCancelWait is how long POST /api/jobs/{id}/cancel waits for the job
@@ -308,7 +309,7 @@ const jobCancelWait = 5 * time.Second
 func (m *jobManager) handleCancel(w http.ResponseWriter, r *http.Request) {
 	j := m.get(r.PathValue("id"))
 	if j == nil {
-		writeAPIError(w, http.StatusNotFound, "no such job", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
 	}
 	j.cancel()
@@ -318,7 +319,7 @@ func (m *jobManager) handleCancel(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
-	writeJSON(w, http.StatusOK, j.status())
+	jsonapi.WriteJSON(w, http.StatusOK, j.status())
 }
 
 // handleWS is GET /ws/jobs/{id}: the job's progress (see the protocol at
@@ -326,7 +327,7 @@ func (m *jobManager) handleCancel(w http.ResponseWriter, r *http.Request) {
 func (m *jobManager) handleWS(w http.ResponseWriter, r *http.Request) {
 	j := m.get(r.PathValue("id"))
 	if j == nil {
-		writeAPIError(w, http.StatusNotFound, "no such job", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
 	}
 	conn, err := m.upgrader.Upgrade(w, r, nil)
@@ -423,26 +424,4 @@ type jobAccepted struct {
 	Total int    `json:"total"`
 	WS    string `json:"ws"`   // the progress WebSocket's path
 	Page  string `json:"page"` // the job's page: its results once done
-}
-
-// jobFail answers a request that could not start a job: 400 with the field
-// for the client's mistakes, 429 when too many jobs run.
-func jobFail(w http.ResponseWriter, err error) {
-	if errors.Is(err, errJobsBusy) {
-		w.Header().Set("Retry-After", "5")
-		writeAPIError(w, http.StatusTooManyRequests, err.Error(), "")
-		return
-	}
-	msg, field := sessionErrorText(err)
-	writeAPIError(w, http.StatusBadRequest, msg, field)
-}
-
-// jobReadBody reads a request body of at most jobMaxBody bytes into v.
-func jobReadBody(w http.ResponseWriter, r *http.Request, v any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, jobMaxBody)
-	buf, err := io.ReadAll(r.Body)
-	if err != nil {
-		return &sessionBadRequest{Msg: fmt.Sprintf("body over %d bytes", jobMaxBody)}
-	}
-	return sessionDecodeJSON(buf, v, "")
 }

@@ -116,15 +116,15 @@ func TestJobsBadRequests(t *testing.T) {
 		{"/api/tunes", `{"technique":"buffer","seed":"x"}`, "seed"},
 	}
 	for _, tt := range tests {
-		var e apiError
+		var e errorBody
 		code := jobsPost(t, srv, tt.path, tt.body, &e)
 		if code != http.StatusBadRequest || e.Field != tt.field || e.Error == "" {
 			t.Errorf("POST %s %s = %d %+v, want 400 with field %q", tt.path, tt.body, code, e, tt.field)
 		}
 	}
 	big := `{"technique":"buffer","base":"` + strings.Repeat("x", jobMaxBody) + `"}`
-	if code := jobsPost(t, srv, "/api/tunes", big, nil); code != http.StatusBadRequest {
-		t.Errorf("POST /api/tunes with a %d-byte body = %d, want 400", len(big), code)
+	if code := jobsPost(t, srv, "/api/tunes", big, nil); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("POST /api/tunes with a %d-byte body = %d, want 413", len(big), code)
 	}
 }
 
@@ -184,7 +184,7 @@ func TestJobsBusy(t *testing.T) {
 	for range jobMaxRunning {
 		jobsStart(t, srv, "/api/sweeps", jobsLong)
 	}
-	var e apiError
+	var e errorBody
 	if code := jobsPost(t, srv, "/api/sweeps", jobsLong, &e); code != http.StatusTooManyRequests {
 		t.Errorf("job %d = %d %+v, want 429", jobMaxRunning+1, code, e)
 	}

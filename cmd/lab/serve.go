@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 	"interplab/presets"
 	"interplab/templates"
@@ -214,7 +215,7 @@ func (s *server) resolveVariant(ref string) (string, engine.Settings, error) {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	s.mux.ServeHTTP(w, r)
+	jsonapi.Recover(s.mux).ServeHTTP(w, r)
 }
 
 // handleAPINotFound answers API requests no route takes, in JSON: 405 when
@@ -224,10 +225,10 @@ func (s *server) handleAPINotFound(w http.ResponseWriter, r *http.Request) {
 	get.Method = http.MethodGet
 	if _, pattern := s.mux.Handler(get); pattern != "/api/" {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeAPIError(w, http.StatusMethodNotAllowed, r.Method+" not allowed: use GET", "")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusMethodNotAllowed, Msg: r.Method + " not allowed: use GET"})
 		return
 	}
-	writeAPIError(w, http.StatusNotFound, "no such API: "+r.URL.Path, "")
+	jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such API: " + r.URL.Path})
 }
 
 // handlePage renders the lab page for the state in the URL's query.

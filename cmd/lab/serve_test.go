@@ -36,6 +36,12 @@ func gzipBytes(t *testing.T, b []byte) []byte {
 	return buf.Bytes()
 }
 
+// errorBody is the API's error shape.
+type errorBody struct {
+	Error string `json:"error"`
+	Field string `json:"field"`
+}
+
 // newTestServer serves the real presets and a small asset tree; withWasm
 // says whether the wasm was "built".
 func newTestServer(t *testing.T, withWasm bool) (*server, *httptest.Server) {
@@ -121,7 +127,7 @@ func TestServePresets(t *testing.T) {
 	}
 
 	resp, body = get(t, ts.URL+"/api/presets/mars")
-	var e apiError
+	var e errorBody
 	json.Unmarshal(body, &e)
 	if resp.StatusCode != 404 || e.Field != "preset" || !strings.Contains(e.Error, `"mars"`) {
 		t.Errorf("GET /api/presets/mars = %s %s, want 404 naming the preset", resp.Status, body)
@@ -197,7 +203,7 @@ func TestServeExport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		resp, body := get(t, ts.URL+"/api/export?"+tt.query)
-		var e apiError
+		var e errorBody
 		if err := json.Unmarshal(body, &e); err != nil {
 			t.Errorf("export?%s: body %q is not JSON: %v", tt.query, body, err)
 		}
@@ -365,7 +371,7 @@ func TestServeMethodsAndUnknownAPI(t *testing.T) {
 		t.Errorf("POST /api/presets = %s, want 405", resp.Status)
 	}
 	resp, body := get(t, ts.URL+"/api/nope")
-	var e apiError
+	var e errorBody
 	if json.Unmarshal(body, &e) != nil || resp.StatusCode != 404 {
 		t.Errorf("GET /api/nope = %s %q, want a 404 JSON error", resp.Status, body)
 	}

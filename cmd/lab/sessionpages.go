@@ -13,6 +13,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -59,7 +60,7 @@ func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if n := utf8.RuneCountInString(v.Query); n > maxNameRunes {
 		v.Error = fmt.Sprintf("the search is %d characters long: a name has at most %d", n, maxNameRunes)
-		v.Query = clipText(v.Query, maxNameRunes)
+		v.Query = jsonapi.Clip(v.Query, maxNameRunes)
 		status = http.StatusBadRequest
 	}
 	list, err := p.st.List(v.Query, true)
@@ -197,7 +198,7 @@ func parseRevText(text string) (int, error) {
 
 // notesExcerpt is the start of notes, on one line.
 func notesExcerpt(notes string) string {
-	return clipText(strings.Join(strings.Fields(notes), " "), sessionNotesExcerpt)
+	return jsonapi.Clip(strings.Join(strings.Fields(notes), " "), sessionNotesExcerpt)
 }
 
 // sessionPageFail answers err with an error page: 404 for an unknown or
@@ -209,12 +210,12 @@ func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *engine.FieldError
 	switch {
 	case errors.As(err, &fe) && fe.Field == "id":
-		v.Message = "“" + clipText(r.PathValue("id"), 40) + "” is not a session id: ids are " +
+		v.Message = "“" + jsonapi.Clip(r.PathValue("id"), 40) + "” is not a session id: ids are " +
 			strconv.Itoa(sessionIDLen) + " characters of a-z and 2-7."
 	case errors.Is(err, errSessionNotFound):
 	case errors.Is(err, errRevNotFound):
 		v.Title = "No such revision"
-		v.Message = "Session " + r.PathValue("id") + " has no revision “" + clipText(r.PathValue("rev"), 20) + "”."
+		v.Message = "Session " + r.PathValue("id") + " has no revision “" + jsonapi.Clip(r.PathValue("rev"), 20) + "”."
 	case errors.Is(err, errSessionDeleted):
 		v.Status, v.Title = http.StatusGone, "Session deleted"
 		v.Message = fmt.Sprintf("This session was deleted. It can be restored from the sessions page for %d days after its deletion.",

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -352,16 +353,16 @@ func TestSessionsHostileInput(t *testing.T) {
 		data, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != tt.status {
-			t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.method, clipText(tt.path, 60), resp.StatusCode, clipText(string(data), 200), tt.status)
+			t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.method, jsonapi.Clip(tt.path, 60), resp.StatusCode, jsonapi.Clip(string(data), 200), tt.status)
 			continue
 		}
-		t.Logf("%s: %d %s", tt.name, resp.StatusCode, clipText(strings.TrimSpace(string(data)), 160))
+		t.Logf("%s: %d %s", tt.name, resp.StatusCode, jsonapi.Clip(strings.TrimSpace(string(data)), 160))
 		if tt.field == "-" {
 			continue
 		}
 		var answer struct{ Error, Field string }
 		if err := json.Unmarshal(data, &answer); err != nil || answer.Error == "" {
-			t.Errorf("%s: body %q, want JSON with an error message", tt.name, clipText(string(data), 200))
+			t.Errorf("%s: body %q, want JSON with an error message", tt.name, jsonapi.Clip(string(data), 200))
 		}
 		if tt.field != "" && answer.Field != tt.field {
 			t.Errorf("%s: field %q (%s), want %q", tt.name, answer.Field, answer.Error, tt.field)
@@ -414,7 +415,7 @@ func FuzzSessionRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var req sessionRequest
-		if err := sessionDecodeJSON(body, &req, ""); err != nil {
+		if err := jsonapi.Unmarshal(body, &req, ""); err != nil {
 			return
 		}
 		d := Draft{Settings: engine.Defaults()}

@@ -17,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -511,7 +512,7 @@ func checkSessionID(id string) error {
 		ok = strings.IndexByte(sessionIDAlphabet, id[i]) >= 0
 	}
 	if !ok {
-		return &engine.FieldError{Field: "id", Value: clipText(id, 40),
+		return &engine.FieldError{Field: "id", Value: jsonapi.Clip(id, 40),
 			Allowed: strconv.Itoa(sessionIDLen) + " characters of a-z and 2-7"}
 	}
 	return nil
@@ -524,12 +525,12 @@ func checkDraft(d *Draft) error {
 	d.Name = strings.TrimSpace(d.Name)
 	n := utf8.RuneCountInString(d.Name)
 	if n == 0 || n > maxNameRunes || !utf8.ValidString(d.Name) || strings.ContainsFunc(d.Name, unicode.IsControl) {
-		return &engine.FieldError{Field: "name", Value: clipText(d.Name, 40),
+		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(d.Name, 40),
 			Allowed: "1 to " + strconv.Itoa(maxNameRunes) + " characters, no control characters"}
 	}
 	badNotes := func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
 	if utf8.RuneCountInString(d.Notes) > maxNotesRunes || !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
-		return &engine.FieldError{Field: "notes", Value: clipText(d.Notes, 40),
+		return &engine.FieldError{Field: "notes", Value: jsonapi.Clip(d.Notes, 40),
 			Allowed: "at most " + strconv.Itoa(maxNotesRunes) + " characters, no control characters but tabs and line breaks"}
 	}
 	if err := d.Settings.Validate(); err != nil {
@@ -541,11 +542,3 @@ func checkDraft(d *Draft) error {
 
 // foldName is the case-insensitive form of a name for search.
 func foldName(s string) string { return strings.ToLower(s) }
-
-// clipText shortens s to at most n runes for an error message.
-func clipText(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}

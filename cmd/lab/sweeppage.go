@@ -15,6 +15,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 	"interplab/templates"
 	"interplab/web"
@@ -55,18 +56,24 @@ func registerJobs(s *server) *jobManager {
 	tp := &tunePages{jobs: m, resolve: resolve}
 	s.mux.Handle("GET /sweep", gzipResponses(http.HandlerFunc(sp.page)))
 	s.mux.Handle("GET /sweep/{id}", gzipResponses(http.HandlerFunc(sp.page)))
-	s.mux.Handle("GET /sweep/{id}/chart", gzipResponses(http.HandlerFunc(sp.chart)))
+	s.mux.Handle("GET /sweep/{id}/chart", gzipResponses(noStore(http.HandlerFunc(sp.chart))))
 	s.mux.Handle("GET /sweep/{id}/data.csv", gzipResponses(http.HandlerFunc(sp.csv)))
-	s.mux.HandleFunc("POST /api/sweeps", sp.start)
+	s.mux.Handle("POST /api/sweeps", jobStart(sp.start))
 	s.mux.Handle("GET /tune", gzipResponses(http.HandlerFunc(tp.page)))
 	s.mux.Handle("GET /tune/{id}", gzipResponses(http.HandlerFunc(tp.page)))
-	s.mux.Handle("GET /tune/{id}/chart", gzipResponses(http.HandlerFunc(tp.chart)))
+	s.mux.Handle("GET /tune/{id}/chart", gzipResponses(noStore(http.HandlerFunc(tp.chart))))
 	s.mux.Handle("GET /tune/{id}/data.csv", gzipResponses(http.HandlerFunc(tp.csv)))
-	s.mux.HandleFunc("POST /api/tunes", tp.start)
+	s.mux.Handle("POST /api/tunes", jobStart(tp.start))
 	s.mux.HandleFunc("GET /api/jobs/{id}", m.handleStatus)
-	s.mux.HandleFunc("POST /api/jobs/{id}/cancel", m.handleCancel)
-	s.mux.HandleFunc("GET /ws/jobs/{id}", m.handleWS)
+	s.mux.Handle("POST /api/jobs/{id}/cancel", jsonapi.Chain(http.HandlerFunc(m.handleCancel), jsonapi.SameOrigin(nil), jsonapi.RequireType("application/json")))
+	s.mux.Handle("GET /ws/jobs/{id}", jsonapi.SameOrigin(nil)(http.HandlerFunc(m.handleWS)))
 	return m
+}
+
+// jobStart guards a handler that starts a job: same origin, a JSON body of
+// at most jobMaxBody bytes.
+func jobStart(next http.HandlerFunc) http.Handler {
+	return jsonapi.Chain(next, jsonapi.SameOrigin(nil), jsonapi.RequireType("application/json"), jsonapi.MaxBody(jobMaxBody))
 }
 
 // jobText is a value given as a JSON string or number, kept as text for
@@ -131,7 +138,7 @@ func (a *sweepAxisRequest) axis(field string) (engine.Axis, error) {
 
 // jobBaseError is a base ref that cannot be used, as a 400 on field base.
 func jobBaseError(ref string, err error) error {
-	return &sessionBadRequest{Field: "base", Msg: "base " + strconv.Quote(clipText(ref, 60)) + ": " + err.Error()}
+	return jsonapi.BadRequest("base", "base "+strconv.Quote(jsonapi.Clip(ref, 60))+": "+err.Error())
 }
 
 // jobWork is the work of runs runs of s, in entity-frames (see jobMaxWork).
@@ -182,30 +189,30 @@ type sweepPages struct {
 
 func (p *sweepPages) start(w http.ResponseWriter, r *http.Request) {
 	var req sweepRequest
-	if err := jobReadBody(w, r, &req); err != nil {
-		jobFail(w, err)
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
 		return
 	}
 	sj, err := p.spec(req)
 	if err != nil {
-		jobFail(w, err)
+		fail(w, err)
 		return
 	}
 	j, err := p.jobs.start("sweep", sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
 	})
 	if err != nil {
-		jobFail(w, err)
+		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/sweep/" + j.id})
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/sweep/" + j.id})
 }
 
 // sweepOf returns the sweep job of the request's {id}, or answers 404.
 func (p *sweepPages) sweepOf(w http.ResponseWriter, r *http.Request) (*job, *sweepJob) {
 	j := p.jobs.get(r.PathValue("id"))
 	if j == nil || j.kind != "sweep" {
-		writeAPIError(w, http.StatusNotFound, "no such sweep (jobs are kept in memory until the server restarts)", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such sweep (jobs are kept in memory until the server restarts)", Field: "id"})
 		return nil, nil
 	}
 	return j, j.spec.(*sweepJob)
@@ -235,13 +242,12 @@ func (p *sweepPages) chart(w http.ResponseWriter, r *http.Request) {
 		metric = sj.Req.Metric
 	}
 	if sweepMetricIndex(metric) < 0 {
-		writeAPIError(w, http.StatusBadRequest, fmt.Sprintf("metric %q: want one of %s", metric, sweepMetricNames()), "metric")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("metric %q: want one of %s", metric, sweepMetricNames()), Field: "metric"})
 		return
 	}
 	ch := sweepChart(sj, sweepPointsOf(j), metric)
 	ch.Validate()
-	w.Header().Set("Cache-Control", "no-cache")
-	sessionWriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
 }
 
 func (p *sweepPages) csv(w http.ResponseWriter, r *http.Request) {

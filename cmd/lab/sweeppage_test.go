@@ -166,7 +166,7 @@ func TestSweepChartBadMetric(t *testing.T) {
 	_, srv := jobsTestServer(t)
 	acc := jobsStart(t, srv, "/api/sweeps", `{"technique":"buffer","base":"`+sweepPageBase+`","x":{"name":"adaptive","min":"false","max":"true","steps":2}}`)
 	jobsFollow(t, jobsDial(t, srv, acc))
-	var e apiError
+	var e errorBody
 	if code := sweepGetJSON(t, srv.URL+acc.Page+"/chart?metric=nope", &e); code != http.StatusBadRequest || e.Field != "metric" {
 		t.Errorf("chart?metric=nope = %d %+v, want 400 on metric", code, e)
 	}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"math"
 	"mime"
 	"net/http"
 	"strings"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -48,20 +48,27 @@ const maxTraceUpload = maxTraceBytes + 64<<10
 // 32 MiB, 403 for a cross-origin change from a browser or deleting a sample.
 // now is the clock for the times saved.
 func registerTraces(mux *http.ServeMux, st *Store, hub *Hub, now func() time.Time) {
-	h := &traceHandlers{st: st, hub: hub, now: now, cop: http.NewCrossOriginProtection()}
-	mux.HandleFunc("POST /api/traces", h.change(h.upload))
-	mux.Handle("GET /api/traces", gzipResponses(http.HandlerFunc(h.list)))
-	mux.Handle("GET /api/traces/{name}", gzipResponses(http.HandlerFunc(h.get)))
+	h := &traceHandlers{st: st, hub: hub, now: now}
+	change := func(next http.HandlerFunc, maxBody int64, types ...string) http.Handler {
+		return jsonapi.Chain(next, noStore, jsonapi.SameOrigin(nil), jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody))
+	}
+	mux.Handle("POST /api/traces", change(h.upload, maxTraceUpload, traceUploadTypes...))
+	mux.Handle("GET /api/traces", gzipResponses(noStore(http.HandlerFunc(h.list))))
+	mux.Handle("GET /api/traces/{name}", gzipResponses(noStore(http.HandlerFunc(h.get))))
 	mux.Handle("GET /api/traces/{name}/flat", gzipResponses(http.HandlerFunc(h.flat)))
-	mux.HandleFunc("DELETE /api/traces/{name}", h.change(h.delete))
-	mux.HandleFunc("POST /api/sessions/{id}/trace", h.change(h.saveLive))
+	mux.Handle("DELETE /api/traces/{name}", change(h.delete, 4<<10, "application/json"))
+	mux.Handle("POST /api/sessions/{id}/trace", change(h.saveLive, 4<<10, "application/json"))
 }
+
+// traceUploadTypes are the Content-Types an import may declare: a form
+// upload, or the file itself as CSV, JSON lines or text.
+var traceUploadTypes = []string{"multipart/form-data", "text/csv", "application/x-ndjson", "application/jsonl",
+	"application/json", "text/plain", "application/octet-stream"}
 
 type traceHandlers struct {
 	st  *Store
 	hub *Hub
 	now func() time.Time
-	cop *http.CrossOriginProtection
 }
 
 // apiTraceInfo is a trace in GET /api/traces.
@@ -118,18 +125,7 @@ func traceSettings(tr *engine.Trace, base engine.Settings) (engine.Settings, []s
 	return s, names
 }
 
-func (h *traceHandlers) change(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := h.cop.Check(r); err != nil {
-			writeTraceError(w, http.StatusForbidden, "cross-origin request refused", "", 0)
-			return
-		}
-		next(w, r)
-	}
-}
-
 func (h *traceHandlers) upload(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxTraceUpload)
 	q := r.URL.Query()
 	name, format := q.Get("name"), q.Get("format")
 	var data []byte
@@ -137,33 +133,31 @@ func (h *traceHandlers) upload(w http.ResponseWriter, r *http.Request) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		data, name, format, err = readTraceMultipart(r, name, format)
 	} else {
-		data, err = io.ReadAll(r.Body)
-		if err != nil {
-			err = traceReadError(err)
-		} else if name == "" {
+		data, err = jsonapi.ReadBody(r)
+		if err == nil && name == "" {
 			err = &traceInputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
 		}
 	}
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	if err := checkTraceName(name); err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	tr, format, err := parseTrace(data, format, name)
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	info, err := h.st.SaveTrace(tr, format, h.now())
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	w.Header().Set("Location", "/api/traces/"+info.Name)
-	sessionWriteJSON(w, http.StatusCreated, toAPITrace(info, tr))
+	jsonapi.WriteJSON(w, http.StatusCreated, toAPITrace(info, tr))
 }
 
 // readTraceMultipart reads a multipart upload: the part "file" and the
@@ -209,8 +203,8 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 				format = strings.TrimSpace(string(v))
 			}
 		default:
-			return nil, "", "", &traceInputError{Field: clipText(part.FormName(), 20),
-				Msg: fmt.Sprintf("unknown form field %q: want file, name or format", clipText(part.FormName(), 20))}
+			return nil, "", "", &traceInputError{Field: jsonapi.Clip(part.FormName(), 20),
+				Msg: fmt.Sprintf("unknown form field %q: want file, name or format", jsonapi.Clip(part.FormName(), 20))}
 		}
 	}
 	if !gotFile {
@@ -219,11 +213,10 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 	return data, name, format, nil
 }
 
-// traceReadError turns a body read error into a 413 or a 400.
+// traceReadError turns an upload's read error into a 413 or a 400.
 func traceReadError(err error) error {
-	if errors.As(err, new(*http.MaxBytesError)) {
-		return &sessionStatusError{status: http.StatusRequestEntityTooLarge,
-			msg: fmt.Sprintf("request body over %d bytes", maxTraceUpload)}
+	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return &jsonapi.Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
 	}
 	return &traceInputError{Msg: "read request body: " + err.Error()}
 }
@@ -231,14 +224,14 @@ func traceReadError(err error) error {
 func (h *traceHandlers) list(w http.ResponseWriter, r *http.Request) {
 	list, err := h.st.ListTraces()
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	out := make([]apiTraceInfo, len(list))
 	for i, t := range list {
 		out[i] = toAPITraceInfo(t)
 	}
-	sessionWriteJSON(w, http.StatusOK, struct {
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
 		Traces []apiTraceInfo `json:"traces"`
 	}{out})
 }
@@ -250,10 +243,10 @@ func (h *traceHandlers) get(w http.ResponseWriter, r *http.Request) {
 	}
 	info, tr, err := h.st.LoadTrace(name)
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
-	sessionWriteJSON(w, http.StatusOK, toAPITrace(info, tr))
+	jsonapi.WriteJSON(w, http.StatusOK, toAPITrace(info, tr))
 }
 
 func (h *traceHandlers) flat(w http.ResponseWriter, r *http.Request) {
@@ -263,7 +256,7 @@ func (h *traceHandlers) flat(w http.ResponseWriter, r *http.Request) {
 	}
 	_, tr, err := h.st.LoadTrace(name)
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	flat := tr.AppendFlat(nil)
@@ -285,10 +278,10 @@ func (h *traceHandlers) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.st.DeleteTrace(name); err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
-	sessionWriteJSON(w, http.StatusOK, struct {
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
 		Name    string `json:"name"`
 		Deleted bool   `json:"deleted"`
 	}{name, true})
@@ -298,90 +291,41 @@ func (h *traceHandlers) delete(w http.ResponseWriter, r *http.Request) {
 func (h *traceHandlers) saveLive(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if err := checkSessionID(id); err != nil {
-		sessionFail(w, err)
-		return
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeTraceError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json", "", 0)
-		return
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 4<<10))
-	if err != nil {
-		traceFail(w, traceReadError(err))
+		fail(w, err)
 		return
 	}
 	var req struct {
 		Name string `json:"name"`
 	}
-	if err := sessionDecodeJSON(data, &req, ""); err != nil {
-		traceFail(w, err)
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
 		return
 	}
 	if err := checkTraceName(req.Name); err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	if _, err := h.st.Latest(id); err != nil {
-		sessionFail(w, err)
+		fail(w, err)
 		return
 	}
 	rows, ok := h.hub.LiveTrace(id)
 	if !ok {
-		writeTraceError(w, http.StatusConflict, "no live trace: no client is connected to the session", "id", 0)
+		fail(w, &jsonapi.Error{Status: http.StatusConflict, Field: "id", Msg: "no live trace: no client is connected to the session"})
 		return
 	}
 	tr, err := liveTraceFrom(rows, req.Name)
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	info, err := h.st.SaveTrace(tr, "live", h.now())
 	if err != nil {
-		traceFail(w, err)
+		fail(w, err)
 		return
 	}
 	w.Header().Set("Location", "/api/traces/"+info.Name)
-	sessionWriteJSON(w, http.StatusCreated, toAPITrace(info, tr))
-}
-
-// traceFail answers err: 4xx for the client's mistakes, 500 (logged) for
-// the server's own.
-func traceFail(w http.ResponseWriter, err error) {
-	var ie *traceInputError
-	var fe *engine.FieldError
-	var te *engine.TraceError
-	var bad *sessionBadRequest
-	var st *sessionStatusError
-	switch {
-	case errors.As(err, &ie):
-		writeTraceError(w, http.StatusBadRequest, ie.Error(), ie.Field, ie.Line)
-	case errors.As(err, &st):
-		writeTraceError(w, st.status, st.msg, "", 0)
-	case errors.As(err, &fe):
-		writeTraceError(w, http.StatusBadRequest, fe.Error(), fe.Field, 0)
-	case errors.As(err, &te):
-		writeTraceError(w, http.StatusBadRequest, te.Error(), te.Field, 0)
-	case errors.As(err, &bad):
-		writeTraceError(w, http.StatusBadRequest, bad.Msg, bad.Field, 0)
-	case errors.Is(err, errTraceNotFound):
-		writeTraceError(w, http.StatusNotFound, "no such trace", "name", 0)
-	case errors.Is(err, errTraceExists):
-		writeTraceError(w, http.StatusConflict, "a trace with this name exists: choose another name or delete it first", "name", 0)
-	case errors.Is(err, errTraceSample):
-		writeTraceError(w, http.StatusForbidden, "a built-in sample cannot be deleted", "name", 0)
-	default:
-		log.Printf("lab: traces: %v", err)
-		writeTraceError(w, http.StatusInternalServerError, "internal error", "", 0)
-	}
-}
-
-// writeTraceError writes {"error": msg, "field": field, "line": line}.
-func writeTraceError(w http.ResponseWriter, status int, msg, field string, line int) {
-	sessionWriteJSON(w, status, struct {
-		Error string `json:"error"`
-		Field string `json:"field,omitempty"`
-		Line  int    `json:"line,omitempty"`
-	}{msg, field, line})
+	jsonapi.WriteJSON(w, http.StatusCreated, toAPITrace(info, tr))
 }
 
 // traceName returns the request's {name}, answering 404 for one no trace
@@ -389,7 +333,7 @@ func writeTraceError(w http.ResponseWriter, status int, msg, field string, line 
 func traceName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("name")
 	if err := checkTraceName(name); err != nil {
-		writeTraceError(w, http.StatusNotFound, "no such trace: "+err.Error(), "name", 0)
+		fail(w, &jsonapi.Error{Status: http.StatusNotFound, Field: "name", Msg: "no such trace: " + err.Error()})
 		return "", false
 	}
 	return name, true

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -74,7 +75,7 @@ func traceDo(t testing.TB, req *http.Request) (int, map[string]any) {
 	data, _ := io.ReadAll(resp.Body)
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatalf("%s %s = %d: body %q is not a JSON object", req.Method, req.URL.Path, resp.StatusCode, clipText(string(data), 200))
+		t.Fatalf("%s %s = %d: body %q is not a JSON object", req.Method, req.URL.Path, resp.StatusCode, jsonapi.Clip(string(data), 200))
 	}
 	return resp.StatusCode, m
 }
@@ -282,7 +283,9 @@ func TestTracesAPIHostile(t *testing.T) {
 		{"broken multipart", "/api/traces", "multipart/form-data; boundary=x", []byte("--x\r\nnonsense"), "", 400, ""},
 		{"nan", "/api/traces?name=nan", "text/csv", []byte("sent,arrive,x,y,z,vx,vy,vz\nNaN,1,0,0,0,0,0,0\n"), "", 400, "sent"},
 		{"huge coordinate", "/api/traces?name=far", "text/csv", []byte("sent,arrive,x,y,z,vx,vy,vz\n0,1,1e300,0,0,0,0,0\n"), "", 400, "x"},
-		{"deep json", "/api/traces?name=deep", "", []byte(strings.Repeat("{\"sent\":", 10000)), "", 400, ""},
+		{"deep json", "/api/traces?name=deep", "application/x-ndjson", []byte(strings.Repeat("{\"sent\":", 10000)), "", 400, ""},
+		{"no type", "/api/traces?name=untyped", "", []byte(good), "", 415, ""},
+		{"form type", "/api/traces?name=form", "application/x-www-form-urlencoded", []byte(good), "", 415, ""},
 	}
 	for _, c := range cases {
 		req, err := http.NewRequest("POST", e.srv.URL+c.path, bytes.NewReader(c.body))

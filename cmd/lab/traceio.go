@@ -49,6 +49,7 @@ import (
 	"strings"
 	"unicode"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -116,7 +117,7 @@ func parseTrace(data []byte, format, name string) (*engine.Trace, string, error)
 		rows, err = parseTraceSeed(data)
 	default:
 		return nil, "", &traceInputError{Field: "format",
-			Msg: fmt.Sprintf("unknown format %q: want %s", clipText(format, 20), strings.Join(traceFormats, ", "))}
+			Msg: fmt.Sprintf("unknown format %q: want %s", jsonapi.Clip(format, 20), strings.Join(traceFormats, ", "))}
 	}
 	if err != nil {
 		return nil, format, err
@@ -164,8 +165,8 @@ func parseTraceCSV(data []byte) ([]traceRow, error) {
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(h))
 		if !slices.Contains(traceColumns, name) {
-			return nil, &traceInputError{Line: hline, Field: clipText(name, 20),
-				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", clipText(h, 20), i+1, strings.Join(traceColumns, ", "))}
+			return nil, &traceInputError{Line: hline, Field: jsonapi.Clip(name, 20),
+				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", jsonapi.Clip(h, 20), i+1, strings.Join(traceColumns, ", "))}
 		}
 		if _, dup := col[name]; dup {
 			return nil, &traceInputError{Line: hline, Field: name, Msg: "column named twice"}
@@ -253,7 +254,7 @@ func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
 		text, _ := cell(k)
 		v, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", clipText(text, 20))}
+			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", jsonapi.Clip(text, 20))}
 		}
 		return v, nil
 	}
@@ -261,7 +262,7 @@ func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
 		text, _ := cell(k)
 		v, err := strconv.Atoi(text)
 		if err != nil || v < 0 {
-			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", clipText(text, 20))}
+			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", jsonapi.Clip(text, 20))}
 		}
 		return v, nil
 	}
@@ -381,8 +382,8 @@ func parseTraceJSONL(data []byte) ([]traceRow, error) {
 			return nil, &traceInputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
 		}
 		var j traceJSONRow
-		if err := sessionDecodeJSON(line, &j, ""); err != nil {
-			msg, field := sessionErrorText(err)
+		if err := jsonapi.Unmarshal(line, &j, ""); err != nil {
+			msg, field := jsonapi.Text(err)
 			return nil, &traceInputError{Line: n, Field: field, Msg: msg}
 		}
 		row, err := j.row()
@@ -596,7 +597,7 @@ func checkTraceName(name string) error {
 		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
 	}
 	if !ok {
-		return &engine.FieldError{Field: "name", Value: clipText(name, 40),
+		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(name, 40),
 			Allowed: fmt.Sprintf("1 to %d characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", maxTraceNameLen)}
 	}
 	return nil

@@ -31,10 +31,13 @@ package main
 // when the session's last client leaves.
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -94,7 +97,7 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 // its row (without the arrival).
 func (lt *liveTrace) check(m *wsInMsg) (traceRow, error) {
 	bad := func(field, msg string) (traceRow, error) {
-		return traceRow{}, &sessionBadRequest{Field: field, Msg: msg}
+		return traceRow{}, jsonapi.BadRequest(field, msg)
 	}
 	row := traceRow{seq: -1}
 	if m.Entity != nil {
@@ -210,7 +213,7 @@ func (h *Hub) LiveTrace(id string) ([]traceRow, bool) {
 // Errors name the packet by its number in the live trace.
 func liveTraceFrom(rows []traceRow, name string) (*engine.Trace, error) {
 	if len(rows) == 0 {
-		return nil, &sessionStatusError{status: 409, msg: "the live trace has no packets yet"}
+		return nil, &jsonapi.Error{Status: http.StatusConflict, Msg: "the live trace has no packets yet"}
 	}
 	low := math.Inf(1)
 	for _, r := range rows {
@@ -224,8 +227,8 @@ func liveTraceFrom(rows []traceRow, name string) (*engine.Trace, error) {
 	}
 	tr, err := buildTrace(slices.Clone(rows), name)
 	if err != nil {
-		if ie, ok := err.(*traceInputError); ok && ie.Line > 0 {
-			return nil, &sessionBadRequest{Field: ie.Field, Msg: fmt.Sprintf("live packet %d: %s", ie.Line, ie.Msg)}
+		if ie, ok := errors.AsType[*traceInputError](err); ok && ie.Line > 0 {
+			return nil, jsonapi.BadRequest(ie.Field, fmt.Sprintf("live packet %d: %s", ie.Line, ie.Msg))
 		}
 		return nil, err
 	}

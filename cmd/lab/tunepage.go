@@ -14,6 +14,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 	"interplab/templates"
 	"interplab/web"
@@ -103,13 +104,13 @@ func cutPrefix(s, prefix string) (string, bool) {
 
 func (p *tunePages) start(w http.ResponseWriter, r *http.Request) {
 	var req tuneRequest
-	if err := jobReadBody(w, r, &req); err != nil {
-		jobFail(w, err)
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
 		return
 	}
 	tj, err := p.spec(req)
 	if err != nil {
-		jobFail(w, err)
+		fail(w, err)
 		return
 	}
 	total := tj.Spec.Budget
@@ -122,10 +123,10 @@ func (p *tunePages) start(w http.ResponseWriter, r *http.Request) {
 		})
 	})
 	if err != nil {
-		jobFail(w, err)
+		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/tune/" + j.id})
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/tune/" + j.id})
 }
 
 // tuneOf returns the tuning job of the request's {id} and its result (nil
@@ -133,7 +134,7 @@ func (p *tunePages) start(w http.ResponseWriter, r *http.Request) {
 func (p *tunePages) tuneOf(w http.ResponseWriter, r *http.Request) (*job, *tuneJob, *engine.TuneResult) {
 	j := p.jobs.get(r.PathValue("id"))
 	if j == nil || j.kind != "tune" {
-		writeAPIError(w, http.StatusNotFound, "no such tuning (jobs are kept in memory until the server restarts)", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning (jobs are kept in memory until the server restarts)", Field: "id"})
 		return nil, nil, nil
 	}
 	res, state := j.results()
@@ -150,12 +151,12 @@ func (p *tunePages) chart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if res == nil || len(res.Candidates) == 0 {
-		writeAPIError(w, http.StatusConflict, "the tuning has no result yet", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusConflict, Msg: "the tuning has no result yet", Field: "id"})
 		return
 	}
 	ch := tuneChart(tj, res)
 	ch.Validate()
-	sessionWriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
 }
 
 func (p *tunePages) csv(w http.ResponseWriter, r *http.Request) {
@@ -164,7 +165,7 @@ func (p *tunePages) csv(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if res == nil {
-		writeAPIError(w, http.StatusConflict, "the tuning has no result yet", "id")
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusConflict, Msg: "the tuning has no result yet", Field: "id"})
 		return
 	}
 	var b bytes.Buffer
