@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -140,7 +141,7 @@ func apiError(err error) error {
 	if fe, ok := errors.AsType[*engine.FieldError](err); ok && fe.Field == "id" {
 		return notFound("id", "no such session: "+fe.Error())
 	}
-	if ie, ok := errors.AsType[*traceInputError](err); ok {
+	if ie, ok := errors.AsType[*traceio.InputError](err); ok {
 		return &jsonapi.Error{Status: http.StatusBadRequest, Msg: ie.Error(), Field: ie.Field, Line: ie.Line}
 	}
 	if te, ok := errors.AsType[*engine.TraceError](err); ok {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -52,7 +53,7 @@ func (s *server) resolveCompareVariant(ref string) (variant, error) {
 		v.Label, v.Settings = name+" replay, "+label, st
 	} else {
 		v.Label = name + " replay"
-		v.Settings, _ = traceSettings(tr, engine.Defaults())
+		v.Settings, _ = traceio.Settings(tr, engine.Defaults())
 	}
 	return v, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -182,7 +183,7 @@ func TestCompareTraceDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, _ := traceSettings(tr, engine.Defaults())
+	set, _ := traceio.Settings(tr, engine.Defaults())
 	r, err := engine.RunTrace(tr, set)
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -149,7 +150,7 @@ type wsLiveQuery struct {
 type wsLiveReply struct {
 	settings engine.Settings
 	ok       bool
-	trace    []traceRow
+	trace    []traceio.Row
 }
 
 // wsInMsg is a message from a client.

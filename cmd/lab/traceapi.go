@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
 // maxTraceUpload is the largest upload POST /api/traces reads: a trace file
 // and room for a multipart envelope and its small fields.
-const maxTraceUpload = maxTraceBytes + 64<<10
+const maxTraceUpload = traceio.MaxBytes + 64<<10
 
 // registerTraces adds the traces API to mux:
 //
@@ -106,23 +107,8 @@ func toAPITraceInfo(t TraceInfo) apiTraceInfo {
 }
 
 func toAPITrace(t TraceInfo, tr *engine.Trace) apiTrace {
-	s, names := traceSettings(tr, engine.Defaults())
+	s, names := traceio.Settings(tr, engine.Defaults())
 	return apiTrace{apiTraceInfo: toAPITraceInfo(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
-}
-
-// traceSettings returns base with the network derived from tr and
-// maxSpeed set to its largest recorded speed (rounded up to 0.1 m/s,
-// within the parameter's range), and the vocabulary names it replaced.
-func traceSettings(tr *engine.Trace, base engine.Settings) (engine.Settings, []string) {
-	est := tr.Network()
-	s, names := est.Apply(base)
-	if top := tr.MaxSpeed(); top > 0 {
-		p, _ := engine.Lookup("maxSpeed")
-		v := max(p.Min, min(p.Max, math.Ceil(top*10)/10))
-		p.Set(&s, v)
-		names = append(names, "maxSpeed")
-	}
-	return s, names
 }
 
 func (h *traceHandlers) upload(w http.ResponseWriter, r *http.Request) {
@@ -135,18 +121,18 @@ func (h *traceHandlers) upload(w http.ResponseWriter, r *http.Request) {
 	} else {
 		data, err = jsonapi.ReadBody(r)
 		if err == nil && name == "" {
-			err = &traceInputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
+			err = &traceio.InputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
 		}
 	}
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	if err := checkTraceName(name); err != nil {
+	if err := traceio.CheckName(name); err != nil {
 		fail(w, err)
 		return
 	}
-	tr, format, err := parseTrace(data, format, name)
+	tr, format, err := traceio.Parse(data, format, name)
 	if err != nil {
 		fail(w, err)
 		return
@@ -166,7 +152,7 @@ func (h *traceHandlers) upload(w http.ResponseWriter, r *http.Request) {
 func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _ string, err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, "", "", &traceInputError{Msg: "bad multipart body: " + err.Error()}
+		return nil, "", "", &traceio.InputError{Msg: "bad multipart body: " + err.Error()}
 	}
 	gotFile := false
 	for {
@@ -180,14 +166,14 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 		switch part.FormName() {
 		case "file":
 			if gotFile {
-				return nil, "", "", &traceInputError{Field: "file", Msg: "one file per upload"}
+				return nil, "", "", &traceio.InputError{Field: "file", Msg: "one file per upload"}
 			}
 			gotFile = true
 			if data, err = io.ReadAll(part); err != nil {
 				return nil, "", "", traceReadError(err)
 			}
 			if name == "" {
-				name = traceNameFrom(part.FileName())
+				name = traceio.NameFrom(part.FileName())
 			}
 		case "name", "format":
 			v, err := io.ReadAll(io.LimitReader(part, 201))
@@ -195,7 +181,7 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 				return nil, "", "", traceReadError(err)
 			}
 			if len(v) > 200 {
-				return nil, "", "", &traceInputError{Field: part.FormName(), Msg: "over 200 bytes"}
+				return nil, "", "", &traceio.InputError{Field: part.FormName(), Msg: "over 200 bytes"}
 			}
 			if part.FormName() == "name" {
 				name = strings.TrimSpace(string(v))
@@ -203,12 +189,12 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 				format = strings.TrimSpace(string(v))
 			}
 		default:
-			return nil, "", "", &traceInputError{Field: jsonapi.Clip(part.FormName(), 20),
+			return nil, "", "", &traceio.InputError{Field: jsonapi.Clip(part.FormName(), 20),
 				Msg: fmt.Sprintf("unknown form field %q: want file, name or format", jsonapi.Clip(part.FormName(), 20))}
 		}
 	}
 	if !gotFile {
-		return nil, "", "", &traceInputError{Field: "file", Msg: "missing the part \"file\""}
+		return nil, "", "", &traceio.InputError{Field: "file", Msg: "missing the part \"file\""}
 	}
 	return data, name, format, nil
 }
@@ -218,7 +204,7 @@ func traceReadError(err error) error {
 	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return &jsonapi.Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
 	}
-	return &traceInputError{Msg: "read request body: " + err.Error()}
+	return &traceio.InputError{Msg: "read request body: " + err.Error()}
 }
 
 func (h *traceHandlers) list(w http.ResponseWriter, r *http.Request) {
@@ -301,7 +287,7 @@ func (h *traceHandlers) saveLive(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if err := checkTraceName(req.Name); err != nil {
+	if err := traceio.CheckName(req.Name); err != nil {
 		fail(w, err)
 		return
 	}
@@ -332,7 +318,7 @@ func (h *traceHandlers) saveLive(w http.ResponseWriter, r *http.Request) {
 // can have.
 func traceName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("name")
-	if err := checkTraceName(name); err != nil {
+	if err := traceio.CheckName(name); err != nil {
 		fail(w, &jsonapi.Error{Status: http.StatusNotFound, Field: "name", Msg: "no such trace: " + err.Error()})
 		return "", false
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -106,7 +107,7 @@ func multipartBody(t testing.TB, filename string, fields ...[2]string) ([]byte, 
 func traceCSV(t testing.TB, tr *engine.Trace) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := writeTraceCSV(&b, tr); err != nil {
+	if err := traceio.WriteCSV(&b, tr); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -422,10 +423,10 @@ func TestLiveTrace(t *testing.T) {
 // A game on its own clock gets its arrivals shifted: no latency, the
 // jitter kept.
 func TestLiveTraceOtherClock(t *testing.T) {
-	var rows []traceRow
+	var rows []traceio.Row
 	for k := range 30 {
-		rows = append(rows, traceRow{line: k + 1, seq: k, sent: 0.05 * float64(k),
-			arrive: 1.7e9 + 0.05*float64(k) + 0.001*float64(k%3), vel: engine.Vec3{1, 0, 0}})
+		rows = append(rows, traceio.Row{Line: k + 1, Seq: k, Sent: 0.05 * float64(k),
+			Arrive: 1.7e9 + 0.05*float64(k) + 0.001*float64(k%3), Vel: engine.Vec3{1, 0, 0}})
 	}
 	tr, err := liveTraceFrom(rows, "own-clock")
 	if err != nil {
@@ -442,12 +443,12 @@ func TestLiveTraceOtherClock(t *testing.T) {
 func TestLiveTraceRing(t *testing.T) {
 	var lt liveTrace
 	for k := range liveTraceCap + 10 {
-		lt.add(traceRow{seq: k, sent: float64(k)})
+		lt.add(traceio.Row{Seq: k, Sent: float64(k)})
 	}
 	rows := lt.rows()
-	if len(rows) != liveTraceCap || rows[0].seq != 10 || rows[0].line != 11 || rows[len(rows)-1].seq != liveTraceCap+9 {
+	if len(rows) != liveTraceCap || rows[0].Seq != 10 || rows[0].Line != 11 || rows[len(rows)-1].Seq != liveTraceCap+9 {
 		t.Errorf("rows = %d from seq %d (line %d) to %d, want %d from 10 (line 11) to %d",
-			len(rows), rows[0].seq, rows[0].line, rows[len(rows)-1].seq, liveTraceCap, liveTraceCap+9)
+			len(rows), rows[0].Seq, rows[0].Line, rows[len(rows)-1].Seq, liveTraceCap, liveTraceCap+9)
 	}
 }
 
@@ -486,7 +487,7 @@ func FuzzLivePacket(f *testing.F) {
 		if err != nil {
 			return
 		}
-		row.arrive = row.sent + 0.01
+		row.Arrive = row.Sent + 0.01
 		lt.add(row)
 		if _, err := liveTraceFrom(lt.rows(), "fuzz"); err != nil {
 			t.Fatalf("an accepted packet makes no trace: %v", err)

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -124,9 +125,9 @@ func runTraceImport(args []string, stdout, stderr io.Writer) int {
 	}
 	file := pos[0]
 	if *name == "" {
-		*name = traceNameFrom(file)
+		*name = traceio.NameFrom(file)
 	}
-	if err := checkTraceName(*name); err != nil {
+	if err := traceio.CheckName(*name); err != nil {
 		fmt.Fprintf(stderr, "lab trace import: -name: %v\n", err)
 		return 2
 	}
@@ -135,13 +136,13 @@ func runTraceImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab trace import: %v\n", err)
 		return 1
 	}
-	content, err := io.ReadAll(io.LimitReader(f, maxTraceBytes+1))
+	content, err := io.ReadAll(io.LimitReader(f, traceio.MaxBytes+1))
 	f.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab trace import: %v\n", err)
 		return 1
 	}
-	tr, got, err := parseTrace(content, *format, *name)
+	tr, got, err := traceio.Parse(content, *format, *name)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab trace import: %s: %v\n", file, err)
 		return 1
@@ -327,7 +328,7 @@ entities and sendRate come from the trace.
 	if !ok {
 		return 1
 	}
-	s, _ := traceSettings(tr, base)
+	s, _ := traceio.Settings(tr, base)
 	for _, kv := range sets {
 		if err := s.SetText(kv[0], kv[1]); err != nil {
 			fmt.Fprintf(stderr, "lab trace sim: -set %s=%s: %v\n", kv[0], kv[1], err)

@@ -38,6 +38,7 @@ import (
 	"slices"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -51,11 +52,11 @@ const liveMaxLatency = 1.0
 // liveTrace is a session's live trace: the rows in arrival order, in a
 // ring, and each entity's latest send. It is owned by the hub's goroutine.
 type liveTrace struct {
-	ring   []traceRow
+	ring   []traceio.Row
 	next   int
 	n      int
 	total  int // packets ever recorded
-	latest map[int]traceRow
+	latest map[int]traceio.Row
 }
 
 // wsPacketMsg is a packet as the hub sends it on.
@@ -78,12 +79,12 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 		h.reply(room, c, err)
 		return
 	}
-	row.arrive = float64(h.now().UnixNano()) / 1e9
+	row.Arrive = float64(h.now().UnixNano()) / 1e9
 	room.trace.add(row)
-	out := wsPacketMsg{Type: "packet", Entity: row.entity, Seq: row.seq, Sent: row.sent, Arrive: row.arrive,
-		Pos: row.pos, Vel: row.vel, From: c.id}
-	if row.hasRot {
-		out.Rot = row.rot[:]
+	out := wsPacketMsg{Type: "packet", Entity: row.Entity, Seq: row.Seq, Sent: row.Sent, Arrive: row.Arrive,
+		Pos: row.Pos, Vel: row.Vel, From: c.id}
+	if row.HasRot {
+		out.Rot = row.Rot[:]
 	}
 	pm := wsMarshal(out)
 	for other := range room.clients {
@@ -95,35 +96,35 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 
 // check validates a packet message against the trace so far and returns
 // its row (without the arrival).
-func (lt *liveTrace) check(m *wsInMsg) (traceRow, error) {
-	bad := func(field, msg string) (traceRow, error) {
-		return traceRow{}, jsonapi.BadRequest(field, msg)
+func (lt *liveTrace) check(m *wsInMsg) (traceio.Row, error) {
+	bad := func(field, msg string) (traceio.Row, error) {
+		return traceio.Row{}, jsonapi.BadRequest(field, msg)
 	}
-	row := traceRow{seq: -1}
+	row := traceio.Row{Seq: -1}
 	if m.Entity != nil {
-		row.entity = *m.Entity
-		if row.entity < 0 || row.entity >= engine.TraceMaxEntities {
-			return bad("entity", fmt.Sprintf("entity %d: want 0 to %d", row.entity, engine.TraceMaxEntities-1))
+		row.Entity = *m.Entity
+		if row.Entity < 0 || row.Entity >= engine.TraceMaxEntities {
+			return bad("entity", fmt.Sprintf("entity %d: want 0 to %d", row.Entity, engine.TraceMaxEntities-1))
 		}
 	}
 	if m.Seq != nil {
-		row.seq = *m.Seq
-		if row.seq < 0 || row.seq > engine.TraceMaxSeq {
-			return bad("seq", fmt.Sprintf("seq %d: want 0 to 2^40", row.seq))
+		row.Seq = *m.Seq
+		if row.Seq < 0 || row.Seq > engine.TraceMaxSeq {
+			return bad("seq", fmt.Sprintf("seq %d: want 0 to 2^40", row.Seq))
 		}
 	}
 	if m.Sent == nil {
 		return bad("sent", "missing sent: the send time, Unix seconds")
 	}
-	row.sent = *m.Sent
-	if !(math.Abs(row.sent) <= engine.TraceMaxTime) {
+	row.Sent = *m.Sent
+	if !(math.Abs(row.Sent) <= engine.TraceMaxTime) {
 		return bad("sent", "sent: want a time within ±1e10 s")
 	}
 	for _, a := range []struct {
 		name string
 		v    []float64
 		dst  []float64
-	}{{"pos", m.Pos, row.pos[:]}, {"vel", m.Vel, row.vel[:]}} {
+	}{{"pos", m.Pos, row.Pos[:]}, {"vel", m.Vel, row.Vel[:]}} {
 		if len(a.v) != 3 {
 			return bad(a.name, fmt.Sprintf("%s: %d numbers, want 3", a.name, len(a.v)))
 		}
@@ -138,36 +139,36 @@ func (lt *liveTrace) check(m *wsInMsg) (traceRow, error) {
 		if len(m.Rot) != 4 {
 			return bad("rot", fmt.Sprintf("rot: %d numbers, want 4 (x, y, z, w)", len(m.Rot)))
 		}
-		if err := row.setRot(engine.Quat(m.Rot)); err != nil {
+		if err := row.SetRot(engine.Quat(m.Rot)); err != nil {
 			return bad("rot", "rot: "+err.Msg)
 		}
 	}
-	prev, seen := lt.latest[row.entity]
+	prev, seen := lt.latest[row.Entity]
 	switch {
 	case !seen:
-		if row.seq < 0 {
-			row.seq = 0
+		if row.Seq < 0 {
+			row.Seq = 0
 		}
-	case row.sent == prev.sent && (row.seq < 0 || row.seq == prev.seq):
-		row.seq = prev.seq
-		if row.pos != prev.pos || row.vel != prev.vel || row.hasRot != prev.hasRot || row.rot != prev.rot {
-			return bad("sent", fmt.Sprintf("entity %d: a second state at sent = %v: a copy carries the same state", row.entity, row.sent))
+	case row.Sent == prev.Sent && (row.Seq < 0 || row.Seq == prev.Seq):
+		row.Seq = prev.Seq
+		if row.Pos != prev.Pos || row.Vel != prev.Vel || row.HasRot != prev.HasRot || row.Rot != prev.Rot {
+			return bad("sent", fmt.Sprintf("entity %d: a second state at sent = %v: a copy carries the same state", row.Entity, row.Sent))
 		}
-	case row.sent <= prev.sent:
-		return bad("sent", fmt.Sprintf("entity %d: sent %v is not after its previous %v: send packets in send order", row.entity, row.sent, prev.sent))
-	case row.seq < 0:
-		row.seq = prev.seq + 1
-	case row.seq <= prev.seq:
-		return bad("seq", fmt.Sprintf("entity %d: seq %d is not after its previous %d", row.entity, row.seq, prev.seq))
+	case row.Sent <= prev.Sent:
+		return bad("sent", fmt.Sprintf("entity %d: sent %v is not after its previous %v: send packets in send order", row.Entity, row.Sent, prev.Sent))
+	case row.Seq < 0:
+		row.Seq = prev.Seq + 1
+	case row.Seq <= prev.Seq:
+		return bad("seq", fmt.Sprintf("entity %d: seq %d is not after its previous %d", row.Entity, row.Seq, prev.Seq))
 	}
 	return row, nil
 }
 
 // add appends row, dropping the oldest beyond liveTraceCap.
-func (lt *liveTrace) add(row traceRow) {
+func (lt *liveTrace) add(row traceio.Row) {
 	if lt.ring == nil {
-		lt.ring = make([]traceRow, 0, 256)
-		lt.latest = map[int]traceRow{}
+		lt.ring = make([]traceio.Row, 0, 256)
+		lt.latest = map[int]traceio.Row{}
 	}
 	if len(lt.ring) < liveTraceCap {
 		lt.ring = append(lt.ring, row)
@@ -177,27 +178,27 @@ func (lt *liveTrace) add(row traceRow) {
 	lt.next = (lt.next + 1) % liveTraceCap
 	lt.n = min(lt.n+1, liveTraceCap)
 	lt.total++
-	lt.latest[row.entity] = row
+	lt.latest[row.Entity] = row
 }
 
 // rows returns a copy of the recorded rows, oldest first, numbered from 1
 // in their line field.
-func (lt *liveTrace) rows() []traceRow {
-	out := make([]traceRow, 0, lt.n)
+func (lt *liveTrace) rows() []traceio.Row {
+	out := make([]traceio.Row, 0, lt.n)
 	if len(lt.ring) < liveTraceCap {
 		out = append(out, lt.ring...)
 	} else {
 		out = append(append(out, lt.ring[lt.next:]...), lt.ring[:lt.next]...)
 	}
 	for i := range out {
-		out[i].line = lt.total - lt.n + i + 1
+		out[i].Line = lt.total - lt.n + i + 1
 	}
 	return out
 }
 
 // LiveTrace returns the rows of session id's live trace, oldest first, if
 // the session has clients.
-func (h *Hub) LiveTrace(id string) ([]traceRow, bool) {
+func (h *Hub) LiveTrace(id string) ([]traceio.Row, bool) {
 	q := wsLiveQuery{id: id, reply: make(chan wsLiveReply, 1), trace: true}
 	select {
 	case h.live <- q:
@@ -211,23 +212,23 @@ func (h *Hub) LiveTrace(id string) ([]traceRow, bool) {
 // liveTraceFrom makes a trace called name from a live trace's rows: sorted
 // by send time, the arrivals shifted when the clocks differ (see above).
 // Errors name the packet by its number in the live trace.
-func liveTraceFrom(rows []traceRow, name string) (*engine.Trace, error) {
+func liveTraceFrom(rows []traceio.Row, name string) (*engine.Trace, error) {
 	if len(rows) == 0 {
 		return nil, &jsonapi.Error{Status: http.StatusConflict, Msg: "the live trace has no packets yet"}
 	}
 	low := math.Inf(1)
 	for _, r := range rows {
-		low = min(low, r.arrive-r.sent)
+		low = min(low, r.Arrive-r.Sent)
 	}
 	if low < 0 || low > liveMaxLatency {
 		// From the delays, so that no arrival rounds to before its send.
 		for i := range rows {
-			rows[i].arrive = rows[i].sent + (rows[i].arrive - rows[i].sent - low)
+			rows[i].Arrive = rows[i].Sent + (rows[i].Arrive - rows[i].Sent - low)
 		}
 	}
-	tr, err := buildTrace(slices.Clone(rows), name)
+	tr, err := traceio.Build(slices.Clone(rows), name)
 	if err != nil {
-		if ie, ok := errors.AsType[*traceInputError](err); ok && ie.Line > 0 {
+		if ie, ok := errors.AsType[*traceio.InputError](err); ok && ie.Line > 0 {
 			return nil, jsonapi.BadRequest(ie.Field, fmt.Sprintf("live packet %d: %s", ie.Line, ie.Msg))
 		}
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -30,7 +31,7 @@ func registerTracePage(s *server) {
 			row := templates.TraceRow{Name: t.Name, Title: t.Title, Doc: t.Doc, Format: t.Format, Sample: t.Sample,
 				Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: formatMetric(t.Span) + " s"}
 			if _, tr, err := s.store.LoadTrace(t.Name); err == nil {
-				st, _ := traceSettings(tr, engine.Defaults())
+				st, _ := traceio.Settings(tr, engine.Defaults())
 				q := linkQuery("", st)
 				row.Lab = "/?" + q
 				row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)

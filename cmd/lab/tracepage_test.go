@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -42,7 +43,7 @@ func TestTracesPageLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _ := traceSettings(tr, engine.Defaults())
+		s, _ := traceio.Settings(tr, engine.Defaults())
 		q := linkQuery("", s)
 		for _, want := range []string{`data-name="` + info.Name + `"`, `href="/?` + q + `"`, `href="/tune?base=` + url.QueryEscape("q:"+q) + `"`} {
 			if !strings.Contains(page, want) {

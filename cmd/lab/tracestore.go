@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -59,7 +60,7 @@ func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
 // of it or, on any error, nothing. A name in use is errTraceExists; names
 // starting with "sample-" are kept for the samples.
 func (st *Store) SaveTrace(tr *engine.Trace, format string, now time.Time) (TraceInfo, error) {
-	if err := checkTraceName(tr.Name); err != nil {
+	if err := traceio.CheckName(tr.Name); err != nil {
 		return TraceInfo{}, err
 	}
 	if err := tr.Validate(); err != nil {
@@ -131,7 +132,7 @@ func (st *Store) ListTraces() ([]TraceInfo, error) {
 
 // LoadTrace returns the sample or stored trace called name.
 func (st *Store) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
-	if err := checkTraceName(name); err != nil {
+	if err := traceio.CheckName(name); err != nil {
 		return TraceInfo{}, nil, err
 	}
 	if s, ok := sampleTrace(name); ok {
@@ -164,7 +165,7 @@ func (st *Store) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 
 // DeleteTrace removes the stored trace called name for good.
 func (st *Store) DeleteTrace(name string) error {
-	if err := checkTraceName(name); err != nil {
+	if err := traceio.CheckName(name); err != nil {
 		return err
 	}
 	if _, ok := sampleTrace(name); ok {
@@ -261,7 +262,7 @@ var sampleTraces = sync.OnceValues(func() ([]sampleEntry, error) {
 	}
 	out := make([]sampleEntry, len(samples))
 	for i, s := range samples {
-		tr, _, err := parseTrace(s.Data, "csv", s.Name)
+		tr, _, err := traceio.Parse(s.Data, "csv", s.Name)
 		if err != nil {
 			return nil, fmt.Errorf("sample trace %s: %w", s.Name, err)
 		}

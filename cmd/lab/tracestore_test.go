@@ -6,10 +6,10 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -172,21 +172,27 @@ func TestTraceBlobCorrupt(t *testing.T) {
 	}
 }
 
-func TestTraceNames(t *testing.T) {
-	for _, c := range []struct{ file, want string }{
-		{"capture.csv", "capture"},
-		{"/tmp/My Capture (2).JSONL", "my-capture--2"},
-		{`C:\logs\run.7.txt`, "run.7"},
-		{".csv", "csv"},
-		{"ûñí.csv", "trace"},
-		{strconv.Itoa(1) + string(make([]byte, 100)), "1"},
-	} {
-		got := traceNameFrom(c.file)
-		if got != c.want {
-			t.Errorf("traceNameFrom(%q) = %q, want %q", c.file, got, c.want)
+// FuzzTraceBlob: every trace the parsers accept survives the store's
+// compressed column encoding bit for bit.
+func FuzzTraceBlob(f *testing.F) {
+	f.Add([]byte("entity,seq,sent,arrive,x,y,z,vx,vy,vz,yaw\n0,0,0,0.05,1,2,3,1,0,0,0.5\n1,0,0,,1,2,3,1,0,0,0\n"))
+	f.Add([]byte(`{"sent":1,"arrive":1.2,"pos":[0,0,0],"vel":[1,0,0],"rot":[0,0,0,1]}` + "\n"))
+	f.Add([]byte("0,0,0 / 1,0.5,0 / 0\n0.05,0.025,0/1,0.5,0/0.05\nq\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, _, err := traceio.Parse(data, "", "fuzz")
+		if err != nil {
+			return
 		}
-		if err := checkTraceName(got); err != nil {
-			t.Errorf("traceNameFrom(%q) = %q, which checkTraceName refuses: %v", c.file, got, err)
+		blob, err := encodeTraceBlob(tr)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		back, err := decodeTraceBlob(blob)
+		if err != nil {
+			t.Fatalf("blob round trip: %v", err)
+		}
+		if !sameTracePackets(back.Packets, tr.Packets) || back.Entities != tr.Entities {
+			t.Fatalf("blob round trip changed the trace")
+		}
+	})
 }

@@ -1,6 +1,6 @@
-package main
-
-// Trace files: what `lab trace import` and POST /api/traces read.
+// Package traceio reads and writes recorded packet traces, the files
+// `lab trace import` and POST /api/traces read, and derives the settings
+// that replay one.
 //
 // Three formats, told apart by their content (or named with -format):
 //
@@ -35,6 +35,7 @@ package main
 // Rows may come in any order (a receiver's log is in arrival order): they
 // are sorted by sent. A malformed file is an error naming its line and
 // field, and nothing of it is kept.
+package traceio
 
 import (
 	"bytes"
@@ -55,23 +56,23 @@ import (
 
 // Limits on a trace file.
 const (
-	maxTraceBytes   = 32 << 20 // largest file, bytes
-	maxTraceNameLen = 64       // longest trace name
-	traceRotSlack   = 0.01     // how far a recorded quaternion's norm may be from 1 before it is an error
+	MaxBytes   = 32 << 20 // largest file, bytes
+	MaxNameLen = 64       // longest trace name
+	rotSlack   = 0.01     // how far a recorded quaternion's norm may be from 1 before it is an error
 )
 
-// Trace file formats.
-var traceFormats = []string{"csv", "jsonl", "seed"}
+// formats are the trace file formats.
+var formats = []string{"csv", "jsonl", "seed"}
 
-// traceInputError is a malformed trace file: the 1-based line (0 when the
+// InputError is a malformed trace file: the 1-based line (0 when the
 // error is about the whole file), the column or key at fault, and why.
-type traceInputError struct {
+type InputError struct {
 	Line  int
 	Field string
 	Msg   string
 }
 
-func (e *traceInputError) Error() string {
+func (e *InputError) Error() string {
 	var b strings.Builder
 	if e.Line > 0 {
 		fmt.Fprintf(&b, "line %d: ", e.Line)
@@ -83,52 +84,53 @@ func (e *traceInputError) Error() string {
 	return b.String()
 }
 
-// traceRow is one row of a trace file, before the rows become a trace.
-type traceRow struct {
-	line   int
-	entity int // the file's id
-	seq    int // -1 when the file has none
-	sent   float64
-	arrive float64 // NaN if lost
-	pos    engine.Vec3
-	vel    engine.Vec3
-	rot    engine.Quat
-	hasRot bool
+// Row is one packet copy of a trace file, or of a live trace, before the
+// rows become a trace (Build).
+type Row struct {
+	Line   int     // the 1-based line of the file (the packet's number in a live trace)
+	Entity int     // the file's id
+	Seq    int     // -1 when the file has none
+	Sent   float64 // s
+	Arrive float64 // s, on the same clock as Sent; NaN if lost
+	Pos    engine.Vec3
+	Vel    engine.Vec3
+	Rot    engine.Quat
+	HasRot bool
 }
 
-// parseTrace reads a trace file in format ("" to detect it) and returns the
-// trace, named name, and the format read. Errors are *traceInputError.
-func parseTrace(data []byte, format, name string) (*engine.Trace, string, error) {
-	if len(data) > maxTraceBytes {
-		return nil, "", &traceInputError{Msg: fmt.Sprintf("file over %d bytes", maxTraceBytes)}
+// Parse reads a trace file in format ("" to detect it) and returns the
+// trace, named name, and the format read. Errors are *InputError.
+func Parse(data []byte, format, name string) (*engine.Trace, string, error) {
+	if len(data) > MaxBytes {
+		return nil, "", &InputError{Msg: fmt.Sprintf("file over %d bytes", MaxBytes)}
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // a spreadsheet's byte order mark
 	if format == "" {
-		format = detectTraceFormat(data)
+		format = detectFormat(data)
 	}
-	var rows []traceRow
+	var rows []Row
 	var err error
 	switch format {
 	case "csv":
-		rows, err = parseTraceCSV(data)
+		rows, err = parseCSV(data)
 	case "jsonl":
-		rows, err = parseTraceJSONL(data)
+		rows, err = parseJSONL(data)
 	case "seed":
-		rows, err = parseTraceSeed(data)
+		rows, err = parseSeed(data)
 	default:
-		return nil, "", &traceInputError{Field: "format",
-			Msg: fmt.Sprintf("unknown format %q: want %s", jsonapi.Clip(format, 20), strings.Join(traceFormats, ", "))}
+		return nil, "", &InputError{Field: "format",
+			Msg: fmt.Sprintf("unknown format %q: want %s", jsonapi.Clip(format, 20), strings.Join(formats, ", "))}
 	}
 	if err != nil {
 		return nil, format, err
 	}
-	tr, err := buildTrace(rows, name)
+	tr, err := Build(rows, name)
 	return tr, format, err
 }
 
-// detectTraceFormat guesses a file's format from its first line that is
+// detectFormat guesses a file's format from its first line that is
 // neither blank nor a comment: an object is jsonl, two slashes seed, else csv.
-func detectTraceFormat(data []byte) string {
+func detectFormat(data []byte) string {
 	for line := range bytes.Lines(data) {
 		line = bytes.TrimSpace(line)
 		switch {
@@ -144,11 +146,11 @@ func detectTraceFormat(data []byte) string {
 	return "csv"
 }
 
-// traceColumns are the CSV columns and JSON keys of a row.
-var traceColumns = []string{"entity", "seq", "sent", "arrive", "delay",
+// columns are the CSV columns and JSON keys of a row.
+var columns = []string{"entity", "seq", "sent", "arrive", "delay",
 	"x", "y", "z", "vx", "vy", "vz", "qx", "qy", "qz", "qw", "yaw"}
 
-func parseTraceCSV(data []byte) ([]traceRow, error) {
+func parseCSV(data []byte) ([]Row, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.Comment = '#'
 	r.TrimLeadingSpace = true
@@ -156,41 +158,41 @@ func parseTraceCSV(data []byte) ([]traceRow, error) {
 	header, err := r.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &traceInputError{Msg: "empty file: want a header row naming the columns"}
+			return nil, &InputError{Msg: "empty file: want a header row naming the columns"}
 		}
-		return nil, traceCSVError(err)
+		return nil, csvError(err)
 	}
 	hline, _ := r.FieldPos(0)
 	col := map[string]int{}
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(h))
-		if !slices.Contains(traceColumns, name) {
-			return nil, &traceInputError{Line: hline, Field: jsonapi.Clip(name, 20),
-				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", jsonapi.Clip(h, 20), i+1, strings.Join(traceColumns, ", "))}
+		if !slices.Contains(columns, name) {
+			return nil, &InputError{Line: hline, Field: jsonapi.Clip(name, 20),
+				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", jsonapi.Clip(h, 20), i+1, strings.Join(columns, ", "))}
 		}
 		if _, dup := col[name]; dup {
-			return nil, &traceInputError{Line: hline, Field: name, Msg: "column named twice"}
+			return nil, &InputError{Line: hline, Field: name, Msg: "column named twice"}
 		}
 		col[name] = i
 	}
-	if err := traceCheckKeys(func(k string) bool { _, ok := col[k]; return ok }); err != nil {
+	if err := checkKeys(func(k string) bool { _, ok := col[k]; return ok }); err != nil {
 		err.Line = hline
 		return nil, err
 	}
-	var rows []traceRow
+	var rows []Row
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, traceCSVError(err)
+			return nil, csvError(err)
 		}
 		line, _ := r.FieldPos(0)
 		if len(rows) == engine.TraceMaxPackets {
-			return nil, &traceInputError{Line: line, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+			return nil, &InputError{Line: line, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
 		}
-		row := traceRow{line: line}
+		row := Row{Line: line}
 		cell := func(k string) (string, bool) {
 			i, ok := col[k]
 			if !ok {
@@ -205,32 +207,32 @@ func parseTraceCSV(data []byte) ([]traceRow, error) {
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
-		return nil, &traceInputError{Line: hline, Msg: "a header and no packets"}
+		return nil, &InputError{Line: hline, Msg: "a header and no packets"}
 	}
 	return rows, nil
 }
 
-// traceCSVError turns a csv.ParseError (wrong field count, bad quotes) into
-// a traceInputError.
-func traceCSVError(err error) error {
+// csvError turns a csv.ParseError (wrong field count, bad quotes) into
+// an InputError.
+func csvError(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &traceInputError{Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
+		return &InputError{Line: pe.Line, Msg: fmt.Sprintf("column %d: %v", pe.Column, pe.Err)}
 	}
-	return &traceInputError{Msg: err.Error()}
+	return &InputError{Msg: err.Error()}
 }
 
-// traceCheckKeys checks that a file's columns or a row's keys make a
+// checkKeys checks that a file's columns or a row's keys make a
 // packet: sent, arrive or delay, the position and velocity, and at most one
 // orientation, whole.
-func traceCheckKeys(has func(string) bool) *traceInputError {
+func checkKeys(has func(string) bool) *InputError {
 	for _, k := range []string{"sent", "x", "y", "z", "vx", "vy", "vz"} {
 		if !has(k) {
-			return &traceInputError{Field: k, Msg: "missing " + k}
+			return &InputError{Field: k, Msg: "missing " + k}
 		}
 	}
 	if has("arrive") == has("delay") {
-		return &traceInputError{Field: "arrive", Msg: "want exactly one of arrive and delay"}
+		return &InputError{Field: "arrive", Msg: "want exactly one of arrive and delay"}
 	}
 	q := 0
 	for _, k := range []string{"qx", "qy", "qz", "qw"} {
@@ -239,49 +241,49 @@ func traceCheckKeys(has func(string) bool) *traceInputError {
 		}
 	}
 	if q != 0 && q != 4 {
-		return &traceInputError{Field: "qw", Msg: "an orientation needs all of qx, qy, qz and qw"}
+		return &InputError{Field: "qw", Msg: "an orientation needs all of qx, qy, qz and qw"}
 	}
 	if q == 4 && has("yaw") {
-		return &traceInputError{Field: "yaw", Msg: "give the orientation as qx, qy, qz, qw or as yaw, not both"}
+		return &InputError{Field: "yaw", Msg: "give the orientation as qx, qy, qz, qw or as yaw, not both"}
 	}
 	return nil
 }
 
 // fill reads one row's cells; cell returns a cell's trimmed text and whether
 // the file has that column.
-func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
-	num := func(k string) (float64, *traceInputError) {
+func (row *Row) fill(cell func(string) (string, bool)) *InputError {
+	num := func(k string) (float64, *InputError) {
 		text, _ := cell(k)
 		v, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", jsonapi.Clip(text, 20))}
+			return 0, &InputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", jsonapi.Clip(text, 20))}
 		}
 		return v, nil
 	}
-	whole := func(k string) (int, *traceInputError) {
+	whole := func(k string) (int, *InputError) {
 		text, _ := cell(k)
 		v, err := strconv.Atoi(text)
 		if err != nil || v < 0 {
-			return 0, &traceInputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", jsonapi.Clip(text, 20))}
+			return 0, &InputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", jsonapi.Clip(text, 20))}
 		}
 		return v, nil
 	}
-	var err *traceInputError
+	var err *InputError
 	if _, ok := cell("entity"); ok {
-		if row.entity, err = whole("entity"); err != nil {
+		if row.Entity, err = whole("entity"); err != nil {
 			return err
 		}
 	}
-	row.seq = -1
+	row.Seq = -1
 	if _, ok := cell("seq"); ok {
-		if row.seq, err = whole("seq"); err != nil {
+		if row.Seq, err = whole("seq"); err != nil {
 			return err
 		}
 	}
-	if row.sent, err = num("sent"); err != nil {
+	if row.Sent, err = num("sent"); err != nil {
 		return err
 	}
-	row.arrive = math.NaN()
+	row.Arrive = math.NaN()
 	for _, k := range []string{"arrive", "delay"} {
 		text, ok := cell(k)
 		if !ok {
@@ -296,17 +298,17 @@ func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
 			return err
 		}
 		if k == "delay" {
-			v += row.sent
+			v += row.Sent
 		}
-		row.arrive = v
+		row.Arrive = v
 	}
 	for i, k := range []string{"x", "y", "z"} {
-		if row.pos[i], err = num(k); err != nil {
+		if row.Pos[i], err = num(k); err != nil {
 			return err
 		}
 	}
 	for i, k := range []string{"vx", "vy", "vz"} {
-		if row.vel[i], err = num(k); err != nil {
+		if row.Vel[i], err = num(k); err != nil {
 			return err
 		}
 	}
@@ -317,7 +319,7 @@ func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
 				return err
 			}
 		}
-		if err := row.setRot(q); err != nil {
+		if err := row.SetRot(q); err != nil {
 			return err
 		}
 	}
@@ -327,26 +329,26 @@ func (row *traceRow) fill(cell func(string) (string, bool)) *traceInputError {
 			return err
 		}
 		if math.Abs(yaw) > 1e6 {
-			return &traceInputError{Field: "yaw", Msg: "want radians within ±1e6"}
+			return &InputError{Field: "yaw", Msg: "want radians within ±1e6"}
 		}
-		row.rot, row.hasRot = engine.QuatFromYaw(yaw), true
+		row.Rot, row.HasRot = engine.QuatFromYaw(yaw), true
 	}
 	return nil
 }
 
-// setRot takes q, normalised, as the row's orientation; its norm must be
-// within traceRotSlack of 1.
-func (row *traceRow) setRot(q engine.Quat) *traceInputError {
+// SetRot takes q, normalised, as the row's orientation; its norm must be
+// within rotSlack of 1.
+func (row *Row) SetRot(q engine.Quat) *InputError {
 	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
-	if !(math.Abs(n-1) <= traceRotSlack) {
-		return &traceInputError{Field: "qw", Msg: fmt.Sprintf("(%g, %g, %g, %g) is not a unit quaternion", q[0], q[1], q[2], q[3])}
+	if !(math.Abs(n-1) <= rotSlack) {
+		return &InputError{Field: "qw", Msg: fmt.Sprintf("(%g, %g, %g, %g) is not a unit quaternion", q[0], q[1], q[2], q[3])}
 	}
-	row.rot, row.hasRot = engine.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
+	row.Rot, row.HasRot = engine.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
 	return nil
 }
 
-// traceJSONRow is one line of a jsonl file. Pointers tell a key left out.
-type traceJSONRow struct {
+// jsonRow is one line of a jsonl file. Pointers tell a key left out.
+type jsonRow struct {
 	Entity *int      `json:"entity"`
 	Seq    *int      `json:"seq"`
 	Sent   *float64  `json:"sent"`
@@ -368,8 +370,8 @@ type traceJSONRow struct {
 	Rot    []float64 `json:"rot"`
 }
 
-func parseTraceJSONL(data []byte) ([]traceRow, error) {
-	var rows []traceRow
+func parseJSONL(data []byte) ([]Row, error) {
+	var rows []Row
 	seqGiven := 0 // 1 if the first row has seq, -1 if not
 	n := 0
 	for line := range bytes.Lines(data) {
@@ -379,12 +381,12 @@ func parseTraceJSONL(data []byte) ([]traceRow, error) {
 			continue
 		}
 		if len(rows) == engine.TraceMaxPackets {
-			return nil, &traceInputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
 		}
-		var j traceJSONRow
+		var j jsonRow
 		if err := jsonapi.Unmarshal(line, &j, ""); err != nil {
 			msg, field := jsonapi.Text(err)
-			return nil, &traceInputError{Line: n, Field: field, Msg: msg}
+			return nil, &InputError{Line: n, Field: field, Msg: msg}
 		}
 		row, err := j.row()
 		if err != nil {
@@ -398,20 +400,20 @@ func parseTraceJSONL(data []byte) ([]traceRow, error) {
 		if seqGiven == 0 {
 			seqGiven = given
 		} else if given != seqGiven {
-			return nil, &traceInputError{Line: n, Field: "seq", Msg: "seq on some lines but not others: give it on every line or none"}
+			return nil, &InputError{Line: n, Field: "seq", Msg: "seq on some lines but not others: give it on every line or none"}
 		}
-		row.line = n
+		row.Line = n
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
-		return nil, &traceInputError{Msg: "no packets"}
+		return nil, &InputError{Msg: "no packets"}
 	}
 	return rows, nil
 }
 
-// row converts a decoded line into a traceRow through the same checks as a
+// row converts a decoded line into a Row through the same checks as a
 // CSV row.
-func (j *traceJSONRow) row() (traceRow, *traceInputError) {
+func (j *jsonRow) row() (Row, *InputError) {
 	cells := map[string]string{}
 	put := func(k string, v *float64) {
 		if v != nil {
@@ -428,7 +430,7 @@ func (j *traceJSONRow) row() (traceRow, *traceInputError) {
 			continue
 		}
 		if len(a.v) != len(a.keys) {
-			return traceRow{}, &traceInputError{Field: a.name, Msg: fmt.Sprintf("%d numbers: want %d", len(a.v), len(a.keys))}
+			return Row{}, &InputError{Field: a.name, Msg: fmt.Sprintf("%d numbers: want %d", len(a.v), len(a.keys))}
 		}
 		for i, k := range a.keys {
 			cells[k] = strconv.FormatFloat(a.v[i], 'g', -1, 64)
@@ -443,7 +445,7 @@ func (j *traceJSONRow) row() (traceRow, *traceInputError) {
 			continue
 		}
 		if _, dup := cells[kv.k]; dup {
-			return traceRow{}, &traceInputError{Field: kv.k, Msg: kv.k + " given twice (as a key and in an array)"}
+			return Row{}, &InputError{Field: kv.k, Msg: kv.k + " given twice (as a key and in an array)"}
 		}
 		put(kv.k, kv.v)
 	}
@@ -456,7 +458,7 @@ func (j *traceJSONRow) row() (traceRow, *traceInputError) {
 	// arrive: a number, or null or absent for a loss (unless delay is given).
 	switch {
 	case j.Arrive != nil && j.Delay != nil:
-		return traceRow{}, &traceInputError{Field: "arrive", Msg: "want at most one of arrive and delay"}
+		return Row{}, &InputError{Field: "arrive", Msg: "want at most one of arrive and delay"}
 	case j.Delay != nil:
 		put("delay", j.Delay)
 	default:
@@ -464,16 +466,16 @@ func (j *traceJSONRow) row() (traceRow, *traceInputError) {
 		put("arrive", j.Arrive)
 	}
 	has := func(k string) bool { _, ok := cells[k]; return ok }
-	if err := traceCheckKeys(has); err != nil {
-		return traceRow{}, err
+	if err := checkKeys(has); err != nil {
+		return Row{}, err
 	}
-	var row traceRow
+	var row Row
 	err := row.fill(func(k string) (string, bool) { v, ok := cells[k]; return v, ok })
 	return row, err
 }
 
-func parseTraceSeed(data []byte) ([]traceRow, error) {
-	var rows []traceRow
+func parseSeed(data []byte) ([]Row, error) {
+	var rows []Row
 	n := 0
 	for line := range bytes.Lines(data) {
 		n++
@@ -485,26 +487,26 @@ func parseTraceSeed(data []byte) ([]traceRow, error) {
 			break // the driver's quit
 		}
 		if len(rows) == engine.TraceMaxPackets {
-			return nil, &traceInputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
 		}
 		row, err := parseSeedLine(text)
 		if err != nil {
 			err.Line = n
 			return nil, err
 		}
-		row.line = n
+		row.Line = n
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
-		return nil, &traceInputError{Msg: "no packets"}
+		return nil, &InputError{Msg: "no packets"}
 	}
 	return rows, nil
 }
 
 // parseSeedLine reads "x,y,z / x,y,z / t".
-func parseSeedLine(text string) (traceRow, *traceInputError) {
-	bad := func(field, why string) (traceRow, *traceInputError) {
-		return traceRow{}, &traceInputError{Field: field, Msg: why + ": want x,y,z / x,y,z / t"}
+func parseSeedLine(text string) (Row, *InputError) {
+	bad := func(field, why string) (Row, *InputError) {
+		return Row{}, &InputError{Field: field, Msg: why + ": want x,y,z / x,y,z / t"}
 	}
 	parts := strings.Split(text, "/")
 	if len(parts) != 3 {
@@ -522,18 +524,18 @@ func parseSeedLine(text string) (traceRow, *traceInputError) {
 	}
 	cells["sent"] = strings.TrimSpace(parts[2])
 	cells["arrive"] = cells["sent"] // immediate delivery, as in the driver
-	var row traceRow
+	var row Row
 	err := row.fill(func(k string) (string, bool) { v, ok := cells[k]; return v, ok })
 	return row, err
 }
 
-// buildTrace turns a file's rows into a valid trace: entity ids numbered
+// Build turns a file's rows into a valid trace: entity ids numbered
 // 0, 1, ... in ascending order, rows sorted by sent (stable), sequence
 // numbers assigned when the file has none. Validation errors name the line.
-func buildTrace(rows []traceRow, name string) (*engine.Trace, error) {
+func Build(rows []Row, name string) (*engine.Trace, error) {
 	ids := make([]int, 0, 8)
 	for _, r := range rows {
-		ids = append(ids, r.entity)
+		ids = append(ids, r.Entity)
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -541,9 +543,9 @@ func buildTrace(rows []traceRow, name string) (*engine.Trace, error) {
 		// Name the first line that brings one entity too many.
 		seen := map[int]bool{}
 		for _, r := range rows {
-			seen[r.entity] = true
+			seen[r.Entity] = true
 			if len(seen) > engine.TraceMaxEntities {
-				return nil, &traceInputError{Line: r.line, Field: "entity",
+				return nil, &InputError{Line: r.Line, Field: "entity",
 					Msg: fmt.Sprintf("more than %d entities", engine.TraceMaxEntities)}
 			}
 		}
@@ -552,60 +554,60 @@ func buildTrace(rows []traceRow, name string) (*engine.Trace, error) {
 	for i, id := range ids {
 		index[id] = i
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].sent < rows[j].sent })
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Sent < rows[j].Sent })
 
 	tr := &engine.Trace{Name: name, Entities: len(ids), Packets: make([]engine.TracePacket, len(rows))}
 	type last struct {
-		seq  int
-		sent float64
+		Seq  int
+		Sent float64
 	}
 	prev := make([]last, len(ids))
 	for i := range prev {
-		prev[i].seq = -1
+		prev[i].Seq = -1
 	}
 	for i, r := range rows {
-		e := index[r.entity]
-		seq := r.seq
+		e := index[r.Entity]
+		seq := r.Seq
 		if seq < 0 {
 			// No seq in the file: copies share their send's number.
-			seq = prev[e].seq + 1
-			if prev[e].seq >= 0 && r.sent == prev[e].sent {
-				seq = prev[e].seq
+			seq = prev[e].Seq + 1
+			if prev[e].Seq >= 0 && r.Sent == prev[e].Sent {
+				seq = prev[e].Seq
 			}
 		}
-		prev[e] = last{seq, r.sent}
-		tr.Packets[i] = engine.TracePacket{Entity: e, Seq: seq, Sent: r.sent, Arrive: r.arrive,
-			Pos: r.pos, Vel: r.vel, Rot: r.rot, HasRot: r.hasRot}
+		prev[e] = last{seq, r.Sent}
+		tr.Packets[i] = engine.TracePacket{Entity: e, Seq: seq, Sent: r.Sent, Arrive: r.Arrive,
+			Pos: r.Pos, Vel: r.Vel, Rot: r.Rot, HasRot: r.HasRot}
 	}
 	if err := tr.Validate(); err != nil {
 		var te *engine.TraceError
 		if errors.As(err, &te) && te.Index >= 0 {
-			return nil, &traceInputError{Line: rows[te.Index].line, Field: te.Field, Msg: te.Msg}
+			return nil, &InputError{Line: rows[te.Index].Line, Field: te.Field, Msg: te.Msg}
 		}
-		return nil, &traceInputError{Msg: err.Error()}
+		return nil, &InputError{Msg: err.Error()}
 	}
 	return tr, nil
 }
 
-// checkTraceName accepts 1 to maxTraceNameLen characters of a-z, 0-9, '.',
+// CheckName accepts 1 to MaxNameLen characters of a-z, 0-9, '.',
 // '_' and '-', starting with a letter or digit: a trace's name is its id in
 // URLs and on the command line.
-func checkTraceName(name string) error {
-	ok := name != "" && len(name) <= maxTraceNameLen
+func CheckName(name string) error {
+	ok := name != "" && len(name) <= MaxNameLen
 	for i := 0; ok && i < len(name); i++ {
 		c := name[i]
 		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
 	}
 	if !ok {
 		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(name, 40),
-			Allowed: fmt.Sprintf("1 to %d characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", maxTraceNameLen)}
+			Allowed: fmt.Sprintf("1 to %d characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", MaxNameLen)}
 	}
 	return nil
 }
 
-// traceNameFrom makes a trace name from a file name: lower-case, without
+// NameFrom makes a trace name from a file name: lower-case, without
 // directory or extension, other characters turned into '-'.
-func traceNameFrom(file string) string {
+func NameFrom(file string) string {
 	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
 		file = file[i+1:]
 	}
@@ -622,8 +624,8 @@ func traceNameFrom(file string) string {
 		}
 	}
 	name := strings.Trim(b.String(), "-._")
-	if len(name) > maxTraceNameLen {
-		name = strings.TrimRight(name[:maxTraceNameLen], "-._")
+	if len(name) > MaxNameLen {
+		name = strings.TrimRight(name[:MaxNameLen], "-._")
 	}
 	if name == "" {
 		name = "trace"
@@ -631,10 +633,10 @@ func traceNameFrom(file string) string {
 	return name
 }
 
-// writeTraceCSV writes tr as a trace CSV file that parseTrace reads back:
+// WriteCSV writes tr as a trace CSV file that Parse reads back:
 // times to the microsecond, positions and velocities to 0.1 mm and
 // 0.1 mm/s, the orientation as a yaw to 1e-5 rad.
-func writeTraceCSV(w io.Writer, tr *engine.Trace) error {
+func WriteCSV(w io.Writer, tr *engine.Trace) error {
 	hasRot := slices.ContainsFunc(tr.Packets, func(p engine.TracePacket) bool { return p.HasRot })
 	var b bytes.Buffer
 	b.WriteString("entity,seq,sent,arrive,x,y,z,vx,vy,vz")
@@ -678,4 +680,20 @@ func writeTraceCSV(w io.Writer, tr *engine.Trace) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// Settings returns base with the network derived from tr and maxSpeed set
+// to its largest recorded speed (rounded up to 0.1 m/s, within the
+// parameter's range), and the vocabulary names it replaced: the settings
+// to replay tr with.
+func Settings(tr *engine.Trace, base engine.Settings) (engine.Settings, []string) {
+	est := tr.Network()
+	s, names := est.Apply(base)
+	if top := tr.MaxSpeed(); top > 0 {
+		p, _ := engine.Lookup("maxSpeed")
+		v := max(p.Min, min(p.Max, math.Ceil(top*10)/10))
+		p.Set(&s, v)
+		names = append(names, "maxSpeed")
+	}
+	return s, names
 }

@@ -1,4 +1,4 @@
-package main
+package traceio
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,17 +15,8 @@ import (
 	"interplab/presets"
 )
 
-func init() {
-	// Another test file of this package may define -update too.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func traceUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// update rewrites the sample traces, presets/traces/*.csv, from the engine.
+var update = flag.Bool("update", false, "rewrite presets/traces/*.csv from the engine's recording")
 
 func TestParseTraceFormats(t *testing.T) {
 	csvFile := "# a capture\n" +
@@ -44,9 +36,9 @@ func TestParseTraceFormats(t *testing.T) {
 		{"csv", "csv", csvFile}, {"jsonl", "jsonl", jsonFile},
 		{"csv detected", "", csvFile}, {"jsonl detected", "", jsonFile},
 	} {
-		tr, format, err := parseTrace([]byte(c.data), c.format, "t")
+		tr, format, err := Parse([]byte(c.data), c.format, "t")
 		if err != nil {
-			t.Fatalf("%s: parseTrace = %v", c.name, err)
+			t.Fatalf("%s: Parse = %v", c.name, err)
 		}
 		if want := strings.Fields(c.name)[0]; format != want {
 			t.Errorf("%s: format = %q, want %q", c.name, format, want)
@@ -79,7 +71,7 @@ func TestParseTraceFormats(t *testing.T) {
 
 func TestParseTraceSeed(t *testing.T) {
 	data := "0,0,0 / 1,0.5,0 / 0\n 0.05 , 0.025,0/1,0.5,0/0.05\n\n0.1,0.05,0/1,0.5,0/0.1\nq\n1,1,1/1,1,1/9\n"
-	tr, format, err := parseTrace([]byte(data), "", "seed")
+	tr, format, err := Parse([]byte(data), "", "seed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +127,14 @@ func TestParseTraceErrors(t *testing.T) {
 		{"unknown format", "xml", "<trace/>", 0, "format"},
 	}
 	for _, c := range cases {
-		_, _, err := parseTrace([]byte(c.data), c.format, "t")
-		var ie *traceInputError
+		_, _, err := Parse([]byte(c.data), c.format, "t")
+		var ie *InputError
 		if !errors.As(err, &ie) {
-			t.Errorf("%s: parseTrace = %v, want a *traceInputError", c.name, err)
+			t.Errorf("%s: Parse = %v, want a *InputError", c.name, err)
 			continue
 		}
 		if ie.Line != c.line || ie.Field != c.field {
-			t.Errorf("%s: parseTrace = %q (line %d, field %q), want line %d, field %q", c.name, err, ie.Line, ie.Field, c.line, c.field)
+			t.Errorf("%s: Parse = %q (line %d, field %q), want line %d, field %q", c.name, err, ie.Line, ie.Field, c.line, c.field)
 		}
 		if c.line > 0 && !strings.HasPrefix(err.Error(), "line ") {
 			t.Errorf("%s: error %q does not start with its line", c.name, err)
@@ -151,34 +143,34 @@ func TestParseTraceErrors(t *testing.T) {
 }
 
 func TestParseTraceLimits(t *testing.T) {
-	big := bytes.Repeat([]byte("x"), maxTraceBytes+1)
-	if _, _, err := parseTrace(big, "", "t"); err == nil || !strings.Contains(err.Error(), "bytes") {
-		t.Errorf("parseTrace(%d bytes) = %v, want a size error", len(big), err)
+	big := bytes.Repeat([]byte("x"), MaxBytes+1)
+	if _, _, err := Parse(big, "", "t"); err == nil || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("Parse(%d bytes) = %v, want a size error", len(big), err)
 	}
 	var b bytes.Buffer
 	b.WriteString("sent,arrive,x,y,z,vx,vy,vz\n")
 	for i := range engine.TraceMaxPackets + 1 {
 		b.WriteString(formatNumber(float64(i)/100) + ",,0,0,0,0,0,0\n")
 	}
-	_, _, err := parseTrace(b.Bytes(), "csv", "t")
-	var ie *traceInputError
+	_, _, err := Parse(b.Bytes(), "csv", "t")
+	var ie *InputError
 	if !errors.As(err, &ie) || ie.Line != engine.TraceMaxPackets+2 {
-		t.Errorf("parseTrace(%d rows) = %v, want an error at line %d", engine.TraceMaxPackets+1, err, engine.TraceMaxPackets+2)
+		t.Errorf("Parse(%d rows) = %v, want an error at line %d", engine.TraceMaxPackets+1, err, engine.TraceMaxPackets+2)
 	}
 	b.Reset()
 	b.WriteString("entity,sent,arrive,x,y,z,vx,vy,vz\n")
 	for i := range engine.TraceMaxEntities + 1 {
 		b.WriteString(formatNumber(float64(i)) + ",0,,0,0,0,0,0,0\n")
 	}
-	_, _, err = parseTrace(b.Bytes(), "csv", "t")
+	_, _, err = Parse(b.Bytes(), "csv", "t")
 	if !errors.As(err, &ie) || ie.Line != engine.TraceMaxEntities+2 || ie.Field != "entity" {
-		t.Errorf("parseTrace(%d entities) = %v, want an entity error at line %d", engine.TraceMaxEntities+1, err, engine.TraceMaxEntities+2)
+		t.Errorf("Parse(%d entities) = %v, want an entity error at line %d", engine.TraceMaxEntities+1, err, engine.TraceMaxEntities+2)
 	}
 }
 
 func formatNumber(v float64) string { return engine.Params()[0].Format(v) }
 
-// writeTraceCSV's output reads back as the same trace, to its rounding.
+// WriteCSV's output reads back as the same trace, to its rounding.
 func TestWriteTraceCSVRoundTrip(t *testing.T) {
 	s := engine.Defaults()
 	s.Entities, s.Duration, s.Loss, s.Duplicate = 3, 5, 0.1, 0.05
@@ -187,12 +179,12 @@ func TestWriteTraceCSVRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := writeTraceCSV(&b, tr); err != nil {
+	if err := WriteCSV(&b, tr); err != nil {
 		t.Fatal(err)
 	}
-	got, format, err := parseTrace(b.Bytes(), "", "t")
+	got, format, err := Parse(b.Bytes(), "", "t")
 	if err != nil {
-		t.Fatalf("parseTrace(writeTraceCSV) = %v", err)
+		t.Fatalf("Parse(WriteCSV) = %v", err)
 	}
 	if format != "csv" || got.Entities != tr.Entities || len(got.Packets) != len(tr.Packets) {
 		t.Fatalf("read back %s with %d entities, %d packets; want csv, %d, %d", format, got.Entities, len(got.Packets), tr.Entities, len(tr.Packets))
@@ -236,20 +228,20 @@ func TestSampleTraces(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := writeTraceCSV(&b, tr); err != nil {
+		if err := WriteCSV(&b, tr); err != nil {
 			t.Fatal(err)
 		}
-		if traceUpdating() {
-			if err := os.WriteFile(filepath.Join("..", "..", "presets", "traces", s.Name+".csv"), b.Bytes(), 0o644); err != nil {
+		if *update {
+			if err := os.WriteFile(filepath.Join("..", "..", "..", "..", "presets", "traces", s.Name+".csv"), b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
 		if !bytes.Equal(b.Bytes(), s.Data) {
-			t.Errorf("presets/traces/%s.csv differs from the engine's recording (go test ./cmd/lab -run TestSampleTraces -update)", s.Name)
+			t.Errorf("presets/traces/%s.csv differs from the engine's recording (go test ./cmd/lab/internal/traceio -run TestSampleTraces -update)", s.Name)
 			continue
 		}
-		got, _, err := parseTrace(s.Data, "", s.Name)
+		got, _, err := Parse(s.Data, "", s.Name)
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
@@ -278,26 +270,38 @@ func FuzzParseTrace(f *testing.F) {
 	f.Add([]byte("0,0,0 / 1,0.5,0 / 0\n0.05,0.025,0/1,0.5,0/0.05\nq\n"), "")
 	f.Add([]byte("sent,delay,x,y,z,vx,vy,vz\n1e9,0.01,0,0,0,0,0,0\n"), "csv")
 	f.Fuzz(func(t *testing.T, data []byte, format string) {
-		tr, _, err := parseTrace(data, format, "fuzz")
+		tr, _, err := Parse(data, format, "fuzz")
 		if err != nil {
-			var ie *traceInputError
+			var ie *InputError
 			if !errors.As(err, &ie) {
-				t.Fatalf("parseTrace error %v is not a *traceInputError", err)
+				t.Fatalf("Parse error %v is not an *InputError", err)
 			}
 			return
 		}
 		if err := tr.Validate(); err != nil {
-			t.Fatalf("parseTrace accepted an invalid trace: %v", err)
+			t.Fatalf("Parse accepted an invalid trace: %v", err)
 		}
 		if _, err := engine.TraceFromFlat(tr.AppendFlat(nil)); err != nil {
 			t.Fatalf("flat round trip: %v", err)
 		}
-		blob, err := encodeTraceBlob(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := decodeTraceBlob(blob); err != nil {
-			t.Fatalf("blob round trip: %v", err)
-		}
 	})
+}
+
+func TestTraceNames(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"capture.csv", "capture"},
+		{"/tmp/My Capture (2).JSONL", "my-capture--2"},
+		{`C:\logs\run.7.txt`, "run.7"},
+		{".csv", "csv"},
+		{"ûñí.csv", "trace"},
+		{strconv.Itoa(1) + string(make([]byte, 100)), "1"},
+	} {
+		got := NameFrom(c.file)
+		if got != c.want {
+			t.Errorf("NameFrom(%q) = %q, want %q", c.file, got, c.want)
+		}
+		if err := CheckName(got); err != nil {
+			t.Errorf("NameFrom(%q) = %q, which CheckName refuses: %v", c.file, got, err)
+		}
+	}
 }
