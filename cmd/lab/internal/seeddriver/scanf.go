@@ -1,4 +1,4 @@
-package main
+package seeddriver
 
 // The C library calls the seed's EPIC driver program makes, emulated so
 // that `lab epic` reads and prints exactly what the program does when built
@@ -6,6 +6,7 @@ package main
 // "%f , %f , %f / %f , %f , %f / %f", and printf's %.2f and %.3f.
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"strconv"
@@ -263,7 +264,7 @@ func cStrtof(run []byte) (float32, bool) {
 			return 0, false
 		}
 		// "0x" with no hexadecimal digit after it is the number 0.
-		i = bytesIndexByte(run, '0') + 1
+		i = bytes.IndexByte(run, '0') + 1
 		hex = false
 	}
 	end := i
@@ -288,15 +289,6 @@ func cStrtof(run []byte) (float32, bool) {
 	// gives ±HUGE_VALF; the text is well-formed, so no other error.
 	f, _ := strconv.ParseFloat(text, 32)
 	return float32(f), true
-}
-
-func bytesIndexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // cAppendFixed appends x as printf("%.*f", prec, x) does in glibc: rounded
