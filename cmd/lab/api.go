@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -84,7 +85,7 @@ func (s *server) handlePreset(w http.ResponseWriter, r *http.Request) {
 }
 
 func toAPIPreset(p presets.Preset) apiPreset {
-	return apiPreset{Name: p.Name, Title: p.Title, Doc: p.Doc, Query: linkQuery("", p.Settings), Settings: p.Settings}
+	return apiPreset{Name: p.Name, Title: p.Title, Doc: p.Doc, Query: link.Query("", p.Settings), Settings: p.Settings}
 }
 
 // handleExport serves GET /api/export?format=F&preset=NAME&<overrides> as a
@@ -101,7 +102,7 @@ func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, jsonapi.BadRequest("format", "missing format: want one of "+exportFormatNames()))
 		return
 	}
-	preset, settings, errs := settingsFromQuery(q)
+	preset, settings, errs := link.Parse(q)
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {

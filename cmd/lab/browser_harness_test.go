@@ -31,6 +31,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/presets"
 	"interplab/web"
@@ -405,15 +406,15 @@ func settingsMismatch(got, want engine.Settings) []string {
 }
 
 // settingsFromLink restores the settings of a share link as the server does.
-func settingsFromLink(t testing.TB, link string) (string, engine.Settings) {
+func settingsFromLink(t testing.TB, share string) (string, engine.Settings) {
 	t.Helper()
-	u, err := url.Parse(link)
+	u, err := url.Parse(share)
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset, s, errs := settingsFromQuery(u.Query())
+	preset, s, errs := link.Parse(u.Query())
 	if len(errs) > 0 {
-		t.Fatalf("link %s: %v", link, errs)
+		t.Fatalf("share %s: %v", share, errs)
 	}
 	return preset, s
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -173,8 +174,8 @@ func TestBrowserShareLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A value equal to the preset's is redundant: the address drops it.
-	link := browserShareLink + "&duration=" + strconv.FormatFloat(wifi.Settings.Duration, 'g', -1, 64)
-	b := openLab(t, link)
+	share := browserShareLink + "&duration=" + strconv.FormatFloat(wifi.Settings.Duration, 'g', -1, 64)
+	b := openLab(t, share)
 	if diffs := settingsMismatch(b.controls(), want); len(diffs) > 0 {
 		t.Errorf("controls differ from the link:\n%s", strings.Join(diffs, "\n"))
 	}
@@ -188,7 +189,7 @@ func TestBrowserShareLink(t *testing.T) {
 	if !slices.Equal(techs, want.Techniques) {
 		t.Errorf("running techniques %v, want %v", techs, want.Techniques)
 	}
-	if loc, canon := b.location(), "/?"+linkQuery(preset, want); loc != canon {
+	if loc, canon := b.location(), "/?"+link.Query(preset, want); loc != canon {
 		t.Errorf("address = %s on load, want the canonical %s", loc, canon)
 	}
 
@@ -211,13 +212,13 @@ func TestBrowserShareLink(t *testing.T) {
 // TestBrowserBadLink opens a link with bad values and checks that the page
 // reports each of them, in the server's words, and still runs.
 func TestBrowserBadLink(t *testing.T) {
-	const link = "/?preset=wifi&loss=7&jitterDist=gaussian&sendRate=fast&bogus=1"
-	u, _ := url.Parse(link)
-	_, _, errs := settingsFromQuery(u.Query())
+	const share = "/?preset=wifi&loss=7&jitterDist=gaussian&sendRate=fast&bogus=1"
+	u, _ := url.Parse(share)
+	_, _, errs := link.Parse(u.Query())
 	if len(errs) != 4 {
-		t.Fatalf("settingsFromQuery found %d errors in %s, want 4: %v", len(errs), link, errs)
+		t.Fatalf("link.Parse found %d errors in %s, want 4: %v", len(errs), share, errs)
 	}
-	b := openLab(t, link)
+	b := openLab(t, share)
 	var shown struct {
 		Hidden bool
 		Items  []string
@@ -232,14 +233,14 @@ func TestBrowserBadLink(t *testing.T) {
 			t.Errorf("the page does not show %q; it shows %q", e.Error(), shown.Items)
 		}
 	}
-	if loc := b.location(); loc != link {
+	if loc := b.location(); loc != share {
 		t.Errorf("address = %s, want the bad link kept as it is", loc)
 	}
 	var st struct{ Frames int }
 	time.Sleep(200 * time.Millisecond)
 	b.eval(`lab.state()`, &st)
 	if st.Frames == 0 {
-		t.Error("the page does not run after a bad link")
+		t.Error("the page does not run after a bad share")
 	}
 }
 

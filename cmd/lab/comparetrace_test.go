@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -188,7 +189,7 @@ func TestCompareTraceDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := "q:" + linkQuery("", set)
+	q := "q:" + link.Query("", set)
 	rows := compareTraceCSV(t, base, compareCSVMetrics, "trace:sample-lan", q)
 	if rows[1][0] != "sample-lan replay" || rows[1][2] != strconv.Itoa(r.Techniques[0].Metrics.Frames) {
 		t.Errorf("first row %v, want the sample-lan replay with %d frames", rows[1], r.Techniques[0].Metrics.Frames)

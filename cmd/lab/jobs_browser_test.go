@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 )
 
@@ -125,7 +126,7 @@ func TestTunePageBrowser(t *testing.T) {
 	}
 	res, _ := j.results()
 	best := res.(engine.TuneResult).Best.Settings
-	if want := "/?" + linkQuery("harbor-before", best); page.Apply != want {
+	if want := "/?" + link.Query("harbor-before", best); page.Apply != want {
 		t.Errorf("Apply to lab = %s, want %s", page.Apply, want)
 	}
 	if page.Seed != "5" || strings.Join(page.Series, ",") != "infeasible,feasible,Pareto front,base,recommended" {

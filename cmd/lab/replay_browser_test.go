@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 )
 
@@ -15,17 +16,17 @@ import (
 // parameters are disabled, the address keeps the trace, and the metrics are
 // the engine's for the same replay, bit for bit.
 func TestBrowserReplay(t *testing.T) {
-	const link = "/?trace=sample-4g&preset=4g&adaptive=true&seed=3"
+	const share = "/?trace=sample-4g&preset=4g&adaptive=true&seed=3"
 	const frames = 600
 	h, st := newSessionServer(t)
 	_, tr, err := st.LoadTrace("sample-4g")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(link)
+	u, _ := url.Parse(share)
 	q := u.Query()
 	q.Del(linkTraceKey)
-	_, s, errs := settingsFromQuery(q)
+	_, s, errs := link.Parse(q)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -37,7 +38,7 @@ func TestBrowserReplay(t *testing.T) {
 		sim.Step(1 / s.RenderRate / 4)
 	}
 
-	b := openLabOn(t, h, link)
+	b := openLabOn(t, h, share)
 	var banner string
 	b.eval(`document.getElementById('trace-banner')?.textContent ?? ''`, &banner)
 	if !strings.Contains(banner, "sample-4g") {

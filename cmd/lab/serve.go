@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/presets"
 	"interplab/templates"
@@ -180,7 +181,7 @@ func (s *server) resolveVariant(ref string) (string, engine.Settings, error) {
 		if err != nil {
 			return "", engine.Settings{}, fmt.Errorf("bad query: %w", err)
 		}
-		preset, st, errs := settingsFromQuery(q)
+		preset, st, errs := link.Parse(q)
 		if len(errs) > 0 {
 			return "", engine.Settings{}, errs[0]
 		}
@@ -257,7 +258,7 @@ func (s *server) pageView(r *http.Request) templates.PageView {
 	if terr != nil {
 		errs = append(errs, terr.Error())
 	}
-	preset, settings, ferrs := settingsFromQuery(q)
+	preset, settings, ferrs := link.Parse(q)
 	for _, e := range ferrs {
 		errs = append(errs, e.Error())
 	}
@@ -266,15 +267,15 @@ func (s *server) pageView(r *http.Request) templates.PageView {
 		Settings: settings,
 		Preset:   preset,
 		Errors:   errs,
-		Query:    linkQuery(preset, settings),
+		Query:    link.Query(preset, settings),
 	}
 	if replaying {
 		s.replayPage(&v, trace, q)
-		v.Query = linkQuery(preset, v.Settings)
+		v.Query = link.Query(preset, v.Settings)
 	}
 	for _, p := range s.presets {
 		v.Presets = append(v.Presets, templates.PresetView{
-			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: linkQuery("", p.Settings),
+			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: link.Query("", p.Settings),
 		})
 	}
 	return v

@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -122,7 +123,7 @@ func TestServePresets(t *testing.T) {
 	if one.Name != "wifi" || !reflect.DeepEqual(one.Settings, wifi.Settings) {
 		t.Errorf("GET /api/presets/wifi = %+v, want %+v", one, wifi)
 	}
-	if want := linkQuery("", wifi.Settings); one.Query != want {
+	if want := link.Query("", wifi.Settings); one.Query != want {
 		t.Errorf("wifi query = %q, want %q", one.Query, want)
 	}
 

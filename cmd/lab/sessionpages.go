@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -145,7 +146,7 @@ func (p *sessionPages) open(w http.ResponseWriter, r *http.Request) {
 	plain.URL.RawQuery = ""
 	v := p.srv.pageView(plain)
 	v.Settings = settings
-	v.Query = linkQuery("", settings)
+	v.Query = link.Query("", settings)
 	v.Session = view
 	renderSessionPage(w, r, http.StatusOK, templates.Page(v))
 }

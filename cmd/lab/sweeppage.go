@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -128,12 +129,20 @@ func (a *sweepAxisRequest) axis(field string) (engine.Axis, error) {
 	ax := engine.Axis{Name: a.Name, Steps: a.Steps}
 	var err error
 	if ax.Min, err = p.Parse(string(a.Min)); err != nil {
-		return ax, &engine.FieldError{Field: field + ".min", Value: string(a.Min), Allowed: linkFieldError(a.Name, string(a.Min), err).Allowed}
+		return ax, &engine.FieldError{Field: field + ".min", Value: string(a.Min), Allowed: allowedBy(err)}
 	}
 	if ax.Max, err = p.Parse(string(a.Max)); err != nil {
-		return ax, &engine.FieldError{Field: field + ".max", Value: string(a.Max), Allowed: linkFieldError(a.Name, string(a.Max), err).Allowed}
+		return ax, &engine.FieldError{Field: field + ".max", Value: string(a.Max), Allowed: allowedBy(err)}
 	}
 	return ax, nil
+}
+
+// allowedBy is what a parameter's Parse error says is allowed.
+func allowedBy(err error) string {
+	if fe, ok := errors.AsType[*engine.FieldError](err); ok {
+		return fe.Allowed
+	}
+	return err.Error()
 }
 
 // jobBaseError is a base ref that cannot be used, as a 400 on field base.

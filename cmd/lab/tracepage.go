@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/templates"
@@ -32,7 +33,7 @@ func registerTracePage(s *server) {
 				Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: formatMetric(t.Span) + " s"}
 			if _, tr, err := s.store.LoadTrace(t.Name); err == nil {
 				st, _ := traceio.Settings(tr, engine.Defaults())
-				q := linkQuery("", st)
+				q := link.Query("", st)
 				row.Lab = "/?" + q
 				row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
 				row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
@@ -44,7 +45,7 @@ func TestTracesPageLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, _ := traceio.Settings(tr, engine.Defaults())
-		q := linkQuery("", s)
+		q := link.Query("", s)
 		for _, want := range []string{`data-name="` + info.Name + `"`, `href="/?` + q + `"`, `href="/tune?base=` + url.QueryEscape("q:"+q) + `"`} {
 			if !strings.Contains(page, want) {
 				t.Errorf("GET /traces lacks %s", want)

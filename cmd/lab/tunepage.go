@@ -15,6 +15,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/templates"
 	"interplab/web"
@@ -89,7 +90,7 @@ func tunePresetOf(ref string) string {
 	}
 	if q, ok := cutPrefix(ref, "q:"); ok {
 		if v, err := url.ParseQuery(q); err == nil {
-			return v.Get(linkPresetKey)
+			return v.Get(link.PresetKey)
 		}
 	}
 	return ""
@@ -285,7 +286,7 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	if err != nil {
 		return nil, err
 	}
-	query := linkQuery(tj.Preset, res.Best.Settings)
+	query := link.Query(tj.Preset, res.Best.Settings)
 	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
 		Feasible: res.Feasible, Violation: formatMetric(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
 	for _, e := range exportFormats {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 )
 
@@ -75,7 +76,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 	}
 
 	page := html.UnescapeString(pages[0])
-	apply := `href="/?` + linkQuery("harbor-before", want.Best.Settings) + `"`
+	apply := `href="/?` + link.Query("harbor-before", want.Best.Settings) + `"`
 	for _, s := range []string{`id="tune-chart"`, `id="seed">7<`, apply, "/api/export?format=json&"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the tuning's page lacks %s", s)

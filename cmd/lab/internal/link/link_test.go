@@ -1,4 +1,4 @@
-package main
+package link
 
 import (
 	"net/url"
@@ -43,11 +43,11 @@ func TestLinkRoundTrip(t *testing.T) {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("test state invalid: %v", err)
 		}
-		link := linkQuery(st.preset, s)
-		for _, q := range []url.Values{queryFromSettings(st.preset, s), mustParseQuery(t, link)} {
-			preset, got, errs := settingsFromQuery(q)
+		link := Query(st.preset, s)
+		for _, q := range []url.Values{Values(st.preset, s), mustParseQuery(t, link)} {
+			preset, got, errs := Parse(q)
 			if preset != st.preset || len(errs) > 0 || !reflect.DeepEqual(got, s) {
-				t.Errorf("settingsFromQuery(%q) = %q, %+v, %v; want %q, %+v, no errors", q.Encode(), preset, got, errs, st.preset, s)
+				t.Errorf("Parse(%q) = %q, %+v, %v; want %q, %+v, no errors", q.Encode(), preset, got, errs, st.preset, s)
 			}
 		}
 	}
@@ -83,8 +83,8 @@ func TestLinkQueryOnlyDiffsInTableOrder(t *testing.T) {
 		{"no-such-preset", engine.Defaults(), ""},
 	}
 	for _, tt := range tests {
-		if got := linkQuery(tt.preset, tt.s); got != tt.want {
-			t.Errorf("linkQuery(%q, ...) = %q, want %q", tt.preset, got, tt.want)
+		if got := Query(tt.preset, tt.s); got != tt.want {
+			t.Errorf("Query(%q, ...) = %q, want %q", tt.preset, got, tt.want)
 		}
 	}
 }
@@ -126,7 +126,7 @@ func TestSettingsFromQueryErrors(t *testing.T) {
 			map[string]string{"techniques": def.Text("techniques")}},
 	}
 	for _, tt := range tests {
-		preset, s, errs := settingsFromQuery(mustParseQuery(t, tt.query))
+		preset, s, errs := Parse(mustParseQuery(t, tt.query))
 		if preset != tt.wantPreset {
 			t.Errorf("%s: preset = %q, want %q", tt.name, preset, tt.wantPreset)
 		}
@@ -149,7 +149,7 @@ func TestSettingsFromQueryErrors(t *testing.T) {
 }
 
 func TestSettingsFromQueryErrorText(t *testing.T) {
-	_, _, errs := settingsFromQuery(mustParseQuery(t, "loss=2"))
+	_, _, errs := Parse(mustParseQuery(t, "loss=2"))
 	if len(errs) != 1 {
 		t.Fatalf("errors = %v, want one", errs)
 	}

@@ -1,4 +1,11 @@
-package main
+// Package link reads and writes share links: the lab's state as readable
+// query parameters named by the vocabulary,
+// /?preset=wifi&displayBehind=0.12&loss=0.03. "preset" names the starting
+// point and every other key overrides one parameter. Without a preset the
+// starting point is engine.Defaults, the parameter table's defaults: a link
+// then depends on nothing but the engine's table, not on a preset file
+// that may be retuned.
+package link
 
 import (
 	"errors"
@@ -10,19 +17,10 @@ import (
 	"interplab/presets"
 )
 
-// Share links.
-//
-// A link carries the lab's state as readable query parameters named by the
-// vocabulary: /?preset=wifi&displayBehind=0.12&loss=0.03. "preset" names the
-// starting point and every other key overrides one parameter. Without a
-// preset the starting point is engine.Defaults, the parameter table's
-// defaults: a link then depends on nothing but the engine's table, not on a
-// preset file that may be retuned.
+// PresetKey is the query key naming the starting preset.
+const PresetKey = "preset"
 
-// linkPresetKey is the query key naming the starting preset.
-const linkPresetKey = "preset"
-
-// settingsFromQuery restores the state of a share link. It starts from the
+// Parse restores the state of a share link. It starts from the
 // preset named by q's "preset" key (engine.Defaults when absent) and applies
 // every other key with engine.Settings.SetText, in parameter-table order.
 // Nothing is dropped silently: an unknown preset or key, a key given twice and
@@ -30,18 +28,18 @@ const linkPresetKey = "preset"
 // value. A cross-field failure of Validate is reported too, and overrides are
 // undone, latest first, until the settings pass, so s is always valid.
 // preset is the preset actually used ("" for the defaults).
-func settingsFromQuery(q url.Values) (preset string, s engine.Settings, errs []*engine.FieldError) {
+func Parse(q url.Values) (preset string, s engine.Settings, errs []*engine.FieldError) {
 	base := engine.Defaults()
-	if vals, ok := q[linkPresetKey]; ok {
+	if vals, ok := q[PresetKey]; ok {
 		name := vals[len(vals)-1]
 		switch {
 		case len(vals) > 1:
-			errs = append(errs, &engine.FieldError{Field: linkPresetKey, Value: strings.Join(vals, ","), Allowed: "one preset"})
+			errs = append(errs, &engine.FieldError{Field: PresetKey, Value: strings.Join(vals, ","), Allowed: "one preset"})
 		case name == "":
 			// An empty preset= means the defaults, as when it is absent.
 		default:
 			if p, err := presets.Get(name); err != nil {
-				errs = append(errs, &engine.FieldError{Field: linkPresetKey, Value: name, Allowed: linkPresetChoices()})
+				errs = append(errs, &engine.FieldError{Field: PresetKey, Value: name, Allowed: presetChoices()})
 			} else {
 				preset, base = name, p.Settings
 			}
@@ -63,14 +61,14 @@ func settingsFromQuery(q url.Values) (preset string, s engine.Settings, errs []*
 			continue
 		}
 		if err := s.SetText(p.Name, vals[0]); err != nil {
-			errs = append(errs, linkFieldError(p.Name, vals[0], err))
+			errs = append(errs, fieldError(p.Name, vals[0], err))
 			continue
 		}
 		applied = append(applied, p)
 	}
 	var unknown []string
 	for k := range q {
-		if _, ok := engine.Lookup(k); !ok && k != linkPresetKey {
+		if _, ok := engine.Lookup(k); !ok && k != PresetKey {
 			unknown = append(unknown, k)
 		}
 	}
@@ -80,7 +78,7 @@ func settingsFromQuery(q url.Values) (preset string, s engine.Settings, errs []*
 	}
 
 	for err := s.Validate(); err != nil; err = s.Validate() {
-		errs = append(errs, linkFieldError("", "", err))
+		errs = append(errs, fieldError("", "", err))
 		// Undo the override the error names if there is one, else the
 		// latest; base is valid, so this ends.
 		i := slices.IndexFunc(applied, func(p *engine.Param) bool { return p.Name == errs[len(errs)-1].Field })
@@ -97,9 +95,9 @@ func settingsFromQuery(q url.Values) (preset string, s engine.Settings, errs []*
 	return preset, s, errs
 }
 
-// linkFieldError returns err as a *engine.FieldError, wrapping any other
+// fieldError returns err as a *engine.FieldError, wrapping any other
 // error under the given field.
-func linkFieldError(field, value string, err error) *engine.FieldError {
+func fieldError(field, value string, err error) *engine.FieldError {
 	var fe *engine.FieldError
 	if errors.As(err, &fe) {
 		return fe
@@ -107,7 +105,7 @@ func linkFieldError(field, value string, err error) *engine.FieldError {
 	return &engine.FieldError{Field: field, Value: value, Allowed: err.Error()}
 }
 
-func linkPresetChoices() string {
+func presetChoices() string {
 	list, _ := presets.All()
 	names := make([]string, len(list))
 	for i, p := range list {
@@ -116,24 +114,24 @@ func linkPresetChoices() string {
 	return "one of " + strings.Join(names, ", ")
 }
 
-// queryFromSettings is the inverse of settingsFromQuery: the preset (when not
+// Values is the inverse of Parse: the preset (when not
 // "") and every parameter whose value differs from the preset's (or from
 // engine.Defaults when preset is ""), formatted by Param.Format. An unknown
-// preset is compared as "". Use linkQuery for the encoded form in table order.
-func queryFromSettings(preset string, s engine.Settings) url.Values {
+// preset is compared as "". Use Query for the encoded form in table order.
+func Values(preset string, s engine.Settings) url.Values {
 	q := url.Values{}
-	for _, kv := range linkPairs(preset, s) {
+	for _, kv := range pairs(preset, s) {
 		q.Set(kv[0], kv[1])
 	}
 	return q
 }
 
-// linkQuery encodes queryFromSettings(preset, s) with the preset first and
+// Query encodes Values(preset, s) with the preset first and
 // the parameters in table order (url.Values.Encode would sort them), keeping
 // commas readable: preset=wifi&loss=0.03&techniques=epic,buffer.
-func linkQuery(preset string, s engine.Settings) string {
+func Query(preset string, s engine.Settings) string {
 	var b strings.Builder
-	for _, kv := range linkPairs(preset, s) {
+	for _, kv := range pairs(preset, s) {
 		if b.Len() > 0 {
 			b.WriteByte('&')
 		}
@@ -144,13 +142,13 @@ func linkQuery(preset string, s engine.Settings) string {
 	return b.String()
 }
 
-func linkPairs(preset string, s engine.Settings) [][2]string {
+func pairs(preset string, s engine.Settings) [][2]string {
 	base := engine.Defaults()
 	var pairs [][2]string
 	if preset != "" {
 		if p, err := presets.Get(preset); err == nil {
 			base = p.Settings
-			pairs = append(pairs, [2]string{linkPresetKey, preset})
+			pairs = append(pairs, [2]string{PresetKey, preset})
 		}
 	}
 	for i := range engine.Params() {
