@@ -17,6 +17,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/web"
 )
@@ -321,26 +322,9 @@ func compareMetric(name string) (engine.MetricField, int) {
 	panic("lab: no metric " + name)
 }
 
-// compareAxisName is a metric's name with the unit a designer reads.
-func compareAxisName(f engine.MetricField) string {
-	if f.Display == "" {
-		return f.Name
-	}
-	return f.Name + " (" + f.Display + ")"
-}
-
 // compareRound keeps 4 significant digits of a charted value: enough to
 // read, and short in tooltips (the CSV has every digit).
-func compareRound(v float64) float64 { return compareRoundTo(v, 4) }
-
-// compareRoundTo rounds v to digits significant digits.
-func compareRoundTo(v float64, digits int) float64 {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
-	if err != nil {
-		return v
-	}
-	return r
-}
+func compareRound(v float64) float64 { return report.Round(v, 4) }
 
 // compareGlobal are the options every comparison chart shares: our own
 // ECharts (never a CDN), the variant palette, a PNG download, no animation
@@ -398,7 +382,7 @@ func compareErrorChart(c *comparison, tech string) *charts.Line {
 		if tr := c.technique(i, tech); tr != nil {
 			for w, e := range tr.Series {
 				start, end := c.window(w)
-				data = append(data, opts.LineData{Value: []float64{compareRoundTo((start+end)/2, 6), compareRound(e * f.Scale)}})
+				data = append(data, opts.LineData{Value: []float64{report.Round((start+end)/2, 6), compareRound(e * f.Scale)}})
 			}
 		}
 		l.AddSeries(v.Label, data,
@@ -413,7 +397,7 @@ func compareErrorChart(c *comparison, tech string) *charts.Line {
 func compareMetricChart(c *comparison, name string) *charts.Bar {
 	f, idx := compareMetric(name)
 	b := charts.NewBar()
-	b.SetGlobalOptions(append(compareGlobal("compare-metric-"+name, compareAxisName(f), "", 40),
+	b.SetGlobalOptions(append(compareGlobal("compare-metric-"+name, report.AxisName(f), "", 40),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "technique", NameLocation: "middle", NameGap: 26}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value"}), // the title names it
@@ -445,8 +429,8 @@ func compareLatencyChart(c *comparison) *charts.Scatter {
 	s := charts.NewScatter()
 	s.SetGlobalOptions(append(compareGlobal("compare-latency", "Added latency against error p95", "", 40),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: compareAxisName(xf), NameLocation: "middle", NameGap: 26}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(yf), NameLocation: "middle", NameGap: 44}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: report.AxisName(xf), NameLocation: "middle", NameGap: 26}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: report.AxisName(yf), NameLocation: "middle", NameGap: 44}),
 	)...)
 	for i, v := range c.Variants {
 		var data []opts.ScatterData

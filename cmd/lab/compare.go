@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -212,7 +213,7 @@ func compareView(refs []string, c *comparison) (templates.CompareView, error) {
 
 	v.Table = templates.CompareTable{Head: []string{"variant", "technique", "frames"}, CSV: compareCSVURL(refs, compareCSVMetrics)}
 	for _, f := range engine.MetricFields {
-		v.Table.Head = append(v.Table.Head, compareAxisName(f))
+		v.Table.Head = append(v.Table.Head, report.AxisName(f))
 	}
 	var vals []float64
 	for i, x := range c.Variants {
@@ -221,7 +222,7 @@ func compareView(refs []string, c *comparison) (templates.CompareView, error) {
 				Cells: []string{strconv.Itoa(tr.Metrics.Frames)}}
 			vals = tr.Metrics.Values(vals[:0])
 			for k, f := range engine.MetricFields {
-				row.Cells = append(row.Cells, compareFormat(vals[k], f))
+				row.Cells = append(row.Cells, report.Value(vals[k], f))
 			}
 			v.Table.Rows = append(v.Table.Rows, row)
 		}
@@ -235,22 +236,6 @@ func compareShow(p *engine.Param, s *engine.Settings) string {
 		return strconv.FormatFloat(p.Get(s)*p.Scale, 'g', -1, 64) + " " + p.Display
 	}
 	return s.Text(p.Name)
-}
-
-// compareFormat is a metric value in its display unit, to a precision a
-// table reader can compare: whole counts, three significant digits or so.
-func compareFormat(v float64, f engine.MetricField) string {
-	if f.Unit == "count" {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	x := v * f.Scale
-	switch a := max(x, -x); {
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
 }
 
 // Charts whose data /compare.csv serves.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -76,6 +77,6 @@ func (s *server) replayPage(v *templates.PageView, name string, q url.Values) {
 	v.Settings.Entities, v.Settings.SendRate, v.Settings.TickRate = fixed.Entities, fixed.SendRate, fixed.TickRate
 	v.Trace = name
 	v.TraceFixed = strings.Join(replayFixedParams, ",")
-	v.TraceInfo = formatMetric(tr.Span()) + " s, " + formatMetric(float64(tr.Entities)) + " entities, " +
-		formatMetric(float64(len(tr.Packets))) + " packets"
+	v.TraceInfo = report.Number(tr.Span()) + " s, " + report.Number(float64(tr.Entities)) + " entities, " +
+		report.Number(float64(len(tr.Packets))) + " packets"
 }

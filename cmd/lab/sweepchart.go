@@ -7,6 +7,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
@@ -19,7 +20,7 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 	spec := sj.Spec
 	px, _ := engine.Lookup(spec.X.Name)
 	xs := spec.X.Values()
-	title := spec.Technique + ": " + compareAxisName(f)
+	title := spec.Technique + ": " + report.AxisName(f)
 	subtitle := "base " + sj.Label + " · " + strconv.Itoa(len(points)) + " of " + strconv.Itoa(spec.Points()) + " points"
 	value := func(pt engine.SweepPoint) float64 {
 		return compareRound(pt.Metrics.Values(nil)[mi] * f.Scale)
@@ -40,7 +41,7 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 		l.SetGlobalOptions(append(compareGlobal("sweep-chart", title, subtitle, 40),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 			charts.WithXAxisOpts(xAxis),
-			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(f), NameLocation: "middle", NameGap: 44}),
+			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: report.AxisName(f), NameLocation: "middle", NameGap: 44}),
 		)...)
 		data := make([]opts.LineData, len(xs))
 		var names []string
@@ -98,14 +99,14 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 			InRange: &opts.VisualMapInRange{Color: []string{"#1a9850", "#fee08b", "#d73027"}}}),
 	)...)
 	h.SetXAxis(xNames)
-	h.AddSeries(compareAxisName(f), data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(xs)*len(ys) <= 150)}))
+	h.AddSeries(report.AxisName(f), data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(xs)*len(ys) <= 150)}))
 	return h
 }
 
 // sweepShown is a parameter's value in the unit the chart's axis shows.
 func sweepShown(p *engine.Param, v float64) float64 {
 	if p.Scale != 0 && (p.Kind == engine.Float || p.Kind == engine.Int) {
-		return compareRoundTo(v*p.Scale, 6)
+		return report.Round(v*p.Scale, 6)
 	}
 	return v
 }

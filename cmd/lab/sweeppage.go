@@ -17,6 +17,7 @@ import (
 	"github.com/a-h/templ"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/templates"
 	"interplab/web"
@@ -164,8 +165,8 @@ func (p *sweepPages) spec(req sweepRequest) (*sweepJob, error) {
 	if req.Metric == "" {
 		req.Metric = "errP95"
 	}
-	if sweepMetricIndex(req.Metric) < 0 {
-		return nil, &engine.FieldError{Field: "metric", Value: req.Metric, Allowed: "one of " + sweepMetricNames()}
+	if report.MetricIndex(req.Metric) < 0 {
+		return nil, &engine.FieldError{Field: "metric", Value: req.Metric, Allowed: "one of " + report.MetricNames()}
 	}
 	spec := engine.SweepSpec{Base: base, Technique: req.Technique}
 	if spec.X, err = req.X.axis("x"); err != nil {
@@ -250,8 +251,8 @@ func (p *sweepPages) chart(w http.ResponseWriter, r *http.Request) {
 	if metric == "" {
 		metric = sj.Req.Metric
 	}
-	if sweepMetricIndex(metric) < 0 {
-		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("metric %q: want one of %s", metric, sweepMetricNames()), Field: "metric"})
+	if report.MetricIndex(metric) < 0 {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("metric %q: want one of %s", metric, report.MetricNames()), Field: "metric"})
 		return
 	}
 	ch := sweepChart(sj, sweepPointsOf(j), metric)
@@ -326,7 +327,7 @@ func (p *sweepPages) page(w http.ResponseWriter, r *http.Request) {
 			Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(&pr)})
 	}
 	for _, f := range engine.MetricFields {
-		v.Metrics = append(v.Metrics, templates.JobOption{Value: f.Name, Label: compareAxisName(f), Doc: f.Doc})
+		v.Metrics = append(v.Metrics, templates.JobOption{Value: f.Name, Label: report.AxisName(f), Doc: f.Doc})
 	}
 	jobRender(w, r, templates.Sweep(v))
 }

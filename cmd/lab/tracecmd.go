@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -350,7 +351,7 @@ entities and sendRate come from the trace.
 	// writeMetricsTable's first line describes a synthetic scenario: say
 	// what was replayed instead.
 	var table bytes.Buffer
-	if err := writeMetricsTable(&table, res); err != nil {
+	if err := report.Metrics(&table, res); err != nil {
 		fmt.Fprintf(stderr, "lab trace sim: %v\n", err)
 		return 1
 	}

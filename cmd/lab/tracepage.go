@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/templates"
@@ -30,7 +31,7 @@ func registerTracePage(s *server) {
 		var v templates.TracesView
 		for _, t := range list {
 			row := templates.TraceRow{Name: t.Name, Title: t.Title, Doc: t.Doc, Format: t.Format, Sample: t.Sample,
-				Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: formatMetric(t.Span) + " s"}
+				Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: report.Number(t.Span) + " s"}
 			if _, tr, err := s.store.LoadTrace(t.Name); err == nil {
 				st, _ := traceio.Settings(tr, engine.Defaults())
 				q := link.Query("", st)

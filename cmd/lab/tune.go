@@ -7,11 +7,10 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"reflect"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
@@ -112,7 +111,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := writeTune(stdout, spec, res, changes); err != nil {
+	if err := report.Tune(stdout, spec, res, changes); err != nil {
 		fmt.Fprintf(stderr, "lab tune: %v\n", err)
 		return 1
 	}
@@ -163,8 +162,8 @@ func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
 		if !ok {
 			return cs, fmt.Errorf("want metric=value, got %q", kv)
 		}
-		if sweepMetricIndex(name) < 0 {
-			return cs, fmt.Errorf("unknown metric %q: want one of %s", name, sweepMetricNames())
+		if report.MetricIndex(name) < 0 {
+			return cs, fmt.Errorf("unknown metric %q: want one of %s", name, report.MetricNames())
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
@@ -173,69 +172,4 @@ func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
 		cs = append(cs, engine.Constraint{Metric: name, Max: v})
 	}
 	return cs, nil
-}
-
-// writeTune prints the recommendation, its metrics against the base's and
-// the Pareto front.
-func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []engine.Change) error {
-	s := spec.Base
-	motions := strings.Join(spec.Motions, ",")
-	if motions == "" {
-		motions = s.Motion
-	}
-	fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
-		spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
-	if len(spec.Constraints) > 0 {
-		var bounds []string
-		for _, c := range spec.Constraints {
-			f := engine.MetricFields[sweepMetricIndex(c.Metric)]
-			bounds = append(bounds, c.Metric+" ≤ "+formatMetric(c.Max*f.Scale)+strings.TrimSuffix(" "+f.Display, " "))
-		}
-		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
-	}
-	fmt.Fprintln(w)
-	if !res.Feasible {
-		fmt.Fprintf(w, "NO CANDIDATE MEETS THE CONSTRAINTS: the one shown breaks them least (by %s).\n\n", formatMetric(res.Best.Violation))
-	}
-	if len(changes) == 0 {
-		fmt.Fprintln(w, "recommended: keep the starting settings; no candidate did better.")
-	} else {
-		fmt.Fprintln(w, "recommended:")
-		for _, c := range changes {
-			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
-		}
-	}
-	fmt.Fprintln(w)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
-	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
-	for i, f := range engine.MetricFields {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, formatMetric(bv[i]*f.Scale), formatMetric(rv[i]*f.Scale))
-	}
-	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", formatMetric(res.Base.Cost), formatMetric(res.Best.Cost))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
-	fmt.Fprintf(w, "\nPareto front of the feasible candidates (* recommended):\n")
-	if len(res.Pareto) == 0 {
-		fmt.Fprintln(w, "  none: no candidate is feasible")
-		return nil
-	}
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
-	for _, c := range res.Pareto {
-		var set []string
-		for _, ch := range engine.Diff(spec.Base, c.Settings) {
-			set = append(set, ch.Name+"="+ch.Value)
-		}
-		mark := ""
-		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
-			mark = " *"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", formatMetric(c.Metrics.AddedLatency*1000), formatMetric(c.Metrics.ErrAligned*100),
-			formatMetric(c.Cost), mark, strings.Join(set, " "))
-	}
-	return tw.Flush()
 }

@@ -16,6 +16,7 @@ import (
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/templates"
 	"interplab/web"
@@ -263,10 +264,10 @@ func tuneFormOf(req tuneRequest) tuneForm {
 	f.Weights = [4]string{num(w.ErrP95), num(w.AddedLatency), num(w.Snaps), num(w.Underrun)}
 	for _, c := range req.Constraints {
 		scale := 1.0
-		if i := sweepMetricIndex(c.Metric); i >= 0 {
+		if i := report.MetricIndex(c.Metric); i >= 0 {
 			scale = engine.MetricFields[i].Scale
 		}
-		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: num(compareRoundTo(c.Max*scale, 9))})
+		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: num(report.Round(c.Max*scale, 9))})
 	}
 	for len(f.Constraints) < 3 {
 		f.Constraints = append(f.Constraints, templates.TuneConstraint{})
@@ -288,7 +289,7 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	}
 	query := link.Query(tj.Preset, res.Best.Settings)
 	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
-		Feasible: res.Feasible, Violation: formatMetric(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
+		Feasible: res.Feasible, Violation: report.Number(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
 	for _, e := range exportFormats {
 		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + e.name + "&" + query, Label: e.name})
 	}
@@ -297,9 +298,9 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	}
 	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
 	for i, f := range engine.MetricFields {
-		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: compareAxisName(f), Base: compareFormat(bv[i], f), Best: compareFormat(rv2[i], f)})
+		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: report.Value(rv2[i], f)})
 	}
-	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: formatMetric(res.Base.Cost), Best: formatMetric(res.Best.Cost)})
+	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
 	return rv, nil
 }
 
@@ -323,15 +324,15 @@ func tuneChart(tj *tuneJob, res *engine.TuneResult) compareECharts {
 		"base "+tj.Label+" · "+strconv.Itoa(len(res.Candidates))+" candidates · seed "+strconv.FormatUint(tj.Spec.Seed, 10), 40),
 		charts.WithColorsOpts(opts.Colors{"#bbbbbb", "#56B4E9", "#D55E00", "#000000", "#009E73"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "|" + compareAxisName(xf) + "|", NameLocation: "middle", NameGap: 26}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: compareAxisName(yf), NameLocation: "middle", NameGap: 44}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "|" + report.AxisName(xf) + "|", NameLocation: "middle", NameGap: 26}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: report.AxisName(yf), NameLocation: "middle", NameGap: 44}),
 	)...)
 	point := func(name string, c engine.Candidate, size int) opts.ScatterData {
 		return opts.ScatterData{Name: name, SymbolSize: size, Value: []float64{tuneFrontX(c), tuneFrontY(c)}}
 	}
 	var infeasible, feasible []opts.ScatterData
 	for i, c := range res.Candidates {
-		name := "#" + strconv.Itoa(i) + " cost " + formatMetric(c.Cost)
+		name := "#" + strconv.Itoa(i) + " cost " + report.Number(c.Cost)
 		if c.Feasible {
 			feasible = append(feasible, point(name, c, 7))
 		} else {
@@ -348,10 +349,10 @@ func tuneChart(tj *tuneJob, res *engine.TuneResult) compareECharts {
 	front.AddSeries("Pareto front", line, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 2}))
 	s.Overlap(front)
-	base := point("base, cost "+formatMetric(res.Base.Cost), res.Base, 14)
+	base := point("base, cost "+report.Number(res.Base.Cost), res.Base, 14)
 	base.Symbol = "diamond"
 	s.AddSeries("base", []opts.ScatterData{base})
-	best := point("recommended, cost "+formatMetric(res.Best.Cost), res.Best, 22)
+	best := point("recommended, cost "+report.Number(res.Best.Cost), res.Best, 22)
 	best.Symbol = "pin"
 	s.AddSeries("recommended", []opts.ScatterData{best})
 	return s
