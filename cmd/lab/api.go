@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/traceio"
@@ -99,7 +100,7 @@ func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 	format := q.Get("format")
 	q.Del("format")
 	if format == "" {
-		jsonapi.WriteError(w, jsonapi.BadRequest("format", "missing format: want one of "+exportFormatNames()))
+		jsonapi.WriteError(w, jsonapi.BadRequest("format", "missing format: want one of "+export.Names()))
 		return
 	}
 	preset, settings, errs := link.Parse(q)
@@ -111,15 +112,15 @@ func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, jsonapi.BadRequest(errs[0].Field, strings.Join(msgs, "; ")))
 		return
 	}
-	body, contentType, filename, err := export(format, preset, settings)
+	file, err := export.Render(format, preset, settings)
 	if err != nil {
 		jsonapi.WriteError(w, jsonapi.BadRequest("format", err.Error()))
 		return
 	}
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
+	w.Header().Set("Content-Type", file.ContentType)
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": file.Name}))
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(body)
+	w.Write(file.Body)
 }
 
 // fail answers err in the API's one error shape: the store's and the job

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/presets"
@@ -260,14 +261,14 @@ func TestBrowserExports(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range exportFormats {
-		want, _, _, err := export(f.name, "harbor-after", got)
+	for _, name := range export.Formats() {
+		want, err := export.Render(name, "harbor-after", got)
 		if err != nil {
-			t.Fatalf("export %s: %v", f.name, err)
+			t.Fatalf("export %s: %v", name, err)
 		}
-		body := b.download(dir, "export-"+f.name)
-		if !bytes.Equal(body, want) {
-			t.Errorf("export %s: download differs from lab export for the page's settings:\n got: %.300s\nwant: %.300s", f.name, body, want)
+		body := b.download(dir, "export-"+name)
+		if !bytes.Equal(body, want.Body) {
+			t.Errorf("export %s: download differs from lab export for the page's settings:\n got: %.300s\nwant: %.300s", name, body, want.Body)
 		}
 	}
 }

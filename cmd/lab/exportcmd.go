@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"interplab/cmd/lab/internal/export"
 )
 
 // runExport implements lab export: it prints the settings built from
@@ -10,7 +12,7 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("export", "Usage: lab export [-format F] [-preset NAME] [-set name=value]...\n\n"+
 		"Prints the settings as a file a game team pastes as is.\n\nFlags:\n", stderr)
-	format := fs.String("format", "json", "export `format`: "+exportFormatNames())
+	format := fs.String("format", "json", "export `format`: "+export.Names())
 	settings := settingsFlags(fs)
 	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
 		return code
@@ -20,12 +22,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 2
 	}
-	body, _, _, err := export(*format, fs.Lookup("preset").Value.String(), s)
+	file, err := export.Render(*format, fs.Lookup("preset").Value.String(), s)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 2
 	}
-	if _, err := stdout.Write(body); err != nil {
+	if _, err := stdout.Write(file.Body); err != nil {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 1
 	}

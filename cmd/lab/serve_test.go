@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/presets"
@@ -169,24 +170,24 @@ func TestServeParams(t *testing.T) {
 func TestServeExport(t *testing.T) {
 	_, ts := newTestServer(t, true)
 	p, _ := presets.Get("harbor-after")
-	for _, f := range exportFormats {
-		resp, body := get(t, ts.URL+"/api/export?format="+f.name+"&preset=harbor-after&loss=0.02")
+	for _, name := range export.Formats() {
+		resp, body := get(t, ts.URL+"/api/export?format="+name+"&preset=harbor-after&loss=0.02")
 		if resp.StatusCode != 200 {
-			t.Errorf("export %s = %s: %s", f.name, resp.Status, body)
+			t.Errorf("export %s = %s: %s", name, resp.Status, body)
 			continue
 		}
 		s := p.Settings
 		s.Loss = 0.02
-		want, contentType, filename, _ := export(f.name, "harbor-after", s)
-		if got := resp.Header.Get("Content-Type"); got != contentType {
-			t.Errorf("export %s: Content-Type = %q, want %q", f.name, got, contentType)
+		want, _ := export.Render(name, "harbor-after", s)
+		if got := resp.Header.Get("Content-Type"); got != want.ContentType {
+			t.Errorf("export %s: Content-Type = %q, want %q", name, got, want.ContentType)
 		}
 		disp, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
-		if err != nil || disp != "attachment" || params["filename"] != filename {
-			t.Errorf("export %s: Content-Disposition = %q, want attachment; filename=%s", f.name, resp.Header.Get("Content-Disposition"), filename)
+		if err != nil || disp != "attachment" || params["filename"] != want.Name {
+			t.Errorf("export %s: Content-Disposition = %q, want attachment; filename=%s", name, resp.Header.Get("Content-Disposition"), want.Name)
 		}
-		if !bytes.Equal(body, want) {
-			t.Errorf("export %s body differs from export():\n%s", f.name, body)
+		if !bytes.Equal(body, want.Body) {
+			t.Errorf("export %s body differs from export.Render:\n%s", name, body)
 		}
 	}
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -253,35 +253,8 @@ func runTraceShow(args []string, stdout, stderr io.Writer) int {
 		flags = append(flags, "-set "+name+"="+out.Settings.Text(name))
 	}
 	fmt.Fprintf(stdout, "  %s\n\nas a preset file (presets/%s.json):\n", strings.Join(flags, " \\\n  "), info.Name)
-	stdout.Write(tracePresetJSON(info.Name, out.Settings, out.Set))
+	stdout.Write(export.PresetFile(info.Name, out.Settings, out.Set))
 	return 0
-}
-
-// tracePresetJSON writes the named settings of s as a preset file (see
-// package presets), in table order.
-func tracePresetJSON(name string, s engine.Settings, names []string) []byte {
-	var b bytes.Buffer
-	q := func(v string) string { data, _ := json.Marshal(v); return string(data) }
-	fmt.Fprintf(&b, "{\n  \"name\": %s,\n  \"title\": %s,\n  \"doc\": %s,\n  \"order\": 100,\n  \"settings\": {",
-		q(name), q("Trace "+name), q("The network measured in the recorded trace "+name+" (lab trace show)."))
-	for i, n := range names {
-		p, _ := engine.Lookup(n)
-		v := p.Get(&s)
-		val := strconv.FormatFloat(v, 'g', -1, 64)
-		switch p.Kind {
-		case engine.Enum:
-			val = q(p.Format(v))
-		case engine.Bool:
-			val = strconv.FormatBool(v != 0)
-		}
-		sep := ","
-		if i == len(names)-1 {
-			sep = ""
-		}
-		fmt.Fprintf(&b, "\n    %s: %s%s", q(n), val, sep)
-	}
-	b.WriteString("\n  }\n}\n")
-	return b.Bytes()
 }
 
 func runTraceSim(args []string, stdout, stderr io.Writer) int {

@@ -14,6 +14,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
@@ -290,8 +291,8 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	query := link.Query(tj.Preset, res.Best.Settings)
 	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
 		Feasible: res.Feasible, Violation: report.Number(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
-	for _, e := range exportFormats {
-		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + e.name + "&" + query, Label: e.name})
+	for _, name := range export.Formats() {
+		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + name + "&" + query, Label: name})
 	}
 	for _, c := range engine.Diff(res.Base.Settings, res.Best.Settings) {
 		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})

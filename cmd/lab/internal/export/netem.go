@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"interplab/engine"
 )
 
-// writeNetemExport writes a shell script whose tc-netem command reproduces
+// writeNetem writes a shell script whose tc-netem command reproduces
 // the lab's link on a real Linux interface, for QA.
 //
 // The mapping (see tc-netem(8)):
@@ -25,11 +25,11 @@ import (
 //     packet lost in the bad state (1-h = 100%) and none in the good one
 //     (1-k = 0%), all in percent.
 //   - duplicate: duplicate duplicate%.
-func writeNetemExport(b *bytes.Buffer, preset string, s engine.Settings) {
-	args := []string{"delay", exportMs(s.Latency+s.Jitter) + "ms"}
-	delayNote := fmt.Sprintf("mean one-way delay latency + jitter = %s + %s ms", exportMs(s.Latency), exportMs(s.Jitter))
+func writeNetem(b *bytes.Buffer, preset string, s engine.Settings) {
+	args := []string{"delay", ms(s.Latency+s.Jitter) + "ms"}
+	delayNote := fmt.Sprintf("mean one-way delay latency + jitter = %s + %s ms", ms(s.Latency), ms(s.Jitter))
 	if s.Jitter > 0 {
-		args = append(args, exportMs(s.Jitter)+"ms")
+		args = append(args, ms(s.Jitter)+"ms")
 		switch s.JitterDist {
 		case "uniform":
 			delayNote += ", spread evenly by jitter (netem's default distribution)"
@@ -46,17 +46,17 @@ func writeNetemExport(b *bytes.Buffer, preset string, s engine.Settings) {
 		if s.LossModel == "burst" {
 			r := 1 / s.BurstLength
 			p := s.Loss * r / (1 - s.Loss)
-			args = append(args, "loss", "gemodel", exportPct(p)+"%", exportPct(r)+"%", "100%", "0%")
+			args = append(args, "loss", "gemodel", pct(p)+"%", pct(r)+"%", "100%", "0%")
 			lossNote = fmt.Sprintf("Gilbert-Elliott loss: p = P(good->bad) = loss x r / (1 - loss), "+
 				"r = P(bad->good) = 1 / burstLength, for %s%% lost in bursts of %s packets on average",
-				exportPct(s.Loss), exportNum(s.BurstLength))
+				pct(s.Loss), num(s.BurstLength))
 		} else {
-			args = append(args, "loss", "random", exportPct(s.Loss)+"%")
-			lossNote = "independent loss of " + exportPct(s.Loss) + "%"
+			args = append(args, "loss", "random", pct(s.Loss)+"%")
+			lossNote = "independent loss of " + pct(s.Loss) + "%"
 		}
 	}
 	if s.Duplicate > 0 {
-		args = append(args, "duplicate", exportPct(s.Duplicate)+"%")
+		args = append(args, "duplicate", pct(s.Duplicate)+"%")
 	}
 	fmt.Fprintf(b, `#!/bin/sh
 # Interp Lab network profile (%s) for Linux tc-netem, so QA can put a real
@@ -75,5 +75,5 @@ func writeNetemExport(b *bytes.Buffer, preset string, s engine.Settings) {
 set -e
 DEV="${1:-eth0}"
 tc qdisc add dev "$DEV" root netem %s
-`, exportPresetLabel(preset), exportFile("-netem.sh")(preset), delayNote, lossNote, strings.Join(args, " "))
+`, presetLabel(preset), fileNamed("-netem.sh")(preset), delayNote, lossNote, strings.Join(args, " "))
 }

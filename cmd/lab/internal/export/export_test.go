@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bytes"
@@ -15,17 +15,8 @@ import (
 	"interplab/presets"
 )
 
-func init() {
-	// Another test file of this package may define -update too.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/")
-	}
-}
-
-func exportUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// update rewrites the golden exports under testdata/.
+var update = flag.Bool("update", false, "rewrite the golden exports under testdata/")
 
 // exportGoldenPreset is the preset of the golden exports.
 const exportGoldenPreset = "harbor-after"
@@ -35,13 +26,14 @@ func TestExportGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range exportFormats {
-		body, _, filename, err := export(f.name, p.Name, p.Settings)
+	for _, f := range formats {
+		file, err := Render(f.name, p.Name, p.Settings)
 		if err != nil {
-			t.Fatalf("export(%s) error: %v", f.name, err)
+			t.Fatalf("Render(%s) error: %v", f.name, err)
 		}
-		golden := filepath.Join("testdata", "export", f.name+filepath.Ext(filename))
-		if exportUpdating() {
+		body := file.Body
+		golden := filepath.Join("testdata", f.name+filepath.Ext(file.Name))
+		if *update {
 			if err := os.WriteFile(golden, body, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +44,7 @@ func TestExportGolden(t *testing.T) {
 			t.Fatalf("%v (run go test -update to create it)", err)
 		}
 		if !bytes.Equal(body, want) {
-			t.Errorf("export(%s) differs from %s; got:\n%s", f.name, golden, body)
+			t.Errorf("Render(%s) differs from %s; got:\n%s", f.name, golden, body)
 		}
 	}
 }
@@ -113,7 +105,8 @@ func TestExportLineChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
-		before, _, _, err := export(tt.format, p.Name, p.Settings)
+		beforeFile, err := Render(tt.format, p.Name, p.Settings)
+		before := beforeFile.Body
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,9 +115,10 @@ func TestExportLineChanges(t *testing.T) {
 		if err := s.SetText(name, value); err != nil {
 			t.Fatal(err)
 		}
-		after, _, _, err := export(tt.format, p.Name, s)
+		afterFile, err := Render(tt.format, p.Name, s)
+		after := afterFile.Body
 		if err != nil {
-			t.Fatalf("export(%s) with %s error: %v", tt.format, tt.set, err)
+			t.Fatalf("Render(%s) with %s error: %v", tt.format, tt.set, err)
 		}
 		bl, al := strings.Split(string(before), "\n"), strings.Split(string(after), "\n")
 		if len(bl) != len(al) {
@@ -156,7 +150,8 @@ func TestExportJSONDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range list {
-		body, contentType, _, err := export("json", p.Name, p.Settings)
+		file, err := Render("json", p.Name, p.Settings)
+		body, contentType := file.Body, file.ContentType
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,12 +195,12 @@ func TestExportJSONDecodes(t *testing.T) {
 }
 
 func TestExportErrors(t *testing.T) {
-	if _, _, _, err := export("yaml", "", engine.Defaults()); err == nil || !strings.Contains(err.Error(), "netem") {
-		t.Errorf("export(yaml) error = %v, want one listing the formats", err)
+	if _, err := Render("yaml", "", engine.Defaults()); err == nil || !strings.Contains(err.Error(), "netem") {
+		t.Errorf("Render(yaml) error = %v, want one listing the formats", err)
 	}
 	bad := engine.Defaults()
 	bad.SendRate = bad.TickRate + 1
-	if _, _, _, err := export("json", "", bad); err == nil || !strings.Contains(err.Error(), "sendRate") {
+	if _, err := Render("json", "", bad); err == nil || !strings.Contains(err.Error(), "sendRate") {
 		t.Errorf("export of invalid settings: error = %v, want one naming sendRate", err)
 	}
 }
@@ -218,8 +213,8 @@ func TestExportFloatLit(t *testing.T) {
 		{0.2, "0.2f"}, {1, "1.0f"}, {0, "0.0f"}, {0.025, "0.025f"}, {1e-5, "1e-05f"}, {66, "66.0f"}, {0.123456789, "0.12345679f"},
 	}
 	for _, tt := range tests {
-		if got := exportFloatLit(tt.v); got != tt.want {
-			t.Errorf("exportFloatLit(%v) = %q, want %q", tt.v, got, tt.want)
+		if got := floatLit(tt.v); got != tt.want {
+			t.Errorf("floatLit(%v) = %q, want %q", tt.v, got, tt.want)
 		}
 	}
 }
@@ -233,7 +228,8 @@ func TestExportCppCompiles(t *testing.T) {
 	}
 	s := engine.Defaults()
 	s.CalcAhead, s.DisplayBehind, s.SlopTime, s.Delay, s.Adaptive = 0.07, 0.125, 1, 0.09, true
-	header, _, _, err := export("cpp", "", s)
+	headerFile, err := Render("cpp", "", s)
+	header := headerFile.Body
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,13 +291,24 @@ func TestExportNetemParses(t *testing.T) {
 	extra.JitterDist, extra.Duplicate, extra.Loss, extra.LossModel = "uniform", 0.01, 0.2, "burst"
 	cases := append(list, presets.Preset{Name: "", Settings: extra})
 	for _, p := range cases {
-		script, _, _, err := export("netem", p.Name, p.Settings)
+		scriptFile, err := Render("netem", p.Name, p.Settings)
+		script := scriptFile.Body
 		if err != nil {
 			t.Fatal(err)
 		}
 		out, _ := exec.Command("unshare", "-n", "sh", "-c", string(script), "sh", "lo").CombinedOutput()
 		if msg := strings.TrimSpace(string(out)); msg != "" && msg != "Error: Specified qdisc kind is unknown." {
 			t.Errorf("%s: tc says %q for\n%s", p.Name, msg, script)
+		}
+	}
+}
+
+// Every parameter an export names by hand is in the engine's table: doc
+// and value would otherwise print nothing.
+func TestExportParamsKnown(t *testing.T) {
+	for _, name := range append([]string{"calcAhead", "displayBehind", "slopTime"}, bufferParams...) {
+		if _, ok := engine.Lookup(name); !ok {
+			t.Errorf("export names %q, which engine.Params does not have", name)
 		}
 	}
 }
