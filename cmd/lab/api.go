@@ -12,6 +12,7 @@ import (
 	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -150,18 +151,18 @@ func apiError(err error) error {
 		return jsonapi.BadRequest(te.Field, te.Error())
 	}
 	switch {
-	case errors.Is(err, errSessionNotFound):
+	case errors.Is(err, store.ErrSessionNotFound):
 		return notFound("id", "no such session")
-	case errors.Is(err, errRevNotFound):
+	case errors.Is(err, store.ErrRevNotFound):
 		return notFound("rev", "no such revision")
-	case errors.Is(err, errSessionDeleted):
+	case errors.Is(err, store.ErrSessionDeleted):
 		return &jsonapi.Error{Status: http.StatusGone, Field: "id",
-			Msg: fmt.Sprintf("session deleted: POST its /restore within %d days to bring it back", int(restoreWindow.Hours()/24))}
-	case errors.Is(err, errTraceNotFound):
+			Msg: fmt.Sprintf("session deleted: POST its /restore within %d days to bring it back", int(store.RestoreWindow.Hours()/24))}
+	case errors.Is(err, store.ErrTraceNotFound):
 		return notFound("name", "no such trace")
-	case errors.Is(err, errTraceExists):
+	case errors.Is(err, store.ErrTraceExists):
 		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a trace with this name exists: choose another name or delete it first"}
-	case errors.Is(err, errTraceSample):
+	case errors.Is(err, store.ErrTraceSample):
 		return &jsonapi.Error{Status: http.StatusForbidden, Field: "name", Msg: "a built-in sample cannot be deleted"}
 	case errors.Is(err, errJobsBusy):
 		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error()}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -21,7 +22,7 @@ func compareTraceServer(t *testing.T) (*server, string) {
 	t.Helper()
 	s, srv := newTestServer(t, false)
 	t.Cleanup(s.jobs.Close)
-	st, err := openStore(t.TempDir(), time.Now())
+	st, err := store.Open(t.TempDir(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

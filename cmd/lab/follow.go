@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 
 	"github.com/gorilla/websocket"
 )
@@ -208,7 +209,7 @@ func followURL(raw string) (string, error) {
 	if id == "" {
 		return "", fmt.Errorf("bad URL %q: no session in it (want …/s/ID or …/ws/sessions/ID)", raw)
 	}
-	if err := checkSessionID(id); err != nil {
+	if err := store.CheckSessionID(id); err != nil {
 		return "", fmt.Errorf("bad URL %q: %w", raw, err)
 	}
 	out := url.URL{Scheme: scheme, Host: u.Host, Path: "/" + strings.Join(append(segs[:prefix:prefix], "ws", "sessions", id), "/")}

@@ -77,6 +77,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
@@ -96,14 +97,14 @@ const (
 // (run) owns the rooms and the clients in them; each connection has one
 // reader and one writer goroutine that talk to it through channels.
 type Hub struct {
-	load     func(id string) (Revision, error) // latest revision, for a session's first client
-	now      func() time.Time                  // stamps the arrival of live trace packets
+	load     func(id string) (store.Revision, error) // latest revision, for a session's first client
+	now      func() time.Time                        // stamps the arrival of live trace packets
 	upgrader websocket.Upgrader
 
 	register   chan *wsClient
 	unregister chan *wsClient
 	inbound    chan wsInbound
-	saved      chan Revision
+	saved      chan store.Revision
 	gone       chan string
 	live       chan wsLiveQuery
 	quit       chan struct{}
@@ -198,17 +199,17 @@ type wsErrorMsg struct {
 
 // newHub returns a running hub. load returns a session's latest revision; it
 // is called when a session gets its first client. Stop the hub with Close.
-func newHub(load func(id string) (Revision, error)) *Hub { return newHubClock(load, time.Now) }
+func newHub(load func(id string) (store.Revision, error)) *Hub { return newHubClock(load, time.Now) }
 
 // newHubClock is newHub with now as the clock that stamps live trace packets.
-func newHubClock(load func(id string) (Revision, error), now func() time.Time) *Hub {
+func newHubClock(load func(id string) (store.Revision, error), now func() time.Time) *Hub {
 	h := &Hub{
 		load:       load,
 		now:        now,
 		register:   make(chan *wsClient),
 		unregister: make(chan *wsClient),
 		inbound:    make(chan wsInbound),
-		saved:      make(chan Revision),
+		saved:      make(chan store.Revision),
 		gone:       make(chan string),
 		live:       make(chan wsLiveQuery),
 		quit:       make(chan struct{}),
@@ -240,7 +241,7 @@ func (h *Hub) Close() {
 
 // Saved tells the hub that r was saved: the session's clients get the new
 // config. An older revision than the one the live state has is ignored.
-func (h *Hub) Saved(r Revision) {
+func (h *Hub) Saved(r store.Revision) {
 	select {
 	case h.saved <- r:
 	case <-h.done:
@@ -351,7 +352,7 @@ func (h *Hub) join(c *wsClient) {
 		r, err := h.load(c.session)
 		if err != nil {
 			code, text := closeNoSession, "session not found"
-			if !errors.Is(err, errSessionNotFound) && !errors.Is(err, errSessionDeleted) {
+			if !errors.Is(err, store.ErrSessionNotFound) && !errors.Is(err, store.ErrSessionDeleted) {
 				log.Printf("lab: live sync: load session %s: %v", c.session, err)
 				code, text = websocket.CloseInternalServerErr, "cannot load the session"
 			}

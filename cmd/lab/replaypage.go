@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/report"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -55,7 +56,7 @@ func (s *server) replayPage(v *templates.PageView, name string, q url.Values) {
 	}
 	_, tr, err := s.store.LoadTrace(name)
 	switch {
-	case errors.Is(err, errTraceNotFound):
+	case errors.Is(err, store.ErrTraceNotFound):
 		bad("the name of a sample or stored trace (see /traces)")
 		return
 	case err != nil:

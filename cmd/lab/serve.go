@@ -19,6 +19,7 @@ import (
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/presets"
 	"interplab/templates"
@@ -53,7 +54,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer srv.jobs.Close() // cancels the running sweeps and tunings
-	st, err := openStore(*data, time.Now())
+	st, err := store.Open(*data, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
@@ -110,10 +111,10 @@ func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
 // server is the lab's HTTP handler.
 type server struct {
 	presets []presets.Preset
-	static  *assetSet   // web's files under /static/
-	wasm    wasmAsset   // /lab.wasm
-	store   *Store      // saved sessions; nil until enableSessions
-	jobs    *jobManager // sweeps and tunings (sweeppage.go)
+	static  *assetSet     // web's files under /static/
+	wasm    wasmAsset     // /lab.wasm
+	store   *store.SQLite // saved sessions; nil until enableSessions
+	jobs    *jobManager   // sweeps and tunings (sweeppage.go)
 	mux     *http.ServeMux
 }
 
@@ -157,7 +158,7 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 
 // enableSessions adds saved sessions, their pages and live sync over
 // WebSocket, kept in st.
-func (s *server) enableSessions(st *Store, hub *Hub, now func() time.Time) {
+func (s *server) enableSessions(st *store.SQLite, hub *Hub, now func() time.Time) {
 	s.store = st
 	registerSessions(s.mux, st, hub, now)
 	registerSessionPages(s, st, hub, now)
@@ -195,7 +196,7 @@ func (s *server) resolveVariant(ref string) (string, engine.Settings, error) {
 			return "", engine.Settings{}, errors.New("sessions are not enabled on this server")
 		}
 		id, revText, hasRev := strings.Cut(arg, "@")
-		var r Revision
+		var r store.Revision
 		var err error
 		if hasRev {
 			rev, perr := strconv.Atoi(revText)

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -29,10 +30,10 @@ const syncWithin = time.Second
 
 // newSessionServer returns the lab's handler with sessions kept in a fresh
 // database, and the store.
-func newSessionServer(t *testing.T) (*server, *Store) {
+func newSessionServer(t *testing.T) (*server, *store.SQLite) {
 	t.Helper()
 	h := newBrowserServer(t)
-	st, err := openStore(t.TempDir(), time.Now())
+	st, err := store.Open(t.TempDir(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 	h, st := newSessionServer(t)
 	start := engine.Defaults()
 	start.Entities = 4
-	rev, err := st.Create(Draft{Name: "sync", Settings: start}, time.Now())
+	rev, err := st.Create(store.Draft{Name: "sync", Settings: start}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 // and the lab page says so when its session is deleted.
 func TestBrowserSyncModule(t *testing.T) {
 	h, st := newSessionServer(t)
-	rev, err := st.Create(Draft{Name: "module", Settings: engine.Defaults()}, time.Now())
+	rev, err := st.Create(store.Draft{Name: "module", Settings: engine.Defaults()}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +435,7 @@ func TestBrowserCompareLink(t *testing.T) {
 	h, st := newSessionServer(t)
 	start := engine.Defaults()
 	start.Duration = 20
-	rev, err := st.Create(Draft{Name: "compare me", Settings: start}, time.Now())
+	rev, err := st.Create(store.Draft{Name: "compare me", Settings: start}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/templates"
 )
@@ -39,29 +40,29 @@ const (
 // revision is a 404 page, a deleted session a 410 page.
 type sessionPages struct {
 	srv *server
-	st  *Store
+	st  *store.SQLite
 	hub *Hub
 	now func() time.Time
 }
 
 // registerSessionPages adds the session pages to s's mux.
-func registerSessionPages(s *server, st *Store, hub *Hub, now func() time.Time) {
+func registerSessionPages(s *server, st *store.SQLite, hub *Hub, now func() time.Time) {
 	p := &sessionPages{srv: s, st: st, hub: hub, now: now}
 	s.mux.Handle("GET /sessions", gzipResponses(http.HandlerFunc(p.list)))
 	s.mux.Handle("GET /s/{id}", gzipResponses(http.HandlerFunc(p.open)))
 	s.mux.Handle("GET /s/{id}/r/{rev}", gzipResponses(http.HandlerFunc(p.open)))
 	s.mux.Handle("GET /s/{id}/history", gzipResponses(http.HandlerFunc(p.history)))
 	s.mux.Handle("GET /s/", gzipResponses(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sessionPageFail(w, r, errSessionNotFound)
+		sessionPageFail(w, r, store.ErrSessionNotFound)
 	})))
 }
 
 func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
 	v := templates.SessionsView{Query: r.URL.Query().Get("q")}
 	status := http.StatusOK
-	if n := utf8.RuneCountInString(v.Query); n > maxNameRunes {
-		v.Error = fmt.Sprintf("the search is %d characters long: a name has at most %d", n, maxNameRunes)
-		v.Query = jsonapi.Clip(v.Query, maxNameRunes)
+	if n := utf8.RuneCountInString(v.Query); n > store.MaxNameRunes {
+		v.Error = fmt.Sprintf("the search is %d characters long: a name has at most %d", n, store.MaxNameRunes)
+		v.Query = jsonapi.Clip(v.Query, store.MaxNameRunes)
 		status = http.StatusBadRequest
 	}
 	list, err := p.st.List(v.Query, true)
@@ -74,7 +75,7 @@ func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
 		line := templates.SessionSummary{ID: s.ID, Name: s.Name, Rev: s.Rev, Updated: s.Updated.Format(sessionTimeLayout)}
 		if !s.Deleted.IsZero() {
 			line.Deleted = s.Deleted.Format(sessionTimeLayout)
-			if until := s.Deleted.Add(restoreWindow); now.Before(until) {
+			if until := s.Deleted.Add(store.RestoreWindow); now.Before(until) {
 				line.RestoreUntil = until.Format(sessionTimeLayout)
 			}
 			v.Deleted = append(v.Deleted, line)
@@ -88,7 +89,7 @@ func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			line.Notes = notesExcerpt(rev.Notes)
-		case !errors.Is(err, errSessionDeleted) && !errors.Is(err, errSessionNotFound):
+		case !errors.Is(err, store.ErrSessionDeleted) && !errors.Is(err, store.ErrSessionNotFound):
 			sessionPageFail(w, r, err)
 			return
 		}
@@ -99,14 +100,14 @@ func (p *sessionPages) list(w http.ResponseWriter, r *http.Request) {
 
 // session loads session id for a page, or answers with the error page (404
 // unknown, 410 deleted) and reports false.
-func (p *sessionPages) session(w http.ResponseWriter, r *http.Request, id string) (Session, bool) {
+func (p *sessionPages) session(w http.ResponseWriter, r *http.Request, id string) (store.Session, bool) {
 	s, err := p.st.Get(id)
 	if err == nil && !s.Deleted.IsZero() {
-		err = errSessionDeleted
+		err = store.ErrSessionDeleted
 	}
 	if err != nil {
 		sessionPageFail(w, r, err)
-		return Session{}, false
+		return store.Session{}, false
 	}
 	return s, true
 }
@@ -123,7 +124,7 @@ func (p *sessionPages) open(w http.ResponseWriter, r *http.Request) {
 	if text := r.PathValue("rev"); text != "" {
 		rev, err := parseRevText(text)
 		if err == nil {
-			var got Revision
+			var got store.Revision
 			got, err = p.st.Revision(id, rev)
 			view.Rev, view.Name, view.Notes, settings = got.Rev, got.Name, got.Notes, got.Settings
 		}
@@ -192,7 +193,7 @@ func (p *sessionPages) history(w http.ResponseWriter, r *http.Request) {
 func parseRevText(text string) (int, error) {
 	rev, err := strconv.Atoi(text)
 	if err != nil || rev < 1 || strconv.Itoa(rev) != text {
-		return 0, errRevNotFound
+		return 0, store.ErrRevNotFound
 	}
 	return rev, nil
 }
@@ -212,15 +213,15 @@ func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &fe) && fe.Field == "id":
 		v.Message = "“" + jsonapi.Clip(r.PathValue("id"), 40) + "” is not a session id: ids are " +
-			strconv.Itoa(sessionIDLen) + " characters of a-z and 2-7."
-	case errors.Is(err, errSessionNotFound):
-	case errors.Is(err, errRevNotFound):
+			strconv.Itoa(store.SessionIDLen) + " characters of a-z and 2-7."
+	case errors.Is(err, store.ErrSessionNotFound):
+	case errors.Is(err, store.ErrRevNotFound):
 		v.Title = "No such revision"
 		v.Message = "Session " + r.PathValue("id") + " has no revision “" + jsonapi.Clip(r.PathValue("rev"), 20) + "”."
-	case errors.Is(err, errSessionDeleted):
+	case errors.Is(err, store.ErrSessionDeleted):
 		v.Status, v.Title = http.StatusGone, "Session deleted"
 		v.Message = fmt.Sprintf("This session was deleted. It can be restored from the sessions page for %d days after its deletion.",
-			int(restoreWindow.Hours()/24))
+			int(store.RestoreWindow.Hours()/24))
 	default:
 		log.Printf("lab: session pages: %v", err)
 		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Server error", "The sessions could not be read. The server's log says why."

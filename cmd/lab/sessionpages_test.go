@@ -10,16 +10,17 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
 
 // newPagesServer serves the lab with sessions on a real database file; the
 // store's clock starts at storeT0 and moves a second per save.
-func newPagesServer(t *testing.T) (*httptest.Server, *Store, *sessionsEnv) {
+func newPagesServer(t *testing.T) (*httptest.Server, *store.SQLite, *sessionsEnv) {
 	t.Helper()
 	s, ts := newTestServer(t, true)
 	e := &sessionsEnv{now: storeT0}
-	st, err := openStore(t.TempDir(), storeT0)
+	st, err := store.Open(t.TempDir(), storeT0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,16 +58,16 @@ func TestSessionPagesStatus(t *testing.T) {
 	ts, st, e := newPagesServer(t)
 	first := engine.Defaults()
 	first.Latency = 0.1
-	r1, err := st.Create(Draft{Name: "wifi tuning", Settings: first}, e.clock())
+	r1, err := st.Create(store.Draft{Name: "wifi tuning", Settings: first}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := first
 	second.Latency = 0.12
-	if _, err := st.Save(r1.ID, Draft{Name: "wifi tuning", Settings: second}, e.clock()); err != nil {
+	if _, err := st.Save(r1.ID, store.Draft{Name: "wifi tuning", Settings: second}, e.clock()); err != nil {
 		t.Fatal(err)
 	}
-	gone, err := st.Create(Draft{Name: "gone", Settings: first}, e.clock())
+	gone, err := st.Create(store.Draft{Name: "gone", Settings: first}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestSessionPagesStatus(t *testing.T) {
 	}{
 		{"/sessions", 200, `href="/s/` + id + `"`},
 		{"/sessions?q=WIFI", 200, `href="/s/` + id + `"`},
-		{"/sessions?q=" + strings.Repeat("x", maxNameRunes+1), 400, "the search is 201 characters long"},
+		{"/sessions?q=" + strings.Repeat("x", store.MaxNameRunes+1), 400, "the search is 201 characters long"},
 		{"/s/" + id, 200, `data-live="true"`},
 		{"/s/" + id + "/r/1", 200, `data-live="false"`},
 		{"/s/" + id + "/r/2", 200, `data-rev="2"`},
@@ -125,7 +126,7 @@ func TestSessionPagesStatus(t *testing.T) {
 // A session page opened while tabs tune it starts from the live settings.
 func TestSessionPageStartsLive(t *testing.T) {
 	ts, st, e := newPagesServer(t)
-	r, err := st.Create(Draft{Name: "live", Settings: engine.Defaults()}, e.clock())
+	r, err := st.Create(store.Draft{Name: "live", Settings: engine.Defaults()}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestSessionPageStartsLive(t *testing.T) {
 func TestSessionPagesEscape(t *testing.T) {
 	ts, st, e := newPagesServer(t)
 	const name = `<script>alert("name")</script>`
-	r, err := st.Create(Draft{Name: name, Notes: `<img src=x onerror=alert(1)>`, Settings: engine.Defaults()}, e.clock())
+	r, err := st.Create(store.Draft{Name: name, Notes: `<img src=x onerror=alert(1)>`, Settings: engine.Defaults()}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,12 +179,12 @@ func TestSessionPagesEscape(t *testing.T) {
 func TestSessionPagesHistoryAndList(t *testing.T) {
 	ts, st, e := newPagesServer(t)
 	s := engine.Defaults()
-	r, err := st.Create(Draft{Name: "harbor", Notes: "first try", Settings: s}, e.clock())
+	r, err := st.Create(store.Draft{Name: "harbor", Notes: "first try", Settings: s}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Latency, s.Loss, s.Motion, s.Adaptive = 0.12, 0.035, "circle", true
-	if _, err := st.Save(r.ID, Draft{Name: "harbor v2", Notes: "more ping\nand loss", Settings: s}, e.clock()); err != nil {
+	if _, err := st.Save(r.ID, store.Draft{Name: "harbor v2", Notes: "more ping\nand loss", Settings: s}, e.clock()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Rename(r.ID, "harbor v3", e.clock()); err != nil {
@@ -212,11 +213,11 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 		t.Errorf("history lists %d changed settings, want 4", n)
 	}
 
-	other, err := st.Create(Draft{Name: "lan", Notes: strings.Repeat("long notes ", 40), Settings: engine.Defaults()}, e.clock())
+	other, err := st.Create(store.Draft{Name: "lan", Notes: strings.Repeat("long notes ", 40), Settings: engine.Defaults()}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone, err := st.Create(Draft{Name: "old", Settings: engine.Defaults()}, e.clock())
+	gone, err := st.Create(store.Draft{Name: "old", Settings: engine.Defaults()}, e.clock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 	if !strings.Contains(page, `data-restore="`+gone.ID+`"`) || strings.Contains(page, `data-delete="`+gone.ID+`"`) {
 		t.Error("a deleted session is not listed with Restore alone")
 	}
-	if want := "until " + storeT0.Add(6*time.Second+restoreWindow).Format(sessionTimeLayout); !strings.Contains(page, want) {
+	if want := "until " + storeT0.Add(6*time.Second+store.RestoreWindow).Format(sessionTimeLayout); !strings.Contains(page, want) {
 		t.Errorf("sessions page lacks %q", want)
 	}
 	if !strings.Contains(page, `<td class="notes">`+strings.Repeat("long notes ", 12)+"long not…</td>") {
@@ -246,7 +247,7 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 	}
 
 	// Past the restore window a deleted session is listed, not restorable.
-	e.now = storeT0.Add(restoreWindow + time.Hour)
+	e.now = storeT0.Add(store.RestoreWindow + time.Hour)
 	_, body = get(t, ts.URL+"/sessions")
 	if page := string(body); strings.Contains(page, `data-restore="`+gone.ID+`"`) || !strings.Contains(page, "too old to restore") {
 		t.Error("a session deleted over 30 days ago is offered for restore")

@@ -9,11 +9,12 @@ import (
 	"unicode/utf8"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
 
 // maxSessionBody is the largest request body the sessions API reads, bytes:
-// room for notes of maxNotesRunes four-byte characters and the settings.
+// room for notes of store.MaxNotesRunes four-byte characters and the settings.
 const maxSessionBody = 64 << 10
 
 // registerSessions adds the sessions API and the live sync WebSocket to mux:
@@ -36,7 +37,7 @@ const maxSessionBody = 64 << 10
 // session, 413 for a body over 64 KiB, 415 for a body that is not JSON, 403
 // for a cross-origin change from a browser. now is the clock for the times
 // saved.
-func registerSessions(mux *http.ServeMux, st *Store, hub *Hub, now func() time.Time) {
+func registerSessions(mux *http.ServeMux, st *store.SQLite, hub *Hub, now func() time.Time) {
 	h := &sessionHandlers{st: st, hub: hub, now: now}
 	change := func(next http.HandlerFunc) http.Handler {
 		return jsonapi.Chain(next, noStore, jsonapi.SameOrigin(nil), jsonapi.RequireType("application/json"), jsonapi.MaxBody(maxSessionBody))
@@ -53,7 +54,7 @@ func registerSessions(mux *http.ServeMux, st *Store, hub *Hub, now func() time.T
 }
 
 type sessionHandlers struct {
-	st  *Store
+	st  *store.SQLite
 	hub *Hub
 	now func() time.Time
 }
@@ -100,11 +101,11 @@ type sessionSummaryJSON struct {
 	Deleted *time.Time `json:"deleted,omitempty"`
 }
 
-func toRevisionJSON(r Revision) sessionRevisionJSON {
+func toRevisionJSON(r store.Revision) sessionRevisionJSON {
 	return sessionRevisionJSON{ID: r.ID, Rev: r.Rev, Name: r.Name, Notes: r.Notes, Time: r.Time, Settings: r.Settings}
 }
 
-func toSessionJSON(s Session) sessionJSON {
+func toSessionJSON(s store.Session) sessionJSON {
 	out := sessionJSON{sessionRevisionJSON: toRevisionJSON(s.Revision), Created: s.Created,
 		Revisions: make([]sessionRevisionInfo, len(s.History))}
 	if !s.Deleted.IsZero() {
@@ -122,7 +123,7 @@ func (h *sessionHandlers) create(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	d := Draft{Settings: engine.Defaults()}
+	d := store.Draft{Settings: engine.Defaults()}
 	if req.Name != nil {
 		d.Name = *req.Name
 	}
@@ -144,7 +145,7 @@ func (h *sessionHandlers) create(w http.ResponseWriter, r *http.Request) {
 
 func (h *sessionHandlers) save(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := checkSessionID(id); err != nil {
+	if err := store.CheckSessionID(id); err != nil {
 		fail(w, err)
 		return
 	}
@@ -154,8 +155,8 @@ func (h *sessionHandlers) save(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	live, isLive := h.hub.Live(id)
-	rev, err := h.st.Update(id, h.now(), func(prev Revision) (Draft, error) {
-		d := Draft{Name: prev.Name, Notes: prev.Notes, Settings: prev.Settings}
+	rev, err := h.st.Update(id, h.now(), func(prev store.Revision) (store.Draft, error) {
+		d := store.Draft{Name: prev.Name, Notes: prev.Notes, Settings: prev.Settings}
 		if isLive {
 			d.Settings = live
 		}
@@ -178,8 +179,8 @@ func (h *sessionHandlers) save(w http.ResponseWriter, r *http.Request) {
 func (h *sessionHandlers) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	search := q.Get("q")
-	if n := utf8.RuneCountInString(search); n > maxNameRunes {
-		fail(w, jsonapi.BadRequest("q", fmt.Sprintf("q is %d characters long: want at most %d", n, maxNameRunes)))
+	if n := utf8.RuneCountInString(search); n > store.MaxNameRunes {
+		fail(w, jsonapi.BadRequest("q", fmt.Sprintf("q is %d characters long: want at most %d", n, store.MaxNameRunes)))
 		return
 	}
 	withDeleted := false
@@ -211,7 +212,7 @@ func (h *sessionHandlers) list(w http.ResponseWriter, r *http.Request) {
 func (h *sessionHandlers) get(w http.ResponseWriter, r *http.Request) {
 	s, err := h.st.Get(r.PathValue("id"))
 	if err == nil && !s.Deleted.IsZero() {
-		err = errSessionDeleted
+		err = store.ErrSessionDeleted
 	}
 	if err != nil {
 		fail(w, err)
@@ -222,7 +223,7 @@ func (h *sessionHandlers) get(w http.ResponseWriter, r *http.Request) {
 
 func (h *sessionHandlers) revision(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := checkSessionID(id); err != nil {
+	if err := store.CheckSessionID(id); err != nil {
 		fail(w, err)
 		return
 	}
@@ -257,7 +258,7 @@ func (h *sessionHandlers) delete(w http.ResponseWriter, r *http.Request) {
 		ID           string    `json:"id"`
 		Deleted      time.Time `json:"deleted"`
 		RestoreUntil time.Time `json:"restoreUntil"`
-	}{id, s.Deleted, s.Deleted.Add(restoreWindow)})
+	}{id, s.Deleted, s.Deleted.Add(store.RestoreWindow)})
 }
 
 func (h *sessionHandlers) restore(w http.ResponseWriter, r *http.Request) {

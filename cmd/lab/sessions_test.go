@@ -14,14 +14,18 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
+
+// storeT0 is the clock of the tests' stores at their start.
+var storeT0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 // sessionsEnv is a real server on a real database file: the sessions API
 // and live sync on a mux of their own.
 type sessionsEnv struct {
 	srv *httptest.Server
-	st  *Store
+	st  *store.SQLite
 	hub *Hub
 
 	mu  sync.Mutex
@@ -31,7 +35,7 @@ type sessionsEnv struct {
 func newSessionsEnv(t testing.TB, dir string) *sessionsEnv {
 	t.Helper()
 	e := &sessionsEnv{now: storeT0}
-	st, err := openStore(dir, storeT0)
+	st, err := store.Open(dir, storeT0)
 	if err != nil {
 		t.Fatalf("openStore: %v", err)
 	}
@@ -418,7 +422,7 @@ func FuzzSessionRequest(f *testing.F) {
 		if err := jsonapi.Unmarshal(body, &req, ""); err != nil {
 			return
 		}
-		d := Draft{Settings: engine.Defaults()}
+		d := store.Draft{Settings: engine.Defaults()}
 		if req.Name != nil {
 			d.Name = *req.Name
 		}
@@ -428,7 +432,7 @@ func FuzzSessionRequest(f *testing.F) {
 		if err := decodeSessionSettings(req.Settings, &d.Settings); err != nil {
 			return
 		}
-		if err := checkDraft(&d); err != nil {
+		if err := d.Check(); err != nil {
 			return
 		}
 		if err := d.Settings.Validate(); err != nil {

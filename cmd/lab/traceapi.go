@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
@@ -48,7 +49,7 @@ const maxTraceUpload = traceio.MaxBytes + 64<<10
 // for a name in use or a live trace with no packets, 413 for a body over
 // 32 MiB, 403 for a cross-origin change from a browser or deleting a sample.
 // now is the clock for the times saved.
-func registerTraces(mux *http.ServeMux, st *Store, hub *Hub, now func() time.Time) {
+func registerTraces(mux *http.ServeMux, st *store.SQLite, hub *Hub, now func() time.Time) {
 	h := &traceHandlers{st: st, hub: hub, now: now}
 	change := func(next http.HandlerFunc, maxBody int64, types ...string) http.Handler {
 		return jsonapi.Chain(next, noStore, jsonapi.SameOrigin(nil), jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody))
@@ -67,7 +68,7 @@ var traceUploadTypes = []string{"multipart/form-data", "text/csv", "application/
 	"application/json", "text/plain", "application/octet-stream"}
 
 type traceHandlers struct {
-	st  *Store
+	st  *store.SQLite
 	hub *Hub
 	now func() time.Time
 }
@@ -97,7 +98,7 @@ type apiTrace struct {
 	Set      []string        `json:"set"`
 }
 
-func toAPITraceInfo(t TraceInfo) apiTraceInfo {
+func toAPITraceInfo(t store.TraceInfo) apiTraceInfo {
 	out := apiTraceInfo{Name: t.Name, Format: t.Format, Packets: t.Packets, Entities: t.Entities,
 		Span: t.Span, Sample: t.Sample, Title: t.Title, Doc: t.Doc}
 	if !t.Sample {
@@ -106,7 +107,7 @@ func toAPITraceInfo(t TraceInfo) apiTraceInfo {
 	return out
 }
 
-func toAPITrace(t TraceInfo, tr *engine.Trace) apiTrace {
+func toAPITrace(t store.TraceInfo, tr *engine.Trace) apiTrace {
 	s, names := traceio.Settings(tr, engine.Defaults())
 	return apiTrace{apiTraceInfo: toAPITraceInfo(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
 }
@@ -276,7 +277,7 @@ func (h *traceHandlers) delete(w http.ResponseWriter, r *http.Request) {
 // saveLive saves session id's live trace under the body's name.
 func (h *traceHandlers) saveLive(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := checkSessionID(id); err != nil {
+	if err := store.CheckSessionID(id); err != nil {
 		fail(w, err)
 		return
 	}

@@ -14,6 +14,7 @@ import (
 
 	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/report"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -105,8 +106,8 @@ func newTraceFlagSet(name, usage string, stderr io.Writer) (*flag.FlagSet, *stri
 	return fs, data
 }
 
-func openTraceStore(dir string, stderr io.Writer, cmd string) (*Store, bool) {
-	st, err := openStore(dir, time.Now())
+func openTraceStore(dir string, stderr io.Writer, cmd string) (*store.SQLite, bool) {
+	st, err := store.Open(dir, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "lab trace %s: %v\n", cmd, err)
 		return nil, false
@@ -154,7 +155,7 @@ func runTraceImport(args []string, stdout, stderr io.Writer) int {
 	}
 	defer st.Close()
 	info, err := st.SaveTrace(tr, got, time.Now())
-	if errors.Is(err, errTraceExists) {
+	if errors.Is(err, store.ErrTraceExists) {
 		fmt.Fprintf(stderr, "lab trace import: a trace named %q exists: choose another -name or lab trace rm it\n", *name)
 		return 1
 	}
@@ -199,20 +200,20 @@ func runTraceList(args []string, stdout, stderr io.Writer) int {
 }
 
 // loadTraceArg opens the store in dir and loads the named trace.
-func loadTraceArg(dir, name string, stderr io.Writer, cmd string) (TraceInfo, *engine.Trace, bool) {
+func loadTraceArg(dir, name string, stderr io.Writer, cmd string) (store.TraceInfo, *engine.Trace, bool) {
 	st, ok := openTraceStore(dir, stderr, cmd)
 	if !ok {
-		return TraceInfo{}, nil, false
+		return store.TraceInfo{}, nil, false
 	}
 	defer st.Close()
 	info, tr, err := st.LoadTrace(name)
-	if errors.Is(err, errTraceNotFound) {
+	if errors.Is(err, store.ErrTraceNotFound) {
 		fmt.Fprintf(stderr, "lab trace %s: no trace named %q (see lab trace ls)\n", cmd, name)
-		return TraceInfo{}, nil, false
+		return store.TraceInfo{}, nil, false
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lab trace %s: %v\n", cmd, err)
-		return TraceInfo{}, nil, false
+		return store.TraceInfo{}, nil, false
 	}
 	return info, tr, true
 }
@@ -348,10 +349,10 @@ func runTraceRemove(args []string, stdout, stderr io.Writer) int {
 	}
 	defer st.Close()
 	switch err := st.DeleteTrace(pos[0]); {
-	case errors.Is(err, errTraceNotFound):
+	case errors.Is(err, store.ErrTraceNotFound):
 		fmt.Fprintf(stderr, "lab trace rm: no trace named %q\n", pos[0])
 		return 1
-	case errors.Is(err, errTraceSample):
+	case errors.Is(err, store.ErrTraceSample):
 		fmt.Fprintf(stderr, "lab trace rm: %s is a built-in sample\n", pos[0])
 		return 1
 	case err != nil:

@@ -14,13 +14,14 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
 func TestTracesPageLinks(t *testing.T) {
 	s, srv := jobsTestServer(t)
-	st, err := openStore(t.TempDir(), time.Now())
+	st, err := store.Open(t.TempDir(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

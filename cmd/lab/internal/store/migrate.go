@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ var storeMigrations = []string{
 
 // migrate applies the schema steps the database has not seen, in one
 // transaction, so a crash leaves it at the old version or the new one.
-func (st *Store) migrate() error {
+func (st *SQLite) migrate() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	tx, err := st.db.Begin()
@@ -80,7 +80,7 @@ func (st *Store) migrate() error {
 }
 
 // schemaVersion returns the database's PRAGMA user_version.
-func (st *Store) schemaVersion() (int, error) {
+func (st *SQLite) schemaVersion() (int, error) {
 	var v int
 	err := st.db.QueryRow("PRAGMA user_version").Scan(&v)
 	return v, err

@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"database/sql"
@@ -48,8 +48,8 @@ func TestTraceStore(t *testing.T) {
 	if info.Packets != len(tr.Packets) || info.Entities != 3 || info.Span != 20 || info.Format != "csv" {
 		t.Errorf("SaveTrace = %+v, want %d packets, 3 entities, span 20, csv", info, len(tr.Packets))
 	}
-	if _, err := st.SaveTrace(tr, "csv", storeT0); !errors.Is(err, errTraceExists) {
-		t.Errorf("SaveTrace(same name) = %v, want errTraceExists", err)
+	if _, err := st.SaveTrace(tr, "csv", storeT0); !errors.Is(err, ErrTraceExists) {
+		t.Errorf("SaveTrace(same name) = %v, want ErrTraceExists", err)
 	}
 	for _, name := range []string{"sample-lan", "sample-mine", "Office", "../x", ""} {
 		bad := *tr
@@ -99,18 +99,18 @@ func TestTraceStore(t *testing.T) {
 	if _, s, err := st.LoadTrace("sample-4g"); err != nil || s.Entities != 2 {
 		t.Errorf("LoadTrace(sample-4g) = %v, %v; want the sample", s, err)
 	}
-	if _, _, err := st.LoadTrace("missing"); !errors.Is(err, errTraceNotFound) {
-		t.Errorf("LoadTrace(missing) = %v, want errTraceNotFound", err)
+	if _, _, err := st.LoadTrace("missing"); !errors.Is(err, ErrTraceNotFound) {
+		t.Errorf("LoadTrace(missing) = %v, want ErrTraceNotFound", err)
 	}
 
 	if err := st.DeleteTrace("office-wifi"); err != nil {
 		t.Errorf("DeleteTrace = %v", err)
 	}
-	if err := st.DeleteTrace("office-wifi"); !errors.Is(err, errTraceNotFound) {
-		t.Errorf("DeleteTrace twice = %v, want errTraceNotFound", err)
+	if err := st.DeleteTrace("office-wifi"); !errors.Is(err, ErrTraceNotFound) {
+		t.Errorf("DeleteTrace twice = %v, want ErrTraceNotFound", err)
 	}
-	if err := st.DeleteTrace("sample-lan"); !errors.Is(err, errTraceSample) {
-		t.Errorf("DeleteTrace(sample-lan) = %v, want errTraceSample", err)
+	if err := st.DeleteTrace("sample-lan"); !errors.Is(err, ErrTraceSample) {
+		t.Errorf("DeleteTrace(sample-lan) = %v, want ErrTraceSample", err)
 	}
 }
 
@@ -159,7 +159,7 @@ func TestTraceBlobCorrupt(t *testing.T) {
 	if _, err := st.SaveTrace(traceTestTrace(t, "damaged"), "csv", storeT0); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, storeFile))
+	db, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestTraceBlobCorrupt(t *testing.T) {
 	if _, err := db.Exec(`UPDATE traces SET data = ? WHERE name = 'damaged'`, blob[:len(blob)-7]); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.LoadTrace("damaged"); err == nil || errors.Is(err, errTraceNotFound) {
+	if _, _, err := st.LoadTrace("damaged"); err == nil || errors.Is(err, ErrTraceNotFound) {
 		t.Errorf("LoadTrace(damaged) = %v, want a decode error", err)
 	}
 }

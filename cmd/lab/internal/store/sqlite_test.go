@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"bytes"
@@ -18,11 +18,11 @@ import (
 // storeT0 is the tests' clock origin.
 var storeT0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func openTestStore(t *testing.T, dir string, now time.Time) *Store {
+func openTestStore(t *testing.T, dir string, now time.Time) *SQLite {
 	t.Helper()
-	st, err := openStore(dir, now)
+	st, err := Open(dir, now)
 	if err != nil {
-		t.Fatalf("openStore(%s) error: %v", dir, err)
+		t.Fatalf("Open(%s) error: %v", dir, err)
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
@@ -55,9 +55,11 @@ func TestStoreReopenKeepsEveryRevision(t *testing.T) {
 		}
 		want = append(want, r)
 	}
-	r, err := st.Rename(r1.ID, "harbor after", storeT0.Add(time.Hour))
+	r, err := st.Update(r1.ID, storeT0.Add(time.Hour), func(prev Revision) (Draft, error) {
+		return Draft{Name: "harbor after", Notes: prev.Notes, Settings: prev.Settings}, nil
+	})
 	if err != nil {
-		t.Fatalf("Rename error: %v", err)
+		t.Fatalf("Update (a rename) error: %v", err)
 	}
 	want = append(want, r)
 	if err := st.Close(); err != nil {
@@ -97,7 +99,7 @@ func TestStoreMigrations(t *testing.T) {
 	dir := t.TempDir()
 	// An empty database file, as left by an older tool or a crash before
 	// the first migration committed.
-	raw, err := sql.Open("sqlite", filepath.Join(dir, storeFile))
+	raw, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestStoreMigrations(t *testing.T) {
 	}
 	raw.Close()
 
-	st, err := openStore(dir, storeT0)
+	st, err := Open(dir, storeT0)
 	if err != nil {
 		t.Fatalf("openStore on an empty database: %v", err)
 	}
@@ -155,12 +157,12 @@ func TestStoreMigrations(t *testing.T) {
 	storeMigrations = released
 
 	// A database from a newer lab is refused, not damaged.
-	raw, _ = sql.Open("sqlite", filepath.Join(dir, storeFile))
+	raw, _ = sql.Open("sqlite", filepath.Join(dir, dbFile))
 	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(storeMigrations)+5)); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()
-	if st, err := openStore(dir, storeT0); err == nil || !strings.Contains(err.Error(), "newer") {
+	if st, err := Open(dir, storeT0); err == nil || !strings.Contains(err.Error(), "newer") {
 		if st != nil {
 			st.Close()
 		}
@@ -264,14 +266,14 @@ func TestStoreIDs(t *testing.T) {
 	if want := "abcdef67ab7e"; err != nil || id != want {
 		t.Errorf("newSessionID = %q, %v, want %q", id, err, want)
 	}
-	if err := checkSessionID(id); err != nil {
-		t.Errorf("checkSessionID(%q) = %v, want nil", id, err)
+	if err := CheckSessionID(id); err != nil {
+		t.Errorf("CheckSessionID(%q) = %v, want nil", id, err)
 	}
 
 	// A colliding id is retried with fresh randomness.
 	st := openTestStore(t, t.TempDir(), storeT0)
-	same := bytes.Repeat([]byte{7}, sessionIDLen)
-	st.Rand = &repeatReader{chunks: [][]byte{same, same, bytes.Repeat([]byte{9}, sessionIDLen)}}
+	same := bytes.Repeat([]byte{7}, SessionIDLen)
+	st.Rand = &repeatReader{chunks: [][]byte{same, same, bytes.Repeat([]byte{9}, SessionIDLen)}}
 	a, err := st.Create(testDraft("a", nil), storeT0)
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +296,7 @@ func TestStoreHostileInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := strings.Repeat("é", maxNameRunes+1)
+	long := strings.Repeat("é", MaxNameRunes+1)
 	tests := []struct {
 		name  string
 		id    string // "" means create
@@ -306,7 +308,7 @@ func TestStoreHostileInput(t *testing.T) {
 		{name: "control char in name", draft: Draft{Name: "a\x00b", Settings: engine.Defaults()}, field: "name"},
 		{name: "newline in name", draft: Draft{Name: "a\nb", Settings: engine.Defaults()}, field: "name"},
 		{name: "invalid utf-8 name", draft: Draft{Name: "a\xffb", Settings: engine.Defaults()}, field: "name"},
-		{name: "notes too long", draft: Draft{Name: "n", Notes: strings.Repeat("x", maxNotesRunes+1), Settings: engine.Defaults()}, field: "notes"},
+		{name: "notes too long", draft: Draft{Name: "n", Notes: strings.Repeat("x", MaxNotesRunes+1), Settings: engine.Defaults()}, field: "notes"},
 		{name: "escape in notes", draft: Draft{Name: "n", Notes: "\x1b[31m", Settings: engine.Defaults()}, field: "notes"},
 		{name: "out of range", draft: testDraft("n", func(s *engine.Settings) { s.Loss = 2 }), field: "loss"},
 		{name: "unknown technique", draft: testDraft("n", func(s *engine.Settings) { s.Techniques = []string{"magic"} }), field: "techniques"},
@@ -345,11 +347,11 @@ func TestStoreHostileInput(t *testing.T) {
 	if got, _ := st.Latest(r.ID); got.Name != tricky.Name || got.Notes != tricky.Notes {
 		t.Errorf("tricky text came back as %q, %q", got.Name, got.Notes)
 	}
-	if _, err := st.Latest("zzzzzzzzzzzz"); !errors.Is(err, errSessionNotFound) {
-		t.Errorf("Latest(unknown) error %v, want errSessionNotFound", err)
+	if _, err := st.Latest("zzzzzzzzzzzz"); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("Latest(unknown) error %v, want ErrSessionNotFound", err)
 	}
-	if _, err := st.Revision(ok.ID, 2); !errors.Is(err, errRevNotFound) {
-		t.Errorf("Revision(id, 2) error %v, want errRevNotFound", err)
+	if _, err := st.Revision(ok.ID, 2); !errors.Is(err, ErrRevNotFound) {
+		t.Errorf("Revision(id, 2) error %v, want ErrRevNotFound", err)
 	}
 	if _, err := st.Revision(ok.ID, 0); err == nil {
 		t.Errorf("Revision(id, 0): no error")
@@ -448,11 +450,11 @@ func TestStoreDeleteRestorePurge(t *testing.T) {
 	if err := st.Delete(a.ID, storeT0.Add(2*day)); err != nil { // keeps the first time
 		t.Fatal(err)
 	}
-	if _, err := st.Latest(a.ID); !errors.Is(err, errSessionDeleted) {
-		t.Errorf("Latest(deleted) error %v, want errSessionDeleted", err)
+	if _, err := st.Latest(a.ID); !errors.Is(err, ErrSessionDeleted) {
+		t.Errorf("Latest(deleted) error %v, want ErrSessionDeleted", err)
 	}
-	if _, err := st.Save(a.ID, testDraft("a2", nil), storeT0.Add(day)); !errors.Is(err, errSessionDeleted) {
-		t.Errorf("Save(deleted) error %v, want errSessionDeleted", err)
+	if _, err := st.Save(a.ID, testDraft("a2", nil), storeT0.Add(day)); !errors.Is(err, ErrSessionDeleted) {
+		t.Errorf("Save(deleted) error %v, want ErrSessionDeleted", err)
 	}
 	if s, err := st.Get(a.ID); err != nil || !s.Deleted.Equal(storeT0.Add(day)) {
 		t.Errorf("Get(deleted) = deleted %v, %v, want deleted %v", s.Deleted, err, storeT0.Add(day))
@@ -465,7 +467,7 @@ func TestStoreDeleteRestorePurge(t *testing.T) {
 	}
 
 	// Restorable within 30 days of the deletion.
-	if err := st.Restore(a.ID, storeT0.Add(day+restoreWindow)); err != nil {
+	if err := st.Restore(a.ID, storeT0.Add(day+RestoreWindow)); err != nil {
 		t.Errorf("Restore on the 30th day: %v", err)
 	}
 	if _, err := st.Latest(a.ID); err != nil {
@@ -479,14 +481,14 @@ func TestStoreDeleteRestorePurge(t *testing.T) {
 	if err := st.Delete(b.ID, storeT0); err != nil {
 		t.Fatal(err)
 	}
-	late := storeT0.Add(restoreWindow + time.Second)
-	if err := st.Restore(b.ID, late); !errors.Is(err, errSessionNotFound) {
-		t.Errorf("Restore after 30 days: %v, want errSessionNotFound", err)
+	late := storeT0.Add(RestoreWindow + time.Second)
+	if err := st.Restore(b.ID, late); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("Restore after 30 days: %v, want ErrSessionNotFound", err)
 	}
 	st.Close()
 	st = openTestStore(t, dir, late)
-	if _, err := st.Get(b.ID); !errors.Is(err, errSessionNotFound) {
-		t.Errorf("Get(b) after purge at open: %v, want errSessionNotFound", err)
+	if _, err := st.Get(b.ID); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("Get(b) after purge at open: %v, want ErrSessionNotFound", err)
 	}
 	var revs int
 	st.db.QueryRow(`SELECT count(*) FROM revisions WHERE session_id = ?`, b.ID).Scan(&revs)
@@ -499,7 +501,7 @@ func TestStoreDeleteRestorePurge(t *testing.T) {
 	if n, err := st.Purge(late); err != nil || n != 0 {
 		t.Errorf("Purge again = %d, %v, want 0", n, err)
 	}
-	if err := st.Delete("zzzzzzzzzzzz", late); !errors.Is(err, errSessionNotFound) {
-		t.Errorf("Delete(unknown) = %v, want errSessionNotFound", err)
+	if err := st.Delete("zzzzzzzzzzzz", late); !errors.Is(err, ErrSessionNotFound) {
+		t.Errorf("Delete(unknown) = %v, want ErrSessionNotFound", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package store
 
 import (
 	"bytes"
@@ -10,12 +10,10 @@ import (
 	"io"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
-	"interplab/presets"
 )
 
 // Traces live in the sessions database, table traces (migration step 2):
@@ -31,25 +29,6 @@ import (
 // The built-in sample traces (presets.TraceSamples) are listed and loaded
 // beside the stored ones; their names are reserved.
 
-// TraceInfo describes a stored or sample trace.
-type TraceInfo struct {
-	Name     string
-	Format   string // the file format it came from (csv, jsonl, seed), live, or sample
-	Created  time.Time
-	Packets  int
-	Entities int
-	Span     float64 // s, first to last send
-	Sample   bool    // built in: listed and loaded, never stored or deleted
-	Title    string  // a sample's title; "" for a stored trace
-	Doc      string  // a sample's one-line description; "" for a stored trace
-}
-
-var (
-	errTraceNotFound = errors.New("trace not found")
-	errTraceExists   = errors.New("trace name taken")
-	errTraceSample   = errors.New("trace is a built-in sample")
-)
-
 // traceInfo describes tr as saved in format at now.
 func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
 	return TraceInfo{Name: tr.Name, Format: format, Created: now, Packets: len(tr.Packets),
@@ -57,18 +36,18 @@ func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
 }
 
 // SaveTrace stores the valid trace tr under tr.Name in one transaction: all
-// of it or, on any error, nothing. A name in use is errTraceExists; names
+// of it or, on any error, nothing. A name in use is ErrTraceExists; names
 // starting with "sample-" are kept for the samples.
-func (st *Store) SaveTrace(tr *engine.Trace, format string, now time.Time) (TraceInfo, error) {
+func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (TraceInfo, error) {
 	if err := traceio.CheckName(tr.Name); err != nil {
 		return TraceInfo{}, err
 	}
 	if err := tr.Validate(); err != nil {
 		return TraceInfo{}, err
 	}
-	if strings.HasPrefix(tr.Name, traceSamplePrefix) {
+	if strings.HasPrefix(tr.Name, SamplePrefix) {
 		return TraceInfo{}, &engine.FieldError{Field: "name", Value: tr.Name,
-			Allowed: "a name not starting with " + traceSamplePrefix + ", kept for the built-in samples"}
+			Allowed: "a name not starting with " + SamplePrefix + ", kept for the built-in samples"}
 	}
 	blob, err := encodeTraceBlob(tr)
 	if err != nil {
@@ -91,7 +70,7 @@ func (st *Store) SaveTrace(tr *engine.Trace, format string, now time.Time) (Trac
 	if n, err := res.RowsAffected(); err != nil {
 		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
 	} else if n == 0 {
-		return TraceInfo{}, errTraceExists
+		return TraceInfo{}, ErrTraceExists
 	}
 	if err := tx.Commit(); err != nil {
 		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
@@ -100,9 +79,9 @@ func (st *Store) SaveTrace(tr *engine.Trace, format string, now time.Time) (Trac
 }
 
 // ListTraces returns the sample traces, then the stored ones, newest first.
-func (st *Store) ListTraces() ([]TraceInfo, error) {
+func (st *SQLite) ListTraces() ([]TraceInfo, error) {
 	list := []TraceInfo{}
-	samples, err := sampleTraces()
+	samples, err := st.samples.all()
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +110,11 @@ func (st *Store) ListTraces() ([]TraceInfo, error) {
 }
 
 // LoadTrace returns the sample or stored trace called name.
-func (st *Store) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
+func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 	if err := traceio.CheckName(name); err != nil {
 		return TraceInfo{}, nil, err
 	}
-	if s, ok := sampleTrace(name); ok {
+	if s, ok := st.samples.find(name); ok {
 		if s.err != nil {
 			return TraceInfo{}, nil, s.err
 		}
@@ -149,7 +128,7 @@ func (st *Store) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 	err := st.db.QueryRow(`SELECT name, created_ns, format, packets, entities, span, data FROM traces WHERE name = ?`, name).
 		Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &blob)
 	if errors.Is(err, sql.ErrNoRows) {
-		return TraceInfo{}, nil, errTraceNotFound
+		return TraceInfo{}, nil, ErrTraceNotFound
 	}
 	if err != nil {
 		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
@@ -164,12 +143,12 @@ func (st *Store) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 }
 
 // DeleteTrace removes the stored trace called name for good.
-func (st *Store) DeleteTrace(name string) error {
+func (st *SQLite) DeleteTrace(name string) error {
 	if err := traceio.CheckName(name); err != nil {
 		return err
 	}
-	if _, ok := sampleTrace(name); ok {
-		return errTraceSample
+	if _, ok := st.samples.find(name); ok {
+		return ErrTraceSample
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -180,7 +159,7 @@ func (st *Store) DeleteTrace(name string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("delete trace %s: %w", name, err)
 	} else if n == 0 {
-		return errTraceNotFound
+		return ErrTraceNotFound
 	}
 	return nil
 }
@@ -243,50 +222,4 @@ func decodeTraceBlob(blob []byte) (*engine.Trace, error) {
 		}
 	}
 	return engine.TraceFromFlat(flat)
-}
-
-// traceSamplePrefix starts every sample's name, and no stored trace's.
-const traceSamplePrefix = "sample-"
-
-// sampleEntry is a built-in sample, parsed once.
-type sampleEntry struct {
-	info  TraceInfo
-	trace *engine.Trace
-	err   error
-}
-
-var sampleTraces = sync.OnceValues(func() ([]sampleEntry, error) {
-	samples, err := presets.TraceSamples()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]sampleEntry, len(samples))
-	for i, s := range samples {
-		tr, _, err := traceio.Parse(s.Data, "csv", s.Name)
-		if err != nil {
-			return nil, fmt.Errorf("sample trace %s: %w", s.Name, err)
-		}
-		info := traceInfo(tr, "sample", time.Time{})
-		info.Sample, info.Title, info.Doc = true, s.Title, s.Doc
-		out[i] = sampleEntry{info: info, trace: tr}
-	}
-	return out, nil
-})
-
-// sampleTrace returns the sample trace called name (its err set if the
-// samples cannot be read).
-func sampleTrace(name string) (sampleEntry, bool) {
-	if !strings.HasPrefix(name, traceSamplePrefix) {
-		return sampleEntry{}, false
-	}
-	samples, err := sampleTraces()
-	if err != nil {
-		return sampleEntry{err: err}, true
-	}
-	for _, s := range samples {
-		if s.info.Name == name {
-			return s, true
-		}
-	}
-	return sampleEntry{}, false
 }
