@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -26,7 +27,7 @@ func compareTraceServer(t *testing.T) (*server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := newHub(st.Latest)
+	hub := live.New(st, time.Now)
 	t.Cleanup(func() {
 		hub.Close()
 		st.Close()

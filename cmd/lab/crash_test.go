@@ -147,7 +147,11 @@ func startLab(t *testing.T, bin, data string) (url string, stop func()) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	out := &syncBuffer{}
+	out, err := os.CreateTemp(t.TempDir(), "lab-serve-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
 	cmd := exec.Command(bin, "serve", "-addr", addr, "-data", data)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -172,7 +176,8 @@ func startLab(t *testing.T, bin, data string) (url string, stop func()) {
 		}
 		if time.Now().After(deadline) {
 			stop()
-			t.Fatalf("lab serve did not answer GET /api/sessions with 200 within 20 s (last: %v)\n%s", err, out.String())
+			log, _ := os.ReadFile(out.Name())
+			t.Fatalf("lab serve did not answer GET /api/sessions with 200 within 20 s (last: %v)\n%s", err, log)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/live"
 	"interplab/engine"
 )
 
@@ -48,7 +49,7 @@ func (e *sessionsEnv) dial(t testing.TB, id string) (*websocket.Conn, wsTestMsg)
 	}
 	t.Cleanup(func() { c.Close() })
 	m := readWS(t, c)
-	if m.Type != "config" || m.Session != id || m.You == "" || m.Config.Schema != exportSchema {
+	if m.Type != "config" || m.Session != id || m.You == "" || m.Config.Schema != live.ConfigSchema {
 		t.Fatalf("first message = %+v, want a config for %s with a client id", m, id)
 	}
 	return c, m
@@ -135,7 +136,7 @@ func TestLiveTwoTabsSeeEachOther(t *testing.T) {
 		}
 		cfgA, cfgB := readWS(t, a), readWS(t, b)
 		s := cfgA.Config.Settings
-		if text := s.Text(tt.name); cfgA.Type != "config" || !jsonEqual(wsParamValueOf(t, tt.name, &s), tt.value) {
+		if text := s.Text(tt.name); cfgA.Type != "config" || !jsonEqual(settingJSON(t, tt.name, &s), tt.value) {
 			t.Errorf("after %s A's config has %s = %s, want %v", tt.msg, tt.name, text, tt.value)
 		}
 		if cfgB.Type != "config" || cfgB.Config.Settings.Text(tt.name) != s.Text(tt.name) {
@@ -144,14 +145,19 @@ func TestLiveTwoTabsSeeEachOther(t *testing.T) {
 	}
 }
 
-func wsParamValueOf(t testing.TB, name string, s *engine.Settings) any {
-	p, ok := engine.Lookup(name)
-	if !ok {
-		t.Fatalf("no parameter %s", name)
+// settingJSON is the named setting's value in s as JSON encodes it, as
+// a config's settings carry it.
+func settingJSON(t testing.TB, name string, s *engine.Settings) any {
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	data, _ := json.Marshal(wsParamValue(p, s))
-	var v any
-	json.Unmarshal(data, &v)
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	v, ok := m[name]
+	if !ok {
+		t.Fatalf("no setting %s in %s", name, data)
+	}
 	return v
 }
 
@@ -295,7 +301,7 @@ func TestLiveMalformedFramesCloseTheConnection(t *testing.T) {
 		{name: "two objects", kind: websocket.TextMessage, data: `{} {}`, code: websocket.CloseInvalidFramePayloadData},
 		{name: "binary", kind: websocket.BinaryMessage, data: `{"type":"set"}`, code: websocket.CloseUnsupportedData},
 		{name: "oversize", kind: websocket.TextMessage,
-			data: `{"type":"set","name":"` + strings.Repeat("x", maxMessageSize) + `"}`, code: websocket.CloseMessageTooBig},
+			data: `{"type":"set","name":"` + strings.Repeat("x", live.MaxMessageSize) + `"}`, code: websocket.CloseMessageTooBig},
 		{name: "10 MB", kind: websocket.TextMessage, data: strings.Repeat(" ", 10<<20), code: websocket.CloseMessageTooBig},
 	}
 	watcher, _ := e.dial(t, id)
@@ -358,8 +364,8 @@ func TestLiveDeleteDisconnects(t *testing.T) {
 	id := e.create(t, "doomed", nil).ID
 	c, _ := e.dial(t, id)
 	e.must(t, http.StatusOK, "DELETE", "/api/sessions/"+id, nil, nil)
-	if got := closeCode(t, c); got != closeNoSession {
-		t.Errorf("close code after delete = %d, want %d", got, closeNoSession)
+	if got := closeCode(t, c); got != live.CloseNoSession {
+		t.Errorf("close code after delete = %d, want %d", got, live.CloseNoSession)
 	}
 }
 
@@ -372,75 +378,4 @@ func TestLiveHubCloseSaysGoingAway(t *testing.T) {
 		t.Errorf("close code at shutdown = %d, want %d", got, websocket.CloseGoingAway)
 	}
 	e.hub.Close() // twice is fine
-}
-
-// A client that cannot keep up is dropped instead of stalling the others.
-func TestLiveSlowClientIsDropped(t *testing.T) {
-	e := newSessionsEnv(t, t.TempDir())
-	id := e.create(t, "slow", nil).ID
-	fast, _ := e.dial(t, id)
-	// A client whose writer never runs: its queue fills and is never drained.
-	slow := &wsClient{hub: e.hub, session: id, send: make(chan *websocket.PreparedMessage, sendBuffer)}
-	e.hub.register <- slow
-	for i := range sendBuffer + 1 {
-		sendWS(t, fast, `{"type":"set","name":"seed","value":`+jsonNumber(float64(i))+`}`)
-		if m := readWS(t, fast); m.Type != "config" || m.Config.Settings.Seed != i {
-			t.Fatalf("change %d: fast client got %+v, want its config", i, m)
-		}
-	}
-	n := 0
-	for range slow.send {
-		n++
-	}
-	if n != sendBuffer {
-		t.Errorf("slow client had %d messages queued, want %d", n, sendBuffer)
-	}
-	if want := websocket.FormatCloseMessage(wsCloseTooSlow, "client too slow"); string(slow.closeMsg) != string(want) {
-		t.Errorf("slow client's close frame = %q, want %q", slow.closeMsg, want)
-	}
-}
-
-// Whatever a client sends, reading it never panics, and a set it accepts
-// leaves valid settings.
-func FuzzLiveMessage(f *testing.F) {
-	for _, seed := range []string{
-		`{"type":"set","name":"displayBehind","value":0.12}`,
-		`{"type":"set","name":"techniques","value":["hermite","epic"]}`,
-		`{"type":"set","name":"jitterDist","value":"pareto"}`,
-		`{"type":"set","name":"adaptive","value":true}`,
-		`{"type":"set","name":"seed","value":1e999}`,
-		`{"type":"set","name":"sendRate","value":"128"}`,
-		`{"type":"set","name":"techniques","value":0}`,
-		`hello`, `[1]`, `{"type":5}`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, frame []byte) {
-		m, err := wsDecode(frame)
-		if err != nil {
-			return
-		}
-		p, ok := engine.Lookup(m.Name)
-		if !ok {
-			return
-		}
-		v, err := wsParseValue(p, m.Value)
-		if err != nil {
-			return
-		}
-		s := engine.Defaults()
-		if err := p.Set(&s, v); err != nil {
-			return
-		}
-		if err := s.Validate(); err != nil {
-			return
-		}
-		s = engine.Canonical(s)
-		if err := s.Validate(); err != nil {
-			t.Fatalf("canonical settings invalid: %v", err)
-		}
-		if _, err := json.Marshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &s)}); err != nil {
-			t.Fatalf("set message does not encode: %v", err)
-		}
-	})
 }

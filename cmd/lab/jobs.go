@@ -33,7 +33,7 @@ package main
 // is cancelled: nobody is left to see it.
 //
 // Close codes: 1000 after the end message, 1001 when the server shuts down,
-// 1009 for a message over maxMessageSize bytes.
+// 1009 for a message over jobMaxMessageSize bytes.
 
 import (
 	"context"
@@ -49,6 +49,14 @@ import (
 	"interplab/cmd/lab/internal/jsonapi"
 
 	"github.com/gorilla/websocket"
+)
+
+// The progress WebSocket's timing and size limits.
+const (
+	jobWriteWait      = 10 * time.Second     // time allowed to write a message to a client
+	jobPongWait       = 60 * time.Second     // time allowed between pongs from a client
+	jobPingPeriod     = jobPongWait * 9 / 10 // pings go out this often; less than jobPongWait
+	jobMaxMessageSize = 4096                 // largest message a client may send, bytes
 )
 
 // Job limits.
@@ -347,9 +355,9 @@ func (m *jobManager) handleWS(w http.ResponseWriter, r *http.Request) {
 // then closes left. It is the connection's only reader.
 func jobReadPump(conn *websocket.Conn, j *job, left chan<- struct{}) {
 	defer close(left)
-	conn.SetReadLimit(maxMessageSize)
-	conn.SetReadDeadline(time.Now().Add(pongWait))
-	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	conn.SetReadLimit(jobMaxMessageSize)
+	conn.SetReadDeadline(time.Now().Add(jobPongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(jobPongWait)) })
 	for {
 		kind, data, err := conn.ReadMessage()
 		if err != nil {
@@ -367,14 +375,14 @@ func jobReadPump(conn *websocket.Conn, j *job, left chan<- struct{}) {
 // jobWritePump sends the job's progress as it comes, then its end, and
 // pings meanwhile. It is the connection's only writer.
 func jobWritePump(conn *websocket.Conn, j *job, notify <-chan struct{}, left <-chan struct{}, shutdown <-chan struct{}) {
-	ticker := time.NewTicker(pingPeriod)
+	ticker := time.NewTicker(jobPingPeriod)
 	defer func() {
 		ticker.Stop()
 		conn.Close()
 	}()
 	sent, sentDone := 0, -1
 	write := func(v any) bool {
-		conn.SetWriteDeadline(time.Now().Add(writeWait))
+		conn.SetWriteDeadline(time.Now().Add(jobWriteWait))
 		return conn.WriteJSON(v) == nil
 	}
 	for {
@@ -393,7 +401,7 @@ func jobWritePump(conn *websocket.Conn, j *job, notify <-chan struct{}, left <-c
 				st.Type, st.Items = "end", nil
 				if write(st) {
 					conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""),
-						time.Now().Add(writeWait))
+						time.Now().Add(jobWriteWait))
 					// Let the client close its side before the TCP close.
 					select {
 					case <-left:
@@ -403,7 +411,7 @@ func jobWritePump(conn *websocket.Conn, j *job, notify <-chan struct{}, left <-c
 				return
 			}
 		case <-ticker.C:
-			conn.SetWriteDeadline(time.Now().Add(writeWait))
+			conn.SetWriteDeadline(time.Now().Add(jobWriteWait))
 			if conn.WriteMessage(websocket.PingMessage, nil) != nil {
 				return
 			}
@@ -411,7 +419,7 @@ func jobWritePump(conn *websocket.Conn, j *job, notify <-chan struct{}, left <-c
 			return
 		case <-shutdown:
 			conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down"),
-				time.Now().Add(writeWait))
+				time.Now().Add(jobWriteWait))
 			return
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/presets"
@@ -60,7 +61,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
-	hub := newHub(st.Latest)
+	hub := live.New(st, time.Now)
 	defer hub.Close() // before the store closes: deferred calls run last first
 	srv.enableSessions(st, hub, time.Now)
 	ln, err := net.Listen("tcp", *addr)
@@ -158,7 +159,7 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 
 // enableSessions adds saved sessions, their pages and live sync over
 // WebSocket, kept in st.
-func (s *server) enableSessions(st *store.SQLite, hub *Hub, now func() time.Time) {
+func (s *server) enableSessions(st *store.SQLite, hub *live.Hub, now func() time.Time) {
 	s.store = st
 	registerSessions(s.mux, st, hub, now)
 	registerSessionPages(s, st, hub, now)

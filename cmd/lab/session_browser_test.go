@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/templates"
@@ -37,7 +38,7 @@ func newSessionServer(t *testing.T) (*server, *store.SQLite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := newHub(st.Latest)
+	hub := live.New(st, time.Now)
 	t.Cleanup(func() {
 		hub.Close()
 		st.Close()

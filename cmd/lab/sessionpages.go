@@ -15,6 +15,7 @@ import (
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/templates"
@@ -41,12 +42,12 @@ const (
 type sessionPages struct {
 	srv *server
 	st  *store.SQLite
-	hub *Hub
+	hub *live.Hub
 	now func() time.Time
 }
 
 // registerSessionPages adds the session pages to s's mux.
-func registerSessionPages(s *server, st *store.SQLite, hub *Hub, now func() time.Time) {
+func registerSessionPages(s *server, st *store.SQLite, hub *live.Hub, now func() time.Time) {
 	p := &sessionPages{srv: s, st: st, hub: hub, now: now}
 	s.mux.Handle("GET /sessions", gzipResponses(http.HandlerFunc(p.list)))
 	s.mux.Handle("GET /s/{id}", gzipResponses(http.HandlerFunc(p.open)))

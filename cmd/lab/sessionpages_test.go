@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
@@ -24,7 +25,7 @@ func newPagesServer(t *testing.T) (*httptest.Server, *store.SQLite, *sessionsEnv
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := newHub(st.Latest)
+	hub := live.New(st, time.Now)
 	t.Cleanup(func() {
 		hub.Close()
 		st.Close()

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
@@ -37,7 +38,7 @@ const maxSessionBody = 64 << 10
 // session, 413 for a body over 64 KiB, 415 for a body that is not JSON, 403
 // for a cross-origin change from a browser. now is the clock for the times
 // saved.
-func registerSessions(mux *http.ServeMux, st *store.SQLite, hub *Hub, now func() time.Time) {
+func registerSessions(mux *http.ServeMux, st *store.SQLite, hub *live.Hub, now func() time.Time) {
 	h := &sessionHandlers{st: st, hub: hub, now: now}
 	change := func(next http.HandlerFunc) http.Handler {
 		return jsonapi.Chain(next, noStore, jsonapi.SameOrigin(nil), jsonapi.RequireType("application/json"), jsonapi.MaxBody(maxSessionBody))
@@ -55,7 +56,7 @@ func registerSessions(mux *http.ServeMux, st *store.SQLite, hub *Hub, now func()
 
 type sessionHandlers struct {
 	st  *store.SQLite
-	hub *Hub
+	hub *live.Hub
 	now func() time.Time
 }
 
@@ -281,7 +282,7 @@ func (h *sessionHandlers) ws(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	h.hub.serveWS(w, r, id)
+	h.hub.ServeWS(w, r, id)
 }
 
 // readSessionRequest reads a create or save body: no unknown keys.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
@@ -26,7 +27,7 @@ var storeT0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 type sessionsEnv struct {
 	srv *httptest.Server
 	st  *store.SQLite
-	hub *Hub
+	hub *live.Hub
 
 	mu  sync.Mutex
 	now time.Time // the server's clock, advanced a second per call
@@ -40,7 +41,7 @@ func newSessionsEnv(t testing.TB, dir string) *sessionsEnv {
 		t.Fatalf("openStore: %v", err)
 	}
 	e.st = st
-	e.hub = newHub(st.Latest)
+	e.hub = live.New(st, time.Now)
 	mux := http.NewServeMux()
 	registerSessions(mux, st, e.hub, e.clock)
 	e.srv = httptest.NewServer(mux)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -49,7 +50,7 @@ const maxTraceUpload = traceio.MaxBytes + 64<<10
 // for a name in use or a live trace with no packets, 413 for a body over
 // 32 MiB, 403 for a cross-origin change from a browser or deleting a sample.
 // now is the clock for the times saved.
-func registerTraces(mux *http.ServeMux, st *store.SQLite, hub *Hub, now func() time.Time) {
+func registerTraces(mux *http.ServeMux, st *store.SQLite, hub *live.Hub, now func() time.Time) {
 	h := &traceHandlers{st: st, hub: hub, now: now}
 	change := func(next http.HandlerFunc, maxBody int64, types ...string) http.Handler {
 		return jsonapi.Chain(next, noStore, jsonapi.SameOrigin(nil), jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody))
@@ -69,7 +70,7 @@ var traceUploadTypes = []string{"multipart/form-data", "text/csv", "application/
 
 type traceHandlers struct {
 	st  *store.SQLite
-	hub *Hub
+	hub *live.Hub
 	now func() time.Time
 }
 
@@ -301,7 +302,7 @@ func (h *traceHandlers) saveLive(w http.ResponseWriter, r *http.Request) {
 		fail(w, &jsonapi.Error{Status: http.StatusConflict, Field: "id", Msg: "no live trace: no client is connected to the session"})
 		return
 	}
-	tr, err := liveTraceFrom(rows, req.Name)
+	tr, err := live.TraceFrom(rows, req.Name)
 	if err != nil {
 		fail(w, err)
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -25,7 +26,7 @@ func TestTracesPageLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := newHub(st.Latest)
+	hub := live.New(st, time.Now)
 	t.Cleanup(func() { hub.Close(); st.Close() })
 	s.enableSessions(st, hub, time.Now)
 

@@ -1,7 +1,8 @@
-package main
-
-// Live sync: every tab open on a session, and any game following it, share
-// the session's live settings over a WebSocket at /ws/sessions/{id}.
+// Package live keeps every tab open on a session, and any game following
+// it, in sync: they share the session's live settings over a WebSocket at
+// /ws/sessions/{id}, and a game may stream its packets into the session's
+// live trace. Hub owns the live state; Follower is the reference game
+// client (lab follow).
 //
 // The protocol is text frames holding one JSON object each; setting names and
 // values are the vocabulary (see engine.Params).
@@ -58,9 +59,10 @@ package main
 // server restart never resurrects a half-tuned config nobody saved.
 //
 // Close codes: 1003 for a binary frame, 1007 for a frame that is not a JSON
-// object, 1009 for a message over maxMessageSize bytes, 1008 for a client too
+// object, 1009 for a message over MaxMessageSize bytes, 1008 for a client too
 // slow to keep up, 1001 when the server shuts down, 4404 when the session
 // does not exist or is deleted, 1011 on a server error.
+package live
 
 import (
 	"bytes"
@@ -86,10 +88,10 @@ const (
 	writeWait      = 10 * time.Second  // time allowed to write a message to a client
 	pongWait       = 60 * time.Second  // time allowed between pongs from a client
 	pingPeriod     = pongWait * 9 / 10 // pings go out this often; less than pongWait
-	maxMessageSize = 4096              // largest message a client may send, bytes
+	MaxMessageSize = 4096              // largest message a client may send, bytes
 	sendBuffer     = 64                // messages queued per client before it is dropped
-	exportSchema   = 1                 // "schema" of the canonical export
-	closeNoSession = 4404              // close code: the session does not exist or was deleted
+	ConfigSchema   = 1                 // "schema" of a config: the canonical export's (package export)
+	CloseNoSession = 4404              // close code: the session does not exist or was deleted
 	wsCloseTooSlow = websocket.ClosePolicyViolation
 )
 
@@ -97,8 +99,8 @@ const (
 // (run) owns the rooms and the clients in them; each connection has one
 // reader and one writer goroutine that talk to it through channels.
 type Hub struct {
-	load     func(id string) (store.Revision, error) // latest revision, for a session's first client
-	now      func() time.Time                        // stamps the arrival of live trace packets
+	load     Loader           // latest revisions, for a session's first client
+	now      func() time.Time // stamps the arrival of live trace packets
 	upgrader websocket.Upgrader
 
 	register   chan *wsClient
@@ -169,19 +171,19 @@ type wsInMsg struct {
 	Rot    []float64 `json:"rot"`
 }
 
-// sessionExport is the canonical export: {"schema":1,"settings":{...}}.
-type sessionExport struct {
+// Config is the canonical export: {"schema":1,"settings":{...}}.
+type Config struct {
 	Schema   int             `json:"schema"`
 	Settings engine.Settings `json:"settings"`
 }
 
 type wsConfigMsg struct {
-	Type    string        `json:"type"`
-	Session string        `json:"session"`
-	Rev     int           `json:"rev"`
-	You     string        `json:"you,omitempty"`
-	From    string        `json:"from,omitempty"`
-	Config  sessionExport `json:"config"`
+	Type    string `json:"type"`
+	Session string `json:"session"`
+	Rev     int    `json:"rev"`
+	You     string `json:"you,omitempty"`
+	From    string `json:"from,omitempty"`
+	Config  Config `json:"config"`
 }
 
 type wsSetMsg struct {
@@ -197,12 +199,15 @@ type wsErrorMsg struct {
 	Field string `json:"field,omitempty"`
 }
 
-// newHub returns a running hub. load returns a session's latest revision; it
-// is called when a session gets its first client. Stop the hub with Close.
-func newHub(load func(id string) (store.Revision, error)) *Hub { return newHubClock(load, time.Now) }
+// Loader gives a session's latest revision: the hub calls it when a
+// session gets its first client. store.Sessions is one.
+type Loader interface {
+	Latest(id string) (store.Revision, error)
+}
 
-// newHubClock is newHub with now as the clock that stamps live trace packets.
-func newHubClock(load func(id string) (store.Revision, error), now func() time.Time) *Hub {
+// New returns a running hub that loads sessions with load and stamps the
+// arrival of live trace packets with now. Stop it with Close.
+func New(load Loader, now func() time.Time) *Hub {
 	h := &Hub{
 		load:       load,
 		now:        now,
@@ -222,7 +227,9 @@ func newHubClock(load func(id string) (store.Revision, error), now func() time.T
 		// Idle connections hold no write buffer: most of a session's
 		// clients are idle between slider changes.
 		WriteBufferPool: &sync.Pool{},
-		// CheckOrigin nil: same origin only (or no Origin, as from a game).
+		// The route checks the Origin before ServeWS runs, against the
+		// server's allow-list too.
+		CheckOrigin: func(*http.Request) bool { return true },
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			w.Header().Set("Sec-Websocket-Version", "13")
 			jsonapi.WriteError(w, &jsonapi.Error{Status: status, Msg: reason.Error()})
@@ -269,9 +276,10 @@ func (h *Hub) Live(id string) (engine.Settings, bool) {
 	}
 }
 
-// serveWS upgrades the request to a WebSocket on session id (already checked
-// to exist) and runs the connection. A foreign Origin gets 403.
-func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, id string) {
+// ServeWS upgrades the request to a WebSocket on session id and runs the
+// connection. The caller has checked that the session exists and that the
+// request's Origin may use it.
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, id string) {
 	select {
 	case <-h.done:
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusServiceUnavailable, Msg: "server shutting down"})
@@ -319,7 +327,7 @@ func (h *Hub) run() {
 		case id := <-h.gone:
 			if room := h.rooms[id]; room != nil {
 				for c := range room.clients {
-					h.drop(room, c, closeNoSession, "session deleted")
+					h.drop(room, c, CloseNoSession, "session deleted")
 				}
 			}
 		case q := <-h.live:
@@ -349,9 +357,9 @@ func (h *Hub) run() {
 func (h *Hub) join(c *wsClient) {
 	room := h.rooms[c.session]
 	if room == nil {
-		r, err := h.load(c.session)
+		r, err := h.load.Latest(c.session)
 		if err != nil {
-			code, text := closeNoSession, "session not found"
+			code, text := CloseNoSession, "session not found"
 			if !errors.Is(err, store.ErrSessionNotFound) && !errors.Is(err, store.ErrSessionDeleted) {
 				log.Printf("lab: live sync: load session %s: %v", c.session, err)
 				code, text = websocket.CloseInternalServerErr, "cannot load the session"
@@ -458,7 +466,7 @@ func (h *Hub) reply(room *wsRoom, c *wsClient, err error) {
 
 func (h *Hub) configMsg(room *wsRoom, you, from string) *websocket.PreparedMessage {
 	return wsMarshal(wsConfigMsg{Type: "config", Session: room.id, Rev: room.rev, You: you, From: from,
-		Config: sessionExport{Schema: exportSchema, Settings: room.settings}})
+		Config: Config{Schema: ConfigSchema, Settings: room.settings}})
 }
 
 // wsMarshal encodes a message once for every client that gets it.
@@ -559,7 +567,7 @@ func (c *wsClient) readPump() {
 		}
 		c.conn.Close()
 	}()
-	c.conn.SetReadLimit(maxMessageSize) // over it, gorilla closes with 1009
+	c.conn.SetReadLimit(MaxMessageSize) // over it, gorilla closes with 1009
 	c.conn.SetReadDeadline(time.Now().Add(pongWait))
 	c.conn.SetPongHandler(func(string) error { return c.conn.SetReadDeadline(time.Now().Add(pongWait)) })
 	for {

@@ -1,4 +1,4 @@
-package main
+package live
 
 // Live traces: a game connected to a session's WebSocket (see hub.go) may
 // stream the packets it sends, and the lab records them as they arrive:
@@ -209,10 +209,10 @@ func (h *Hub) LiveTrace(id string) ([]traceio.Row, bool) {
 	}
 }
 
-// liveTraceFrom makes a trace called name from a live trace's rows: sorted
+// TraceFrom makes a trace called name from a live trace's rows: sorted
 // by send time, the arrivals shifted when the clocks differ (see above).
 // Errors name the packet by its number in the live trace.
-func liveTraceFrom(rows []traceio.Row, name string) (*engine.Trace, error) {
+func TraceFrom(rows []traceio.Row, name string) (*engine.Trace, error) {
 	if len(rows) == 0 {
 		return nil, &jsonapi.Error{Status: http.StatusConflict, Msg: "the live trace has no packets yet"}
 	}
