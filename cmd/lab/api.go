@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/store"
@@ -129,7 +130,7 @@ func (s *server) handleExport(w http.ResponseWriter, r *http.Request) {
 // unknown session), a client's mistake as a 400 naming its field, anything
 // else as a 500.
 func fail(w http.ResponseWriter, err error) {
-	if errors.Is(err, errJobsBusy) {
+	if errors.Is(err, jobs.ErrBusy) {
 		w.Header().Set("Retry-After", "5")
 	}
 	jsonapi.WriteError(w, apiError(err))
@@ -164,7 +165,7 @@ func apiError(err error) error {
 		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a trace with this name exists: choose another name or delete it first"}
 	case errors.Is(err, store.ErrTraceSample):
 		return &jsonapi.Error{Status: http.StatusForbidden, Field: "name", Msg: "a built-in sample cannot be deleted"}
-	case errors.Is(err, errJobsBusy):
+	case errors.Is(err, jobs.ErrBusy):
 		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error()}
 	}
 	return err

@@ -120,11 +120,11 @@ func TestTunePageBrowser(t *testing.T) {
 	b.eval(`(() => ({Path: location.pathname, Apply: document.getElementById('apply').getAttribute('href'),
 		Seed: document.getElementById('seed').textContent,
 		Series: echarts.getInstanceByDom(document.getElementById('tune-chart')).getOption().series.map((s) => s.name)}))()`, &page)
-	j := s.jobs.get(strings.TrimPrefix(page.Path, "/tune/"))
+	j := s.jobs.Get(strings.TrimPrefix(page.Path, "/tune/"))
 	if j == nil {
 		t.Fatalf("no job at %s", page.Path)
 	}
-	res, _ := j.results()
+	res, _ := j.Result()
 	best := res.(engine.TuneResult).Best.Settings
 	if want := "/?" + link.Query("harbor-before", best); page.Apply != want {
 		t.Errorf("Apply to lab = %s, want %s", page.Apply, want)

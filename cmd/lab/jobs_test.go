@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/jobs"
+
 	"github.com/gorilla/websocket"
 )
 
@@ -62,12 +64,12 @@ func jobsDial(t *testing.T, srv *httptest.Server, acc jobAccepted) *websocket.Co
 
 // jobsFollow reads progress messages until the end message and returns
 // them all.
-func jobsFollow(t *testing.T, c *websocket.Conn) []jobStatus {
+func jobsFollow(t *testing.T, c *websocket.Conn) []jobs.Status {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(60 * time.Second))
-	var msgs []jobStatus
+	var msgs []jobs.Status
 	for {
-		var m jobStatus
+		var m jobs.Status
 		if err := c.ReadJSON(&m); err != nil {
 			t.Fatalf("after %d messages: %v", len(msgs), err)
 		}
@@ -78,14 +80,14 @@ func jobsFollow(t *testing.T, c *websocket.Conn) []jobStatus {
 	}
 }
 
-func jobsStatus(t *testing.T, srv *httptest.Server, id string) jobStatus {
+func jobsStatus(t *testing.T, srv *httptest.Server, id string) jobs.Status {
 	t.Helper()
 	resp, err := http.Get(srv.URL + "/api/jobs/" + id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var st jobStatus
+	var st jobs.Status
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 		t.Fatal(err)
 	}
@@ -148,12 +150,12 @@ const jobsLong = `{"technique":"hermite","base":"q:entities=200&duration=600","x
 func TestJobsCancel(t *testing.T) {
 	_, srv := jobsTestServer(t)
 	acc := jobsStart(t, srv, "/api/sweeps", jobsLong)
-	var st jobStatus
+	var st jobs.Status
 	start := time.Now()
 	if code := jobsPost(t, srv, "/api/jobs/"+acc.ID+"/cancel", "", &st); code != http.StatusOK {
 		t.Fatalf("cancel = %d, want 200", code)
 	}
-	if st.State != jobCancelled || st.Done == st.Total {
+	if st.State != jobs.Cancelled || st.Done == st.Total {
 		t.Errorf("after cancel: %+v, want cancelled before the end", st)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -165,13 +167,13 @@ func TestJobsCancelWhenLastWatcherLeaves(t *testing.T) {
 	_, srv := jobsTestServer(t)
 	acc := jobsStart(t, srv, "/api/sweeps", jobsLong)
 	c := jobsDial(t, srv, acc)
-	var first jobStatus
-	if err := c.ReadJSON(&first); err != nil || first.Type != "progress" || first.State != jobRunning {
+	var first jobs.Status
+	if err := c.ReadJSON(&first); err != nil || first.Type != "progress" || first.State != jobs.Running {
 		t.Fatalf("first message %+v, %v: want progress of a running job", first, err)
 	}
 	c.Close()
 	deadline := time.Now().Add(5 * time.Second)
-	for st := jobsStatus(t, srv, acc.ID); st.State != jobCancelled; st = jobsStatus(t, srv, acc.ID) {
+	for st := jobsStatus(t, srv, acc.ID); st.State != jobs.Cancelled; st = jobsStatus(t, srv, acc.ID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("job still %s 5 s after its only watcher left", st.State)
 		}
@@ -181,12 +183,12 @@ func TestJobsCancelWhenLastWatcherLeaves(t *testing.T) {
 
 func TestJobsBusy(t *testing.T) {
 	_, srv := jobsTestServer(t)
-	for range jobMaxRunning {
+	for range jobs.MaxRunning {
 		jobsStart(t, srv, "/api/sweeps", jobsLong)
 	}
 	var e errorBody
 	if code := jobsPost(t, srv, "/api/sweeps", jobsLong, &e); code != http.StatusTooManyRequests {
-		t.Errorf("job %d = %d %+v, want 429", jobMaxRunning+1, code, e)
+		t.Errorf("job %d = %d %+v, want 429", jobs.MaxRunning+1, code, e)
 	}
 }
 
@@ -198,7 +200,7 @@ func TestJobsWebSocketCancelMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := jobsFollow(t, c)
-	if end := msgs[len(msgs)-1]; end.State != jobCancelled {
+	if end := msgs[len(msgs)-1]; end.State != jobs.Cancelled {
 		t.Errorf("end after a cancel message: %+v, want cancelled", end)
 	}
 }

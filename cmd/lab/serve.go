@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/live"
@@ -115,7 +116,7 @@ type server struct {
 	static  *assetSet     // web's files under /static/
 	wasm    wasmAsset     // /lab.wasm
 	store   *store.SQLite // saved sessions; nil until enableSessions
-	jobs    *jobManager   // sweeps and tunings (sweeppage.go)
+	jobs    *jobs.Runner  // sweeps and tunings (sweeppage.go)
 	mux     *http.ServeMux
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
@@ -43,8 +44,9 @@ import (
 // session:ID[@REV]); empty means the engine's defaults.
 
 // registerJobs adds the sweep and tuner pages and their jobs to s.
-func registerJobs(s *server) *jobManager {
-	m := newJobManager()
+func registerJobs(s *server) *jobs.Runner {
+	m := jobs.NewRunner()
+	jh := &jobHandlers{jobs: m}
 	resolve := func(ref string) (string, engine.Settings, error) {
 		if strings.TrimSpace(ref) == "" {
 			return "defaults", engine.Defaults(), nil
@@ -66,9 +68,9 @@ func registerJobs(s *server) *jobManager {
 	s.mux.Handle("GET /tune/{id}/chart", gzipResponses(noStore(http.HandlerFunc(tp.chart))))
 	s.mux.Handle("GET /tune/{id}/data.csv", gzipResponses(http.HandlerFunc(tp.csv)))
 	s.mux.Handle("POST /api/tunes", jobStart(tp.start))
-	s.mux.HandleFunc("GET /api/jobs/{id}", m.handleStatus)
-	s.mux.Handle("POST /api/jobs/{id}/cancel", jsonapi.Chain(http.HandlerFunc(m.handleCancel), jsonapi.SameOrigin(nil), jsonapi.RequireType("application/json")))
-	s.mux.Handle("GET /ws/jobs/{id}", jsonapi.SameOrigin(nil)(http.HandlerFunc(m.handleWS)))
+	s.mux.HandleFunc("GET /api/jobs/{id}", jh.status)
+	s.mux.Handle("POST /api/jobs/{id}/cancel", jsonapi.Chain(http.HandlerFunc(jh.cancel), jsonapi.SameOrigin(nil), jsonapi.RequireType("application/json")))
+	s.mux.Handle("GET /ws/jobs/{id}", jsonapi.SameOrigin(nil)(http.HandlerFunc(jh.ws)))
 	return m
 }
 
@@ -193,7 +195,7 @@ func (p *sweepPages) spec(req sweepRequest) (*sweepJob, error) {
 
 // sweepPages serves the sweep page and its job.
 type sweepPages struct {
-	jobs    *jobManager
+	jobs    *jobs.Runner
 	resolve func(ref string) (string, engine.Settings, error)
 }
 
@@ -208,33 +210,33 @@ func (p *sweepPages) start(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	j, err := p.jobs.start("sweep", sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := p.jobs.Start("sweep", sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
 	})
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/sweep/" + j.id})
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/sweep/" + j.ID()})
 }
 
 // sweepOf returns the sweep job of the request's {id}, or answers 404.
-func (p *sweepPages) sweepOf(w http.ResponseWriter, r *http.Request) (*job, *sweepJob) {
-	j := p.jobs.get(r.PathValue("id"))
-	if j == nil || j.kind != "sweep" {
+func (p *sweepPages) sweepOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *sweepJob) {
+	j := p.jobs.Get(r.PathValue("id"))
+	if j == nil || j.Kind() != "sweep" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such sweep (jobs are kept in memory until the server restarts)", Field: "id"})
 		return nil, nil
 	}
-	return j, j.spec.(*sweepJob)
+	return j, j.Spec().(*sweepJob)
 }
 
 // points returns the points finished so far, in grid order.
-func sweepPointsOf(j *job) []engine.SweepPoint {
-	if res, state := j.results(); state != jobRunning {
+func sweepPointsOf(j *jobs.Job) []engine.SweepPoint {
+	if res, state := j.Result(); state != jobs.Running {
 		pts, _ := res.([]engine.SweepPoint)
 		return pts
 	}
-	st := j.since(0)
+	st := j.Since(0)
 	pts := make([]engine.SweepPoint, len(st.Items))
 	for i, raw := range st.Items {
 		json.Unmarshal(raw, &pts[i])
@@ -257,7 +259,7 @@ func (p *sweepPages) chart(w http.ResponseWriter, r *http.Request) {
 	}
 	ch := sweepChart(sj, sweepPointsOf(j), metric)
 	ch.Validate()
-	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
 
 func (p *sweepPages) csv(w http.ResponseWriter, r *http.Request) {
@@ -294,7 +296,7 @@ func (p *sweepPages) csv(w http.ResponseWriter, r *http.Request) {
 	}
 	cw.Flush()
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="sweep-`+j.id+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="sweep-`+j.ID()+`.csv"`)
 	w.Write(b.Bytes())
 }
 
@@ -368,10 +370,10 @@ func sweepFormOf(req sweepRequest) templates.SweepForm {
 }
 
 // jobViewOf is a job's state for its page.
-func jobViewOf(j *job, page string) *templates.JobView {
-	st := j.status()
-	return &templates.JobView{ID: j.id, Kind: j.kind, State: st.State, Done: st.Done, Total: st.Total, Error: st.Error,
-		WS: "/ws/jobs/" + j.id, Page: page, CSV: page + "/data.csv", ChartURL: page + "/chart"}
+func jobViewOf(j *jobs.Job, page string) *templates.JobView {
+	st := j.Status()
+	return &templates.JobView{ID: j.ID(), Kind: j.Kind(), State: st.State, Done: st.Done, Total: st.Total, Error: st.Error,
+		WS: "/ws/jobs/" + j.ID(), Page: page, CSV: page + "/data.csv", ChartURL: page + "/chart"}
 }
 
 // jobRender writes a page.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/engine"
 )
 
@@ -76,7 +77,7 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 				}
 			}
 			end := msgs[len(msgs)-1]
-			if end.State != jobDone || end.Done != spec.Points() || len(got) != spec.Points() {
+			if end.State != jobs.Done || end.Done != spec.Points() || len(got) != spec.Points() {
 				t.Fatalf("end %+v with %d points, want done with %d", end, len(got), spec.Points())
 			}
 

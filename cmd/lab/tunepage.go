@@ -15,6 +15,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
@@ -55,7 +56,7 @@ type tuneItem struct {
 
 // tunePages serves the tuner page and its job.
 type tunePages struct {
-	jobs    *jobManager
+	jobs    *jobs.Runner
 	resolve func(ref string) (string, engine.Settings, error)
 }
 
@@ -120,7 +121,7 @@ func (p *tunePages) start(w http.ResponseWriter, r *http.Request) {
 	if total == 0 {
 		total = engine.DefaultTuneBudget
 	}
-	j, err := p.jobs.start("tune", total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := p.jobs.Start("tune", total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
 			progress(tuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
 		})
@@ -129,23 +130,23 @@ func (p *tunePages) start(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.id, Kind: j.kind, Total: j.total, WS: "/ws/jobs/" + j.id, Page: "/tune/" + j.id})
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/tune/" + j.ID()})
 }
 
 // tuneOf returns the tuning job of the request's {id} and its result (nil
 // while it runs), or answers 404.
-func (p *tunePages) tuneOf(w http.ResponseWriter, r *http.Request) (*job, *tuneJob, *engine.TuneResult) {
-	j := p.jobs.get(r.PathValue("id"))
-	if j == nil || j.kind != "tune" {
+func (p *tunePages) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *engine.TuneResult) {
+	j := p.jobs.Get(r.PathValue("id"))
+	if j == nil || j.Kind() != "tune" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning (jobs are kept in memory until the server restarts)", Field: "id"})
 		return nil, nil, nil
 	}
-	res, state := j.results()
-	if state == jobRunning {
-		return j, j.spec.(*tuneJob), nil
+	res, state := j.Result()
+	if state == jobs.Running {
+		return j, j.Spec().(*tuneJob), nil
 	}
 	tr, _ := res.(engine.TuneResult)
-	return j, j.spec.(*tuneJob), &tr
+	return j, j.Spec().(*tuneJob), &tr
 }
 
 func (p *tunePages) chart(w http.ResponseWriter, r *http.Request) {
@@ -159,7 +160,7 @@ func (p *tunePages) chart(w http.ResponseWriter, r *http.Request) {
 	}
 	ch := tuneChart(tj, res)
 	ch.Validate()
-	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.status().State})
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
 
 func (p *tunePages) csv(w http.ResponseWriter, r *http.Request) {
@@ -205,7 +206,7 @@ func (p *tunePages) csv(w http.ResponseWriter, r *http.Request) {
 	}
 	cw.Flush()
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="tune-`+j.id+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="tune-`+j.ID()+`.csv"`)
 	w.Write(b.Bytes())
 }
 

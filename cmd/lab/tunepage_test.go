@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 )
@@ -26,7 +27,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 	for range 2 {
 		acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
 		msgs := jobsFollow(t, jobsDial(t, srv, acc))
-		if end := msgs[len(msgs)-1]; end.State != jobDone {
+		if end := msgs[len(msgs)-1]; end.State != jobs.Done {
 			t.Fatalf("tuning ended %+v, want done", end)
 		}
 		items := 0
@@ -39,8 +40,8 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 				items++
 			}
 		}
-		j := s.jobs.get(acc.ID)
-		res, _ := j.results()
+		j := s.jobs.Get(acc.ID)
+		res, _ := j.Result()
 		tr := res.(engine.TuneResult)
 		if items != len(tr.Candidates) {
 			t.Errorf("%d candidates over the socket, want %d", items, len(tr.Candidates))
@@ -93,7 +94,7 @@ func TestTuneChartData(t *testing.T) {
 	s, srv := jobsTestServer(t)
 	acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
 	jobsFollow(t, jobsDial(t, srv, acc))
-	res, _ := s.jobs.get(acc.ID).results()
+	res, _ := s.jobs.Get(acc.ID).Result()
 	tr := res.(engine.TuneResult)
 	var ch struct {
 		Option struct {
