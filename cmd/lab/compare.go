@@ -1,10 +1,6 @@
 package main
 
 import (
-	"container/list"
-	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,17 +9,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/templates"
 )
-
-// compareMaxRef bounds the length of one variant ref, in bytes: a q: ref
-// carries a whole share query, a few hundred bytes.
-const compareMaxRef = 4096
 
 // registerCompare registers the comparison page and its CSV data:
 //
@@ -37,19 +30,19 @@ const compareMaxRef = 4096
 // refs are skipped, so a form may send blank rows. Two to eight refs are
 // needed. A bad request gets 400: the page shows the error above the form
 // when the client asked for HTML, otherwise it is JSON {"error", "field"}.
-func registerCompare(mux *http.ServeMux, resolve func(ref string) (label string, s engine.Settings, err error)) {
-	registerCompareVariants(mux, func(ref string) (variant, error) {
+func registerCompare(mux *http.ServeMux, runner *compare.Runner, resolve func(ref string) (label string, s engine.Settings, err error)) {
+	registerCompareVariants(mux, runner, func(ref string) (compare.Variant, error) {
 		label, s, err := resolve(ref)
-		return variant{Label: label, Settings: s}, err
+		return compare.Variant{Label: label, Settings: s}, err
 	})
 }
 
 // registerCompareVariants is registerCompare with a resolver that may
 // return a variant replaying a recorded trace (see comparetrace.go).
-func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (variant, error)) {
+func registerCompareVariants(mux *http.ServeMux, runner *compare.Runner, resolve func(ref string) (compare.Variant, error)) {
 	mux.HandleFunc("GET /compare", func(w http.ResponseWriter, r *http.Request) {
-		refs := compareRefs(r.URL.Query())
-		c, err := compareResolveRunVariants(r.Context(), refs, resolve)
+		refs := compare.Refs(r.URL.Query())
+		c, err := runner.Resolve(r.Context(), refs, resolve)
 		var view templates.CompareView
 		if err == nil {
 			view, err = compareView(refs, c)
@@ -63,7 +56,7 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 				jsonapi.WriteError(w, e)
 				return
 			}
-			view = templates.CompareView{Refs: compareFormRows(refs), Error: e.Msg, Field: e.Field}
+			view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-cache")
 			w.WriteHeader(e.Status)
@@ -77,12 +70,12 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 	mux.HandleFunc("GET /compare.csv", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		chart := q.Get("chart")
-		if !slices.Contains([]string{compareCSVError, compareCSVMetrics, compareCSVLatency}, chart) {
+		if !slices.Contains([]string{compare.CSVError, compare.CSVMetrics, compare.CSVLatency}, chart) {
 			jsonapi.WriteError(w, jsonapi.BadRequest("chart", fmt.Sprintf("chart = %q: want %s, %s or %s",
-				chart, compareCSVError, compareCSVMetrics, compareCSVLatency)))
+				chart, compare.CSVError, compare.CSVMetrics, compare.CSVLatency)))
 			return
 		}
-		c, err := compareResolveRunVariants(r.Context(), compareRefs(q), resolve)
+		c, err := runner.Resolve(r.Context(), compare.Refs(q), resolve)
 		if err != nil {
 			if r.Context().Err() != nil {
 				return
@@ -91,7 +84,7 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 			return
 		}
 		var b strings.Builder
-		if err := writeCompareCSV(&b, c, chart); err != nil {
+		if err := compare.WriteCSV(&b, c, chart); err != nil {
 			jsonapi.WriteError(w, compareAPIError(err))
 			return
 		}
@@ -103,63 +96,10 @@ func registerCompareVariants(mux *http.ServeMux, resolve func(ref string) (varia
 	})
 }
 
-// compareRefs returns the non-empty v parameters of q, trimmed, in order.
-func compareRefs(q url.Values) []string {
-	var refs []string
-	for _, v := range q["v"] {
-		if v = strings.TrimSpace(v); v != "" {
-			refs = append(refs, v)
-		}
-	}
-	return refs
-}
-
-// compareFormRows pads refs with blank rows up to the most variants a
-// comparison takes, for the page's form.
-func compareFormRows(refs []string) []string {
-	rows := slices.Clone(refs)
-	for len(rows) < compareMaxVariants {
-		rows = append(rows, "")
-	}
-	return rows
-}
-
-// compareResolveRun resolves refs into variants and runs them.
-func compareResolveRun(ctx context.Context, refs []string, resolve func(string) (string, engine.Settings, error)) (*comparison, error) {
-	return compareResolveRunVariants(ctx, refs, func(ref string) (variant, error) {
-		label, s, err := resolve(ref)
-		return variant{Label: label, Settings: s}, err
-	})
-}
-
-// compareResolveRunVariants is compareResolveRun with a resolver that may
-// return a variant replaying a trace.
-func compareResolveRunVariants(ctx context.Context, refs []string, resolve func(string) (variant, error)) (*comparison, error) {
-	if n := len(refs); n < compareMinVariants || n > compareMaxVariants {
-		return nil, &compareError{Field: "v", Err: fmt.Errorf("compare %d variants: want %d to %d refs (v=preset:NAME, v=session:ID...)",
-			n, compareMinVariants, compareMaxVariants)}
-	}
-	vs := make([]variant, len(refs))
-	for i, ref := range refs {
-		if len(ref) > compareMaxRef {
-			return nil, &compareError{Field: "v", Err: fmt.Errorf("variant %d: ref of %d bytes: want at most %d", i+1, len(ref), compareMaxRef)}
-		}
-		v, err := resolve(ref)
-		if err != nil {
-			return nil, &compareError{Field: "v", Err: fmt.Errorf("variant %d (%s): %w", i+1, ref, err)}
-		}
-		if v.Label == "" {
-			v.Label = ref
-		}
-		vs[i] = v
-	}
-	return compareRun(ctx, vs)
-}
-
 // compareAPIError is the answer to a comparison that failed: a 400
 // naming the field at fault for what was asked, else a 500.
 func compareAPIError(err error) *jsonapi.Error {
-	if ce, ok := errors.AsType[*compareError](err); ok {
+	if ce, ok := errors.AsType[*compare.Error](err); ok {
 		return jsonapi.BadRequest(ce.Field, err.Error())
 	}
 	return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: "compare: " + err.Error()}
@@ -171,33 +111,33 @@ func compareCSVURL(refs []string, chart string) string {
 }
 
 // compareView builds the page of comparison c, run from refs.
-func compareView(refs []string, c *comparison) (templates.CompareView, error) {
-	v := templates.CompareView{Refs: compareFormRows(refs), Forced: c.Forced}
+func compareView(refs []string, c *compare.Comparison) (templates.CompareView, error) {
+	v := templates.CompareView{Refs: compare.FormRows(refs), Forced: c.Forced}
 	for i, x := range c.Variants {
-		v.Variants = append(v.Variants, templates.CompareVariant{Ref: refs[i], Label: x.Label, Color: comparePalette[i]})
+		v.Variants = append(v.Variants, templates.CompareVariant{Ref: refs[i], Label: x.Label, Color: chart.Color(i)})
 	}
 	first := c.Variants[0].Settings
-	for _, p := range compareScenario() {
+	for _, p := range compare.Scenario() {
 		v.Scenario = append(v.Scenario, templates.CompareSetting{Name: p.Name, Value: compareShow(p, &first)})
 	}
 
-	errCharts, metricCharts, latencyCharts := compareCharts(c)
+	errCharts, metricCharts, latencyCharts := chart.Comparison(&c.Runs)
 	sections := []struct {
 		title, doc, csv string
-		charts          []compareChart
+		charts          []chart.Figure
 	}{
 		{"Position error over time", "RMS position error against the truth over windows of " +
 			strconv.FormatFloat(c.Step, 'g', -1, 64) + " s: one chart per technique, one line per variant. " +
-			"Drag the slider under a chart to zoom; click a legend entry to hide a variant.", compareCSVError, errCharts},
+			"Drag the slider under a chart to zoom; click a legend entry to hide a variant.", compare.CSVError, errCharts},
 		{"Metrics side by side", "One chart per metric, a group of bars per technique, one bar per variant; lower is better.",
-			compareCSVMetrics, metricCharts},
+			compare.CSVMetrics, metricCharts},
 		{"Added latency against error", "Each technique of each variant as one point: how much delay it adds for how much error.",
-			compareCSVLatency, latencyCharts},
+			compare.CSVLatency, latencyCharts},
 	}
 	for _, s := range sections {
 		sec := templates.CompareSection{Title: s.title, Doc: s.doc, CSV: compareCSVURL(refs, s.csv)}
 		for _, ch := range s.charts {
-			comp, err := compareComponent(ch)
+			comp, err := chart.Component(ch)
 			if err != nil {
 				return templates.CompareView{}, err
 			}
@@ -211,14 +151,14 @@ func compareView(refs []string, c *comparison) (templates.CompareView, error) {
 		v.Sections = append(v.Sections, sec)
 	}
 
-	v.Table = templates.CompareTable{Head: []string{"variant", "technique", "frames"}, CSV: compareCSVURL(refs, compareCSVMetrics)}
+	v.Table = templates.CompareTable{Head: []string{"variant", "technique", "frames"}, CSV: compareCSVURL(refs, compare.CSVMetrics)}
 	for _, f := range engine.MetricFields {
 		v.Table.Head = append(v.Table.Head, report.AxisName(f))
 	}
 	var vals []float64
 	for i, x := range c.Variants {
 		for _, tr := range c.Results[i].Techniques {
-			row := templates.CompareRow{Variant: x.Label, Technique: tr.Name, Color: comparePalette[i],
+			row := templates.CompareRow{Variant: x.Label, Technique: tr.Name, Color: chart.Color(i),
 				Cells: []string{strconv.Itoa(tr.Metrics.Frames)}}
 			vals = tr.Metrics.Values(vals[:0])
 			for k, f := range engine.MetricFields {
@@ -236,140 +176,4 @@ func compareShow(p *engine.Param, s *engine.Settings) string {
 		return strconv.FormatFloat(p.Get(s)*p.Scale, 'g', -1, 64) + " " + p.Display
 	}
 	return s.Text(p.Name)
-}
-
-// Charts whose data /compare.csv serves.
-const (
-	compareCSVError   = "error"   // RMS position error per window, one column per variant × technique
-	compareCSVMetrics = "metrics" // every metric, one row per variant × technique
-	compareCSVLatency = "latency" // added latency and error p95, one row per variant × technique
-)
-
-// writeCompareCSV writes the data of one chart of c as CSV, in SI units (m,
-// s, fractions: the JSON's), each column's unit in its header.
-func writeCompareCSV(w io.Writer, c *comparison, chart string) error {
-	cw := csv.NewWriter(w)
-	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	switch chart {
-	case compareCSVError:
-		head := []string{"start (s)", "end (s)"}
-		var cols []*engine.TechniqueResult
-		windows := 0
-		for _, t := range c.Techniques {
-			for i, v := range c.Variants {
-				if tr := c.technique(i, t); tr != nil {
-					head = append(head, compareCSVText(v.Label+" / "+t+" (m)"))
-					cols = append(cols, tr)
-					windows = max(windows, len(tr.Series))
-				}
-			}
-		}
-		cw.Write(head)
-		for wi := range windows {
-			start, end := c.window(wi)
-			row := []string{num(start), num(end)}
-			for _, tr := range cols {
-				cell := ""
-				if wi < len(tr.Series) {
-					cell = num(tr.Series[wi])
-				}
-				row = append(row, cell)
-			}
-			cw.Write(row)
-		}
-	case compareCSVMetrics:
-		head := []string{"variant", "technique", "frames (count)"}
-		for _, f := range engine.MetricFields {
-			head = append(head, f.Name+" ("+f.Unit+")")
-		}
-		cw.Write(head)
-		var vals []float64
-		for i, v := range c.Variants {
-			for _, tr := range c.Results[i].Techniques {
-				row := []string{compareCSVText(v.Label), tr.Name, strconv.Itoa(tr.Metrics.Frames)}
-				vals = tr.Metrics.Values(vals[:0])
-				for _, x := range vals {
-					row = append(row, num(x))
-				}
-				cw.Write(row)
-			}
-		}
-	case compareCSVLatency:
-		cw.Write([]string{"variant", "technique", "addedLatency (s)", "errP95 (m)"})
-		for i, v := range c.Variants {
-			for _, tr := range c.Results[i].Techniques {
-				cw.Write([]string{compareCSVText(v.Label), tr.Name, num(tr.Metrics.AddedLatency), num(tr.Metrics.ErrP95)})
-			}
-		}
-	default:
-		return &compareError{Field: "chart", Err: fmt.Errorf("chart = %q: want %s, %s or %s", chart,
-			compareCSVError, compareCSVMetrics, compareCSVLatency)}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// compareCSVText defuses a label a spreadsheet would run as a formula (a
-// session name is the user's text): it gets a leading apostrophe.
-func compareCSVText(s string) string {
-	if s != "" && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' || s[0] == '\r') {
-		return "'" + s
-	}
-	return s
-}
-
-// compareKey identifies a run: its settings as JSON and the series step.
-func compareKey(s engine.Settings, step float64) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic("lab: settings do not marshal: " + err.Error())
-	}
-	return strconv.FormatFloat(step, 'g', -1, 64) + " " + string(b)
-}
-
-// compareCache keeps the latest runs. Runs are deterministic functions of
-// their key, so an entry never goes stale; it spares a rerun when the page's
-// CSV links ask for the comparison just shown.
-var compareCache = newCompareLRU(64)
-
-type compareLRU struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *compareEntry, most recent first
-	byKey map[string]*list.Element
-}
-
-type compareEntry struct {
-	key string
-	res engine.Result
-}
-
-func newCompareLRU(max int) *compareLRU {
-	return &compareLRU{max: max, order: list.New(), byKey: make(map[string]*list.Element)}
-}
-
-func (l *compareLRU) get(key string) (engine.Result, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	e, ok := l.byKey[key]
-	if !ok {
-		return engine.Result{}, false
-	}
-	l.order.MoveToFront(e)
-	return e.Value.(*compareEntry).res, true
-}
-
-func (l *compareLRU) put(key string, r engine.Result) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e, ok := l.byKey[key]; ok {
-		l.order.MoveToFront(e)
-		return
-	}
-	l.byKey[key] = l.order.PushFront(&compareEntry{key, r})
-	if l.order.Len() > l.max {
-		old := l.order.Back()
-		l.order.Remove(old)
-		delete(l.byKey, old.Value.(*compareEntry).key)
-	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/compare"
 	"interplab/engine"
 )
 
@@ -165,11 +167,12 @@ func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids
 	return rep, nil
 }
 
-// compareBrowserPalette is comparePalette as a JavaScript array of RGB
-// triples.
+// compareBrowserPalette is the variants' colours (chart.Color) as a
+// JavaScript array of RGB triples.
 func compareBrowserPalette() string {
 	var parts []string
-	for _, c := range comparePalette {
+	for i := range compare.MaxVariants {
+		c := chart.Color(i)
 		var r, g, b int
 		fmt.Sscanf(c, "#%02x%02x%02x", &r, &g, &b)
 		parts = append(parts, fmt.Sprintf("[%d,%d,%d]", r, g, b))

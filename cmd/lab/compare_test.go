@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"interplab/cmd/lab/internal/compare"
 	"interplab/engine"
 	"interplab/web"
 )
@@ -24,7 +26,7 @@ import (
 func compareTestServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	registerCompare(mux, compareTestResolve)
+	registerCompare(mux, compare.NewRunner(runtime.GOMAXPROCS(0)), compareTestResolve)
 	mux.Handle("GET "+web.VendorMount, http.StripPrefix(web.VendorMount, http.FileServerFS(web.Vendor)))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -80,7 +82,7 @@ func TestComparePage(t *testing.T) {
 	for _, tech := range engine.TechniqueNames {
 		ids = append(ids, "compare-error-"+tech)
 	}
-	for _, m := range compareBarMetrics {
+	for _, m := range []string{"errP95", "addedLatency", "underrunRounds", "snaps"} { // the bar charts
 		ids = append(ids, "compare-metric-"+m)
 	}
 	for _, id := range ids {
@@ -142,7 +144,11 @@ func TestCompareCSV(t *testing.T) {
 	ps := compareTestPresets()
 	var want []engine.Result
 	for _, name := range []string{"wifi", "4g"} {
-		r, err := engine.RunSeries(compareTestForce(ps[name], ps["wifi"]), 0.1)
+		s, first := ps[name], ps["wifi"]
+		for _, p := range compare.Scenario() { // the comparison runs every variant on the first's scenario
+			p.Set(&s, p.Get(&first))
+		}
+		r, err := engine.RunSeries(s, 0.1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,8 +304,8 @@ func TestCompareBadRequests(t *testing.T) {
 	if strings.Contains(page, "<script") {
 		t.Error("error page loads scripts, want none: it has no chart")
 	}
-	if n := strings.Count(page, `name="v"`); n != compareMaxVariants {
-		t.Errorf("error page form has %d rows, want %d", n, compareMaxVariants)
+	if n := strings.Count(page, `name="v"`); n != compare.MaxVariants {
+		t.Errorf("error page form has %d rows, want %d", n, compare.MaxVariants)
 	}
 }
 

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"net/url"
 	"strings"
 
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
@@ -28,27 +26,27 @@ const compareTracePrefix = "trace:"
 
 // resolveCompareVariant resolves a comparison ref: a trace ref as above,
 // anything else with resolveVariant.
-func (s *server) resolveCompareVariant(ref string) (variant, error) {
+func (s *server) resolveCompareVariant(ref string) (compare.Variant, error) {
 	if !strings.HasPrefix(ref, compareTracePrefix) {
 		label, st, err := s.resolveVariant(ref)
-		return variant{Label: label, Settings: st}, err
+		return compare.Variant{Label: label, Settings: st}, err
 	}
 	name, sub, hasSub := strings.Cut(strings.TrimPrefix(ref, compareTracePrefix), "@")
 	if s.store == nil {
-		return variant{}, fmt.Errorf("traces are not enabled on this server")
+		return compare.Variant{}, fmt.Errorf("traces are not enabled on this server")
 	}
 	_, tr, err := s.store.LoadTrace(name)
 	if err != nil {
-		return variant{}, fmt.Errorf("trace %s: %w", name, err)
+		return compare.Variant{}, fmt.Errorf("trace %s: %w", name, err)
 	}
-	v := variant{Trace: tr, TraceKey: compareTraceKey(tr)}
+	v := compare.Variant{Trace: tr, TraceKey: compare.TraceKey(tr)}
 	if hasSub {
 		if strings.HasPrefix(sub, compareTracePrefix) {
-			return variant{}, fmt.Errorf("trace %s: settings from %s: want preset:NAME, session:ID[@REV] or q:QUERY", name, sub)
+			return compare.Variant{}, fmt.Errorf("trace %s: settings from %s: want preset:NAME, session:ID[@REV] or q:QUERY", name, sub)
 		}
 		label, st, err := s.resolveVariant(sub)
 		if err != nil {
-			return variant{}, fmt.Errorf("trace %s: %w", name, err)
+			return compare.Variant{}, fmt.Errorf("trace %s: %w", name, err)
 		}
 		v.Label, v.Settings = name+" replay, "+label, st
 	} else {
@@ -56,18 +54,6 @@ func (s *server) resolveCompareVariant(ref string) (variant, error) {
 		v.Settings, _ = traceio.Settings(tr, engine.Defaults())
 	}
 	return v, nil
-}
-
-// compareTraceKey identifies tr's packets in the run cache: a stored trace
-// deleted and uploaded again under its name is another trace.
-func compareTraceKey(tr *engine.Trace) string {
-	h := fnv.New64a()
-	var b [8]byte
-	for _, x := range tr.AppendFlat(nil) {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-		h.Write(b[:])
-	}
-	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // compareTraceLink returns the comparison of trace name replayed with the

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/store"
@@ -71,10 +72,10 @@ func TestCompareTraceRef(t *testing.T) {
 	refs := []string{"trace:sample-4g@preset:harbor-before", "trace:sample-4g@preset:harbor-after", "preset:harbor-after"}
 	// The comparison gives every variant the first's scenario.
 	afterSet := after.Settings
-	for _, p := range compareScenario() {
+	for _, p := range compare.Scenario() {
 		p.Set(&afterSet, p.Get(&before.Settings))
 	}
-	step := compareStep(before.Settings.Duration)
+	step := compare.Step(before.Settings.Duration)
 	var want []engine.Result
 	for i, set := range []engine.Settings{before.Settings, afterSet, afterSet} {
 		var r engine.Result
@@ -93,7 +94,7 @@ func TestCompareTraceRef(t *testing.T) {
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-	rows := compareTraceCSV(t, base, compareCSVMetrics, refs...)
+	rows := compareTraceCSV(t, base, compare.CSVMetrics, refs...)
 	wantLabels := []string{"sample-4g replay, " + before.Title, "sample-4g replay, " + after.Title, after.Title}
 	k := 1
 	for i, r := range want {
@@ -122,7 +123,7 @@ func TestCompareTraceRef(t *testing.T) {
 	}
 
 	// The error over time: the trace variant's column is its series.
-	rows = compareTraceCSV(t, base, compareCSVError, refs[0], refs[2])
+	rows = compareTraceCSV(t, base, compare.CSVError, refs[0], refs[2])
 	col := -1
 	name := want[0].Techniques[0].Name
 	for j, h := range rows[0] {
@@ -192,7 +193,7 @@ func TestCompareTraceDerived(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := "q:" + link.Query("", set)
-	rows := compareTraceCSV(t, base, compareCSVMetrics, "trace:sample-lan", q)
+	rows := compareTraceCSV(t, base, compare.CSVMetrics, "trace:sample-lan", q)
 	if rows[1][0] != "sample-lan replay" || rows[1][2] != strconv.Itoa(r.Techniques[0].Metrics.Frames) {
 		t.Errorf("first row %v, want the sample-lan replay with %d frames", rows[1], r.Techniques[0].Metrics.Frames)
 	}

@@ -13,7 +13,7 @@ const (
 	jobMaxBody = 64 << 10 // largest request body of POST /api/sweeps and /api/tunes, bytes
 
 	// jobMaxWork bounds one job, in entity-frames, each run counting at
-	// least compareCostEntities entities: 4e8 is about 3 to 10 minutes of
+	// least compare.CostEntities entities: 4e8 is about 3 to 10 minutes of
 	// one core (compareMaxWork's measure), a 1,000-point sweep of the
 	// default 60 s scenario needs 1.2e8.
 	jobMaxWork = 4e8

@@ -12,11 +12,13 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
@@ -117,6 +119,7 @@ type server struct {
 	wasm    wasmAsset     // /lab.wasm
 	store   *store.SQLite // saved sessions; nil until enableSessions
 	jobs    *jobs.Runner  // sweeps and tunings (sweeppage.go)
+	compare *compare.Runner
 	mux     *http.ServeMux
 }
 
@@ -152,7 +155,8 @@ func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
 		w.Header().Set("Cache-Control", "max-age=86400")
 		w.WriteHeader(http.StatusNoContent)
 	})
-	registerCompareVariants(s.mux, s.resolveCompareVariant)
+	s.compare = compare.NewRunner(runtime.GOMAXPROCS(0))
+	registerCompareVariants(s.mux, s.compare, s.resolveCompareVariant)
 	s.jobs = registerJobs(s)
 	registerTracePage(s)
 	return s, nil

@@ -16,6 +16,8 @@ import (
 
 	"github.com/a-h/templ"
 
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/report"
@@ -51,8 +53,8 @@ func registerJobs(s *server) *jobs.Runner {
 		if strings.TrimSpace(ref) == "" {
 			return "defaults", engine.Defaults(), nil
 		}
-		if len(ref) > compareMaxRef {
-			return "", engine.Settings{}, fmt.Errorf("ref of %d bytes: want at most %d", len(ref), compareMaxRef)
+		if len(ref) > compare.MaxRef {
+			return "", engine.Settings{}, fmt.Errorf("ref of %d bytes: want at most %d", len(ref), compare.MaxRef)
 		}
 		return s.resolveVariant(strings.TrimSpace(ref))
 	}
@@ -155,7 +157,7 @@ func jobBaseError(ref string, err error) error {
 
 // jobWork is the work of runs runs of s, in entity-frames (see jobMaxWork).
 func jobWork(s engine.Settings, runs int) float64 {
-	return float64(runs) * math.Round(s.Duration*s.RenderRate) * float64(max(s.Entities, compareCostEntities))
+	return float64(runs) * math.Round(s.Duration*s.RenderRate) * float64(max(s.Entities, compare.CostEntities))
 }
 
 // spec checks the request and builds the sweep it asks for.
@@ -253,11 +255,11 @@ func (p *sweepPages) chart(w http.ResponseWriter, r *http.Request) {
 	if metric == "" {
 		metric = sj.Req.Metric
 	}
-	if report.MetricIndex(metric) < 0 {
-		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("metric %q: want one of %s", metric, report.MetricNames()), Field: "metric"})
+	ch, err := chart.Sweep(sj.Spec, sj.Label, sweepPointsOf(j), metric)
+	if err != nil {
+		jsonapi.WriteError(w, jsonapi.BadRequest("metric", fmt.Sprintf("metric %q: want one of %s", metric, report.MetricNames())))
 		return
 	}
-	ch := sweepChart(sj, sweepPointsOf(j), metric)
 	ch.Validate()
 	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
@@ -312,7 +314,11 @@ func (p *sweepPages) page(w http.ResponseWriter, r *http.Request) {
 		v.Job = jobViewOf(j, "/sweep/"+id)
 		v.Label = sj.Label
 		if pts := sweepPointsOf(j); len(pts) > 0 {
-			comp, err := compareComponent(compareChart{ID: "sweep-chart", Chart: sweepChart(sj, pts, sj.Req.Metric)})
+			ch, err := chart.Sweep(sj.Spec, sj.Label, pts, sj.Req.Metric)
+			var comp templ.Component
+			if err == nil {
+				comp, err = chart.Component(chart.Figure{ID: "sweep-chart", Chart: ch})
+			}
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
@@ -109,7 +110,8 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 				if code := sweepGetJSON(t, srv.URL+acc.Page+"/chart?metric="+metric, &ch); code != http.StatusOK {
 					t.Fatalf("chart %s = %d", metric, code)
 				}
-				f, mi := compareMetric(metric)
+				mi := report.MetricIndex(metric)
+				f := engine.MetricFields[mi]
 				data := ch.Option.Series[0].Data
 				if len(data) != len(want) {
 					t.Fatalf("chart %s has %d values, want %d", metric, len(data), len(want))
@@ -119,7 +121,7 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 					if err := json.Unmarshal(data[k].Value, &v); err != nil {
 						t.Fatalf("chart %s value %d = %s: %v", metric, k, data[k].Value, err)
 					}
-					wantV := compareRound(w.Metrics.Values(nil)[mi] * f.Scale)
+					wantV := report.Round(w.Metrics.Values(nil)[mi]*f.Scale, 4) // as charted
 					if gotV := v[len(v)-1]; gotV != wantV {
 						t.Errorf("chart %s at (%d, %d) = %g, want %g", metric, w.I, w.J, gotV, wantV)
 					}

@@ -5,15 +5,13 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
-
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
@@ -158,7 +156,7 @@ func (p *tunePages) chart(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusConflict, Msg: "the tuning has no result yet", Field: "id"})
 		return
 	}
-	ch := tuneChart(tj, res)
+	ch := chart.Pareto(tj.Spec.Technique, tj.Label, tj.Spec.Seed, res)
 	ch.Validate()
 	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
@@ -189,12 +187,12 @@ func (p *tunePages) csv(w http.ResponseWriter, r *http.Request) {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	onFront := map[string]bool{}
 	for _, c := range res.Pareto {
-		onFront[compareKey(c.Settings, 0)] = true
+		onFront[compare.Key(c.Settings, 0)] = true
 	}
-	best := compareKey(res.Best.Settings, 0)
+	best := compare.Key(res.Best.Settings, 0)
 	var vals []float64
 	for i, c := range res.Candidates {
-		key := compareKey(c.Settings, 0)
+		key := compare.Key(c.Settings, 0)
 		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
 		for _, s := range space {
 			row = append(row, c.Settings.Text(s.Name))
@@ -285,7 +283,7 @@ type tuneForm struct {
 
 // tuneResultView builds the result part of the tuner page.
 func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultView, error) {
-	comp, err := compareComponent(compareChart{ID: "tune-chart", Chart: tuneChart(tj, res)})
+	comp, err := chart.Component(chart.Figure{ID: "tune-chart", Chart: chart.Pareto(tj.Spec.Technique, tj.Label, tj.Spec.Seed, res)})
 	if err != nil {
 		return nil, err
 	}
@@ -304,58 +302,4 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	}
 	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
 	return rv, nil
-}
-
-// tuneFrontX is a candidate's |added latency| in ms, as the front orders it.
-func tuneFrontX(c engine.Candidate) float64 {
-	return compareRound(math.Abs(c.Metrics.AddedLatency) * 1000)
-}
-
-// tuneFrontY is a candidate's aligned error in cm.
-func tuneFrontY(c engine.Candidate) float64 { return compareRound(c.Metrics.ErrAligned * 100) }
-
-// tuneChart draws every candidate's aligned error against its added
-// latency's magnitude: the infeasible ones grey, the feasible ones blue, the
-// Pareto front as a line through its points, the base and the
-// recommendation marked.
-func tuneChart(tj *tuneJob, res *engine.TuneResult) compareECharts {
-	xf, _ := compareMetric("addedLatency")
-	yf, _ := compareMetric("errAligned")
-	s := charts.NewScatter()
-	s.SetGlobalOptions(append(compareGlobal("tune-chart", "Pareto front: "+tj.Spec.Technique,
-		"base "+tj.Label+" · "+strconv.Itoa(len(res.Candidates))+" candidates · seed "+strconv.FormatUint(tj.Spec.Seed, 10), 40),
-		charts.WithColorsOpts(opts.Colors{"#bbbbbb", "#56B4E9", "#D55E00", "#000000", "#009E73"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "|" + report.AxisName(xf) + "|", NameLocation: "middle", NameGap: 26}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: report.AxisName(yf), NameLocation: "middle", NameGap: 44}),
-	)...)
-	point := func(name string, c engine.Candidate, size int) opts.ScatterData {
-		return opts.ScatterData{Name: name, SymbolSize: size, Value: []float64{tuneFrontX(c), tuneFrontY(c)}}
-	}
-	var infeasible, feasible []opts.ScatterData
-	for i, c := range res.Candidates {
-		name := "#" + strconv.Itoa(i) + " cost " + report.Number(c.Cost)
-		if c.Feasible {
-			feasible = append(feasible, point(name, c, 7))
-		} else {
-			infeasible = append(infeasible, point(name, c, 6))
-		}
-	}
-	s.AddSeries("infeasible", infeasible)
-	s.AddSeries("feasible", feasible)
-	front := charts.NewLine()
-	var line []opts.LineData
-	for _, c := range res.Pareto {
-		line = append(line, opts.LineData{Value: []float64{tuneFrontX(c), tuneFrontY(c)}})
-	}
-	front.AddSeries("Pareto front", line, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
-		charts.WithLineStyleOpts(opts.LineStyle{Width: 2}))
-	s.Overlap(front)
-	base := point("base, cost "+report.Number(res.Base.Cost), res.Base, 14)
-	base.Symbol = "diamond"
-	s.AddSeries("base", []opts.ScatterData{base})
-	best := point("recommended, cost "+report.Number(res.Best.Cost), res.Best, 22)
-	best.Symbol = "pin"
-	s.AddSeries("recommended", []opts.ScatterData{best})
-	return s
 }

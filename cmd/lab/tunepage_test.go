@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
@@ -90,6 +92,12 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 	}
 }
 
+// tuneFrontPoint is where the Pareto chart draws c: |added latency| in ms
+// and the aligned error in cm, 4 significant digits.
+func tuneFrontPoint(c engine.Candidate) []float64 {
+	return []float64{report.Round(math.Abs(c.Metrics.AddedLatency)*1000, 4), report.Round(c.Metrics.ErrAligned*100, 4)}
+}
+
 func TestTuneChartData(t *testing.T) {
 	s, srv := jobsTestServer(t)
 	acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
@@ -127,14 +135,14 @@ func TestTuneChartData(t *testing.T) {
 		t.Fatalf("front has %d points, want %d", len(front), len(tr.Pareto))
 	}
 	for i, c := range tr.Pareto {
-		if want := []float64{tuneFrontX(c), tuneFrontY(c)}; !reflect.DeepEqual(front[i], want) {
+		if want := tuneFrontPoint(c); !reflect.DeepEqual(front[i], want) {
 			t.Errorf("front point %d = %v, want %v", i, front[i], want)
 		}
 		if i > 0 && (front[i][0] < front[i-1][0] || front[i][1] > front[i-1][1]) {
 			t.Errorf("front not monotone at %d: %v after %v", i, front[i], front[i-1])
 		}
 	}
-	if best := series["recommended"]; len(best) != 1 || !reflect.DeepEqual(best[0], []float64{tuneFrontX(tr.Best), tuneFrontY(tr.Best)}) {
+	if best := series["recommended"]; len(best) != 1 || !reflect.DeepEqual(best[0], tuneFrontPoint(tr.Best)) {
 		t.Errorf("recommended = %v, want the Best candidate", best)
 	}
 }

@@ -1,6 +1,7 @@
-package main
+package chart
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -11,19 +12,22 @@ import (
 	"interplab/engine"
 )
 
-// sweepChart draws metric over the points of a sweep, in the metric's
-// display unit: a line over the x parameter for a one-parameter sweep, a
-// heatmap (x across, y up) for two. Points not finished yet, and points
-// whose settings were invalid, are gaps.
-func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compareECharts {
-	f, mi := compareMetric(metric)
-	spec := sj.Spec
+// Sweep draws the metric called name over the points of spec's sweep, from
+// the settings labelled base, in the metric's display unit: a line over the
+// x parameter for a one-parameter sweep, a heatmap (x across, y up) for
+// two. Points not finished yet, and points whose settings were invalid,
+// are gaps.
+func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name string) (Chart, error) {
+	f, mi, ok := metric(name)
+	if !ok {
+		return nil, fmt.Errorf("chart a sweep: unknown metric %q", name)
+	}
 	px, _ := engine.Lookup(spec.X.Name)
 	xs := spec.X.Values()
 	title := spec.Technique + ": " + report.AxisName(f)
-	subtitle := "base " + sj.Label + " · " + strconv.Itoa(len(points)) + " of " + strconv.Itoa(spec.Points()) + " points"
+	subtitle := "base " + base + " · " + strconv.Itoa(len(points)) + " of " + strconv.Itoa(spec.Points()) + " points"
 	value := func(pt engine.SweepPoint) float64 {
-		return compareRound(pt.Metrics.Values(nil)[mi] * f.Scale)
+		return round(pt.Metrics.Values(nil)[mi] * f.Scale)
 	}
 	if spec.Y == nil {
 		l := charts.NewLine()
@@ -34,11 +38,11 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 			}
 		}
 		numeric := px.Kind == engine.Float || px.Kind == engine.Int
-		xAxis := opts.XAxis{Type: "category", Name: sweepAxisName(px), NameLocation: "middle", NameGap: 26}
+		xAxis := opts.XAxis{Type: "category", Name: axisName(px), NameLocation: "middle", NameGap: 26}
 		if numeric {
-			xAxis.Type, xAxis.Min, xAxis.Max = "value", sweepShown(px, xs[0]), sweepShown(px, xs[len(xs)-1])
+			xAxis.Type, xAxis.Min, xAxis.Max = "value", shown(px, xs[0]), shown(px, xs[len(xs)-1])
 		}
-		l.SetGlobalOptions(append(compareGlobal("sweep-chart", title, subtitle, 40),
+		l.SetGlobalOptions(append(global("sweep-chart", title, subtitle, 40),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 			charts.WithXAxisOpts(xAxis),
 			charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: report.AxisName(f), NameLocation: "middle", NameGap: 44}),
@@ -51,7 +55,7 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 				y = value(*byI[i])
 			}
 			if numeric {
-				data[i] = opts.LineData{Value: []any{sweepShown(px, x), y}}
+				data[i] = opts.LineData{Value: []any{shown(px, x), y}}
 			} else {
 				names = append(names, px.Format(x))
 				data[i] = opts.LineData{Value: y}
@@ -61,7 +65,7 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 			l.SetXAxis(names)
 		}
 		l.AddSeries(spec.Technique, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
-		return l
+		return l, nil
 	}
 	py, _ := engine.Lookup(spec.Y.Name)
 	ys := spec.Y.Values()
@@ -81,18 +85,18 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 	}
 	xNames := make([]string, len(xs))
 	for i, x := range xs {
-		xNames[i] = sweepLabel(px, x)
+		xNames[i] = categoryLabel(px, x)
 	}
 	yNames := make([]string, len(ys))
 	for j, y := range ys {
-		yNames[j] = sweepLabel(py, y)
+		yNames[j] = categoryLabel(py, y)
 	}
-	h.SetGlobalOptions(append(compareGlobal("sweep-chart", title, subtitle, 70),
+	h.SetGlobalOptions(append(global("sweep-chart", title, subtitle, 70),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xNames, Name: sweepAxisName(px), NameLocation: "middle", NameGap: 26,
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xNames, Name: axisName(px), NameLocation: "middle", NameGap: 26,
 			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: yNames, Name: sweepAxisName(py), NameLocation: "middle", NameGap: 56,
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: yNames, Name: axisName(py), NameLocation: "middle", NameGap: 56,
 			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: float32(lo), Max: float32(hi),
 			Orient: "horizontal", Left: "center", Bottom: "0", Text: []string{"worse", "better"},
@@ -100,27 +104,27 @@ func sweepChart(sj *sweepJob, points []engine.SweepPoint, metric string) compare
 	)...)
 	h.SetXAxis(xNames)
 	h.AddSeries(report.AxisName(f), data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(xs)*len(ys) <= 150)}))
-	return h
+	return h, nil
 }
 
-// sweepShown is a parameter's value in the unit the chart's axis shows.
-func sweepShown(p *engine.Param, v float64) float64 {
+// shown is a parameter's value in the unit the chart's axis shows.
+func shown(p *engine.Param, v float64) float64 {
 	if p.Scale != 0 && (p.Kind == engine.Float || p.Kind == engine.Int) {
 		return report.Round(v*p.Scale, 6)
 	}
 	return v
 }
 
-// sweepLabel is a parameter's value as a category label.
-func sweepLabel(p *engine.Param, v float64) string {
+// categoryLabel is a parameter's value as a category label.
+func categoryLabel(p *engine.Param, v float64) string {
 	if p.Kind == engine.Bool || p.Kind == engine.Enum {
 		return p.Format(v)
 	}
-	return strconv.FormatFloat(sweepShown(p, v), 'g', 4, 64)
+	return strconv.FormatFloat(shown(p, v), 'g', 4, 64)
 }
 
-// sweepAxisName is a parameter's name with the unit its axis shows.
-func sweepAxisName(p *engine.Param) string {
+// axisName is a parameter's name with the unit its axis shows.
+func axisName(p *engine.Param) string {
 	if (p.Kind == engine.Float || p.Kind == engine.Int) && p.Display != "" && p.Scale != 0 {
 		return p.Name + " (" + p.Display + ")"
 	}
