@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/live"
+	"interplab/cmd/lab/internal/store"
+	"interplab/engine"
 )
 
 func TestFollowUsage(t *testing.T) {
@@ -35,10 +37,15 @@ func TestFollowUsage(t *testing.T) {
 
 // lab follow -once against the real server prints the session's config.
 func TestFollowOnce(t *testing.T) {
-	e := newSessionsEnv(t, t.TempDir())
-	r := e.create(t, "followed", map[string]any{"latency": 0.075, "techniques": []string{"buffer"}})
+	url, st := labServer(t)
+	s := engine.Defaults()
+	s.Latency, s.Techniques = 0.075, []string{"buffer"}
+	r, err := st.Create(store.Draft{Name: "followed", Settings: s}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
-	if code := runFollow([]string{"-once", e.srv.URL + "/s/" + r.ID + "/r/1"}, &out, &errb); code != 0 {
+	if code := runFollow([]string{"-once", url + "/s/" + r.ID + "/r/1"}, &out, &errb); code != 0 {
 		t.Fatalf("lab follow -once = %d, stderr %s", code, errb.String())
 	}
 	want, _ := json.Marshal(live.Config{Schema: live.ConfigSchema, Settings: r.Settings})
@@ -48,7 +55,7 @@ func TestFollowOnce(t *testing.T) {
 }
 
 func TestFollowFailures(t *testing.T) {
-	e := newSessionsEnv(t, t.TempDir())
+	url, _ := labServer(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +67,7 @@ func TestFollowFailures(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{name: "unknown session", args: []string{e.srv.URL + "/s/zzzzzzzzzzzz"}, want: "not found"},
+		{name: "unknown session", args: []string{url + "/s/zzzzzzzzzzzz"}, want: "not found"},
 		{name: "nothing listening, -once", args: []string{"-once", "http://" + closedPort + "/s/zzzzzzzzzzzz"}, want: "connect"},
 	}
 	for _, tt := range tests {

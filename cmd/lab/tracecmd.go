@@ -14,6 +14,7 @@ import (
 
 	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/report"
+	"interplab/cmd/lab/internal/server"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -229,7 +230,7 @@ func runTraceShow(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 1
 	}
-	out := toAPITrace(info, tr)
+	out := server.DescribeTrace(info, tr)
 	if *asJSON {
 		if err := printJSON(stdout, out); err != nil {
 			fmt.Fprintf(stderr, "lab trace show: %v\n", err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/server"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -31,7 +33,11 @@ func TestTraceCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "Office Run.csv")
-	if err := os.WriteFile(file, traceCSV(t, tr), 0o644); err != nil {
+	var csv bytes.Buffer
+	if err := traceio.WriteCSV(&csv, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, csv.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -72,7 +78,7 @@ func TestTraceCommands(t *testing.T) {
 	}
 
 	code, out, _ = labRun("trace", "show", "-json", "sample-lan", "-data", data)
-	var shown apiTrace
+	var shown server.TraceJSON
 	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || shown.Name != "sample-lan" || !shown.Sample {
 		t.Errorf("lab trace show -json sample-lan = %d %q", code, out)
 	}
