@@ -13,23 +13,20 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("export", "Usage: lab export [-format F] [-preset NAME] [-set name=value]...\n\n"+
 		"Prints the settings as a file a game team pastes as is.\n\nFlags:\n", stderr)
 	format := fs.String("format", "json", "export `format`: "+export.Names())
-	settings := settingsFlags(fs)
+	sf := settingsFlags(fs)
 	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
 		return code
 	}
-	s, err := settings()
+	s, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 2
 	}
-	file, err := export.Render(*format, fs.Lookup("preset").Value.String(), s)
+	file, err := export.Render(*format, sf.preset, s)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 2
 	}
-	if _, err := stdout.Write(file.Body); err != nil {
-		fmt.Fprintf(stderr, "lab export: %v\n", err)
-		return 1
-	}
-	return 0
+	_, err = stdout.Write(file.Body)
+	return exit(stderr, "export", err)
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -21,18 +19,10 @@ import (
 	"interplab/web"
 )
 
-// Server timeouts: generous for a page on a LAN or localhost, bounded so a
-// stuck client cannot hold a connection forever.
-const (
-	serveReadHeaderTimeout = 10 * time.Second
-	serveIdleTimeout       = 2 * time.Minute
-	serveShutdownTimeout   = 5 * time.Second
-)
-
 // runServe implements lab serve: it serves the lab page, its assets and the
 // JSON API until SIGINT or SIGTERM, then shuts down gracefully.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("serve", "Usage: lab serve [-addr :8080] [-data ./data] [-allow-origin URL]...\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n", stderr)
+	fs := labFlags("serve", "Usage: lab serve [-addr :8080] [-data ./data] [-allow-origin ORIGIN]...\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n", stderr)
 	addr := fs.String("addr", ":8080", "listen on `address` (host:port)")
 	data := fs.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
 	var allow []string
@@ -77,36 +67,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveUntil(ctx, ln, srv); err != nil {
+	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "lab: stopped\n")
 	return 0
-}
-
-// serveUntil serves h on ln until ctx is done, then lets requests in
-// flight finish (for at most serveShutdownTimeout).
-func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: serveReadHeaderTimeout,
-		IdleTimeout:       serveIdleTimeout,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

@@ -2,10 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,35 +12,6 @@ import (
 	"interplab/cmd/lab/internal/store"
 	"interplab/presets"
 )
-
-func TestServeUntilShutsDown(t *testing.T) {
-	s := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "lab\n") })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, ln, s) }()
-	resp, err := http.Get("http://" + ln.Addr().String() + "/")
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET before shutdown = %v, %v", resp, err)
-	}
-	resp.Body.Close()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serveUntil = %v, want nil after a graceful shutdown", err)
-		}
-	case <-time.After(serveShutdownTimeout + time.Second):
-		t.Fatal("serveUntil did not return after cancel")
-	}
-	if conn, err := net.Dial("tcp", ln.Addr().String()); err == nil {
-		conn.Close()
-		t.Error("server still accepts connections after shutdown")
-	}
-}
 
 // labServer serves the lab on a fresh store, as lab serve does, until the
 // end of the test; it returns its URL and the store.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -20,12 +19,12 @@ and each -set overrides one parameter by its vocabulary name.
 // runSim is `lab sim`.
 func runSim(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("sim", simUsage+"\nflags:\n", stderr)
-	settings := settingsFlags(fs)
+	sf := settingsFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
 		return code
 	}
-	s, err := settings()
+	s, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab sim: %v\n", err)
 		return 2
@@ -36,22 +35,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *asJSON {
-		if err := printJSON(stdout, res); err != nil {
-			fmt.Fprintf(stderr, "lab sim: %v\n", err)
-			return 1
-		}
-		return 0
+		return exit(stderr, "sim", printJSON(stdout, res))
 	}
-	if err := report.Metrics(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "lab sim: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
-// printJSON writes v to w as indented JSON, as every -json flag does.
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return exit(stderr, "sim", report.Metrics(stdout, res))
 }

@@ -35,7 +35,7 @@ tickRate) are shown as "-" and listed. Interrupt to stop early.
 // runSweep is `lab sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("sweep", sweepUsage+"\nflags:\n", stderr)
-	settings := settingsFlags(fs)
+	sf := settingsFlags(fs)
 	technique := fs.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
 	var x, y *engine.Axis
 	fs.Func("x", "the first swept parameter, `name=min:max:steps`", func(arg string) error {
@@ -70,7 +70,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if mi < 0 {
 		return usageErr("-metric: unknown metric %q: want one of %s", *metric, report.MetricNames())
 	}
-	base, err := settings()
+	base, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab sweep: %v\n", err)
 		return 2
@@ -102,17 +102,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		if spec.Y != nil {
 			out.YValues = spec.Y.Values()
 		}
-		if err := printJSON(stdout, out); err != nil {
-			fmt.Fprintf(stderr, "lab sweep: %v\n", err)
-			return 1
-		}
-		return 0
+		return exit(stderr, "sweep", printJSON(stdout, out))
 	}
-	if err := report.Sweep(stdout, spec, points, mi); err != nil {
-		fmt.Fprintf(stderr, "lab sweep: %v\n", err)
-		return 1
-	}
-	return 0
+	return exit(stderr, "sweep", report.Sweep(stdout, spec, points, mi))
 }
 
 // sweepJSON is the output of lab sweep -json.

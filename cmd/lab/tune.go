@@ -40,7 +40,7 @@ Interrupt to stop early.
 // runTune is `lab tune`.
 func runTune(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("tune", tuneUsage+"\nflags:\n", stderr)
-	settings := settingsFlags(fs)
+	sf := settingsFlags(fs)
 	technique := fs.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
 	motions := fs.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
 		strings.Join(engine.Motions, ", "))
@@ -67,7 +67,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	base, err := settings()
+	base, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab tune: %v\n", err)
 		return 2
@@ -105,17 +105,9 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	}
 	changes := engine.Diff(spec.Base, res.Best.Settings)
 	if *asJSON {
-		if err := printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}); err != nil {
-			fmt.Fprintf(stderr, "lab tune: %v\n", err)
-			return 1
-		}
-		return 0
+		return exit(stderr, "tune", printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}))
 	}
-	if err := report.Tune(stdout, spec, res, changes); err != nil {
-		fmt.Fprintf(stderr, "lab tune: %v\n", err)
-		return 1
-	}
-	return 0
+	return exit(stderr, "tune", report.Tune(stdout, spec, res, changes))
 }
 
 // tuneJSON is the output of lab tune -json.

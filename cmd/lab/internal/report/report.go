@@ -18,6 +18,15 @@ func Number(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
+// Short shows v with at most four significant digits, whole numbers as
+// they are: a span or a speed in a line of text.
+func Short(v float64) string {
+	if v == float64(int64(v)) {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
 // Round rounds v to digits significant digits.
 func Round(v float64, digits int) float64 {
 	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
@@ -17,6 +19,12 @@ func Metrics(w io.Writer, res engine.Result) error {
 	s := res.Settings
 	fmt.Fprintf(w, "%d entities, %g s at %g Hz send / %g Hz render, seed %d, motion %s\n\n",
 		s.Entities, s.Duration, s.SendRate, s.RenderRate, s.Seed, s.Motion)
+	return MetricsTable(w, res)
+}
+
+// MetricsTable is Metrics without its first line, which describes a
+// synthetic run's scenario.
+func MetricsTable(w io.Writer, res engine.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "metric\tunit\t")
 	for _, t := range res.Techniques {
@@ -164,4 +172,30 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 			Number(c.Cost), mark, strings.Join(set, " "))
 	}
 	return tw.Flush()
+}
+
+// Trace prints what the recorded trace tr, called name and read from a
+// file in format, measures: its size and top speed, the network derived
+// from it, and those settings as -set flags and as a preset file.
+func Trace(w io.Writer, name, format string, tr *engine.Trace) error {
+	s, set := traceio.Settings(tr, engine.Defaults())
+	e := tr.Network()
+	fmt.Fprintf(w, "%s (%s): %d packets, %d entities, %s s; top recorded speed %s m/s\n",
+		name, format, len(tr.Packets), tr.Entities, Short(tr.Span()), Short(tr.MaxSpeed()))
+	fmt.Fprintf(w, "measured: %d sends, %d delivered, %d delays, %d loss runs",
+		e.Sends, e.Delivered, e.Delays, e.LossRuns)
+	if e.JitterDist != "" {
+		fmt.Fprintf(w, "; jitter fit (Kolmogorov–Smirnov distance):")
+		for i, d := range engine.JitterDists {
+			fmt.Fprintf(w, " %s %.3f", d, e.DistFit[i])
+		}
+	}
+	fmt.Fprintf(w, "\n\nderived settings, as flags for lab sim or lab trace sim:\n")
+	var flags []string
+	for _, n := range set {
+		flags = append(flags, "-set "+n+"="+s.Text(n))
+	}
+	fmt.Fprintf(w, "  %s\n\nas a preset file (presets/%s.json):\n", strings.Join(flags, " \\\n  "), name)
+	_, err := w.Write(export.PresetFile(name, s, set))
+	return err
 }

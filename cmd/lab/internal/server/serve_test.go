@@ -3,10 +3,12 @@ package server
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"io/fs"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -16,7 +18,6 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/export"
-	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
@@ -308,21 +309,6 @@ func TestServeGzip(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
-	tests := []struct {
-		header string
-		want   bool
-	}{
-		{"", false}, {"gzip", true}, {"deflate, gzip;q=0.5", true}, {"GZIP", true}, {"gzip;q=0", false},
-		{"identity", false}, {"*", true}, {"br, *;q=0", false}, {"x-gzip", false},
-	}
-	for _, tt := range tests {
-		if got := jsonapi.AcceptsGzip(tt.header); got != tt.want {
-			t.Errorf("jsonapi.AcceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-}
-
 func TestServeStatic(t *testing.T) {
 	_, ts := newTestServer(t, true)
 	resp, body := get(t, ts.URL+"/static/app.js")
@@ -419,5 +405,34 @@ func TestServeMethodsAndUnknownAPI(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("HEAD / = %s, want 200", resp.Status)
+	}
+}
+
+func TestServeShutsDown(t *testing.T) {
+	s, _ := newTestServer(t, false)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/api/presets/lan")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET before shutdown = %v, %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil after a graceful shutdown", err)
+		}
+	case <-time.After(shutdownTimeout + time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+	if conn, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		conn.Close()
+		t.Error("server still accepts connections after shutdown")
 	}
 }

@@ -9,8 +9,11 @@
 package server
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"runtime"
 	"time"
@@ -104,4 +107,38 @@ func (s *Server) WasmBuilt() bool { return s.wasm.Built() }
 func (s *Server) Close() {
 	s.jobs.Close()
 	s.hub.Close()
+}
+
+// Server timeouts: generous for a page on a LAN or localhost, bounded so a
+// stuck client cannot hold a connection forever.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 5 * time.Second
+)
+
+// Serve serves s on ln until ctx is done, then lets requests in flight
+// finish (for at most shutdownTimeout).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -126,6 +127,25 @@ func Parse(data []byte, format, name string) (*engine.Trace, string, error) {
 	}
 	tr, err := Build(rows, name)
 	return tr, format, err
+}
+
+// ReadFile reads and parses the trace file at path as Parse does; a file
+// over MaxBytes is an error without being read whole.
+func ReadFile(path, format, name string) (*engine.Trace, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return nil, "", err
+	}
+	tr, got, err := Parse(data, format, name)
+	if err != nil {
+		return nil, got, fmt.Errorf("%s: %w", path, err)
+	}
+	return tr, got, nil
 }
 
 // detectFormat guesses a file's format from its first line that is

@@ -37,7 +37,7 @@ func TestSettingsFlags(t *testing.T) {
 	for _, tt := range tests {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		build := settingsFlags(fs)
+		sf := settingsFlags(fs)
 		err := fs.Parse(tt.args)
 		if tt.parseErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.parseErr) {
@@ -48,7 +48,7 @@ func TestSettingsFlags(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: Parse error: %v", tt.args, err)
 		}
-		s, err := build()
+		s, err := sf.settings()
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: error = %v, want one containing %q", tt.args, err, tt.err)
