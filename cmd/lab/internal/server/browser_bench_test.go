@@ -25,7 +25,10 @@ func BenchmarkBrowser(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			tab := openLab(b, bc.link)
-			time.Sleep(time.Second) // warm up: the first frames compile and allocate
+			// Warm up: the first frames compile and allocate.
+			if !tab.poll(`lab.state().frames >= 60`, 30*time.Second) {
+				b.Fatal("the page did not draw 60 frames within 30 s")
+			}
 			var m struct {
 				FPS, StepMs, StepMsPerSimFrame, StepMaxMs, DrawMs float64
 				Frames, Entities, Techniques                      int

@@ -406,7 +406,7 @@ func settingsFromLink(t testing.TB, share string) (string, engine.Settings) {
 	}
 	preset, s, errs := link.Parse(u.Query())
 	if len(errs) > 0 {
-		t.Fatalf("share %s: %v", share, errs)
+		t.Fatalf("link %s: %v", share, errs)
 	}
 	return preset, s
 }

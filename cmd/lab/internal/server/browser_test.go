@@ -48,17 +48,19 @@ func TestBrowserLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.eval(`lab.pose(0, 0)`, &first)
-	time.Sleep(500 * time.Millisecond)
-	b.eval(`lab.pose(0, 0)`, &second)
+	moved := waitFor(b.ctx, func() bool {
+		b.eval(`lab.pose(0, 0)`, &second)
+		return !slices.Equal(first[:2], second[:2])
+	}, 5*time.Second)
+	if !moved {
+		t.Errorf("entity 0 did not move in 5 s: %v then %v", first, second)
+	}
 	shot2, err := chromedp.Run(b.ctx, chromedp.Screenshot(chromedp.ID("view")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Equal(first[:2], second[:2]) {
-		t.Errorf("entity 0 did not move in 0.5 s: %v then %v", first, second)
-	}
 	if bytes.Equal(shot1, shot2) {
-		t.Error("two screenshots of the view 0.5 s apart are identical")
+		t.Error("two screenshots of the view, before and after entity 0 moved, are identical")
 	}
 	var st struct {
 		Frames     int
@@ -105,7 +107,9 @@ func TestBrowserSlider(t *testing.T) {
 
 	// A restart parameter applies on release: a new seed restarts the run.
 	b.eval(`lab.resume()`, nil)
-	time.Sleep(300 * time.Millisecond)
+	if !b.poll(`lab.state().time > 0.3`, 5*time.Second) {
+		t.Fatal("the run does not go on after resume")
+	}
 	b.do(chromedp.SetValue(chromedp.ID("p-seed"), "99"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById('p-seed').dispatchEvent(new Event('change', {bubbles: true}))`))
 	var st struct{ Time float64 }
@@ -237,11 +241,8 @@ func TestBrowserBadLink(t *testing.T) {
 	if loc := b.location(); loc != share {
 		t.Errorf("address = %s, want the bad link kept as it is", loc)
 	}
-	var st struct{ Frames int }
-	time.Sleep(200 * time.Millisecond)
-	b.eval(`lab.state()`, &st)
-	if st.Frames == 0 {
-		t.Error("the page does not run after a bad share")
+	if !b.poll(`lab.state().frames > 0`, 5*time.Second) {
+		t.Error("the page does not run after a bad link")
 	}
 }
 

@@ -146,21 +146,23 @@ func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids
 		}
 		return out;
 	})()`
-	deadline := time.Now().Add(wait)
-	for {
+	var readErr error
+	waitFor(tab, func() bool {
 		charts, err := chromedp.Run(tab, chromedp.Evaluate[map[string]compareBrowserChart](script))
 		if err != nil {
-			return nil, fmt.Errorf("read the charts: %w", err)
+			readErr = err
+			return true
 		}
 		rep.Charts = charts
-		drawn := true
 		for _, id := range ids {
-			drawn = drawn && charts[id].Data > 0
+			if charts[id].Data == 0 {
+				return false
+			}
 		}
-		if drawn || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+		return true
+	}, wait)
+	if readErr != nil {
+		return nil, fmt.Errorf("read the charts: %w", readErr)
 	}
 	cancelTab()
 	wg.Wait()

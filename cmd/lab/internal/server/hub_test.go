@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -214,7 +215,9 @@ func TestLiveGameFollowsChangesAndSaves(t *testing.T) {
 	readWS(t, game)
 	tab.Close()
 	game.Close()
-	waitFor(t, func() bool { _, live := e.server.hub.Live(id); return !live })
+	if !waitFor(context.Background(), func() bool { _, live := e.server.hub.Live(id); return !live }, 5*time.Second) {
+		t.Fatal("the session is still live 5 s after its last client left")
+	}
 	_, fresh := e.dial(t, id)
 	if fresh.Rev != 3 || fresh.Config.Settings.Latency != 0.09 {
 		t.Errorf("a new client got rev %d latency %v, want the saved rev 3 with latency 0.09", fresh.Rev, fresh.Config.Settings.Latency)
@@ -224,17 +227,6 @@ func TestLiveGameFollowsChangesAndSaves(t *testing.T) {
 func jsonNumber(v float64) string {
 	data, _ := json.Marshal(v)
 	return string(data)
-}
-
-// waitFor polls cond for up to 5 s.
-func waitFor(t testing.TB, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatal("condition not met within 5 s")
 }
 
 // An invalid message gets an error back to its sender only; nothing changes.

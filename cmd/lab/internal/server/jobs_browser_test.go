@@ -11,22 +11,14 @@ import (
 	"interplab/engine"
 )
 
-// jobsBrowserWait polls a JavaScript condition in b's tab.
+// jobsBrowserWait waits for a JavaScript condition in b's tab, through the
+// reload of a tuner page once done.
 func jobsBrowserWait(b *labTab, cond string, wait time.Duration) {
 	b.t.Helper()
-	// A page that reloads (the tuner, once done) ends a poll: poll again.
-	deadline := time.Now().Add(wait)
-	var err error
-	for time.Now().Before(deadline) {
-		if _, err = chromedp.Run(b.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(time.Until(deadline)))); err == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	{
+	if !b.poll(cond, wait) {
 		var state string
 		b.eval(`(document.getElementById('progress-text')?.textContent ?? '') + ' | ' + (document.getElementById('job-error')?.textContent ?? '')`, &state)
-		b.t.Fatalf("waiting for %s: %v (page: %s)", cond, err, state)
+		b.t.Fatalf("waiting for %s: not within %v (page: %s)", cond, wait, state)
 	}
 }
 

@@ -170,12 +170,9 @@ func TestJobsCancelWhenLastWatcherLeaves(t *testing.T) {
 		t.Fatalf("first message %+v, %v: want progress of a running job", first, err)
 	}
 	c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for st := jobsStatus(t, srv, acc.ID); st.State != jobs.Cancelled; st = jobsStatus(t, srv, acc.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("job still %s 5 s after its only watcher left", st.State)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var st jobs.Status
+	if !waitFor(context.Background(), func() bool { st = jobsStatus(t, srv, acc.ID); return st.State == jobs.Cancelled }, 5*time.Second) {
+		t.Fatalf("job still %s 5 s after its only watcher left", st.State)
 	}
 }
 

@@ -47,25 +47,6 @@ func (b *labTab) waitLive() {
 	}
 }
 
-// poll waits up to within for a JavaScript condition, through navigations;
-// it reports whether the condition held.
-func (b *labTab) poll(cond string, within time.Duration) bool {
-	b.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ctx, cancel := context.WithTimeout(b.ctx, time.Second)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
-		cancel()
-		if err == nil && ok {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // gameMsg is a live sync message as a game sees it: decoded, and the raw
 // config settings to check that every key is there.
 type gameMsg struct {
@@ -73,12 +54,39 @@ type gameMsg struct {
 	raw map[string]json.RawMessage
 }
 
-func gameRead(t *testing.T, c *websocket.Conn, within time.Duration) gameMsg {
+// gameFeed is a game's connection, read by a goroutine of its own, so that
+// a test can wait for a message or for a time without one.
+type gameFeed struct {
+	msgs chan []byte
+	errc chan error
+}
+
+// feed starts reading c until it fails or closes.
+func feed(c *websocket.Conn) *gameFeed {
+	f := &gameFeed{msgs: make(chan []byte, 64), errc: make(chan error, 1)}
+	go func() {
+		for {
+			_, data, err := c.ReadMessage()
+			if err != nil {
+				f.errc <- err
+				return
+			}
+			f.msgs <- data
+		}
+	}()
+	return f
+}
+
+// read returns the game's next message, waiting up to within.
+func (f *gameFeed) read(t *testing.T, within time.Duration) gameMsg {
 	t.Helper()
-	c.SetReadDeadline(time.Now().Add(within))
-	_, data, err := c.ReadMessage()
-	if err != nil {
+	var data []byte
+	select {
+	case data = <-f.msgs:
+	case err := <-f.errc:
 		t.Fatalf("game: read: %v", err)
+	case <-time.After(within):
+		t.Fatalf("game: no message within %v", within)
 	}
 	var m gameMsg
 	var raw struct {
@@ -92,6 +100,16 @@ func gameRead(t *testing.T, c *websocket.Conn, within time.Duration) gameMsg {
 	json.Unmarshal(data, &raw)
 	m.raw = raw.Config.Settings
 	return m
+}
+
+// quiet checks that the game gets no message for d.
+func (f *gameFeed) quiet(t *testing.T, d time.Duration) {
+	t.Helper()
+	select {
+	case data := <-f.msgs:
+		t.Errorf("game got %s, want nothing", data)
+	case <-time.After(d):
+	}
 }
 
 // checkFullConfig checks that m is a config carrying every setting of the
@@ -134,12 +152,13 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 		}
 	}
 
-	game, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(a.url, "http")+"/ws/sessions/"+rev.ID, nil)
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(a.url, "http")+"/ws/sessions/"+rev.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer game.Close()
-	checkFullConfig(t, "on connect", gameRead(t, game, 5*time.Second), start)
+	defer conn.Close()
+	game := feed(conn)
+	checkFullConfig(t, "on connect", game.read(t, 5*time.Second), start)
 
 	// Tab a: PageUp moves latency a tenth of its range, 50 → 150 ms.
 	want := start
@@ -158,11 +177,11 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 	if loc := b.location(); loc != path+"?latency=0.15&entities=4" {
 		t.Errorf("tab b's address = %s, want %s?latency=0.15&entities=4", loc, path)
 	}
-	set := gameRead(t, game, syncWithin)
+	set := game.read(t, syncWithin)
 	if set.Type != "set" || set.Name != "latency" || set.Value != 0.15 {
 		t.Errorf("game got %+v, want set latency 0.15", set.wsTestMsg)
 	}
-	checkFullConfig(t, "after the change", gameRead(t, game, syncWithin), want)
+	checkFullConfig(t, "after the change", game.read(t, syncWithin), want)
 
 	// Tab b: a select; tab a follows, and no tab sends anything back.
 	want.Motion = "circle"
@@ -171,10 +190,10 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 	if !a.poll(`document.getElementById('p-motion').value === 'circle' && lab.settings().motion === 'circle'`, syncWithin) {
 		t.Fatalf("tab a did not follow tab b's motion = circle within %v", syncWithin)
 	}
-	if m := gameRead(t, game, syncWithin); m.Type != "set" || m.Name != "motion" {
+	if m := game.read(t, syncWithin); m.Type != "set" || m.Name != "motion" {
 		t.Errorf("game got %+v, want set motion", m.wsTestMsg)
 	}
-	checkFullConfig(t, "after tab b's change", gameRead(t, game, syncWithin), want)
+	checkFullConfig(t, "after tab b's change", game.read(t, syncWithin), want)
 	for _, tab := range []*labTab{a, b} {
 		if diffs := settingsMismatch(tab.controls(), want); len(diffs) > 0 {
 			t.Errorf("tab controls differ from the live state: %v", diffs)
@@ -186,15 +205,15 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 		t.Error("a sync error is shown")
 	}
 
-	// Tab a saves: tab b and the game learn of revision 2. That is the
-	// game's next message: no tab echoed a change it applied.
-	time.Sleep(300 * time.Millisecond)
+	// No tab echoes a change it applied: the game hears nothing more.
+	// Then tab a saves: tab b and the game learn of revision 2.
+	game.quiet(t, 300*time.Millisecond)
 	a.do(chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("save-dialog")),
 		chromedp.SetValue(chromedp.ID("save-name"), "sync, saved"), chromedp.Click(chromedp.ID("save-submit")))
 	if !b.poll(`document.getElementById('session-rev').textContent === '2' && document.getElementById('session-name').textContent === 'sync, saved'`, 5*time.Second) {
 		t.Error("tab b does not show revision 2 and its name after tab a saved")
 	}
-	m := gameRead(t, game, 5*time.Second)
+	m := game.read(t, 5*time.Second)
 	if m.Type != "config" || m.Rev != 2 || m.From != "" {
 		t.Errorf("game got %s rev %d from %q, want the saved config, rev 2 (did a tab echo a change?)", m.Type, m.Rev, m.From)
 	}
@@ -365,22 +384,23 @@ func TestBrowserSessionSave(t *testing.T) {
 // included) and returns the first submatch.
 func (b *labTab) waitPath(re *regexp.Regexp) string {
 	b.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	var path string
-	for time.Now().Before(deadline) {
+	var match []string
+	waitFor(b.ctx, func() bool {
 		ctx, cancel := context.WithTimeout(b.ctx, time.Second)
+		defer cancel()
 		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
-		cancel()
 		if err == nil {
 			path = got
-			if m := re.FindStringSubmatch(path); m != nil {
-				if len(m) > 1 {
-					return m[1]
-				}
-				return ""
-			}
+			match = re.FindStringSubmatch(path)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return match != nil
+	}, 10*time.Second)
+	if match != nil {
+		if len(match) > 1 {
+			return match[1]
+		}
+		return ""
 	}
 	b.t.Fatalf("address %s, want one matching %s", path, re)
 	return ""

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -411,16 +412,12 @@ func TestLiveTrace(t *testing.T) {
 	// With no client left the live trace is gone.
 	game.Close()
 	tab.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		status, _ := e.post(t, "/api/sessions/"+id+"/trace", "application/json", []byte(`{"name":"later"}`))
-		if status == http.StatusConflict {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("POST live trace after every client left = %d, want 409", status)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var last int
+	if !waitFor(context.Background(), func() bool {
+		last, _ = e.post(t, "/api/sessions/"+id+"/trace", "application/json", []byte(`{"name":"later"}`))
+		return last == http.StatusConflict
+	}, 5*time.Second) {
+		t.Fatalf("POST live trace after every client left = %d, want 409", last)
 	}
 }
 
