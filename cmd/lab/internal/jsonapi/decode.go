@@ -46,7 +46,7 @@ func Unmarshal(data []byte, v any, root string) error {
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err, root)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return BadRequest(root, "trailing data after the JSON value")
 	}
 	return checkKeys(data, reflect.TypeOf(v))

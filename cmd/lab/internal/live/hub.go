@@ -31,7 +31,7 @@
 //
 //	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"arrive":1764000000.168,"pos":[1,2,0],"vel":[7,0,0],"from":"c2"}
 //
-// A game's packet, stamped with the server's arrival time (see tracelive.go).
+// A game's packet, stamped with the server's arrival time (see trace.go).
 //
 // Client to server:
 //
@@ -45,7 +45,7 @@
 //
 //	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1]}
 //
-// A game's packet for the session's live trace (see tracelive.go): recorded
+// A game's packet for the session's live trace (see trace.go): recorded
 // and sent on to the other clients, or refused with an error.
 //
 // A game only reads: connect, apply every config message, reconnect with
@@ -123,7 +123,7 @@ type wsRoom struct {
 	rev      int
 	settings engine.Settings
 	clients  map[*wsClient]struct{}
-	trace    liveTrace // packets games streamed (tracelive.go)
+	trace    liveTrace // packets games streamed (trace.go)
 }
 
 // wsClient is one WebSocket connection.
@@ -162,7 +162,7 @@ type wsInMsg struct {
 	Name  string          `json:"name"`
 	Value json.RawMessage `json:"value"`
 
-	// A packet's (tracelive.go).
+	// A packet's (trace.go).
 	Entity *int      `json:"entity"`
 	Seq    *int      `json:"seq"`
 	Sent   *float64  `json:"sent"`
@@ -391,6 +391,9 @@ func (h *Hub) drop(room *wsRoom, c *wsClient, code int, text string) {
 // enqueue queues m for c without blocking; a client whose queue is full
 // cannot keep up and is dropped.
 func (h *Hub) enqueue(room *wsRoom, c *wsClient, m *websocket.PreparedMessage) {
+	if m == nil {
+		return // wsMarshal could not encode it
+	}
 	select {
 	case c.send <- m:
 	default:
@@ -469,15 +472,19 @@ func (h *Hub) configMsg(room *wsRoom, you, from string) *websocket.PreparedMessa
 		Config: Config{Schema: ConfigSchema, Settings: room.settings}})
 }
 
-// wsMarshal encodes a message once for every client that gets it.
+// wsMarshal encodes a message once for every client that gets it. The
+// messages are fixed types holding checked, finite numbers, so it does not
+// fail; if it did, the message is logged and not sent (nil).
 func wsMarshal(v any) *websocket.PreparedMessage {
 	data, err := json.Marshal(v)
 	if err != nil {
-		panic("lab: marshal live sync message: " + err.Error()) // fixed types, finite numbers
+		log.Printf("lab: live sync: encode %T: %v", v, err)
+		return nil
 	}
 	pm, err := websocket.NewPreparedMessage(websocket.TextMessage, data)
 	if err != nil {
-		panic("lab: prepare live sync message: " + err.Error()) // only fails on compression
+		log.Printf("lab: live sync: prepare %T: %v", v, err)
+		return nil
 	}
 	return pm
 }

@@ -23,7 +23,7 @@ package live
 //	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"arrive":1764000000.168,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1],"from":"c2"}
 //
 // POST /api/sessions/{id}/trace {"name":"..."} saves the live trace as a
-// trace (see traceapi.go); the live trace goes on recording. When the game's
+// trace (the server's traces API); the live trace goes on recording. When the game's
 // clock is not the server's (a delay below 0, or the smallest above 1 s,
 // which is more than any latency the lab models), the saved arrivals are
 // shifted so that the smallest delay is 0: the latency is then unknown, the

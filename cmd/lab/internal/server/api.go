@@ -40,8 +40,19 @@ type apiParam struct {
 	Restart bool     `json:"restart"`
 }
 
-var apiKinds = map[engine.Kind]string{
-	engine.Float: "float", engine.Int: "int", engine.Bool: "bool", engine.Enum: "enum", engine.Set: "set",
+// kindName is a parameter kind's name in GET /api/params.
+func kindName(k engine.Kind) string {
+	switch k {
+	case engine.Int:
+		return "int"
+	case engine.Bool:
+		return "bool"
+	case engine.Enum:
+		return "enum"
+	case engine.Set:
+		return "set"
+	}
+	return "float"
 }
 
 // apiPreset is one preset in GET /api/presets and /api/presets/{name}.
@@ -62,7 +73,7 @@ func (s *Server) params(w http.ResponseWriter, r *http.Request) {
 			choices = []string{}
 		}
 		out[i] = apiParam{
-			Name: p.Name, Group: p.Group, Kind: apiKinds[p.Kind], Unit: p.Unit,
+			Name: p.Name, Group: p.Group, Kind: kindName(p.Kind), Unit: p.Unit,
 			Min: p.Min, Max: p.Max, Step: p.Step, Default: p.Default, Choices: choices,
 			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart,
 		}

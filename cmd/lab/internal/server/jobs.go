@@ -19,7 +19,7 @@ import (
 const (
 	// jobMaxWork bounds one job, in entity-frames, each run counting at
 	// least compare.CostEntities entities: 4e8 is about 3 to 10 minutes of
-	// one core (compareMaxWork's measure), a 1,000-point sweep of the
+	// one core (the measure of package compare's bound), a 1,000-point sweep of the
 	// default 60 s scenario needs 1.2e8.
 	jobMaxWork = 4e8
 )

@@ -31,7 +31,7 @@ var storeMigrations = []string{
 	) STRICT, WITHOUT ROWID;
 	CREATE INDEX sessions_updated ON sessions (updated_ns DESC);`,
 
-	// 2: recorded traces (see tracestore.go): the metadata a list shows,
+	// 2: recorded traces (see traces.go): the metadata a list shows,
 	// and the packets as one compressed blob.
 	`CREATE TABLE traces (
 		name       TEXT PRIMARY KEY,
