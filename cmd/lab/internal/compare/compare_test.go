@@ -11,18 +11,27 @@ import (
 	"interplab/engine"
 )
 
-// testSettings are short runs that differ in tuning and in scenario.
-func testSettings() map[string]engine.Settings {
-	lan := engine.Defaults()
-	lan.Latency, lan.Jitter, lan.Duration, lan.Entities = 0.01, 0.002, 8, 3
-	wifi := engine.Defaults()
-	wifi.Latency, wifi.Jitter, wifi.Loss = 0.03, 0.02, 0.02
-	wifi.Motion, wifi.Duration, wifi.Entities, wifi.Seed = "strafe", 10, 4, 3
-	mobile := engine.Defaults()
-	mobile.Latency, mobile.Jitter, mobile.Loss, mobile.LossModel = 0.06, 0.04, 0.05, "burst"
-	mobile.Adaptive, mobile.Seed, mobile.Duration, mobile.MaxSpeed = true, 7, 30, 9
-	mobile.Techniques = []string{engine.TechSnap, engine.TechBuffer}
-	return map[string]engine.Settings{"lan": lan, "wifi": wifi, "4g": mobile}
+// testSettings are short runs that differ in tuning and in scenario: lan,
+// wifi, and 4g with two techniques.
+func testSettings(t testing.TB) map[string]engine.Settings {
+	t.Helper()
+	out := map[string]engine.Settings{}
+	for name, set := range map[string]string{
+		"lan":  "latency=0.01 jitter=0.002 duration=8 entities=3",
+		"wifi": "latency=0.03 jitter=0.02 loss=0.02 motion=strafe duration=10 entities=4 seed=3",
+		"4g": "latency=0.06 jitter=0.04 loss=0.05 lossModel=burst adaptive=true seed=7 duration=30 maxSpeed=9 " +
+			"techniques=snap,buffer",
+	} {
+		s := engine.Defaults()
+		for _, kv := range strings.Fields(set) {
+			k, v, _ := strings.Cut(kv, "=")
+			if err := s.SetText(k, v); err != nil {
+				t.Fatalf("test settings %s: %v", name, err)
+			}
+		}
+		out[name] = s
+	}
+	return out
 }
 
 // testRun runs the named test settings, failing the test on error.
@@ -30,7 +39,7 @@ func testRun(t *testing.T, names ...string) *Comparison {
 	t.Helper()
 	var vs []Variant
 	for _, n := range names {
-		vs = append(vs, Variant{Label: n, Settings: testSettings()[n]})
+		vs = append(vs, Variant{Label: n, Settings: testSettings(t)[n]})
 	}
 	c, err := NewRunner(2).Run(context.Background(), vs)
 	if err != nil {
@@ -51,7 +60,7 @@ func forceScenario(s, first engine.Settings) engine.Settings {
 // each variant on the first one's scenario.
 func TestRunMatchesEngine(t *testing.T) {
 	c := testRun(t, "wifi", "lan", "4g")
-	ps := testSettings()
+	ps := testSettings(t)
 	first := ps["wifi"]
 	for i, name := range []string{"wifi", "lan", "4g"} {
 		s := forceScenario(ps[name], first)
@@ -91,7 +100,7 @@ func TestRunMatchesEngine(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	ps := testSettings()
+	ps := testSettings(t)
 	bad := ps["lan"]
 	bad.Loss = 2
 	huge := ps["lan"]

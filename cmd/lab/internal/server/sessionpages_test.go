@@ -18,7 +18,7 @@ import (
 // store's clock starts at storeT0 and moves a second per save.
 func newPagesServer(t *testing.T) (*httptest.Server, *store.SQLite, *sessionsEnv) {
 	t.Helper()
-	e := &sessionsEnv{now: storeT0}
+	e := &sessionsEnv{now: storeT0, step: time.Second}
 	e.server, e.st = testServer(t, testAssets(t, true), t.TempDir(), e.clock)
 	e.srv = serve(t, e.server)
 	return e.srv, e.st, e

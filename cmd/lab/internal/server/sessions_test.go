@@ -28,13 +28,21 @@ type sessionsEnv struct {
 	srv    *httptest.Server
 	st     *store.SQLite
 
-	mu  sync.Mutex
-	now time.Time // the server's clock, advanced a second per call
+	mu   sync.Mutex
+	now  time.Time     // the server's clock, advanced by step per call
+	step time.Duration // a second unless told
 }
 
 func newSessionsEnv(t testing.TB, dir string) *sessionsEnv {
 	t.Helper()
-	e := &sessionsEnv{now: storeT0}
+	return newSessionsEnvStep(t, dir, time.Second)
+}
+
+// newSessionsEnvStep is newSessionsEnv with a clock that advances step a
+// call.
+func newSessionsEnvStep(t testing.TB, dir string, step time.Duration) *sessionsEnv {
+	t.Helper()
+	e := &sessionsEnv{now: storeT0, step: step}
 	e.server, e.st = testServer(t, testAssets(t, false), dir, e.clock)
 	e.srv = serve(t, e.server)
 	t.Cleanup(e.close)
@@ -44,7 +52,7 @@ func newSessionsEnv(t testing.TB, dir string) *sessionsEnv {
 func (e *sessionsEnv) clock() time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.now = e.now.Add(time.Second)
+	e.now = e.now.Add(e.step)
 	return e.now
 }
 

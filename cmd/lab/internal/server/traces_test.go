@@ -27,28 +27,15 @@ func sameTracePacket(p, q engine.TracePacket) bool {
 	return p == q && (math.Float64bits(pa) == math.Float64bits(qa) || math.IsNaN(pa) && math.IsNaN(qa))
 }
 
-// traceEnv is the lab's server on a real database file with a clock that
-// advances 50 ms a call (the hub's stamps and the saves' times).
+// traceEnv is a sessionsEnv whose clock advances 50 ms a call: the hub's
+// stamps of live packets and the saves' times.
 type traceEnv struct {
-	sessionsEnv
-	dir string
+	*sessionsEnv
 }
 
 func newTraceEnv(t testing.TB, dir string) *traceEnv {
 	t.Helper()
-	e := &traceEnv{dir: dir}
-	e.now = storeT0
-	e.server, e.st = testServer(t, testAssets(t, false), dir, e.tick)
-	e.srv = serve(t, e.server)
-	t.Cleanup(e.close)
-	return e
-}
-
-func (e *traceEnv) tick() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.now = e.now.Add(50 * time.Millisecond)
-	return e.now
+	return &traceEnv{newSessionsEnvStep(t, dir, 50*time.Millisecond)}
 }
 
 // post sends body to path with the content type and returns the status and

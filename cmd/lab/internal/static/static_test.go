@@ -24,21 +24,16 @@ func gz(t *testing.T, b []byte) []byte {
 	return buf.Bytes()
 }
 
-// fetch GETs url with headers (name, value, ...) and no transparent gzip.
-func fetch(t *testing.T, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Accept-Encoding", "identity")
+// fetch serves a GET of path by h, with the request headers given as
+// name, value, ...
+func fetch(h http.Handler, path string, header ...string) (*http.Response, []byte) {
+	req := httptest.NewRequest("GET", path, nil)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp, body
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result(), rec.Body.Bytes()
 }
 
 func TestFiles(t *testing.T) {
@@ -46,17 +41,16 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.StripPrefix("/", files))
-	defer srv.Close()
+	srv := http.StripPrefix("/", files)
 
-	resp, body := fetch(t, srv.URL+"/app.js")
+	resp, body := fetch(srv, "/app.js")
 	if resp.StatusCode != 200 || !bytes.Equal(body, testJS) || resp.Header.Get("Cache-Control") != "no-cache" {
 		t.Fatalf("GET app.js = %s, %d bytes, Cache-Control %q", resp.Status, len(body), resp.Header.Get("Cache-Control"))
 	}
-	if resp, _ := fetch(t, srv.URL+"/app.js", "If-None-Match", resp.Header.Get("ETag")); resp.StatusCode != 304 {
+	if resp, _ := fetch(srv, "/app.js", "If-None-Match", resp.Header.Get("ETag")); resp.StatusCode != 304 {
 		t.Errorf("revalidate app.js = %s, want 304", resp.Status)
 	}
-	resp, body = fetch(t, srv.URL+"/app.js", "Accept-Encoding", "gzip")
+	resp, body = fetch(srv, "/app.js", "Accept-Encoding", "gzip")
 	zr, err := gzip.NewReader(bytes.NewReader(body))
 	if err != nil || resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("app.js with gzip: Content-Encoding %q, %v", resp.Header.Get("Content-Encoding"), err)
@@ -65,7 +59,7 @@ func TestFiles(t *testing.T) {
 		t.Error("gzipped app.js does not decompress to the file")
 	}
 	for path, want := range map[string]int{"/nope.js": 404, "/dist/x": 404, "/dist/wasm_exec.js": 503, "/dist/lab.wasm.gz": 503} {
-		if resp, body := fetch(t, srv.URL+path); resp.StatusCode != want || want == 503 && !strings.Contains(string(body), NotBuilt) {
+		if resp, body := fetch(srv, path); resp.StatusCode != want || want == 503 && !strings.Contains(string(body), NotBuilt) {
 			t.Errorf("GET %s = %s %q, want %d", path, resp.Status, body, want)
 		}
 	}
@@ -77,16 +71,15 @@ func TestWasm(t *testing.T) {
 	if err != nil || !w.Built() {
 		t.Fatalf("LoadWasm = %v, built %v", err, w.Built())
 	}
-	srv := httptest.NewServer(w)
-	defer srv.Close()
-	resp, _ := fetch(t, srv.URL, "Accept-Encoding", "gzip")
+	srv := w
+	resp, _ := fetch(srv, "/lab.wasm", "Accept-Encoding", "gzip")
 	if resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("Content-Type") != "application/wasm" {
 		t.Errorf("with gzip: %q, %q", resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"))
 	}
-	if _, plain := fetch(t, srv.URL); !bytes.Equal(plain, module) {
+	if _, plain := fetch(srv, "/lab.wasm"); !bytes.Equal(plain, module) {
 		t.Error("without gzip: not the plain module")
 	}
-	if resp, _ := fetch(t, srv.URL, "If-None-Match", resp.Header.Get("ETag")); resp.StatusCode != 304 {
+	if resp, _ := fetch(srv, "/lab.wasm", "If-None-Match", resp.Header.Get("ETag")); resp.StatusCode != 304 {
 		t.Errorf("revalidate = %s, want 304", resp.Status)
 	}
 
