@@ -184,3 +184,36 @@ func TestHandlerPanicIs500(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// An origin of Deps.AllowOrigins may change state and open the live sync,
+// as the lab's own pages may; any other foreign origin may not.
+func TestAllowOrigins(t *testing.T) {
+	_, st := testServer(t, testAssets(t, false), t.TempDir(), nil)
+	list, _ := presets.All()
+	s, err := New(Deps{Presets: list, Assets: testAssets(t, false), Store: st, AllowOrigins: []string{"https://tools.example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ts := serve(t, s)
+	resp, err := http.Post(ts.URL+"/api/sessions", "application/json", strings.NewReader(`{"name":"shared"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&r)
+	resp.Body.Close()
+	for origin, want := range map[string]int{"https://tools.example.com": 201, evilOrigin: 403} {
+		if status, _ := hardenedDo(t, "POST", ts.URL+"/api/sessions", "application/json", origin, `{"name":"x"}`); status != want {
+			t.Errorf("POST /api/sessions from %s = %d, want %d", origin, status, want)
+		}
+		ws := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws/sessions/" + r.ID
+		c, resp, err := websocket.DefaultDialer.Dial(ws, http.Header{"Origin": {origin}})
+		if want == 201 && err != nil || want == 403 && (err == nil || resp.StatusCode != 403) {
+			t.Errorf("live sync from %s: %v, want it open only to the allowed origin", origin, err)
+		}
+		if c != nil {
+			c.Close()
+		}
+	}
+}
