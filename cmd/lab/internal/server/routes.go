@@ -8,9 +8,10 @@ import (
 	"interplab/web"
 )
 
-// The lab's one route table. Every request runs Recover (a fault is a
-// logged 500, and the server serves on) and nosniff; then each route runs
-// the middleware named beside it, outermost first, and its handler.
+// routes returns the lab's one route table. Every request runs Recover (a
+// fault is a logged 500, and the server serves on) and nosniff; then each
+// route runs the middleware named beside it, outermost first, and its
+// handler.
 //
 // Reads are open. Every route that changes state (POST, PUT, DELETE) runs
 // change: its answer is never cached, a browser may call it only from the
