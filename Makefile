@@ -7,11 +7,10 @@ GOROOT  := $(shell $(GO) env GOROOT)
 ADDR    ?= :8080
 DIST    := web/dist
 WASMEXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
-FUZZTIME ?= 3s
 # Fuzz targets run for FUZZTIME each in `make test`, longer with `make fuzz`.
-FUZZ    := $(shell grep -ho '^func Fuzz[A-Za-z0-9_]*' engine/*_test.go cmd/lab/*_test.go 2>/dev/null | sed 's/func //')
+FUZZTIME ?= 3s
 
-.PHONY: run build wasm test lint generate test-go test-wasm fuzz bench bench-browser browser-deps clean
+.PHONY: run build wasm test lint generate test-go test-wasm test-fuzz fuzz bench bench-browser browser-deps clean
 
 run: build
 	./bin/lab serve -addr $(ADDR)
@@ -30,10 +29,15 @@ wasm:
 generate:
 	$(GO) tool templ generate -path templates
 
-test: lint wasm browser-deps test-go test-wasm
-	@for f in $(FUZZ); do \
-		pkg=./engine; grep -q "^func $$f(" cmd/lab/*_test.go 2>/dev/null && pkg=./cmd/lab; \
-		echo "fuzz $$f ($(FUZZTIME))"; \
+test: lint wasm browser-deps test-go test-wasm test-fuzz
+
+# Every fuzz target of every package, found by go test -list: it prints a
+# package's targets, then "ok <package>".
+test-fuzz:
+	@list=$$($(GO) test -list '^Fuzz' ./...) || { echo "$$list"; exit 1; }; \
+	echo "$$list" | awk '/^Fuzz/ { f[n++] = $$1 } /^ok/ { for (i = 0; i < n; i++) print $$2, f[i]; n = 0 }' | \
+	while read pkg f; do \
+		echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
 		$(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	done
 
@@ -63,11 +67,11 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./engine/...
 
 bench-browser: wasm browser-deps
-	$(GO) test -run='^$$' -bench=BenchmarkBrowser -benchtime=1x -timeout=20m ./cmd/lab
+	$(GO) test -run='^$$' -bench=BenchmarkBrowser -benchtime=1x -timeout=20m ./cmd/lab/internal/server
 
 # Debian's Chromium for the real-browser tests, installed when missing.
 browser-deps:
 	@.ci/install-chromium
 
 clean:
-	rm -rf bin $(DIST)/lab.wasm $(DIST)/lab.wasm.gz $(DIST)/wasm_exec.js testout
+	rm -rf bin $(DIST)/lab.wasm $(DIST)/lab.wasm.gz $(DIST)/wasm_exec.js cmd/lab/internal/server/testout

@@ -48,16 +48,16 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 		start = time.Now()
 	)
 	killNow := func() { once.Do(func() { close(kill) }) }
-	post := func(method, path string, body any) (int, sessionRevisionJSON, error) {
+	post := func(method, path string, body any) (int, crashRevision, error) {
 		data, _ := json.Marshal(body)
 		req, _ := http.NewRequest(method, url+path, bytes.NewReader(data))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := hc.Do(req)
 		if err != nil {
-			return 0, sessionRevisionJSON{}, err
+			return 0, crashRevision{}, err
 		}
 		defer resp.Body.Close()
-		var r sessionRevisionJSON
+		var r crashRevision
 		err = json.NewDecoder(resp.Body).Decode(&r)
 		return resp.StatusCode, r, err
 	}
@@ -67,7 +67,7 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 			for i := range 2000 { // bounded; the kill comes long before
 				seed := c*100000 + i
 				var status int
-				var r sessionRevisionJSON
+				var r crashRevision
 				var err error
 				if id == "" {
 					status, r, err = post("POST", "/api/sessions", map[string]any{
@@ -110,7 +110,7 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 		if err != nil {
 			t.Fatalf("after restart: %v", err)
 		}
-		var r sessionRevisionJSON
+		var r crashRevision
 		json.NewDecoder(resp.Body).Decode(&r)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK || r.Settings.Seed != a.seed {
@@ -125,7 +125,7 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s sessionJSON
+		var s crashSession
 		json.NewDecoder(resp.Body).Decode(&s)
 		resp.Body.Close()
 		if s.Rev < rev || len(s.Revisions) != s.Rev {
@@ -135,6 +135,19 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 	if !t.Failed() {
 		t.Logf("%d acknowledged saves over %d sessions survived kill -9", len(acks), len(latest))
 	}
+}
+
+// crashRevision is the part of a revision in the API the test reads.
+type crashRevision struct {
+	ID       string
+	Rev      int
+	Settings struct{ Seed int }
+}
+
+// crashSession is the part of a session in the API the test reads.
+type crashSession struct {
+	Rev       int
+	Revisions []struct{ Rev int }
 }
 
 // startLab starts lab serve on a free loopback port and waits until it
@@ -147,7 +160,11 @@ func startLab(t *testing.T, bin, data string) (url string, stop func()) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	out := &syncBuffer{}
+	out, err := os.CreateTemp(t.TempDir(), "lab-serve-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
 	cmd := exec.Command(bin, "serve", "-addr", addr, "-data", data)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -172,7 +189,8 @@ func startLab(t *testing.T, bin, data string) (url string, stop func()) {
 		}
 		if time.Now().After(deadline) {
 			stop()
-			t.Fatalf("lab serve did not answer GET /api/sessions with 200 within 20 s (last: %v)\n%s", err, out.String())
+			log, _ := os.ReadFile(out.Name())
+			t.Fatalf("lab serve did not answer GET /api/sessions with 200 within 20 s (last: %v)\n%s", err, log)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"interplab/cmd/lab/internal/export"
 )
 
 // runExport implements lab export: it prints the settings built from
@@ -10,24 +12,21 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("export", "Usage: lab export [-format F] [-preset NAME] [-set name=value]...\n\n"+
 		"Prints the settings as a file a game team pastes as is.\n\nFlags:\n", stderr)
-	format := fs.String("format", "json", "export `format`: "+exportFormatNames())
-	settings := settingsFlags(fs)
+	format := fs.String("format", "json", "export `format`: "+export.Names())
+	sf := settingsFlags(fs)
 	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
 		return code
 	}
-	s, err := settings()
+	s, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 2
 	}
-	body, _, _, err := export(*format, fs.Lookup("preset").Value.String(), s)
+	file, err := export.Render(*format, sf.preset, s)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab export: %v\n", err)
 		return 2
 	}
-	if _, err := stdout.Write(body); err != nil {
-		fmt.Fprintf(stderr, "lab export: %v\n", err)
-		return 1
-	}
-	return 0
+	_, err = stdout.Write(file.Body)
+	return exit(stderr, "export", err)
 }

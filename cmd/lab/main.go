@@ -33,22 +33,19 @@ type labCommand struct {
 }
 
 var labCommands = []labCommand{
-	{"serve", "serve the lab page (the default command)", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return runServe(args, stdout, stderr)
-	}},
+	{"serve", "serve the lab page (the default command)", noStdin(runServe)},
 	{"epic", "run the seed's EPIC driver program on standard input", runEpic},
-	{"sim", "run a simulation and print its metrics", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return runSim(args, stdout, stderr)
-	}},
-	{"sweep", "run one technique over a grid of one or two parameters", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runSweep(args, stdout, stderr) }},
-	{"tune", "search a technique's settings for the least weighted cost", func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return runTune(args, stdout, stderr) }},
-	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return runExport(args, stdout, stderr)
-	}},
-	{"follow", "follow a session's live settings, as a game would", func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return runFollow(args, stdout, stderr)
-	}},
+	{"sim", "run a simulation and print its metrics", noStdin(runSim)},
+	{"sweep", "run one technique over a grid of one or two parameters", noStdin(runSweep)},
+	{"tune", "search a technique's settings for the least weighted cost", noStdin(runTune)},
+	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", noStdin(runExport)},
+	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
 	{"trace", "import, list, show and replay recorded packet traces", runTrace},
+}
+
+// noStdin adapts a command that does not read standard input.
+func noStdin(run func(args []string, stdout, stderr io.Writer) int) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return run(args, stdout, stderr) }
 }
 
 // run dispatches args to a subcommand and returns the exit status.

@@ -1,42 +1,41 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"interplab/engine"
+	"interplab/cmd/lab/internal/server"
+	"interplab/cmd/lab/internal/static"
+	"interplab/cmd/lab/internal/store"
 	"interplab/presets"
-	"interplab/templates"
 	"interplab/web"
-)
-
-// Server timeouts: generous for a page on a LAN or localhost, bounded so a
-// stuck client cannot hold a connection forever.
-const (
-	serveReadHeaderTimeout = 10 * time.Second
-	serveIdleTimeout       = 2 * time.Minute
-	serveShutdownTimeout   = 5 * time.Second
 )
 
 // runServe implements lab serve: it serves the lab page, its assets and the
 // JSON API until SIGINT or SIGTERM, then shuts down gracefully.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("serve", "Usage: lab serve [-addr :8080] [-data ./data]\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n", stderr)
+	fs := labFlags("serve", "Usage: lab serve [-addr :8080] [-data ./data] [-allow-origin ORIGIN]...\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n", stderr)
 	addr := fs.String("addr", ":8080", "listen on `address` (host:port)")
 	data := fs.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
+	var allow []string
+	fs.Func("allow-origin", "let pages of `origin` (https://tools.example.com) change state, besides the lab's own; repeatable or comma-separated", func(arg string) error {
+		for _, o := range strings.Split(arg, ",") {
+			u, err := url.Parse(strings.TrimSpace(o))
+			if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+				return fmt.Errorf("%q is not an origin: want http(s)://host[:port]", o)
+			}
+			allow = append(allow, strings.ToLower(u.Scheme+"://"+u.Host)) // as browsers send it
+		}
+		return nil
+	})
 	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
 		return code
 	}
@@ -45,236 +44,33 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
-	srv, err := newServer(list, web.FS)
-	if err != nil {
-		fmt.Fprintf(stderr, "lab serve: %v\n", err)
-		return 1
-	}
-	defer srv.jobs.Close() // cancels the running sweeps and tunings
-	st, err := openStore(*data, time.Now())
+	st, err := store.Open(*data, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
 	defer st.Close()
-	hub := newHub(st.Latest)
-	defer hub.Close() // before the store closes: deferred calls run last first
-	srv.enableSessions(st, hub, time.Now)
+	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow})
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	defer srv.Close() // the jobs and live sync stop before the store closes: deferred calls run last first
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "lab: serving on http://%s/\n", ln.Addr())
-	if !srv.wasm.built() {
-		fmt.Fprintf(stderr, "lab serve: warning: %s\n", wasmNotBuilt)
+	if !srv.WasmBuilt() {
+		fmt.Fprintf(stderr, "lab serve: warning: %s\n", static.NotBuilt)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serveUntil(ctx, ln, srv); err != nil {
+	if err := srv.Serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stdout, "lab: stopped\n")
 	return 0
-}
-
-// serveUntil serves h on ln until ctx is done, then lets requests in
-// flight finish (for at most serveShutdownTimeout).
-func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: serveReadHeaderTimeout,
-		IdleTimeout:       serveIdleTimeout,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), serveShutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// server is the lab's HTTP handler.
-type server struct {
-	presets []presets.Preset
-	static  *assetSet   // web's files under /static/
-	wasm    wasmAsset   // /lab.wasm
-	store   *Store      // saved sessions; nil until enableSessions
-	jobs    *jobManager // sweeps and tunings (sweeppage.go)
-	mux     *http.ServeMux
-}
-
-// newServer returns the handler for the given presets and assets (an fs.FS
-// laid out like package web's: static files, and the gzipped wasm build at
-// web.WASMFile).
-func newServer(list []presets.Preset, assets fs.FS) (*server, error) {
-	static, err := loadAssets(assets)
-	if err != nil {
-		return nil, err
-	}
-	wasm, err := loadWasm(assets, web.WASMFile)
-	if err != nil {
-		return nil, err
-	}
-	vendor, err := loadAssets(web.Vendor)
-	if err != nil {
-		return nil, err
-	}
-	s := &server{presets: list, static: static, wasm: wasm, mux: http.NewServeMux()}
-	s.mux.Handle("GET /{$}", gzipResponses(http.HandlerFunc(s.handlePage)))
-	s.mux.Handle("GET /api/params", gzipResponses(http.HandlerFunc(s.handleParams)))
-	s.mux.Handle("GET /api/presets", gzipResponses(http.HandlerFunc(s.handlePresets)))
-	s.mux.Handle("GET /api/presets/{name}", gzipResponses(http.HandlerFunc(s.handlePreset)))
-	s.mux.Handle("GET /api/export", gzipResponses(http.HandlerFunc(s.handleExport)))
-	s.mux.HandleFunc("/api/", s.handleAPINotFound)
-	s.mux.Handle("GET /static/", http.StripPrefix("/static/", s.static))
-	s.mux.Handle("GET "+web.VendorMount, http.StripPrefix(web.VendorMount, vendor))
-	s.mux.Handle("GET /lab.wasm", s.wasm)
-	// Browsers ask for an icon on every page; no content, rather than a
-	// 404 in every console.
-	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Cache-Control", "max-age=86400")
-		w.WriteHeader(http.StatusNoContent)
-	})
-	registerCompareVariants(s.mux, s.resolveCompareVariant)
-	s.jobs = registerJobs(s)
-	registerTracePage(s)
-	return s, nil
-}
-
-// enableSessions adds saved sessions, their pages and live sync over
-// WebSocket, kept in st.
-func (s *server) enableSessions(st *Store, hub *Hub, now func() time.Time) {
-	s.store = st
-	registerSessions(s.mux, st, hub, now)
-	registerSessionPages(s, st, hub, now)
-	registerTraces(s.mux, st, hub, now)
-}
-
-// resolveVariant turns a comparison ref into a label and settings:
-// preset:NAME, session:ID, session:ID@REV, or q:QUERY (a share link's query).
-func (s *server) resolveVariant(ref string) (string, engine.Settings, error) {
-	kind, arg, _ := strings.Cut(ref, ":")
-	switch kind {
-	case "preset":
-		for _, p := range s.presets {
-			if p.Name == arg {
-				return p.Title, p.Settings, nil
-			}
-		}
-		return "", engine.Settings{}, fmt.Errorf("no preset %q", arg)
-	case "q":
-		q, err := url.ParseQuery(arg)
-		if err != nil {
-			return "", engine.Settings{}, fmt.Errorf("bad query: %w", err)
-		}
-		preset, st, errs := settingsFromQuery(q)
-		if len(errs) > 0 {
-			return "", engine.Settings{}, errs[0]
-		}
-		label := "settings"
-		if preset != "" {
-			label = preset + " + changes"
-		}
-		return label, st, nil
-	case "session":
-		if s.store == nil {
-			return "", engine.Settings{}, errors.New("sessions are not enabled on this server")
-		}
-		id, revText, hasRev := strings.Cut(arg, "@")
-		var r Revision
-		var err error
-		if hasRev {
-			rev, perr := strconv.Atoi(revText)
-			if perr != nil || rev < 1 {
-				return "", engine.Settings{}, fmt.Errorf("bad revision %q", revText)
-			}
-			r, err = s.store.Revision(id, rev)
-		} else {
-			r, err = s.store.Latest(id)
-		}
-		if err != nil {
-			return "", engine.Settings{}, err
-		}
-		return fmt.Sprintf("%s (rev %d)", r.Name, r.Rev), r.Settings, nil
-	}
-	return "", engine.Settings{}, fmt.Errorf("unknown variant %q: want preset:NAME, session:ID[@REV] or q:QUERY", ref)
-}
-
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	s.mux.ServeHTTP(w, r)
-}
-
-// handleAPINotFound answers API requests no route takes, in JSON: 405 when
-// the path exists for GET, 404 otherwise.
-func (s *server) handleAPINotFound(w http.ResponseWriter, r *http.Request) {
-	get := r.Clone(r.Context())
-	get.Method = http.MethodGet
-	if _, pattern := s.mux.Handler(get); pattern != "/api/" {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeAPIError(w, http.StatusMethodNotAllowed, r.Method+" not allowed: use GET", "")
-		return
-	}
-	writeAPIError(w, http.StatusNotFound, "no such API: "+r.URL.Path, "")
-}
-
-// handlePage renders the lab page for the state in the URL's query.
-func (s *server) handlePage(w http.ResponseWriter, r *http.Request) {
-	var buf bytes.Buffer
-	if err := templates.Page(s.pageView(r)).Render(r.Context(), &buf); err != nil {
-		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Write(buf.Bytes())
-}
-
-// pageView builds the page's view model from a share link: the restored
-// settings, every problem with the link (never dropped silently), and the
-// link of the state actually shown.
-func (s *server) pageView(r *http.Request) templates.PageView {
-	var errs []string
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		// ParseQuery keeps the pairs it could read; report the rest.
-		errs = append(errs, "malformed link: "+err.Error())
-	}
-	trace, replaying, terr := replayTraceKey(q)
-	if terr != nil {
-		errs = append(errs, terr.Error())
-	}
-	preset, settings, ferrs := settingsFromQuery(q)
-	for _, e := range ferrs {
-		errs = append(errs, e.Error())
-	}
-	v := templates.PageView{
-		Params:   engine.Params(),
-		Settings: settings,
-		Preset:   preset,
-		Errors:   errs,
-		Query:    linkQuery(preset, settings),
-	}
-	if replaying {
-		s.replayPage(&v, trace, q)
-		v.Query = linkQuery(preset, v.Settings)
-	}
-	for _, p := range s.presets {
-		v.Presets = append(v.Presets, templates.PresetView{
-			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: linkQuery("", p.Settings),
-		})
-	}
-	return v
 }

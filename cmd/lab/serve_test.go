@@ -2,408 +2,47 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"context"
-	"encoding/json"
-	"io"
-	"mime"
-	"net"
-	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
-	"interplab/engine"
+	"interplab/cmd/lab/internal/server"
+	"interplab/cmd/lab/internal/store"
 	"interplab/presets"
 )
 
-// The wasm magic and version, then filler so the module compresses.
-var testWasm = append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte("lab"), 4000)...)
-
-var testAppJS = []byte(strings.Repeat("console.log('interp lab');\n", 200))
-
-func gzipBytes(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// newTestServer serves the real presets and a small asset tree; withWasm
-// says whether the wasm was "built".
-func newTestServer(t *testing.T, withWasm bool) (*server, *httptest.Server) {
+// labServer serves the lab on a fresh store, as lab serve does, until the
+// end of the test; it returns its URL and the store.
+func labServer(t *testing.T) (string, *store.SQLite) {
 	t.Helper()
 	list, err := presets.All()
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets := fstest.MapFS{
-		"app.js":      {Data: testAppJS},
-		"style.css":   {Data: []byte("body { margin: 0 }\n")},
-		"dist/README": {Data: []byte("built by make\n")},
-	}
-	if withWasm {
-		assets["dist/lab.wasm.gz"] = &fstest.MapFile{Data: gzipBytes(t, testWasm)}
-		assets["dist/wasm_exec.js"] = &fstest.MapFile{Data: []byte("// go wasm glue\n")}
-	}
-	s, err := newServer(list, assets)
+	st, err := store.Open(t.TempDir(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
+	t.Cleanup(func() { st.Close() })
+	srv, err := server.New(server.Deps{Presets: list, Assets: fstest.MapFS{}, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return s, ts
+	return ts.URL, st
 }
 
-// get performs a GET with the given headers; Go's transport then neither
-// adds Accept-Encoding nor decompresses unless told.
-func get(t *testing.T, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept-Encoding", "identity")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
-}
-
-func TestServePresets(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	list, _ := presets.All()
-
-	resp, body := get(t, ts.URL+"/api/presets")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
-		t.Fatalf("GET /api/presets = %s %q", resp.Status, resp.Header.Get("Content-Type"))
-	}
-	var got []apiPreset
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(list) {
-		t.Fatalf("GET /api/presets: %d presets, want %d", len(got), len(list))
-	}
-	for i, p := range list {
-		if got[i].Name != p.Name || got[i].Title != p.Title || !reflect.DeepEqual(got[i].Settings, p.Settings) {
-			t.Errorf("preset %d = %+v, want %+v", i, got[i], p)
+// TestServeAllowOrigin checks lab serve's -allow-origin values.
+func TestServeAllowOrigin(t *testing.T) {
+	for _, bad := range []string{"tools.example.com", "ftp://h", "https://h/path", "https://h?x=1", "https://"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"serve", "-allow-origin", bad, "-addr", "127.0.0.1:0"}, nil, &out, &errb); code != 2 ||
+			!strings.Contains(errb.String(), "not an origin") {
+			t.Errorf("lab serve -allow-origin %q = %d, %q; want 2 saying it is not an origin", bad, code, errb.String())
 		}
-	}
-
-	resp, body = get(t, ts.URL+"/api/presets/wifi")
-	var one apiPreset
-	if err := json.Unmarshal(body, &one); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET /api/presets/wifi = %s, %v", resp.Status, err)
-	}
-	wifi, _ := presets.Get("wifi")
-	if one.Name != "wifi" || !reflect.DeepEqual(one.Settings, wifi.Settings) {
-		t.Errorf("GET /api/presets/wifi = %+v, want %+v", one, wifi)
-	}
-	if want := linkQuery("", wifi.Settings); one.Query != want {
-		t.Errorf("wifi query = %q, want %q", one.Query, want)
-	}
-
-	resp, body = get(t, ts.URL+"/api/presets/mars")
-	var e apiError
-	json.Unmarshal(body, &e)
-	if resp.StatusCode != 404 || e.Field != "preset" || !strings.Contains(e.Error, `"mars"`) {
-		t.Errorf("GET /api/presets/mars = %s %s, want 404 naming the preset", resp.Status, body)
-	}
-}
-
-func TestServeParams(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	resp, body := get(t, ts.URL+"/api/params")
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /api/params = %s", resp.Status)
-	}
-	var got []map[string]any
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
-	params := engine.Params()
-	if len(got) != len(params) {
-		t.Fatalf("%d params, want %d", len(got), len(params))
-	}
-	kinds := []string{"float", "int", "bool", "enum", "set"}
-	for i, p := range params {
-		choices := []any{}
-		for _, c := range p.Choices {
-			choices = append(choices, c)
-		}
-		want := map[string]any{
-			"name": p.Name, "group": p.Group, "kind": kinds[p.Kind], "unit": p.Unit,
-			"min": p.Min, "max": p.Max, "step": p.Step, "default": p.Default, "choices": choices,
-			"doc": p.Doc, "display": p.Display, "scale": p.Scale, "restart": p.Restart,
-		}
-		if !reflect.DeepEqual(got[i], want) {
-			t.Errorf("param %d = %v, want %v", i, got[i], want)
-		}
-	}
-}
-
-func TestServeExport(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	p, _ := presets.Get("harbor-after")
-	for _, f := range exportFormats {
-		resp, body := get(t, ts.URL+"/api/export?format="+f.name+"&preset=harbor-after&loss=0.02")
-		if resp.StatusCode != 200 {
-			t.Errorf("export %s = %s: %s", f.name, resp.Status, body)
-			continue
-		}
-		s := p.Settings
-		s.Loss = 0.02
-		want, contentType, filename, _ := export(f.name, "harbor-after", s)
-		if got := resp.Header.Get("Content-Type"); got != contentType {
-			t.Errorf("export %s: Content-Type = %q, want %q", f.name, got, contentType)
-		}
-		disp, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
-		if err != nil || disp != "attachment" || params["filename"] != filename {
-			t.Errorf("export %s: Content-Disposition = %q, want attachment; filename=%s", f.name, resp.Header.Get("Content-Disposition"), filename)
-		}
-		if !bytes.Equal(body, want) {
-			t.Errorf("export %s body differs from export():\n%s", f.name, body)
-		}
-	}
-
-	tests := []struct {
-		query string
-		field string
-	}{
-		{"format=json&loss=2", "loss"},
-		{"format=cpp&jitterDist=cauchy", "jitterDist"},
-		{"format=json&lost=0.1", "lost"},
-		{"format=json&preset=mars", "preset"},
-		{"format=json&tickRate=10", "sendRate"},
-		{"format=yaml", "format"},
-		{"loss=0.1", "format"},
-	}
-	for _, tt := range tests {
-		resp, body := get(t, ts.URL+"/api/export?"+tt.query)
-		var e apiError
-		if err := json.Unmarshal(body, &e); err != nil {
-			t.Errorf("export?%s: body %q is not JSON: %v", tt.query, body, err)
-		}
-		if resp.StatusCode != 400 || e.Field != tt.field || e.Error == "" {
-			t.Errorf("export?%s = %s %+v, want 400 with field %s", tt.query, resp.Status, e, tt.field)
-		}
-	}
-}
-
-func TestServePage(t *testing.T) {
-	s, ts := newTestServer(t, true)
-	resp, body := get(t, ts.URL+"/?preset=wifi&loss=2&bogus=1&displayBehind=0.12")
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || len(body) == 0 {
-		t.Fatalf("GET / = %s %q, %d bytes", resp.Status, resp.Header.Get("Content-Type"), len(body))
-	}
-	resp, _ = get(t, ts.URL+"/nope")
-	if resp.StatusCode != 404 {
-		t.Errorf("GET /nope = %s, want 404", resp.Status)
-	}
-
-	wifi, _ := presets.Get("wifi")
-	v := s.pageView(httptest.NewRequest("GET", "/?preset=wifi&loss=2&bogus=1&displayBehind=0.12", nil))
-	if v.Preset != "wifi" || v.Settings.Loss != wifi.Settings.Loss || v.Settings.DisplayBehind != 0.12 {
-		t.Errorf("pageView: preset %q, loss %v, displayBehind %v; want wifi, %v, 0.12", v.Preset, v.Settings.Loss, v.Settings.DisplayBehind, wifi.Settings.Loss)
-	}
-	if len(v.Errors) != 2 || !strings.Contains(v.Errors[0], "loss") || !strings.Contains(v.Errors[1], "bogus") {
-		t.Errorf("pageView errors = %q, want one for loss and one for bogus", v.Errors)
-	}
-	if v.Query != "preset=wifi&displayBehind=0.12" {
-		t.Errorf("pageView query = %q, want the valid state preset=wifi&displayBehind=0.12", v.Query)
-	}
-	if len(v.Params) != len(engine.Params()) || len(v.Presets) == 0 || v.Presets[0].Name != "epic-seed" {
-		t.Errorf("pageView: %d params, presets %v", len(v.Params), v.Presets)
-	}
-
-	v = s.pageView(httptest.NewRequest("GET", "/?loss=%zz&delay=0.2", nil))
-	if len(v.Errors) != 1 || !strings.Contains(v.Errors[0], "malformed") || v.Settings.Delay != 0.2 {
-		t.Errorf("pageView of a malformed link: errors %q, delay %v; want one malformed error and delay 0.2", v.Errors, v.Settings.Delay)
-	}
-	v = s.pageView(httptest.NewRequest("GET", "/", nil))
-	if len(v.Errors) != 0 || v.Preset != "" || v.Query != "" || !reflect.DeepEqual(v.Settings, engine.Defaults()) {
-		t.Errorf("pageView(/) = %+v, want the defaults and no errors", v)
-	}
-}
-
-func TestServeGzip(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	for _, path := range []string{"/", "/api/params", "/static/app.js"} {
-		resp, body := get(t, ts.URL+path, "Accept-Encoding", "gzip, deflate")
-		if resp.Header.Get("Content-Encoding") != "gzip" {
-			t.Errorf("GET %s with gzip: Content-Encoding = %q", path, resp.Header.Get("Content-Encoding"))
-			continue
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Errorf("GET %s: %v", path, err)
-			continue
-		}
-		plain, err := io.ReadAll(zr)
-		if err != nil {
-			t.Errorf("GET %s: %v", path, err)
-		}
-		_, identity := get(t, ts.URL+path)
-		if !bytes.Equal(plain, identity) {
-			t.Errorf("GET %s: gzipped body differs from the plain one", path)
-		}
-		if !strings.Contains(resp.Header.Get("Vary"), "Accept-Encoding") {
-			t.Errorf("GET %s: Vary = %q", path, resp.Header.Get("Vary"))
-		}
-	}
-	resp, _ := get(t, ts.URL+"/api/params", "Accept-Encoding", "gzip;q=0")
-	if resp.Header.Get("Content-Encoding") != "" {
-		t.Errorf("gzip;q=0: Content-Encoding = %q, want none", resp.Header.Get("Content-Encoding"))
-	}
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	tests := []struct {
-		header string
-		want   bool
-	}{
-		{"", false}, {"gzip", true}, {"deflate, gzip;q=0.5", true}, {"GZIP", true}, {"gzip;q=0", false},
-		{"identity", false}, {"*", true}, {"br, *;q=0", false}, {"x-gzip", false},
-	}
-	for _, tt := range tests {
-		if got := acceptsGzip(tt.header); got != tt.want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", tt.header, got, tt.want)
-		}
-	}
-}
-
-func TestServeStatic(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	resp, body := get(t, ts.URL+"/static/app.js")
-	if resp.StatusCode != 200 || !bytes.Equal(body, testAppJS) || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") {
-		t.Fatalf("GET /static/app.js = %s %q", resp.Status, resp.Header.Get("Content-Type"))
-	}
-	etag := resp.Header.Get("ETag")
-	if etag == "" || resp.Header.Get("Cache-Control") != "no-cache" {
-		t.Errorf("app.js: ETag %q, Cache-Control %q", etag, resp.Header.Get("Cache-Control"))
-	}
-	resp, body = get(t, ts.URL+"/static/app.js", "If-None-Match", etag)
-	if resp.StatusCode != 304 || len(body) != 0 {
-		t.Errorf("revalidate app.js = %s with %d bytes, want 304", resp.Status, len(body))
-	}
-	resp, _ = get(t, ts.URL+"/static/style.css")
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/css") {
-		t.Errorf("style.css Content-Type = %q", resp.Header.Get("Content-Type"))
-	}
-	resp, _ = get(t, ts.URL+"/static/nope.js")
-	if resp.StatusCode != 404 {
-		t.Errorf("GET /static/nope.js = %s, want 404", resp.Status)
-	}
-	resp, _ = get(t, ts.URL+"/static/dist/wasm_exec.js")
-	if resp.StatusCode != 200 {
-		t.Errorf("GET /static/dist/wasm_exec.js = %s, want 200", resp.Status)
-	}
-}
-
-func TestServeWasm(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	resp, body := get(t, ts.URL+"/lab.wasm", "Accept-Encoding", "gzip")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/wasm" || resp.Header.Get("Content-Encoding") != "gzip" {
-		t.Fatalf("GET /lab.wasm = %s, %q, %q", resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"))
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, testWasm) {
-		t.Errorf("gzipped /lab.wasm does not decompress to the module")
-	}
-	resp, body = get(t, ts.URL+"/lab.wasm")
-	if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, testWasm) {
-		t.Errorf("GET /lab.wasm without gzip: encoding %q, %d bytes; want the plain module (%d bytes)",
-			resp.Header.Get("Content-Encoding"), len(body), len(testWasm))
-	}
-	resp, _ = get(t, ts.URL+"/lab.wasm", "If-None-Match", resp.Header.Get("ETag"))
-	if resp.StatusCode != 304 {
-		t.Errorf("revalidate /lab.wasm = %s, want 304", resp.Status)
-	}
-
-	_, ts = newTestServer(t, false)
-	for _, path := range []string{"/lab.wasm", "/static/dist/wasm_exec.js"} {
-		resp, body = get(t, ts.URL+path)
-		if resp.StatusCode != 503 || !strings.Contains(string(body), "wasm not built: run make") {
-			t.Errorf("GET %s unbuilt = %s %q, want 503 saying how to build", path, resp.Status, body)
-		}
-	}
-
-	list, _ := presets.All()
-	if _, err := newServer(list, fstest.MapFS{"dist/lab.wasm.gz": {Data: []byte("not gzip")}}); err == nil {
-		t.Error("newServer with a corrupt lab.wasm.gz: error = nil, want one")
-	}
-}
-
-func TestServeMethodsAndUnknownAPI(t *testing.T) {
-	_, ts := newTestServer(t, true)
-	resp, err := http.Post(ts.URL+"/api/presets", "application/json", strings.NewReader("{}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("POST /api/presets = %s, want 405", resp.Status)
-	}
-	resp, body := get(t, ts.URL+"/api/nope")
-	var e apiError
-	if json.Unmarshal(body, &e) != nil || resp.StatusCode != 404 {
-		t.Errorf("GET /api/nope = %s %q, want a 404 JSON error", resp.Status, body)
-	}
-	req, _ := http.NewRequest("HEAD", ts.URL+"/", nil)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("HEAD / = %s, want 200", resp.Status)
-	}
-}
-
-func TestServeUntilShutsDown(t *testing.T) {
-	s, _ := newTestServer(t, true)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, ln, s) }()
-	resp, _ := get(t, "http://"+ln.Addr().String()+"/api/presets/lan")
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET before shutdown = %s", resp.Status)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serveUntil = %v, want nil after a graceful shutdown", err)
-		}
-	case <-time.After(serveShutdownTimeout + time.Second):
-		t.Fatal("serveUntil did not return after cancel")
-	}
-	if conn, err := net.Dial("tcp", ln.Addr().String()); err == nil {
-		conn.Close()
-		t.Error("server still accepts connections after shutdown")
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
@@ -35,7 +35,7 @@ tickRate) are shown as "-" and listed. Interrupt to stop early.
 // runSweep is `lab sweep`.
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("sweep", sweepUsage+"\nflags:\n", stderr)
-	settings := settingsFlags(fs)
+	sf := settingsFlags(fs)
 	technique := fs.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
 	var x, y *engine.Axis
 	fs.Func("x", "the first swept parameter, `name=min:max:steps`", func(arg string) error {
@@ -66,11 +66,11 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	case x == nil:
 		return usageErr("-x is required")
 	}
-	mi := sweepMetricIndex(*metric)
+	mi := report.MetricIndex(*metric)
 	if mi < 0 {
-		return usageErr("-metric: unknown metric %q: want one of %s", *metric, sweepMetricNames())
+		return usageErr("-metric: unknown metric %q: want one of %s", *metric, report.MetricNames())
 	}
-	base, err := settings()
+	base, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab sweep: %v\n", err)
 		return 2
@@ -102,17 +102,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		if spec.Y != nil {
 			out.YValues = spec.Y.Values()
 		}
-		if err := printJSON(stdout, out); err != nil {
-			fmt.Fprintf(stderr, "lab sweep: %v\n", err)
-			return 1
-		}
-		return 0
+		return exit(stderr, "sweep", printJSON(stdout, out))
 	}
-	if err := writeSweepTable(stdout, spec, points, mi); err != nil {
-		fmt.Fprintf(stderr, "lab sweep: %v\n", err)
-		return 1
-	}
-	return 0
+	return exit(stderr, "sweep", report.Sweep(stdout, spec, points, mi))
 }
 
 // sweepJSON is the output of lab sweep -json.
@@ -169,94 +161,6 @@ func sweepParseAxis(arg string) (engine.Axis, error) {
 		return a, fmt.Errorf("steps %q is not a whole number", parts[2])
 	}
 	return a, nil
-}
-
-// writeSweepTable prints the metric over the grid in display units.
-func writeSweepTable(w io.Writer, spec engine.SweepSpec, points []engine.SweepPoint, mi int) error {
-	s, f := spec.Base, engine.MetricFields[mi]
-	fmt.Fprintf(w, "%s, %s%s: %d entities × %g s, seed %d, motion %s\n\n",
-		spec.Technique, f.Name, sweepUnit(f.Display), s.Entities, s.Duration, s.Seed, s.Motion)
-	px, _ := engine.Lookup(spec.X.Name)
-	xs := spec.X.Values()
-	cell := func(p engine.SweepPoint) string {
-		if p.Err != "" {
-			return "-"
-		}
-		return formatMetric(p.Metrics.Values(nil)[mi] * f.Scale)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if spec.Y == nil {
-		fmt.Fprintf(tw, "%s%s\t%s%s\t\n", px.Name, sweepUnit(px.Display), f.Name, sweepUnit(f.Display))
-		for _, p := range points {
-			fmt.Fprintf(tw, "%s\t%s\t\n", sweepValue(px, p.X), cell(p))
-		}
-	} else {
-		py, _ := engine.Lookup(spec.Y.Name)
-		fmt.Fprintf(tw, "%s%s \\ %s%s\t", py.Name, sweepUnit(py.Display), px.Name, sweepUnit(px.Display))
-		for _, x := range xs {
-			fmt.Fprintf(tw, "%s\t", sweepValue(px, x))
-		}
-		fmt.Fprintln(tw)
-		for k, p := range points {
-			if p.I == 0 {
-				fmt.Fprintf(tw, "%s\t", sweepValue(py, p.Y))
-			}
-			fmt.Fprintf(tw, "%s\t", cell(p))
-			if k%len(xs) == len(xs)-1 {
-				fmt.Fprintln(tw)
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, p := range points {
-		if p.Err != "" {
-			at := px.Name + "=" + px.Format(p.X)
-			if spec.Y != nil {
-				py, _ := engine.Lookup(spec.Y.Name)
-				at += " " + py.Name + "=" + py.Format(p.Y)
-			}
-			fmt.Fprintf(w, "%s: %s\n", at, p.Err)
-		}
-	}
-	return nil
-}
-
-// sweepValue shows a parameter's value as a designer reads it: names for a
-// Bool or Enum, display units (ms, %) for a number.
-func sweepValue(p *engine.Param, v float64) string {
-	if p.Kind == engine.Bool || p.Kind == engine.Enum {
-		return p.Format(v)
-	}
-	if p.Scale != 0 {
-		v *= p.Scale
-	}
-	return formatMetric(v)
-}
-
-func sweepUnit(display string) string {
-	if display == "" {
-		return ""
-	}
-	return " (" + display + ")"
-}
-
-func sweepMetricIndex(name string) int {
-	for i, f := range engine.MetricFields {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
-func sweepMetricNames() string {
-	names := make([]string, len(engine.MetricFields))
-	for i, f := range engine.MetricFields {
-		names[i] = f.Name
-	}
-	return strings.Join(names, ", ")
 }
 
 // sweepFlagFor names the flag behind a spec's FieldError, as a prefix for

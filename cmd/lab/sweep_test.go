@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -96,7 +97,7 @@ func TestSweepTable(t *testing.T) {
 			t.Fatalf("%s: table has %d cells, want %d:\n%s", tt.name, len(cells), len(pts), out.String())
 		}
 		for k, p := range pts {
-			if want := formatMetric(p.Metrics.Underrun * 100); cells[k] != want {
+			if want := report.Number(p.Metrics.Underrun * 100); cells[k] != want {
 				t.Errorf("%s: cell %d = %s, want %s (engine.Sweep's underrun in %%)", tt.name, k, cells[k], want)
 			}
 		}

@@ -7,11 +7,10 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"reflect"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
@@ -41,7 +40,7 @@ Interrupt to stop early.
 // runTune is `lab tune`.
 func runTune(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("tune", tuneUsage+"\nflags:\n", stderr)
-	settings := settingsFlags(fs)
+	sf := settingsFlags(fs)
 	technique := fs.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
 	motions := fs.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
 		strings.Join(engine.Motions, ", "))
@@ -68,7 +67,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	base, err := settings()
+	base, err := sf.settings()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab tune: %v\n", err)
 		return 2
@@ -104,45 +103,18 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab tune: stopped after %d of %d candidates: %v\n", len(res.Candidates), spec.Budget, err)
 		return 1
 	}
-	changes := tuneChanges(spec.Base, res.Best.Settings)
+	changes := engine.Diff(spec.Base, res.Best.Settings)
 	if *asJSON {
-		if err := printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}); err != nil {
-			fmt.Fprintf(stderr, "lab tune: %v\n", err)
-			return 1
-		}
-		return 0
+		return exit(stderr, "tune", printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}))
 	}
-	if err := writeTune(stdout, spec, res, changes); err != nil {
-		fmt.Fprintf(stderr, "lab tune: %v\n", err)
-		return 1
-	}
-	return 0
+	return exit(stderr, "tune", report.Tune(stdout, spec, res, changes))
 }
 
 // tuneJSON is the output of lab tune -json.
 type tuneJSON struct {
 	Spec    engine.TuneSpec   `json:"spec"`
-	Changes []tuneChange      `json:"changes"` // the recommendation's settings that differ from the base
+	Changes []engine.Change   `json:"changes"` // the recommendation's settings that differ from the base
 	Result  engine.TuneResult `json:"result"`
-}
-
-// tuneChange is one setting of the recommendation that differs from the
-// base, as the text a -set takes.
-type tuneChange struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// tuneChanges lists the parameters whose text differs between base and s,
-// in the parameter table's order.
-func tuneChanges(base, s engine.Settings) []tuneChange {
-	changes := []tuneChange{}
-	for _, p := range engine.Params() {
-		if v := s.Text(p.Name); v != base.Text(p.Name) {
-			changes = append(changes, tuneChange{p.Name, v})
-		}
-	}
-	return changes
 }
 
 // tuneParseWeights sets the weights named in "name=value,...".
@@ -182,8 +154,8 @@ func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
 		if !ok {
 			return cs, fmt.Errorf("want metric=value, got %q", kv)
 		}
-		if sweepMetricIndex(name) < 0 {
-			return cs, fmt.Errorf("unknown metric %q: want one of %s", name, sweepMetricNames())
+		if report.MetricIndex(name) < 0 {
+			return cs, fmt.Errorf("unknown metric %q: want one of %s", name, report.MetricNames())
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 		if err != nil {
@@ -192,69 +164,4 @@ func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
 		cs = append(cs, engine.Constraint{Metric: name, Max: v})
 	}
 	return cs, nil
-}
-
-// writeTune prints the recommendation, its metrics against the base's and
-// the Pareto front.
-func writeTune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []tuneChange) error {
-	s := spec.Base
-	motions := strings.Join(spec.Motions, ",")
-	if motions == "" {
-		motions = s.Motion
-	}
-	fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
-		spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
-	if len(spec.Constraints) > 0 {
-		var bounds []string
-		for _, c := range spec.Constraints {
-			f := engine.MetricFields[sweepMetricIndex(c.Metric)]
-			bounds = append(bounds, c.Metric+" ≤ "+formatMetric(c.Max*f.Scale)+strings.TrimSuffix(" "+f.Display, " "))
-		}
-		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
-	}
-	fmt.Fprintln(w)
-	if !res.Feasible {
-		fmt.Fprintf(w, "NO CANDIDATE MEETS THE CONSTRAINTS: the one shown breaks them least (by %s).\n\n", formatMetric(res.Best.Violation))
-	}
-	if len(changes) == 0 {
-		fmt.Fprintln(w, "recommended: keep the starting settings; no candidate did better.")
-	} else {
-		fmt.Fprintln(w, "recommended:")
-		for _, c := range changes {
-			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
-		}
-	}
-	fmt.Fprintln(w)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
-	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
-	for i, f := range engine.MetricFields {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, formatMetric(bv[i]*f.Scale), formatMetric(rv[i]*f.Scale))
-	}
-	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", formatMetric(res.Base.Cost), formatMetric(res.Best.Cost))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
-	fmt.Fprintf(w, "\nPareto front of the feasible candidates (* recommended):\n")
-	if len(res.Pareto) == 0 {
-		fmt.Fprintln(w, "  none: no candidate is feasible")
-		return nil
-	}
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
-	for _, c := range res.Pareto {
-		var set []string
-		for _, ch := range tuneChanges(spec.Base, c.Settings) {
-			set = append(set, ch.Name+"="+ch.Value)
-		}
-		mark := ""
-		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
-			mark = " *"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", formatMetric(c.Metrics.AddedLatency*1000), formatMetric(c.Metrics.ErrAligned*100),
-			formatMetric(c.Cost), mark, strings.Join(set, " "))
-	}
-	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -57,8 +58,8 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 	if !reflect.DeepEqual(got.Result, want) {
 		t.Errorf("lab tune result: best %+v, want engine.Tune's %+v", got.Result.Best, want.Best)
 	}
-	if !reflect.DeepEqual(got.Changes, tuneChanges(spec.Base, want.Best.Settings)) {
-		t.Errorf("lab tune changes = %+v, want %+v", got.Changes, tuneChanges(spec.Base, want.Best.Settings))
+	if !reflect.DeepEqual(got.Changes, engine.Diff(spec.Base, want.Best.Settings)) {
+		t.Errorf("lab tune changes = %+v, want %+v", got.Changes, engine.Diff(spec.Base, want.Best.Settings))
 	}
 }
 
@@ -87,7 +88,7 @@ func TestTuneText(t *testing.T) {
 	}
 	bv, rv := want.Base.Metrics.Values(nil), want.Best.Metrics.Values(nil)
 	for i, f := range engine.MetricFields {
-		row := []string{f.Name, f.Display, formatMetric(bv[i] * f.Scale), formatMetric(rv[i] * f.Scale)}
+		row := []string{f.Name, f.Display, report.Number(bv[i] * f.Scale), report.Number(rv[i] * f.Scale)}
 		if f.Display == "" {
 			row = append(row[:1], row[2:]...)
 		}
@@ -95,7 +96,7 @@ func TestTuneText(t *testing.T) {
 			t.Errorf("lab tune lacks the row %v:\n%s", row, out)
 		}
 	}
-	if !tuneHasRow(out, []string{"cost", formatMetric(want.Base.Cost), formatMetric(want.Best.Cost)}) {
+	if !tuneHasRow(out, []string{"cost", report.Number(want.Base.Cost), report.Number(want.Best.Cost)}) {
 		t.Errorf("lab tune lacks the cost row %v → %v:\n%s", want.Base.Cost, want.Best.Cost, out)
 	}
 	_, front, _ := strings.Cut(out, "Pareto front")
@@ -103,7 +104,7 @@ func TestTuneText(t *testing.T) {
 		t.Errorf("lab tune front has %d rows, want %d:\n%s", got, len(want.Pareto), out)
 	}
 	for _, c := range want.Pareto {
-		if !strings.Contains(front, formatMetric(c.Metrics.AddedLatency*1000)+" ") {
+		if !strings.Contains(front, report.Number(c.Metrics.AddedLatency*1000)+" ") {
 			t.Errorf("lab tune front lacks latency %v ms:\n%s", c.Metrics.AddedLatency*1000, front)
 		}
 	}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+// settingsFlag is a command's -preset NAME and repeatable -set
+// name=value: settings start from the named preset (engine.Defaults
+// without one), then every -set applies in command-line order through
+// engine.Settings.SetText. A -set with no "=", an unknown name or a name
+// in refused is rejected while parsing, so flag.Parse reports it with the
+// usage.
+type settingsFlag struct {
+	preset  string
+	sets    [][2]string
+	refused map[string]string // name → why -set may not give it
+}
+
+// settingsFlags registers -preset and -set on fs.
+func settingsFlags(fs *flag.FlagSet) *settingsFlag {
+	f := &settingsFlag{}
+	fs.StringVar(&f.preset, "preset", "", "start from the named `preset` (see /api/presets); default: the parameter table's defaults")
+	fs.Func("set", "set one parameter, `name=value` in the vocabulary (e.g. loss=0.02, jitterDist=pareto); repeatable", func(arg string) error {
+		name, value, err := parseSetArg(arg)
+		if why, ok := f.refused[name]; ok && err == nil {
+			err = fmt.Errorf("%s %s", name, why)
+		}
+		if err == nil {
+			f.sets = append(f.sets, [2]string{name, value})
+		}
+		return err
+	})
+	return f
+}
+
+// base returns the settings of the preset, or engine.Defaults.
+func (f *settingsFlag) base() (engine.Settings, error) {
+	if f.preset == "" {
+		return engine.Defaults(), nil
+	}
+	p, err := presets.Get(f.preset)
+	if err != nil {
+		return engine.Settings{}, fmt.Errorf("-preset: %w", err)
+	}
+	return p.Settings, nil
+}
+
+// apply applies every -set to s, in order.
+func (f *settingsFlag) apply(s *engine.Settings) error {
+	for _, kv := range f.sets {
+		if err := s.SetText(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("-set %s=%s: %w", kv[0], kv[1], err)
+		}
+	}
+	return nil
+}
+
+// settings returns the base with every -set applied, validated. Its errors
+// name the preset or the field and the allowed range; they are usage
+// errors (exit status 2).
+func (f *settingsFlag) settings() (engine.Settings, error) {
+	s, err := f.base()
+	if err == nil {
+		err = f.apply(&s)
+	}
+	if err == nil {
+		err = s.Validate()
+	}
+	return s, err
+}
+
+// parseSetArg splits a -set argument, name=value, and checks the name
+// against the parameter table; the value is checked when it is applied.
+func parseSetArg(arg string) (name, value string, err error) {
+	name, value, ok := strings.Cut(arg, "=")
+	name = strings.TrimSpace(name)
+	if !ok {
+		return "", "", fmt.Errorf("want name=value, got %q", arg)
+	}
+	if _, known := engine.Lookup(name); !known {
+		return "", "", fmt.Errorf("unknown parameter %q", name)
+	}
+	return name, value, nil
+}
+
+// labFlags returns the flag set of `lab name`: errors go to stderr, and -h
+// prints usage (the command's text, ending with its flags heading) and then
+// the flags.
+func labFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("lab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseLabFlags parses args, allowing at most maxArgs arguments after the
+// flags. When ok is false the command must exit with code: 0 after -h, 2 for
+// bad usage (the usage has been printed).
+func parseLabFlags(fs *flag.FlagSet, args []string, maxArgs int, stderr io.Writer) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > maxArgs {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(maxArgs))
+		fs.Usage()
+		return 2, false
+	}
+	return 0, true
+}
+
+// exit reports err, if any, as lab cmd's failure and returns the exit
+// status: 0 without an error, 1 with one.
+func exit(stderr io.Writer, cmd string, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "lab %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+// printJSON writes v to w as indented JSON, as every -json flag does.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

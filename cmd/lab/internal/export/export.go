@@ -1,0 +1,168 @@
+// Package export writes settings as the files a game team pastes as is:
+// the canonical JSON, a C++ header for the seed's Interpolator, Unity with
+// Mirror, Unreal and Source configs, and a tc-netem script that puts a real
+// server behind the lab's network. Every number in an export comes from
+// the settings; a mapping that is not exact is said in the export's own
+// comments. Each format is a file of its own.
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"interplab/engine"
+)
+
+// File is an export ready to download.
+type File struct {
+	Body        []byte
+	ContentType string
+	Name        string // the download's file name: interplab-wifi.json
+}
+
+// format describes one export.
+type format struct {
+	name        string // the format's name in -format and ?format=
+	contentType string
+	filename    func(preset string) string
+	write       func(b *bytes.Buffer, preset string, s engine.Settings)
+}
+
+// formats lists every export, in the order the page offers them.
+var formats = []format{
+	{"json", "application/json", fileNamed(".json"), writeJSON},
+	{"cpp", "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
+	{"unity", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
+	{"unreal", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
+	{"source", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
+	{"netem", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+}
+
+// Formats lists the formats' names, in the order the page offers them.
+func Formats() []string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
+	}
+	return names
+}
+
+// Names lists the formats' names for a message: "json, cpp, ...".
+func Names() string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Render renders s, tuned from the named preset ("" for the defaults), in the
+// given format, with the download's content type and file name. s must be
+// valid (engine.Settings.Validate).
+func Render(format string, preset string, s engine.Settings) (File, error) {
+	for _, f := range formats {
+		if f.name == format {
+			if err := s.Validate(); err != nil {
+				return File{}, fmt.Errorf("export %s: %w", format, err)
+			}
+			var b bytes.Buffer
+			f.write(&b, preset, s)
+			return File{Body: b.Bytes(), ContentType: f.contentType, Name: f.filename(preset)}, nil
+		}
+	}
+	return File{}, fmt.Errorf("unknown export format %q: want one of %s", format, Names())
+}
+
+// fileNamed names a download after the preset: interplab-wifi.json.
+func fileNamed(suffix string) func(string) string {
+	return func(preset string) string {
+		if preset == "" {
+			preset = "defaults"
+		}
+		return "interplab-" + preset + suffix
+	}
+}
+
+// Number formatting shared by the exports. Values are rounded to 1e-9 of
+// their unit so that 0.015 s prints as 15 ms, not 15.000000000000002.
+
+// num formats v in plain decimal notation.
+func num(v float64) string {
+	return strconv.FormatFloat(round(v), 'f', -1, 64)
+}
+
+func round(v float64) float64 { return math.Round(v*1e9) / 1e9 }
+
+// ms formats a time in seconds as milliseconds.
+func ms(seconds float64) string { return num(seconds * 1000) }
+
+// pct formats a fraction as a percentage.
+func pct(fraction float64) string { return num(fraction * 100) }
+
+// floatLit formats v as a C, C++ or C# float literal: 0.2f, 1.0f, 1e-05f.
+func floatLit(v float64) string {
+	s := strconv.FormatFloat(float64(float32(v)), 'g', -1, 32)
+	if !strings.ContainsAny(s, ".eEn") { // n: NaN and Inf cannot occur in valid settings
+		s += ".0"
+	}
+	return s + "f"
+}
+
+// boolLit formats v as a C-family boolean.
+func boolLit(v bool) string { return strconv.FormatBool(v) }
+
+// doc returns the parameter's doc line and unit for a comment.
+func doc(name string) string {
+	p, ok := engine.Lookup(name)
+	if !ok {
+		return "" // every name the exports list is in the table (TestExportParamsKnown)
+	}
+	if p.Unit != "" && p.Unit != "fraction" {
+		return p.Unit + ": " + p.Doc
+	}
+	return p.Doc
+}
+
+// value returns the named parameter's value in s.
+func value(s *engine.Settings, name string) float64 {
+	p, ok := engine.Lookup(name)
+	if !ok {
+		return math.NaN() // every name the exports list is in the table (TestExportParamsKnown)
+	}
+	return p.Get(s)
+}
+
+// presetLabel describes where the settings started from.
+func presetLabel(preset string) string {
+	if preset == "" {
+		return "the lab's defaults"
+	}
+	return "preset " + strconv.Quote(preset)
+}
+
+// bufferParams are the snapshot-buffer values a game's own
+// interpolation code needs, with the rates and speed they were tuned for.
+var bufferParams = []string{"delay", "adaptive", "margin", "delayCap", "adaptWindow",
+	"extrapolateCap", "speedClamp", "rotation", "maxSpeed", "tickRate", "sendRate"}
+
+// constTypes are a language's declarations of a constant of each
+// parameter kind: Bool, Int, Enum (as a string) and Float.
+type constTypes struct{ boolT, intT, stringT, floatT string }
+
+// decl declares the named parameter's value in s as a constant.
+func (c constTypes) decl(s *engine.Settings, name string) string {
+	p, _ := engine.Lookup(name)
+	v := p.Get(s)
+	switch p.Kind {
+	case engine.Bool:
+		return c.boolT + " " + name + " = " + boolLit(v != 0)
+	case engine.Int:
+		return c.intT + " " + name + " = " + num(v)
+	case engine.Enum:
+		return c.stringT + " " + name + " = " + strconv.Quote(p.Format(v))
+	}
+	return c.floatT + " " + name + " = " + floatLit(v)
+}

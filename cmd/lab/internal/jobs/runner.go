@@ -1,0 +1,277 @@
+// Package jobs runs the lab's long work, sweeps and tunings, in the
+// background: at most MaxRunning at once, each cancellable, its progress
+// kept item by item and streamed to watchers over a WebSocket, the latest
+// MaxKept ended jobs kept for their pages. A job's work is a function the
+// caller passes in; the runner knows nothing of what it computes.
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gorilla/websocket"
+)
+
+// Limits of a Runner.
+const (
+	MaxRunning = 2  // jobs running at once; more fail with ErrBusy
+	MaxKept    = 32 // ended jobs kept, the oldest dropped first
+)
+
+// Job states.
+const (
+	Running   = "running"
+	Done      = "done"
+	Cancelled = "cancelled"
+	Failed    = "failed"
+)
+
+// ErrBusy is Start's error when MaxRunning jobs are running.
+var ErrBusy = fmt.Errorf("%d jobs are running: wait for one to end or cancel it", MaxRunning)
+
+// Work is a job's work. It reports each finished result to progress, with
+// how many are done, and returns the job's result and error: a context
+// error when ctx was cancelled, with the partial result.
+type Work func(ctx context.Context, progress func(item any, done int)) (any, error)
+
+// Job is one sweep or tuning. Its fields below mu change as it runs.
+type Job struct {
+	id     string
+	kind   string
+	total  int
+	spec   any
+	cancel context.CancelFunc
+	ended  chan struct{} // closed when the job has ended
+
+	mu       sync.Mutex
+	done     int
+	items    []json.RawMessage // results finished so far, in the order they finished
+	state    string
+	err      string
+	result   any                        // set when ended (partial when cancelled)
+	watchers map[chan struct{}]struct{} // each is notified (non-blocking, capacity 1) on progress
+}
+
+// Status is a job's state as GET /api/jobs/{id} answers it, and the fields
+// every WebSocket message shares.
+type Status struct {
+	Type  string            `json:"type,omitempty"`
+	Job   string            `json:"job"`
+	Kind  string            `json:"kind"`
+	State string            `json:"state"`
+	Done  int               `json:"done"`
+	Total int               `json:"total"`
+	Error string            `json:"error,omitempty"`
+	Items []json.RawMessage `json:"items,omitempty"`
+}
+
+// ID is the job's id: 16 hex digits.
+func (j *Job) ID() string { return j.id }
+
+// Kind is what Start was given: "sweep" or "tune".
+func (j *Job) Kind() string { return j.kind }
+
+// Total is how many results the job makes when it runs to its end.
+func (j *Job) Total() int { return j.total }
+
+// Spec is what the job was asked, as Start was given it, for its pages.
+func (j *Job) Spec() any { return j.spec }
+
+// Cancel stops the job; an ended job is left as it is.
+func (j *Job) Cancel() { j.cancel() }
+
+// Ended is closed when the job has ended.
+func (j *Job) Ended() <-chan struct{} { return j.ended }
+
+// Status returns the job's state without its items.
+func (j *Job) Status() Status {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return Status{Job: j.id, Kind: j.kind, State: j.state, Done: j.done, Total: j.total, Error: j.err}
+}
+
+// Since returns the status with the items from index from on, in the order
+// they finished.
+func (j *Job) Since(from int) Status {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	st := Status{Job: j.id, Kind: j.kind, State: j.state, Done: j.done, Total: j.total, Error: j.err}
+	if from < len(j.items) {
+		st.Items = j.items[from:len(j.items):len(j.items)]
+	}
+	return st
+}
+
+// Result returns the work's result and the job's state; the result is nil
+// while the job runs.
+func (j *Job) Result() (any, string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.result, j.state
+}
+
+// progress records one finished result; the work calls it from one
+// goroutine. An item that does not encode fails the job.
+func (j *Job) progress(item any, done int) {
+	data, err := json.Marshal(item)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err != nil {
+		if j.err == "" {
+			j.err = "encode a result: " + err.Error()
+		}
+		j.cancel()
+		return
+	}
+	j.items = append(j.items, data)
+	j.done = done
+	j.notifyLocked()
+}
+
+func (j *Job) notifyLocked() {
+	for ch := range j.watchers {
+		select {
+		case ch <- struct{}{}:
+		default: // already notified; the writer reads everything new
+		}
+	}
+}
+
+// watch adds a watcher and returns its notification channel, notified once
+// at once.
+func (j *Job) watch() chan struct{} {
+	ch := make(chan struct{}, 1)
+	ch <- struct{}{}
+	j.mu.Lock()
+	j.watchers[ch] = struct{}{}
+	j.mu.Unlock()
+	return ch
+}
+
+// unwatch removes a watcher; the last one leaving cancels a running job.
+func (j *Job) unwatch(ch chan struct{}) {
+	j.mu.Lock()
+	delete(j.watchers, ch)
+	last := len(j.watchers) == 0 && j.state == Running
+	j.mu.Unlock()
+	if last {
+		j.cancel()
+	}
+}
+
+// execute runs the job's work to its end and records how it ended. It is
+// the one place a job's work runs.
+func (j *Job) execute(ctx context.Context, work Work) {
+	res, err := work(ctx, j.progress)
+	j.cancel()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.result = res
+	switch {
+	case j.err != "":
+		j.state = Failed
+	case err == nil:
+		j.state = Done
+	case errors.Is(err, context.Canceled):
+		j.state = Cancelled
+	default:
+		j.state, j.err = Failed, err.Error()
+	}
+	j.notifyLocked()
+}
+
+// Runner keeps the jobs: at most MaxRunning running, and the MaxKept latest
+// ended ones.
+type Runner struct {
+	base     context.Context // cancelled by Close
+	stop     context.CancelFunc
+	upgrader *websocket.Upgrader
+
+	mu      sync.Mutex
+	jobs    map[string]*Job
+	order   []string // ids, oldest first
+	running int
+}
+
+// NewRunner returns a runner with no jobs. Close it to stop its jobs.
+func NewRunner() *Runner {
+	ctx, stop := context.WithCancel(context.Background())
+	return &Runner{base: ctx, stop: stop, upgrader: newUpgrader(), jobs: map[string]*Job{}}
+}
+
+// Close cancels every running job and waits for them to end.
+func (r *Runner) Close() {
+	r.stop()
+	r.mu.Lock()
+	var all []*Job
+	for _, j := range r.jobs {
+		all = append(all, j)
+	}
+	r.mu.Unlock()
+	for _, j := range all {
+		<-j.ended
+	}
+}
+
+// Get returns the job with id, or nil.
+func (r *Runner) Get(id string) *Job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.jobs[id]
+}
+
+// Start runs work as a job of total results in a goroutine of its own; kind
+// and spec are kept for the job's pages. It fails with ErrBusy when
+// MaxRunning jobs are running.
+func (r *Runner) Start(kind string, total int, spec any, work Work) (*Job, error) {
+	var b [8]byte
+	rand.Read(b[:])
+	ctx, cancel := context.WithCancel(r.base)
+	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, total: total, spec: spec, cancel: cancel,
+		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}}
+	r.mu.Lock()
+	if r.running >= MaxRunning {
+		r.mu.Unlock()
+		cancel()
+		return nil, ErrBusy
+	}
+	r.running++
+	r.jobs[j.id] = j
+	r.order = append(r.order, j.id)
+	r.mu.Unlock()
+
+	go func() {
+		j.execute(ctx, work)
+		close(j.ended)
+		r.mu.Lock()
+		r.running--
+		r.evictLocked()
+		r.mu.Unlock()
+	}()
+	return j, nil
+}
+
+// evictLocked drops the oldest ended jobs beyond MaxKept.
+func (r *Runner) evictLocked() {
+	ended := 0
+	for _, id := range r.order {
+		if r.jobs[id].Status().State != Running {
+			ended++
+		}
+	}
+	for i := 0; ended > MaxKept && i < len(r.order); {
+		id := r.order[i]
+		if r.jobs[id].Status().State == Running {
+			i++
+			continue
+		}
+		delete(r.jobs, id)
+		r.order = append(r.order[:i], r.order[i+1:]...)
+		ended--
+	}
+}

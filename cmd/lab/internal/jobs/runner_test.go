@@ -1,0 +1,216 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// counting reports n items, 1 to n, and returns n.
+func counting(n int) Work {
+	return func(ctx context.Context, progress func(any, int)) (any, error) {
+		for i := 1; i <= n; i++ {
+			progress(i, i)
+		}
+		return n, nil
+	}
+}
+
+// blocking runs until cancelled, after reporting one item.
+func blocking(ctx context.Context, progress func(any, int)) (any, error) {
+	progress("started", 1)
+	<-ctx.Done()
+	return "partial", ctx.Err()
+}
+
+func runner(t *testing.T) *Runner {
+	t.Helper()
+	r := NewRunner()
+	t.Cleanup(r.Close)
+	return r
+}
+
+func ended(t *testing.T, j *Job) Status {
+	t.Helper()
+	select {
+	case <-j.Ended():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("job %s did not end", j.ID())
+	}
+	return j.Since(0)
+}
+
+func TestJobEnds(t *testing.T) {
+	r := runner(t)
+	tests := []struct {
+		name   string
+		work   Work
+		cancel bool
+		state  string
+		result any
+		items  int
+		err    string
+	}{
+		{name: "done", work: counting(3), state: Done, result: 3, items: 3},
+		{name: "failed", work: func(context.Context, func(any, int)) (any, error) { return nil, errors.New("no luck") },
+			state: Failed, err: "no luck"},
+		{name: "cancelled", work: blocking, cancel: true, state: Cancelled, result: "partial", items: 1},
+		{name: "an item that does not encode", work: func(ctx context.Context, progress func(any, int)) (any, error) {
+			progress(math.NaN(), 1)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, state: Failed, err: "encode a result"},
+	}
+	for _, tt := range tests {
+		j, err := r.Start("sweep", 3, tt.name, tt.work)
+		if err != nil {
+			t.Fatalf("%s: Start = %v", tt.name, err)
+		}
+		if tt.cancel {
+			j.Cancel()
+		}
+		st := ended(t, j)
+		res, state := j.Result()
+		if st.State != tt.state || state != tt.state || len(st.Items) != tt.items || !strings.Contains(st.Error, tt.err) || res != tt.result {
+			t.Errorf("%s: ended %+v with result %v, want %s with %d items, result %v, error %q",
+				tt.name, st, res, tt.state, tt.items, tt.result, tt.err)
+		}
+		if r.Get(j.ID()) != j || j.Spec() != tt.name || j.Kind() != "sweep" || j.Total() != 3 {
+			t.Errorf("%s: the runner does not keep the job as started", tt.name)
+		}
+	}
+}
+
+func TestRunnerBusy(t *testing.T) {
+	r := runner(t)
+	var running []*Job
+	for range MaxRunning {
+		j, err := r.Start("sweep", 1, nil, blocking)
+		if err != nil {
+			t.Fatal(err)
+		}
+		running = append(running, j)
+	}
+	if _, err := r.Start("sweep", 1, nil, blocking); !errors.Is(err, ErrBusy) {
+		t.Errorf("job %d: Start = %v, want ErrBusy", MaxRunning+1, err)
+	}
+	running[0].Cancel()
+	ended(t, running[0])
+	if _, err := r.Start("sweep", 1, nil, counting(1)); err != nil {
+		t.Errorf("Start after one ended = %v", err)
+	}
+}
+
+func TestRunnerKeepsTheLatest(t *testing.T) {
+	r := runner(t)
+	var first, last *Job
+	for i := range MaxKept + 3 {
+		j, err := r.Start("tune", 1, nil, counting(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ended(t, j)
+		if i == 0 {
+			first = j
+		}
+		last = j
+	}
+	// The runner evicts after the job's end is visible: wait for it.
+	for deadline := time.Now().Add(5 * time.Second); r.Get(first.ID()) != nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("the oldest ended job is still kept")
+		}
+		runtime.Gosched()
+	}
+	if r.Get(last.ID()) == nil {
+		t.Error("the latest job is gone")
+	}
+}
+
+func TestRunnerCloseCancels(t *testing.T) {
+	r := NewRunner()
+	j, err := r.Start("sweep", 1, nil, blocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if st := j.Status(); st.State != Cancelled {
+		t.Errorf("after Close the job is %s, want cancelled", st.State)
+	}
+}
+
+// wsServer serves the progress WebSocket of any job of r at /ws/{id}.
+func wsServer(t *testing.T, r *Runner) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if j := r.Get(strings.TrimPrefix(req.URL.Path, "/ws/")); j != nil {
+			r.ServeWS(w, req, j)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws/"
+}
+
+func dialJob(t *testing.T, ws string, j *Job) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(ws+j.ID(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return c
+}
+
+func TestServeWSStreamsToTheEnd(t *testing.T) {
+	r := runner(t)
+	ws := wsServer(t, r)
+	j, _ := r.Start("sweep", 4, nil, counting(4))
+	ended(t, j)
+	c := dialJob(t, ws, j)
+	var progress, end Status
+	if err := c.ReadJSON(&progress); err != nil || progress.Type != "progress" || len(progress.Items) != 4 {
+		t.Fatalf("first message %+v, %v; want the progress with every item", progress, err)
+	}
+	if err := c.ReadJSON(&end); err != nil || end.Type != "end" || end.State != Done || end.Done != 4 {
+		t.Fatalf("second message %+v, %v; want the end", end, err)
+	}
+	if _, _, err := c.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Errorf("after the end: %v, want a normal close", err)
+	}
+}
+
+func TestServeWSCancels(t *testing.T) {
+	r := runner(t)
+	ws := wsServer(t, r)
+
+	// A cancel message.
+	j, _ := r.Start("sweep", 2, nil, blocking)
+	c := dialJob(t, ws, j)
+	if err := c.WriteJSON(map[string]string{"type": "cancel"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := ended(t, j); st.State != Cancelled {
+		t.Errorf("after a cancel message the job is %s", st.State)
+	}
+
+	// The last watcher leaving.
+	j, _ = r.Start("sweep", 2, nil, blocking)
+	c = dialJob(t, ws, j)
+	var first Status
+	if err := c.ReadJSON(&first); err != nil || first.State != Running {
+		t.Fatalf("first message %+v, %v", first, err)
+	}
+	c.Close()
+	if st := ended(t, j); st.State != Cancelled {
+		t.Errorf("after its only watcher left the job is %s", st.State)
+	}
+}

@@ -1,0 +1,77 @@
+package jsonapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type testInner struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+type testEmbedded struct {
+	Kind string `json:"kind"`
+}
+
+type testRequest struct {
+	testEmbedded
+	Title  *string              `json:"title"`
+	Inner  testInner            `json:"inner"`
+	List   []testInner          `json:"list"`
+	ByName map[string]testInner `json:"byName"`
+	Raw    json.RawMessage      `json:"raw"`
+	Any    any                  `json:"any"`
+	Plain  int
+	Hidden int `json:"-"`
+}
+
+func TestUnmarshal(t *testing.T) {
+	tests := []struct {
+		body    string
+		field   string // "" with ok for success
+		ok      bool
+		message string // a part of the message
+	}{
+		{body: `{"title":"a","inner":{"name":"x"},"list":[{"value":1}],"byName":{"Any Key":{"name":"y"}},"kind":"k","Plain":1}`, ok: true},
+		{body: `{"raw":{"Whatever":1},"any":{"Free":[{"Form":2}]}}`, ok: true},
+		{body: `{"Title":"a"}`, field: "Title", message: `want "title"`},
+		{body: `{"inner":{"NAME":"x"}}`, field: "NAME", message: "case-sensitive"},
+		{body: `{"list":[{"value":1},{"Value":2}]}`, field: "Value"},
+		{body: `{"byName":{"k":{"Name":"y"}}}`, field: "Name"},
+		{body: `{"Kind":"k"}`, field: "Kind"},
+		{body: `{"plain":1}`, field: "plain"},
+		{body: `{"titel":"a"}`, field: "titel", message: `unknown key "titel"`},
+		{body: `{"Hidden":1}`, field: "Hidden", message: "unknown key"},
+		{body: `{"inner":{"value":"fast"}}`, field: "inner.value", message: "a finite number"},
+		{body: `{"title":5}`, field: "title", message: "a string"},
+		{body: `{"title":"a"} {}`, message: "trailing data"},
+		{body: ``, message: "empty body"},
+		{body: `{"title":`, message: "unexpected end"},
+		{body: `{"title" "a"}`, message: "invalid JSON at byte"},
+		{body: `[1]`, message: "cannot use a JSON array"},
+	}
+	for _, tt := range tests {
+		var v testRequest
+		err := Unmarshal([]byte(tt.body), &v, "")
+		if tt.ok {
+			if err != nil {
+				t.Errorf("Unmarshal(%s) = %v, want nil", tt.body, err)
+			}
+			continue
+		}
+		e, isAPI := err.(*Error)
+		if !isAPI || e.status() != 400 || e.Field != tt.field || !strings.Contains(e.Msg, tt.message) {
+			t.Errorf("Unmarshal(%s) = %#v, want a 400 on field %q saying %q", tt.body, err, tt.field, tt.message)
+		}
+	}
+}
+
+func TestUnmarshalRoot(t *testing.T) {
+	var v testInner
+	err := Unmarshal([]byte(`"fast"`), &v, "settings")
+	if e, ok := err.(*Error); !ok || e.Field != "settings" {
+		t.Errorf("Unmarshal of a string into an object with root settings = %#v, want field settings", err)
+	}
+}

@@ -1,0 +1,115 @@
+// Package jsonapi is the lab's HTTP API layer: the one error shape and the
+// one writer of JSON answers, strict decoding of JSON bodies, and the
+// middleware every route of the server is built from (recover, same
+// origin, content type, body cap).
+//
+// Every error the API answers is the JSON object
+//
+//	{"error": "what went wrong, in words", "field": "name", "line": 3}
+//
+// where field (the JSON key, query parameter or vocabulary name at fault)
+// and line (the line of an uploaded file) are left out when there is none.
+package jsonapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log"
+	"net/http"
+	"unicode/utf8"
+
+	"interplab/engine"
+)
+
+// Error is an answer of the API that is not a success: an HTTP status and
+// the error body.
+type Error struct {
+	Status int    // HTTP status; 0 means 400 Bad Request
+	Msg    string // the message, for a person
+	Field  string // the key, query parameter or vocabulary name at fault; "" for none
+	Line   int    // the 1-based line of an uploaded file at fault; 0 for none
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// BadRequest is a 400 naming the field at fault.
+func BadRequest(field, msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Field: field, Msg: msg}
+}
+
+// status is e's HTTP status.
+func (e *Error) status() int {
+	if e.Status == 0 {
+		return http.StatusBadRequest
+	}
+	return e.Status
+}
+
+// body is the JSON form of an error.
+type body struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+	Line  int    `json:"line,omitempty"`
+}
+
+// Text returns the message and the field at fault of an error the client
+// caused: an *Error or an *engine.FieldError anywhere in err's chain, else
+// err's own message and no field.
+func Text(err error) (msg, field string) {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Msg, e.Field
+	}
+	if fe, ok := errors.AsType[*engine.FieldError](err); ok {
+		return fe.Error(), fe.Field
+	}
+	return err.Error(), ""
+}
+
+// WriteError answers err in the one error shape: an *Error with its
+// status, an *engine.FieldError (a value out of its range) as a 400 naming
+// its field, and anything else as a 500 whose cause is logged, never sent.
+func WriteError(w http.ResponseWriter, err error) {
+	e, ok := errors.AsType[*Error](err)
+	switch {
+	case ok:
+	case isFieldError(err):
+		msg, field := Text(err)
+		e = BadRequest(field, msg)
+	default:
+		log.Printf("lab: %v", err)
+		e = &Error{Status: http.StatusInternalServerError, Msg: "internal error"}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, e.status(), body{Error: e.Msg, Field: e.Field, Line: e.Line})
+}
+
+func isFieldError(err error) bool {
+	_, ok := errors.AsType[*engine.FieldError](err)
+	return ok
+}
+
+// WriteJSON writes v as indented JSON with status. encoding/json escapes <,
+// > and &, so user text (a session's name) cannot become markup even where a
+// browser would sniff the answer as HTML.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		log.Printf("lab: encode JSON answer: %v", err)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"error": "internal error"}` + "\n"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(data, '\n'))
+}
+
+// Clip shortens s to at most n characters, for quoting user text in a
+// message.
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

@@ -1,0 +1,121 @@
+package jsonapi
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"mime"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// A Middleware wraps a handler with a check or a service of its own.
+type Middleware func(http.Handler) http.Handler
+
+// Chain returns h wrapped in m, the first outermost: Chain(h, a, b)
+// runs a, then b, then h.
+func Chain(h http.Handler, m ...Middleware) http.Handler {
+	for i := len(m) - 1; i >= 0; i-- {
+		h = m[i](h)
+	}
+	return h
+}
+
+// Recover answers a panic in next with a 500 in the one error shape and
+// logs it with its stack: a genuinely unexpected fault costs one request,
+// never the server or the client's answer. http.ErrAbortHandler, a
+// handler's deliberate abort, goes on up to net/http.
+func Recover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				panic(v)
+			}
+			log.Printf("lab: panic serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+			WriteError(w, &Error{Status: http.StatusInternalServerError, Msg: "internal error"})
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// SameOrigin refuses, with a 403, a request a browser sent from a page of
+// another site: one whose Origin is neither the request's own (its host
+// equal to the request's Host) nor one of allow (origins such as
+// "https://tools.example.com"). A request without Origin passes unless
+// its Sec-Fetch-Site says another site sent it: games and command-line
+// clients send neither.
+func SameOrigin(allow []string) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !originAllowed(r, allow) {
+				WriteError(w, &Error{Status: http.StatusForbidden, Msg: "cross-origin request refused"})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func originAllowed(r *http.Request, allow []string) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "", "same-origin", "none":
+			return true
+		}
+		return false
+	}
+	if slices.Contains(allow, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// RequireType refuses, with a 415, a request whose body is not of one of
+// types ("application/json"): a request with a body, or a declared
+// Content-Type, must declare one of them. A request with neither (a
+// cancel, a delete) passes.
+func RequireType(types ...string) Middleware {
+	want := "Content-Type must be " + types[0]
+	if len(types) > 1 {
+		want = "Content-Type must be one of " + strings.Join(types, ", ")
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ct := r.Header.Get("Content-Type")
+			if ct == "" && r.ContentLength == 0 {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if mt, _, err := mime.ParseMediaType(ct); err != nil || !slices.Contains(types, mt) {
+				WriteError(w, &Error{Status: http.StatusUnsupportedMediaType, Msg: want})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// MaxBody caps the request body at n bytes: a body declared larger is a
+// 413 at once, and reading past n fails, which ReadBody and Decode answer
+// with a 413 too.
+func MaxBody(n int64) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.ContentLength > n {
+				WriteError(w, &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", n)})
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, n)
+			next.ServeHTTP(w, r)
+		})
+	}
+}

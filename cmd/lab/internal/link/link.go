@@ -1,0 +1,161 @@
+// Package link reads and writes share links: the lab's state as readable
+// query parameters named by the vocabulary,
+// /?preset=wifi&displayBehind=0.12&loss=0.03. "preset" names the starting
+// point and every other key overrides one parameter. Without a preset the
+// starting point is engine.Defaults, the parameter table's defaults: a link
+// then depends on nothing but the engine's table, not on a preset file
+// that may be retuned.
+package link
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+// PresetKey is the query key naming the starting preset.
+const PresetKey = "preset"
+
+// Parse restores the state of a share link. It starts from the
+// preset named by q's "preset" key (engine.Defaults when absent) and applies
+// every other key with engine.Settings.SetText, in parameter-table order.
+// Nothing is dropped silently: an unknown preset or key, a key given twice and
+// a bad value are each reported in errs, and a bad value leaves the preset's
+// value. A cross-field failure of Validate is reported too, and overrides are
+// undone, latest first, until the settings pass, so s is always valid.
+// preset is the preset actually used ("" for the defaults).
+func Parse(q url.Values) (preset string, s engine.Settings, errs []*engine.FieldError) {
+	base := engine.Defaults()
+	if vals, ok := q[PresetKey]; ok {
+		name := vals[len(vals)-1]
+		switch {
+		case len(vals) > 1:
+			errs = append(errs, &engine.FieldError{Field: PresetKey, Value: strings.Join(vals, ","), Allowed: "one preset"})
+		case name == "":
+			// An empty preset= means the defaults, as when it is absent.
+		default:
+			if p, err := presets.Get(name); err != nil {
+				errs = append(errs, &engine.FieldError{Field: PresetKey, Value: name, Allowed: presetChoices()})
+			} else {
+				preset, base = name, p.Settings
+			}
+		}
+	}
+	s = base
+
+	// Known keys in table order, then unknown ones sorted: errors come out in
+	// the same order whatever the link's order.
+	var applied []*engine.Param
+	for i := range engine.Params() {
+		p := &engine.Params()[i]
+		vals, ok := q[p.Name]
+		if !ok {
+			continue
+		}
+		if len(vals) > 1 {
+			errs = append(errs, &engine.FieldError{Field: p.Name, Value: strings.Join(vals, ","), Allowed: "one value"})
+			continue
+		}
+		if err := s.SetText(p.Name, vals[0]); err != nil {
+			errs = append(errs, fieldError(p.Name, vals[0], err))
+			continue
+		}
+		applied = append(applied, p)
+	}
+	var unknown []string
+	for k := range q {
+		if _, ok := engine.Lookup(k); !ok && k != PresetKey {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		errs = append(errs, &engine.FieldError{Field: k, Value: strings.Join(q[k], ","), Allowed: "a parameter name (see /api/params)"})
+	}
+
+	for err := s.Validate(); err != nil; err = s.Validate() {
+		errs = append(errs, fieldError("", "", err))
+		// Undo the override the error names if there is one, else the
+		// latest; base is valid, so this ends.
+		i := slices.IndexFunc(applied, func(p *engine.Param) bool { return p.Name == errs[len(errs)-1].Field })
+		if i < 0 {
+			i = len(applied) - 1
+		}
+		if i < 0 {
+			break // base itself is invalid: cannot happen for checked presets
+		}
+		p := applied[i]
+		p.Set(&s, p.Get(&base))
+		applied = slices.Delete(applied, i, i+1)
+	}
+	return preset, s, errs
+}
+
+// fieldError returns err as a *engine.FieldError, wrapping any other
+// error under the given field.
+func fieldError(field, value string, err error) *engine.FieldError {
+	var fe *engine.FieldError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &engine.FieldError{Field: field, Value: value, Allowed: err.Error()}
+}
+
+func presetChoices() string {
+	list, _ := presets.All()
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = p.Name
+	}
+	return "one of " + strings.Join(names, ", ")
+}
+
+// Values is the inverse of Parse: the preset (when not
+// "") and every parameter whose value differs from the preset's (or from
+// engine.Defaults when preset is ""), formatted by Param.Format. An unknown
+// preset is compared as "". Use Query for the encoded form in table order.
+func Values(preset string, s engine.Settings) url.Values {
+	q := url.Values{}
+	for _, kv := range pairs(preset, s) {
+		q.Set(kv[0], kv[1])
+	}
+	return q
+}
+
+// Query encodes Values(preset, s) with the preset first and
+// the parameters in table order (url.Values.Encode would sort them), keeping
+// commas readable: preset=wifi&loss=0.03&techniques=epic,buffer.
+func Query(preset string, s engine.Settings) string {
+	var b strings.Builder
+	for _, kv := range pairs(preset, s) {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(kv[0]))
+		b.WriteByte('=')
+		b.WriteString(strings.ReplaceAll(url.QueryEscape(kv[1]), "%2C", ","))
+	}
+	return b.String()
+}
+
+func pairs(preset string, s engine.Settings) [][2]string {
+	base := engine.Defaults()
+	var pairs [][2]string
+	if preset != "" {
+		if p, err := presets.Get(preset); err == nil {
+			base = p.Settings
+			pairs = append(pairs, [2]string{PresetKey, preset})
+		}
+	}
+	for i := range engine.Params() {
+		p := &engine.Params()[i]
+		if v := p.Get(&s); v != p.Get(&base) {
+			pairs = append(pairs, [2]string{p.Name, p.Format(v)})
+		}
+	}
+	return pairs
+}

@@ -1,0 +1,159 @@
+package link
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+func TestLinkRoundTrip(t *testing.T) {
+	list, err := presets.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type state struct {
+		preset string
+		edit   func(*engine.Settings)
+	}
+	states := []state{
+		{"", func(*engine.Settings) {}},
+		{"", func(s *engine.Settings) {
+			s.Loss = 0.03
+			s.JitterDist = "pareto"
+			s.Techniques = []string{"epic", "buffer"}
+		}},
+		{"", func(s *engine.Settings) { s.DisplayBehind = 0.123456789; s.Seed = 4294967295; s.ClockDrift = -0.0005 }},
+	}
+	for _, p := range list {
+		states = append(states,
+			state{p.Name, func(*engine.Settings) {}},
+			state{p.Name, func(s *engine.Settings) { s.Adaptive = !s.Adaptive; s.Motion = "zigzag"; s.Entities = 100 }})
+	}
+	for _, st := range states {
+		s := engine.Defaults()
+		if st.preset != "" {
+			p, _ := presets.Get(st.preset)
+			s = p.Settings
+		}
+		st.edit(&s)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("test state invalid: %v", err)
+		}
+		link := Query(st.preset, s)
+		for _, q := range []url.Values{Values(st.preset, s), mustParseQuery(t, link)} {
+			preset, got, errs := Parse(q)
+			if preset != st.preset || len(errs) > 0 || !reflect.DeepEqual(got, s) {
+				t.Errorf("Parse(%q) = %q, %+v, %v; want %q, %+v, no errors", q.Encode(), preset, got, errs, st.preset, s)
+			}
+		}
+	}
+}
+
+func mustParseQuery(t *testing.T, raw string) url.Values {
+	t.Helper()
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatalf("ParseQuery(%q) error: %v", raw, err)
+	}
+	return q
+}
+
+func TestLinkQueryOnlyDiffsInTableOrder(t *testing.T) {
+	wifi, err := presets.Get("wifi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := wifi.Settings
+	s.Loss = 0.03
+	s.DisplayBehind = 0.12
+	s.Techniques = []string{"epic", "buffer"}
+	tests := []struct {
+		preset string
+		s      engine.Settings
+		want   string
+	}{
+		{"wifi", wifi.Settings, "preset=wifi"},
+		{"wifi", s, "preset=wifi&displayBehind=0.12&loss=0.03&techniques=epic,buffer"},
+		{"", engine.Defaults(), ""},
+		{"", wifi.Settings, "latency=0.015&jitter=0.012&jitterDist=pareto&loss=0.005"},
+		{"no-such-preset", engine.Defaults(), ""},
+	}
+	for _, tt := range tests {
+		if got := Query(tt.preset, tt.s); got != tt.want {
+			t.Errorf("Query(%q, ...) = %q, want %q", tt.preset, got, tt.want)
+		}
+	}
+}
+
+func TestSettingsFromQueryErrors(t *testing.T) {
+	harbor, err := presets.Get("harbor-after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := engine.Defaults()
+	tests := []struct {
+		name       string
+		query      string
+		wantPreset string
+		wantFields []string // fields of the errors, in order
+		check      map[string]string
+	}{
+		{"clean", "preset=harbor-after&loss=0.05", "harbor-after", nil,
+			map[string]string{"loss": "0.05", "delay": harbor.Settings.Text("delay")}},
+		{"empty preset means defaults", "preset=&loss=0.05", "", nil,
+			map[string]string{"loss": "0.05", "delay": def.Text("delay")}},
+		{"bad value keeps the preset's", "preset=harbor-after&loss=2&delay=0.12", "harbor-after", []string{"loss"},
+			map[string]string{"loss": harbor.Settings.Text("loss"), "delay": "0.12"}},
+		{"not a number", "displayBehind=abc", "", []string{"displayBehind"},
+			map[string]string{"displayBehind": def.Text("displayBehind")}},
+		{"unknown keys, sorted, after known ones", "zeta=1&alpha=2&jitterDist=cauchy", "", []string{"jitterDist", "alpha", "zeta"},
+			map[string]string{"jitterDist": def.Text("jitterDist")}},
+		{"repeated key", "loss=0.1&loss=0.2", "", []string{"loss"},
+			map[string]string{"loss": def.Text("loss")}},
+		{"unknown preset", "preset=mars&loss=0.1", "", []string{"preset"},
+			map[string]string{"loss": "0.1"}},
+		{"cross-field, named override undone", "sendRate=100", "", []string{"sendRate"},
+			map[string]string{"sendRate": def.Text("sendRate"), "tickRate": def.Text("tickRate")}},
+		{"cross-field, partner undone", "tickRate=10&loss=0.2", "", []string{"sendRate"},
+			map[string]string{"tickRate": def.Text("tickRate"), "sendRate": def.Text("sendRate"), "loss": "0.2"}},
+		{"cap below delay", "preset=harbor-after&delayCap=0.05", "harbor-after", []string{"delayCap"},
+			map[string]string{"delayCap": harbor.Settings.Text("delayCap")}},
+		{"bad technique", "techniques=epic,warp", "", []string{"techniques"},
+			map[string]string{"techniques": def.Text("techniques")}},
+	}
+	for _, tt := range tests {
+		preset, s, errs := Parse(mustParseQuery(t, tt.query))
+		if preset != tt.wantPreset {
+			t.Errorf("%s: preset = %q, want %q", tt.name, preset, tt.wantPreset)
+		}
+		var fields []string
+		for _, e := range errs {
+			fields = append(fields, e.Field)
+		}
+		if strings.Join(fields, " ") != strings.Join(tt.wantFields, " ") {
+			t.Errorf("%s: error fields = %v, want %v (errors %v)", tt.name, fields, tt.wantFields, errs)
+		}
+		for name, want := range tt.check {
+			if got := s.Text(name); got != want {
+				t.Errorf("%s: %s = %s, want %s", tt.name, name, got, want)
+			}
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: settings invalid: %v", tt.name, err)
+		}
+	}
+}
+
+func TestSettingsFromQueryErrorText(t *testing.T) {
+	_, _, errs := Parse(mustParseQuery(t, "loss=2"))
+	if len(errs) != 1 {
+		t.Fatalf("errors = %v, want one", errs)
+	}
+	if got := errs[0].Error(); !strings.Contains(got, "loss") || !strings.Contains(got, "[0, 0.9]") {
+		t.Errorf("error = %q, want it to name loss and its range", got)
+	}
+}

@@ -1,0 +1,633 @@
+// Package live keeps every tab open on a session, and any game following
+// it, in sync: they share the session's live settings over a WebSocket at
+// /ws/sessions/{id}, and a game may stream its packets into the session's
+// live trace. Hub owns the live state; Follower is the reference game
+// client (lab follow).
+//
+// The protocol is text frames holding one JSON object each; setting names and
+// values are the vocabulary (see engine.Params).
+//
+// Server to client:
+//
+//	{"type":"config","session":"k3v9x2m4q7ab","rev":3,"you":"c7","config":{"schema":1,"settings":{...}}}
+//
+// The full configuration, sent on connect, after every accepted change and
+// after every save. config is the canonical export: every vocabulary key in
+// table order, numbers in the stored unit (seconds, Hz, fractions), true or
+// false for a Bool, the choice's name for an Enum, an array of names for
+// techniques. rev is the saved revision the live settings started from;
+// "from" names the client whose change caused the message (absent on connect
+// and after a save); "you" is this connection's own id, sent on connect only,
+// so a tab can recognize its own changes.
+//
+//	{"type":"set","name":"displayBehind","value":0.12,"from":"c7"}
+//
+// Another client changed one setting; value is as in config.settings. Every
+// other client gets it just before the config that includes the change.
+//
+//	{"type":"error","error":"displayBehind = \"2\" is not allowed: want [0, 1] s","field":"displayBehind"}
+//
+// Your last message was refused and nothing changed; only you get this.
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"arrive":1764000000.168,"pos":[1,2,0],"vel":[7,0,0],"from":"c2"}
+//
+// A game's packet, stamped with the server's arrival time (see trace.go).
+//
+// Client to server:
+//
+//	{"type":"set","name":"displayBehind","value":0.12}
+//
+// Change one setting. value is a number (an Enum's index, the techniques'
+// bit mask, 0 or 1 for a Bool), true or false for a Bool, a list of names for
+// techniques, or the parameter's text form as a string ("pareto",
+// "epic,buffer", "0.12"). It is checked like any other input, the rules
+// between fields included.
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1]}
+//
+// A game's packet for the session's live trace (see trace.go): recorded
+// and sent on to the other clients, or refused with an error.
+//
+// A game only reads: connect, apply every config message, reconnect with
+// backoff when the connection drops (`lab follow` does exactly that).
+//
+// Live changes are kept in memory, per session, while at least one client is
+// connected; a save (PUT /api/sessions/{id}) makes them a revision, and
+// starts from them when its body leaves settings out. When the last client
+// leaves, unsaved live changes are dropped and the next client starts from
+// the latest revision: a saved revision is the only durable state, so a
+// server restart never resurrects a half-tuned config nobody saved.
+//
+// Close codes: 1003 for a binary frame, 1007 for a frame that is not a JSON
+// object, 1009 for a message over MaxMessageSize bytes, 1008 for a client too
+// slow to keep up, 1001 when the server shuts down, 4404 when the session
+// does not exist or is deleted, 1011 on a server error.
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+const (
+	writeWait      = 10 * time.Second  // time allowed to write a message to a client
+	pongWait       = 60 * time.Second  // time allowed between pongs from a client
+	pingPeriod     = pongWait * 9 / 10 // pings go out this often; less than pongWait
+	MaxMessageSize = 4096              // largest message a client may send, bytes
+	sendBuffer     = 64                // messages queued per client before it is dropped
+	ConfigSchema   = 1                 // "schema" of a config: the canonical export's (package export)
+	CloseNoSession = 4404              // close code: the session does not exist or was deleted
+	wsCloseTooSlow = websocket.ClosePolicyViolation
+)
+
+// Hub owns the live state of every session that has clients. One goroutine
+// (run) owns the rooms and the clients in them; each connection has one
+// reader and one writer goroutine that talk to it through channels.
+type Hub struct {
+	load     Loader           // latest revisions, for a session's first client
+	now      func() time.Time // stamps the arrival of live trace packets
+	upgrader websocket.Upgrader
+
+	register   chan *wsClient
+	unregister chan *wsClient
+	inbound    chan wsInbound
+	saved      chan store.Revision
+	gone       chan string
+	live       chan wsLiveQuery
+	quit       chan struct{}
+	done       chan struct{}
+	closeOnce  sync.Once
+
+	rooms  map[string]*wsRoom // owned by run
+	nextID uint64             // owned by run
+}
+
+// wsRoom is one session's live state and its clients.
+type wsRoom struct {
+	id       string
+	rev      int
+	settings engine.Settings
+	clients  map[*wsClient]struct{}
+	trace    liveTrace // packets games streamed (trace.go)
+}
+
+// wsClient is one WebSocket connection.
+type wsClient struct {
+	hub     *Hub
+	conn    *websocket.Conn
+	session string
+	id      string                          // set by run on register
+	send    chan *websocket.PreparedMessage // closed by run only
+	// closeMsg is the close frame the writer sends when send is closed; run
+	// sets it before closing send, which orders the write before the read.
+	closeMsg []byte
+}
+
+type wsInbound struct {
+	c   *wsClient
+	msg wsInMsg
+	err error // the message was not a valid protocol message
+}
+
+type wsLiveQuery struct {
+	id    string
+	reply chan wsLiveReply
+	trace bool // reply with the live trace's rows too
+}
+
+type wsLiveReply struct {
+	settings engine.Settings
+	ok       bool
+	trace    []traceio.Row
+}
+
+// wsInMsg is a message from a client.
+type wsInMsg struct {
+	Type  string          `json:"type"`
+	Name  string          `json:"name"`
+	Value json.RawMessage `json:"value"`
+
+	// A packet's (trace.go).
+	Entity *int      `json:"entity"`
+	Seq    *int      `json:"seq"`
+	Sent   *float64  `json:"sent"`
+	Pos    []float64 `json:"pos"`
+	Vel    []float64 `json:"vel"`
+	Rot    []float64 `json:"rot"`
+}
+
+// Config is the canonical export: {"schema":1,"settings":{...}}.
+type Config struct {
+	Schema   int             `json:"schema"`
+	Settings engine.Settings `json:"settings"`
+}
+
+type wsConfigMsg struct {
+	Type    string `json:"type"`
+	Session string `json:"session"`
+	Rev     int    `json:"rev"`
+	You     string `json:"you,omitempty"`
+	From    string `json:"from,omitempty"`
+	Config  Config `json:"config"`
+}
+
+type wsSetMsg struct {
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+	From  string `json:"from"`
+}
+
+type wsErrorMsg struct {
+	Type  string `json:"type"`
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+// Loader gives a session's latest revision: the hub calls it when a
+// session gets its first client. store.Sessions is one.
+type Loader interface {
+	Latest(id string) (store.Revision, error)
+}
+
+// New returns a running hub that loads sessions with load and stamps the
+// arrival of live trace packets with now. Stop it with Close.
+func New(load Loader, now func() time.Time) *Hub {
+	h := &Hub{
+		load:       load,
+		now:        now,
+		register:   make(chan *wsClient),
+		unregister: make(chan *wsClient),
+		inbound:    make(chan wsInbound),
+		saved:      make(chan store.Revision),
+		gone:       make(chan string),
+		live:       make(chan wsLiveQuery),
+		quit:       make(chan struct{}),
+		done:       make(chan struct{}),
+		rooms:      map[string]*wsRoom{},
+	}
+	h.upgrader = websocket.Upgrader{
+		ReadBufferSize:  1024,
+		WriteBufferSize: 1024,
+		// Idle connections hold no write buffer: most of a session's
+		// clients are idle between slider changes.
+		WriteBufferPool: &sync.Pool{},
+		// The route checks the Origin before ServeWS runs, against the
+		// server's allow-list too.
+		CheckOrigin: func(*http.Request) bool { return true },
+		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
+			w.Header().Set("Sec-Websocket-Version", "13")
+			jsonapi.WriteError(w, &jsonapi.Error{Status: status, Msg: reason.Error()})
+		},
+	}
+	go h.run()
+	return h
+}
+
+// Close disconnects every client (close code 1001) and stops the hub. It
+// returns once the hub's goroutine has stopped; it is safe to call twice.
+func (h *Hub) Close() {
+	h.closeOnce.Do(func() { close(h.quit) })
+	<-h.done
+}
+
+// Saved tells the hub that r was saved: the session's clients get the new
+// config. An older revision than the one the live state has is ignored.
+func (h *Hub) Saved(r store.Revision) {
+	select {
+	case h.saved <- r:
+	case <-h.done:
+	}
+}
+
+// Gone tells the hub that session id was deleted: its clients are
+// disconnected with close code 4404.
+func (h *Hub) Gone(id string) {
+	select {
+	case h.gone <- id:
+	case <-h.done:
+	}
+}
+
+// Live returns session id's live settings, if it has clients.
+func (h *Hub) Live(id string) (engine.Settings, bool) {
+	q := wsLiveQuery{id: id, reply: make(chan wsLiveReply, 1)}
+	select {
+	case h.live <- q:
+		r := <-q.reply
+		return r.settings, r.ok
+	case <-h.done:
+		return engine.Settings{}, false
+	}
+}
+
+// ServeWS upgrades the request to a WebSocket on session id and runs the
+// connection. The caller has checked that the session exists and that the
+// request's Origin may use it.
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, id string) {
+	select {
+	case <-h.done:
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusServiceUnavailable, Msg: "server shutting down"})
+		return
+	default:
+	}
+	conn, err := h.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader answered with a JSON error
+	}
+	c := &wsClient{hub: h, conn: conn, session: id,
+		send:     make(chan *websocket.PreparedMessage, sendBuffer),
+		closeMsg: websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")}
+	select {
+	case h.register <- c:
+	case <-h.done:
+		conn.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(websocket.CloseGoingAway, "server shutting down"), time.Now().Add(writeWait))
+		conn.Close()
+		return
+	}
+	go c.writePump()
+	go c.readPump()
+}
+
+func (h *Hub) run() {
+	defer close(h.done)
+	for {
+		select {
+		case c := <-h.register:
+			h.join(c)
+		case c := <-h.unregister:
+			if room := h.rooms[c.session]; room != nil {
+				if _, ok := room.clients[c]; ok {
+					h.drop(room, c, websocket.CloseNormalClosure, "")
+				}
+			}
+		case in := <-h.inbound:
+			h.handle(in)
+		case r := <-h.saved:
+			if room := h.rooms[r.ID]; room != nil && r.Rev > room.rev {
+				room.rev, room.settings = r.Rev, r.Settings
+				h.broadcast(room, nil, "")
+			}
+		case id := <-h.gone:
+			if room := h.rooms[id]; room != nil {
+				for c := range room.clients {
+					h.drop(room, c, CloseNoSession, "session deleted")
+				}
+			}
+		case q := <-h.live:
+			room := h.rooms[q.id]
+			if room == nil {
+				q.reply <- wsLiveReply{}
+			} else {
+				r := wsLiveReply{settings: room.settings, ok: true}
+				if q.trace {
+					r.trace = room.trace.rows()
+				}
+				q.reply <- r
+			}
+		case <-h.quit:
+			for _, room := range h.rooms {
+				for c := range room.clients {
+					h.drop(room, c, websocket.CloseGoingAway, "server shutting down")
+				}
+			}
+			return
+		}
+	}
+}
+
+// join adds c to its session's room, creating the room from the latest
+// revision, and sends c the config.
+func (h *Hub) join(c *wsClient) {
+	room := h.rooms[c.session]
+	if room == nil {
+		r, err := h.load.Latest(c.session)
+		if err != nil {
+			code, text := CloseNoSession, "session not found"
+			if !errors.Is(err, store.ErrSessionNotFound) && !errors.Is(err, store.ErrSessionDeleted) {
+				log.Printf("lab: live sync: load session %s: %v", c.session, err)
+				code, text = websocket.CloseInternalServerErr, "cannot load the session"
+			}
+			c.closeMsg = websocket.FormatCloseMessage(code, text)
+			close(c.send)
+			return
+		}
+		room = &wsRoom{id: c.session, rev: r.Rev, settings: r.Settings, clients: map[*wsClient]struct{}{}}
+		h.rooms[c.session] = room
+	}
+	h.nextID++
+	c.id = "c" + strconv.FormatUint(h.nextID, 10)
+	room.clients[c] = struct{}{}
+	h.enqueue(room, c, h.configMsg(room, c.id, ""))
+}
+
+// drop removes c from room and has its writer send a close frame with code
+// and text. The room goes when its last client does.
+func (h *Hub) drop(room *wsRoom, c *wsClient, code int, text string) {
+	delete(room.clients, c)
+	c.closeMsg = websocket.FormatCloseMessage(code, text)
+	close(c.send)
+	if len(room.clients) == 0 {
+		delete(h.rooms, room.id)
+	}
+}
+
+// enqueue queues m for c without blocking; a client whose queue is full
+// cannot keep up and is dropped.
+func (h *Hub) enqueue(room *wsRoom, c *wsClient, m *websocket.PreparedMessage) {
+	if m == nil {
+		return // wsMarshal could not encode it
+	}
+	select {
+	case c.send <- m:
+	default:
+		h.drop(room, c, wsCloseTooSlow, "client too slow")
+	}
+}
+
+// handle applies one message from a client.
+func (h *Hub) handle(in wsInbound) {
+	room := h.rooms[in.c.session]
+	if room == nil {
+		return
+	}
+	if _, ok := room.clients[in.c]; !ok {
+		return // dropped while its message was on the way
+	}
+	if in.err != nil {
+		h.reply(room, in.c, in.err)
+		return
+	}
+	if in.msg.Type == "packet" {
+		h.livePacket(room, in.c, &in.msg)
+		return
+	}
+	if in.msg.Type != "set" {
+		h.reply(room, in.c, jsonapi.BadRequest("type", fmt.Sprintf("unknown message type %q: want set or packet", jsonapi.Clip(in.msg.Type, 40))))
+		return
+	}
+	p, ok := engine.Lookup(in.msg.Name)
+	if !ok {
+		h.reply(room, in.c, jsonapi.BadRequest("name", fmt.Sprintf("unknown parameter %q: want a vocabulary name (GET /api/params)", jsonapi.Clip(in.msg.Name, 40))))
+		return
+	}
+	v, err := wsParseValue(p, in.msg.Value)
+	if err != nil {
+		h.reply(room, in.c, err)
+		return
+	}
+	s := room.settings // Set replaces the techniques slice, never writes into it
+	if err := p.Set(&s, v); err != nil {
+		h.reply(room, in.c, err)
+		return
+	}
+	if err := s.Validate(); err != nil {
+		h.reply(room, in.c, err)
+		return
+	}
+	room.settings = engine.Canonical(s)
+	set := wsMarshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &room.settings), From: in.c.id})
+	for c := range room.clients {
+		if c != in.c {
+			h.enqueue(room, c, set)
+		}
+	}
+	h.broadcast(room, nil, in.c.id)
+}
+
+// broadcast sends room's config to every client (but except).
+func (h *Hub) broadcast(room *wsRoom, except *wsClient, from string) {
+	m := h.configMsg(room, "", from)
+	for c := range room.clients {
+		if c != except {
+			h.enqueue(room, c, m)
+		}
+	}
+}
+
+// reply sends an error to c alone.
+func (h *Hub) reply(room *wsRoom, c *wsClient, err error) {
+	msg, field := jsonapi.Text(err)
+	h.enqueue(room, c, wsMarshal(wsErrorMsg{Type: "error", Error: msg, Field: field}))
+}
+
+func (h *Hub) configMsg(room *wsRoom, you, from string) *websocket.PreparedMessage {
+	return wsMarshal(wsConfigMsg{Type: "config", Session: room.id, Rev: room.rev, You: you, From: from,
+		Config: Config{Schema: ConfigSchema, Settings: room.settings}})
+}
+
+// wsMarshal encodes a message once for every client that gets it. The
+// messages are fixed types holding checked, finite numbers, so it does not
+// fail; if it did, the message is logged and not sent (nil).
+func wsMarshal(v any) *websocket.PreparedMessage {
+	data, err := json.Marshal(v)
+	if err != nil {
+		log.Printf("lab: live sync: encode %T: %v", v, err)
+		return nil
+	}
+	pm, err := websocket.NewPreparedMessage(websocket.TextMessage, data)
+	if err != nil {
+		log.Printf("lab: live sync: prepare %T: %v", v, err)
+		return nil
+	}
+	return pm
+}
+
+// wsParamValue returns p's value in s as it appears in the config JSON.
+func wsParamValue(p *engine.Param, s *engine.Settings) any {
+	v := p.Get(s)
+	switch p.Kind {
+	case engine.Int:
+		return int64(v)
+	case engine.Bool:
+		return v != 0
+	case engine.Enum:
+		return p.Format(v)
+	case engine.Set:
+		return strings.Split(p.Format(v), ",")
+	}
+	return v
+}
+
+// wsParseValue reads a set message's value for p: a number, a Bool's true or
+// false, a list of technique names, or the text form as a string. The range
+// is checked by the caller through p.Set.
+func wsParseValue(p *engine.Param, raw json.RawMessage) (float64, error) {
+	bad := func(why string) (float64, error) {
+		return 0, jsonapi.BadRequest(p.Name, fmt.Sprintf("%s = %s: %s", p.Name, jsonapi.Clip(string(raw), 40), why))
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" { // json.Unmarshal reads null as 0
+		return bad("missing value")
+	}
+	switch {
+	case raw[0] == '"':
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return bad("not a JSON string")
+		}
+		return p.Parse(text)
+	case string(raw) == "true" || string(raw) == "false":
+		if p.Kind != engine.Bool {
+			return bad("true or false is only for on/off parameters")
+		}
+		if string(raw) == "true" {
+			return 1, nil
+		}
+		return 0, nil
+	case raw[0] == '[':
+		var names []string
+		if p.Kind != engine.Set || json.Unmarshal(raw, &names) != nil {
+			return bad("a list is only for techniques, as names")
+		}
+		return p.Parse(strings.Join(names, ","))
+	}
+	var v float64
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return bad("want a finite number or the parameter's text form")
+	}
+	return v, nil
+}
+
+// errWSNotJSON is wsDecode's answer to a frame that is not a JSON object: a
+// protocol violation that closes the connection.
+var errWSNotJSON = errors.New("not a JSON object")
+
+// wsDecode checks one client frame. A frame that is not a JSON object gives
+// errWSNotJSON; an object that is not a valid message gives an error for the
+// client (a 400 *jsonapi.Error).
+func wsDecode(data []byte) (wsInMsg, error) {
+	trimmed := bytes.TrimSpace(data)
+	if !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
+		return wsInMsg{}, errWSNotJSON
+	}
+	var m wsInMsg
+	if err := jsonapi.Unmarshal(trimmed, &m, ""); err != nil {
+		return wsInMsg{}, err
+	}
+	return m, nil
+}
+
+// readPump reads the client's messages and hands them to the hub. It is the
+// only reader of the connection.
+func (c *wsClient) readPump() {
+	defer func() {
+		select {
+		case c.hub.unregister <- c:
+		case <-c.hub.done:
+		}
+		c.conn.Close()
+	}()
+	c.conn.SetReadLimit(MaxMessageSize) // over it, gorilla closes with 1009
+	c.conn.SetReadDeadline(time.Now().Add(pongWait))
+	c.conn.SetPongHandler(func(string) error { return c.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	for {
+		kind, data, err := c.conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		if kind != websocket.TextMessage {
+			c.closeWith(websocket.CloseUnsupportedData, "text frames only")
+			return
+		}
+		m, err := wsDecode(data)
+		if errors.Is(err, errWSNotJSON) {
+			c.closeWith(websocket.CloseInvalidFramePayloadData, err.Error())
+			return
+		}
+		select {
+		case c.hub.inbound <- wsInbound{c: c, msg: m, err: err}:
+		case <-c.hub.done:
+			return
+		}
+	}
+}
+
+// closeWith sends a close frame; WriteControl may run beside the writer.
+func (c *wsClient) closeWith(code int, text string) {
+	c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(writeWait))
+}
+
+// writePump writes the hub's messages and the pings. It is the only writer of
+// the connection (besides WriteControl).
+func (c *wsClient) writePump() {
+	ticker := time.NewTicker(pingPeriod)
+	defer func() {
+		ticker.Stop()
+		c.conn.Close()
+	}()
+	for {
+		select {
+		case m, ok := <-c.send:
+			c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if !ok {
+				c.conn.WriteMessage(websocket.CloseMessage, c.closeMsg)
+				return
+			}
+			if err := c.conn.WritePreparedMessage(m); err != nil {
+				return
+			}
+		case <-ticker.C:
+			c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package live
+
+// Live traces: a game connected to a session's WebSocket (see hub.go) may
+// stream the packets it sends, and the lab records them as they arrive:
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1]}
+//
+// sent is the game's send time in seconds, and should be Unix time (a
+// clock synchronised with the lab server's) so that the server's arrival
+// stamp minus sent is the one-way delay. pos (m) and vel (m/s) are
+// required; entity (default 0, at most 9999), seq (default: the entity's
+// previous plus one, or the same for a copy sent at the same time) and rot
+// (a unit quaternion x, y, z, w) are optional. An entity's packets must come
+// in send order: each is a copy of the previous one (same seq, sent and
+// state) or a later send. A packet that breaks a rule is refused with an
+// error message, like a bad set, and not recorded.
+//
+// The server stamps each packet with its own clock at arrival, appends it to
+// the session's live trace (the latest liveTraceCap packets, in memory) and
+// sends it, with "arrive" (the stamp, Unix seconds) and "from", to the
+// session's other clients, so a page can replay the stream as it comes:
+//
+//	{"type":"packet","entity":0,"seq":41,"sent":1764000000.125,"arrive":1764000000.168,"pos":[1,2,0],"vel":[7,0,0],"rot":[0,0,0,1],"from":"c2"}
+//
+// POST /api/sessions/{id}/trace {"name":"..."} saves the live trace as a
+// trace (the server's traces API); the live trace goes on recording. When the game's
+// clock is not the server's (a delay below 0, or the smallest above 1 s,
+// which is more than any latency the lab models), the saved arrivals are
+// shifted so that the smallest delay is 0: the latency is then unknown, the
+// jitter and loss are right. Like unsaved settings, a live trace is dropped
+// when the session's last client leaves.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+// liveTraceCap is the most packets a session's live trace keeps; beyond it
+// the oldest are dropped.
+const liveTraceCap = 20000
+
+// liveMaxLatency is the largest smallest delay taken as a real latency.
+const liveMaxLatency = 1.0
+
+// liveTrace is a session's live trace: the rows in arrival order, in a
+// ring, and each entity's latest send. It is owned by the hub's goroutine.
+type liveTrace struct {
+	ring   []traceio.Row
+	next   int
+	n      int
+	total  int // packets ever recorded
+	latest map[int]traceio.Row
+}
+
+// wsPacketMsg is a packet as the hub sends it on.
+type wsPacketMsg struct {
+	Type   string     `json:"type"`
+	Entity int        `json:"entity"`
+	Seq    int        `json:"seq"`
+	Sent   float64    `json:"sent"`
+	Arrive float64    `json:"arrive"`
+	Pos    [3]float64 `json:"pos"`
+	Vel    [3]float64 `json:"vel"`
+	Rot    []float64  `json:"rot,omitempty"`
+	From   string     `json:"from"`
+}
+
+// livePacket records a packet message from c and sends it on.
+func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
+	row, err := room.trace.check(m)
+	if err != nil {
+		h.reply(room, c, err)
+		return
+	}
+	row.Arrive = float64(h.now().UnixNano()) / 1e9
+	room.trace.add(row)
+	out := wsPacketMsg{Type: "packet", Entity: row.Entity, Seq: row.Seq, Sent: row.Sent, Arrive: row.Arrive,
+		Pos: row.Pos, Vel: row.Vel, From: c.id}
+	if row.HasRot {
+		out.Rot = row.Rot[:]
+	}
+	pm := wsMarshal(out)
+	for other := range room.clients {
+		if other != c {
+			h.enqueue(room, other, pm)
+		}
+	}
+}
+
+// check validates a packet message against the trace so far and returns
+// its row (without the arrival).
+func (lt *liveTrace) check(m *wsInMsg) (traceio.Row, error) {
+	bad := func(field, msg string) (traceio.Row, error) {
+		return traceio.Row{}, jsonapi.BadRequest(field, msg)
+	}
+	row := traceio.Row{Seq: -1}
+	if m.Entity != nil {
+		row.Entity = *m.Entity
+		if row.Entity < 0 || row.Entity >= engine.TraceMaxEntities {
+			return bad("entity", fmt.Sprintf("entity %d: want 0 to %d", row.Entity, engine.TraceMaxEntities-1))
+		}
+	}
+	if m.Seq != nil {
+		row.Seq = *m.Seq
+		if row.Seq < 0 || row.Seq > engine.TraceMaxSeq {
+			return bad("seq", fmt.Sprintf("seq %d: want 0 to 2^40", row.Seq))
+		}
+	}
+	if m.Sent == nil {
+		return bad("sent", "missing sent: the send time, Unix seconds")
+	}
+	row.Sent = *m.Sent
+	if !(math.Abs(row.Sent) <= engine.TraceMaxTime) {
+		return bad("sent", "sent: want a time within ±1e10 s")
+	}
+	for _, a := range []struct {
+		name string
+		v    []float64
+		dst  []float64
+	}{{"pos", m.Pos, row.Pos[:]}, {"vel", m.Vel, row.Vel[:]}} {
+		if len(a.v) != 3 {
+			return bad(a.name, fmt.Sprintf("%s: %d numbers, want 3", a.name, len(a.v)))
+		}
+		for i, x := range a.v {
+			if !(math.Abs(x) <= engine.TraceMaxCoord) {
+				return bad(a.name, a.name+": want numbers within ±1e7")
+			}
+			a.dst[i] = x
+		}
+	}
+	if m.Rot != nil {
+		if len(m.Rot) != 4 {
+			return bad("rot", fmt.Sprintf("rot: %d numbers, want 4 (x, y, z, w)", len(m.Rot)))
+		}
+		if err := row.SetRot(engine.Quat(m.Rot)); err != nil {
+			return bad("rot", "rot: "+err.Msg)
+		}
+	}
+	prev, seen := lt.latest[row.Entity]
+	switch {
+	case !seen:
+		if row.Seq < 0 {
+			row.Seq = 0
+		}
+	case row.Sent == prev.Sent && (row.Seq < 0 || row.Seq == prev.Seq):
+		row.Seq = prev.Seq
+		if row.Pos != prev.Pos || row.Vel != prev.Vel || row.HasRot != prev.HasRot || row.Rot != prev.Rot {
+			return bad("sent", fmt.Sprintf("entity %d: a second state at sent = %v: a copy carries the same state", row.Entity, row.Sent))
+		}
+	case row.Sent <= prev.Sent:
+		return bad("sent", fmt.Sprintf("entity %d: sent %v is not after its previous %v: send packets in send order", row.Entity, row.Sent, prev.Sent))
+	case row.Seq < 0:
+		row.Seq = prev.Seq + 1
+	case row.Seq <= prev.Seq:
+		return bad("seq", fmt.Sprintf("entity %d: seq %d is not after its previous %d", row.Entity, row.Seq, prev.Seq))
+	}
+	return row, nil
+}
+
+// add appends row, dropping the oldest beyond liveTraceCap.
+func (lt *liveTrace) add(row traceio.Row) {
+	if lt.ring == nil {
+		lt.ring = make([]traceio.Row, 0, 256)
+		lt.latest = map[int]traceio.Row{}
+	}
+	if len(lt.ring) < liveTraceCap {
+		lt.ring = append(lt.ring, row)
+	} else {
+		lt.ring[lt.next] = row
+	}
+	lt.next = (lt.next + 1) % liveTraceCap
+	lt.n = min(lt.n+1, liveTraceCap)
+	lt.total++
+	lt.latest[row.Entity] = row
+}
+
+// rows returns a copy of the recorded rows, oldest first, numbered from 1
+// in their line field.
+func (lt *liveTrace) rows() []traceio.Row {
+	out := make([]traceio.Row, 0, lt.n)
+	if len(lt.ring) < liveTraceCap {
+		out = append(out, lt.ring...)
+	} else {
+		out = append(append(out, lt.ring[lt.next:]...), lt.ring[:lt.next]...)
+	}
+	for i := range out {
+		out[i].Line = lt.total - lt.n + i + 1
+	}
+	return out
+}
+
+// LiveTrace returns the rows of session id's live trace, oldest first, if
+// the session has clients.
+func (h *Hub) LiveTrace(id string) ([]traceio.Row, bool) {
+	q := wsLiveQuery{id: id, reply: make(chan wsLiveReply, 1), trace: true}
+	select {
+	case h.live <- q:
+		r := <-q.reply
+		return r.trace, r.ok
+	case <-h.done:
+		return nil, false
+	}
+}
+
+// TraceFrom makes a trace called name from a live trace's rows: sorted
+// by send time, the arrivals shifted when the clocks differ (see above).
+// Errors name the packet by its number in the live trace.
+func TraceFrom(rows []traceio.Row, name string) (*engine.Trace, error) {
+	if len(rows) == 0 {
+		return nil, &jsonapi.Error{Status: http.StatusConflict, Msg: "the live trace has no packets yet"}
+	}
+	low := math.Inf(1)
+	for _, r := range rows {
+		low = min(low, r.Arrive-r.Sent)
+	}
+	if low < 0 || low > liveMaxLatency {
+		// From the delays, so that no arrival rounds to before its send.
+		for i := range rows {
+			rows[i].Arrive = rows[i].Sent + (rows[i].Arrive - rows[i].Sent - low)
+		}
+	}
+	tr, err := traceio.Build(slices.Clone(rows), name)
+	if err != nil {
+		if ie, ok := errors.AsType[*traceio.InputError](err); ok && ie.Line > 0 {
+			return nil, jsonapi.BadRequest(ie.Field, fmt.Sprintf("live packet %d: %s", ie.Line, ie.Msg))
+		}
+		return nil, err
+	}
+	return tr, nil
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+
+	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+// Metrics prints one row per metric and one column per technique,
+// in the units a designer reads, marking the best value of each row.
+func Metrics(w io.Writer, res engine.Result) error {
+	s := res.Settings
+	fmt.Fprintf(w, "%d entities, %g s at %g Hz send / %g Hz render, seed %d, motion %s\n\n",
+		s.Entities, s.Duration, s.SendRate, s.RenderRate, s.Seed, s.Motion)
+	return MetricsTable(w, res)
+}
+
+// MetricsTable is Metrics without its first line, which describes a
+// synthetic run's scenario.
+func MetricsTable(w io.Writer, res engine.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "metric\tunit\t")
+	for _, t := range res.Techniques {
+		fmt.Fprintf(tw, "%s\t", t.Name)
+	}
+	fmt.Fprintln(tw)
+	values := make([][]float64, len(res.Techniques))
+	for k, t := range res.Techniques {
+		values[k] = t.Metrics.Values(nil)
+	}
+	for i, f := range engine.MetricFields {
+		fmt.Fprintf(tw, "%s\t%s\t", f.Name, f.Display)
+		// Every metric is best at 0; only the added latency can go below
+		// it (a display that leads the truth), so compare magnitudes.
+		best := 0
+		for k := range values {
+			if math.Abs(values[k][i]) < math.Abs(values[best][i]) {
+				best = k
+			}
+		}
+		for k := range values {
+			mark := " "
+			if k == best && len(values) > 1 {
+				mark = "*"
+			}
+			fmt.Fprintf(tw, "%s%s\t", Number(values[k][i]*f.Scale), mark)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// Sweep prints the metric over the grid in display units.
+func Sweep(w io.Writer, spec engine.SweepSpec, points []engine.SweepPoint, mi int) error {
+	s, f := spec.Base, engine.MetricFields[mi]
+	fmt.Fprintf(w, "%s, %s%s: %d entities × %g s, seed %d, motion %s\n\n",
+		spec.Technique, f.Name, unit(f.Display), s.Entities, s.Duration, s.Seed, s.Motion)
+	px, _ := engine.Lookup(spec.X.Name)
+	xs := spec.X.Values()
+	cell := func(p engine.SweepPoint) string {
+		if p.Err != "" {
+			return "-"
+		}
+		return Number(p.Metrics.Values(nil)[mi] * f.Scale)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if spec.Y == nil {
+		fmt.Fprintf(tw, "%s%s\t%s%s\t\n", px.Name, unit(px.Display), f.Name, unit(f.Display))
+		for _, p := range points {
+			fmt.Fprintf(tw, "%s\t%s\t\n", value(px, p.X), cell(p))
+		}
+	} else {
+		py, _ := engine.Lookup(spec.Y.Name)
+		fmt.Fprintf(tw, "%s%s \\ %s%s\t", py.Name, unit(py.Display), px.Name, unit(px.Display))
+		for _, x := range xs {
+			fmt.Fprintf(tw, "%s\t", value(px, x))
+		}
+		fmt.Fprintln(tw)
+		for k, p := range points {
+			if p.I == 0 {
+				fmt.Fprintf(tw, "%s\t", value(py, p.Y))
+			}
+			fmt.Fprintf(tw, "%s\t", cell(p))
+			if k%len(xs) == len(xs)-1 {
+				fmt.Fprintln(tw)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, p := range points {
+		if p.Err != "" {
+			at := px.Name + "=" + px.Format(p.X)
+			if spec.Y != nil {
+				py, _ := engine.Lookup(spec.Y.Name)
+				at += " " + py.Name + "=" + py.Format(p.Y)
+			}
+			fmt.Fprintf(w, "%s: %s\n", at, p.Err)
+		}
+	}
+	return nil
+}
+
+// Tune prints the recommendation, its metrics against the base's and
+// the Pareto front.
+func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []engine.Change) error {
+	s := spec.Base
+	motions := strings.Join(spec.Motions, ",")
+	if motions == "" {
+		motions = s.Motion
+	}
+	fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
+		spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
+	if len(spec.Constraints) > 0 {
+		var bounds []string
+		for _, c := range spec.Constraints {
+			f := engine.MetricFields[MetricIndex(c.Metric)]
+			bounds = append(bounds, c.Metric+" ≤ "+Number(c.Max*f.Scale)+strings.TrimSuffix(" "+f.Display, " "))
+		}
+		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
+	}
+	fmt.Fprintln(w)
+	if !res.Feasible {
+		fmt.Fprintf(w, "NO CANDIDATE MEETS THE CONSTRAINTS: the one shown breaks them least (by %s).\n\n", Number(res.Best.Violation))
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "recommended: keep the starting settings; no candidate did better.")
+	} else {
+		fmt.Fprintln(w, "recommended:")
+		for _, c := range changes {
+			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
+		}
+	}
+	fmt.Fprintln(w)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
+	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
+	for i, f := range engine.MetricFields {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, Number(bv[i]*f.Scale), Number(rv[i]*f.Scale))
+	}
+	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", Number(res.Base.Cost), Number(res.Best.Cost))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintf(w, "\nPareto front of the feasible candidates (* recommended):\n")
+	if len(res.Pareto) == 0 {
+		fmt.Fprintln(w, "  none: no candidate is feasible")
+		return nil
+	}
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
+	for _, c := range res.Pareto {
+		var set []string
+		for _, ch := range engine.Diff(spec.Base, c.Settings) {
+			set = append(set, ch.Name+"="+ch.Value)
+		}
+		mark := ""
+		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
+			mark = " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", Number(c.Metrics.AddedLatency*1000), Number(c.Metrics.ErrAligned*100),
+			Number(c.Cost), mark, strings.Join(set, " "))
+	}
+	return tw.Flush()
+}
+
+// Trace prints what the recorded trace tr, called name and read from a
+// file in format, measures: its size and top speed, the network derived
+// from it, and those settings as -set flags and as a preset file.
+func Trace(w io.Writer, name, format string, tr *engine.Trace) error {
+	s, set := traceio.Settings(tr, engine.Defaults())
+	e := tr.Network()
+	fmt.Fprintf(w, "%s (%s): %d packets, %d entities, %s s; top recorded speed %s m/s\n",
+		name, format, len(tr.Packets), tr.Entities, Short(tr.Span()), Short(tr.MaxSpeed()))
+	fmt.Fprintf(w, "measured: %d sends, %d delivered, %d delays, %d loss runs",
+		e.Sends, e.Delivered, e.Delays, e.LossRuns)
+	if e.JitterDist != "" {
+		fmt.Fprintf(w, "; jitter fit (Kolmogorov–Smirnov distance):")
+		for i, d := range engine.JitterDists {
+			fmt.Fprintf(w, " %s %.3f", d, e.DistFit[i])
+		}
+	}
+	fmt.Fprintf(w, "\n\nderived settings, as flags for lab sim or lab trace sim:\n")
+	var flags []string
+	for _, n := range set {
+		flags = append(flags, "-set "+n+"="+s.Text(n))
+	}
+	fmt.Fprintf(w, "  %s\n\nas a preset file (presets/%s.json):\n", strings.Join(flags, " \\\n  "), name)
+	_, err := w.Write(export.PresetFile(name, s, set))
+	return err
+}

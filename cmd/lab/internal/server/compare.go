@@ -1,0 +1,153 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/report"
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// The comparison page and its CSV data (routes.go):
+//
+//	GET /compare?v=REF&v=REF...              the page (HTML)
+//	GET /compare.csv?v=REF&v=REF...&chart=C  one chart's data, C = error, metrics or latency
+//
+// A REF names a variant (refs.go): preset:wifi, session:ID, session:ID@REV,
+// q:QUERY (a URL-encoded share query) or trace:NAME[@REF]. Empty refs are
+// skipped, so a form may send blank rows. Two to eight refs are needed. A
+// bad request gets 400: the page shows the error above the form when the
+// client asked for HTML, otherwise it is the API's JSON error.
+
+// comparePage is GET /compare.
+func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
+	refs := compare.Refs(r.URL.Query())
+	c, err := s.compare.Resolve(r.Context(), refs, s.resolveRef)
+	var view templates.CompareView
+	if err == nil {
+		view, err = compareView(refs, c)
+	}
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client left
+		}
+		e := answer(err)
+		if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+			jsonapi.WriteError(w, e)
+			return
+		}
+		view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
+		render(w, r, e.Status, templates.Compare(view))
+		return
+	}
+	render(w, r, http.StatusOK, templates.Compare(view)) // no-cache: a session ref may move to a new revision
+}
+
+// compareCSV is GET /compare.csv.
+func (s *Server) compareCSV(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	name := q.Get("chart")
+	if !slices.Contains([]string{compare.CSVError, compare.CSVMetrics, compare.CSVLatency}, name) {
+		fail(w, jsonapi.BadRequest("chart", fmt.Sprintf("chart = %q: want %s, %s or %s",
+			name, compare.CSVError, compare.CSVMetrics, compare.CSVLatency)))
+		return
+	}
+	c, err := s.compare.Resolve(r.Context(), compare.Refs(q), s.resolveRef)
+	if err != nil {
+		if r.Context().Err() == nil {
+			fail(w, err)
+		}
+		return
+	}
+	var b strings.Builder
+	if err := compare.WriteCSV(&b, c, name); err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="compare-`+name+`.csv"`)
+	w.Header().Set("Cache-Control", "no-cache")
+	io.WriteString(w, b.String())
+}
+
+// compareCSVURL is the URL of one chart's data for the variants refs.
+func compareCSVURL(refs []string, chart string) string {
+	return "/compare.csv?" + url.Values{"v": refs, "chart": {chart}}.Encode()
+}
+
+// compareView builds the page of comparison c, run from refs.
+func compareView(refs []string, c *compare.Comparison) (templates.CompareView, error) {
+	v := templates.CompareView{Refs: compare.FormRows(refs), Forced: c.Forced}
+	for i, x := range c.Variants {
+		v.Variants = append(v.Variants, templates.CompareVariant{Ref: refs[i], Label: x.Label, Color: chart.Color(i)})
+	}
+	first := c.Variants[0].Settings
+	for _, p := range compare.Scenario() {
+		v.Scenario = append(v.Scenario, templates.CompareSetting{Name: p.Name, Value: compareShow(p, &first)})
+	}
+
+	errCharts, metricCharts, latencyCharts := chart.Comparison(&c.Runs)
+	sections := []struct {
+		title, doc, csv string
+		charts          []chart.Figure
+	}{
+		{"Position error over time", "RMS position error against the truth over windows of " +
+			strconv.FormatFloat(c.Step, 'g', -1, 64) + " s: one chart per technique, one line per variant. " +
+			"Drag the slider under a chart to zoom; click a legend entry to hide a variant.", compare.CSVError, errCharts},
+		{"Metrics side by side", "One chart per metric, a group of bars per technique, one bar per variant; lower is better.",
+			compare.CSVMetrics, metricCharts},
+		{"Added latency against error", "Each technique of each variant as one point: how much delay it adds for how much error.",
+			compare.CSVLatency, latencyCharts},
+	}
+	for _, s := range sections {
+		sec := templates.CompareSection{Title: s.title, Doc: s.doc, CSV: compareCSVURL(refs, s.csv)}
+		for _, ch := range s.charts {
+			comp, err := chart.Component(ch)
+			if err != nil {
+				return templates.CompareView{}, err
+			}
+			for _, src := range ch.Chart.GetAssets().JSAssets.Values {
+				if !slices.Contains(v.Scripts, src) {
+					v.Scripts = append(v.Scripts, src)
+				}
+			}
+			sec.Charts = append(sec.Charts, templates.CompareChart{ID: ch.ID, Doc: ch.Doc, Chart: comp})
+		}
+		v.Sections = append(v.Sections, sec)
+	}
+
+	v.Table = templates.CompareTable{Head: []string{"variant", "technique", "frames"}, CSV: compareCSVURL(refs, compare.CSVMetrics)}
+	for _, f := range engine.MetricFields {
+		v.Table.Head = append(v.Table.Head, report.AxisName(f))
+	}
+	var vals []float64
+	for i, x := range c.Variants {
+		for _, tr := range c.Results[i].Techniques {
+			row := templates.CompareRow{Variant: x.Label, Technique: tr.Name, Color: chart.Color(i),
+				Cells: []string{strconv.Itoa(tr.Metrics.Frames)}}
+			vals = tr.Metrics.Values(vals[:0])
+			for k, f := range engine.MetricFields {
+				row.Cells = append(row.Cells, report.Value(vals[k], f))
+			}
+			v.Table.Rows = append(v.Table.Rows, row)
+		}
+	}
+	return v, nil
+}
+
+// compareShow is a setting's value as a designer reads it, with its unit.
+func compareShow(p *engine.Param, s *engine.Settings) string {
+	if (p.Kind == engine.Float || p.Kind == engine.Int) && p.Display != "" && p.Scale != 0 {
+		return strconv.FormatFloat(p.Get(s)*p.Scale, 'g', -1, 64) + " " + p.Display
+	}
+	return s.Text(p.Name)
+}

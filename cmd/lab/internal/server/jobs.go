@@ -1,0 +1,105 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// Job limits of the server's sweeps and tunings.
+const (
+	// jobMaxWork bounds one job, in entity-frames, each run counting at
+	// least compare.CostEntities entities: 4e8 is about 3 to 10 minutes of
+	// one core (the measure of package compare's bound), a 1,000-point sweep of the
+	// default 60 s scenario needs 1.2e8.
+	jobMaxWork = 4e8
+)
+
+// jobStatus is GET /api/jobs/{id}.
+func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
+	j := s.jobs.Get(r.PathValue("id"))
+	if j == nil {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
+}
+
+// jobCancelWait is how long POST /api/jobs/{id}/cancel waits for the job
+// to stop before answering; the engine stops within milliseconds.
+const jobCancelWait = 5 * time.Second
+
+// cancelJob is POST /api/jobs/{id}/cancel: it cancels the job and
+// answers its status once it has ended (an ended job is left as it is).
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
+	j := s.jobs.Get(r.PathValue("id"))
+	if j == nil {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
+		return
+	}
+	j.Cancel()
+	select {
+	case <-j.Ended():
+	case <-time.After(jobCancelWait):
+	case <-r.Context().Done():
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
+}
+
+// jobWS is GET /ws/jobs/{id}: the job's progress (see package jobs).
+func (s *Server) jobWS(w http.ResponseWriter, r *http.Request) {
+	j := s.jobs.Get(r.PathValue("id"))
+	if j == nil {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
+		return
+	}
+	s.jobs.ServeWS(w, r, j)
+}
+
+// jobAccepted is the 202 answer of POST /api/sweeps and /api/tunes.
+type jobAccepted struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind"`
+	Total int    `json:"total"`
+	WS    string `json:"ws"`   // the progress WebSocket's path
+	Page  string `json:"page"` // the job's page: its results once done
+}
+
+// resolveBase resolves the base ref of a sweep or a tuning (refs.go); an
+// empty one means the engine's defaults.
+func (s *Server) resolveBase(ref string) (string, engine.Settings, error) {
+	if strings.TrimSpace(ref) == "" {
+		return "defaults", engine.Defaults(), nil
+	}
+	if len(ref) > compare.MaxRef {
+		return "", engine.Settings{}, fmt.Errorf("ref of %d bytes: want at most %d", len(ref), compare.MaxRef)
+	}
+	return s.resolveVariant(strings.TrimSpace(ref))
+}
+
+// jobViewOf is a job's state for its page.
+func jobViewOf(j *jobs.Job, page string) *templates.JobView {
+	st := j.Status()
+	return &templates.JobView{ID: j.ID(), Kind: j.Kind(), State: st.State, Done: st.Done, Total: st.Total, Error: st.Error,
+		WS: "/ws/jobs/" + j.ID(), Page: page, CSV: page + "/data.csv", ChartURL: page + "/chart"}
+}
+
+// jobWork is the work of runs runs of s, in entity-frames (see jobMaxWork).
+func jobWork(s engine.Settings, runs int) float64 {
+	return float64(runs) * math.Round(s.Duration*s.RenderRate) * float64(max(s.Entities, compare.CostEntities))
+}
+
+// jobBaseError is a base ref that cannot be used, as a 400 on field base.
+func jobBaseError(ref string, err error) error {
+	return jsonapi.BadRequest("base", "base "+strconv.Quote(jsonapi.Clip(ref, 60))+": "+err.Error())
+}

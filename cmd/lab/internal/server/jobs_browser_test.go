@@ -1,0 +1,131 @@
+package server
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"interplab/cmd/lab/internal/link"
+	"interplab/engine"
+)
+
+// jobsBrowserWait waits for a JavaScript condition in b's tab, through the
+// reload of a tuner page once done.
+func jobsBrowserWait(b *labTab, cond string, wait time.Duration) {
+	b.t.Helper()
+	if !b.poll(cond, wait) {
+		var state string
+		b.eval(`(document.getElementById('progress-text')?.textContent ?? '') + ' | ' + (document.getElementById('job-error')?.textContent ?? '')`, &state)
+		b.t.Fatalf("waiting for %s: not within %v (page: %s)", cond, wait, state)
+	}
+}
+
+// jobsFollowLink opens the href of the lab page's link id, as a click does.
+func jobsFollowLink(b *labTab, id, wantBase string) {
+	b.t.Helper()
+	var href string
+	b.eval(`document.getElementById('`+id+`').getAttribute('href')`, &href)
+	if !strings.Contains(href, "base="+wantBase) {
+		b.t.Errorf("%s href = %s, want base=%s", id, href, wantBase)
+	}
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+href)); err != nil {
+		b.t.Fatalf("open %s: %v", href, err)
+	}
+}
+
+func TestSweepPageBrowser(t *testing.T) {
+	s := newBrowserServer(t)
+	b := openLabOn(t, s, "/?preset=wifi&duration=4&entities=2")
+	jobsFollowLink(b, "sweep-link", "q%3Apreset%3Dwifi%26entities%3D2%26duration%3D4")
+
+	b.eval(`document.querySelector('[name="x.name"]').value`, nil)
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const f = document.getElementById('job-form');
+		f.elements['technique'].value = 'buffer';
+		f.elements['x.name'].value = 'delay';
+		f.elements['x.name'].dispatchEvent(new Event('change'));
+		f.elements['x.min'].value = '0.05';
+		f.elements['x.max'].value = '0.25';
+		f.elements['x.steps'].value = '5';
+	})()`), chromedp.Click(chromedp.ID("start")))
+	jobsBrowserWait(b, `document.getElementById('job').dataset.state === 'done' && document.getElementById('sweep-chart').dataset.drawn === '5'`, 30*time.Second)
+
+	var got struct {
+		Progress, Max int
+		Text          string
+		Canvas        bool
+		Values        int
+		Path          string
+	}
+	b.eval(`(() => {
+		const c = echarts.getInstanceByDom(document.getElementById('sweep-chart'));
+		const data = c.getOption().series[0].data;
+		return {Progress: document.getElementById('progress').value, Max: document.getElementById('progress').max,
+			Text: document.getElementById('progress-text').textContent,
+			Canvas: !!document.querySelector('#sweep-chart canvas'),
+			Values: data.filter((d) => typeof (d.value ?? d)[1] === 'number').length, Path: location.pathname};
+	})()`, &got)
+	if got.Progress != 5 || got.Max != 5 || !strings.Contains(got.Text, "5 / 5 · done") || !got.Canvas || got.Values != 5 {
+		t.Errorf("after the sweep: %+v, want progress 5 of 5, done, and a chart of 5 values", got)
+	}
+	if !strings.HasPrefix(got.Path, "/sweep/") {
+		t.Errorf("page address %s, want the job's /sweep/{id}", got.Path)
+	}
+
+	// Another metric redraws from the same points.
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const m = document.getElementById('metric');
+		m.value = 'underrun';
+		m.dispatchEvent(new Event('change'));
+	})()`))
+	jobsBrowserWait(b, `echarts.getInstanceByDom(document.getElementById('sweep-chart')).getOption().title[0].text.includes('underrun')`, 10*time.Second)
+
+	// A bad request shows the error next to its field.
+	b.allow("400 (Bad Request)")
+	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('job-form').elements['x.max'].value = '9'`),
+		chromedp.Click(chromedp.ID("start")))
+	jobsBrowserWait(b, `document.getElementById('job-error').dataset.field === 'x.max' && !document.getElementById('job-error').hidden`, 10*time.Second)
+}
+
+func TestTunePageBrowser(t *testing.T) {
+	s := newBrowserServer(t)
+	b := openLabOn(t, s, "/?preset=harbor-before&duration=6&entities=2")
+	jobsFollowLink(b, "tune-link", "q%3Apreset%3Dharbor-before")
+
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const f = document.getElementById('job-form');
+		f.elements['technique'].value = 'buffer';
+		f.elements['budget'].value = '16';
+		f.elements['seed'].value = '5';
+	})()`), chromedp.Click(chromedp.ID("start")))
+	// When the tuning ends the page reloads with its results.
+	jobsBrowserWait(b, `!!document.getElementById('apply') && !!echarts.getInstanceByDom(document.getElementById('tune-chart'))`, 60*time.Second)
+
+	var page struct {
+		Path, Apply, Seed string
+		Series            []string
+	}
+	b.eval(`(() => ({Path: location.pathname, Apply: document.getElementById('apply').getAttribute('href'),
+		Seed: document.getElementById('seed').textContent,
+		Series: echarts.getInstanceByDom(document.getElementById('tune-chart')).getOption().series.map((s) => s.name)}))()`, &page)
+	j := s.jobs.Get(strings.TrimPrefix(page.Path, "/tune/"))
+	if j == nil {
+		t.Fatalf("no job at %s", page.Path)
+	}
+	res, _ := j.Result()
+	best := res.(engine.TuneResult).Best.Settings
+	if want := "/?" + link.Query("harbor-before", best); page.Apply != want {
+		t.Errorf("Apply to lab = %s, want %s", page.Apply, want)
+	}
+	if page.Seed != "5" || strings.Join(page.Series, ",") != "infeasible,feasible,Pareto front,base,recommended" {
+		t.Errorf("tune page: seed %s, series %v", page.Seed, page.Series)
+	}
+
+	b.do(chromedp.Click(chromedp.ID("apply")))
+	jobsBrowserWait(b, `location.pathname === "/" && document.documentElement.dataset.ready === "1" && !!globalThis.lab`, 30*time.Second)
+	if bad := settingsMismatch(b.controls(), best); len(bad) > 0 {
+		t.Errorf("the lab's sliders after Apply differ from the recommendation: %v", bad)
+	}
+}

@@ -1,0 +1,71 @@
+package server
+
+import (
+	"bytes"
+	"log"
+	"net/http"
+	"net/url"
+
+	"github.com/a-h/templ"
+
+	"interplab/cmd/lab/internal/link"
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// labPage renders the lab page for the state in the URL's query.
+func (s *Server) labPage(w http.ResponseWriter, r *http.Request) {
+	render(w, r, http.StatusOK, templates.Page(s.pageView(r)))
+}
+
+// render writes the page c with status. It renders into a buffer first, so
+// a failure is a clean 500 (logged), not half a page.
+func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		log.Printf("lab: render %s: %v", r.URL.Path, err)
+		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// pageView builds the page's view model from a share link: the restored
+// settings, every problem with the link (never dropped silently), and the
+// link of the state actually shown.
+func (s *Server) pageView(r *http.Request) templates.PageView {
+	var errs []string
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// ParseQuery keeps the pairs it could read; report the rest.
+		errs = append(errs, "malformed link: "+err.Error())
+	}
+	trace, replaying, terr := replayTraceKey(q)
+	if terr != nil {
+		errs = append(errs, terr.Error())
+	}
+	preset, settings, ferrs := link.Parse(q)
+	for _, e := range ferrs {
+		errs = append(errs, e.Error())
+	}
+	v := templates.PageView{
+		Params:   engine.Params(),
+		Settings: settings,
+		Preset:   preset,
+		Errors:   errs,
+		Query:    link.Query(preset, settings),
+	}
+	if replaying {
+		s.replayPage(&v, trace, q)
+		v.Query = link.Query(preset, v.Settings)
+	}
+	for _, p := range s.presets {
+		v.Presets = append(v.Presets, templates.PresetView{
+			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: link.Query("", p.Settings),
+		})
+	}
+	return v
+}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+// Variant refs: what /compare's v, and a sweep's or a tuning's base, name.
+//
+//	preset:NAME       a preset
+//	q:QUERY           a share link's query (package link)
+//	session:ID[@REV]  a saved session's latest revision, or revision REV
+//	trace:NAME[@REF]  (comparisons only) a recorded trace, replayed
+//
+// A comparison ref trace:NAME replays the trace NAME (a sample or a stored
+// trace) with the settings derived from it (its measured network and top
+// speed, as the traces page's links use); trace:NAME@REF replays it with
+// the settings of REF, any other ref (preset:NAME, session:ID[@REV],
+// q:QUERY). So /compare?v=trace:sample-4g@preset:harbor-before&v=trace:sample-4g@preset:harbor-after
+// charts the two tunings on the same recorded packets. A trace variant runs
+// with engine.RunTraceSeries: entities and sendRate are the trace's, and the
+// run lasts the shorter of duration and the trace's span.
+
+// compareTracePrefix starts a trace ref.
+const compareTracePrefix = "trace:"
+
+// resolveCompareVariant resolves a comparison ref: a trace ref as above,
+// anything else with resolveVariant.
+func (s *Server) resolveCompareVariant(ref string) (compare.Variant, error) {
+	if !strings.HasPrefix(ref, compareTracePrefix) {
+		label, st, err := s.resolveVariant(ref)
+		return compare.Variant{Label: label, Settings: st}, err
+	}
+	name, sub, hasSub := strings.Cut(strings.TrimPrefix(ref, compareTracePrefix), "@")
+	_, tr, err := s.store.LoadTrace(name)
+	if err != nil {
+		return compare.Variant{}, fmt.Errorf("trace %s: %w", name, err)
+	}
+	v := compare.Variant{Trace: tr, TraceKey: compare.TraceKey(tr)}
+	if hasSub {
+		if strings.HasPrefix(sub, compareTracePrefix) {
+			return compare.Variant{}, fmt.Errorf("trace %s: settings from %s: want preset:NAME, session:ID[@REV] or q:QUERY", name, sub)
+		}
+		label, st, err := s.resolveVariant(sub)
+		if err != nil {
+			return compare.Variant{}, fmt.Errorf("trace %s: %w", name, err)
+		}
+		v.Label, v.Settings = name+" replay, "+label, st
+	} else {
+		v.Label = name + " replay"
+		v.Settings, _ = traceio.Settings(tr, engine.Defaults())
+	}
+	return v, nil
+}
+
+// traceCompareLink returns the comparison of trace name replayed with the
+// settings of each of refs (see trace:NAME@REF).
+func traceCompareLink(name string, refs ...string) string {
+	q := url.Values{}
+	for _, r := range refs {
+		q.Add("v", compareTracePrefix+name+"@"+r)
+	}
+	return "/compare?" + q.Encode()
+}
+
+// resolveVariant turns a comparison ref into a label and settings:
+// preset:NAME, session:ID, session:ID@REV, or q:QUERY (a share link's query).
+func (s *Server) resolveVariant(ref string) (string, engine.Settings, error) {
+	kind, arg, _ := strings.Cut(ref, ":")
+	switch kind {
+	case "preset":
+		for _, p := range s.presets {
+			if p.Name == arg {
+				return p.Title, p.Settings, nil
+			}
+		}
+		return "", engine.Settings{}, fmt.Errorf("no preset %q", arg)
+	case "q":
+		q, err := url.ParseQuery(arg)
+		if err != nil {
+			return "", engine.Settings{}, fmt.Errorf("bad query: %w", err)
+		}
+		preset, st, errs := link.Parse(q)
+		if len(errs) > 0 {
+			return "", engine.Settings{}, errs[0]
+		}
+		label := "settings"
+		if preset != "" {
+			label = preset + " + changes"
+		}
+		return label, st, nil
+	case "session":
+		id, revText, hasRev := strings.Cut(arg, "@")
+		var r store.Revision
+		var err error
+		if hasRev {
+			rev, perr := strconv.Atoi(revText)
+			if perr != nil || rev < 1 {
+				return "", engine.Settings{}, fmt.Errorf("bad revision %q", revText)
+			}
+			r, err = s.store.Revision(id, rev)
+		} else {
+			r, err = s.store.Latest(id)
+		}
+		if err != nil {
+			return "", engine.Settings{}, err
+		}
+		return fmt.Sprintf("%s (rev %d)", r.Name, r.Rev), r.Settings, nil
+	}
+	return "", engine.Settings{}, fmt.Errorf("unknown variant %q: want preset:NAME, session:ID[@REV] or q:QUERY", ref)
+}

@@ -1,0 +1,213 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/store"
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// Limits of the session pages.
+const (
+	sessionsPageMax     = 200 // sessions listed on the sessions page; search finds the others
+	sessionNotesExcerpt = 140 // characters of notes shown in the list
+	sessionTimeLayout   = "2006-01-02 15:04 UTC"
+)
+
+// The pages of saved sessions (routes.go):
+//
+//	GET /sessions?q=          the list, newest first, searched by name; deleted ones below
+//	GET /s/{id}               the lab on the session's live state (its latest revision
+//	                          when no tab has it open), following it over /ws/sessions/{id}
+//	GET /s/{id}/r/{rev}       the lab on one revision, not live
+//	GET /s/{id}/history       every revision and the settings it changed
+//
+// A session page's query (the share link the page keeps in the address bar)
+// is not read: the session is the state. An unknown or malformed id or
+// revision is a 404 page, a deleted session a 410 page.
+
+// noSessionPage answers /s/ paths no session page takes.
+func (s *Server) noSessionPage(w http.ResponseWriter, r *http.Request) {
+	sessionPageFail(w, r, store.ErrSessionNotFound)
+}
+
+func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
+	v := templates.SessionsView{Query: r.URL.Query().Get("q")}
+	status := http.StatusOK
+	if n := utf8.RuneCountInString(v.Query); n > store.MaxNameRunes {
+		v.Error = fmt.Sprintf("the search is %d characters long: a name has at most %d", n, store.MaxNameRunes)
+		v.Query = jsonapi.Clip(v.Query, store.MaxNameRunes)
+		status = http.StatusBadRequest
+	}
+	list, err := s.store.List(v.Query, true)
+	if err != nil {
+		sessionPageFail(w, r, err)
+		return
+	}
+	now := s.now()
+	for _, sum := range list {
+		line := templates.SessionSummary{ID: sum.ID, Name: sum.Name, Rev: sum.Rev, Updated: sum.Updated.Format(sessionTimeLayout)}
+		if !sum.Deleted.IsZero() {
+			line.Deleted = sum.Deleted.Format(sessionTimeLayout)
+			if until := sum.Deleted.Add(store.RestoreWindow); now.Before(until) {
+				line.RestoreUntil = until.Format(sessionTimeLayout)
+			}
+			v.Deleted = append(v.Deleted, line)
+			continue
+		}
+		if len(v.Live) == sessionsPageMax {
+			v.More++
+			continue
+		}
+		rev, err := s.store.Latest(sum.ID)
+		switch {
+		case err == nil:
+			line.Notes = notesExcerpt(rev.Notes)
+		case !errors.Is(err, store.ErrSessionDeleted) && !errors.Is(err, store.ErrSessionNotFound):
+			sessionPageFail(w, r, err)
+			return
+		}
+		v.Live = append(v.Live, line)
+	}
+	render(w, r, status, templates.Sessions(v))
+}
+
+// session loads session id for a page, or answers with the error page (404
+// unknown, 410 deleted) and reports false.
+func (s *Server) session(w http.ResponseWriter, r *http.Request, id string) (store.Session, bool) {
+	sess, err := s.store.Get(id)
+	if err == nil && !sess.Deleted.IsZero() {
+		err = store.ErrSessionDeleted
+	}
+	if err != nil {
+		sessionPageFail(w, r, err)
+		return store.Session{}, false
+	}
+	return sess, true
+}
+
+// open serves the lab page on a session: its live state, or one revision.
+func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	sess, ok := s.session(w, r, id)
+	if !ok {
+		return
+	}
+	view := &templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
+	settings := sess.Settings
+	if text := r.PathValue("rev"); text != "" {
+		rev, err := parseRevText(text)
+		if err == nil {
+			var got store.Revision
+			got, err = s.store.Revision(id, rev)
+			view.Rev, view.Name, view.Notes, settings = got.Rev, got.Name, got.Notes, got.Settings
+		}
+		if err != nil {
+			sessionPageFail(w, r, err)
+			return
+		}
+	} else {
+		view.Live = true
+		if live, ok := s.hub.Live(id); ok {
+			settings = live
+		}
+	}
+	for i := len(sess.History) - 1; i >= 0; i-- {
+		h := sess.History[i]
+		view.Revisions = append(view.Revisions, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout)})
+	}
+	// The plain lab page's view, with no link to read, then the session's state.
+	plain := r.Clone(r.Context())
+	plain.URL.RawQuery = ""
+	v := s.pageView(plain)
+	v.Settings = settings
+	v.Query = link.Query("", settings)
+	v.Session = view
+	render(w, r, http.StatusOK, templates.Page(v))
+}
+
+// history serves the list of a session's revisions with what each changed.
+func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	sess, ok := s.session(w, r, id)
+	if !ok {
+		return
+	}
+	view := templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
+	var prev engine.Settings
+	revs := make([]templates.RevisionView, 0, len(sess.History))
+	for _, h := range sess.History {
+		rev, err := s.store.Revision(id, h.Rev)
+		if err != nil {
+			sessionPageFail(w, r, err)
+			return
+		}
+		rv := templates.RevisionView{Rev: h.Rev, Name: rev.Name, Notes: rev.Notes, Time: h.Time.Format(sessionTimeLayout)}
+		if h.Rev > 1 {
+			for _, name := range h.Changed {
+				param, ok := engine.Lookup(name)
+				if !ok {
+					continue
+				}
+				rv.Changes = append(rv.Changes, templates.ChangeView{Name: name,
+					Old: templates.Shown(param, param.Get(&prev)), New: templates.Shown(param, param.Get(&rev.Settings))})
+			}
+		}
+		prev = rev.Settings
+		revs = append(revs, rv)
+	}
+	for i := len(revs) - 1; i >= 0; i-- {
+		view.Revisions = append(view.Revisions, revs[i])
+	}
+	render(w, r, http.StatusOK, templates.History(view))
+}
+
+// parseRevText reads a revision number as written in a URL: 1, 2, ... with
+// no sign or leading zero.
+func parseRevText(text string) (int, error) {
+	rev, err := strconv.Atoi(text)
+	if err != nil || rev < 1 || strconv.Itoa(rev) != text {
+		return 0, store.ErrRevNotFound
+	}
+	return rev, nil
+}
+
+// notesExcerpt is the start of notes, on one line.
+func notesExcerpt(notes string) string {
+	return jsonapi.Clip(strings.Join(strings.Fields(notes), " "), sessionNotesExcerpt)
+}
+
+// sessionPageFail answers err with an error page: 404 for an unknown or
+// malformed id or revision, 410 for a deleted session, 500 (logged) for the
+// server's own failures.
+func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
+	v := templates.ErrorView{Status: http.StatusNotFound, Title: "No such session",
+		Message: "There is no saved session at " + r.URL.Path + "."}
+	var fe *engine.FieldError
+	switch {
+	case errors.As(err, &fe) && fe.Field == "id":
+		v.Message = "“" + jsonapi.Clip(r.PathValue("id"), 40) + "” is not a session id: ids are " +
+			strconv.Itoa(store.SessionIDLen) + " characters of a-z and 2-7."
+	case errors.Is(err, store.ErrSessionNotFound):
+	case errors.Is(err, store.ErrRevNotFound):
+		v.Title = "No such revision"
+		v.Message = "Session " + r.PathValue("id") + " has no revision “" + jsonapi.Clip(r.PathValue("rev"), 20) + "”."
+	case errors.Is(err, store.ErrSessionDeleted):
+		v.Status, v.Title = http.StatusGone, "Session deleted"
+		v.Message = fmt.Sprintf("This session was deleted. It can be restored from the sessions page for %d days after its deletion.",
+			int(store.RestoreWindow.Hours()/24))
+	default:
+		log.Printf("lab: session pages: %v", err)
+		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Server error", "The sessions could not be read. The server's log says why."
+	}
+	render(w, r, v.Status, templates.ErrorPage(v))
+}

@@ -1,0 +1,273 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
+	"interplab/engine"
+)
+
+// The sessions API (routes.go):
+//
+//	POST   /api/sessions                      create: {"name","notes","settings":{...}} → 201, the revision
+//	GET    /api/sessions?q=&deleted=1         list, newest first; q searches names; deleted=1 includes deleted ones
+//	GET    /api/sessions/{id}                 the latest revision, with the history and what each revision changed
+//	GET    /api/sessions/{id}/revisions/{rev} one revision
+//	PUT    /api/sessions/{id}                 save a new revision
+//	DELETE /api/sessions/{id}                 delete (restorable for 30 days)
+//	POST   /api/sessions/{id}/restore         restore a deleted session
+//	GET    /ws/sessions/{id}                  live sync (package live)
+//
+// Create starts the settings from engine.Defaults; a save starts every
+// field it leaves out from the session's live settings (the latest revision
+// when no client is connected), so {"name": "x"} renames. Settings keys are
+// the vocabulary. Errors are the API's (api.go): 400 for bad input, 404 for
+// an unknown or malformed session id or an unknown revision, 410 for a
+// deleted session, and the route table's 403, 413 and 415.
+
+// sessionRequest is the body of a create or a save. Pointers and the raw
+// settings tell a field left out from one set to its zero value.
+type sessionRequest struct {
+	Name     *string         `json:"name"`
+	Notes    *string         `json:"notes"`
+	Settings json.RawMessage `json:"settings"`
+}
+
+// sessionRevisionJSON is a revision in the API.
+type sessionRevisionJSON struct {
+	ID       string          `json:"id"`
+	Rev      int             `json:"rev"`
+	Name     string          `json:"name"`
+	Notes    string          `json:"notes"`
+	Time     time.Time       `json:"time"`
+	Settings engine.Settings `json:"settings"`
+}
+
+// sessionJSON is a session in the API: its latest revision and history.
+type sessionJSON struct {
+	sessionRevisionJSON
+	Created   time.Time             `json:"created"`
+	Deleted   *time.Time            `json:"deleted,omitempty"`
+	Revisions []sessionRevisionInfo `json:"revisions"` // oldest first
+}
+
+type sessionRevisionInfo struct {
+	Rev     int       `json:"rev"`
+	Name    string    `json:"name"`
+	Time    time.Time `json:"time"`
+	Changed []string  `json:"changed"` // vocabulary names changed since the previous revision
+}
+
+type sessionSummaryJSON struct {
+	ID      string     `json:"id"`
+	Name    string     `json:"name"`
+	Rev     int        `json:"rev"`
+	Created time.Time  `json:"created"`
+	Updated time.Time  `json:"updated"`
+	Deleted *time.Time `json:"deleted,omitempty"`
+}
+
+func toRevisionJSON(r store.Revision) sessionRevisionJSON {
+	return sessionRevisionJSON{ID: r.ID, Rev: r.Rev, Name: r.Name, Notes: r.Notes, Time: r.Time, Settings: r.Settings}
+}
+
+func toSessionJSON(s store.Session) sessionJSON {
+	out := sessionJSON{sessionRevisionJSON: toRevisionJSON(s.Revision), Created: s.Created,
+		Revisions: make([]sessionRevisionInfo, len(s.History))}
+	if !s.Deleted.IsZero() {
+		out.Deleted = &s.Deleted
+	}
+	for i, h := range s.History {
+		out.Revisions[i] = sessionRevisionInfo(h)
+	}
+	return out
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	req, err := readSessionRequest(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	d := store.Draft{Settings: engine.Defaults()}
+	if req.Name != nil {
+		d.Name = *req.Name
+	}
+	if req.Notes != nil {
+		d.Notes = *req.Notes
+	}
+	if err := decodeSessionSettings(req.Settings, &d.Settings); err != nil {
+		fail(w, err)
+		return
+	}
+	rev, err := s.store.Create(d, s.now())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/sessions/"+rev.ID)
+	jsonapi.WriteJSON(w, http.StatusCreated, toRevisionJSON(rev))
+}
+
+func (s *Server) saveSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := store.CheckSessionID(id); err != nil {
+		fail(w, err)
+		return
+	}
+	req, err := readSessionRequest(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	live, isLive := s.hub.Live(id)
+	rev, err := s.store.Update(id, s.now(), func(prev store.Revision) (store.Draft, error) {
+		d := store.Draft{Name: prev.Name, Notes: prev.Notes, Settings: prev.Settings}
+		if isLive {
+			d.Settings = live
+		}
+		if req.Name != nil {
+			d.Name = *req.Name
+		}
+		if req.Notes != nil {
+			d.Notes = *req.Notes
+		}
+		return d, decodeSessionSettings(req.Settings, &d.Settings)
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.hub.Saved(rev)
+	jsonapi.WriteJSON(w, http.StatusOK, toRevisionJSON(rev))
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	search := q.Get("q")
+	if n := utf8.RuneCountInString(search); n > store.MaxNameRunes {
+		fail(w, jsonapi.BadRequest("q", fmt.Sprintf("q is %d characters long: want at most %d", n, store.MaxNameRunes)))
+		return
+	}
+	withDeleted := false
+	if v := q.Get("deleted"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail(w, jsonapi.BadRequest("deleted", "deleted = "+strconv.Quote(jsonapi.Clip(v, 20))+": want 1 or 0"))
+			return
+		}
+		withDeleted = b
+	}
+	list, err := s.store.List(search, withDeleted)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := make([]sessionSummaryJSON, len(list))
+	for i, s := range list {
+		out[i] = sessionSummaryJSON{ID: s.ID, Name: s.Name, Rev: s.Rev, Created: s.Created, Updated: s.Updated}
+		if !s.Deleted.IsZero() {
+			out[i].Deleted = &list[i].Deleted
+		}
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		Sessions []sessionSummaryJSON `json:"sessions"`
+	}{out})
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.store.Get(r.PathValue("id"))
+	if err == nil && !sess.Deleted.IsZero() {
+		err = store.ErrSessionDeleted
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, toSessionJSON(sess))
+}
+
+func (s *Server) sessionRevision(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := store.CheckSessionID(id); err != nil {
+		fail(w, err)
+		return
+	}
+	text := r.PathValue("rev")
+	rev, err := strconv.Atoi(text)
+	if err != nil || rev < 1 || strconv.Itoa(rev) != text {
+		fail(w, jsonapi.BadRequest("rev", "rev = "+strconv.Quote(jsonapi.Clip(text, 20))+": want a revision number from 1"))
+		return
+	}
+	got, err := s.store.Revision(id, rev)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, toRevisionJSON(got))
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	now := s.now()
+	if err := s.store.Delete(id, now); err != nil {
+		fail(w, err)
+		return
+	}
+	s.hub.Gone(id)
+	sess, err := s.store.Get(id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		ID           string    `json:"id"`
+		Deleted      time.Time `json:"deleted"`
+		RestoreUntil time.Time `json:"restoreUntil"`
+	}{id, sess.Deleted, sess.Deleted.Add(store.RestoreWindow)})
+}
+
+func (s *Server) restoreSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := s.store.Restore(id, s.now()); err != nil {
+		fail(w, err)
+		return
+	}
+	sess, err := s.store.Get(id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, toSessionJSON(sess))
+}
+
+func (s *Server) sessionWS(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := s.store.Latest(id); err != nil {
+		fail(w, err)
+		return
+	}
+	s.hub.ServeWS(w, r, id)
+}
+
+// readSessionRequest reads a create or save body: no unknown keys.
+func readSessionRequest(r *http.Request) (sessionRequest, error) {
+	var req sessionRequest
+	err := jsonapi.Decode(r, &req)
+	return req, err
+}
+
+// decodeSessionSettings decodes vocabulary keys onto s; absent (or null)
+// raw leaves s as it is. The caller validates.
+func decodeSessionSettings(raw json.RawMessage, s *engine.Settings) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return jsonapi.Unmarshal(raw, s, "settings")
+}

@@ -1,0 +1,320 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/report"
+	"interplab/engine"
+	"interplab/templates"
+	"interplab/web"
+)
+
+// The sweep and tuner pages and their jobs (routes.go):
+//
+//	GET  /sweep?base=REF&technique=T    the sweep page: a form, then progress and the chart
+//	GET  /sweep/{id}                    a sweep job's page: its form, progress or chart
+//	GET  /sweep/{id}/chart?metric=M     the chart of metric M over the points finished so far: {"option": ECharts option}
+//	GET  /sweep/{id}/data.csv           every finished point's metrics, SI units
+//	POST /api/sweeps                    start a sweep: sweepRequest → 202 jobAccepted
+//	GET  /tune?base=REF&technique=T     the tuner page
+//	GET  /tune/{id}                     a tuning job's page: progress, or the front and the recommendation
+//	GET  /tune/{id}/chart               the Pareto chart: {"option": ...}
+//	GET  /tune/{id}/data.csv            every candidate's settings and metrics
+//	POST /api/tunes                     start a tuning: tuneRequest → 202 jobAccepted
+//	GET  /api/jobs/{id}                 a job's status
+//	POST /api/jobs/{id}/cancel          cancel a job
+//	GET  /ws/jobs/{id}                  a job's progress (package jobs)
+//
+// REF is a variant ref as /compare takes (preset:NAME, q:QUERY,
+// session:ID[@REV]); empty means the engine's defaults.
+
+// jobText is a value given as a JSON string or number, kept as text for
+// Param.Parse: "0.12", 0.12, "pareto", "true".
+type jobText string
+
+func (t *jobText) UnmarshalJSON(data []byte) error {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		*t = jobText(s)
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(data, &f); err != nil {
+		return &json.UnmarshalTypeError{Value: "value " + string(data), Type: reflect.TypeFor[string]()}
+	}
+	*t = jobText(strconv.FormatFloat(f, 'g', -1, 64))
+	return nil
+}
+
+// sweepRequest is the body of POST /api/sweeps.
+type sweepRequest struct {
+	Technique string            `json:"technique"`
+	Base      string            `json:"base"` // a variant ref; empty for the defaults
+	X         sweepAxisRequest  `json:"x"`
+	Y         *sweepAxisRequest `json:"y,omitempty"`
+	Metric    string            `json:"metric,omitempty"` // the metric the page shows first; errP95 when empty
+}
+
+// sweepAxisRequest is one axis: min and max as numbers in the parameter's
+// stored unit or as its text (enum names, true/false).
+type sweepAxisRequest struct {
+	Name  string  `json:"name"`
+	Min   jobText `json:"min"`
+	Max   jobText `json:"max"`
+	Steps int     `json:"steps"`
+}
+
+// sweepJob is what a sweep job was asked, kept for its page.
+type sweepJob struct {
+	Req   sweepRequest
+	Label string // the base's label
+	Spec  engine.SweepSpec
+}
+
+// axis turns the request's axis into an engine.Axis; field is "x" or "y".
+func (a *sweepAxisRequest) axis(field string) (engine.Axis, error) {
+	p, ok := engine.Lookup(a.Name)
+	if !ok {
+		return engine.Axis{}, &engine.FieldError{Field: field + ".name", Value: a.Name, Allowed: "a parameter name (see /api/params)"}
+	}
+	ax := engine.Axis{Name: a.Name, Steps: a.Steps}
+	var err error
+	if ax.Min, err = p.Parse(string(a.Min)); err != nil {
+		return ax, &engine.FieldError{Field: field + ".min", Value: string(a.Min), Allowed: allowedBy(err)}
+	}
+	if ax.Max, err = p.Parse(string(a.Max)); err != nil {
+		return ax, &engine.FieldError{Field: field + ".max", Value: string(a.Max), Allowed: allowedBy(err)}
+	}
+	return ax, nil
+}
+
+// allowedBy is what a parameter's Parse error says is allowed.
+func allowedBy(err error) string {
+	if fe, ok := errors.AsType[*engine.FieldError](err); ok {
+		return fe.Allowed
+	}
+	return err.Error()
+}
+
+// sweepSpec checks a sweep request and builds the sweep it asks for.
+func (s *Server) sweepSpec(req sweepRequest) (*sweepJob, error) {
+	label, base, err := s.resolveBase(req.Base)
+	if err != nil {
+		return nil, jobBaseError(req.Base, err)
+	}
+	if req.Metric == "" {
+		req.Metric = "errP95"
+	}
+	if report.MetricIndex(req.Metric) < 0 {
+		return nil, &engine.FieldError{Field: "metric", Value: req.Metric, Allowed: "one of " + report.MetricNames()}
+	}
+	spec := engine.SweepSpec{Base: base, Technique: req.Technique}
+	if spec.X, err = req.X.axis("x"); err != nil {
+		return nil, err
+	}
+	if req.Y != nil && req.Y.Name != "" {
+		y, err := req.Y.axis("y")
+		if err != nil {
+			return nil, err
+		}
+		spec.Y = &y
+	} else {
+		req.Y = nil
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if w := jobWork(base, spec.Points()); w > jobMaxWork {
+		return nil, &engine.FieldError{Field: "points", Value: strconv.Itoa(spec.Points()),
+			Allowed: fmt.Sprintf("fewer points, entities or seconds: the sweep needs %.3g entity-frames, at most %.3g", w, float64(jobMaxWork))}
+	}
+	return &sweepJob{Req: req, Label: label, Spec: spec}, nil
+}
+
+func (s *Server) startSweep(w http.ResponseWriter, r *http.Request) {
+	var req sweepRequest
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	sj, err := s.sweepSpec(req)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	j, err := s.jobs.Start("sweep", sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
+		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/sweep/" + j.ID()})
+}
+
+// sweepOf returns the sweep job of the request's {id}, or answers 404.
+func (s *Server) sweepOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *sweepJob) {
+	j := s.jobs.Get(r.PathValue("id"))
+	if j == nil || j.Kind() != "sweep" {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such sweep (jobs are kept in memory until the server restarts)", Field: "id"})
+		return nil, nil
+	}
+	return j, j.Spec().(*sweepJob)
+}
+
+// points returns the points finished so far, in grid order.
+func sweepPointsOf(j *jobs.Job) []engine.SweepPoint {
+	if res, state := j.Result(); state != jobs.Running {
+		pts, _ := res.([]engine.SweepPoint)
+		return pts
+	}
+	st := j.Since(0)
+	pts := make([]engine.SweepPoint, len(st.Items))
+	for i, raw := range st.Items {
+		json.Unmarshal(raw, &pts[i])
+	}
+	return pts
+}
+
+func (s *Server) sweepChart(w http.ResponseWriter, r *http.Request) {
+	j, sj := s.sweepOf(w, r)
+	if j == nil {
+		return
+	}
+	metric := r.URL.Query().Get("metric")
+	if metric == "" {
+		metric = sj.Req.Metric
+	}
+	ch, err := chart.Sweep(sj.Spec, sj.Label, sweepPointsOf(j), metric)
+	if err != nil {
+		jsonapi.WriteError(w, jsonapi.BadRequest("metric", fmt.Sprintf("metric %q: want one of %s", metric, report.MetricNames())))
+		return
+	}
+	ch.Validate()
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
+}
+
+func (s *Server) sweepCSV(w http.ResponseWriter, r *http.Request) {
+	j, sj := s.sweepOf(w, r)
+	if j == nil {
+		return
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	head := []string{sj.Spec.X.Name}
+	if sj.Spec.Y != nil {
+		head = append(head, sj.Spec.Y.Name)
+	}
+	for _, f := range engine.MetricFields {
+		head = append(head, f.Name+" ("+f.Unit+")")
+	}
+	cw.Write(append(head, "error"))
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	var vals []float64
+	for _, pt := range sweepPointsOf(j) {
+		row := []string{num(pt.X)}
+		if sj.Spec.Y != nil {
+			row = append(row, num(pt.Y))
+		}
+		vals = pt.Metrics.Values(vals[:0])
+		for _, v := range vals {
+			if pt.Err != "" {
+				row = append(row, "")
+				continue
+			}
+			row = append(row, num(v))
+		}
+		cw.Write(append(row, pt.Err))
+	}
+	cw.Flush()
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="sweep-`+j.ID()+`.csv"`)
+	w.Write(b.Bytes())
+}
+
+// sweepPage is GET /sweep and GET /sweep/{id}.
+func (s *Server) sweepPage(w http.ResponseWriter, r *http.Request) {
+	v := templates.SweepView{Form: sweepFormFromQuery(r.URL.Query()), Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	if id := r.PathValue("id"); id != "" {
+		j, sj := s.sweepOf(w, r)
+		if j == nil {
+			return
+		}
+		v.Form = sweepFormOf(sj.Req)
+		v.Job = jobViewOf(j, "/sweep/"+id)
+		v.Label = sj.Label
+		if pts := sweepPointsOf(j); len(pts) > 0 {
+			ch, err := chart.Sweep(sj.Spec, sj.Label, pts, sj.Req.Metric)
+			var comp templ.Component
+			if err == nil {
+				comp, err = chart.Component(chart.Figure{ID: "sweep-chart", Chart: ch})
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			v.Chart = comp
+		}
+	}
+	v.Techniques = engine.TechniqueNames
+	for _, pr := range engine.Params() {
+		if pr.Kind == engine.Set {
+			continue
+		}
+		v.Params = append(v.Params, templates.SweepParam{Name: pr.Name, Group: pr.Group, Unit: pr.Unit, Doc: pr.Doc,
+			Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(&pr)})
+	}
+	for _, f := range engine.MetricFields {
+		v.Metrics = append(v.Metrics, templates.JobOption{Value: f.Name, Label: report.AxisName(f), Doc: f.Doc})
+	}
+	render(w, r, http.StatusOK, templates.Sweep(v))
+}
+
+// sweepDefaultSteps is the steps the form starts with for a parameter:
+// every value of a whole-number one up to 11, else 11.
+func sweepDefaultSteps(p *engine.Param) int {
+	if p.Kind != engine.Float {
+		return int(min(p.Max-p.Min+1, 11))
+	}
+	return 11
+}
+
+// sweepFormFromQuery fills the form from the page's query: base (a ref),
+// technique, and the default axis for it.
+func sweepFormFromQuery(q url.Values) templates.SweepForm {
+	f := templates.SweepForm{Base: q.Get("base"), Technique: q.Get("technique"), Metric: "errP95"}
+	if engine.TuneSpace(f.Technique) == nil && f.Technique != engine.TechSnap {
+		f.Technique = engine.TechBuffer
+	}
+	name := "latency"
+	if sp := engine.TuneSpace(f.Technique); len(sp) > 0 {
+		name = sp[0].Name
+	}
+	pr, _ := engine.Lookup(name)
+	f.X = templates.SweepAxis{Name: name, Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(pr)}
+	return f
+}
+
+// sweepFormOf fills the form with what a job was asked.
+func sweepFormOf(req sweepRequest) templates.SweepForm {
+	f := templates.SweepForm{Base: req.Base, Technique: req.Technique, Metric: req.Metric,
+		X: templates.SweepAxis{Name: req.X.Name, Min: string(req.X.Min), Max: string(req.X.Max), Steps: req.X.Steps}}
+	if req.Y != nil {
+		f.Y = templates.SweepAxis{Name: req.Y.Name, Min: string(req.Y.Min), Max: string(req.Y.Max), Steps: req.Y.Steps}
+	}
+	return f
+}

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+	"interplab/templates"
+)
+
+// tracesPage is GET /traces: the recorded traces (samples and stored), an
+// upload form posting to /api/traces, and for each trace links that open
+// the network derived from it in the lab, the tuner and the sweep page,
+// and links that replay its packets in the lab and in the comparison
+// charts.
+func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.ListTraces()
+	if err != nil {
+		http.Error(w, "list traces: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var v templates.TracesView
+	for _, t := range list {
+		row := templates.TraceRow{Name: t.Name, Title: t.Title, Doc: t.Doc, Format: t.Format, Sample: t.Sample,
+			Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: report.Number(t.Span) + " s"}
+		if _, tr, err := s.store.LoadTrace(t.Name); err == nil {
+			st, _ := traceio.Settings(tr, engine.Defaults())
+			q := link.Query("", st)
+			row.Lab = "/?" + q
+			row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
+			row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
+			row.Replay = "/?" + linkTraceKey + "=" + url.QueryEscape(t.Name)
+			row.Compare = traceCompareLink(t.Name, "preset:harbor-before", "preset:harbor-after")
+		}
+		v.Traces = append(v.Traces, row)
+	}
+	render(w, r, http.StatusOK, templates.Traces(v))
+}

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"html"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+func TestTracesPageLinks(t *testing.T) {
+	s, srv := jobsTestServer(t)
+	st := s.store
+
+	resp, err := http.Get(srv.URL + "/traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := html.UnescapeString(string(body))
+	list, err := st.ListTraces()
+	if err != nil || len(list) == 0 {
+		t.Fatalf("ListTraces = %d traces, %v: want the samples", len(list), err)
+	}
+	for _, info := range list {
+		_, tr, err := st.LoadTrace(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := traceio.Settings(tr, engine.Defaults())
+		q := link.Query("", s)
+		for _, want := range []string{`data-name="` + info.Name + `"`, `href="/?` + q + `"`, `href="/tune?base=` + url.QueryEscape("q:"+q) + `"`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("GET /traces lacks %s", want)
+			}
+		}
+	}
+}
+
+func TestTracesPageUploadBrowser(t *testing.T) {
+	h, _ := newSessionServer(t)
+	b := openLabOn(t, h, "/")
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+"/traces")); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(bad, []byte("entity,sent,arrive,x,y,z,vx,vy,vz\n0,0,0.05,0,0,0,1,0,0\n0,0.05,0.1,zz,0,0,1,0,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.allow("400 (Bad Request)")
+	b.do(chromedp.SetUploadFiles(chromedp.ID("trace-file"), []string{bad}), chromedp.Click(chromedp.ID("upload")))
+	jobsBrowserWait(b, `!document.getElementById('trace-error').hidden`, 10*time.Second)
+	var text string
+	b.eval(`document.getElementById('trace-error').textContent`, &text)
+	if !strings.HasPrefix(text, "line 3: ") {
+		t.Errorf("error shown for a bad line 3: %q, want it to start with line 3", text)
+	}
+}

@@ -1,0 +1,307 @@
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/live"
+	"interplab/cmd/lab/internal/store"
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+// The traces API (routes.go):
+//
+//	POST   /api/traces?name=&format=     import a trace file → 201, the trace as GET gives it
+//	GET    /api/traces                   list: the samples, then the stored traces, newest first
+//	GET    /api/traces/{name}            the trace's metadata and the network derived from it
+//	GET    /api/traces/{name}/flat       its packets for the page's wasm (see below)
+//	DELETE /api/traces/{name}            delete a stored trace for good
+//	POST   /api/sessions/{id}/trace      save a session's live trace: {"name":"..."} → 201
+//
+// An import is the file as the body (of one of traceUploadTypes), named by ?name= and
+// read as ?format= (csv, jsonl or seed; detected when left out), or a
+// multipart/form-data upload with the file in the part "file" and optional
+// "name" and "format" fields; the name defaults to the file's name. Names
+// are 1 to 64 characters of a-z, 0-9, '.', '_' and '-' (see traceio.CheckName);
+// names starting with "sample-" are the built-in samples'. The file is read
+// whole and saved in one transaction: a malformed file saves nothing.
+//
+// /flat answers application/octet-stream: engine.Trace.AppendFlat's numbers
+// (engine.TraceFlatHeader, then engine.TraceFlatStride per packet) as
+// little-endian float64s, ready for a Float64Array and engine.TraceFromFlat.
+//
+// Errors are the API's (api.go), with "line" the file's line at fault
+// (absent when the error is not about one line): 400 for a malformed file
+// or bad name, 404 for an unknown trace or session, 409 for a name in use or
+// a live trace with no packets, 403 for deleting a sample, and the route
+// table's 403, 413 (over 32 MiB) and 415.
+
+// traceUploadTypes are the Content-Types an import may declare: a form
+// upload, or the file itself as CSV, JSON lines or text.
+var traceUploadTypes = []string{"multipart/form-data", "text/csv", "application/x-ndjson", "application/jsonl",
+	"application/json", "text/plain", "application/octet-stream"}
+
+// TraceInfoJSON is a trace in GET /api/traces.
+type TraceInfoJSON struct {
+	Name     string     `json:"name"`
+	Format   string     `json:"format"`
+	Created  *time.Time `json:"created,omitempty"` // absent for a sample
+	Packets  int        `json:"packets"`
+	Entities int        `json:"entities"`
+	Span     float64    `json:"span"` // s
+	Sample   bool       `json:"sample"`
+	Title    string     `json:"title,omitempty"`
+	Doc      string     `json:"doc,omitempty"`
+}
+
+// TraceJSON is one trace in GET /api/traces/{name}: its metadata, the
+// network derived from it, and the settings to replay it with.
+type TraceJSON struct {
+	TraceInfoJSON
+	MaxSpeed float64                `json:"maxSpeed"` // largest recorded speed, m/s
+	Network  engine.NetworkEstimate `json:"network"`
+	// Settings are engine.Defaults with the derived network and maxSpeed:
+	// the starting point of `lab trace sim`. Set names what they replaced.
+	Settings engine.Settings `json:"settings"`
+	Set      []string        `json:"set"`
+}
+
+func traceInfoJSON(t store.TraceInfo) TraceInfoJSON {
+	out := TraceInfoJSON{Name: t.Name, Format: t.Format, Packets: t.Packets, Entities: t.Entities,
+		Span: t.Span, Sample: t.Sample, Title: t.Title, Doc: t.Doc}
+	if !t.Sample {
+		out.Created = &t.Created
+	}
+	return out
+}
+
+// DescribeTrace is trace tr with its metadata t as GET /api/traces/{name}
+// answers it, and lab trace show -json prints it.
+func DescribeTrace(t store.TraceInfo, tr *engine.Trace) TraceJSON {
+	s, names := traceio.Settings(tr, engine.Defaults())
+	return TraceJSON{TraceInfoJSON: traceInfoJSON(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
+}
+
+func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	name, format := q.Get("name"), q.Get("format")
+	var data []byte
+	var err error
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		data, name, format, err = readTraceMultipart(r, name, format)
+	} else {
+		data, err = jsonapi.ReadBody(r)
+		if err == nil && name == "" {
+			err = &traceio.InputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
+		}
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := traceio.CheckName(name); err != nil {
+		fail(w, err)
+		return
+	}
+	tr, format, err := traceio.Parse(data, format, name)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	info, err := s.store.SaveTrace(tr, format, s.now())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/traces/"+info.Name)
+	jsonapi.WriteJSON(w, http.StatusCreated, DescribeTrace(info, tr))
+}
+
+// readTraceMultipart reads a multipart upload: the part "file" and the
+// optional fields "name" and "format", which override the query's. The
+// name defaults to the file's name.
+func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _ string, err error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, "", "", &traceio.InputError{Msg: "bad multipart body: " + err.Error()}
+	}
+	gotFile := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, "", "", traceReadError(err)
+		}
+		switch part.FormName() {
+		case "file":
+			if gotFile {
+				return nil, "", "", &traceio.InputError{Field: "file", Msg: "one file per upload"}
+			}
+			gotFile = true
+			if data, err = io.ReadAll(part); err != nil {
+				return nil, "", "", traceReadError(err)
+			}
+			if name == "" {
+				name = traceio.NameFrom(part.FileName())
+			}
+		case "name", "format":
+			v, err := io.ReadAll(io.LimitReader(part, 201))
+			if err != nil {
+				return nil, "", "", traceReadError(err)
+			}
+			if len(v) > 200 {
+				return nil, "", "", &traceio.InputError{Field: part.FormName(), Msg: "over 200 bytes"}
+			}
+			if part.FormName() == "name" {
+				name = strings.TrimSpace(string(v))
+			} else {
+				format = strings.TrimSpace(string(v))
+			}
+		default:
+			return nil, "", "", &traceio.InputError{Field: jsonapi.Clip(part.FormName(), 20),
+				Msg: fmt.Sprintf("unknown form field %q: want file, name or format", jsonapi.Clip(part.FormName(), 20))}
+		}
+	}
+	if !gotFile {
+		return nil, "", "", &traceio.InputError{Field: "file", Msg: "missing the part \"file\""}
+	}
+	return data, name, format, nil
+}
+
+// traceReadError turns an upload's read error into a 413 or a 400.
+func traceReadError(err error) error {
+	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return &jsonapi.Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+	}
+	return &traceio.InputError{Msg: "read request body: " + err.Error()}
+}
+
+func (s *Server) listTraces(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.ListTraces()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := make([]TraceInfoJSON, len(list))
+	for i, t := range list {
+		out[i] = traceInfoJSON(t)
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		Traces []TraceInfoJSON `json:"traces"`
+	}{out})
+}
+
+func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) {
+	name, ok := traceName(w, r)
+	if !ok {
+		return
+	}
+	info, tr, err := s.store.LoadTrace(name)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, DescribeTrace(info, tr))
+}
+
+func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
+	name, ok := traceName(w, r)
+	if !ok {
+		return
+	}
+	_, tr, err := s.store.LoadTrace(name)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	flat := tr.AppendFlat(nil)
+	var b bytes.Buffer
+	b.Grow(8 * len(flat))
+	var word [8]byte
+	for _, v := range flat {
+		binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
+		b.Write(word[:])
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) deleteTrace(w http.ResponseWriter, r *http.Request) {
+	name, ok := traceName(w, r)
+	if !ok {
+		return
+	}
+	if err := s.store.DeleteTrace(name); err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		Name    string `json:"name"`
+		Deleted bool   `json:"deleted"`
+	}{name, true})
+}
+
+// saveLive saves session id's live trace under the body's name.
+func (s *Server) saveLiveTrace(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := store.CheckSessionID(id); err != nil {
+		fail(w, err)
+		return
+	}
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	if err := traceio.CheckName(req.Name); err != nil {
+		fail(w, err)
+		return
+	}
+	if _, err := s.store.Latest(id); err != nil {
+		fail(w, err)
+		return
+	}
+	rows, ok := s.hub.LiveTrace(id)
+	if !ok {
+		fail(w, &jsonapi.Error{Status: http.StatusConflict, Field: "id", Msg: "no live trace: no client is connected to the session"})
+		return
+	}
+	tr, err := live.TraceFrom(rows, req.Name)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	info, err := s.store.SaveTrace(tr, "live", s.now())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/traces/"+info.Name)
+	jsonapi.WriteJSON(w, http.StatusCreated, DescribeTrace(info, tr))
+}
+
+// traceName returns the request's {name}, answering 404 for one no trace
+// can have.
+func traceName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := r.PathValue("name")
+	if err := traceio.CheckName(name); err != nil {
+		fail(w, &jsonapi.Error{Status: http.StatusNotFound, Field: "name", Msg: "no such trace: " + err.Error()})
+		return "", false
+	}
+	return name, true
+}

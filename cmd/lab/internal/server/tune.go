@@ -1,0 +1,293 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
+	"interplab/engine"
+	"interplab/templates"
+	"interplab/web"
+)
+
+// tuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
+// is a variant ref. Weights left out are 1 each; constraints are in the
+// metric's SI unit, as in engine.Constraint.
+type tuneRequest struct {
+	Technique   string              `json:"technique"`
+	Base        string              `json:"base"`
+	Motions     []string            `json:"motions,omitempty"`
+	Weights     *engine.TuneWeights `json:"weights,omitempty"`
+	Constraints []engine.Constraint `json:"constraints,omitempty"`
+	Budget      int                 `json:"budget,omitempty"`
+	Seed        uint64              `json:"seed"`
+}
+
+// tuneJob is what a tuning job was asked, kept for its page.
+type tuneJob struct {
+	Req    tuneRequest
+	Label  string // the base's label
+	Preset string // the base's preset, for the apply link: "" unless the ref is preset:NAME or a q: naming one
+	Spec   engine.TuneSpec
+}
+
+// tuneItem is one candidate in the progress messages.
+type tuneItem struct {
+	N            int     `json:"n"` // how many were evaluated before it finished, plus one
+	Cost         float64 `json:"cost"`
+	Feasible     bool    `json:"feasible"`
+	AddedLatency float64 `json:"addedLatency"` // s
+	ErrAligned   float64 `json:"errAligned"`   // m
+}
+
+// tuneSpec checks a tuning request and builds the tuning it asks for.
+func (s *Server) tuneSpec(req tuneRequest) (*tuneJob, error) {
+	label, base, err := s.resolveBase(req.Base)
+	if err != nil {
+		return nil, jobBaseError(req.Base, err)
+	}
+	spec := engine.TuneSpec{Base: base, Technique: req.Technique, Motions: req.Motions, Weights: engine.DefaultTuneWeights(),
+		Constraints: req.Constraints, Budget: req.Budget, Seed: req.Seed}
+	if req.Weights != nil {
+		spec.Weights = *req.Weights
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	budget := spec.Budget
+	if budget == 0 {
+		budget = engine.DefaultTuneBudget
+	}
+	if w := jobWork(base, budget*max(1, len(spec.Motions))); w > jobMaxWork {
+		return nil, &engine.FieldError{Field: "budget", Value: strconv.Itoa(budget),
+			Allowed: fmt.Sprintf("a smaller budget, mix, entities or duration: the tuning needs %.3g entity-frames, at most %.3g", w, float64(jobMaxWork))}
+	}
+	return &tuneJob{Req: req, Label: label, Preset: tunePresetOf(req.Base), Spec: spec}, nil
+}
+
+// tunePresetOf is the preset a ref starts from, so that the apply link
+// stays short: preset:NAME, or q: with a preset key.
+func tunePresetOf(ref string) string {
+	if name, ok := strings.CutPrefix(ref, "preset:"); ok {
+		return name
+	}
+	if q, ok := strings.CutPrefix(ref, "q:"); ok {
+		if v, err := url.ParseQuery(q); err == nil {
+			return v.Get(link.PresetKey)
+		}
+	}
+	return ""
+}
+
+func (s *Server) startTune(w http.ResponseWriter, r *http.Request) {
+	var req tuneRequest
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	tj, err := s.tuneSpec(req)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	total := tj.Spec.Budget
+	if total == 0 {
+		total = engine.DefaultTuneBudget
+	}
+	j, err := s.jobs.Start("tune", total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
+		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
+			progress(tuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
+		})
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/tune/" + j.ID()})
+}
+
+// tuneOf returns the tuning job of the request's {id} and its result (nil
+// while it runs), or answers 404.
+func (s *Server) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *engine.TuneResult) {
+	j := s.jobs.Get(r.PathValue("id"))
+	if j == nil || j.Kind() != "tune" {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning (jobs are kept in memory until the server restarts)", Field: "id"})
+		return nil, nil, nil
+	}
+	res, state := j.Result()
+	if state == jobs.Running {
+		return j, j.Spec().(*tuneJob), nil
+	}
+	tr, _ := res.(engine.TuneResult)
+	return j, j.Spec().(*tuneJob), &tr
+}
+
+func (s *Server) tuneChart(w http.ResponseWriter, r *http.Request) {
+	j, tj, res := s.tuneOf(w, r)
+	if j == nil {
+		return
+	}
+	if res == nil || len(res.Candidates) == 0 {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusConflict, Msg: "the tuning has no result yet", Field: "id"})
+		return
+	}
+	ch := chart.Pareto(tj.Spec.Technique, tj.Label, tj.Spec.Seed, res)
+	ch.Validate()
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
+}
+
+func (s *Server) tuneCSV(w http.ResponseWriter, r *http.Request) {
+	j, tj, res := s.tuneOf(w, r)
+	if j == nil {
+		return
+	}
+	if res == nil {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusConflict, Msg: "the tuning has no result yet", Field: "id"})
+		return
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	head := []string{"candidate", "cost", "feasible", "pareto", "recommended"}
+	space := tj.Spec.Space
+	if len(space) == 0 {
+		space = engine.TuneSpace(tj.Spec.Technique)
+	}
+	for _, s := range space {
+		head = append(head, s.Name)
+	}
+	for _, f := range engine.MetricFields {
+		head = append(head, f.Name+" ("+f.Unit+")")
+	}
+	cw.Write(head)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	onFront := map[string]bool{}
+	for _, c := range res.Pareto {
+		onFront[compare.Key(c.Settings, 0)] = true
+	}
+	best := compare.Key(res.Best.Settings, 0)
+	var vals []float64
+	for i, c := range res.Candidates {
+		key := compare.Key(c.Settings, 0)
+		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
+		for _, s := range space {
+			row = append(row, c.Settings.Text(s.Name))
+		}
+		for _, v := range c.Metrics.Values(vals[:0]) {
+			row = append(row, num(v))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="tune-`+j.ID()+`.csv"`)
+	w.Write(b.Bytes())
+}
+
+// tunePage is GET /tune and GET /tune/{id}.
+func (s *Server) tunePage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	form := tuneFormOf(tuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
+		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.12}}})
+	v := templates.TuneView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	if id := r.PathValue("id"); id != "" {
+		j, tj, res := s.tuneOf(w, r)
+		if j == nil {
+			return
+		}
+		form = tuneFormOf(tj.Req)
+		v.Job = jobViewOf(j, "/tune/"+id)
+		if res != nil && len(res.Candidates) > 0 {
+			rv, err := tuneResultView(tj, res)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			v.Result = rv
+		}
+	}
+	v.Form = form.TuneForm
+	for _, t := range engine.TechniqueNames {
+		if t != engine.TechSnap {
+			v.Techniques = append(v.Techniques, t)
+		}
+	}
+	for _, f := range engine.MetricFields {
+		v.Metrics = append(v.Metrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
+	}
+	for _, m := range engine.Motions {
+		v.Motions = append(v.Motions, templates.JobOption{Value: m, Label: m, Checked: slices.Contains(form.Motions, m)})
+	}
+	render(w, r, http.StatusOK, templates.Tune(v))
+}
+
+// tuneFormOf fills the tuner form with a request: constraints in display
+// units, three rows at least.
+func tuneFormOf(req tuneRequest) tuneForm {
+	f := tuneForm{TuneForm: templates.TuneForm{Base: req.Base, Technique: req.Technique, Budget: req.Budget,
+		Seed: strconv.FormatUint(req.Seed, 10)}, Motions: req.Motions}
+	if engine.TuneSpace(f.Technique) == nil {
+		f.Technique = engine.TechBuffer
+	}
+	if f.Budget == 0 {
+		f.Budget = engine.DefaultTuneBudget
+	}
+	w := engine.DefaultTuneWeights()
+	if req.Weights != nil {
+		w = *req.Weights
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	f.Weights = [4]string{num(w.ErrP95), num(w.AddedLatency), num(w.Snaps), num(w.Underrun)}
+	for _, c := range req.Constraints {
+		scale := 1.0
+		if i := report.MetricIndex(c.Metric); i >= 0 {
+			scale = engine.MetricFields[i].Scale
+		}
+		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: num(report.Round(c.Max*scale, 9))})
+	}
+	for len(f.Constraints) < 3 {
+		f.Constraints = append(f.Constraints, templates.TuneConstraint{})
+	}
+	return f
+}
+
+// tuneForm is the form and the motions checked in it.
+type tuneForm struct {
+	templates.TuneForm
+	Motions []string
+}
+
+// tuneResultView builds the result part of the tuner page.
+func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultView, error) {
+	comp, err := chart.Component(chart.Figure{ID: "tune-chart", Chart: chart.Pareto(tj.Spec.Technique, tj.Label, tj.Spec.Seed, res)})
+	if err != nil {
+		return nil, err
+	}
+	query := link.Query(tj.Preset, res.Best.Settings)
+	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
+		Feasible: res.Feasible, Violation: report.Number(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
+	for _, name := range export.Formats() {
+		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + name + "&" + query, Label: name})
+	}
+	for _, c := range engine.Diff(res.Base.Settings, res.Best.Settings) {
+		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})
+	}
+	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
+	for i, f := range engine.MetricFields {
+		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: report.Value(rv2[i], f)})
+	}
+	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
+	return rv, nil
+}

@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"io"
+	"math"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
+	"interplab/engine"
+)
+
+// tunePageBody is a small tuning: the Harbor Vanguard "before" network,
+// short runs, a small budget.
+const tunePageBody = `{"technique":"buffer","base":"q:preset=harbor-before&duration=6&entities=2","motions":["strafe","turn"],
+	"constraints":[{"metric":"addedLatency","max":0.15}],"budget":24,"seed":7}`
+
+func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
+	s, srv := jobsTestServer(t)
+	var results []engine.TuneResult
+	var pages []string
+	for range 2 {
+		acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
+		msgs := jobsFollow(t, jobsDial(t, srv, acc))
+		if end := msgs[len(msgs)-1]; end.State != jobs.Done {
+			t.Fatalf("tuning ended %+v, want done", end)
+		}
+		items := 0
+		for _, m := range msgs {
+			for _, raw := range m.Items {
+				var it tuneItem
+				if err := json.Unmarshal(raw, &it); err != nil {
+					t.Fatal(err)
+				}
+				items++
+			}
+		}
+		j := s.jobs.Get(acc.ID)
+		res, _ := j.Result()
+		tr := res.(engine.TuneResult)
+		if items != len(tr.Candidates) {
+			t.Errorf("%d candidates over the socket, want %d", items, len(tr.Candidates))
+		}
+		results = append(results, tr)
+		resp, err := http.Get(srv.URL + acc.Page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		pages = append(pages, strings.ReplaceAll(string(page), acc.ID, "ID"))
+	}
+	if !reflect.DeepEqual(results[0], results[1]) {
+		t.Errorf("two tunings with seed 7 differ")
+	}
+	if pages[0] != pages[1] {
+		t.Errorf("two tunings with seed 7 give different pages")
+	}
+
+	_, base, err := s.resolveVariant("q:preset=harbor-before&duration=6&entities=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := engine.TuneSpec{Base: base, Technique: "buffer", Motions: []string{"strafe", "turn"}, Weights: engine.DefaultTuneWeights(),
+		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 24, Seed: 7}
+	want, err := engine.Tune(context.Background(), spec, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(results[0], want) {
+		t.Errorf("the job's result differs from engine.Tune's for the same spec")
+	}
+
+	page := html.UnescapeString(pages[0])
+	apply := `href="/?` + link.Query("harbor-before", want.Best.Settings) + `"`
+	for _, s := range []string{`id="tune-chart"`, `id="seed">7<`, apply, "/api/export?format=json&"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the tuning's page lacks %s", s)
+		}
+	}
+	for _, c := range engine.Diff(want.Base.Settings, want.Best.Settings) {
+		if !strings.Contains(page, `data-name="`+c.Name+`"`) {
+			t.Errorf("the changes table lacks %s", c.Name)
+		}
+	}
+}
+
+// tuneFrontPoint is where the Pareto chart draws c: |added latency| in ms
+// and the aligned error in cm, 4 significant digits.
+func tuneFrontPoint(c engine.Candidate) []float64 {
+	return []float64{report.Round(math.Abs(c.Metrics.AddedLatency)*1000, 4), report.Round(c.Metrics.ErrAligned*100, 4)}
+}
+
+func TestTuneChartData(t *testing.T) {
+	s, srv := jobsTestServer(t)
+	acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
+	jobsFollow(t, jobsDial(t, srv, acc))
+	res, _ := s.jobs.Get(acc.ID).Result()
+	tr := res.(engine.TuneResult)
+	var ch struct {
+		Option struct {
+			Series []struct {
+				Name string `json:"name"`
+				Data []struct {
+					Value []float64 `json:"value"`
+				} `json:"data"`
+			} `json:"series"`
+		} `json:"option"`
+	}
+	if code := sweepGetJSON(t, srv.URL+acc.Page+"/chart", &ch); code != http.StatusOK {
+		t.Fatalf("chart = %d", code)
+	}
+	series := map[string][][]float64{}
+	n := 0
+	for _, s := range ch.Option.Series {
+		for _, d := range s.Data {
+			series[s.Name] = append(series[s.Name], d.Value)
+		}
+		if s.Name == "feasible" || s.Name == "infeasible" {
+			n += len(s.Data)
+		}
+	}
+	if n != len(tr.Candidates) {
+		t.Errorf("chart has %d candidates, want %d", n, len(tr.Candidates))
+	}
+	front := series["Pareto front"]
+	if len(front) != len(tr.Pareto) {
+		t.Fatalf("front has %d points, want %d", len(front), len(tr.Pareto))
+	}
+	for i, c := range tr.Pareto {
+		if want := tuneFrontPoint(c); !reflect.DeepEqual(front[i], want) {
+			t.Errorf("front point %d = %v, want %v", i, front[i], want)
+		}
+		if i > 0 && (front[i][0] < front[i-1][0] || front[i][1] > front[i-1][1]) {
+			t.Errorf("front not monotone at %d: %v after %v", i, front[i], front[i-1])
+		}
+	}
+	if best := series["recommended"]; len(best) != 1 || !reflect.DeepEqual(best[0], tuneFrontPoint(tr.Best)) {
+		t.Errorf("recommended = %v, want the Best candidate", best)
+	}
+}

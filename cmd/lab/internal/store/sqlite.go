@@ -1,0 +1,434 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"interplab/engine"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// SQLite is the Store in an embedded SQLite database, the file lab.db in
+// the data directory: no server to run, and a save acknowledged is on
+// disk. Purge removes sessions deleted more than RestoreWindow ago for
+// good. A SQLite is safe for concurrent use.
+type SQLite struct {
+	db      *sql.DB
+	samples samples
+
+	// Rand is the source of new session ids (crypto/rand.Reader by default).
+	// Tests replace it before the first Create.
+	Rand io.Reader
+
+	// mu serializes this process's writers, so they queue in Go instead of
+	// spinning in SQLite's busy handler; _txlock=immediate and busy_timeout
+	// still protect against another process on the same file.
+	mu sync.Mutex
+}
+
+var _ Store = (*SQLite)(nil)
+
+// The database file in the data directory, and how long SQLite waits for
+// another process's writer.
+const (
+	dbFile        = "lab.db"
+	busyTimeoutMS = 5000
+)
+
+// Open opens (creating it and dir if needed) the database in dir,
+// brings its schema up to date and purges sessions deleted more than
+// RestoreWindow before now.
+func Open(dir string, now time.Time) (*SQLite, error) {
+	if strings.ContainsRune(dir, '?') {
+		return nil, fmt.Errorf("open store: data directory %q may not contain '?'", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	// The pragmas run on every new connection of the pool. synchronous=FULL
+	// makes a commit durable before Save returns, so an acknowledged save
+	// survives kill -9 and power loss; WAL lets readers run beside a writer.
+	dsn := filepath.Join(dir, dbFile) +
+		"?_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")" +
+		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" +
+		"&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	st := &SQLite{db: db, samples: newSamples(), Rand: rand.Reader}
+	if err := st.migrate(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if _, err := st.Purge(now); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	return st, nil
+}
+
+// Close closes the database.
+func (st *SQLite) Close() error { return st.db.Close() }
+
+// Create saves d as revision 1 of a new session with a fresh random id.
+func (st *SQLite) Create(d Draft, now time.Time) (Revision, error) {
+	if err := d.Check(); err != nil {
+		return Revision{}, err
+	}
+	settings, err := json.Marshal(d.Settings)
+	if err != nil {
+		return Revision{}, fmt.Errorf("create session: %w", err)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// 60 random bits: a collision is unlikely but cheap to retry.
+	for range 3 {
+		id, err := newSessionID(st.Rand)
+		if err != nil {
+			return Revision{}, fmt.Errorf("create session: %w", err)
+		}
+		created, err := st.insertSession(id, d, settings, now)
+		if err != nil {
+			return Revision{}, fmt.Errorf("create session: %w", err)
+		}
+		if created {
+			return Revision{ID: id, Rev: 1, Name: d.Name, Notes: d.Notes, Settings: d.Settings, Time: now}, nil
+		}
+	}
+	return Revision{}, errors.New("create session: no free id after 3 tries")
+}
+
+// insertSession inserts a session and its first revision; false if the id
+// is taken.
+func (st *SQLite) insertSession(id string, d Draft, settings []byte, now time.Time) (bool, error) {
+	tx, err := st.db.Begin()
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`INSERT INTO sessions (id, created_ns, updated_ns, latest, name, name_fold)
+		VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		id, now.UnixNano(), now.UnixNano(), d.Name, foldName(d.Name))
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := tx.Exec(`INSERT INTO revisions (session_id, rev, name, notes, settings, created_ns)
+		VALUES (?, 1, ?, ?, ?, ?)`, id, d.Name, d.Notes, string(settings), now.UnixNano()); err != nil {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// Save saves d as a new revision of session id.
+func (st *SQLite) Save(id string, d Draft, now time.Time) (Revision, error) {
+	return st.Update(id, now, func(Revision) (Draft, error) { return d, nil })
+}
+
+// Rename saves a new revision of session id with the latest revision's
+// notes and settings under a new name.
+func (st *SQLite) Rename(id, name string, now time.Time) (Revision, error) {
+	return st.Update(id, now, func(prev Revision) (Draft, error) {
+		return Draft{Name: name, Notes: prev.Notes, Settings: prev.Settings}, nil
+	})
+}
+
+// Update saves a new revision of session id computed by edit from the
+// latest one. edit runs inside the write transaction, so no other save can
+// come between the revision it reads and the one it writes; it must be
+// quick. An error from edit is returned as is.
+func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (Revision, error) {
+	if err := CheckSessionID(id); err != nil {
+		return Revision{}, err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	tx, err := st.db.Begin()
+	if err != nil {
+		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	prev, err := latestRevision(tx, id)
+	if err != nil {
+		return Revision{}, err
+	}
+	d, err := edit(prev)
+	if err != nil {
+		return Revision{}, err
+	}
+	if err := d.Check(); err != nil {
+		return Revision{}, err
+	}
+	settings, err := json.Marshal(d.Settings)
+	if err != nil {
+		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
+	}
+	rev := prev.Rev + 1
+	if _, err := tx.Exec(`INSERT INTO revisions (session_id, rev, name, notes, settings, created_ns)
+		VALUES (?, ?, ?, ?, ?, ?)`, id, rev, d.Name, d.Notes, string(settings), now.UnixNano()); err != nil {
+		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
+	}
+	if _, err := tx.Exec(`UPDATE sessions SET latest = ?, updated_ns = ?, name = ?, name_fold = ? WHERE id = ?`,
+		rev, now.UnixNano(), d.Name, foldName(d.Name), id); err != nil {
+		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
+	}
+	return Revision{ID: id, Rev: rev, Name: d.Name, Notes: d.Notes, Settings: d.Settings, Time: now}, nil
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryRow(query string, args ...any) *sql.Row
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+// latestRevision reads the latest revision of a live (not deleted) session.
+func latestRevision(q querier, id string) (Revision, error) {
+	var latest int
+	var deleted sql.NullInt64
+	err := q.QueryRow(`SELECT latest, deleted_ns FROM sessions WHERE id = ?`, id).Scan(&latest, &deleted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Revision{}, ErrSessionNotFound
+	}
+	if err != nil {
+		return Revision{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if deleted.Valid {
+		return Revision{}, ErrSessionDeleted
+	}
+	return readRevision(q, id, latest)
+}
+
+// readRevision reads one revision; its settings start from the defaults so
+// that a parameter added after it was saved takes its default.
+func readRevision(q querier, id string, rev int) (Revision, error) {
+	r := Revision{ID: id, Rev: rev}
+	var settings string
+	var ns int64
+	err := q.QueryRow(`SELECT name, notes, settings, created_ns FROM revisions WHERE session_id = ? AND rev = ?`,
+		id, rev).Scan(&r.Name, &r.Notes, &settings, &ns)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Revision{}, ErrRevNotFound
+	}
+	if err != nil {
+		return Revision{}, fmt.Errorf("read session %s revision %d: %w", id, rev, err)
+	}
+	r.Settings = engine.Defaults()
+	if err := json.Unmarshal([]byte(settings), &r.Settings); err != nil {
+		return Revision{}, fmt.Errorf("read session %s revision %d: settings: %w", id, rev, err)
+	}
+	r.Time = time.Unix(0, ns).UTC()
+	return r, nil
+}
+
+// Latest returns the latest revision of session id.
+func (st *SQLite) Latest(id string) (Revision, error) {
+	if err := CheckSessionID(id); err != nil {
+		return Revision{}, err
+	}
+	return latestRevision(st.db, id)
+}
+
+// Get returns session id: its latest revision and its history, with the
+// settings each revision changed. A deleted session is returned too, with
+// Deleted set.
+func (st *SQLite) Get(id string) (Session, error) {
+	if err := CheckSessionID(id); err != nil {
+		return Session{}, err
+	}
+	// One read transaction, so the history and the latest revision agree
+	// even while someone saves. ReadOnly makes it a deferred BEGIN: readers
+	// do not take the write lock.
+	tx, err := st.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	s := Session{Revision: Revision{ID: id}}
+	var created int64
+	var deleted sql.NullInt64
+	err = tx.QueryRow(`SELECT created_ns, deleted_ns, latest FROM sessions WHERE id = ?`, id).
+		Scan(&created, &deleted, &s.Rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, ErrSessionNotFound
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	s.Created = time.Unix(0, created).UTC()
+	if deleted.Valid {
+		s.Deleted = time.Unix(0, deleted.Int64).UTC()
+	}
+	rows, err := tx.Query(`SELECT rev, name, notes, settings, created_ns FROM revisions
+		WHERE session_id = ? ORDER BY rev`, id)
+	if err != nil {
+		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	defer rows.Close()
+	var prev engine.Settings
+	for rows.Next() {
+		var r Revision
+		var settings string
+		var ns int64
+		if err := rows.Scan(&r.Rev, &r.Name, &r.Notes, &settings, &ns); err != nil {
+			return Session{}, fmt.Errorf("read session %s: %w", id, err)
+		}
+		r.ID, r.Time = id, time.Unix(0, ns).UTC()
+		r.Settings = engine.Defaults()
+		if err := json.Unmarshal([]byte(settings), &r.Settings); err != nil {
+			return Session{}, fmt.Errorf("read session %s revision %d: settings: %w", id, r.Rev, err)
+		}
+		info := RevisionInfo{Rev: r.Rev, Name: r.Name, Time: r.Time, Changed: []string{}}
+		if len(s.History) > 0 {
+			for _, c := range engine.Diff(prev, r.Settings) {
+				info.Changed = append(info.Changed, c.Name)
+			}
+		}
+		s.History = append(s.History, info)
+		prev = r.Settings
+		if r.Rev == s.Rev {
+			s.Revision = r
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if s.Time.IsZero() {
+		return Session{}, fmt.Errorf("read session %s: latest revision %d missing", id, s.Rev)
+	}
+	return s, nil
+}
+
+// Revision returns revision rev of session id (deleted or not: check
+// Deleted with Get when that matters).
+func (st *SQLite) Revision(id string, rev int) (Revision, error) {
+	if err := CheckSessionID(id); err != nil {
+		return Revision{}, err
+	}
+	if rev < 1 {
+		return Revision{}, &engine.FieldError{Field: "rev", Value: strconv.Itoa(rev), Allowed: "a revision number from 1"}
+	}
+	var deleted sql.NullInt64
+	err := st.db.QueryRow(`SELECT deleted_ns FROM sessions WHERE id = ?`, id).Scan(&deleted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Revision{}, ErrSessionNotFound
+	}
+	if err != nil {
+		return Revision{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if deleted.Valid {
+		return Revision{}, ErrSessionDeleted
+	}
+	return readRevision(st.db, id, rev)
+}
+
+// List returns the sessions whose latest name contains q (case-insensitive;
+// every session for an empty q), the most recently saved first. Deleted
+// sessions are left out unless withDeleted is set.
+func (st *SQLite) List(q string, withDeleted bool) ([]Summary, error) {
+	query := `SELECT id, name, latest, created_ns, updated_ns, deleted_ns FROM sessions
+		WHERE instr(name_fold, ?) > 0`
+	if !withDeleted {
+		query += ` AND deleted_ns IS NULL`
+	}
+	query += ` ORDER BY updated_ns DESC, id`
+	rows, err := st.db.Query(query, foldName(q))
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	list := []Summary{}
+	for rows.Next() {
+		var s Summary
+		var created, updated int64
+		var deleted sql.NullInt64
+		if err := rows.Scan(&s.ID, &s.Name, &s.Rev, &created, &updated, &deleted); err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		s.Created, s.Updated = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+		if deleted.Valid {
+			s.Deleted = time.Unix(0, deleted.Int64).UTC()
+		}
+		list = append(list, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return list, nil
+}
+
+// Delete marks session id deleted at now. Deleting a deleted session keeps
+// its first deletion time.
+func (st *SQLite) Delete(id string, now time.Time) error {
+	if err := CheckSessionID(id); err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.updateSession("delete", id, `UPDATE sessions SET deleted_ns = coalesce(deleted_ns, ?) WHERE id = ?`, now.UnixNano(), id)
+}
+
+// Restore undeletes session id, if it was deleted less than RestoreWindow
+// before now. Restoring a live session does nothing.
+func (st *SQLite) Restore(id string, now time.Time) error {
+	if err := CheckSessionID(id); err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// No row: unknown, or deleted too long ago to restore (purged or about
+	// to be).
+	return st.updateSession("restore", id, `UPDATE sessions SET deleted_ns = NULL
+		WHERE id = ? AND (deleted_ns IS NULL OR deleted_ns >= ?)`, id, now.Add(-RestoreWindow).UnixNano())
+}
+
+// updateSession runs query, an UPDATE of session id's row, and reports
+// ErrSessionNotFound when it changed no row. The caller holds st.mu.
+func (st *SQLite) updateSession(op, id, query string, args ...any) error {
+	res, err := st.db.Exec(query, args...)
+	if err != nil {
+		return fmt.Errorf("%s session %s: %w", op, id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("%s session %s: %w", op, id, err)
+	} else if n == 0 {
+		return ErrSessionNotFound
+	}
+	return nil
+}
+
+// Purge removes for good the sessions deleted more than RestoreWindow before
+// now, with their revisions, and returns how many.
+func (st *SQLite) Purge(now time.Time) (int, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	res, err := st.db.Exec(`DELETE FROM sessions WHERE deleted_ns < ?`, now.Add(-RestoreWindow).UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("purge sessions: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("purge sessions: %w", err)
+	}
+	return int(n), nil
+}
+
+// foldName is the case-insensitive form of a name for search.
+func foldName(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,202 @@
+// Package store keeps the lab's saved sessions and recorded traces. The
+// server's handlers use the Store interface; SQLite, a database file in
+// the data directory, implements it, and a second backend (PostgreSQL for
+// a team) implements the same interface without touching them. Times are
+// always arguments: a store never reads the clock.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/engine"
+)
+
+// Store is what the lab keeps: sessions and traces. Its implementations
+// are safe for concurrent use.
+type Store interface {
+	Sessions
+	Traces
+	Close() error
+}
+
+// Sessions are saved sessions. Every save is a new revision of a session;
+// nothing is overwritten. A deleted session is only marked deleted and can
+// be restored for RestoreWindow. Malformed input is an *engine.FieldError
+// naming its field (a malformed id's field is "id"); a missing session or
+// revision is one of the Err values below.
+type Sessions interface {
+	// Create saves d as revision 1 of a new session with a fresh random id.
+	Create(d Draft, now time.Time) (Revision, error)
+	// Update saves a new revision of session id computed by edit from the
+	// latest one; no other save comes between the two. edit must be quick;
+	// its error is returned as is.
+	Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (Revision, error)
+	// Latest returns the latest revision of a live session.
+	Latest(id string) (Revision, error)
+	// Get returns a session, deleted or not, with its history.
+	Get(id string) (Session, error)
+	// Revision returns one revision of a live session.
+	Revision(id string, rev int) (Revision, error)
+	// List returns the sessions whose latest name contains q (ignoring
+	// case), the most recently saved first, deleted ones only if asked.
+	List(q string, withDeleted bool) ([]Summary, error)
+	// Delete marks a session deleted at now (the first time only).
+	Delete(id string, now time.Time) error
+	// Restore undeletes a session deleted less than RestoreWindow ago.
+	Restore(id string, now time.Time) error
+}
+
+// Traces are recorded packet traces: the built-in samples (names starting
+// with SamplePrefix), listed and loaded, never stored or deleted, and the
+// stored ones.
+type Traces interface {
+	// SaveTrace stores the valid trace tr under tr.Name, all of it or
+	// nothing; a name in use is ErrTraceExists.
+	SaveTrace(tr *engine.Trace, format string, now time.Time) (TraceInfo, error)
+	// ListTraces returns the samples, then the stored traces, newest first.
+	ListTraces() ([]TraceInfo, error)
+	// LoadTrace returns the sample or stored trace called name.
+	LoadTrace(name string) (TraceInfo, *engine.Trace, error)
+	// DeleteTrace removes the stored trace called name for good.
+	DeleteTrace(name string) error
+}
+
+// Limits on what a session may hold.
+const (
+	SessionIDLen  = 12                  // characters of a session id
+	MaxNameRunes  = 200                 // longest session name
+	MaxNotesRunes = 10000               // longest notes
+	RestoreWindow = 30 * 24 * time.Hour // how long a deleted session can be restored
+)
+
+// sessionIDAlphabet is lower-case base32 (RFC 4648 letters and 2–7): URL-safe,
+// unambiguous when read aloud, and case-insensitive systems cannot mangle it.
+const sessionIDAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
+
+// Errors a store returns besides validation errors (*engine.FieldError).
+var (
+	ErrSessionNotFound = errors.New("session not found")
+	ErrSessionDeleted  = errors.New("session deleted")
+	ErrRevNotFound     = errors.New("revision not found")
+)
+
+// Draft is what a save carries: the session's name and notes and the
+// settings (techniques and scenario included).
+type Draft struct {
+	Name     string
+	Notes    string
+	Settings engine.Settings
+}
+
+// Revision is one saved state of a session.
+type Revision struct {
+	ID       string // the session's id
+	Rev      int    // 1 for the first save, then 2, 3, ...
+	Name     string
+	Notes    string
+	Settings engine.Settings
+	Time     time.Time // when it was saved
+}
+
+// RevisionInfo describes a revision in a session's history.
+type RevisionInfo struct {
+	Rev     int
+	Name    string
+	Time    time.Time
+	Changed []string // vocabulary names of the settings that differ from the previous revision
+}
+
+// Session is a session's latest revision with its history.
+type Session struct {
+	Revision                // the latest revision
+	Created  time.Time      // time of revision 1
+	Deleted  time.Time      // zero unless deleted
+	History  []RevisionInfo // every revision, oldest first
+}
+
+// Summary is one line of a session list.
+type Summary struct {
+	ID      string
+	Name    string // the latest revision's name
+	Rev     int    // the latest revision
+	Created time.Time
+	Updated time.Time // time of the latest revision
+	Deleted time.Time // zero unless deleted
+}
+
+// TraceInfo describes a stored or sample trace.
+type TraceInfo struct {
+	Name     string
+	Format   string // the file format it came from (csv, jsonl, seed), live, or sample
+	Created  time.Time
+	Packets  int
+	Entities int
+	Span     float64 // s, first to last send
+	Sample   bool    // built in: listed and loaded, never stored or deleted
+	Title    string  // a sample's title; "" for a stored trace
+	Doc      string  // a sample's one-line description; "" for a stored trace
+}
+
+// Errors about traces besides validation errors.
+var (
+	ErrTraceNotFound = errors.New("trace not found")
+	ErrTraceExists   = errors.New("trace name taken")
+	ErrTraceSample   = errors.New("trace is a built-in sample")
+)
+
+// newSessionID returns SessionIDLen random characters of sessionIDAlphabet
+// (60 bits) read from r.
+func newSessionID(r io.Reader) (string, error) {
+	var b [SessionIDLen]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return "", fmt.Errorf("new session id: %w", err)
+	}
+	for i := range b {
+		b[i] = sessionIDAlphabet[b[i]&31]
+	}
+	return string(b[:]), nil
+}
+
+// CheckSessionID accepts exactly the ids newSessionID makes, so nothing else
+// (paths, quotes, "../") reaches a query or a URL.
+func CheckSessionID(id string) error {
+	ok := len(id) == SessionIDLen
+	for i := 0; ok && i < len(id); i++ {
+		ok = strings.IndexByte(sessionIDAlphabet, id[i]) >= 0
+	}
+	if !ok {
+		return &engine.FieldError{Field: "id", Value: jsonapi.Clip(id, 40),
+			Allowed: strconv.Itoa(SessionIDLen) + " characters of a-z and 2-7"}
+	}
+	return nil
+}
+
+// Check validates d and puts it in canonical form: the name trimmed,
+// the settings validated by the engine and canonical (techniques in display
+// order, once each).
+func (d *Draft) Check() error {
+	d.Name = strings.TrimSpace(d.Name)
+	n := utf8.RuneCountInString(d.Name)
+	if n == 0 || n > MaxNameRunes || !utf8.ValidString(d.Name) || strings.ContainsFunc(d.Name, unicode.IsControl) {
+		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(d.Name, 40),
+			Allowed: "1 to " + strconv.Itoa(MaxNameRunes) + " characters, no control characters"}
+	}
+	badNotes := func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
+	if utf8.RuneCountInString(d.Notes) > MaxNotesRunes || !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
+		return &engine.FieldError{Field: "notes", Value: jsonapi.Clip(d.Notes, 40),
+			Allowed: "at most " + strconv.Itoa(MaxNotesRunes) + " characters, no control characters but tabs and line breaks"}
+	}
+	if err := d.Settings.Validate(); err != nil {
+		return err
+	}
+	d.Settings = engine.Canonical(d.Settings)
+	return nil
+}

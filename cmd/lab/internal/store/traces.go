@@ -1,0 +1,225 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
+)
+
+// Traces live in the sessions database, table traces (migration step 2):
+// one row per trace, named by its name, with the packets as one blob: the
+// engine's flat encoding (engine.TraceFlatHeader numbers, then
+// engine.TraceFlatStride per packet) stored column by column (every
+// packet's entity, then every packet's seq, ...) as little-endian float64s
+// and DEFLATE-compressed. Columns compress far better than rows: ids,
+// sequence numbers and times are nearly arithmetic, and a missing
+// orientation is the same four numbers every time. It is exact: a trace
+// loads bit for bit as it was saved.
+//
+// The built-in sample traces (presets.TraceSamples) are listed and loaded
+// beside the stored ones; their names are reserved.
+
+// traceInfo describes tr as saved in format at now.
+func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
+	return TraceInfo{Name: tr.Name, Format: format, Created: now, Packets: len(tr.Packets),
+		Entities: tr.Entities, Span: tr.Span()}
+}
+
+// SaveTrace stores the valid trace tr under tr.Name in one transaction: all
+// of it or, on any error, nothing. A name in use is ErrTraceExists; names
+// starting with "sample-" are kept for the samples.
+func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (TraceInfo, error) {
+	if err := traceio.CheckName(tr.Name); err != nil {
+		return TraceInfo{}, err
+	}
+	if err := tr.Validate(); err != nil {
+		return TraceInfo{}, err
+	}
+	if strings.HasPrefix(tr.Name, SamplePrefix) {
+		return TraceInfo{}, &engine.FieldError{Field: "name", Value: tr.Name,
+			Allowed: "a name not starting with " + SamplePrefix + ", kept for the built-in samples"}
+	}
+	blob, err := encodeTraceBlob(tr)
+	if err != nil {
+		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
+	}
+	info := traceInfo(tr, format, now)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	tx, err := st.db.Begin()
+	if err != nil {
+		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`INSERT INTO traces (name, created_ns, format, packets, entities, span, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		info.Name, now.UnixNano(), format, info.Packets, info.Entities, info.Span, blob)
+	if err != nil {
+		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
+	} else if n == 0 {
+		return TraceInfo{}, ErrTraceExists
+	}
+	if err := tx.Commit(); err != nil {
+		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
+	}
+	return info, nil
+}
+
+// ListTraces returns the sample traces, then the stored ones, newest first.
+func (st *SQLite) ListTraces() ([]TraceInfo, error) {
+	list := []TraceInfo{}
+	samples, err := st.samples.all()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range samples {
+		list = append(list, s.info)
+	}
+	rows, err := st.db.Query(`SELECT name, created_ns, format, packets, entities, span FROM traces
+		ORDER BY created_ns DESC, name`)
+	if err != nil {
+		return nil, fmt.Errorf("list traces: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t TraceInfo
+		var ns int64
+		if err := rows.Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span); err != nil {
+			return nil, fmt.Errorf("list traces: %w", err)
+		}
+		t.Created = time.Unix(0, ns).UTC()
+		list = append(list, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list traces: %w", err)
+	}
+	return list, nil
+}
+
+// LoadTrace returns the sample or stored trace called name.
+func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
+	if err := traceio.CheckName(name); err != nil {
+		return TraceInfo{}, nil, err
+	}
+	if s, ok := st.samples.find(name); ok {
+		if s.err != nil {
+			return TraceInfo{}, nil, s.err
+		}
+		tr := *s.trace
+		tr.Packets = append([]engine.TracePacket(nil), s.trace.Packets...) // the caller may change it
+		return s.info, &tr, nil
+	}
+	var t TraceInfo
+	var ns int64
+	var blob []byte
+	err := st.db.QueryRow(`SELECT name, created_ns, format, packets, entities, span, data FROM traces WHERE name = ?`, name).
+		Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return TraceInfo{}, nil, ErrTraceNotFound
+	}
+	if err != nil {
+		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
+	}
+	t.Created = time.Unix(0, ns).UTC()
+	tr, err := decodeTraceBlob(blob)
+	if err != nil {
+		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
+	}
+	tr.Name = t.Name
+	return t, tr, nil
+}
+
+// DeleteTrace removes the stored trace called name for good.
+func (st *SQLite) DeleteTrace(name string) error {
+	if err := traceio.CheckName(name); err != nil {
+		return err
+	}
+	if _, ok := st.samples.find(name); ok {
+		return ErrTraceSample
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	res, err := st.db.Exec(`DELETE FROM traces WHERE name = ?`, name)
+	if err != nil {
+		return fmt.Errorf("delete trace %s: %w", name, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete trace %s: %w", name, err)
+	} else if n == 0 {
+		return ErrTraceNotFound
+	}
+	return nil
+}
+
+// encodeTraceBlob returns tr's flat encoding, column by column, compressed.
+func encodeTraceBlob(tr *engine.Trace) ([]byte, error) {
+	flat := tr.AppendFlat(nil)
+	n := len(tr.Packets)
+	raw := make([]byte, 0, 8*len(flat))
+	for _, v := range flat[:engine.TraceFlatHeader] {
+		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
+	}
+	rows := flat[engine.TraceFlatHeader:]
+	for c := range engine.TraceFlatStride {
+		for i := range n {
+			raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(rows[i*engine.TraceFlatStride+c]))
+		}
+	}
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeTraceBlob reverses encodeTraceBlob and validates the trace.
+func decodeTraceBlob(blob []byte) (*engine.Trace, error) {
+	const most = 8 * (engine.TraceFlatHeader + engine.TraceMaxPackets*engine.TraceFlatStride)
+	raw, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(blob)), most+1))
+	if err != nil {
+		return nil, fmt.Errorf("decompress packets: %w", err)
+	}
+	if len(raw) > most || len(raw)%8 != 0 {
+		return nil, fmt.Errorf("packets: %d bytes is not a trace", len(raw))
+	}
+	cols := make([]float64, len(raw)/8)
+	for i := range cols {
+		cols[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	if len(cols) < engine.TraceFlatHeader {
+		return nil, errors.New("packets: no header")
+	}
+	n := (len(cols) - engine.TraceFlatHeader) / engine.TraceFlatStride
+	flat := make([]float64, len(cols))
+	copy(flat, cols[:engine.TraceFlatHeader])
+	body := cols[engine.TraceFlatHeader:]
+	if len(body) != n*engine.TraceFlatStride {
+		return nil, fmt.Errorf("packets: %d numbers is not whole packets", len(body))
+	}
+	for c := range engine.TraceFlatStride {
+		for i := range n {
+			flat[engine.TraceFlatHeader+i*engine.TraceFlatStride+c] = body[c*n+i]
+		}
+	}
+	return engine.TraceFromFlat(flat)
+}
