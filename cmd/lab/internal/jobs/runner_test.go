@@ -214,3 +214,24 @@ func TestServeWSCancels(t *testing.T) {
 		t.Errorf("after its only watcher left the job is %s", st.State)
 	}
 }
+
+// A frame that is not UTF-8 closes the connection with 1007.
+func TestServeWSRefusesInvalidUTF8(t *testing.T) {
+	r := runner(t)
+	ws := wsServer(t, r)
+	j, _ := r.Start("sweep", 2, nil, blocking)
+	defer j.Cancel()
+	c := dialJob(t, ws, j)
+	if err := c.WriteMessage(websocket.TextMessage, []byte("{\"type\":\"can\xffcel\"}")); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, _, err := c.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseInvalidFramePayloadData) {
+				t.Errorf("after invalid UTF-8: %v, want close 1007", err)
+			}
+			return
+		}
+	}
+}

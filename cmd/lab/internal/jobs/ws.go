@@ -31,12 +31,14 @@ package jobs
 // is cancelled: nobody is left to see it.
 //
 // Close codes: 1000 after the end message, 1001 when the server shuts down,
-// 1009 for a message over maxMessageSize bytes.
+// 1007 for a frame that is not UTF-8, 1009 for a message over
+// maxMessageSize bytes.
 
 import (
 	"encoding/json"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -93,6 +95,11 @@ func readPump(conn *websocket.Conn, j *Job, left chan<- struct{}) {
 	for {
 		kind, data, err := conn.ReadMessage()
 		if err != nil {
+			return
+		}
+		if kind == websocket.TextMessage && !utf8.Valid(data) {
+			conn.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseInvalidFramePayloadData, "not UTF-8 text"), time.Now().Add(writeWait))
 			return
 		}
 		var msg struct {

@@ -58,23 +58,36 @@
 // the latest revision: a saved revision is the only durable state, so a
 // server restart never resurrects a half-tuned config nobody saved.
 //
+// Budgets: a client may send at most SetRate set messages a second (burst
+// SetBurst) and PacketRate packet messages a second (burst PacketBurst), each
+// at most MaxMessageSize bytes of valid UTF-8. A client over a budget is
+// closed; the others keep running. The hub never waits for a client: a
+// viewer that falls behind gets only the latest config (every change in
+// between is folded into it, which is all a client needs: the config is the
+// whole state), misses relayed packets rather than holding up the stream,
+// and a viewer that stops reading is closed when a write to it times out.
+//
 // Close codes: 1003 for a binary frame, 1007 for a frame that is not a JSON
-// object, 1009 for a message over MaxMessageSize bytes, 1008 for a client too
-// slow to keep up, 1001 when the server shuts down, 4404 when the session
-// does not exist or is deleted, 1011 on a server error.
+// object or not UTF-8, 1009 for a message over MaxMessageSize bytes, 1008
+// for a client over its message budget or whose queue of replies is full,
+// 1001 when the server shuts down, 4404 when the session does not exist or
+// is deleted, 1011 on a server error.
 package live
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 
@@ -113,8 +126,11 @@ type Hub struct {
 	done       chan struct{}
 	closeOnce  sync.Once
 
-	rooms  map[string]*wsRoom // owned by run
-	nextID uint64             // owned by run
+	rooms     map[string]*wsRoom // owned by run
+	nextID    uint64             // owned by run
+	traceRows int                // packets held in every room's live trace; owned by run
+
+	traceCap, traceTotalCap int // LiveTraceCap and LiveTraceTotalCap, smaller in tests
 }
 
 // wsRoom is one session's live state and its clients.
@@ -131,11 +147,21 @@ type wsClient struct {
 	hub     *Hub
 	conn    *websocket.Conn
 	session string
-	id      string                          // set by run on register
-	send    chan *websocket.PreparedMessage // closed by run only
+	id      string // set by run on register
+	// send queues the messages a client must get in order: the config on
+	// connect, its own error replies, relayed packets. Closed by run only.
+	send chan *websocket.PreparedMessage
 	// closeMsg is the close frame the writer sends when send is closed; run
 	// sets it before closing send, which orders the write before the read.
 	closeMsg []byte
+
+	// latest is the newest change for the client to see (a set message
+	// and the config that includes it), replaced by every later change:
+	// a client that falls behind skips to the newest state. wake tells
+	// the writer there is one.
+	mu     sync.Mutex
+	latest []*websocket.PreparedMessage
+	wake   chan struct{}
 }
 
 type wsInbound struct {
@@ -220,6 +246,9 @@ func New(load Loader, now func() time.Time) *Hub {
 		quit:       make(chan struct{}),
 		done:       make(chan struct{}),
 		rooms:      map[string]*wsRoom{},
+
+		traceCap:      LiveTraceCap,
+		traceTotalCap: LiveTraceTotalCap,
 	}
 	h.upgrader = websocket.Upgrader{
 		ReadBufferSize:  1024,
@@ -290,9 +319,7 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, id string) {
 	if err != nil {
 		return // the upgrader answered with a JSON error
 	}
-	c := &wsClient{hub: h, conn: conn, session: id,
-		send:     make(chan *websocket.PreparedMessage, sendBuffer),
-		closeMsg: websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")}
+	c := newClient(h, conn, id)
 	select {
 	case h.register <- c:
 	case <-h.done:
@@ -303,6 +330,13 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	go c.writePump()
 	go c.readPump()
+}
+
+func newClient(h *Hub, conn *websocket.Conn, session string) *wsClient {
+	return &wsClient{hub: h, conn: conn, session: session,
+		send:     make(chan *websocket.PreparedMessage, sendBuffer),
+		closeMsg: websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""),
+		wake:     make(chan struct{}, 1)}
 }
 
 func (h *Hub) run() {
@@ -322,7 +356,7 @@ func (h *Hub) run() {
 		case r := <-h.saved:
 			if room := h.rooms[r.ID]; room != nil && r.Rev > room.rev {
 				room.rev, room.settings = r.Rev, r.Settings
-				h.broadcast(room, nil, "")
+				h.broadcast(room, "")
 			}
 		case id := <-h.gone:
 			if room := h.rooms[id]; room != nil {
@@ -384,6 +418,7 @@ func (h *Hub) drop(room *wsRoom, c *wsClient, code int, text string) {
 	c.closeMsg = websocket.FormatCloseMessage(code, text)
 	close(c.send)
 	if len(room.clients) == 0 {
+		h.traceRows -= room.trace.n
 		delete(h.rooms, room.id)
 	}
 }
@@ -399,6 +434,42 @@ func (h *Hub) enqueue(room *wsRoom, c *wsClient, m *websocket.PreparedMessage) {
 	default:
 		h.drop(room, c, wsCloseTooSlow, "client too slow")
 	}
+}
+
+// offer queues m for c if there is room, and otherwise lets c miss it:
+// for relayed packets, which a viewer may miss without losing the state.
+func (h *Hub) offer(c *wsClient, m *websocket.PreparedMessage) {
+	if m == nil {
+		return
+	}
+	select {
+	case c.send <- m:
+	default:
+	}
+}
+
+// publish makes msgs (a set and its config, or a config) the newest change
+// c is to see, replacing any it has not been sent yet.
+func (c *wsClient) publish(msgs ...*websocket.PreparedMessage) {
+	if slices.Contains(msgs, nil) {
+		return // wsMarshal could not encode one
+	}
+	c.mu.Lock()
+	c.latest = msgs
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeLatest returns the newest change and clears it.
+func (c *wsClient) takeLatest() []*websocket.PreparedMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	msgs := c.latest
+	c.latest = nil
+	return msgs
 }
 
 // handle applies one message from a client.
@@ -443,21 +514,21 @@ func (h *Hub) handle(in wsInbound) {
 	}
 	room.settings = engine.Canonical(s)
 	set := wsMarshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &room.settings), From: in.c.id})
+	config := h.configMsg(room, "", in.c.id)
 	for c := range room.clients {
 		if c != in.c {
-			h.enqueue(room, c, set)
+			c.publish(set, config)
+		} else {
+			c.publish(config)
 		}
 	}
-	h.broadcast(room, nil, in.c.id)
 }
 
-// broadcast sends room's config to every client (but except).
-func (h *Hub) broadcast(room *wsRoom, except *wsClient, from string) {
+// broadcast sends room's config to every client.
+func (h *Hub) broadcast(room *wsRoom, from string) {
 	m := h.configMsg(room, "", from)
 	for c := range room.clients {
-		if c != except {
-			h.enqueue(room, c, m)
-		}
+		c.publish(m)
 	}
 }
 
@@ -577,6 +648,8 @@ func (c *wsClient) readPump() {
 	c.conn.SetReadLimit(MaxMessageSize) // over it, gorilla closes with 1009
 	c.conn.SetReadDeadline(time.Now().Add(pongWait))
 	c.conn.SetPongHandler(func(string) error { return c.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	now := time.Now()
+	sets, packets := newBucket(SetRate, SetBurst, now), newBucket(PacketRate, PacketBurst, now)
 	for {
 		kind, data, err := c.conn.ReadMessage()
 		if err != nil {
@@ -586,9 +659,22 @@ func (c *wsClient) readPump() {
 			c.closeWith(websocket.CloseUnsupportedData, "text frames only")
 			return
 		}
+		if !utf8.Valid(data) {
+			c.closeWith(websocket.CloseInvalidFramePayloadData, "not UTF-8 text")
+			return
+		}
 		m, err := wsDecode(data)
 		if errors.Is(err, errWSNotJSON) {
 			c.closeWith(websocket.CloseInvalidFramePayloadData, err.Error())
+			return
+		}
+		budget, rate, burst := &sets, SetRate, SetBurst
+		if m.Type == "packet" {
+			budget, rate, burst = &packets, PacketRate, PacketBurst
+		}
+		if !budget.take(time.Now()) {
+			c.closeWith(websocket.ClosePolicyViolation, fmt.Sprintf("over the message budget: at most %d %s messages a second (burst %d)",
+				rate, cmp.Or(m.Type, "set"), burst))
 			return
 		}
 		select {
@@ -612,16 +698,35 @@ func (c *wsClient) writePump() {
 		ticker.Stop()
 		c.conn.Close()
 	}()
+	write := func(m *websocket.PreparedMessage, ok bool) bool {
+		c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+		if !ok {
+			c.conn.WriteMessage(websocket.CloseMessage, c.closeMsg)
+			return false
+		}
+		return c.conn.WritePreparedMessage(m) == nil
+	}
 	for {
+		// The queue first: it holds the config sent on connect, which
+		// must come before any later change.
 		select {
 		case m, ok := <-c.send:
-			c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if !ok {
-				c.conn.WriteMessage(websocket.CloseMessage, c.closeMsg)
+			if !write(m, ok) {
 				return
 			}
-			if err := c.conn.WritePreparedMessage(m); err != nil {
+			continue
+		default:
+		}
+		select {
+		case m, ok := <-c.send:
+			if !write(m, ok) {
 				return
+			}
+		case <-c.wake:
+			for _, m := range c.takeLatest() {
+				if !write(m, true) {
+					return
+				}
 			}
 		case <-ticker.C:
 			c.conn.SetWriteDeadline(time.Now().Add(writeWait))

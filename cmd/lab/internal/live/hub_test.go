@@ -49,6 +49,7 @@ type testMsg struct {
 	Type   string
 	Error  string
 	Field  string
+	Notice string
 	Config Config
 }
 
@@ -91,14 +92,17 @@ func TestUnknownSessionCloses(t *testing.T) {
 	}
 }
 
-// A client that cannot keep up is dropped instead of stalling the others.
-func TestSlowClientIsDropped(t *testing.T) {
+// A client that cannot keep up never stalls the others, and is never
+// behind by more than one change: it holds the config sent on connect and
+// the newest change, whatever came between.
+func TestSlowClientGetsTheNewestChange(t *testing.T) {
 	h, ws := hubServer(t)
 	fast := dial(t, ws+testID)
-	// A client whose writer never runs: its queue fills and is never drained.
-	slow := &wsClient{hub: h, session: testID, send: make(chan *websocket.PreparedMessage, sendBuffer)}
+	// A client whose writer never runs: nothing it is sent is drained.
+	slow := newClient(h, nil, testID)
 	h.register <- slow
-	for i := range sendBuffer + 1 {
+	const changes = 3 * sendBuffer
+	for i := range changes {
 		if err := fast.WriteMessage(websocket.TextMessage, []byte(`{"type":"set","name":"seed","value":`+strconv.Itoa(i)+`}`)); err != nil {
 			t.Fatal(err)
 		}
@@ -106,16 +110,41 @@ func TestSlowClientIsDropped(t *testing.T) {
 			t.Fatalf("change %d: fast client got %+v, want its config", i, m)
 		}
 	}
-	n := 0
-	for range slow.send {
-		n++
+	if n := len(slow.send); n != 1 {
+		t.Errorf("slow client has %d messages queued, want 1 (the config sent on connect)", n)
 	}
-	if n != sendBuffer {
-		t.Errorf("slow client had %d messages queued, want %d", n, sendBuffer)
+	latest := slow.takeLatest()
+	if len(latest) != 2 {
+		t.Fatalf("slow client's newest change is %d messages, want a set and a config", len(latest))
 	}
-	if want := websocket.FormatCloseMessage(wsCloseTooSlow, "client too slow"); string(slow.closeMsg) != string(want) {
-		t.Errorf("slow client's close frame = %q, want %q", slow.closeMsg, want)
+	var m testMsg
+	if err := json.Unmarshal(preparedData(t, latest[1]), &m); err != nil || m.Type != "config" || m.Config.Settings.Seed != changes-1 {
+		t.Errorf("slow client's newest change = %+v (%v), want the config of seed %d", m, err, changes-1)
 	}
+}
+
+// preparedData returns the text of a prepared message, as a client reads it.
+func preparedData(t *testing.T, pm *websocket.PreparedMessage) []byte {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.WritePreparedMessage(pm)
+	}))
+	defer srv.Close()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, data, err := c.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // Whatever a client sends, reading it never panics, and a set it accepts
@@ -161,4 +190,11 @@ func FuzzLiveMessage(f *testing.F) {
 			t.Fatalf("set message does not encode: %v", err)
 		}
 	})
+}
+
+// multiLoader knows any session id of twelve lower-case letters or digits.
+type multiLoader struct{}
+
+func (multiLoader) Latest(id string) (store.Revision, error) {
+	return store.Revision{ID: id, Rev: 1, Name: id, Settings: engine.Defaults()}, nil
 }

@@ -16,7 +16,7 @@ package live
 // error message, like a bad set, and not recorded.
 //
 // The server stamps each packet with its own clock at arrival, appends it to
-// the session's live trace (the latest liveTraceCap packets, in memory) and
+// the session's live trace (the latest LiveTraceCap packets, in memory) and
 // sends it, with "arrive" (the stamp, Unix seconds) and "from", to the
 // session's other clients, so a page can replay the stream as it comes:
 //
@@ -29,6 +29,15 @@ package live
 // shifted so that the smallest delay is 0: the latency is then unknown, the
 // jitter and loss are right. Like unsaved settings, a live trace is dropped
 // when the session's last client leaves.
+//
+// Memory is bounded twice: a live trace keeps the latest LiveTraceCap
+// packets (a sliding window: when it is full, each new packet drops the
+// oldest, and the game is told once, with a notice message), and the
+// server holds at most LiveTraceTotalCap packets across every session's
+// live trace: a packet that would go beyond is refused with an error
+// naming the cap, and nothing is dropped from the other sessions.
+//
+//	{"type":"notice","notice":"the live trace is full: ..."}
 
 import (
 	"errors"
@@ -42,9 +51,13 @@ import (
 	"interplab/engine"
 )
 
-// liveTraceCap is the most packets a session's live trace keeps; beyond it
-// the oldest are dropped.
-const liveTraceCap = 20000
+// LiveTraceCap is the most packets a session's live trace keeps; beyond it
+// the oldest are dropped. At about 130 bytes a packet, 2.5 MiB.
+const LiveTraceCap = 20000
+
+// LiveTraceTotalCap is the most packets the server keeps across every live
+// trace: five sessions' full windows, about 13 MiB.
+const LiveTraceTotalCap = 5 * LiveTraceCap
 
 // liveMaxLatency is the largest smallest delay taken as a real latency.
 const liveMaxLatency = 1.0
@@ -57,6 +70,7 @@ type liveTrace struct {
 	n      int
 	total  int // packets ever recorded
 	latest map[int]traceio.Row
+	told   bool // the game was told the window is full
 }
 
 // wsPacketMsg is a packet as the hub sends it on.
@@ -72,6 +86,12 @@ type wsPacketMsg struct {
 	From   string     `json:"from"`
 }
 
+// wsNoticeMsg tells a game something it may want to act on; nothing was refused.
+type wsNoticeMsg struct {
+	Type   string `json:"type"`
+	Notice string `json:"notice"`
+}
+
 // livePacket records a packet message from c and sends it on.
 func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 	row, err := room.trace.check(m)
@@ -79,8 +99,21 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 		h.reply(room, c, err)
 		return
 	}
+	grows := room.trace.n < h.traceCap
+	if grows && h.traceRows >= h.traceTotalCap {
+		h.reply(room, c, &jsonapi.Error{Status: http.StatusInsufficientStorage, Field: "type",
+			Msg: fmt.Sprintf("packet refused: the server holds %d live packets across sessions, its limit; save a live trace (POST /api/sessions/{id}/trace) and close its session to free room", h.traceTotalCap)})
+		return
+	}
 	row.Arrive = float64(h.now().UnixNano()) / 1e9
-	room.trace.add(row)
+	room.trace.add(row, h.traceCap)
+	if grows {
+		h.traceRows++
+	} else if !room.trace.told {
+		room.trace.told = true
+		h.enqueue(room, c, wsMarshal(wsNoticeMsg{Type: "notice",
+			Notice: fmt.Sprintf("the live trace is full: it keeps the latest %d packets and drops the oldest from now on; save it (POST /api/sessions/{id}/trace) to keep them", h.traceCap)}))
+	}
 	out := wsPacketMsg{Type: "packet", Entity: row.Entity, Seq: row.Seq, Sent: row.Sent, Arrive: row.Arrive,
 		Pos: row.Pos, Vel: row.Vel, From: c.id}
 	if row.HasRot {
@@ -89,7 +122,7 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 	pm := wsMarshal(out)
 	for other := range room.clients {
 		if other != c {
-			h.enqueue(room, other, pm)
+			h.offer(other, pm)
 		}
 	}
 }
@@ -164,19 +197,19 @@ func (lt *liveTrace) check(m *wsInMsg) (traceio.Row, error) {
 	return row, nil
 }
 
-// add appends row, dropping the oldest beyond liveTraceCap.
-func (lt *liveTrace) add(row traceio.Row) {
+// add appends row, dropping the oldest beyond capacity rows.
+func (lt *liveTrace) add(row traceio.Row, capacity int) {
 	if lt.ring == nil {
 		lt.ring = make([]traceio.Row, 0, 256)
 		lt.latest = map[int]traceio.Row{}
 	}
-	if len(lt.ring) < liveTraceCap {
+	if len(lt.ring) < capacity {
 		lt.ring = append(lt.ring, row)
 	} else {
 		lt.ring[lt.next] = row
 	}
-	lt.next = (lt.next + 1) % liveTraceCap
-	lt.n = min(lt.n+1, liveTraceCap)
+	lt.next = (lt.next + 1) % capacity
+	lt.n = min(lt.n+1, capacity)
 	lt.total++
 	lt.latest[row.Entity] = row
 }
@@ -184,12 +217,10 @@ func (lt *liveTrace) add(row traceio.Row) {
 // rows returns a copy of the recorded rows, oldest first, numbered from 1
 // in their line field.
 func (lt *liveTrace) rows() []traceio.Row {
+	// Until the ring is full, next is its length: the same rotation
+	// gives the rows in order.
 	out := make([]traceio.Row, 0, lt.n)
-	if len(lt.ring) < liveTraceCap {
-		out = append(out, lt.ring...)
-	} else {
-		out = append(append(out, lt.ring[lt.next:]...), lt.ring[:lt.next]...)
-	}
+	out = append(append(out, lt.ring[lt.next:]...), lt.ring[:lt.next]...)
 	for i := range out {
 		out[i].Line = lt.total - lt.n + i + 1
 	}

@@ -30,13 +30,13 @@ func TestLiveTraceOtherClock(t *testing.T) {
 
 func TestLiveTraceRing(t *testing.T) {
 	var lt liveTrace
-	for k := range liveTraceCap + 10 {
-		lt.add(traceio.Row{Seq: k, Sent: float64(k)})
+	for k := range LiveTraceCap + 10 {
+		lt.add(traceio.Row{Seq: k, Sent: float64(k)}, LiveTraceCap)
 	}
 	rows := lt.rows()
-	if len(rows) != liveTraceCap || rows[0].Seq != 10 || rows[0].Line != 11 || rows[len(rows)-1].Seq != liveTraceCap+9 {
+	if len(rows) != LiveTraceCap || rows[0].Seq != 10 || rows[0].Line != 11 || rows[len(rows)-1].Seq != LiveTraceCap+9 {
 		t.Errorf("rows = %d from seq %d (line %d) to %d, want %d from 10 (line 11) to %d",
-			len(rows), rows[0].Seq, rows[0].Line, rows[len(rows)-1].Seq, liveTraceCap, liveTraceCap+9)
+			len(rows), rows[0].Seq, rows[0].Line, rows[len(rows)-1].Seq, LiveTraceCap, LiveTraceCap+9)
 	}
 }
 
@@ -61,7 +61,7 @@ func FuzzLivePacket(f *testing.F) {
 			return
 		}
 		row.Arrive = row.Sent + 0.01
-		lt.add(row)
+		lt.add(row, LiveTraceCap)
 		if _, err := TraceFrom(lt.rows(), "fuzz"); err != nil {
 			t.Fatalf("an accepted packet makes no trace: %v", err)
 		}
