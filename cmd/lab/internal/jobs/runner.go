@@ -1,8 +1,11 @@
 // Package jobs runs the lab's long work, sweeps and tunings, in the
-// background: at most MaxRunning at once, each cancellable, its progress
-// kept item by item and streamed to watchers over a WebSocket, the latest
-// MaxKept ended jobs kept for their pages. A job's work is a function the
-// caller passes in; the runner knows nothing of what it computes.
+// background: at most MaxRunning at once and MaxPerClient for one client,
+// each cancellable, its progress kept item by item and streamed to watchers
+// over a WebSocket, the latest MaxKept ended jobs kept for their pages. A
+// job nobody watches is cancelled: when its last watcher leaves, or after
+// UnwatchedTimeout if nobody ever watched it. A job's work is a function the
+// caller passes in; the runner knows nothing of what it computes, and a work
+// that panics or makes a result that cannot be encoded fails its job alone.
 package jobs
 
 import (
@@ -12,15 +15,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
+	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
 
 // Limits of a Runner.
 const (
-	MaxRunning = 2  // jobs running at once; more fail with ErrBusy
-	MaxKept    = 32 // ended jobs kept, the oldest dropped first
+	MaxRunning   = 2  // jobs running at once; more fail with ErrBusy
+	MaxPerClient = 1  // jobs one client may have running, so nobody holds every slot; more fail with ErrClientBusy
+	MaxKept      = 32 // ended jobs kept, the oldest dropped first
+	// UnwatchedTimeout is how long a running job may go without a
+	// watcher (a progress WebSocket, or a status request) before it is
+	// cancelled: a job started and forgotten must not hold a slot.
+	UnwatchedTimeout = 60 * time.Second
 )
 
 // Job states.
@@ -34,6 +45,10 @@ const (
 // ErrBusy is Start's error when MaxRunning jobs are running.
 var ErrBusy = fmt.Errorf("%d jobs are running: wait for one to end or cancel it", MaxRunning)
 
+// ErrClientBusy is Start's error when the client has MaxPerClient jobs
+// running.
+var ErrClientBusy = fmt.Errorf("you have %d job running, the most one client may: wait for it to end or cancel it", MaxPerClient)
+
 // Work is a job's work. It reports each finished result to progress, with
 // how many are done, and returns the job's result and error: a context
 // error when ctx was cancelled, with the partial result.
@@ -43,6 +58,7 @@ type Work func(ctx context.Context, progress func(item any, done int)) (any, err
 type Job struct {
 	id     string
 	kind   string
+	client string // who started it, for MaxPerClient
 	total  int
 	spec   any
 	cancel context.CancelFunc
@@ -55,6 +71,7 @@ type Job struct {
 	err      string
 	result   any                        // set when ended (partial when cancelled)
 	watchers map[chan struct{}]struct{} // each is notified (non-blocking, capacity 1) on progress
+	seen     time.Time                  // when it last had a watcher, or a status request
 }
 
 // Status is a job's state as GET /api/jobs/{id} answers it, and the fields
@@ -105,6 +122,22 @@ func (j *Job) Since(from int) Status {
 		st.Items = j.items[from:len(j.items):len(j.items)]
 	}
 	return st
+}
+
+// Touch tells the job somebody is watching it (a status request), which
+// keeps it from being cancelled as unwatched for UnwatchedTimeout.
+func (j *Job) Touch(now time.Time) {
+	j.mu.Lock()
+	j.seen = now
+	j.mu.Unlock()
+}
+
+// unwatchedSince tells whether the job is running without a watcher and
+// was last seen before cutoff.
+func (j *Job) unwatchedSince(cutoff time.Time) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.state == Running && len(j.watchers) == 0 && j.seen.Before(cutoff)
 }
 
 // Result returns the work's result and the job's state; the result is nil
@@ -165,9 +198,16 @@ func (j *Job) unwatch(ch chan struct{}) {
 }
 
 // execute runs the job's work to its end and records how it ended. It is
-// the one place a job's work runs.
+// the one place a job's work runs: a work that panics fails its job (the
+// panic is logged with its stack), and so does a result that cannot be
+// encoded (a NaN or an infinity in it), never the process.
 func (j *Job) execute(ctx context.Context, work Work) {
-	res, err := work(ctx, j.progress)
+	res, err := j.run(ctx, work)
+	if err == nil {
+		if _, merr := json.Marshal(res); merr != nil {
+			res, err = nil, fmt.Errorf("encode the result: %w", merr)
+		}
+	}
 	j.cancel()
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -185,12 +225,28 @@ func (j *Job) execute(ctx context.Context, work Work) {
 	j.notifyLocked()
 }
 
+// run calls work, turning a panic into an error.
+func (j *Job) run(ctx context.Context, work Work) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Printf("lab: %s job %s: panic: %v\n%s", j.kind, j.id, p, debug.Stack())
+			res, err = nil, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return work(ctx, j.progress)
+}
+
 // Runner keeps the jobs: at most MaxRunning running, and the MaxKept latest
 // ended ones.
 type Runner struct {
 	base     context.Context // cancelled by Close
 	stop     context.CancelFunc
 	upgrader *websocket.Upgrader
+	swept    chan struct{} // closed when the sweeper has stopped
+
+	// now and unwatched are time.Now and UnwatchedTimeout but in tests.
+	now       func() time.Time
+	unwatched time.Duration
 
 	mu      sync.Mutex
 	jobs    map[string]*Job
@@ -199,14 +255,59 @@ type Runner struct {
 }
 
 // NewRunner returns a runner with no jobs. Close it to stop its jobs.
-func NewRunner() *Runner {
+func NewRunner() *Runner { return newRunner(time.Now, UnwatchedTimeout, time.Second) }
+
+// newRunner returns a runner on the clock now that cancels jobs unwatched
+// for longer than unwatched, looking every period.
+func newRunner(now func() time.Time, unwatched, period time.Duration) *Runner {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Runner{base: ctx, stop: stop, upgrader: newUpgrader(), jobs: map[string]*Job{}}
+	r := &Runner{base: ctx, stop: stop, upgrader: newUpgrader(), swept: make(chan struct{}),
+		now: now, unwatched: unwatched, jobs: map[string]*Job{}}
+	go r.sweep(period)
+	return r
+}
+
+// sweep cancels, every period, the running jobs unwatched for longer than
+// r.unwatched, until the runner closes.
+func (r *Runner) sweep(period time.Duration) {
+	defer close(r.swept)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.base.Done():
+			return
+		case <-tick.C:
+		}
+		cutoff := r.now().Add(-r.unwatched)
+		r.mu.Lock()
+		var stale []*Job
+		for _, j := range r.jobs {
+			if j.unwatchedSince(cutoff) {
+				stale = append(stale, j)
+			}
+		}
+		r.mu.Unlock()
+		for _, j := range stale {
+			j.fail(fmt.Sprintf("cancelled: nobody watched it for %v", r.unwatched))
+		}
+	}
+}
+
+// fail ends a running job as failed with the reason why.
+func (j *Job) fail(why string) {
+	j.mu.Lock()
+	if j.err == "" {
+		j.err = why
+	}
+	j.mu.Unlock()
+	j.cancel()
 }
 
 // Close cancels every running job and waits for them to end.
 func (r *Runner) Close() {
 	r.stop()
+	<-r.swept
 	r.mu.Lock()
 	var all []*Job
 	for _, j := range r.jobs {
@@ -225,20 +326,33 @@ func (r *Runner) Get(id string) *Job {
 	return r.jobs[id]
 }
 
-// Start runs work as a job of total results in a goroutine of its own; kind
-// and spec are kept for the job's pages. It fails with ErrBusy when
-// MaxRunning jobs are running.
-func (r *Runner) Start(kind string, total int, spec any, work Work) (*Job, error) {
+// Start runs work as a job of total results in a goroutine of its own,
+// for client (who asks: an address or a user; "" for the command line);
+// kind and spec are kept for the job's pages. It fails with ErrBusy when
+// MaxRunning jobs are running, and with ErrClientBusy when client has
+// MaxPerClient running.
+func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Job, error) {
 	var b [8]byte
 	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(r.base)
-	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, total: total, spec: spec, cancel: cancel,
-		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}}
+	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
+		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}, seen: r.now()}
 	r.mu.Lock()
 	if r.running >= MaxRunning {
 		r.mu.Unlock()
 		cancel()
 		return nil, ErrBusy
+	}
+	mine := 0
+	for _, o := range r.jobs {
+		if o.client == client && o.Status().State == Running {
+			mine++
+		}
+	}
+	if mine >= MaxPerClient {
+		r.mu.Unlock()
+		cancel()
+		return nil, ErrClientBusy
 	}
 	r.running++
 	r.jobs[j.id] = j

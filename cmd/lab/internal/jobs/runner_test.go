@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,9 +70,19 @@ func TestJobEnds(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}, state: Failed, err: "encode a result"},
+		// The tuner's cost once reached +Inf, which did not encode, and the
+		// runner's goroutine took the process down with it.
+		{name: "a result that does not encode", work: func(context.Context, func(any, int)) (any, error) {
+			return map[string]float64{"cost": math.Inf(1)}, nil
+		}, state: Failed, err: "encode the result"},
+		{name: "a work that panics", work: func(context.Context, func(any, int)) (any, error) {
+			var m map[string]int
+			m["boom"]++
+			return nil, nil
+		}, state: Failed, err: "internal error: assignment to entry in nil map"},
 	}
 	for _, tt := range tests {
-		j, err := r.Start("sweep", 3, tt.name, tt.work)
+		j, err := r.Start("sweep", tt.name, 3, tt.name, tt.work)
 		if err != nil {
 			t.Fatalf("%s: Start = %v", tt.name, err)
 		}
@@ -92,19 +104,19 @@ func TestJobEnds(t *testing.T) {
 func TestRunnerBusy(t *testing.T) {
 	r := runner(t)
 	var running []*Job
-	for range MaxRunning {
-		j, err := r.Start("sweep", 1, nil, blocking)
+	for i := range MaxRunning {
+		j, err := r.Start("sweep", "client"+strconv.Itoa(i), 1, nil, blocking)
 		if err != nil {
 			t.Fatal(err)
 		}
 		running = append(running, j)
 	}
-	if _, err := r.Start("sweep", 1, nil, blocking); !errors.Is(err, ErrBusy) {
+	if _, err := r.Start("sweep", "another", 1, nil, blocking); !errors.Is(err, ErrBusy) {
 		t.Errorf("job %d: Start = %v, want ErrBusy", MaxRunning+1, err)
 	}
 	running[0].Cancel()
 	ended(t, running[0])
-	if _, err := r.Start("sweep", 1, nil, counting(1)); err != nil {
+	if _, err := r.Start("sweep", "another", 1, nil, counting(1)); err != nil {
 		t.Errorf("Start after one ended = %v", err)
 	}
 }
@@ -113,7 +125,7 @@ func TestRunnerKeepsTheLatest(t *testing.T) {
 	r := runner(t)
 	var first, last *Job
 	for i := range MaxKept + 3 {
-		j, err := r.Start("tune", 1, nil, counting(1))
+		j, err := r.Start("tune", "", 1, nil, counting(1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +149,7 @@ func TestRunnerKeepsTheLatest(t *testing.T) {
 
 func TestRunnerCloseCancels(t *testing.T) {
 	r := NewRunner()
-	j, err := r.Start("sweep", 1, nil, blocking)
+	j, err := r.Start("sweep", "", 1, nil, blocking)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +185,7 @@ func dialJob(t *testing.T, ws string, j *Job) *websocket.Conn {
 func TestServeWSStreamsToTheEnd(t *testing.T) {
 	r := runner(t)
 	ws := wsServer(t, r)
-	j, _ := r.Start("sweep", 4, nil, counting(4))
+	j, _ := r.Start("sweep", "", 4, nil, counting(4))
 	ended(t, j)
 	c := dialJob(t, ws, j)
 	var progress, end Status
@@ -193,7 +205,7 @@ func TestServeWSCancels(t *testing.T) {
 	ws := wsServer(t, r)
 
 	// A cancel message.
-	j, _ := r.Start("sweep", 2, nil, blocking)
+	j, _ := r.Start("sweep", "", 2, nil, blocking)
 	c := dialJob(t, ws, j)
 	if err := c.WriteJSON(map[string]string{"type": "cancel"}); err != nil {
 		t.Fatal(err)
@@ -203,7 +215,7 @@ func TestServeWSCancels(t *testing.T) {
 	}
 
 	// The last watcher leaving.
-	j, _ = r.Start("sweep", 2, nil, blocking)
+	j, _ = r.Start("sweep", "", 2, nil, blocking)
 	c = dialJob(t, ws, j)
 	var first Status
 	if err := c.ReadJSON(&first); err != nil || first.State != Running {
@@ -219,7 +231,7 @@ func TestServeWSCancels(t *testing.T) {
 func TestServeWSRefusesInvalidUTF8(t *testing.T) {
 	r := runner(t)
 	ws := wsServer(t, r)
-	j, _ := r.Start("sweep", 2, nil, blocking)
+	j, _ := r.Start("sweep", "", 2, nil, blocking)
 	defer j.Cancel()
 	c := dialJob(t, ws, j)
 	if err := c.WriteMessage(websocket.TextMessage, []byte("{\"type\":\"can\xffcel\"}")); err != nil {
@@ -233,5 +245,64 @@ func TestServeWSRefusesInvalidUTF8(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+func TestRunnerPerClient(t *testing.T) {
+	r := runner(t)
+	a, err := r.Start("sweep", "10.0.0.7", 1, nil, blocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Start("tune", "10.0.0.7", 1, nil, blocking); !errors.Is(err, ErrClientBusy) {
+		t.Errorf("a second job for one client: Start = %v, want ErrClientBusy", err)
+	}
+	b, err := r.Start("tune", "10.0.0.8", 1, nil, blocking)
+	if err != nil {
+		t.Errorf("another client's job: Start = %v", err)
+	} else {
+		b.Cancel()
+	}
+	a.Cancel()
+	ended(t, a)
+	if j, err := r.Start("tune", "10.0.0.7", 1, nil, counting(1)); err != nil {
+		t.Errorf("the client's next job after its first ended: Start = %v", err)
+	} else {
+		ended(t, j)
+	}
+}
+
+// A job nobody watches is cancelled after the timeout; one that is watched,
+// or whose status is asked for, runs on.
+func TestRunnerCancelsUnwatched(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	r := newRunner(clock, time.Minute, 5*time.Millisecond)
+	t.Cleanup(r.Close)
+
+	forgotten, _ := r.Start("sweep", "a", 1, nil, blocking)
+	polled, _ := r.Start("sweep", "b", 1, nil, blocking)
+	advance(50 * time.Second)
+	polled.Touch(clock())
+	advance(20 * time.Second) // forgotten: 70 s unseen; polled: 20 s
+	st := ended(t, forgotten)
+	if st.State != Failed || !strings.Contains(st.Error, "nobody watched it") {
+		t.Errorf("an unwatched job ended %+v, want failed as unwatched", st)
+	}
+	time.Sleep(50 * time.Millisecond) // several sweeps of the runner
+	if st := polled.Status(); st.State != Running {
+		t.Errorf("a job polled 20 s ago is %s, want running", st.State)
+	}
+	ch := polled.watch()
+	advance(10 * time.Minute)
+	time.Sleep(50 * time.Millisecond)
+	if st := polled.Status(); st.State != Running {
+		t.Errorf("a watched job is %s, want running", st.State)
+	}
+	polled.unwatch(ch) // the last watcher leaving cancels it at once
+	if st := ended(t, polled); st.State != Cancelled {
+		t.Errorf("after its last watcher left the job is %s, want cancelled", st.State)
 	}
 }

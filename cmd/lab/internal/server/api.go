@@ -140,7 +140,7 @@ func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 
 // fail answers err in the API's one error shape (see answer).
 func fail(w http.ResponseWriter, err error) {
-	if errors.Is(err, jobs.ErrBusy) {
+	if errors.Is(err, jobs.ErrBusy) || errors.Is(err, jobs.ErrClientBusy) {
 		w.Header().Set("Retry-After", "5")
 	}
 	jsonapi.WriteError(w, answer(err))
@@ -190,7 +190,7 @@ func answer(err error) *jsonapi.Error {
 		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a trace with this name exists: choose another name or delete it first"}
 	case errors.Is(err, store.ErrTraceSample):
 		return &jsonapi.Error{Status: http.StatusForbidden, Field: "name", Msg: "a built-in sample cannot be deleted"}
-	case errors.Is(err, jobs.ErrBusy):
+	case errors.Is(err, jobs.ErrBusy), errors.Is(err, jobs.ErrClientBusy):
 		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error()}
 	}
 	log.Printf("lab: %v", err)

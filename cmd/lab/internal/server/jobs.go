@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +32,18 @@ func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
 	}
+	j.Touch(s.now()) // somebody is watching it
 	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
+}
+
+// clientOf names who sent r, for the jobs' per-client limit: the remote
+// address without its port (every request of one machine is one client).
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // jobCancelWait is how long POST /api/jobs/{id}/cancel waits for the job

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -176,13 +177,38 @@ func TestJobsCancelWhenLastWatcherLeaves(t *testing.T) {
 	}
 }
 
+// fromAddr is an HTTP client whose requests come from the loopback address
+// ip, so that a test can be several clients.
+func fromAddr(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// One client may run one job at a time, and the server MaxRunning: a
+// client cannot hold every slot (it could before).
 func TestJobsBusy(t *testing.T) {
 	_, srv := jobsTestServer(t)
-	for range jobs.MaxRunning {
-		jobsStart(t, srv, "/api/sweeps", jobsLong)
+	post := func(ip string) (int, errorBody) {
+		t.Helper()
+		resp, err := fromAddr(ip).Post(srv.URL+"/api/sweeps", "application/json", strings.NewReader(jobsLong))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var e errorBody
+		json.NewDecoder(resp.Body).Decode(&e)
+		return resp.StatusCode, e
 	}
-	var e errorBody
-	if code := jobsPost(t, srv, "/api/sweeps", jobsLong, &e); code != http.StatusTooManyRequests {
+	if code, e := post("127.0.0.1"); code != http.StatusAccepted {
+		t.Fatalf("first job = %d %+v, want 202", code, e)
+	}
+	if code, e := post("127.0.0.1"); code != http.StatusTooManyRequests || !strings.Contains(e.Error, "one client") {
+		t.Errorf("the same client's second job = %d %+v, want 429 naming the per-client limit", code, e)
+	}
+	if code, e := post("127.0.0.2"); code != http.StatusAccepted {
+		t.Fatalf("another client's job = %d %+v, want 202", code, e)
+	}
+	if code, e := post("127.0.0.3"); code != http.StatusTooManyRequests || !strings.Contains(e.Error, "jobs are running") {
 		t.Errorf("job %d = %d %+v, want 429", jobs.MaxRunning+1, code, e)
 	}
 }

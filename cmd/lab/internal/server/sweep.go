@@ -156,7 +156,7 @@ func (s *Server) startSweep(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	j, err := s.jobs.Start("sweep", sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := s.jobs.Start("sweep", clientOf(r), sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
 	})
 	if err != nil {

@@ -107,7 +107,7 @@ func (s *Server) startTune(w http.ResponseWriter, r *http.Request) {
 	if total == 0 {
 		total = engine.DefaultTuneBudget
 	}
-	j, err := s.jobs.Start("tune", total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := s.jobs.Start("tune", clientOf(r), total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
 			progress(tuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
 		})
