@@ -56,6 +56,8 @@ type Server struct {
 	vendor *static.Files // web's vendored files under web.VendorMount
 	wasm   static.Wasm   // /lab.wasm
 
+	uploads chan struct{} // a trace upload's parse slot (uploadSlots)
+
 	hub     *live.Hub       // live sync of the sessions
 	jobs    *jobs.Runner    // sweeps and tunings
 	compare *compare.Runner // comparisons, and their run cache
@@ -89,7 +91,7 @@ func New(d Deps) (*Server, error) {
 		now = time.Now
 	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
-		static: files, vendor: vendor, wasm: wasm,
+		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
 		hub: live.New(d.Store, now), jobs: jobs.NewRunner(), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	s.resolveRef = s.resolveCompareVariant
 	s.mux = s.routes()

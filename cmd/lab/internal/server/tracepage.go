@@ -27,15 +27,14 @@ func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
 	for _, t := range list {
 		row := templates.TraceRow{Name: t.Name, Title: t.Title, Doc: t.Doc, Format: t.Format, Sample: t.Sample,
 			Packets: strconv.Itoa(t.Packets), Entities: strconv.Itoa(t.Entities), Span: report.Number(t.Span) + " s"}
-		if _, tr, err := s.store.LoadTrace(t.Name); err == nil {
-			st, _ := traceio.Settings(tr, engine.Defaults())
-			q := link.Query("", st)
-			row.Lab = "/?" + q
-			row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
-			row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
-			row.Replay = "/?" + linkTraceKey + "=" + url.QueryEscape(t.Name)
-			row.Compare = traceCompareLink(t.Name, "preset:harbor-before", "preset:harbor-after")
-		}
+		// From what the store keeps of each trace: no trace is decoded.
+		st, _ := traceio.SettingsFrom(t.Network, t.MaxSpeed, engine.Defaults())
+		q := link.Query("", st)
+		row.Lab = "/?" + q
+		row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
+		row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
+		row.Replay = "/?" + linkTraceKey + "=" + url.QueryEscape(t.Name)
+		row.Compare = traceCompareLink(t.Name, "preset:harbor-before", "preset:harbor-after")
 		v.Traces = append(v.Traces, row)
 	}
 	render(w, r, http.StatusOK, templates.Traces(v))

@@ -9,6 +9,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -33,8 +34,11 @@ import (
 // multipart/form-data upload with the file in the part "file" and optional
 // "name" and "format" fields; the name defaults to the file's name. Names
 // are 1 to 64 characters of a-z, 0-9, '.', '_' and '-' (see traceio.CheckName);
-// names starting with "sample-" are the built-in samples'. The file is read
-// whole and saved in one transaction: a malformed file saves nothing.
+// names starting with "sample-" are the built-in samples'. The file is
+// spooled to a temporary file as it arrives, then parsed as a stream in
+// one of a few parse slots (uploadSlots), so a slow client holds no slot
+// and eight large uploads at once take the memory of two; it is saved in
+// one transaction: a malformed file saves nothing.
 //
 // /flat answers application/octet-stream: engine.Trace.AppendFlat's numbers
 // (engine.TraceFlatHeader, then engine.TraceFlatStride per packet) as
@@ -92,16 +96,30 @@ func DescribeTrace(t store.TraceInfo, tr *engine.Trace) TraceJSON {
 	return TraceJSON{TraceInfoJSON: traceInfoJSON(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
 }
 
+// uploadSlots is how many uploaded traces are parsed at once: parsing is
+// CPU-bound, and each parse holds its rows (up to ~60 MiB for the largest
+// trace), so more would only add memory.
+const uploadSlots = 2
+
 func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name, format := q.Get("name"), q.Get("format")
-	var data []byte
-	var err error
+	spool, err := os.CreateTemp("", "lab-upload-*")
+	if err != nil {
+		fail(w, fmt.Errorf("spool the upload: %w", err))
+		return
+	}
+	defer func() {
+		spool.Close()
+		os.Remove(spool.Name())
+	}()
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		data, name, format, err = readTraceMultipart(r, name, format)
+		name, format, err = readTraceMultipart(r, spool, name, format)
 	} else {
-		data, err = jsonapi.ReadBody(r)
-		if err == nil && name == "" {
+		_, err = io.Copy(spool, r.Body)
+		if err != nil {
+			err = traceReadError(err)
+		} else if name == "" {
 			err = &traceio.InputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
 		}
 	}
@@ -113,7 +131,17 @@ func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	tr, format, err := traceio.Parse(data, format, name)
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		fail(w, fmt.Errorf("read the spooled upload: %w", err))
+		return
+	}
+	select {
+	case s.uploads <- struct{}{}:
+	case <-r.Context().Done():
+		return
+	}
+	tr, format, err := traceio.Parse(spool, format, name)
+	<-s.uploads
 	if err != nil {
 		fail(w, err)
 		return
@@ -127,13 +155,13 @@ func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusCreated, DescribeTrace(info, tr))
 }
 
-// readTraceMultipart reads a multipart upload: the part "file" and the
-// optional fields "name" and "format", which override the query's. The
-// name defaults to the file's name.
-func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _ string, err error) {
+// readTraceMultipart reads a multipart upload: the part "file", copied to
+// spool, and the optional fields "name" and "format", which override the
+// query's. The name defaults to the file's name.
+func readTraceMultipart(r *http.Request, spool io.Writer, name, format string) (_, _ string, err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, "", "", &traceio.InputError{Msg: "bad multipart body: " + err.Error()}
+		return "", "", &traceio.InputError{Msg: "bad multipart body: " + err.Error()}
 	}
 	gotFile := false
 	for {
@@ -142,16 +170,16 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 			break
 		}
 		if err != nil {
-			return nil, "", "", traceReadError(err)
+			return "", "", traceReadError(err)
 		}
 		switch part.FormName() {
 		case "file":
 			if gotFile {
-				return nil, "", "", &traceio.InputError{Field: "file", Msg: "one file per upload"}
+				return "", "", &traceio.InputError{Field: "file", Msg: "one file per upload"}
 			}
 			gotFile = true
-			if data, err = io.ReadAll(part); err != nil {
-				return nil, "", "", traceReadError(err)
+			if _, err = io.Copy(spool, part); err != nil {
+				return "", "", traceReadError(err)
 			}
 			if name == "" {
 				name = traceio.NameFrom(part.FileName())
@@ -159,10 +187,10 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 		case "name", "format":
 			v, err := io.ReadAll(io.LimitReader(part, 201))
 			if err != nil {
-				return nil, "", "", traceReadError(err)
+				return "", "", traceReadError(err)
 			}
 			if len(v) > 200 {
-				return nil, "", "", &traceio.InputError{Field: part.FormName(), Msg: "over 200 bytes"}
+				return "", "", &traceio.InputError{Field: part.FormName(), Msg: "over 200 bytes"}
 			}
 			if part.FormName() == "name" {
 				name = strings.TrimSpace(string(v))
@@ -170,14 +198,14 @@ func readTraceMultipart(r *http.Request, name, format string) (data []byte, _, _
 				format = strings.TrimSpace(string(v))
 			}
 		default:
-			return nil, "", "", &traceio.InputError{Field: jsonapi.Clip(part.FormName(), 20),
+			return "", "", &traceio.InputError{Field: jsonapi.Clip(part.FormName(), 20),
 				Msg: fmt.Sprintf("unknown form field %q: want file, name or format", jsonapi.Clip(part.FormName(), 20))}
 		}
 	}
 	if !gotFile {
-		return nil, "", "", &traceio.InputError{Field: "file", Msg: "missing the part \"file\""}
+		return "", "", &traceio.InputError{Field: "file", Msg: "missing the part \"file\""}
 	}
-	return data, name, format, nil
+	return name, format, nil
 }
 
 // traceReadError turns an upload's read error into a 413 or a 400.

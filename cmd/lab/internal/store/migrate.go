@@ -42,6 +42,12 @@ var storeMigrations = []string{
 		span       REAL NOT NULL,
 		data       BLOB NOT NULL
 	) STRICT;`,
+
+	// 3: what each trace measures (TraceInfo.Network as JSON, and
+	// MaxSpeed), so the traces page lists them without decoding every
+	// trace. NULL for traces saved before; Open fills them in.
+	`ALTER TABLE traces ADD COLUMN network TEXT;
+	ALTER TABLE traces ADD COLUMN max_speed REAL;`,
 }
 
 // migrate applies the schema steps the database has not seen, in one

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ func parseSamples() ([]sampleEntry, error) {
 	}
 	out := make([]sampleEntry, len(samples))
 	for i, s := range samples {
-		tr, _, err := traceio.Parse(s.Data, "csv", s.Name)
+		tr, _, err := traceio.Parse(bytes.NewReader(s.Data), "csv", s.Name)
 		if err != nil {
 			return nil, fmt.Errorf("sample trace %s: %w", s.Name, err)
 		}

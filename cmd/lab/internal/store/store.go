@@ -143,6 +143,11 @@ type TraceInfo struct {
 	Sample   bool    // built in: listed and loaded, never stored or deleted
 	Title    string  // a sample's title; "" for a stored trace
 	Doc      string  // a sample's one-line description; "" for a stored trace
+
+	// What the trace measures, kept with it so that a list needs no
+	// decoding: the network derived from it, and its largest speed (m/s).
+	Network  engine.NetworkEstimate
+	MaxSpeed float64
 }
 
 // Errors about traces besides validation errors.

@@ -5,9 +5,11 @@ import (
 	"compress/flate"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"strings"
 	"time"
@@ -32,7 +34,7 @@ import (
 // traceInfo describes tr as saved in format at now.
 func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
 	return TraceInfo{Name: tr.Name, Format: format, Created: now, Packets: len(tr.Packets),
-		Entities: tr.Entities, Span: tr.Span()}
+		Entities: tr.Entities, Span: tr.Span(), Network: tr.Network(), MaxSpeed: tr.MaxSpeed()}
 }
 
 // SaveTrace stores the valid trace tr under tr.Name in one transaction: all
@@ -54,6 +56,10 @@ func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (Tra
 		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
 	}
 	info := traceInfo(tr, format, now)
+	network, err := json.Marshal(info.Network)
+	if err != nil {
+		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	tx, err := st.db.Begin()
@@ -61,9 +67,9 @@ func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (Tra
 		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.Exec(`INSERT INTO traces (name, created_ns, format, packets, entities, span, data)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-		info.Name, now.UnixNano(), format, info.Packets, info.Entities, info.Span, blob)
+	res, err := tx.Exec(`INSERT INTO traces (name, created_ns, format, packets, entities, span, data, network, max_speed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+		info.Name, now.UnixNano(), format, info.Packets, info.Entities, info.Span, blob, string(network), info.MaxSpeed)
 	if err != nil {
 		return TraceInfo{}, fmt.Errorf("save trace %s: %w", tr.Name, err)
 	}
@@ -88,7 +94,7 @@ func (st *SQLite) ListTraces() ([]TraceInfo, error) {
 	for _, s := range samples {
 		list = append(list, s.info)
 	}
-	rows, err := st.db.Query(`SELECT name, created_ns, format, packets, entities, span FROM traces
+	rows, err := st.db.Query(`SELECT name, created_ns, format, packets, entities, span, network, max_speed FROM traces
 		ORDER BY created_ns DESC, name`)
 	if err != nil {
 		return nil, fmt.Errorf("list traces: %w", err)
@@ -97,10 +103,15 @@ func (st *SQLite) ListTraces() ([]TraceInfo, error) {
 	for rows.Next() {
 		var t TraceInfo
 		var ns int64
-		if err := rows.Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span); err != nil {
+		var network sql.NullString
+		var maxSpeed sql.NullFloat64
+		if err := rows.Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &network, &maxSpeed); err != nil {
 			return nil, fmt.Errorf("list traces: %w", err)
 		}
 		t.Created = time.Unix(0, ns).UTC()
+		if err := t.setMeasures(network, maxSpeed); err != nil {
+			return nil, fmt.Errorf("list traces: %s: %w", t.Name, err)
+		}
 		list = append(list, t)
 	}
 	if err := rows.Err(); err != nil {
@@ -125,8 +136,10 @@ func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 	var t TraceInfo
 	var ns int64
 	var blob []byte
-	err := st.db.QueryRow(`SELECT name, created_ns, format, packets, entities, span, data FROM traces WHERE name = ?`, name).
-		Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &blob)
+	var network sql.NullString
+	var maxSpeed sql.NullFloat64
+	err := st.db.QueryRow(`SELECT name, created_ns, format, packets, entities, span, data, network, max_speed FROM traces WHERE name = ?`, name).
+		Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &blob, &network, &maxSpeed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return TraceInfo{}, nil, ErrTraceNotFound
 	}
@@ -139,7 +152,69 @@ func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
 	}
 	tr.Name = t.Name
+	if network.Valid {
+		err = t.setMeasures(network, maxSpeed)
+	} else {
+		t.Network, t.MaxSpeed = tr.Network(), tr.MaxSpeed()
+	}
+	if err != nil {
+		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
+	}
 	return t, tr, nil
+}
+
+// setMeasures sets t's network and max speed from their columns; a trace
+// that could not be measured (its packets are damaged) has none.
+func (t *TraceInfo) setMeasures(network sql.NullString, maxSpeed sql.NullFloat64) error {
+	if !network.Valid {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(network.String), &t.Network); err != nil {
+		return fmt.Errorf("network: %w", err)
+	}
+	t.MaxSpeed = maxSpeed.Float64
+	return nil
+}
+
+// measureOldTraces fills in the network and max speed of the traces saved
+// before they were kept (migration step 3), decoding each once.
+func (st *SQLite) measureOldTraces() error {
+	rows, err := st.db.Query(`SELECT name FROM traces WHERE network IS NULL`)
+	if err != nil {
+		return fmt.Errorf("measure traces: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return fmt.Errorf("measure traces: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("measure traces: %w", err)
+	}
+	for _, n := range names {
+		t, _, err := st.LoadTrace(n)
+		if err != nil {
+			// A damaged trace stays unmeasured; loading it says why.
+			log.Printf("lab: store: cannot measure trace %s: %v", n, err)
+			continue
+		}
+		network, err := json.Marshal(t.Network)
+		if err != nil {
+			return fmt.Errorf("measure trace %s: %w", n, err)
+		}
+		st.mu.Lock()
+		_, err = st.db.Exec(`UPDATE traces SET network = ?, max_speed = ? WHERE name = ?`, string(network), t.MaxSpeed, n)
+		st.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("measure trace %s: %w", n, err)
+		}
+	}
+	return nil
 }
 
 // DeleteTrace removes the stored trace called name for good.

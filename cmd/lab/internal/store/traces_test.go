@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -85,6 +87,10 @@ func TestTraceStore(t *testing.T) {
 	var names []string
 	for _, l := range list {
 		names = append(names, l.Name)
+		if l.Name == "office-wifi" && (!reflect.DeepEqual(l.Network, tr.Network()) || l.MaxSpeed != tr.MaxSpeed()) {
+			t.Errorf("ListTraces: office-wifi measures %+v and %v m/s, want the trace's own %+v and %v",
+				l.Network, l.MaxSpeed, tr.Network(), tr.MaxSpeed())
+		}
 	}
 	if want := []string{"sample-lan", "sample-4g", "later", "office-wifi"}; !slices.Equal(names, want) {
 		t.Errorf("ListTraces = %v, want %v (samples, then newest first)", names, want)
@@ -93,7 +99,7 @@ func TestTraceStore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadTrace = %v", err)
 	}
-	if got != info || loaded.Name != "office-wifi" || loaded.Entities != 3 || !sameTracePackets(loaded.Packets, tr.Packets) {
+	if !reflect.DeepEqual(got, info) || loaded.Name != "office-wifi" || loaded.Entities != 3 || !sameTracePackets(loaded.Packets, tr.Packets) {
 		t.Errorf("LoadTrace = %+v with %d packets, want %+v and the packets saved, bit for bit", got, len(loaded.Packets), info)
 	}
 	if _, s, err := st.LoadTrace("sample-4g"); err != nil || s.Entities != 2 {
@@ -179,7 +185,7 @@ func FuzzTraceBlob(f *testing.F) {
 	f.Add([]byte(`{"sent":1,"arrive":1.2,"pos":[0,0,0],"vel":[1,0,0],"rot":[0,0,0,1]}` + "\n"))
 	f.Add([]byte("0,0,0 / 1,0.5,0 / 0\n0.05,0.025,0/1,0.5,0/0.05\nq\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, _, err := traceio.Parse(data, "", "fuzz")
+		tr, _, err := traceio.Parse(bytes.NewReader(data), "", "fuzz")
 		if err != nil {
 			return
 		}
@@ -195,4 +201,48 @@ func FuzzTraceBlob(f *testing.F) {
 			t.Fatalf("blob round trip changed the trace")
 		}
 	})
+}
+
+// Traces saved before their measures were kept (schema 2) get them when
+// the store opens, so the traces page never decodes a trace.
+func TestTraceMeasuresBackfilled(t *testing.T) {
+	dir := t.TempDir()
+	released := storeMigrations
+	storeMigrations = released[:2]
+	st := openTestStore(t, dir, storeT0)
+	tr := traceTestTrace(t, "old")
+	blob, err := encodeTraceBlob(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As schema 2 saved it: no measures.
+	if _, err := st.db.Exec(`INSERT INTO traces (name, created_ns, format, packets, entities, span, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		"old", storeT0.UnixNano(), "csv", len(tr.Packets), tr.Entities, tr.Span(), blob); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	storeMigrations = released
+
+	st = openTestStore(t, dir, storeT0)
+	defer st.Close()
+	var null int
+	if err := st.db.QueryRow(`SELECT count(*) FROM traces WHERE network IS NULL`).Scan(&null); err != nil || null != 0 {
+		t.Errorf("%d traces without measures after Open (%v), want 0", null, err)
+	}
+	list, err := st.ListTraces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range list {
+		if l.Name == "old" {
+			found = true
+			if !reflect.DeepEqual(l.Network, tr.Network()) || l.MaxSpeed != tr.MaxSpeed() {
+				t.Errorf("old trace measures %+v, %v; want %+v, %v", l.Network, l.MaxSpeed, tr.Network(), tr.MaxSpeed())
+			}
+		}
+	}
+	if !found {
+		t.Error("the old trace is not listed")
+	}
 }

@@ -38,6 +38,7 @@
 package traceio
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -58,6 +59,7 @@ import (
 // Limits on a trace file.
 const (
 	MaxBytes   = 32 << 20 // largest file, bytes
+	MaxLine    = 64 << 10 // longest line, bytes
 	MaxNameLen = 64       // longest trace name
 	rotSlack   = 0.01     // how far a recorded quaternion's norm may be from 1 before it is an error
 )
@@ -99,28 +101,37 @@ type Row struct {
 	HasRot bool
 }
 
-// Parse reads a trace file in format ("" to detect it) and returns the
-// trace, named name, and the format read. Errors are *InputError.
-func Parse(data []byte, format, name string) (*engine.Trace, string, error) {
-	if len(data) > MaxBytes {
-		return nil, "", &InputError{Msg: fmt.Sprintf("file over %d bytes", MaxBytes)}
+// Parse reads a trace file in format ("" to detect it) from r and returns
+// the trace, named name, and the format read. Errors are *InputError.
+//
+// It reads r as a stream, line by line, so the memory it takes is that of
+// the rows (at most engine.TraceMaxPackets of them), never the file's: a
+// file over MaxBytes, a line over MaxLine bytes or a row beyond the packet
+// limit stops it at once.
+func Parse(r io.Reader, format, name string) (*engine.Trace, string, error) {
+	lr := &limitedReader{r: r, left: MaxBytes}
+	br := bufio.NewReaderSize(lr, MaxLine)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\uFEFF")) {
+		br.Discard(3) // a spreadsheet's byte order mark
 	}
-	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // a spreadsheet's byte order mark
 	if format == "" {
-		format = detectFormat(data)
+		format = detectFormat(br)
 	}
 	var rows []Row
 	var err error
 	switch format {
 	case "csv":
-		rows, err = parseCSV(data)
+		rows, err = parseCSV(br)
 	case "jsonl":
-		rows, err = parseJSONL(data)
+		rows, err = parseJSONL(br)
 	case "seed":
-		rows, err = parseSeed(data)
+		rows, err = parseSeed(br)
 	default:
 		return nil, "", &InputError{Field: "format",
 			Msg: fmt.Sprintf("unknown format %q: want %s", jsonapi.Clip(format, 20), strings.Join(formats, ", "))}
+	}
+	if lr.over {
+		return nil, format, &InputError{Msg: fmt.Sprintf("file over %d bytes", MaxBytes)}
 	}
 	if err != nil {
 		return nil, format, err
@@ -129,29 +140,79 @@ func Parse(data []byte, format, name string) (*engine.Trace, string, error) {
 	return tr, format, err
 }
 
-// ReadFile reads and parses the trace file at path as Parse does; a file
-// over MaxBytes is an error without being read whole.
+// ReadFile reads and parses the trace file at path as Parse does.
 func ReadFile(path, format, name string) (*engine.Trace, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, "", err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return nil, "", err
-	}
-	tr, got, err := Parse(data, format, name)
+	tr, got, err := Parse(f, format, name)
 	if err != nil {
 		return nil, got, fmt.Errorf("%s: %w", path, err)
 	}
 	return tr, got, nil
 }
 
+// limitedReader reads at most left bytes of r and then fails, noting that
+// the stream went on.
+type limitedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		if n, _ := io.ReadFull(l.r, one[:]); n > 0 {
+			l.over = true
+			return 0, errTooBig
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+var errTooBig = errors.New("file too big")
+
+// lineReader yields a stream's lines, numbered from 1, without their line
+// ends; a line over MaxLine bytes is an error.
+type lineReader struct {
+	br  *bufio.Reader
+	n   int // the number of the line last read
+	err error
+}
+
+// next returns the next line, or false at the end of the stream or on an
+// error (in lr.err, an *InputError).
+func (lr *lineReader) next() ([]byte, bool) {
+	line, err := lr.br.ReadSlice('\n')
+	if len(line) == 0 && err != nil {
+		if !errors.Is(err, io.EOF) {
+			lr.err = &InputError{Line: lr.n + 1, Msg: "read: " + err.Error()}
+		}
+		return nil, false
+	}
+	lr.n++
+	if errors.Is(err, bufio.ErrBufferFull) {
+		lr.err = &InputError{Line: lr.n, Msg: fmt.Sprintf("line over %d bytes", MaxLine)}
+		return nil, false
+	}
+	return line, true
+}
+
 // detectFormat guesses a file's format from its first line that is
-// neither blank nor a comment: an object is jsonl, two slashes seed, else csv.
-func detectFormat(data []byte) string {
-	for line := range bytes.Lines(data) {
+// neither blank nor a comment, within the first MaxLine bytes: an object
+// is jsonl, two slashes seed, else csv.
+func detectFormat(br *bufio.Reader) string {
+	head, _ := br.Peek(MaxLine)
+	for line := range bytes.Lines(head) {
 		line = bytes.TrimSpace(line)
 		switch {
 		case len(line) == 0 || line[0] == '#':
@@ -170,8 +231,8 @@ func detectFormat(data []byte) string {
 var columns = []string{"entity", "seq", "sent", "arrive", "delay",
 	"x", "y", "z", "vx", "vy", "vz", "qx", "qy", "qz", "qw", "yaw"}
 
-func parseCSV(data []byte) ([]Row, error) {
-	r := csv.NewReader(bytes.NewReader(data))
+func parseCSV(br *bufio.Reader) ([]Row, error) {
+	r := csv.NewReader(br)
 	r.Comment = '#'
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = true
@@ -390,12 +451,16 @@ type jsonRow struct {
 	Rot    []float64 `json:"rot"`
 }
 
-func parseJSONL(data []byte) ([]Row, error) {
+func parseJSONL(br *bufio.Reader) ([]Row, error) {
 	var rows []Row
 	seqGiven := 0 // 1 if the first row has seq, -1 if not
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
+	lr := &lineReader{br: br}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		n := lr.n
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -424,6 +489,9 @@ func parseJSONL(data []byte) ([]Row, error) {
 		}
 		row.Line = n
 		rows = append(rows, row)
+	}
+	if lr.err != nil {
+		return nil, lr.err
 	}
 	if len(rows) == 0 {
 		return nil, &InputError{Msg: "no packets"}
@@ -494,11 +562,15 @@ func (j *jsonRow) row() (Row, *InputError) {
 	return row, err
 }
 
-func parseSeed(data []byte) ([]Row, error) {
+func parseSeed(br *bufio.Reader) ([]Row, error) {
 	var rows []Row
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
+	lr := &lineReader{br: br}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
+		n := lr.n
 		text := strings.TrimSpace(string(line))
 		if text == "" {
 			continue
@@ -516,6 +588,9 @@ func parseSeed(data []byte) ([]Row, error) {
 		}
 		row.Line = n
 		rows = append(rows, row)
+	}
+	if lr.err != nil {
+		return nil, lr.err
 	}
 	if len(rows) == 0 {
 		return nil, &InputError{Msg: "no packets"}
@@ -707,9 +782,14 @@ func WriteCSV(w io.Writer, tr *engine.Trace) error {
 // parameter's range), and the vocabulary names it replaced: the settings
 // to replay tr with.
 func Settings(tr *engine.Trace, base engine.Settings) (engine.Settings, []string) {
-	est := tr.Network()
+	return SettingsFrom(tr.Network(), tr.MaxSpeed(), base)
+}
+
+// SettingsFrom is Settings from what a trace measures: its network and its
+// largest speed (m/s).
+func SettingsFrom(est engine.NetworkEstimate, top float64, base engine.Settings) (engine.Settings, []string) {
 	s, names := est.Apply(base)
-	if top := tr.MaxSpeed(); top > 0 {
+	if top > 0 {
 		p, _ := engine.Lookup("maxSpeed")
 		v := max(p.Min, min(p.Max, math.Ceil(top*10)/10))
 		p.Set(&s, v)

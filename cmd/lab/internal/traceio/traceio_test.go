@@ -36,7 +36,7 @@ func TestParseTraceFormats(t *testing.T) {
 		{"csv", "csv", csvFile}, {"jsonl", "jsonl", jsonFile},
 		{"csv detected", "", csvFile}, {"jsonl detected", "", jsonFile},
 	} {
-		tr, format, err := Parse([]byte(c.data), c.format, "t")
+		tr, format, err := Parse(strings.NewReader(c.data), c.format, "t")
 		if err != nil {
 			t.Fatalf("%s: Parse = %v", c.name, err)
 		}
@@ -71,7 +71,7 @@ func TestParseTraceFormats(t *testing.T) {
 
 func TestParseTraceSeed(t *testing.T) {
 	data := "0,0,0 / 1,0.5,0 / 0\n 0.05 , 0.025,0/1,0.5,0/0.05\n\n0.1,0.05,0/1,0.5,0/0.1\nq\n1,1,1/1,1,1/9\n"
-	tr, format, err := Parse([]byte(data), "", "seed")
+	tr, format, err := Parse(strings.NewReader(data), "", "seed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestParseTraceErrors(t *testing.T) {
 		{"unknown format", "xml", "<trace/>", 0, "format"},
 	}
 	for _, c := range cases {
-		_, _, err := Parse([]byte(c.data), c.format, "t")
+		_, _, err := Parse(strings.NewReader(c.data), c.format, "t")
 		var ie *InputError
 		if !errors.As(err, &ie) {
 			t.Errorf("%s: Parse = %v, want a *InputError", c.name, err)
@@ -144,7 +144,7 @@ func TestParseTraceErrors(t *testing.T) {
 
 func TestParseTraceLimits(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), MaxBytes+1)
-	if _, _, err := Parse(big, "", "t"); err == nil || !strings.Contains(err.Error(), "bytes") {
+	if _, _, err := Parse(bytes.NewReader(big), "", "t"); err == nil || !strings.Contains(err.Error(), "bytes") {
 		t.Errorf("Parse(%d bytes) = %v, want a size error", len(big), err)
 	}
 	var b bytes.Buffer
@@ -152,7 +152,7 @@ func TestParseTraceLimits(t *testing.T) {
 	for i := range engine.TraceMaxPackets + 1 {
 		b.WriteString(formatNumber(float64(i)/100) + ",,0,0,0,0,0,0\n")
 	}
-	_, _, err := Parse(b.Bytes(), "csv", "t")
+	_, _, err := Parse(bytes.NewReader(b.Bytes()), "csv", "t")
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Line != engine.TraceMaxPackets+2 {
 		t.Errorf("Parse(%d rows) = %v, want an error at line %d", engine.TraceMaxPackets+1, err, engine.TraceMaxPackets+2)
@@ -162,7 +162,7 @@ func TestParseTraceLimits(t *testing.T) {
 	for i := range engine.TraceMaxEntities + 1 {
 		b.WriteString(formatNumber(float64(i)) + ",0,,0,0,0,0,0,0\n")
 	}
-	_, _, err = Parse(b.Bytes(), "csv", "t")
+	_, _, err = Parse(bytes.NewReader(b.Bytes()), "csv", "t")
 	if !errors.As(err, &ie) || ie.Line != engine.TraceMaxEntities+2 || ie.Field != "entity" {
 		t.Errorf("Parse(%d entities) = %v, want an entity error at line %d", engine.TraceMaxEntities+1, err, engine.TraceMaxEntities+2)
 	}
@@ -182,7 +182,7 @@ func TestWriteTraceCSVRoundTrip(t *testing.T) {
 	if err := WriteCSV(&b, tr); err != nil {
 		t.Fatal(err)
 	}
-	got, format, err := Parse(b.Bytes(), "", "t")
+	got, format, err := Parse(bytes.NewReader(b.Bytes()), "", "t")
 	if err != nil {
 		t.Fatalf("Parse(WriteCSV) = %v", err)
 	}
@@ -241,7 +241,7 @@ func TestSampleTraces(t *testing.T) {
 			t.Errorf("presets/traces/%s.csv differs from the engine's recording (go test ./cmd/lab/internal/traceio -run TestSampleTraces -update)", s.Name)
 			continue
 		}
-		got, _, err := Parse(s.Data, "", s.Name)
+		got, _, err := Parse(bytes.NewReader(s.Data), "", s.Name)
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
@@ -270,7 +270,7 @@ func FuzzParseTrace(f *testing.F) {
 	f.Add([]byte("0,0,0 / 1,0.5,0 / 0\n0.05,0.025,0/1,0.5,0/0.05\nq\n"), "")
 	f.Add([]byte("sent,delay,x,y,z,vx,vy,vz\n1e9,0.01,0,0,0,0,0,0\n"), "csv")
 	f.Fuzz(func(t *testing.T, data []byte, format string) {
-		tr, _, err := Parse(data, format, "fuzz")
+		tr, _, err := Parse(bytes.NewReader(data), format, "fuzz")
 		if err != nil {
 			var ie *InputError
 			if !errors.As(err, &ie) {
@@ -302,6 +302,22 @@ func TestTraceNames(t *testing.T) {
 		}
 		if err := CheckName(got); err != nil {
 			t.Errorf("NameFrom(%q) = %q, which CheckName refuses: %v", c.file, got, err)
+		}
+	}
+}
+
+// A line over MaxLine is an error naming it, read no further: a file of
+// one endless line cannot make the reader hold it.
+func TestParseLongLine(t *testing.T) {
+	for _, format := range []string{"jsonl", "seed"} {
+		data := "1,2,3 / 0,0,0 / 1\n" + strings.Repeat(" ", MaxLine+1) + "\n"
+		if format == "jsonl" {
+			data = `{"sent":1,"arrive":1.1,"pos":[0,0,0],"vel":[0,0,0]}` + "\n" + strings.Repeat(" ", MaxLine+1) + "\n"
+		}
+		_, _, err := Parse(strings.NewReader(data), format, "t")
+		ie, ok := errors.AsType[*InputError](err)
+		if !ok || ie.Line != 2 || !strings.Contains(ie.Msg, "line over") {
+			t.Errorf("%s: Parse of a %d-byte line = %v, want an error at line 2", format, MaxLine+1, err)
 		}
 	}
 }
