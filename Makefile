@@ -4,7 +4,7 @@
 GO      ?= go
 export GOTOOLCHAIN := local
 GOROOT  := $(shell $(GO) env GOROOT)
-ADDR    ?= :8080
+ADDR    ?= localhost:8080
 DIST    := web/dist
 WASMEXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # Fuzz targets run for FUZZTIME each in `make test`, longer with `make fuzz`.

@@ -20,16 +20,8 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the lab binary")
 	}
-	if _, err := os.Stat("main.go"); err != nil {
-		t.Skip("no main.go in cmd/lab yet: the lab binary cannot be built")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "lab")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	data := filepath.Join(tmp, "data")
+	bin := labBinary(t)
+	data := filepath.Join(t.TempDir(), "data")
 
 	url, stop := startLab(t, bin, data)
 	const clients = 4
@@ -150,9 +142,39 @@ type crashSession struct {
 	Revisions []struct{ Rev int }
 }
 
+// labBinaryOnce builds the lab binary once for the tests that run it as a
+// process.
+var labBinaryOnce = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "lab-bin-*")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "lab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// labBinary returns the path of the lab binary, built from this package.
+func labBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := labBinaryOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // startLab starts lab serve on a free loopback port and waits until it
 // answers; stop kills it with SIGKILL.
 func startLab(t *testing.T, bin, data string) (url string, stop func()) {
+	url, _, stop = startLabProcess(t, bin, data)
+	return url, stop
+}
+
+// startLabProcess is startLab, with the process.
+func startLabProcess(t *testing.T, bin, data string) (url string, proc *os.Process, stop func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -184,7 +206,7 @@ func startLab(t *testing.T, bin, data string) (url string, stop func()) {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url, stop
+				return url, cmd.Process, stop
 			}
 		}
 		if time.Now().After(deadline) {

@@ -20,7 +20,7 @@ const (
 	followMaxWait = 30 * time.Second
 )
 
-const followUsage = `Usage: lab follow [-once] URL
+const followUsage = `Usage: lab follow [-once] [-token TOKEN] URL
 
 Follows a lab session the way a game would: connects to its live sync
 WebSocket, prints every config it receives as one line of JSON
@@ -28,7 +28,8 @@ WebSocket, prints every config it receives as one line of JSON
 connection drops, until interrupted.
 
 URL is the session's page (http://localhost:8080/s/ID, or /s/ID/r/REV) or
-its WebSocket (ws://localhost:8080/ws/sessions/ID).
+its WebSocket (ws://localhost:8080/ws/sessions/ID). A lab served with an
+access token needs it: -token, or LAB_TOKEN in the environment.
 
 Flags:
 `
@@ -40,6 +41,7 @@ Flags:
 func runFollow(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("follow", followUsage, stderr)
 	once := fs.Bool("once", false, "exit after the first config instead of following")
+	token := fs.String("token", "", "the lab's access `token` (default $LAB_TOKEN)")
 	if code, ok := parseLabFlags(fs, args, 1, stderr); !ok {
 		return code
 	}
@@ -55,7 +57,10 @@ func runFollow(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	f := live.Follower{URL: wsURL, Once: *once, Stdout: stdout, Stderr: stderr,
+	if *token == "" {
+		*token = os.Getenv("LAB_TOKEN")
+	}
+	f := live.Follower{URL: wsURL, Token: *token, Once: *once, Stdout: stdout, Stderr: stderr,
 		MinWait: followMinWait, MaxWait: followMaxWait, Jitter: rand.Int64N}
 	if err := f.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "lab follow: %v\n", err)

@@ -22,8 +22,13 @@ import (
 // runServe implements lab serve: it serves the lab page, its assets and the
 // JSON API until SIGINT or SIGTERM, then shuts down gracefully.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("serve", "Usage: lab serve [-addr :8080] [-data ./data] [-allow-origin ORIGIN]...\n\nServes the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\nFlags:\n", stderr)
-	addr := fs.String("addr", ":8080", "listen on `address` (host:port)")
+	fs := labFlags("serve", "Usage: lab serve [-addr localhost:8080] [-data ./data] [-token TOKEN] [-allow-origin ORIGIN]...\n\n"+
+		"Serves the lab page, the presets, exports, saved sessions, comparison\ncharts and live sync.\n\n"+
+		"It listens on this machine only unless -addr says otherwise (:8080 is every\n"+
+		"interface); then it needs an access token, -token or LAB_TOKEN (at least\n"+
+		"16 characters): the API takes it as Authorization: Bearer TOKEN, browsers\nsign in at /login.\n\nFlags:\n", stderr)
+	addr := fs.String("addr", "localhost:8080", "listen on `address` (host:port; :8080 for every interface)")
+	token := fs.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
 	data := fs.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
 	var allow []string
 	fs.Func("allow-origin", "let pages of `origin` (https://tools.example.com) change state, besides the lab's own; repeatable or comma-separated", func(arg string) error {
@@ -39,6 +44,19 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
 		return code
 	}
+	if *token == "" {
+		*token = os.Getenv("LAB_TOKEN")
+	}
+	if *token != "" && len(*token) < server.MinTokenLen {
+		fmt.Fprintf(stderr, "lab serve: the access token is %d characters: use at least %d (e.g. openssl rand -hex 16)\n", len(*token), server.MinTokenLen)
+		return 2
+	}
+	if host, _, err := net.SplitHostPort(*addr); err == nil && *token == "" && !loopbackOnly(host) {
+		fmt.Fprintf(stderr, "lab serve: -addr %s listens beyond this machine: anyone who can reach it could read and change every session.\n"+
+			"Set an access token (-token or LAB_TOKEN, at least %d characters, e.g. openssl rand -hex 16), or listen on localhost:PORT.\n",
+			*addr, server.MinTokenLen)
+		return 2
+	}
 	list, err := presets.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
@@ -50,7 +68,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
-	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow})
+	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow, Token: *token})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
@@ -73,4 +91,29 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "lab: stopped\n")
 	return 0
+}
+
+// loopbackOnly tells whether listening on host means this machine's
+// loopback interface only: localhost, 127.0.0.0/8, ::1, or a name that
+// resolves to nothing else. An empty host is every interface.
+func loopbackOnly(host string) bool {
+	if host == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback()
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return false
+		}
+	}
+	return true
 }

@@ -46,3 +46,36 @@ func TestServeAllowOrigin(t *testing.T) {
 		}
 	}
 }
+
+// lab serve listens beyond loopback only with an access token, of at least
+// 16 characters.
+func TestServeNeedsATokenBeyondLoopback(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  string
+		want string // in stderr
+	}{
+		{[]string{"serve", "-addr", ":0"}, "", "listens beyond this machine"},
+		{[]string{"serve", "-addr", "0.0.0.0:0"}, "", "listens beyond this machine"},
+		{[]string{"serve", "-addr", "127.0.0.1:0", "-token", "short"}, "", "at least 16"},
+		{[]string{"serve", "-addr", ":0"}, "short", "at least 16"},
+	}
+	for _, tt := range tests {
+		t.Setenv("LAB_TOKEN", tt.env)
+		var out, errb bytes.Buffer
+		if code := run(append(tt.args, "-data", t.TempDir()), nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("lab %s (LAB_TOKEN=%q) = %d, %q; want 2 saying %q", strings.Join(tt.args, " "), tt.env, code, errb.String(), tt.want)
+		}
+	}
+}
+
+func TestLoopbackOnly(t *testing.T) {
+	for host, want := range map[string]bool{
+		"": false, "0.0.0.0": false, "::": false, "192.168.1.20": false, "10.0.0.1": false,
+		"localhost": true, "127.0.0.1": true, "127.8.9.10": true, "::1": true,
+	} {
+		if got := loopbackOnly(host); got != want {
+			t.Errorf("loopbackOnly(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

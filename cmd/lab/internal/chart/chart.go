@@ -92,10 +92,16 @@ func Component(ch Figure) (templ.Component, error) {
 		return nil, fmt.Errorf("chart %s: %w", ch.ID, err)
 	}
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		// The page's Content-Security-Policy lets inline scripts run only
+		// with the request's nonce.
+		nonce := ""
+		if n := templ.GetNonce(ctx); n != "" {
+			nonce = ` nonce="` + html.EscapeString(n) + `"`
+		}
 		_, err := fmt.Fprintf(w, `<div class="chart" id="%s"></div>`+
-			`<script>(function(){var c=echarts.init(document.getElementById(%s),null,{renderer:"canvas"});`+
+			`<script%s>(function(){var c=echarts.init(document.getElementById(%s),null,{renderer:"canvas"});`+
 			`c.setOption(%s);new ResizeObserver(function(){c.resize()}).observe(c.getDom())})()</script>`,
-			html.EscapeString(ch.ID), id, opt)
+			html.EscapeString(ch.ID), nonce, id, opt)
 		return err
 	}), nil
 }

@@ -25,6 +25,7 @@ import (
 // failed attempt, and resets once connected.
 type Follower struct {
 	URL              string // ws:// or wss:// URL of the session's live sync (see FollowURL)
+	Token            string // the lab's access token, sent as a bearer; "" for none
 	Once             bool   // stop after the first config
 	Stdout, Stderr   io.Writer
 	MinWait, MaxWait time.Duration
@@ -72,7 +73,11 @@ func (f *Follower) Run(ctx context.Context) error {
 // returns whether it connected, and nil only when -once is done.
 func (f *Follower) session(ctx context.Context) (connected bool, err error) {
 	dialer := websocket.Dialer{HandshakeTimeout: 10 * time.Second, Proxy: http.ProxyFromEnvironment}
-	conn, resp, err := dialer.DialContext(ctx, f.URL, nil)
+	var header http.Header
+	if f.Token != "" {
+		header = http.Header{"Authorization": {"Bearer " + f.Token}}
+	}
+	conn, resp, err := dialer.DialContext(ctx, f.URL, header)
 	if err != nil {
 		if resp != nil && resp.StatusCode >= 400 && resp.StatusCode < 500 {
 			msg := followErrorBody(resp)

@@ -27,7 +27,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -220,6 +222,22 @@ func attachTab(t testing.TB, ctx context.Context, base, path string) *labTab {
 			}
 			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
 				tab.problem("console %s: %s", m.Type, m)
+			}
+		}
+	}()
+	// The browser's own complaints, such as a script or a style the
+	// Content-Security-Policy refused, are log entries, not console calls.
+	entries := chromedp.Events(ctx, cdplog.EntryAdded)
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("Log.enable: %v", err)
+	}
+	go func() {
+		for ev, err := range entries {
+			if err != nil {
+				return
+			}
+			if e := ev.Entry; e != nil && e.Level == cdplog.EntryLevelError && e.Source == cdplog.EntrySourceSecurity {
+				tab.problem("browser %s error: %s (%s)", e.Source, e.Text, e.URL)
 			}
 		}
 	}()

@@ -9,9 +9,10 @@ import (
 )
 
 // routes returns the lab's one route table. Every request runs Recover (a
-// fault is a logged 500, and the server serves on) and nosniff; then each
-// route runs the middleware named beside it, outermost first, and its
-// handler.
+// fault is a logged 500, and the server serves on) and the security
+// headers; then, when the lab has an access token, every route not marked
+// open asks for it; then each route runs the middleware named beside it,
+// outermost first, and its handler.
 //
 // Reads are open. Every route that changes state (POST, PUT, DELETE) runs
 // change: its answer is never cached, a browser may call it only from the
@@ -31,89 +32,99 @@ func (s *Server) routes() *http.ServeMux {
 	change := func(maxBody int64, types ...string) []jsonapi.Middleware {
 		return []jsonapi.Middleware{noStore, jsonapi.SameOrigin(s.allow), jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody)}
 	}
+	// The second column says who may use a route when the lab has an
+	// access token: anyone (open: the login page and the static files),
+	// or only those who carry the token (token: s.access.require runs
+	// first, see access.go).
+	const open, token = true, false
 	routes := []struct {
 		pattern string
+		open    bool
 		chain   []jsonapi.Middleware
 		handler http.HandlerFunc
 	}{
+		// Signing in, when the lab has an access token (access.go).
+		{"GET /login", open, gz, s.loginPage},
+		{"POST /login", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.login},
+		{"POST /logout", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.logout},
+
 		// The lab page and its files.
-		{"GET /{$}", gz, s.labPage},
-		{"GET /static/", plain, http.StripPrefix("/static/", s.static).ServeHTTP},
-		{"GET " + web.VendorMount, plain, http.StripPrefix(web.VendorMount, s.vendor).ServeHTTP},
-		{"GET /lab.wasm", plain, s.wasm.ServeHTTP},
-		{"GET /favicon.ico", plain, favicon},
+		{"GET /{$}", token, gz, s.labPage},
+		{"GET /static/", open, plain, http.StripPrefix("/static/", s.static).ServeHTTP},
+		{"GET " + web.VendorMount, open, plain, http.StripPrefix(web.VendorMount, s.vendor).ServeHTTP},
+		{"GET /lab.wasm", open, plain, s.wasm.ServeHTTP},
+		{"GET /favicon.ico", open, plain, favicon},
 
 		// The parameter table, the presets and the exports (api.go).
-		{"GET /api/params", gz, s.params},
-		{"GET /api/presets", gz, s.presetList},
-		{"GET /api/presets/{name}", gz, s.preset},
-		{"GET /api/export", gz, s.exportFile},
-		{"/api/", plain, s.apiNotFound}, // any other API path or method: a JSON 404 or 405
+		{"GET /api/params", token, gz, s.params},
+		{"GET /api/presets", token, gz, s.presetList},
+		{"GET /api/presets/{name}", token, gz, s.preset},
+		{"GET /api/export", token, gz, s.exportFile},
+		{"/api/", token, plain, s.apiNotFound}, // any other API path or method: a JSON 404 or 405
 
 		// Saved sessions and their live sync (sessions.go, package live).
-		{"POST /api/sessions", change(maxSessionBody, typeJSON), s.createSession},
-		{"GET /api/sessions", fresh, s.listSessions},
-		{"GET /api/sessions/{id}", fresh, s.getSession},
-		{"GET /api/sessions/{id}/revisions/{rev}", fresh, s.sessionRevision},
-		{"PUT /api/sessions/{id}", change(maxSessionBody, typeJSON), s.saveSession},
-		{"DELETE /api/sessions/{id}", change(maxSessionBody, typeJSON), s.deleteSession},
-		{"POST /api/sessions/{id}/restore", change(maxSessionBody, typeJSON), s.restoreSession},
-		{"POST /api/sessions/{id}/trace", change(maxSmallBody, typeJSON), s.saveLiveTrace},
-		{"GET /ws/sessions/{id}", upgrade, s.sessionWS},
+		{"POST /api/sessions", token, change(maxSessionBody, typeJSON), s.createSession},
+		{"GET /api/sessions", token, fresh, s.listSessions},
+		{"GET /api/sessions/{id}", token, fresh, s.getSession},
+		{"GET /api/sessions/{id}/revisions/{rev}", token, fresh, s.sessionRevision},
+		{"PUT /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.saveSession},
+		{"DELETE /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.deleteSession},
+		{"POST /api/sessions/{id}/restore", token, change(maxSessionBody, typeJSON), s.restoreSession},
+		{"POST /api/sessions/{id}/trace", token, change(maxSmallBody, typeJSON), s.saveLiveTrace},
+		{"GET /ws/sessions/{id}", token, upgrade, s.sessionWS},
 
 		// The session pages (sessionpages.go).
-		{"GET /sessions", gz, s.sessionsPage},
-		{"GET /s/{id}", gz, s.sessionPage},
-		{"GET /s/{id}/r/{rev}", gz, s.sessionPage},
-		{"GET /s/{id}/history", gz, s.historyPage},
-		{"GET /s/", gz, s.noSessionPage},
+		{"GET /sessions", token, gz, s.sessionsPage},
+		{"GET /s/{id}", token, gz, s.sessionPage},
+		{"GET /s/{id}/r/{rev}", token, gz, s.sessionPage},
+		{"GET /s/{id}/history", token, gz, s.historyPage},
+		{"GET /s/", token, gz, s.noSessionPage},
 
 		// Recorded traces (traces.go, tracepage.go).
-		{"POST /api/traces", change(maxTraceUpload, traceUploadTypes...), s.uploadTrace},
-		{"GET /api/traces", gzFresh, s.listTraces},
-		{"GET /api/traces/{name}", gzFresh, s.getTrace},
-		{"GET /api/traces/{name}/flat", gz, s.traceFlat},
-		{"DELETE /api/traces/{name}", change(maxSmallBody, typeJSON), s.deleteTrace},
-		{"GET /traces", gz, s.tracesPage},
+		{"POST /api/traces", token, change(maxTraceUpload, traceUploadTypes...), s.uploadTrace},
+		{"GET /api/traces", token, gzFresh, s.listTraces},
+		{"GET /api/traces/{name}", token, gzFresh, s.getTrace},
+		{"GET /api/traces/{name}/flat", token, gz, s.traceFlat},
+		{"DELETE /api/traces/{name}", token, change(maxSmallBody, typeJSON), s.deleteTrace},
+		{"GET /traces", token, gz, s.tracesPage},
 
 		// Comparisons (compare.go).
-		{"GET /compare", plain, s.comparePage},
-		{"GET /compare.csv", plain, s.compareCSV},
+		{"GET /compare", token, plain, s.comparePage},
+		{"GET /compare.csv", token, plain, s.compareCSV},
 
 		// Sweeps and tunings, and the jobs that run them (sweep.go, tune.go,
 		// jobs.go, package jobs).
-		{"GET /sweep", gz, s.sweepPage},
-		{"GET /sweep/{id}", gz, s.sweepPage},
-		{"GET /sweep/{id}/chart", gzFresh, s.sweepChart},
-		{"GET /sweep/{id}/data.csv", gz, s.sweepCSV},
-		{"POST /api/sweeps", change(maxJobBody, typeJSON), s.startSweep},
-		{"GET /tune", gz, s.tunePage},
-		{"GET /tune/{id}", gz, s.tunePage},
-		{"GET /tune/{id}/chart", gzFresh, s.tuneChart},
-		{"GET /tune/{id}/data.csv", gz, s.tuneCSV},
-		{"POST /api/tunes", change(maxJobBody, typeJSON), s.startTune},
-		{"GET /api/jobs/{id}", plain, s.jobStatus},
-		{"POST /api/jobs/{id}/cancel", change(maxSmallBody, typeJSON), s.cancelJob},
-		{"GET /ws/jobs/{id}", upgrade, s.jobWS},
+		{"GET /sweep", token, gz, s.sweepPage},
+		{"GET /sweep/{id}", token, gz, s.sweepPage},
+		{"GET /sweep/{id}/chart", token, gzFresh, s.sweepChart},
+		{"GET /sweep/{id}/data.csv", token, gz, s.sweepCSV},
+		{"POST /api/sweeps", token, change(maxJobBody, typeJSON), s.startSweep},
+		{"GET /tune", token, gz, s.tunePage},
+		{"GET /tune/{id}", token, gz, s.tunePage},
+		{"GET /tune/{id}/chart", token, gzFresh, s.tuneChart},
+		{"GET /tune/{id}/data.csv", token, gz, s.tuneCSV},
+		{"POST /api/tunes", token, change(maxJobBody, typeJSON), s.startTune},
+		{"GET /api/jobs/{id}", token, plain, s.jobStatus},
+		{"POST /api/jobs/{id}/cancel", token, change(maxSmallBody, typeJSON), s.cancelJob},
+		{"GET /ws/jobs/{id}", token, upgrade, s.jobWS},
 	}
+	s.patterns = s.patterns[:0]
 	mux := http.NewServeMux()
 	for _, rt := range routes {
-		mux.Handle(rt.pattern, jsonapi.Chain(rt.handler, rt.chain...))
+		s.patterns = append(s.patterns, rt.pattern)
+		chain := rt.chain
+		if !rt.open {
+			chain = append([]jsonapi.Middleware{s.access.require}, chain...)
+		}
+		mux.Handle(rt.pattern, jsonapi.Chain(rt.handler, chain...))
 	}
 	return mux
 }
 
-// serveAll is the middleware every request runs, around the route table.
+// serveAll is the middleware every request runs, around the route table:
+// Recover, and the security headers (access.go).
 func serveAll(mux http.Handler) http.Handler {
-	return jsonapi.Chain(mux, jsonapi.Recover, nosniff)
-}
-
-// nosniff tells browsers to trust the Content-Type of every answer.
-func nosniff(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r)
-	})
+	return jsonapi.Chain(mux, jsonapi.Recover, securityHeaders)
 }
 
 // noStore marks an answer as never to be cached: sessions, traces and job
@@ -132,3 +143,6 @@ const (
 	maxSmallBody   = 4 << 10                   // a name, or nothing
 	maxTraceUpload = traceio.MaxBytes + 64<<10 // a trace file and a multipart envelope
 )
+
+// routePatterns returns the route table's patterns, in order.
+func (s *Server) routePatterns() []string { return s.patterns }

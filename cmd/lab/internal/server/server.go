@@ -18,6 +18,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/live"
@@ -43,6 +45,36 @@ type Deps struct {
 	// AllowOrigins are the origins, besides the server's own, whose pages
 	// may change state ("https://tools.example.com").
 	AllowOrigins []string
+	// Token, if not "", is the access token every request but the login
+	// page's must carry (see access.go); at least MinTokenLen characters.
+	Token string
+	// Limits are the HTTP server's timeouts and connection limit; the
+	// zero value means DefaultLimits.
+	Limits Limits
+}
+
+// Limits bound what one client can hold of the server: time to send a
+// request's header and body, to take its answer, to sit idle, header bytes,
+// and open connections.
+type Limits struct {
+	ReadHeader, Read, Write, Idle time.Duration
+	MaxHeaderBytes                int
+	MaxConns                      int
+}
+
+// DefaultLimits are generous for people on a LAN and games on a WAN, and
+// bounded so that slow or stuck clients cannot hold the server's
+// connections or memory: a 32 MiB trace upload at 1 MB/s takes 33 s, a
+// comparison of 8 long variants about a minute, and WebSockets (hijacked)
+// keep their own deadlines. 1,024 connections is 500 viewers and their
+// games with room to spare, well under the process's file limit.
+var DefaultLimits = Limits{
+	ReadHeader:     10 * time.Second,
+	Read:           2 * time.Minute,
+	Write:          5 * time.Minute,
+	Idle:           2 * time.Minute,
+	MaxHeaderBytes: 64 << 10,
+	MaxConns:       1024,
 }
 
 // Server is the lab's HTTP handler. Close stops its live sync and jobs.
@@ -51,6 +83,8 @@ type Server struct {
 	store   store.Store
 	now     func() time.Time
 	allow   []string
+	access  *access
+	limits  Limits
 
 	static *static.Files // web's files under /static/
 	vendor *static.Files // web's vendored files under web.VendorMount
@@ -65,14 +99,22 @@ type Server struct {
 	// resolveRef turns a comparison ref into a variant (refs.go).
 	resolveRef func(ref string) (compare.Variant, error)
 
-	mux     *http.ServeMux // the route table's
-	handler http.Handler   // mux behind the middleware every request runs
+	mux      *http.ServeMux // the route table's
+	patterns []string       // and its patterns, in order
+	handler  http.Handler   // mux behind the middleware every request runs
 }
 
 // New returns the server made of d.
 func New(d Deps) (*Server, error) {
 	if d.Store == nil {
 		return nil, errors.New("server: no store")
+	}
+	if d.Token != "" && len(d.Token) < MinTokenLen {
+		return nil, fmt.Errorf("server: the access token is %d characters: use at least %d", len(d.Token), MinTokenLen)
+	}
+	limits := d.Limits
+	if limits == (Limits{}) {
+		limits = DefaultLimits
 	}
 	files, err := static.Load(d.Assets)
 	if err != nil {
@@ -91,6 +133,7 @@ func New(d Deps) (*Server, error) {
 		now = time.Now
 	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
+		access: newAccess(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
 		hub: live.New(d.Store, now), jobs: jobs.NewRunner(), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	s.resolveRef = s.resolveCompareVariant
@@ -111,22 +154,24 @@ func (s *Server) Close() {
 	s.hub.Close()
 }
 
-// Server timeouts: generous for a page on a LAN or localhost, bounded so a
-// stuck client cannot hold a connection forever.
-const (
-	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 2 * time.Minute
-	shutdownTimeout   = 5 * time.Second
-)
+// shutdownTimeout is how long Serve lets requests in flight finish.
+const shutdownTimeout = 5 * time.Second
 
 // Serve serves s on ln until ctx is done, then lets requests in flight
-// finish (for at most shutdownTimeout).
+// finish (for at most shutdownTimeout). It keeps s's limits: at most
+// MaxConns connections at once (more wait to be accepted), and the
+// timeouts.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	l := s.limits
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
+		ReadHeaderTimeout: l.ReadHeader,
+		ReadTimeout:       l.Read,
+		WriteTimeout:      l.Write,
+		IdleTimeout:       l.Idle,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
 	}
+	ln = netutil.LimitListener(ln, l.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

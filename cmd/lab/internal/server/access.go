@@ -1,0 +1,192 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/templates"
+)
+
+// Access. A lab served beyond this machine has a token, a shared secret
+// (lab serve -token or LAB_TOKEN): every route but the login page and the
+// static files then asks for it, as "Authorization: Bearer TOKEN" (the
+// API, a game, lab follow) or as the cookie POST /login sets for a browser,
+// which holds an HMAC of the token, never the token itself. Without a
+// token, on loopback, every request is let in, as before.
+//
+// Every answer carries the security headers: a Content-Security-Policy
+// that lets the lab's pages load only from the lab (scripts too, inline
+// ones only with the request's nonce; 'wasm-unsafe-eval' for the engine),
+// framed by nobody; nosniff; and a same-origin Referrer-Policy.
+
+// MinTokenLen is the shortest access token lab serve accepts.
+const MinTokenLen = 16
+
+// sessionCookie is the name of the cookie that stands for the token.
+const sessionCookie = "lab_session"
+
+// cookieMaxAge is how long a browser stays signed in.
+const cookieMaxAge = 30 * 24 * time.Hour
+
+// Failed sign-ins are metered by a token bucket, so the token cannot be
+// guessed at network speed: loginBurst at once, then loginRate a second.
+const (
+	loginRate  = 1.0
+	loginBurst = 10
+)
+
+// access checks requests against the server's token.
+type access struct {
+	token  []byte // "" for none: every request is let in
+	cookie string // the cookie's value: hex HMAC-SHA256 of a fixed label, keyed by the token
+
+	mu     sync.Mutex
+	tokens float64   // failed sign-ins left in the bucket
+	last   time.Time // when the bucket was last filled
+	now    func() time.Time
+}
+
+func newAccess(token string, now func() time.Time) *access {
+	a := &access{token: []byte(token), tokens: loginBurst, now: now}
+	if token != "" {
+		m := hmac.New(sha256.New, a.token)
+		m.Write([]byte("interplab session cookie v1"))
+		a.cookie = hex.EncodeToString(m.Sum(nil))
+	}
+	return a
+}
+
+// allowed tells whether r carries the token or the cookie that stands for it.
+func (a *access) allowed(r *http.Request) bool {
+	if len(a.token) == 0 {
+		return true
+	}
+	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(auth)), a.token) == 1
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1
+	}
+	return false
+}
+
+// require lets in requests that carry the token: the others get a 401 in
+// JSON (the API, WebSockets, anything that is not a page) or, for a
+// browser asking for a page, a redirect to the login page.
+func (a *access) require(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.allowed(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
+			strings.Contains(r.Header.Get("Accept"), "text/html") {
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized,
+			Msg: "this lab needs its access token: send Authorization: Bearer TOKEN, or sign in at /login"})
+	})
+}
+
+// takeFailure takes a failed sign-in from the bucket, and tells whether
+// there was one left.
+func (a *access) takeFailure() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	if dt := now.Sub(a.last).Seconds(); dt > 0 {
+		a.tokens = min(loginBurst, a.tokens+dt*loginRate)
+		a.last = now
+	}
+	if a.tokens < 1 {
+		return false
+	}
+	a.tokens--
+	return true
+}
+
+// safeNext is where a sign-in may send the browser on: a path of this
+// server, never another site ("//evil.example" or "https://...").
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+// loginPage is GET /login.
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	if len(s.access.token) == 0 {
+		http.Redirect(w, r, "/", http.StatusSeeOther) // nothing to sign in to
+		return
+	}
+	render(w, r, http.StatusOK, templates.Login(templates.LoginView{Next: safeNext(r.URL.Query().Get("next"))}))
+}
+
+// login is POST /login, a form with the token and where to go next: the
+// right token sets the session cookie (HttpOnly, SameSite=Strict, Secure
+// over TLS) and goes on; a wrong one shows the form again with a 401.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if len(s.access.token) == 0 {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		fail(w, jsonapi.BadRequest("token", "bad form: "+err.Error()))
+		return
+	}
+	next := safeNext(r.PostForm.Get("next"))
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), s.access.token) != 1 {
+		if !s.access.takeFailure() {
+			w.Header().Set("Retry-After", "1")
+			render(w, r, http.StatusTooManyRequests, templates.Login(templates.LoginView{Next: next, Error: "Too many wrong tokens: wait a moment and try again."}))
+			return
+		}
+		render(w, r, http.StatusUnauthorized, templates.Login(templates.LoginView{Next: next, Error: "That is not this lab's token."}))
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.access.cookie, Path: "/", MaxAge: int(cookieMaxAge.Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// logout is POST /logout: it forgets the session cookie.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// securityHeaders sets the headers every answer carries, and gives the
+// request a fresh nonce for the inline scripts its page may hold (the
+// charts': see chart.Component), through templ's context.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b [18]byte
+		rand.Read(b[:])
+		nonce := base64.RawURLEncoding.EncodeToString(b[:])
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; "+
+			"script-src 'self' 'wasm-unsafe-eval' 'nonce-"+nonce+"'; "+
+			"style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob:; "+
+			"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		next.ServeHTTP(w, r.WithContext(templ.WithNonce(r.Context(), nonce)))
+	})
+}
