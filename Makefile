@@ -38,7 +38,7 @@ test-fuzz:
 	echo "$$list" | awk '/^Fuzz/ { f[n++] = $$1 } /^ok/ { for (i = 0; i < n; i++) print $$2, f[i]; n = 0 }' | \
 	while read pkg f; do \
 		echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		.ci/fuzz-one $$pkg $$f $(FUZZTIME) || exit 1; \
 	done
 
 lint:
