@@ -1,8 +1,8 @@
 package server
 
 import (
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"net/http"
 	"path/filepath"
 	"strings"

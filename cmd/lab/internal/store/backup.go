@@ -112,4 +112,3 @@ func copyFile(src, dst string) error {
 
 // Path is the database file of a data directory, for messages.
 func Path(dir string) string { return filepath.Join(dir, dbFile) }
-
