@@ -57,6 +57,8 @@ type SessionSummary struct {
 	// RestoreUntil is the last moment a deleted session can be restored, as
 	// shown; "" when it no longer can.
 	RestoreUntil string
+	// Damaged says why the session cannot be read; "" when it can.
+	Damaged string
 }
 
 // ErrorView is an error page: a status and what went wrong, in words.

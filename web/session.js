@@ -72,7 +72,9 @@ function settingsJSON(page) {
 }
 
 // wireSave runs the Save dialog: POST a new session on a plain page, PUT a
-// new revision on a session page; the API's errors are shown in the dialog.
+// new revision on a session page, over the revision the page has (rev);
+// the API's errors are shown in the dialog, and a save refused because the
+// session moved on (409) opens the conflict view instead of overwriting.
 function wireSave(page, session) {
   const dialog = $('save-dialog');
   const form = $('save-form');
@@ -87,35 +89,98 @@ function wireSave(page, session) {
     dialog.showModal();
   });
   $('save-cancel').addEventListener('click', () => dialog.close());
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const body = { name: $('save-name').value, notes: $('save-notes').value, settings: settingsJSON(page) };
+  // save sends body, a new revision over rev on a session page; it tells
+  // whether the dialog may close.
+  const save = async (body, rev) => {
     const url = session ? '/api/sessions/' + session.id : '/api/sessions';
     $('save-submit').disabled = true;
     try {
       const resp = await fetch(url, {
         method: session ? 'PUT' : 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
+        body: JSON.stringify(session ? { ...body, rev } : body),
       });
       const reply = await resp.json().catch(() => ({ error: `${resp.status} ${resp.statusText}` }));
+      if (resp.status === 409 && reply.current) {
+        dialog.close();
+        showConflict(page, session, body, reply.current, save);
+        return false;
+      }
       if (!resp.ok) {
         showError(reply.error ?? `${resp.status} ${resp.statusText}`, reply.field ?? '');
-        return;
+        return false;
       }
       if (!session || !session.live) {
         // A new session, or a revision saved from an old one: open it live.
         location.assign('/s/' + reply.id);
-        return;
+        return true;
       }
+      session.rev = reply.rev;
       dialog.close();
       showSaved(reply);
+      return true;
     } catch (ex) {
       showError('could not reach the server: ' + ex.message, '');
+      return false;
     } finally {
       $('save-submit').disabled = false;
     }
+  };
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const body = { name: $('save-name').value, notes: $('save-notes').value, settings: settingsJSON(page) };
+    await save(body, session?.rev);
   });
+}
+
+// showConflict shows what the latest revision (current) has against what
+// was being saved (mine), setting by setting, with the name and the notes:
+// "Keep mine" saves mine over the latest revision, "Take theirs" puts the
+// latest revision's settings, name and notes in the page.
+function showConflict(page, session, mine, current, save) {
+  const dialog = $('conflict-dialog');
+  $('conflict-what').textContent =
+    `Revision ${current.rev} ("${current.name}", ${String(current.time).slice(0, 16).replace('T', ' ')} UTC) ` +
+    `was saved after revision ${session.rev}, the one you edited. Nothing was overwritten.`;
+  const rows = $('conflict-rows');
+  rows.replaceChildren();
+  const row = (label, theirs, yours) => {
+    const tr = document.createElement('tr');
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = label;
+    const a = document.createElement('td');
+    a.textContent = theirs;
+    const b = document.createElement('td');
+    b.textContent = yours;
+    tr.append(th, a, b);
+    rows.append(tr);
+  };
+  if (current.name !== mine.name) row('name', current.name, mine.name);
+  if ((current.notes ?? '') !== mine.notes) row('notes', current.notes ?? '', mine.notes);
+  const text = (v) => (Array.isArray(v) ? v.join(',') : String(v));
+  const changed = [];
+  for (const p of page.params) {
+    const theirs = text(current.settings[p.name]);
+    if (theirs !== text(mine.settings[p.name])) {
+      changed.push(p);
+      row(p.name, theirs, text(mine.settings[p.name]));
+    }
+  }
+  if (rows.childElementCount === 0) row('(nothing)', 'the same settings, name and notes', '');
+  $('conflict-mine').textContent = `Keep mine (save over revision ${current.rev})`;
+  $('conflict-mine').onclick = async () => {
+    dialog.close();
+    await save(mine, current.rev);
+  };
+  $('conflict-theirs').onclick = () => {
+    for (const p of changed) page.set(p.name, page.engine.parse(p.name, text(current.settings[p.name])).value);
+    session.rev = current.rev;
+    showSaved(current);
+    dialog.close();
+  };
+  $('conflict-cancel').onclick = () => dialog.close();
+  dialog.showModal();
 }
 
 // showSaved shows a session's saved name and revision in the session bar.

@@ -55,7 +55,7 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 	}
 	for c := range clients {
 		wg.Go(func() {
-			id := ""
+			id, rev := "", 0
 			for i := range 2000 { // bounded; the kill comes long before
 				seed := c*100000 + i
 				var status int
@@ -65,12 +65,12 @@ func TestCrashKeepsAcknowledgedSaves(t *testing.T) {
 					status, r, err = post("POST", "/api/sessions", map[string]any{
 						"name": fmt.Sprint("client ", c), "settings": map[string]any{"seed": seed}})
 				} else {
-					status, r, err = post("PUT", "/api/sessions/"+id, map[string]any{"settings": map[string]any{"seed": seed}})
+					status, r, err = post("PUT", "/api/sessions/"+id, map[string]any{"rev": rev, "settings": map[string]any{"seed": seed}})
 				}
 				if err != nil || (status != http.StatusOK && status != http.StatusCreated) {
 					return // the server died under us: this save is not acknowledged
 				}
-				id = r.ID
+				id, rev = r.ID, r.Rev
 				mu.Lock()
 				acks = append(acks, ack{r.ID, r.Rev, seed})
 				if len(acks) >= 80 || time.Since(start) > 5*time.Second {

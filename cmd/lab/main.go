@@ -10,6 +10,8 @@
 //	                                           print the settings as F
 //	lab follow URL                             print a session's live config as JSON lines
 //	lab trace import|ls|show|sim|rm ...        recorded packet traces (lab trace -h)
+//	lab backup [-data ./data] FILE             copy the data to FILE, even while the lab serves
+//	lab restore [-data ./data] FILE            replace the data with a backup (the lab stopped)
 //
 // Run "lab COMMAND -h" for a command's flags. Exit status 2 is bad usage, 1 a
 // failure.
@@ -41,6 +43,8 @@ var labCommands = []labCommand{
 	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", noStdin(runExport)},
 	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
 	{"trace", "import, list, show and replay recorded packet traces", runTrace},
+	{"backup", "copy the saved sessions, traces and jobs to a file, even while the lab serves", noStdin(runBackup)},
+	{"restore", "replace the saved sessions, traces and jobs with a backup", noStdin(runRestore)},
 }
 
 // noStdin adapts a command that does not read standard input.

@@ -62,6 +62,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return 1
 	}
+	lock, err := store.Lock(*data, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return 1
+	}
+	defer lock.Unlock()
 	st, err := store.Open(*data, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"interplab/cmd/lab/internal/store"
 )
 
 // Limits of a Runner.
@@ -36,10 +38,11 @@ const (
 
 // Job states.
 const (
-	Running   = "running"
-	Done      = "done"
-	Cancelled = "cancelled"
-	Failed    = "failed"
+	Running     = "running"
+	Done        = "done"
+	Cancelled   = "cancelled"
+	Failed      = "failed"
+	Interrupted = "interrupted" // the process stopped while it ran (a job from an archive)
 )
 
 // ErrBusy is Start's error when MaxRunning jobs are running.
@@ -72,6 +75,7 @@ type Job struct {
 	result   any                        // set when ended (partial when cancelled)
 	watchers map[chan struct{}]struct{} // each is notified (non-blocking, capacity 1) on progress
 	seen     time.Time                  // when it last had a watcher, or a status request
+	created  time.Time
 }
 
 // Status is a job's state as GET /api/jobs/{id} answers it, and the fields
@@ -236,6 +240,22 @@ func (j *Job) run(ctx context.Context, work Work) (res any, err error) {
 	return work(ctx, j.progress)
 }
 
+// Archive keeps jobs beyond the process (store.Jobs is one): the runner
+// records each job when it starts and when it ends, a finished one with
+// its result, and looks there for a job it no longer holds, so a job's page
+// survives a restart. A cancelled or failed job is recorded without a
+// partial result: nothing half-done is kept.
+type Archive interface {
+	SaveJob(j store.Job) error
+	LoadJob(id string) (store.Job, error)
+}
+
+// Decoder turns an archived job's spec and result (JSON, as the runner
+// encoded what Start was given and what the work returned) back into
+// values of the types the caller uses; result is nil for a job that did
+// not finish.
+type Decoder func(kind string, spec, result []byte) (specV, resultV any, err error)
+
 // Runner keeps the jobs: at most MaxRunning running, and the MaxKept latest
 // ended ones.
 type Runner struct {
@@ -248,6 +268,9 @@ type Runner struct {
 	now       func() time.Time
 	unwatched time.Duration
 
+	archive Archive // nil: the jobs live as long as the process
+	decode  Decoder
+
 	mu      sync.Mutex
 	jobs    map[string]*Job
 	order   []string // ids, oldest first
@@ -256,6 +279,14 @@ type Runner struct {
 
 // NewRunner returns a runner with no jobs. Close it to stop its jobs.
 func NewRunner() *Runner { return newRunner(time.Now, UnwatchedTimeout, time.Second) }
+
+// NewArchivedRunner is NewRunner with an archive of its jobs, and the
+// decoder of what it holds.
+func NewArchivedRunner(a Archive, decode Decoder) *Runner {
+	r := NewRunner()
+	r.archive, r.decode = a, decode
+	return r
+}
 
 // newRunner returns a runner on the clock now that cancels jobs unwatched
 // for longer than unwatched, looking every period.
@@ -319,11 +350,62 @@ func (r *Runner) Close() {
 	}
 }
 
-// Get returns the job with id, or nil.
+// Get returns the job with id, or nil: one this runner holds, or one from
+// its archive, ended (a job archived as running was interrupted by the
+// end of its process).
 func (r *Runner) Get(id string) *Job {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.jobs[id]
+	j := r.jobs[id]
+	r.mu.Unlock()
+	if j != nil || r.archive == nil {
+		return j
+	}
+	rec, err := r.archive.LoadJob(id)
+	if err != nil {
+		if !errors.Is(err, store.ErrJobNotFound) {
+			log.Printf("lab: load job %s: %v", id, err)
+		}
+		return nil
+	}
+	spec, result, err := r.decode(rec.Kind, rec.Spec, rec.Result)
+	if err != nil {
+		log.Printf("lab: load job %s: %v", id, err)
+		return nil
+	}
+	j = &Job{id: rec.ID, kind: rec.Kind, total: rec.Total, spec: spec, cancel: func() {},
+		ended: make(chan struct{}), done: rec.Done, state: rec.State, err: rec.Error, result: result,
+		watchers: map[chan struct{}]struct{}{}}
+	if j.state == Running {
+		j.state, j.err = Interrupted, "the lab stopped while it ran: start it again"
+	}
+	close(j.ended)
+	return j
+}
+
+// record is j's archive record; with its result when it finished.
+func (j *Job) record(now time.Time) store.Job {
+	spec, _ := json.Marshal(j.spec)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	rec := store.Job{ID: j.id, Kind: j.kind, State: j.state, Error: j.err, Done: j.done, Total: j.total,
+		Spec: spec, Created: j.created}
+	if j.state != Running {
+		rec.Ended = now
+	}
+	if j.state == Done {
+		rec.Result, _ = json.Marshal(j.result) // execute checked that it encodes
+	}
+	return rec
+}
+
+// save records j in the archive, if there is one.
+func (r *Runner) save(j *Job) {
+	if r.archive == nil {
+		return
+	}
+	if err := r.archive.SaveJob(j.record(r.now())); err != nil {
+		log.Printf("lab: record job %s: %v", j.id, err)
+	}
 }
 
 // Start runs work as a job of total results in a goroutine of its own,
@@ -336,7 +418,7 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(r.base)
 	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
-		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}, seen: r.now()}
+		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}, seen: r.now(), created: r.now()}
 	r.mu.Lock()
 	if r.running >= MaxRunning {
 		r.mu.Unlock()
@@ -358,9 +440,11 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	r.jobs[j.id] = j
 	r.order = append(r.order, j.id)
 	r.mu.Unlock()
+	r.save(j)
 
 	go func() {
 		j.execute(ctx, work)
+		r.save(j)
 		close(j.ended)
 		r.mu.Lock()
 		r.running--

@@ -9,6 +9,8 @@
 //
 // where field (the JSON key, query parameter or vocabulary name at fault)
 // and line (the line of an uploaded file) are left out when there is none.
+// A 409 Conflict adds "current": the state the request was stale against
+// (a session's latest revision), so the client can show what changed.
 package jsonapi
 
 import (
@@ -28,6 +30,9 @@ type Error struct {
 	Msg    string // the message, for a person
 	Field  string // the key, query parameter or vocabulary name at fault; "" for none
 	Line   int    // the 1-based line of an uploaded file at fault; 0 for none
+	// Current is, for a 409, what the request was stale against; nil
+	// for none.
+	Current any
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -47,9 +52,10 @@ func (e *Error) status() int {
 
 // body is the JSON form of an error.
 type body struct {
-	Error string `json:"error"`
-	Field string `json:"field,omitempty"`
-	Line  int    `json:"line,omitempty"`
+	Error   string `json:"error"`
+	Field   string `json:"field,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Current any    `json:"current,omitempty"`
 }
 
 // Text returns the message and the field at fault of an error the client
@@ -80,7 +86,7 @@ func WriteError(w http.ResponseWriter, err error) {
 		e = &Error{Status: http.StatusInternalServerError, Msg: "internal error"}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	WriteJSON(w, e.status(), body{Error: e.Msg, Field: e.Field, Line: e.Line})
+	WriteJSON(w, e.status(), body{Error: e.Msg, Field: e.Field, Line: e.Line, Current: e.Current})
 }
 
 func isFieldError(err error) bool {

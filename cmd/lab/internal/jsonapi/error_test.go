@@ -20,11 +20,11 @@ func TestWriteError(t *testing.T) {
 		status int
 		want   body
 	}{
-		{"api error", &Error{Status: http.StatusConflict, Msg: "taken", Field: "name"}, 409, body{"taken", "name", 0}},
-		{"status zero is 400", &Error{Msg: "bad", Line: 3}, 400, body{"bad", "", 3}},
-		{"wrapped api error", fmt.Errorf("save: %w", BadRequest("q", "too long")), 400, body{"too long", "q", 0}},
-		{"field error", fieldErr, 400, body{fieldErr.Error(), "latency", 0}},
-		{"server's own", errors.New("disk on fire at /var/lib/lab"), 500, body{"internal error", "", 0}},
+		{"api error", &Error{Status: http.StatusConflict, Msg: "taken", Field: "name"}, 409, body{Error: "taken", Field: "name"}},
+		{"status zero is 400", &Error{Msg: "bad", Line: 3}, 400, body{Error: "bad", Line: 3}},
+		{"wrapped api error", fmt.Errorf("save: %w", BadRequest("q", "too long")), 400, body{Error: "too long", Field: "q"}},
+		{"field error", fieldErr, 400, body{Error: fieldErr.Error(), Field: "latency"}},
+		{"server's own", errors.New("disk on fire at /var/lib/lab"), 500, body{Error: "internal error"}},
 	}
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()

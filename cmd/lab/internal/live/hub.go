@@ -119,7 +119,7 @@ type Hub struct {
 	register   chan *wsClient
 	unregister chan *wsClient
 	inbound    chan wsInbound
-	saved      chan store.Revision
+	saved      chan savedRev
 	gone       chan string
 	live       chan wsLiveQuery
 	quit       chan struct{}
@@ -240,7 +240,7 @@ func New(load Loader, now func() time.Time) *Hub {
 		register:   make(chan *wsClient),
 		unregister: make(chan *wsClient),
 		inbound:    make(chan wsInbound),
-		saved:      make(chan store.Revision),
+		saved:      make(chan savedRev),
 		gone:       make(chan string),
 		live:       make(chan wsLiveQuery),
 		quit:       make(chan struct{}),
@@ -275,14 +275,19 @@ func (h *Hub) Close() {
 	<-h.done
 }
 
-// Saved tells the hub that r was saved: the session's clients get the new
+// Saved tells the hub that r was saved over prev: the session's live
+// settings take what the save changed (the parameters where r differs from
+// prev) and keep every other live change, and every client gets the new
 // config. An older revision than the one the live state has is ignored.
-func (h *Hub) Saved(r store.Revision) {
+func (h *Hub) Saved(prev, r store.Revision) {
 	select {
-	case h.saved <- r:
+	case h.saved <- savedRev{prev, r}:
 	case <-h.done:
 	}
 }
+
+// savedRev is a save: the revision it edited and the one it made.
+type savedRev struct{ prev, r store.Revision }
 
 // Gone tells the hub that session id was deleted: its clients are
 // disconnected with close code 4404.
@@ -353,9 +358,10 @@ func (h *Hub) run() {
 			}
 		case in := <-h.inbound:
 			h.handle(in)
-		case r := <-h.saved:
-			if room := h.rooms[r.ID]; room != nil && r.Rev > room.rev {
-				room.rev, room.settings = r.Rev, r.Settings
+		case sv := <-h.saved:
+			if room := h.rooms[sv.r.ID]; room != nil && sv.r.Rev > room.rev {
+				room.rev = sv.r.Rev
+				room.settings = applySaved(room.settings, sv.prev.Settings, sv.r.Settings)
 				h.broadcast(room, "")
 			}
 		case id := <-h.gone:
@@ -735,4 +741,22 @@ func (c *wsClient) writePump() {
 			}
 		}
 	}
+}
+
+// applySaved returns live with the parameters a save changed (those where
+// saved differs from prev) set to their saved values: a save that changed
+// only the notes leaves every live change as it was.
+func applySaved(live, prev, saved engine.Settings) engine.Settings {
+	out := live
+	out.Techniques = slices.Clone(live.Techniques)
+	for _, c := range engine.Diff(prev, saved) {
+		p, _ := engine.Lookup(c.Name)
+		p.Set(&out, p.Get(&saved)) // saved is valid: so is each value
+	}
+	if err := out.Validate(); err != nil {
+		// The merge broke a rule between fields (a live sendRate above
+		// the saved tickRate): the saved settings win whole.
+		return saved
+	}
+	return engine.Canonical(out)
 }

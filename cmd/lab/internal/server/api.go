@@ -190,6 +190,11 @@ func answer(err error) *jsonapi.Error {
 		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a trace with this name exists: choose another name or delete it first"}
 	case errors.Is(err, store.ErrTraceSample):
 		return &jsonapi.Error{Status: http.StatusForbidden, Field: "name", Msg: "a built-in sample cannot be deleted"}
+	case errors.Is(err, store.ErrFull):
+		return &jsonapi.Error{Status: http.StatusInsufficientStorage, Msg: store.ErrFull.Error()}
+	case errors.Is(err, store.ErrDamaged):
+		log.Printf("lab: %v", err)
+		return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: err.Error()}
 	case errors.Is(err, jobs.ErrBusy), errors.Is(err, jobs.ErrClientBusy):
 		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error()}
 	}

@@ -169,7 +169,7 @@ func jsonEqual(a, b any) bool {
 }
 
 // A game gets the full config on connect and after every change, live or
-// saved; a save takes the live settings.
+// saved; a save changes what it names and leaves the other live changes.
 func TestLiveGameFollowsChangesAndSaves(t *testing.T) {
 	e := newSessionsEnv(t, t.TempDir())
 	id := e.create(t, "game", map[string]any{"latency": 0.03}).ID
@@ -190,11 +190,13 @@ func TestLiveGameFollowsChangesAndSaves(t *testing.T) {
 		}
 	}
 
-	// A save without settings makes the live settings a revision.
+	// A save without settings keeps the stored ones (settings come from
+	// the request or the stored revision, never from the live state), and
+	// the live change stays live.
 	var saved sessionRevisionJSON
-	e.must(t, http.StatusOK, "PUT", "/api/sessions/"+id, map[string]any{"notes": "tuned live"}, &saved)
-	if saved.Rev != 2 || saved.Settings.Latency != 0.09 {
-		t.Errorf("save = rev %d latency %v, want rev 2 with the live latency 0.09", saved.Rev, saved.Settings.Latency)
+	e.must(t, http.StatusOK, "PUT", "/api/sessions/"+id, map[string]any{"rev": 1, "notes": "tuned live"}, &saved)
+	if saved.Rev != 2 || saved.Settings.Latency != 0.03 {
+		t.Errorf("save = rev %d latency %v, want rev 2 with the stored latency 0.03", saved.Rev, saved.Settings.Latency)
 	}
 	m := readWS(t, game)
 	if m.Type != "config" || m.Rev != 2 || m.Config.Settings.Latency != 0.09 || m.From != "" {
@@ -203,7 +205,7 @@ func TestLiveGameFollowsChangesAndSaves(t *testing.T) {
 	readWS(t, tab)
 
 	// A save with settings changes them for everyone.
-	e.must(t, http.StatusOK, "PUT", "/api/sessions/"+id, map[string]any{"settings": map[string]any{"loss": 0.05}}, &saved)
+	e.must(t, http.StatusOK, "PUT", "/api/sessions/"+id, map[string]any{"rev": 2, "settings": map[string]any{"loss": 0.05}}, &saved)
 	m = readWS(t, game)
 	if m.Rev != 3 || m.Config.Settings.Loss != 0.05 || m.Config.Settings.Latency != 0.09 {
 		t.Errorf("after the second save the game got %+v, want rev 3 with loss 0.05 and latency 0.09", m)
@@ -219,8 +221,8 @@ func TestLiveGameFollowsChangesAndSaves(t *testing.T) {
 		t.Fatal("the session is still live 5 s after its last client left")
 	}
 	_, fresh := e.dial(t, id)
-	if fresh.Rev != 3 || fresh.Config.Settings.Latency != 0.09 {
-		t.Errorf("a new client got rev %d latency %v, want the saved rev 3 with latency 0.09", fresh.Rev, fresh.Config.Settings.Latency)
+	if fresh.Rev != 3 || fresh.Config.Settings.Latency != 0.03 || fresh.Config.Settings.Loss != 0.05 {
+		t.Errorf("a new client got rev %d latency %v loss %v, want the saved rev 3: latency 0.03, loss 0.05", fresh.Rev, fresh.Config.Settings.Latency, fresh.Config.Settings.Loss)
 	}
 }
 

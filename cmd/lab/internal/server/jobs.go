@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -114,4 +115,38 @@ func jobWork(s engine.Settings, runs int) float64 {
 // jobBaseError is a base ref that cannot be used, as a 400 on field base.
 func jobBaseError(ref string, err error) error {
 	return jsonapi.BadRequest("base", "base "+strconv.Quote(jsonapi.Clip(ref, 60))+": "+err.Error())
+}
+
+// decodeJob turns an archived job's spec and result back into the types the
+// sweep and tuner pages use.
+func decodeJob(kind string, spec, result []byte) (any, any, error) {
+	switch kind {
+	case "sweep":
+		sj := &sweepJob{}
+		if err := json.Unmarshal(spec, sj); err != nil {
+			return nil, nil, fmt.Errorf("sweep spec: %w", err)
+		}
+		if result == nil {
+			return sj, nil, nil
+		}
+		var pts []engine.SweepPoint
+		if err := json.Unmarshal(result, &pts); err != nil {
+			return nil, nil, fmt.Errorf("sweep result: %w", err)
+		}
+		return sj, pts, nil
+	case "tune":
+		tj := &tuneJob{}
+		if err := json.Unmarshal(spec, tj); err != nil {
+			return nil, nil, fmt.Errorf("tuning spec: %w", err)
+		}
+		if result == nil {
+			return tj, nil, nil
+		}
+		var res engine.TuneResult
+		if err := json.Unmarshal(result, &res); err != nil {
+			return nil, nil, fmt.Errorf("tuning result: %w", err)
+		}
+		return tj, res, nil
+	}
+	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
 }

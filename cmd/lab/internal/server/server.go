@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"net"
 	"net/http"
 	"runtime"
@@ -135,7 +136,14 @@ func New(d Deps) (*Server, error) {
 	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
 		access: newAccess(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
-		hub: live.New(d.Store, now), jobs: jobs.NewRunner(), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
+		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, decodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
+	// No job of an earlier process runs any more (the data directory's
+	// lock makes this server its only user).
+	if n, err := d.Store.InterruptJobs(now()); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Printf("lab: %d sweeps or tunings were running when the lab last stopped: marked interrupted", n)
+	}
 	s.resolveRef = s.resolveCompareVariant
 	s.mux = s.routes()
 	s.handler = serveAll(s.mux)

@@ -72,9 +72,13 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			line.Notes = notesExcerpt(rev.Notes)
-		case !errors.Is(err, store.ErrSessionDeleted) && !errors.Is(err, store.ErrSessionNotFound):
-			sessionPageFail(w, r, err)
-			return
+		case errors.Is(err, store.ErrSessionDeleted), errors.Is(err, store.ErrSessionNotFound):
+			// Deleted or purged since the list was read.
+		default:
+			// One session that cannot be read is listed as damaged; the
+			// others are not its hostages.
+			log.Printf("lab: sessions page: %v", err)
+			line.Damaged = "damaged: its latest revision cannot be read"
 		}
 		v.Live = append(v.Live, line)
 	}
@@ -201,6 +205,9 @@ func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrRevNotFound):
 		v.Title = "No such revision"
 		v.Message = "Session " + r.PathValue("id") + " has no revision “" + jsonapi.Clip(r.PathValue("rev"), 20) + "”."
+	case errors.Is(err, store.ErrDamaged):
+		log.Printf("lab: session pages: %v", err)
+		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Damaged session", err.Error()+"."
 	case errors.Is(err, store.ErrSessionDeleted):
 		v.Status, v.Title = http.StatusGone, "Session deleted"
 		v.Message = fmt.Sprintf("This session was deleted. It can be restored from the sessions page for %d days after its deletion.",

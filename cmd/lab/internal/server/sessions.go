@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -19,21 +20,30 @@ import (
 //	GET    /api/sessions?q=&deleted=1         list, newest first; q searches names; deleted=1 includes deleted ones
 //	GET    /api/sessions/{id}                 the latest revision, with the history and what each revision changed
 //	GET    /api/sessions/{id}/revisions/{rev} one revision
-//	PUT    /api/sessions/{id}                 save a new revision
+//	PUT    /api/sessions/{id}                 save a new revision of rev (or If-Match: "rev")
 //	DELETE /api/sessions/{id}                 delete (restorable for 30 days)
 //	POST   /api/sessions/{id}/restore         restore a deleted session
 //	GET    /ws/sessions/{id}                  live sync (package live)
 //
-// Create starts the settings from engine.Defaults; a save starts every
-// field it leaves out from the session's live settings (the latest revision
-// when no client is connected), so {"name": "x"} renames. Settings keys are
-// the vocabulary. Errors are the API's (api.go): 400 for bad input, 404 for
-// an unknown or malformed session id or an unknown revision, 410 for a
-// deleted session, and the route table's 403, 413 and 415.
+// Create starts the settings from engine.Defaults. A save names the
+// revision it edits, as "rev" in the body or If-Match: "N" (GET gives it as
+// the ETag), and starts every field it leaves out from that revision, so
+// {"rev": 3, "name": "x"} renames; settings come from nowhere else (not
+// from the live state of the session's clients). When the session has moved
+// on since that revision, the save is refused with 409 Conflict, its body
+// holding the latest revision as "current", and nothing is written: the
+// client shows the conflict and saves again over the latest revision, or
+// takes it. A save that names no revision is a 428. The session's live
+// clients are then told what the save changed, and keep their other live
+// changes. Settings keys are the vocabulary. Errors are the API's (api.go):
+// 400 for bad input, 404 for an unknown or malformed session id or an
+// unknown revision, 410 for a deleted session, 409 and 428 as above, and
+// the route table's 403, 413 and 415.
 
 // sessionRequest is the body of a create or a save. Pointers and the raw
 // settings tell a field left out from one set to its zero value.
 type sessionRequest struct {
+	Rev      *int            `json:"rev"` // a save's: the revision it edits
 	Name     *string         `json:"name"`
 	Notes    *string         `json:"notes"`
 	Settings json.RawMessage `json:"settings"`
@@ -126,12 +136,19 @@ func (s *Server) saveSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	live, isLive := s.hub.Live(id)
-	rev, err := s.store.Update(id, s.now(), func(prev store.Revision) (store.Draft, error) {
-		d := store.Draft{Name: prev.Name, Notes: prev.Notes, Settings: prev.Settings}
-		if isLive {
-			d.Settings = live
+	base, err := editedRevision(r, req.Rev)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var prev store.Revision
+	rev, err := s.store.Update(id, s.now(), func(latest store.Revision) (store.Draft, error) {
+		prev = latest
+		if latest.Rev != base {
+			return store.Draft{}, &jsonapi.Error{Status: http.StatusConflict, Field: "rev", Current: toRevisionJSON(latest),
+				Msg: fmt.Sprintf("the session has moved on: you edited revision %d, the latest is %d (%s); save over it or take it", base, latest.Rev, latest.Name)}
 		}
+		d := store.Draft{Name: latest.Name, Notes: latest.Notes, Settings: latest.Settings}
 		if req.Name != nil {
 			d.Name = *req.Name
 		}
@@ -144,8 +161,37 @@ func (s *Server) saveSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s.hub.Saved(rev)
+	s.hub.Saved(prev, rev)
+	w.Header().Set("ETag", revisionETag(rev.Rev))
 	jsonapi.WriteJSON(w, http.StatusOK, toRevisionJSON(rev))
+}
+
+// revisionETag is a revision's entity tag: "N".
+func revisionETag(rev int) string { return `"` + strconv.Itoa(rev) + `"` }
+
+// editedRevision is the revision a save edits: rev from its body, or its
+// If-Match header ("N", or W/"N"); one of them, and the same if both.
+func editedRevision(r *http.Request, rev *int) (int, error) {
+	fromHeader := 0
+	if m := strings.TrimSpace(r.Header.Get("If-Match")); m != "" {
+		n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(m, "W/"), `"`))
+		if err != nil || n < 1 {
+			return 0, jsonapi.BadRequest("rev", "If-Match "+strconv.Quote(jsonapi.Clip(m, 20))+": want the revision you edit, as \"N\"")
+		}
+		fromHeader = n
+	}
+	switch {
+	case rev == nil && fromHeader == 0:
+		return 0, &jsonapi.Error{Status: http.StatusPreconditionRequired, Field: "rev",
+			Msg: "a save must name the revision it edits: \"rev\": N in the body, or If-Match: \"N\" (GET gives it)"}
+	case rev == nil:
+		return fromHeader, nil
+	case *rev < 1:
+		return 0, jsonapi.BadRequest("rev", fmt.Sprintf("rev %d: want the revision you edit, 1 or more", *rev))
+	case fromHeader != 0 && fromHeader != *rev:
+		return 0, jsonapi.BadRequest("rev", fmt.Sprintf("rev %d and If-Match %d disagree", *rev, fromHeader))
+	}
+	return *rev, nil
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {

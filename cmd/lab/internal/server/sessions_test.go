@@ -140,13 +140,13 @@ func TestSessionsAPI(t *testing.T) {
 
 	// A save changes what it names and keeps the rest.
 	var r2 sessionRevisionJSON
-	e.must(t, http.StatusOK, "PUT", path, map[string]any{"settings": map[string]any{"displayBehind": 0.12, "adaptive": true}}, &r2)
+	e.must(t, http.StatusOK, "PUT", path, map[string]any{"rev": 1, "settings": map[string]any{"displayBehind": 0.12, "adaptive": true}}, &r2)
 	want.DisplayBehind, want.Adaptive = 0.12, true
 	if r2.Rev != 2 || r2.Name != "Harbor" || r2.Notes != "first try" || fmt.Sprint(r2.Settings) != fmt.Sprint(want) {
 		t.Errorf("save = %+v, want rev 2 with displayBehind and adaptive changed", r2)
 	}
 	var r3 sessionRevisionJSON
-	e.must(t, http.StatusOK, "PUT", path, map[string]any{"name": "Harbor (tuned)"}, &r3)
+	e.must(t, http.StatusOK, "PUT", path, map[string]any{"rev": 2, "name": "Harbor (tuned)"}, &r3)
 	if r3.Rev != 3 || r3.Name != "Harbor (tuned)" || fmt.Sprint(r3.Settings) != fmt.Sprint(want) {
 		t.Errorf("rename = %+v, want rev 3 with the same settings", r3)
 	}
@@ -184,7 +184,7 @@ func TestSessionsAPI(t *testing.T) {
 	if status, data := e.do(t, "GET", path, nil); status != http.StatusGone {
 		t.Errorf("get deleted = %d %s, want 410", status, data)
 	}
-	if status, data := e.do(t, "PUT", path, map[string]any{"name": "x"}); status != http.StatusGone {
+	if status, data := e.do(t, "PUT", path, map[string]any{"rev": 3, "name": "x"}); status != http.StatusGone {
 		t.Errorf("save deleted = %d %s, want 410", status, data)
 	}
 	e.must(t, http.StatusOK, "GET", "/api/sessions", nil, &list)
@@ -217,7 +217,7 @@ func TestSessionsSurviveRestart(t *testing.T) {
 		for rev := 2; rev <= 4; rev++ {
 			var got sessionRevisionJSON
 			delay := float64(i*10+rev) / 1000
-			e.must(t, http.StatusOK, "PUT", "/api/sessions/"+r.ID, map[string]any{"settings": map[string]any{"delay": delay}}, &got)
+			e.must(t, http.StatusOK, "PUT", "/api/sessions/"+r.ID, map[string]any{"rev": rev - 1, "settings": map[string]any{"delay": delay}}, &got)
 			all = append(all, saved{r.ID, got.Rev, delay})
 		}
 	}
@@ -233,7 +233,10 @@ func TestSessionsSurviveRestart(t *testing.T) {
 	}
 }
 
-// Fifty clients save at once over HTTP: creates and revisions of one session.
+// Fifty clients save at once over HTTP: creates, and revisions of one
+// session, each saved over the latest revision it knows and saved again
+// over the newer one when another came first (409): every save lands, none
+// overwrites another.
 func TestSessionsConcurrentSaves(t *testing.T) {
 	e := newSessionsEnv(t, t.TempDir())
 	shared := e.create(t, "shared", nil)
@@ -251,9 +254,18 @@ func TestSessionsConcurrentSaves(t *testing.T) {
 				}
 				return
 			}
-			status, data = e.do(t, "PUT", "/api/sessions/"+shared.ID, map[string]any{"settings": map[string]any{"seed": i}})
-			if status != http.StatusOK {
-				statuses <- fmt.Sprintf("save %d = %d %s", i, status, data)
+			base := shared.Rev
+			for try := 0; ; try++ {
+				status, data = e.do(t, "PUT", "/api/sessions/"+shared.ID, map[string]any{"rev": base, "settings": map[string]any{"seed": i}})
+				if status == http.StatusOK {
+					return
+				}
+				var conflict struct{ Current sessionRevisionJSON }
+				if status != http.StatusConflict || json.Unmarshal(data, &conflict) != nil || try == n {
+					statuses <- fmt.Sprintf("save %d = %d %s", i, status, data)
+					return
+				}
+				base = conflict.Current.Rev
 			}
 		})
 	}
@@ -299,8 +311,8 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "NaN string", method: "POST", path: "/api/sessions", body: `{"name":"a","settings":{"latency":"NaN"}}`, status: 400, field: "latency"},
 		{name: "infinite number", method: "POST", path: "/api/sessions", body: `{"name":"a","settings":{"latency":1e999}}`, status: 400, field: "latency"},
 		{name: "out of range", method: "POST", path: "/api/sessions", body: `{"name":"a","settings":{"latency":5}}`, status: 400, field: "latency"},
-		{name: "negative", method: "PUT", path: path, body: `{"settings":{"loss":-0.1}}`, status: 400, field: "loss"},
-		{name: "send above tick", method: "PUT", path: path, body: `{"settings":{"sendRate":100,"tickRate":30}}`, status: 400, field: "sendRate"},
+		{name: "negative", method: "PUT", path: path, body: `{"rev":1,"settings":{"loss":-0.1}}`, status: 400, field: "loss"},
+		{name: "send above tick", method: "PUT", path: path, body: `{"rev":1,"settings":{"sendRate":100,"tickRate":30}}`, status: 400, field: "sendRate"},
 		{name: "fractional int", method: "POST", path: "/api/sessions", body: `{"name":"a","settings":{"seed":1.5}}`, status: 400, field: "seed"},
 		{name: "unknown technique", method: "POST", path: "/api/sessions", body: `{"name":"a","settings":{"techniques":["magic"]}}`, status: 400, field: "techniques"},
 		{name: "no technique", method: "POST", path: "/api/sessions", body: `{"name":"a","settings":{"techniques":[]}}`, status: 400, field: "techniques"},
@@ -310,7 +322,7 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "name not a string", method: "POST", path: "/api/sessions", body: `{"name":5}`, status: 400, field: "name"},
 		{name: "long name", method: "POST", path: "/api/sessions", body: `{"name":"` + strings.Repeat("n", 201) + `"}`, status: 400, field: "name"},
 		{name: "control in name", method: "POST", path: "/api/sessions", body: `{"name":"a\u0007b"}`, status: 400, field: "name"},
-		{name: "long notes", method: "PUT", path: path, body: `{"notes":"` + strings.Repeat("n", 10001) + `"}`, status: 400, field: "notes"},
+		{name: "long notes", method: "PUT", path: path, body: `{"rev":1,"notes":"` + strings.Repeat("n", 10001) + `"}`, status: 400, field: "notes"},
 		{name: "10 MB body", method: "POST", path: "/api/sessions", body: `{"name":"` + strings.Repeat("x", 10<<20) + `"}`, status: 413},
 		{name: "form body", method: "POST", path: "/api/sessions", contentType: "application/x-www-form-urlencoded", body: `name=a`, status: 415},
 		{name: "foreign origin", method: "POST", path: "/api/sessions", origin: "http://evil.example", body: `{"name":"a"}`, status: 403},
@@ -318,7 +330,10 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "encoded ../ id", method: "GET", path: "/api/sessions/..%2F..%2Fetc%2Fpasswd", status: 404, field: "id"},
 		{name: "raw ../ path", method: "GET", path: "/api/sessions/../../etc/passwd", status: 404, field: "-"},
 		{name: "quote id", method: "PUT", path: "/api/sessions/abc'%20OR%201", body: `{"name":"a"}`, status: 404, field: "id"},
-		{name: "unknown id", method: "PUT", path: "/api/sessions/zzzzzzzzzzzz", body: `{"name":"a"}`, status: 404, field: "id"},
+		{name: "unknown id", method: "PUT", path: "/api/sessions/zzzzzzzzzzzz", body: `{"rev":1,"name":"a"}`, status: 404, field: "id"},
+		{name: "save naming no revision", method: "PUT", path: path, body: `{"notes":"blind"}`, status: 428, field: "rev"},
+		{name: "save of a revision to come", method: "PUT", path: path, body: `{"rev":7,"notes":"early"}`, status: 409, field: "rev"},
+		{name: "rev not a number", method: "PUT", path: path, body: `{"rev":"latest","notes":"x"}`, status: 400, field: "rev"},
 		{name: "delete unknown", method: "DELETE", path: "/api/sessions/zzzzzzzzzzzz", status: 404, field: "id"},
 		{name: "restore unknown", method: "POST", path: "/api/sessions/zzzzzzzzzzzz/restore", status: 404, field: "id"},
 		{name: "rev zero", method: "GET", path: path + "/revisions/0", status: 400, field: "rev"},

@@ -170,7 +170,7 @@ func (s *Server) startSweep(w http.ResponseWriter, r *http.Request) {
 func (s *Server) sweepOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *sweepJob) {
 	j := s.jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "sweep" {
-		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such sweep (jobs are kept in memory until the server restarts)", Field: "id"})
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such sweep", Field: "id"})
 		return nil, nil
 	}
 	return j, j.Spec().(*sweepJob)

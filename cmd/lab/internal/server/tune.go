@@ -124,7 +124,7 @@ func (s *Server) startTune(w http.ResponseWriter, r *http.Request) {
 func (s *Server) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *engine.TuneResult) {
 	j := s.jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "tune" {
-		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning (jobs are kept in memory until the server restarts)", Field: "id"})
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning", Field: "id"})
 		return nil, nil, nil
 	}
 	res, state := j.Result()

@@ -48,6 +48,22 @@ var storeMigrations = []string{
 	// trace. NULL for traces saved before; Open fills them in.
 	`ALTER TABLE traces ADD COLUMN network TEXT;
 	ALTER TABLE traces ADD COLUMN max_speed REAL;`,
+
+	// 4: the records of sweeps and tunings (see jobs.go), so their pages
+	// outlive the process.
+	`CREATE TABLE jobs (
+		id         TEXT PRIMARY KEY,
+		kind       TEXT NOT NULL,
+		state      TEXT NOT NULL,
+		error      TEXT NOT NULL,
+		done       INTEGER NOT NULL,
+		total      INTEGER NOT NULL,
+		spec       TEXT NOT NULL,
+		result     TEXT,
+		created_ns INTEGER NOT NULL,
+		ended_ns   INTEGER
+	) STRICT;
+	CREATE INDEX jobs_created ON jobs (created_ns DESC);`,
 }
 
 // migrate applies the schema steps the database has not seen, in one

@@ -47,28 +47,59 @@ const (
 	busyTimeoutMS = 5000
 )
 
-// Open opens (creating it and dir if needed) the database in dir,
-// brings its schema up to date and purges sessions deleted more than
+// OpenOptions tune Open.
+type OpenOptions struct {
+	// MaxBytes caps the database's size (0: no cap): a write that would
+	// grow it beyond fails as on a full disk (ErrFull), keeping the rest.
+	MaxBytes int64
+}
+
+// dbPageSize is SQLite's default page size, which MaxBytes counts in.
+const dbPageSize = 4096
+
+// Open opens (creating it and dir if needed) the database in dir, checks
+// it, brings its schema up to date and purges sessions deleted more than
 // RestoreWindow before now.
-func Open(dir string, now time.Time) (*SQLite, error) {
+func Open(dir string, now time.Time) (*SQLite, error) { return OpenWith(dir, now, OpenOptions{}) }
+
+// OpenWith is Open with options.
+//
+// It trusts nothing it finds: a database file of zero bytes (a database
+// was expected, and starting afresh over it would hide what happened) and
+// a database that fails SQLite's quick_check are refused with an error
+// that names the file and says what to do, so a damaged database is never
+// written to.
+func OpenWith(dir string, now time.Time, opt OpenOptions) (*SQLite, error) {
 	if strings.ContainsRune(dir, '?') {
 		return nil, fmt.Errorf("open store: data directory %q may not contain '?'", dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	path := filepath.Join(dir, dbFile)
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+		return nil, fmt.Errorf("open store: %s is empty (0 bytes) where a database was expected, so something "+
+			"went wrong with it: restore a backup (lab restore FILE), or delete the file to start with no sessions", path)
+	}
 	// The pragmas run on every new connection of the pool. synchronous=FULL
 	// makes a commit durable before Save returns, so an acknowledged save
 	// survives kill -9 and power loss; WAL lets readers run beside a writer.
-	dsn := filepath.Join(dir, dbFile) +
+	dsn := path +
 		"?_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")" +
 		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" +
 		"&_txlock=immediate"
+	if opt.MaxBytes > 0 {
+		dsn += "&_pragma=max_page_count(" + strconv.FormatInt(max(1, opt.MaxBytes/dbPageSize), 10) + ")"
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	st := &SQLite{db: db, samples: newSamples(), Rand: rand.Reader}
+	if err := st.check(path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := st.migrate(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
@@ -91,8 +122,41 @@ func Open(dir string, now time.Time) (*SQLite, error) {
 // Close closes the database.
 func (st *SQLite) Close() error { return st.db.Close() }
 
+// check runs SQLite's quick_check on the database at path: a database
+// that is not one, or whose pages are damaged, is an error that names the
+// file, what SQLite found, and what to do.
+func (st *SQLite) check(path string) error {
+	rows, err := st.db.Query(`PRAGMA quick_check(8)`)
+	var problems []string
+	if err == nil {
+		for rows.Next() {
+			var line string
+			if err = rows.Scan(&line); err != nil {
+				break
+			}
+			if line != "ok" {
+				problems = append(problems, line)
+			}
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("open store: %s is damaged (%s): nothing was changed; restore a backup (lab restore FILE), "+
+		"or move the file aside to start with no sessions and keep it for recovery (sqlite3 %s .recover)",
+		path, strings.Join(problems, "; "), path)
+}
+
 // Create saves d as revision 1 of a new session with a fresh random id.
-func (st *SQLite) Create(d Draft, now time.Time) (Revision, error) {
+func (st *SQLite) Create(d Draft, now time.Time) (_ Revision, err error) {
+	defer classify(&err)
 	if err := d.Check(); err != nil {
 		return Revision{}, err
 	}
@@ -160,7 +224,8 @@ func (st *SQLite) Rename(id, name string, now time.Time) (Revision, error) {
 // latest one. edit runs inside the write transaction, so no other save can
 // come between the revision it reads and the one it writes; it must be
 // quick. An error from edit is returned as is.
-func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (Revision, error) {
+func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (_ Revision, err error) {
+	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
 		return Revision{}, err
 	}
@@ -240,7 +305,8 @@ func readRevision(q querier, id string, rev int) (Revision, error) {
 	}
 	r.Settings = engine.Defaults()
 	if err := json.Unmarshal([]byte(settings), &r.Settings); err != nil {
-		return Revision{}, fmt.Errorf("read session %s revision %d: settings: %w", id, rev, err)
+		return Revision{}, fmt.Errorf("session %s is %w: its revision %d cannot be read (settings: %v); its other revisions are at /s/%s/history",
+			id, ErrDamaged, rev, err, id)
 	}
 	r.Time = time.Unix(0, ns).UTC()
 	return r, nil
@@ -301,7 +367,7 @@ func (st *SQLite) Get(id string) (Session, error) {
 		r.ID, r.Time = id, time.Unix(0, ns).UTC()
 		r.Settings = engine.Defaults()
 		if err := json.Unmarshal([]byte(settings), &r.Settings); err != nil {
-			return Session{}, fmt.Errorf("read session %s revision %d: settings: %w", id, r.Rev, err)
+			return Session{}, fmt.Errorf("session %s is %w: its revision %d cannot be read (settings: %v)", id, ErrDamaged, r.Rev, err)
 		}
 		info := RevisionInfo{Rev: r.Rev, Name: r.Name, Time: r.Time, Changed: []string{}}
 		if len(s.History) > 0 {
@@ -384,7 +450,8 @@ func (st *SQLite) List(q string, withDeleted bool) ([]Summary, error) {
 
 // Delete marks session id deleted at now. Deleting a deleted session keeps
 // its first deletion time.
-func (st *SQLite) Delete(id string, now time.Time) error {
+func (st *SQLite) Delete(id string, now time.Time) (err error) {
+	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
 		return err
 	}
@@ -395,7 +462,8 @@ func (st *SQLite) Delete(id string, now time.Time) error {
 
 // Restore undeletes session id, if it was deleted less than RestoreWindow
 // before now. Restoring a live session does nothing.
-func (st *SQLite) Restore(id string, now time.Time) error {
+func (st *SQLite) Restore(id string, now time.Time) (err error) {
+	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
 		return err
 	}
@@ -424,7 +492,8 @@ func (st *SQLite) updateSession(op, id, query string, args ...any) error {
 
 // Purge removes for good the sessions deleted more than RestoreWindow before
 // now, with their revisions, and returns how many.
-func (st *SQLite) Purge(now time.Time) (int, error) {
+func (st *SQLite) Purge(now time.Time) (_ int, err error) {
+	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	res, err := st.db.Exec(`DELETE FROM sessions WHERE deleted_ns < ?`, now.Add(-RestoreWindow).UnixNano())

@@ -24,6 +24,7 @@ import (
 type Store interface {
 	Sessions
 	Traces
+	Jobs
 	Close() error
 }
 
@@ -68,6 +69,45 @@ type Traces interface {
 	// DeleteTrace removes the stored trace called name for good.
 	DeleteTrace(name string) error
 }
+
+// Jobs are the sweeps' and tunings' records, kept so that their pages
+// outlive the process: what each was asked, how it ended and, for a
+// finished one, its result. The latest MaxJobs are kept.
+type Jobs interface {
+	// SaveJob stores j, replacing the record of the same id.
+	SaveJob(j Job) error
+	// LoadJob returns the job with id, or ErrJobNotFound.
+	LoadJob(id string) (Job, error)
+	// InterruptJobs marks every job still recorded as running as
+	// interrupted, at now: a server calls it when it starts, as no job of
+	// an earlier process can still run.
+	InterruptJobs(now time.Time) (int, error)
+}
+
+// Job is a sweep's or a tuning's record.
+type Job struct {
+	ID      string
+	Kind    string // sweep or tune
+	State   string // running, done, cancelled, failed or interrupted
+	Error   string // why it failed or was interrupted
+	Done    int    // results finished
+	Total   int    // results asked
+	Spec    []byte // what it was asked, JSON
+	Result  []byte // its result, JSON; only when done
+	Created time.Time
+	Ended   time.Time // zero while it runs
+}
+
+// MaxJobs is how many job records a store keeps; older ones go.
+const MaxJobs = 200
+
+// ErrDamaged is a stored session or revision that cannot be read (its
+// settings are not JSON, a row is missing): the error names which; the rest
+// of the store is unaffected.
+var ErrDamaged = errors.New("damaged")
+
+// ErrJobNotFound is LoadJob's error for an unknown id.
+var ErrJobNotFound = errors.New("job not found")
 
 // Limits on what a session may hold.
 const (

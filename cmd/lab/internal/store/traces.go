@@ -40,7 +40,8 @@ func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
 // SaveTrace stores the valid trace tr under tr.Name in one transaction: all
 // of it or, on any error, nothing. A name in use is ErrTraceExists; names
 // starting with "sample-" are kept for the samples.
-func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (TraceInfo, error) {
+func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (_ TraceInfo, err error) {
+	defer classify(&err)
 	if err := traceio.CheckName(tr.Name); err != nil {
 		return TraceInfo{}, err
 	}
@@ -218,7 +219,8 @@ func (st *SQLite) measureOldTraces() error {
 }
 
 // DeleteTrace removes the stored trace called name for good.
-func (st *SQLite) DeleteTrace(name string) error {
+func (st *SQLite) DeleteTrace(name string) (err error) {
+	defer classify(&err)
 	if err := traceio.CheckName(name); err != nil {
 		return err
 	}
