@@ -330,7 +330,7 @@ func TestLiveTrace(t *testing.T) {
 	// every other packet, at 10 Hz.
 	t0 := float64(storeT0.UnixNano()) / 1e9
 	stampAt := func(k int) float64 { return t0 + 0.05*float64(k) } // k-th call of the clock
-	calls := 1                                                     // the session's creation
+	calls := 2                                                     // the server marking earlier jobs interrupted, and the session's creation
 	for k := range 40 {
 		calls++
 		sent := stampAt(calls) - 0.03
