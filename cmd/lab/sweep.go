@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 
 	"interplab/cmd/lab/internal/report"
@@ -39,12 +38,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	technique := fs.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
 	var x, y *engine.Axis
 	fs.Func("x", "the first swept parameter, `name=min:max:steps`", func(arg string) error {
-		a, err := sweepParseAxis(arg)
+		a, err := engine.ParseAxis(arg)
 		x = &a
 		return err
 	})
 	fs.Func("y", "the second swept parameter, `name=min:max:steps` (optional)", func(arg string) error {
-		a, err := sweepParseAxis(arg)
+		a, err := engine.ParseAxis(arg)
 		y = &a
 		return err
 	})
@@ -117,50 +116,6 @@ type sweepJSON struct {
 	YValues   []float64           `json:"yValues,omitempty"`
 	Base      engine.Settings     `json:"base"`
 	Points    []engine.SweepPoint `json:"points"` // in grid order: x varies fastest
-}
-
-// sweepParseAxis reads name=min:max:steps, name=min:max (a whole-number
-// parameter, every value) or name (a Bool or Enum, every value). min and
-// max go through the parameter's Parse, so enum names and true/false work.
-// The steps and the order of min and max are left to SweepSpec.Validate.
-func sweepParseAxis(arg string) (engine.Axis, error) {
-	name, rest, hasRange := strings.Cut(arg, "=")
-	name = strings.TrimSpace(name)
-	p, ok := engine.Lookup(name)
-	if !ok {
-		return engine.Axis{}, fmt.Errorf("unknown parameter %q", name)
-	}
-	if p.Kind == engine.Set {
-		return engine.Axis{}, fmt.Errorf("%s cannot be swept: want a number, Bool or Enum parameter", name)
-	}
-	a := engine.Axis{Name: name, Min: p.Min, Max: p.Max}
-	whole := p.Kind != engine.Float
-	if !hasRange {
-		if p.Kind != engine.Bool && p.Kind != engine.Enum {
-			return a, fmt.Errorf("want %s=min:max:steps", name)
-		}
-		a.Steps = int(a.Max-a.Min) + 1
-		return a, nil
-	}
-	parts := strings.Split(rest, ":")
-	if len(parts) != 3 && !(whole && len(parts) == 2) {
-		return a, fmt.Errorf("want %s=min:max:steps, got %q", name, arg)
-	}
-	var err error
-	if a.Min, err = p.Parse(parts[0]); err != nil {
-		return a, err
-	}
-	if a.Max, err = p.Parse(parts[1]); err != nil {
-		return a, err
-	}
-	if len(parts) == 2 {
-		a.Steps = int(a.Max-a.Min) + 1
-		return a, nil
-	}
-	if a.Steps, err = strconv.Atoi(strings.TrimSpace(parts[2])); err != nil {
-		return a, fmt.Errorf("steps %q is not a whole number", parts[2])
-	}
-	return a, nil
 }
 
 // sweepFlagFor names the flag behind a spec's FieldError, as a prefix for

@@ -119,42 +119,6 @@ func TestSweepTableInvalidPoints(t *testing.T) {
 	}
 }
 
-func TestSweepParseAxis(t *testing.T) {
-	tests := []struct {
-		arg     string
-		want    engine.Axis
-		wantErr string
-	}{
-		{arg: "delay=0:0.2:5", want: engine.Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 5}},
-		{arg: " sendRate = 10:20:3", want: engine.Axis{Name: "sendRate", Min: 10, Max: 20, Steps: 3}},
-		{arg: "motion=strafe:circle", want: engine.Axis{Name: "motion", Min: 0, Max: 3, Steps: 4}},
-		{arg: "adaptive", want: engine.Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2}},
-		{arg: "speedClamp=false:true:2", want: engine.Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}},
-		{arg: "entities=1:8", want: engine.Axis{Name: "entities", Min: 1, Max: 8, Steps: 8}},
-		{arg: "delay", wantErr: "delay=min:max:steps"},
-		{arg: "delay=0:0.2", wantErr: "delay=min:max:steps"},
-		{arg: "nosuch=1:2:3", wantErr: `unknown parameter "nosuch"`},
-		{arg: "delay=a:0.2:3", wantErr: "delay"},
-		{arg: "delay=0:0.9:3", wantErr: "[0, 0.5] s"},
-		{arg: "delay=0:0.2:x", wantErr: "steps"},
-		{arg: "motion=strafe:moon", wantErr: "one of strafe"},
-		{arg: "techniques", wantErr: "cannot be swept"},
-	}
-	for _, tt := range tests {
-		got, err := sweepParseAxis(tt.arg)
-		switch {
-		case tt.wantErr != "":
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("sweepParseAxis(%q) error = %v, want one containing %q", tt.arg, err, tt.wantErr)
-			}
-		case err != nil:
-			t.Errorf("sweepParseAxis(%q) error = %v", tt.arg, err)
-		case got != tt.want:
-			t.Errorf("sweepParseAxis(%q) = %+v, want %+v", tt.arg, got, tt.want)
-		}
-	}
-}
-
 func TestSweepUsage(t *testing.T) {
 	tests := []struct {
 		name string

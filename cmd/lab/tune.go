@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 
 	"interplab/cmd/lab/internal/report"
@@ -46,11 +45,11 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		strings.Join(engine.Motions, ", "))
 	weights := engine.DefaultTuneWeights()
 	fs.Func("w", "cost weights, `name=value,...` over errP95, addedLatency, snaps, underrun; repeatable", func(arg string) error {
-		return tuneParseWeights(arg, &weights)
+		return engine.ParseTuneWeights(arg, &weights)
 	})
 	var constraints []engine.Constraint
 	fs.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit (addedLatency=0.15); repeatable", func(arg string) error {
-		cs, err := tuneParseConstraints(arg)
+		cs, err := engine.ParseConstraints(arg)
 		constraints = append(constraints, cs...)
 		return err
 	})
@@ -115,53 +114,4 @@ type tuneJSON struct {
 	Spec    engine.TuneSpec   `json:"spec"`
 	Changes []engine.Change   `json:"changes"` // the recommendation's settings that differ from the base
 	Result  engine.TuneResult `json:"result"`
-}
-
-// tuneParseWeights sets the weights named in "name=value,...".
-func tuneParseWeights(arg string, w *engine.TuneWeights) error {
-	for _, kv := range strings.Split(arg, ",") {
-		name, text, ok := strings.Cut(kv, "=")
-		name = strings.TrimSpace(name)
-		if !ok {
-			return fmt.Errorf("want name=value, got %q", kv)
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
-			return fmt.Errorf("weight %s: %q is not a number", name, text)
-		}
-		switch name {
-		case "errP95":
-			w.ErrP95 = v
-		case "addedLatency":
-			w.AddedLatency = v
-		case "snaps":
-			w.Snaps = v
-		case "underrun":
-			w.Underrun = v
-		default:
-			return fmt.Errorf("unknown weight %q: want errP95, addedLatency, snaps or underrun", name)
-		}
-	}
-	return nil
-}
-
-// tuneParseConstraints reads "metric=value,...".
-func tuneParseConstraints(arg string) ([]engine.Constraint, error) {
-	var cs []engine.Constraint
-	for _, kv := range strings.Split(arg, ",") {
-		name, text, ok := strings.Cut(kv, "=")
-		name = strings.TrimSpace(name)
-		if !ok {
-			return cs, fmt.Errorf("want metric=value, got %q", kv)
-		}
-		if report.MetricIndex(name) < 0 {
-			return cs, fmt.Errorf("unknown metric %q: want one of %s", name, report.MetricNames())
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
-			return cs, fmt.Errorf("bound of %s: %q is not a number", name, text)
-		}
-		cs = append(cs, engine.Constraint{Metric: name, Max: v})
-	}
-	return cs, nil
 }

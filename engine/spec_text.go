@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The text forms of the specs of sweeps and tunings, as the command line
+// takes them (lab sweep -x, lab tune -w and -max). Errors are *FieldError
+// naming the part at fault.
+
+// ParseAxis reads an axis: name=min:max:steps, name=min:max (a whole-number
+// parameter, every value) or name (a Bool or Enum, every value). min and
+// max go through the parameter's Parse, so enum names and true/false work.
+// The steps and the order of min and max are left to SweepSpec.Validate.
+func ParseAxis(text string) (Axis, error) {
+	name, rest, hasRange := strings.Cut(text, "=")
+	name = strings.TrimSpace(name)
+	p, ok := Lookup(name)
+	if !ok {
+		return Axis{}, &FieldError{Field: "name", Value: name, Allowed: "a parameter name (see Params): unknown parameter " + strconv.Quote(name)}
+	}
+	if p.Kind == Set {
+		return Axis{}, &FieldError{Field: "name", Value: name, Allowed: "a number, Bool or Enum parameter: " + name + " cannot be swept"}
+	}
+	a := Axis{Name: name, Min: p.Min, Max: p.Max}
+	whole := p.Kind != Float
+	form := &FieldError{Field: name, Value: text, Allowed: name + "=min:max:steps"}
+	if !hasRange {
+		if p.Kind != Bool && p.Kind != Enum {
+			return a, form
+		}
+		a.Steps = int(a.Max-a.Min) + 1
+		return a, nil
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) != 3 && !(whole && len(parts) == 2) {
+		return a, form
+	}
+	var err error
+	if a.Min, err = p.Parse(parts[0]); err != nil {
+		return a, err
+	}
+	if a.Max, err = p.Parse(parts[1]); err != nil {
+		return a, err
+	}
+	if len(parts) == 2 {
+		a.Steps = int(a.Max-a.Min) + 1
+		return a, nil
+	}
+	if a.Steps, err = strconv.Atoi(strings.TrimSpace(parts[2])); err != nil {
+		return a, &FieldError{Field: "steps", Value: parts[2], Allowed: "a whole number of steps"}
+	}
+	return a, nil
+}
+
+// ParseTuneWeights sets in w the weights named in "name=value,...".
+func ParseTuneWeights(text string, w *TuneWeights) error {
+	for _, kv := range strings.Split(text, ",") {
+		name, num, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok {
+			return &FieldError{Field: "weights", Value: kv, Allowed: "name=value"}
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil {
+			return &FieldError{Field: "weights." + name, Value: num, Allowed: "a number"}
+		}
+		switch name {
+		case "errP95":
+			w.ErrP95 = v
+		case "addedLatency":
+			w.AddedLatency = v
+		case "snaps":
+			w.Snaps = v
+		case "underrun":
+			w.Underrun = v
+		default:
+			return &FieldError{Field: "weights", Value: name, Allowed: "errP95, addedLatency, snaps or underrun"}
+		}
+	}
+	return nil
+}
+
+// ParseConstraints reads "metric=max,...".
+func ParseConstraints(text string) ([]Constraint, error) {
+	var cs []Constraint
+	for _, kv := range strings.Split(text, ",") {
+		name, num, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok {
+			return cs, &FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
+		}
+		if metricIndex(name) < 0 {
+			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames()}
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil {
+			return cs, &FieldError{Field: "constraints." + name, Value: num, Allowed: "a number, the metric's largest value"}
+		}
+		cs = append(cs, Constraint{Metric: name, Max: v})
+	}
+	return cs, nil
+}
+
+func metricNames() string {
+	names := make([]string, len(MetricFields))
+	for i, f := range MetricFields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
