@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"interplab/cmd/lab/internal/report"
@@ -33,15 +32,6 @@ same -data directory as lab serve); two samples are built in.
         delete a stored trace
 `
 
-const traceImportDoc = `
-Formats (detected from the content unless -format is given):
-  csv    a header naming the columns, then one row per entity per packet:
-         entity,seq,sent,arrive,x,y,z,vx,vy,vz[,qx,qy,qz,qw | ,yaw]
-         sent, arrive (or delay), x..vz are required; an empty arrive is a loss
-  jsonl  one object per line with the same keys (or pos, vel, rot arrays)
-  seed   the seed EPIC driver's "x,y,z / x,y,z / t" lines (arrive = t)
-A malformed file is refused with its line number, and nothing is stored.
-`
 
 // runTrace is `lab trace`.
 func runTrace(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -126,7 +116,7 @@ func loadTrace(st *store.SQLite, name, cmd string, stderr io.Writer) (store.Trac
 func runTraceImport(args []string, stdout, stderr io.Writer) int {
 	fs, data := traceFlags("import", "import FILE [-name N] [-format csv|jsonl|seed] [-data DIR]", stderr)
 	usage := fs.Usage
-	fs.Usage = func() { usage(); fmt.Fprint(stderr, traceImportDoc) }
+	fs.Usage = func() { usage(); fmt.Fprint(stderr, "\n"+traceio.FormatsDoc) }
 	name := fs.String("name", "", "store it as `name` (default: the file's name)")
 	format := fs.String("format", "", "read the file as `format`: csv, jsonl or seed (default: detected)")
 	pos, ok := traceArgs(fs, args, 1)
@@ -173,16 +163,7 @@ func runTraceList(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lab trace ls: %v\n", err)
 			return 1
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "name\tformat\tpackets\tentities\tspan (s)\tcreated")
-		for _, t := range list {
-			created := "built in"
-			if !t.Sample {
-				created = t.Created.Local().Format("2006-01-02 15:04")
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", t.Name, t.Format, t.Packets, t.Entities, report.Short(t.Span), created)
-		}
-		return exit(stderr, "trace ls", tw.Flush())
+		return exit(stderr, "trace ls", report.Traces(stdout, list))
 	})
 }
 

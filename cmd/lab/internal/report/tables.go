@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
@@ -198,4 +199,19 @@ func Trace(w io.Writer, name, format string, tr *engine.Trace) error {
 	fmt.Fprintf(w, "  %s\n\nas a preset file (presets/%s.json):\n", strings.Join(flags, " \\\n  "), name)
 	_, err := w.Write(export.PresetFile(name, s, set))
 	return err
+}
+
+// Traces writes the list of traces as lab trace ls prints it: one line
+// each, with its format, size, span and when it was stored.
+func Traces(w io.Writer, list []store.TraceInfo) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tformat\tpackets\tentities\tspan (s)\tcreated")
+	for _, t := range list {
+		created := "built in"
+		if !t.Sample {
+			created = t.Created.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", t.Name, t.Format, t.Packets, t.Entities, Short(t.Span), created)
+	}
+	return tw.Flush()
 }

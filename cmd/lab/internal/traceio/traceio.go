@@ -64,6 +64,16 @@ const (
 	rotSlack   = 0.01     // how far a recorded quaternion's norm may be from 1 before it is an error
 )
 
+// FormatsDoc sums the formats up for a command's help.
+const FormatsDoc = `Formats (detected from the content unless -format is given):
+  csv    a header naming the columns, then one row per entity per packet:
+         entity,seq,sent,arrive,x,y,z,vx,vy,vz[,qx,qy,qz,qw | ,yaw]
+         sent, arrive (or delay), x..vz are required; an empty arrive is a loss
+  jsonl  one object per line with the same keys (or pos, vel, rot arrays)
+  seed   the seed EPIC driver's "x,y,z / x,y,z / t" lines (arrive = t)
+A malformed file is refused with its line number, and nothing is stored.
+`
+
 // formats are the trace file formats.
 var formats = []string{"csv", "jsonl", "seed"}
 
