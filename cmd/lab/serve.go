@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/server"
 	"interplab/cmd/lab/internal/static"
 	"interplab/cmd/lab/internal/store"
@@ -47,14 +48,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if *token == "" {
 		*token = os.Getenv("LAB_TOKEN")
 	}
-	if *token != "" && len(*token) < server.MinTokenLen {
-		fmt.Fprintf(stderr, "lab serve: the access token is %d characters: use at least %d (e.g. openssl rand -hex 16)\n", len(*token), server.MinTokenLen)
+	if *token != "" && len(*token) < access.MinTokenLen {
+		fmt.Fprintf(stderr, "lab serve: the access token is %d characters: use at least %d (e.g. openssl rand -hex 16)\n", len(*token), access.MinTokenLen)
 		return 2
 	}
 	if host, _, err := net.SplitHostPort(*addr); err == nil && *token == "" && !loopbackOnly(host) {
 		fmt.Fprintf(stderr, "lab serve: -addr %s listens beyond this machine: anyone who can reach it could read and change every session.\n"+
 			"Set an access token (-token or LAB_TOKEN, at least %d characters, e.g. openssl rand -hex 16), or listen on localhost:PORT.\n",
-			*addr, server.MinTokenLen)
+			*addr, access.MinTokenLen)
 		return 2
 	}
 	list, err := presets.All()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/report"
-	"interplab/cmd/lab/internal/server"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -31,7 +30,6 @@ same -data directory as lab serve); two samples are built in.
   lab trace rm NAME [-data DIR]
         delete a stored trace
 `
-
 
 // runTrace is `lab trace`.
 func runTrace(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -180,7 +178,7 @@ func runTraceShow(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if *asJSON {
-			return exit(stderr, "trace show", printJSON(stdout, server.DescribeTrace(info, tr)))
+			return exit(stderr, "trace show", printJSON(stdout, report.DescribeTrace(info, tr)))
 		}
 		return exit(stderr, "trace show", report.Trace(stdout, info.Name, info.Format, tr))
 	})

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"interplab/cmd/lab/internal/server"
+	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 	"interplab/presets"
@@ -78,7 +78,7 @@ func TestTraceCommands(t *testing.T) {
 	}
 
 	code, out, _ = labRun("trace", "show", "-json", "sample-lan", "-data", data)
-	var shown server.TraceJSON
+	var shown report.TraceJSON
 	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || shown.Name != "sample-lan" || !shown.Sample {
 		t.Errorf("lab trace show -json sample-lan = %d %q", code, out)
 	}

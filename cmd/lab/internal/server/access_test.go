@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/presets"
@@ -107,7 +107,7 @@ func TestAccessToken(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
-	s, base, _ := tokenServer(t)
+	_, base, _ := tokenServer(t)
 	form := func(token, next string) string {
 		return url.Values{"token": {token}, "next": {next}}.Encode()
 	}
@@ -126,7 +126,7 @@ func TestLogin(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range resp.Cookies() {
-		if c.Name == sessionCookie {
+		if c.Name == access.Cookie {
 			cookie = c
 		}
 	}
@@ -136,10 +136,10 @@ func TestLogin(t *testing.T) {
 	if strings.Contains(cookie.Value, testToken) {
 		t.Errorf("the cookie holds the token itself")
 	}
-	if resp := do(t, "GET", base+"/api/sessions", "", "Cookie", sessionCookie+"="+cookie.Value); resp.StatusCode != http.StatusOK {
+	if resp := do(t, "GET", base+"/api/sessions", "", "Cookie", access.Cookie+"="+cookie.Value); resp.StatusCode != http.StatusOK {
 		t.Errorf("with the cookie: GET /api/sessions = %d, want 200", resp.StatusCode)
 	}
-	if resp := do(t, "GET", base+"/api/sessions", "", "Cookie", sessionCookie+"=0"+cookie.Value[1:]); resp.StatusCode != http.StatusUnauthorized {
+	if resp := do(t, "GET", base+"/api/sessions", "", "Cookie", access.Cookie+"=0"+cookie.Value[1:]); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("with a forged cookie: GET /api/sessions = %d, want 401", resp.StatusCode)
 	}
 
@@ -150,22 +150,11 @@ func TestLogin(t *testing.T) {
 			t.Errorf("sign in with next %q goes to %q, want /", next, loc)
 		}
 	}
-
-	// Guessing is slowed down: after loginBurst wrong tokens at once, 429.
-	s.access.now = func() time.Time { return storeT0 } // no refill
-	codes := map[int]int{}
-	for range loginBurst + 2 {
-		codes[do(t, "POST", base+"/login", form("guess", "/"), formType...).StatusCode]++
-	}
-	if codes[http.StatusTooManyRequests] == 0 {
-		t.Errorf("%d wrong tokens in a row: %v, want some 429", loginBurst+2, codes)
-	}
 }
 
 // Every route answers with the security headers, whatever its status.
 func TestSecurityHeadersOnEveryRoute(t *testing.T) {
 	s, ts := newTestServer(t, false)
-	_ = s
 	placeholder := regexp.MustCompile(`\{[a-z]+\$?\}`)
 	for _, pattern := range s.routePatterns() {
 		method, path, ok := strings.Cut(pattern, " ")

@@ -22,7 +22,7 @@ import (
 //	GET /compare?v=REF&v=REF...              the page (HTML)
 //	GET /compare.csv?v=REF&v=REF...&chart=C  one chart's data, C = error, metrics or latency
 //
-// A REF names a variant (refs.go): preset:wifi, session:ID, session:ID@REV,
+// A REF names a variant (compare.Resolver): preset:wifi, session:ID, session:ID@REV,
 // q:QUERY (a URL-encoded share query) or trace:NAME[@REF]. Empty refs are
 // skipped, so a form may send blank rows. Two to eight refs are needed. A
 // bad request gets 400: the page shows the error above the form when the

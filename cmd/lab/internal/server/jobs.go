@@ -88,7 +88,7 @@ type jobAccepted struct {
 	Page  string `json:"page"` // the job's page: its results once done
 }
 
-// resolveBase resolves the base ref of a sweep or a tuning (refs.go); an
+// resolveBase resolves the base ref of a sweep or a tuning (compare.Resolver); an
 // empty one means the engine's defaults.
 func (s *Server) resolveBase(ref string) (string, engine.Settings, error) {
 	if strings.TrimSpace(ref) == "" {
@@ -97,7 +97,7 @@ func (s *Server) resolveBase(ref string) (string, engine.Settings, error) {
 	if len(ref) > compare.MaxRef {
 		return "", engine.Settings{}, fmt.Errorf("ref of %d bytes: want at most %d", len(ref), compare.MaxRef)
 	}
-	return s.resolveVariant(strings.TrimSpace(ref))
+	return s.refs.Settings(strings.TrimSpace(ref))
 }
 
 // jobViewOf is a job's state for its page.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"interplab/cmd/lab/internal/access"
 	"net/http"
 
 	"interplab/cmd/lab/internal/jsonapi"
@@ -34,8 +35,8 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	// The second column says who may use a route when the lab has an
 	// access token: anyone (open: the login page and the static files),
-	// or only those who carry the token (token: s.access.require runs
-	// first, see access.go).
+	// or only those who carry the token (token: s.gate.Require runs
+	// first, see package access).
 	const open, token = true, false
 	routes := []struct {
 		pattern string
@@ -43,10 +44,10 @@ func (s *Server) routes() *http.ServeMux {
 		chain   []jsonapi.Middleware
 		handler http.HandlerFunc
 	}{
-		// Signing in, when the lab has an access token (access.go).
-		{"GET /login", open, gz, s.loginPage},
-		{"POST /login", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.login},
-		{"POST /logout", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.logout},
+		// Signing in, when the lab has an access token (package access).
+		{"GET /login", open, gz, s.gate.LoginPage},
+		{"POST /login", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.gate.Login},
+		{"POST /logout", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.gate.Logout},
 
 		// The lab page and its files.
 		{"GET /{$}", token, gz, s.labPage},
@@ -114,7 +115,7 @@ func (s *Server) routes() *http.ServeMux {
 		s.patterns = append(s.patterns, rt.pattern)
 		chain := rt.chain
 		if !rt.open {
-			chain = append([]jsonapi.Middleware{s.access.require}, chain...)
+			chain = append([]jsonapi.Middleware{s.gate.Require}, chain...)
 		}
 		mux.Handle(rt.pattern, jsonapi.Chain(rt.handler, chain...))
 	}
@@ -122,9 +123,9 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // serveAll is the middleware every request runs, around the route table:
-// Recover, and the security headers (access.go).
+// Recover, and the security headers (package access).
 func serveAll(mux http.Handler) http.Handler {
-	return jsonapi.Chain(mux, jsonapi.Recover, securityHeaders)
+	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers)
 }
 
 // noStore marks an answer as never to be cached: sessions, traces and job

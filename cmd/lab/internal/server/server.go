@@ -4,8 +4,8 @@
 // bottom. The handlers live in files by feature: api.go (parameters,
 // presets, exports, the API's errors), page.go and replay.go (the lab
 // page), sessions.go and sessionpages.go, traces.go and tracepage.go,
-// jobs.go, sweep.go and tune.go, compare.go and refs.go (the variant refs
-// comparisons, sweeps and tunings take).
+// jobs.go, sweep.go and tune.go, compare.go. Who may use the lab, and the
+// headers every answer carries, are package access's.
 package server
 
 import (
@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/net/netutil"
 
+	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/live"
@@ -47,7 +48,8 @@ type Deps struct {
 	// may change state ("https://tools.example.com").
 	AllowOrigins []string
 	// Token, if not "", is the access token every request but the login
-	// page's must carry (see access.go); at least MinTokenLen characters.
+	// page's must carry (package access); at least access.MinTokenLen
+	// characters.
 	Token string
 	// Limits are the HTTP server's timeouts and connection limit; the
 	// zero value means DefaultLimits.
@@ -84,7 +86,7 @@ type Server struct {
 	store   store.Store
 	now     func() time.Time
 	allow   []string
-	access  *access
+	gate    *access.Gate
 	limits  Limits
 
 	static *static.Files // web's files under /static/
@@ -97,7 +99,9 @@ type Server struct {
 	jobs    *jobs.Runner    // sweeps and tunings
 	compare *compare.Runner // comparisons, and their run cache
 
-	// resolveRef turns a comparison ref into a variant (refs.go).
+	// refs resolves variant refs (package compare); resolveRef is
+	// refs.Variant, or another resolver in tests.
+	refs       *compare.Resolver
 	resolveRef func(ref string) (compare.Variant, error)
 
 	mux      *http.ServeMux // the route table's
@@ -110,8 +114,8 @@ func New(d Deps) (*Server, error) {
 	if d.Store == nil {
 		return nil, errors.New("server: no store")
 	}
-	if d.Token != "" && len(d.Token) < MinTokenLen {
-		return nil, fmt.Errorf("server: the access token is %d characters: use at least %d", len(d.Token), MinTokenLen)
+	if d.Token != "" && len(d.Token) < access.MinTokenLen {
+		return nil, fmt.Errorf("server: the access token is %d characters: use at least %d", len(d.Token), access.MinTokenLen)
 	}
 	limits := d.Limits
 	if limits == (Limits{}) {
@@ -134,7 +138,7 @@ func New(d Deps) (*Server, error) {
 		now = time.Now
 	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
-		access: newAccess(d.Token, now), limits: limits,
+		gate: access.New(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
 		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, decodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
@@ -144,7 +148,8 @@ func New(d Deps) (*Server, error) {
 	} else if n > 0 {
 		log.Printf("lab: %d sweeps or tunings were running when the lab last stopped: marked interrupted", n)
 	}
-	s.resolveRef = s.resolveCompareVariant
+	s.refs = &compare.Resolver{Presets: d.Presets, Store: d.Store}
+	s.resolveRef = s.refs.Variant
 	s.mux = s.routes()
 	s.handler = serveAll(s.mux)
 	return s, nil

@@ -22,7 +22,7 @@ const sweepPageBase = "q:duration=4&entities=2"
 
 func sweepTestSpec(t *testing.T, s *Server, y bool) engine.SweepSpec {
 	t.Helper()
-	_, base, err := s.resolveVariant(sweepPageBase)
+	_, base, err := s.refs.Settings(sweepPageBase)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/traceio"
@@ -34,7 +35,7 @@ func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
 		row.Tune = "/tune?base=" + url.QueryEscape("q:"+q)
 		row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
 		row.Replay = "/?" + linkTraceKey + "=" + url.QueryEscape(t.Name)
-		row.Compare = traceCompareLink(t.Name, "preset:harbor-before", "preset:harbor-after")
+		row.Compare = compare.TraceLink(t.Name, "preset:harbor-before", "preset:harbor-after")
 		v.Traces = append(v.Traces, row)
 	}
 	render(w, r, http.StatusOK, templates.Traces(v))

@@ -11,13 +11,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
+	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
-	"interplab/engine"
 )
 
 // The traces API (routes.go):
@@ -54,47 +53,6 @@ import (
 // upload, or the file itself as CSV, JSON lines or text.
 var traceUploadTypes = []string{"multipart/form-data", "text/csv", "application/x-ndjson", "application/jsonl",
 	"application/json", "text/plain", "application/octet-stream"}
-
-// TraceInfoJSON is a trace in GET /api/traces.
-type TraceInfoJSON struct {
-	Name     string     `json:"name"`
-	Format   string     `json:"format"`
-	Created  *time.Time `json:"created,omitempty"` // absent for a sample
-	Packets  int        `json:"packets"`
-	Entities int        `json:"entities"`
-	Span     float64    `json:"span"` // s
-	Sample   bool       `json:"sample"`
-	Title    string     `json:"title,omitempty"`
-	Doc      string     `json:"doc,omitempty"`
-}
-
-// TraceJSON is one trace in GET /api/traces/{name}: its metadata, the
-// network derived from it, and the settings to replay it with.
-type TraceJSON struct {
-	TraceInfoJSON
-	MaxSpeed float64                `json:"maxSpeed"` // largest recorded speed, m/s
-	Network  engine.NetworkEstimate `json:"network"`
-	// Settings are engine.Defaults with the derived network and maxSpeed:
-	// the starting point of `lab trace sim`. Set names what they replaced.
-	Settings engine.Settings `json:"settings"`
-	Set      []string        `json:"set"`
-}
-
-func traceInfoJSON(t store.TraceInfo) TraceInfoJSON {
-	out := TraceInfoJSON{Name: t.Name, Format: t.Format, Packets: t.Packets, Entities: t.Entities,
-		Span: t.Span, Sample: t.Sample, Title: t.Title, Doc: t.Doc}
-	if !t.Sample {
-		out.Created = &t.Created
-	}
-	return out
-}
-
-// DescribeTrace is trace tr with its metadata t as GET /api/traces/{name}
-// answers it, and lab trace show -json prints it.
-func DescribeTrace(t store.TraceInfo, tr *engine.Trace) TraceJSON {
-	s, names := traceio.Settings(tr, engine.Defaults())
-	return TraceJSON{TraceInfoJSON: traceInfoJSON(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
-}
 
 // uploadSlots is how many uploaded traces are parsed at once: parsing is
 // CPU-bound, and each parse holds its rows (up to ~60 MiB for the largest
@@ -152,7 +110,7 @@ func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/traces/"+info.Name)
-	jsonapi.WriteJSON(w, http.StatusCreated, DescribeTrace(info, tr))
+	jsonapi.WriteJSON(w, http.StatusCreated, report.DescribeTrace(info, tr))
 }
 
 // readTraceMultipart reads a multipart upload: the part "file", copied to
@@ -222,12 +180,12 @@ func (s *Server) listTraces(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	out := make([]TraceInfoJSON, len(list))
+	out := make([]report.TraceInfoJSON, len(list))
 	for i, t := range list {
-		out[i] = traceInfoJSON(t)
+		out[i] = report.TraceInfoOf(t)
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, struct {
-		Traces []TraceInfoJSON `json:"traces"`
+		Traces []report.TraceInfoJSON `json:"traces"`
 	}{out})
 }
 
@@ -241,7 +199,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, DescribeTrace(info, tr))
+	jsonapi.WriteJSON(w, http.StatusOK, report.DescribeTrace(info, tr))
 }
 
 func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
@@ -320,7 +278,7 @@ func (s *Server) saveLiveTrace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/traces/"+info.Name)
-	jsonapi.WriteJSON(w, http.StatusCreated, DescribeTrace(info, tr))
+	jsonapi.WriteJSON(w, http.StatusCreated, report.DescribeTrace(info, tr))
 }
 
 // traceName returns the request's {name}, answering 404 for one no trace

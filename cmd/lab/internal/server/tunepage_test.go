@@ -68,7 +68,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 		t.Errorf("two tunings with seed 7 give different pages")
 	}
 
-	_, base, err := s.resolveVariant("q:preset=harbor-before&duration=6&entities=2")
+	_, base, err := s.refs.Settings("q:preset=harbor-before&duration=6&entities=2")
 	if err != nil {
 		t.Fatal(err)
 	}

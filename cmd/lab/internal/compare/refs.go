@@ -1,4 +1,4 @@
-package server
+package compare
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/presets"
 )
 
 // Variant refs: what /compare's v, and a sweep's or a tuning's base, name.
@@ -29,29 +29,43 @@ import (
 // with engine.RunTraceSeries: entities and sendRate are the trace's, and the
 // run lasts the shorter of duration and the trace's span.
 
-// compareTracePrefix starts a trace ref.
-const compareTracePrefix = "trace:"
+// TracePrefix starts a trace ref.
+const TracePrefix = "trace:"
 
-// resolveCompareVariant resolves a comparison ref: a trace ref as above,
-// anything else with resolveVariant.
-func (s *Server) resolveCompareVariant(ref string) (compare.Variant, error) {
-	if !strings.HasPrefix(ref, compareTracePrefix) {
-		label, st, err := s.resolveVariant(ref)
-		return compare.Variant{Label: label, Settings: st}, err
+// Resolver resolves variant refs against the lab's presets and store.
+type Resolver struct {
+	Presets []presets.Preset
+	Store   RefStore
+}
+
+// RefStore is what a Resolver reads of the store: sessions' revisions and
+// traces (store.Store is one).
+type RefStore interface {
+	Latest(id string) (store.Revision, error)
+	Revision(id string, rev int) (store.Revision, error)
+	LoadTrace(name string) (store.TraceInfo, *engine.Trace, error)
+}
+
+// Variant resolves a comparison ref: a trace ref as above, anything else
+// with Settings.
+func (s *Resolver) Variant(ref string) (Variant, error) {
+	if !strings.HasPrefix(ref, TracePrefix) {
+		label, st, err := s.Settings(ref)
+		return Variant{Label: label, Settings: st}, err
 	}
-	name, sub, hasSub := strings.Cut(strings.TrimPrefix(ref, compareTracePrefix), "@")
-	_, tr, err := s.store.LoadTrace(name)
+	name, sub, hasSub := strings.Cut(strings.TrimPrefix(ref, TracePrefix), "@")
+	_, tr, err := s.Store.LoadTrace(name)
 	if err != nil {
-		return compare.Variant{}, fmt.Errorf("trace %s: %w", name, err)
+		return Variant{}, fmt.Errorf("trace %s: %w", name, err)
 	}
-	v := compare.Variant{Trace: tr, TraceKey: compare.TraceKey(tr)}
+	v := Variant{Trace: tr, TraceKey: TraceKey(tr)}
 	if hasSub {
-		if strings.HasPrefix(sub, compareTracePrefix) {
-			return compare.Variant{}, fmt.Errorf("trace %s: settings from %s: want preset:NAME, session:ID[@REV] or q:QUERY", name, sub)
+		if strings.HasPrefix(sub, TracePrefix) {
+			return Variant{}, fmt.Errorf("trace %s: settings from %s: want preset:NAME, session:ID[@REV] or q:QUERY", name, sub)
 		}
-		label, st, err := s.resolveVariant(sub)
+		label, st, err := s.Settings(sub)
 		if err != nil {
-			return compare.Variant{}, fmt.Errorf("trace %s: %w", name, err)
+			return Variant{}, fmt.Errorf("trace %s: %w", name, err)
 		}
 		v.Label, v.Settings = name+" replay, "+label, st
 	} else {
@@ -61,23 +75,23 @@ func (s *Server) resolveCompareVariant(ref string) (compare.Variant, error) {
 	return v, nil
 }
 
-// traceCompareLink returns the comparison of trace name replayed with the
+// TraceLink returns the comparison of trace name replayed with the
 // settings of each of refs (see trace:NAME@REF).
-func traceCompareLink(name string, refs ...string) string {
+func TraceLink(name string, refs ...string) string {
 	q := url.Values{}
 	for _, r := range refs {
-		q.Add("v", compareTracePrefix+name+"@"+r)
+		q.Add("v", TracePrefix+name+"@"+r)
 	}
 	return "/compare?" + q.Encode()
 }
 
-// resolveVariant turns a comparison ref into a label and settings:
-// preset:NAME, session:ID, session:ID@REV, or q:QUERY (a share link's query).
-func (s *Server) resolveVariant(ref string) (string, engine.Settings, error) {
+// Settings turns a ref into a label and settings: preset:NAME,
+// session:ID, session:ID@REV, or q:QUERY (a share link's query).
+func (s *Resolver) Settings(ref string) (string, engine.Settings, error) {
 	kind, arg, _ := strings.Cut(ref, ":")
 	switch kind {
 	case "preset":
-		for _, p := range s.presets {
+		for _, p := range s.Presets {
 			if p.Name == arg {
 				return p.Title, p.Settings, nil
 			}
@@ -106,9 +120,9 @@ func (s *Server) resolveVariant(ref string) (string, engine.Settings, error) {
 			if perr != nil || rev < 1 {
 				return "", engine.Settings{}, fmt.Errorf("bad revision %q", revText)
 			}
-			r, err = s.store.Revision(id, rev)
+			r, err = s.Store.Revision(id, rev)
 		} else {
-			r, err = s.store.Latest(id)
+			r, err = s.Store.Latest(id)
 		}
 		if err != nil {
 			return "", engine.Settings{}, err

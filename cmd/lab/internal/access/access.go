@@ -1,6 +1,20 @@
-package server
+// Package access decides who may use a lab served beyond its own machine,
+// and sets the security headers of every answer.
+//
+// A lab served with a token, a shared secret (lab serve -token or
+// LAB_TOKEN), lets in only requests that carry it: as "Authorization:
+// Bearer TOKEN" (the API, a game, lab follow) or as the cookie the login
+// page sets for a browser, which holds an HMAC of the token, never the token
+// itself. Without a token, on loopback, every request is let in.
+//
+// Every answer carries a Content-Security-Policy that lets the lab's pages
+// load only from the lab (scripts too, inline ones only with the request's
+// nonce; 'wasm-unsafe-eval' for the engine), framed by nobody; nosniff; and
+// a same-origin Referrer-Policy.
+package access
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -19,23 +33,11 @@ import (
 	"interplab/templates"
 )
 
-// Access. A lab served beyond this machine has a token, a shared secret
-// (lab serve -token or LAB_TOKEN): every route but the login page and the
-// static files then asks for it, as "Authorization: Bearer TOKEN" (the
-// API, a game, lab follow) or as the cookie POST /login sets for a browser,
-// which holds an HMAC of the token, never the token itself. Without a
-// token, on loopback, every request is let in, as before.
-//
-// Every answer carries the security headers: a Content-Security-Policy
-// that lets the lab's pages load only from the lab (scripts too, inline
-// ones only with the request's nonce; 'wasm-unsafe-eval' for the engine),
-// framed by nobody; nosniff; and a same-origin Referrer-Policy.
-
 // MinTokenLen is the shortest access token lab serve accepts.
 const MinTokenLen = 16
 
-// sessionCookie is the name of the cookie that stands for the token.
-const sessionCookie = "lab_session"
+// Cookie is the name of the cookie that stands for the token.
+const Cookie = "lab_session"
 
 // cookieMaxAge is how long a browser stays signed in.
 const cookieMaxAge = 30 * 24 * time.Hour
@@ -47,8 +49,8 @@ const (
 	loginBurst = 10
 )
 
-// access checks requests against the server's token.
-type access struct {
+// Gate checks requests against the lab's token.
+type Gate struct {
 	token  []byte // "" for none: every request is let in
 	cookie string // the cookie's value: hex HMAC-SHA256 of a fixed label, keyed by the token
 
@@ -58,8 +60,10 @@ type access struct {
 	now    func() time.Time
 }
 
-func newAccess(token string, now func() time.Time) *access {
-	a := &access{token: []byte(token), tokens: loginBurst, now: now}
+// New returns the gate of token ("" for none: every request is let in);
+// now is the clock that meters failed sign-ins.
+func New(token string, now func() time.Time) *Gate {
+	a := &Gate{token: []byte(token), tokens: loginBurst, now: now}
 	if token != "" {
 		m := hmac.New(sha256.New, a.token)
 		m.Write([]byte("interplab session cookie v1"))
@@ -69,23 +73,23 @@ func newAccess(token string, now func() time.Time) *access {
 }
 
 // allowed tells whether r carries the token or the cookie that stands for it.
-func (a *access) allowed(r *http.Request) bool {
+func (a *Gate) allowed(r *http.Request) bool {
 	if len(a.token) == 0 {
 		return true
 	}
 	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(auth)), a.token) == 1
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil {
+	if c, err := r.Cookie(Cookie); err == nil {
 		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1
 	}
 	return false
 }
 
-// require lets in requests that carry the token: the others get a 401 in
+// Require lets in requests that carry the token: the others get a 401 in
 // JSON (the API, WebSockets, anything that is not a page) or, for a
 // browser asking for a page, a redirect to the login page.
-func (a *access) require(next http.Handler) http.Handler {
+func (a *Gate) Require(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.allowed(r) {
 			next.ServeHTTP(w, r)
@@ -104,7 +108,7 @@ func (a *access) require(next http.Handler) http.Handler {
 
 // takeFailure takes a failed sign-in from the bucket, and tells whether
 // there was one left.
-func (a *access) takeFailure() bool {
+func (a *Gate) takeFailure() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now()
@@ -128,53 +132,53 @@ func safeNext(next string) string {
 	return next
 }
 
-// loginPage is GET /login.
-func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	if len(s.access.token) == 0 {
+// LoginPage is GET /login.
+func (a *Gate) LoginPage(w http.ResponseWriter, r *http.Request) {
+	if len(a.token) == 0 {
 		http.Redirect(w, r, "/", http.StatusSeeOther) // nothing to sign in to
 		return
 	}
-	render(w, r, http.StatusOK, templates.Login(templates.LoginView{Next: safeNext(r.URL.Query().Get("next"))}))
+	render(w, r, http.StatusOK, templates.LoginView{Next: safeNext(r.URL.Query().Get("next"))})
 }
 
-// login is POST /login, a form with the token and where to go next: the
+// Login is POST /login, a form with the token and where to go next: the
 // right token sets the session cookie (HttpOnly, SameSite=Strict, Secure
 // over TLS) and goes on; a wrong one shows the form again with a 401.
-func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if len(s.access.token) == 0 {
+func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
+	if len(a.token) == 0 {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		fail(w, jsonapi.BadRequest("token", "bad form: "+err.Error()))
+		jsonapi.WriteError(w, jsonapi.BadRequest("token", "bad form: "+err.Error()))
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"))
-	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), s.access.token) != 1 {
-		if !s.access.takeFailure() {
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), a.token) != 1 {
+		if !a.takeFailure() {
 			w.Header().Set("Retry-After", "1")
-			render(w, r, http.StatusTooManyRequests, templates.Login(templates.LoginView{Next: next, Error: "Too many wrong tokens: wait a moment and try again."}))
+			render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: "Too many wrong tokens: wait a moment and try again."})
 			return
 		}
-		render(w, r, http.StatusUnauthorized, templates.Login(templates.LoginView{Next: next, Error: "That is not this lab's token."}))
+		render(w, r, http.StatusUnauthorized, templates.LoginView{Next: next, Error: "That is not this lab's token."})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.access.cookie, Path: "/", MaxAge: int(cookieMaxAge.Seconds()),
+	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: a.cookie, Path: "/", MaxAge: int(cookieMaxAge.Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// logout is POST /logout: it forgets the session cookie.
-func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+// Logout is POST /logout: it forgets the session cookie.
+func (a *Gate) Logout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// securityHeaders sets the headers every answer carries, and gives the
-// request a fresh nonce for the inline scripts its page may hold (the
-// charts': see chart.Component), through templ's context.
-func securityHeaders(next http.Handler) http.Handler {
+// Headers sets the headers every answer carries, and gives the request a
+// fresh nonce for the inline scripts its page may hold (the charts': see
+// chart.Component), through templ's context.
+func Headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b [18]byte
 		rand.Read(b[:])
@@ -189,4 +193,17 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		next.ServeHTTP(w, r.WithContext(templ.WithNonce(r.Context(), nonce)))
 	})
+}
+
+// render writes the login page with status.
+func render(w http.ResponseWriter, r *http.Request, status int, v templates.LoginView) {
+	var buf bytes.Buffer
+	if err := templates.Login(v).Render(r.Context(), &buf); err != nil {
+		jsonapi.WriteError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
 }
