@@ -1,9 +1,13 @@
+// @ts-check
 // canvas.js draws the top view: the ground truth as a ghost, each technique's
 // displayed entity in its colour with a short trail, and the packets of the
 // focus entity where the server sent them (lost ones crossed). The ground is
 // the engine's x–y plane (z is up); heading (1, 0) faces +x.
 
 import { techColor, rgba32 } from './colors.js';
+import { context2d } from './dom.js';
+
+/** @typedef {{sent: number, x: number, y: number, lost: boolean, dup: boolean}} SentPacket */
 
 const TRAIL = 48; // trail points kept per entity and row (0.8 s at 60 Hz)
 const TRACK_ALL = 64; // up to this many entities every one has a trail
@@ -18,19 +22,36 @@ export class View {
    */
   constructor(canvas, onFocus) {
     this.canvas = canvas;
-    this.ctx = canvas.getContext('2d');
+    this.ctx = context2d(canvas);
     this.onFocus = onFocus;
     this.stride = 6;
+    /** @type {string[]} */
     this.techs = [];
     this.entities = 0;
     this.focus = 0;
     this.dots = false; // the stress view
-    this.mode = 'fit'; // 'fit' frames every entity; 'follow' centres the focus at a chosen zoom
+    /** @type {'fit' | 'follow'} 'fit' frames every entity; 'follow' centres the focus at a chosen zoom */
+    this.mode = 'fit';
     this.cx = 0;
     this.cy = 0;
     this.scale = 20; // px per metre
-    this.packets = []; // {sent, x, y, lost, dup} of the focus entity
+    /** @type {SentPacket[]} the focus entity's */
+    this.packets = [];
+    /** @type {Float32Array} */
     this.poses = new Float32Array(0);
+    this.dpr = 1;
+    this.tracked = 1; // entities with a trail
+    this.trail = new Float32Array(0);
+    this.trailLen = 0;
+    this.trailHead = 0;
+    /** @type {string[]} the colour of each row: the truth, then the techniques */
+    this.colors = [];
+    /** @type {number[]} */
+    this.colors32 = [];
+    this.settled = false;
+    /** @type {ImageData | null} the stress view's pixels */
+    this.image = null;
+    this.pixels = new Uint32Array(0);
     this.resize();
     new ResizeObserver(() => this.resize()).observe(canvas);
     canvas.addEventListener('click', (e) => this.click(e));
@@ -52,7 +73,12 @@ export class View {
     this.dpr = dpr;
   }
 
-  /** reset starts a new run: techniques in row order, entity count, pose stride. */
+  /**
+   * reset starts a new run: techniques in row order, entity count, pose stride.
+   * @param {string[]} techs
+   * @param {number} entities
+   * @param {number} stride
+   */
   reset(techs, entities, stride) {
     this.techs = techs;
     this.entities = entities;
@@ -69,13 +95,18 @@ export class View {
     this.settled = false; // the camera jumps to the new run
   }
 
+  /** @param {number} i */
   setFocus(i) {
     this.focus = i;
     this.packets = [];
     if (this.tracked === 1) this.trailLen = 0;
   }
 
-  /** update takes a new frame's poses (interplab.poses) and, if trail, extends the trails. */
+  /**
+   * update takes a new frame's poses (interplab.poses) and, if trail, extends the trails.
+   * @param {Float32Array} poses
+   * @param {boolean} trail
+   */
   update(poses, trail) {
     this.poses = poses;
     if (!trail) return;
@@ -94,7 +125,13 @@ export class View {
     this.trailLen = Math.min(this.trailLen + 1, TRAIL);
   }
 
-  /** addPackets takes n packet records (interplab.timeline layout) of the focus entity. */
+  /**
+   * addPackets takes n packet records (interplab.timeline layout) of the focus entity.
+   * @param {Float64Array} pk
+   * @param {number} n
+   * @param {number} stride
+   * @param {number} now
+   */
   addPackets(pk, n, stride, now) {
     for (let i = 0; i < n; i++) {
       const o = i * stride;
@@ -104,6 +141,7 @@ export class View {
     if (old > 0) this.packets.splice(0, old);
   }
 
+  /** @param {number} f */
   zoom(f) {
     this.mode = 'follow';
     this.scale = Math.min(2000, Math.max(0.05, this.scale * f));
@@ -152,15 +190,20 @@ export class View {
     this.settled = true;
   }
 
+  /** @param {number} x */
   sx(x) {
     return this.canvas.width / 2 + (x - this.cx) * this.scale;
   }
 
+  /** @param {number} y */
   sy(y) {
     return this.canvas.height / 2 - (y - this.cy) * this.scale;
   }
 
-  /** draw renders the latest frame at server time now. */
+  /**
+   * draw renders the latest frame at server time now.
+   * @param {number} now
+   */
   draw(now) {
     if (this.entities === 0 || this.poses.length === 0) return;
     this.camera();
@@ -222,6 +265,7 @@ export class View {
     ctx.fillText(step >= 1 ? `${step} m` : `${Math.round(step * 100)} cm`, x + len + 6 * d, y);
   }
 
+  /** @param {number} now */
   drawPackets(now) {
     const ctx = this.ctx;
     const d = this.dpr;
@@ -321,7 +365,10 @@ export class View {
     this.drawFocus(rad);
   }
 
-  // drawFocus rings the focus entity's ground truth and writes its number.
+  /**
+   * drawFocus rings the focus entity's ground truth and writes its number.
+   * @param {number} rad
+   */
   drawFocus(rad) {
     const ctx = this.ctx;
     const d = this.dpr;
@@ -349,6 +396,7 @@ export class View {
       this.image = this.ctx.createImageData(w, h);
       this.pixels = new Uint32Array(this.image.data.buffer);
     }
+    const image = this.image;
     const px = this.pixels;
     px.fill(rgba32(BG));
     const p = this.poses;
@@ -371,10 +419,11 @@ export class View {
         px[i + w + 1] = c;
       }
     }
-    this.ctx.putImageData(this.image, 0, 0);
+    this.ctx.putImageData(image, 0, 0);
     this.drawFocus(6 * this.dpr);
   }
 
+  /** @param {MouseEvent} e */
   click(e) {
     const rect = this.canvas.getBoundingClientRect();
     const x = (e.clientX - rect.left) * this.dpr;
@@ -393,14 +442,21 @@ export class View {
     if (best >= 0) this.onFocus(best);
   }
 
-  /** screenOf returns where entity e of row r is drawn, in CSS pixels (for tests). */
+  /**
+   * screenOf returns where entity e of row r is drawn, in CSS pixels (for tests).
+   * @param {number} r
+   * @param {number} e
+   */
   screenOf(r, e) {
     const o = (r * this.entities + e) * this.stride;
     return { x: this.sx(this.poses[o]) / this.dpr, y: this.sy(this.poses[o + 1]) / this.dpr };
   }
 }
 
-// niceStep returns 1, 2 or 5 × 10^k, the smallest at least min.
+/**
+ * niceStep returns 1, 2 or 5 × 10^k, the smallest at least min.
+ * @param {number} min
+ */
 function niceStep(min) {
   const k = Math.pow(10, Math.floor(Math.log10(min)));
   for (const m of [1, 2, 5, 10]) {

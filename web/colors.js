@@ -1,10 +1,16 @@
+// @ts-check
 // colors.js gives each technique its colour. The colours are defined once,
 // in style.css (--tech-NAME, and --truth for the ground truth), so the
 // picker, the legend, the metrics and the canvas agree.
 
+/** @type {Map<string, string>} */
 const cache = new Map();
 
-/** techColor returns the CSS colour of technique name ('truth' for the ghost). */
+/**
+ * techColor returns the CSS colour of technique name ('truth' for the ghost).
+ * @param {string} name
+ * @returns {string}
+ */
 export function techColor(name) {
   let c = cache.get(name);
   if (!c) {
@@ -15,7 +21,11 @@ export function techColor(name) {
   return c;
 }
 
-/** rgba32 packs a #rrggbb colour as an opaque pixel of an ImageData's Uint32Array view. */
+/**
+ * rgba32 packs a #rrggbb colour as an opaque pixel of an ImageData's Uint32Array view.
+ * @param {string} hex
+ * @returns {number}
+ */
 export function rgba32(hex) {
   const n = parseInt(hex.slice(1, 7), 16);
   const r = (n >> 16) & 255;

@@ -1,12 +1,16 @@
+// @ts-check
 // controls.js reads and writes the parameter controls that the server
 // rendered from the engine's parameter table. Every control carries its
 // vocabulary name as its name attribute; values cross this module in stored
 // units (seconds, fractions, an index for an enum, a bit mask for a set).
 
+/** @typedef {import('./types/interplab').Param} Param */
+/** @typedef {HTMLInputElement | HTMLSelectElement} Control */
+
 export class Controls {
   /**
    * @param {HTMLFormElement} form the form holding one control per parameter
-   * @param {object[]} params the engine's parameter table (interplab.params())
+   * @param {Param[]} params the engine's parameter table (interplab.params())
    */
   constructor(form, params) {
     this.form = form;
@@ -14,23 +18,40 @@ export class Controls {
     this.byName = new Map(params.map((p) => [p.name, p]));
   }
 
-  /** inputs returns the elements named name (several for a set). */
+  /**
+   * inputs returns the controls named name (several for a set).
+   * @param {string} name
+   * @returns {Control[]}
+   */
   inputs(name) {
-    return [...this.form.querySelectorAll(`[name="${name}"]`)];
+    return [...this.form.querySelectorAll(`[name="${name}"]`)].filter(
+      (el) => el instanceof HTMLInputElement || el instanceof HTMLSelectElement);
   }
 
-  /** value returns the control's value for parameter p, in stored units. */
+  /**
+   * checked tells whether a control is a ticked check box or radio button.
+   * @param {Control} el
+   */
+  static checked(el) {
+    return el instanceof HTMLInputElement && el.checked;
+  }
+
+  /**
+   * value returns the control's value for parameter p, in stored units.
+   * @param {Param} p
+   * @returns {number}
+   */
   value(p) {
     const els = this.inputs(p.name);
     switch (p.kind) {
       case 'bool':
-        return els[0].checked ? 1 : 0;
+        return Controls.checked(els[0]) ? 1 : 0;
       case 'enum':
         return p.choices.indexOf(els[0].value);
       case 'set': {
         let mask = 0;
         for (const el of els) {
-          if (el.checked) mask |= 1 << p.choices.indexOf(el.value);
+          if (Controls.checked(el)) mask |= 1 << p.choices.indexOf(el.value);
         }
         return mask;
       }
@@ -44,19 +65,26 @@ export class Controls {
     return Float64Array.from(this.params, (p) => this.value(p));
   }
 
-  /** setValue shows v (stored units) in parameter name's control. */
+  /**
+   * setValue shows v (stored units) in parameter name's control.
+   * @param {string} name
+   * @param {number} v
+   */
   setValue(name, v) {
     const p = this.byName.get(name);
+    if (!p) return;
     const els = this.inputs(name);
     switch (p.kind) {
       case 'bool':
-        els[0].checked = v !== 0;
+        if (els[0] instanceof HTMLInputElement) els[0].checked = v !== 0;
         break;
       case 'enum':
         els[0].value = p.choices[v];
         break;
       case 'set':
-        for (const el of els) el.checked = (v & (1 << p.choices.indexOf(el.value))) !== 0;
+        for (const el of els) {
+          if (el instanceof HTMLInputElement) el.checked = (v & (1 << p.choices.indexOf(el.value))) !== 0;
+        }
         break;
       default:
         els[0].value = String(v);
@@ -64,7 +92,10 @@ export class Controls {
     this.show(name);
   }
 
-  /** show refreshes the value shown beside a numeric control, in display units. */
+  /**
+   * show refreshes the value shown beside a numeric control, in display units.
+   * @param {string} name
+   */
   show(name) {
     const el = this.inputs(name)[0];
     const out = document.getElementById('o-' + name);
@@ -76,6 +107,8 @@ export class Controls {
   /**
    * mark flags a control whose value the engine refused (message) or clears
    * the flag (message "").
+   * @param {string} name
+   * @param {string} message
    */
   mark(name, message) {
     const field = this.inputs(name)[0]?.closest('.field');
@@ -87,22 +120,26 @@ export class Controls {
    * parameters that do not restart the run report while they move; the
    * others report when released, so dragging does not restart the run at
    * every pixel.
+   * @param {(name: string, value: number) => void} onChange
    */
   listen(onChange) {
     this.form.addEventListener('submit', (e) => e.preventDefault());
+    /** @param {Event} e */
     const report = (e) => {
-      const name = e.target.name;
+      const el = e.target;
+      if (!(el instanceof HTMLInputElement || el instanceof HTMLSelectElement)) return;
+      const name = el.name;
       const p = this.byName.get(name);
       if (!p) return;
       const live = e.type === 'input';
-      const isSlider = e.target.type === 'range';
+      const isSlider = el.type === 'range';
       if (isSlider) this.show(name);
       if (live && !(isSlider && !p.restart)) return;
       if (!live && isSlider && !p.restart) return; // already reported while moving
-      if (e.target.type === 'number' && e.target.value === '') return; // being typed
-      if (e.target.type === 'number' && !e.target.checkValidity()) {
+      if (el.type === 'number' && el.value === '') return; // being typed
+      if (el.type === 'number' && !el.checkValidity()) {
         // Let the engine word the error, as for a link.
-        onChange(name, Number(e.target.value));
+        onChange(name, Number(el.value));
         return;
       }
       onChange(name, this.value(p));

@@ -1,13 +1,15 @@
+// @ts-check
 // joblinks.js keeps the lab page's "Sweep…" and "Tune…" links on the
 // current settings: /sweep and /tune take them as a q: base ref.
 
 /**
  * initJobLinks updates the links after every change of the settings.
- * @param {object} page the lab: query() (the share query, undefined while
- *   the link has errors), watch(f) (f() after every change)
+ * @param {{query: () => string | undefined, watch: (f: () => void) => void}} page
+ *   the lab: query() (the share query, undefined while the link has errors),
+ *   watch(f) (f() after every change)
  */
 export function initJobLinks(page) {
-  const links = [...document.querySelectorAll('#sweep-link, #tune-link')];
+  const links = [...document.querySelectorAll('a#sweep-link, a#tune-link')].filter((a) => a instanceof HTMLAnchorElement);
   const update = () => {
     const query = page.query();
     if (query === undefined) return; // the server's href has the state shown

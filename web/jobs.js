@@ -1,34 +1,53 @@
+// @ts-check
 // jobs.js runs the sweep (/sweep) and tuner (/tune) pages: it starts a job
 // from the form (POST /api/sweeps or /api/tunes), follows its progress over
-// the job's WebSocket (protocol in cmd/lab/jobs.go), cancels it, and draws
-// the charts the server renders (GET {page}/chart, ECharts options).
+// the job's WebSocket (protocol in cmd/lab/internal/jobs/ws.go), cancels
+// it, and draws the charts the server renders (GET {page}/chart, ECharts
+// options).
 
-const $ = (id) => document.getElementById(id);
-const form = $('job-form');
+import { byId, maybeId } from './dom.js';
+
+/**
+ * @typedef {import('./types/interplab').JobStatus} JobStatus
+ * @typedef {import('./types/interplab').JobAccepted} JobAccepted
+ * @typedef {import('./types/interplab').ApiError} ApiError
+ * @typedef {{name: string, min: string, max: string, steps: number}} AxisRequest
+ */
+
+const form = byId('job-form', HTMLFormElement);
 const kind = form.dataset.kind;
-const box = $('job');
+const box = byId('job', HTMLElement);
+const progress = byId('progress', HTMLProgressElement);
+const progressText = byId('progress-text', HTMLElement);
+const cancel = byId('cancel', HTMLButtonElement);
+const start = byId('start', HTMLButtonElement);
 const CHART_EVERY_MS = 500; // partial charts are fetched at most this often
 
 // request builds the job's JSON from the form.
 function request() {
   const f = new FormData(form);
-  const val = (name) => (f.get(name) ?? '').toString().trim();
-  const int = (name) => (val(name) === '' ? 0 : Number(val(name)));
+  const val = (/** @type {string} */ name) => (f.get(name) ?? '').toString().trim();
+  const int = (/** @type {string} */ name) => (val(name) === '' ? 0 : Number(val(name)));
   if (kind === 'sweep') {
-    const axis = (a) => ({ name: val(a + '.name'), min: val(a + '.min'), max: val(a + '.max'), steps: int(a + '.steps') });
+    /** @returns {AxisRequest} */
+    const axis = (/** @type {string} */ a) => ({ name: val(a + '.name'), min: val(a + '.min'), max: val(a + '.max'), steps: int(a + '.steps') });
+    /** @type {{technique: string, base: string, x: AxisRequest, y?: AxisRequest, metric: string}} */
     const req = { technique: val('technique'), base: val('base'), x: axis('x'), metric: val('metric') };
     if (val('y.name') !== '') req.y = axis('y');
     return req;
   }
+  /** @type {Record<string, number>} */
   const weights = {};
   for (const n of ['errP95', 'addedLatency', 'snaps', 'underrun']) weights[n] = Number(val('weights.' + n) || 0);
+  /** @type {{metric: string, max: number}[]} */
   const constraints = [];
   const metrics = form.querySelectorAll('select[name="constraint.metric"]');
   const maxes = form.querySelectorAll('input[name="constraint.max"]');
   metrics.forEach((sel, i) => {
-    if (sel.value === '') return;
-    const scale = Number(sel.selectedOptions[0].dataset.scale) || 1;
-    constraints.push({ metric: sel.value, max: Number(maxes[i].value) / scale });
+    const max = maxes[i];
+    if (!(sel instanceof HTMLSelectElement) || !(max instanceof HTMLInputElement) || sel.value === '') return;
+    const scale = Number(sel.selectedOptions[0]?.dataset.scale) || 1;
+    constraints.push({ metric: sel.value, max: Number(max.value) / scale });
   });
   return {
     technique: val('technique'), base: val('base'), motions: f.getAll('motions').map(String),
@@ -36,10 +55,14 @@ function request() {
   };
 }
 
-// showError shows a refused request and marks the input of its field (a
-// setting of the base marks the base).
+/**
+ * showError shows a refused request and marks the input of its field (a
+ * setting of the base marks the base).
+ * @param {string} text
+ * @param {string} [field]
+ */
 function showError(text, field) {
-  const p = $('job-error');
+  const p = byId('job-error', HTMLElement);
   p.textContent = text;
   p.hidden = !text;
   p.dataset.field = field || '';
@@ -48,25 +71,29 @@ function showError(text, field) {
   if (field === 'points') field = 'x.steps';
   // constraints are only counted among the rows that are set
   const el = form.querySelector(`[data-field="${CSS.escape(field)}"]`) ?? form.querySelector('[data-field="base"]');
+  if (!(el instanceof HTMLElement)) return;
   el.setAttribute('aria-invalid', 'true');
   el.focus();
 }
 
+/** @param {Pick<JobStatus, 'state' | 'done' | 'total' | 'error'>} st */
 function setState(st) {
   box.hidden = false;
   box.dataset.state = st.state;
-  $('progress').max = st.total || 1;
-  $('progress').value = st.done;
-  $('progress-text').textContent = `${st.done} / ${st.total} · ${st.state}` + (st.error ? ': ' + st.error : '');
-  $('cancel').hidden = st.state !== 'running';
-  const csv = $('csv');
+  progress.max = st.total || 1;
+  progress.value = st.done;
+  progressText.textContent = `${st.done} / ${st.total} · ${st.state}` + (st.error ? ': ' + st.error : '');
+  cancel.hidden = st.state !== 'running';
+  const csv = maybeId('csv', HTMLAnchorElement);
   if (csv) csv.hidden = st.state === 'running';
-  $('start').disabled = st.state === 'running';
+  start.disabled = st.state === 'running';
 }
 
 // chart draws the options from url into the chart element id.
 let lastChart = 0;
+/** @type {ReturnType<typeof setTimeout> | null} */
 let chartTimer = null;
+/** @param {boolean} force */
 async function drawChart(force) {
   if (kind !== 'sweep' || !box.dataset.chart) return;
   const wait = lastChart + CHART_EVERY_MS - Date.now();
@@ -75,11 +102,11 @@ async function drawChart(force) {
     return;
   }
   lastChart = Date.now();
-  const url = box.dataset.chart + '?metric=' + encodeURIComponent($('metric').value);
+  const url = box.dataset.chart + '?metric=' + encodeURIComponent(byId('metric', HTMLSelectElement).value);
   const res = await fetch(url);
   if (!res.ok) return;
   const { option } = await res.json();
-  const el = $('sweep-chart');
+  const el = byId('sweep-chart', HTMLElement);
   const chart = echarts.getInstanceByDom(el) ?? echarts.init(el, null, { renderer: 'canvas' });
   chart.setOption(option, true);
   el.dataset.drawn = String(option.series?.[0]?.data?.length ?? 0);
@@ -91,6 +118,7 @@ function watch() {
   const ws = new WebSocket(proto + '//' + location.host + box.dataset.ws);
   let ended = false;
   ws.onmessage = (ev) => {
+    /** @type {JobStatus} */
     const msg = JSON.parse(ev.data);
     setState(msg);
     if (msg.type === 'progress' && msg.items?.length) {
@@ -100,71 +128,83 @@ function watch() {
     if (msg.type === 'end') {
       ended = true;
       ws.close();
-      if (kind === 'tune' && msg.state !== 'failed') location.replace(box.dataset.page);
+      if (kind === 'tune' && msg.state !== 'failed') location.replace(box.dataset.page ?? '');
       else drawChart(true);
     }
   };
   ws.onclose = () => {
     if (!ended) showError('lost the connection to the server; reload to see the job', '');
   };
-  $('cancel').onclick = async () => {
-    $('cancel').disabled = true;
+  cancel.onclick = async () => {
+    cancel.disabled = true;
     await fetch(`/api/jobs/${box.dataset.id}/cancel`, { method: 'POST' });
-    $('cancel').disabled = false;
+    cancel.disabled = false;
   };
 }
 
 let bestCost = Infinity;
+/** @param {unknown[]} items the tuner's candidates, as server/tune.go tuneItem */
 function showBest(items) {
-  for (const it of items) if (it.feasible) bestCost = Math.min(bestCost, it.cost);
-  if (bestCost < Infinity) $('progress-text').textContent += ` · least feasible cost ${bestCost.toPrecision(4)}`;
+  for (const it of /** @type {{feasible: boolean, cost: number}[]} */ (items)) if (it.feasible) bestCost = Math.min(bestCost, it.cost);
+  if (bestCost < Infinity) progressText.textContent += ` · least feasible cost ${bestCost.toPrecision(4)}`;
 }
 
 form.addEventListener('submit', async (ev) => {
   ev.preventDefault();
   showError('', '');
-  $('start').disabled = true;
+  start.disabled = true;
   let res;
   try {
-    res = await fetch(form.dataset.api, {
+    res = await fetch(form.dataset.api ?? '', {
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request()),
     });
   } catch (err) {
-    $('start').disabled = false;
-    showError('could not reach the server: ' + err.message, '');
+    start.disabled = false;
+    showError('could not reach the server: ' + (err instanceof Error ? err.message : err), '');
     return;
   }
-  const body = await res.json();
   if (res.status !== 202) {
-    $('start').disabled = false;
+    /** @type {ApiError} */
+    const body = await res.json();
+    start.disabled = false;
     showError(body.error, body.field);
     return;
   }
+  /** @type {JobAccepted} */
+  const body = await res.json();
   history.pushState(null, '', body.page);
   Object.assign(box.dataset, { id: body.id, ws: body.ws, page: body.page, chart: body.page + '/chart', state: 'running' });
-  const csv = $('csv');
+  const csv = maybeId('csv', HTMLAnchorElement);
   if (csv) csv.href = body.page + '/data.csv';
-  $('tune-result')?.remove();
+  document.getElementById('tune-result')?.remove();
   setState({ state: 'running', done: 0, total: body.total });
   watch();
 });
 
 // The axis inputs start at a parameter's whole range when it is chosen.
 for (const sel of form.querySelectorAll('select.axis-name')) {
+  if (!(sel instanceof HTMLSelectElement)) continue;
   const axis = sel.name.split('.')[0];
+  /** @param {string} name */
+  const input = (name) => {
+    const el = form.elements.namedItem(axis + '.' + name);
+    return el instanceof HTMLInputElement ? el : null;
+  };
   const unit = () => {
     const o = sel.selectedOptions[0];
-    form.querySelector(`[data-unit-of="${axis}"]`).textContent = o?.dataset.unit ? 'unit: ' + o.dataset.unit : '';
+    const shown = form.querySelector(`[data-unit-of="${axis}"]`);
+    if (shown) shown.textContent = o?.dataset.unit ? 'unit: ' + o.dataset.unit : '';
   };
   sel.addEventListener('change', () => {
     const o = sel.selectedOptions[0];
-    form.elements[axis + '.min'].value = o.dataset.min ?? '';
-    form.elements[axis + '.max'].value = o.dataset.max ?? '';
-    form.elements[axis + '.steps'].value = o.dataset.steps ?? '';
+    for (const name of ['min', 'max', 'steps']) {
+      const el = input(name);
+      if (el) el.value = o?.dataset[name] ?? '';
+    }
     unit();
   });
   unit();
 }
 
-$('metric')?.addEventListener('change', () => drawChart(true));
+maybeId('metric', HTMLSelectElement)?.addEventListener('change', () => drawChart(true));
 if (box.dataset.state === 'running') watch();

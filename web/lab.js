@@ -1,3 +1,4 @@
+// @ts-check
 // lab.js is the page's glue: it starts the engine with the values of the
 // controls, runs it once per animation frame, hands each frame to the view,
 // the timeline and the metrics panel, applies every control change on the
@@ -16,8 +17,15 @@ import { techColor } from './colors.js';
 import { initSession } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
+import { byId, maybeId } from './dom.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * @typedef {import('./types/interplab').Interplab} Interplab
+ * @typedef {import('./types/interplab').Param} Param
+ * @typedef {{name: string, flat: Float64Array, names: string[], fixed?: Map<string, number>}} Replay
+ *   a recorded trace the page replays (replay.js), with the values it fixes
+ */
+
 const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
 // MAX_DT caps the simulated time one animation frame advances, s: when the
 // engine cannot keep up (thousands of entities) the run slows down instead
@@ -26,23 +34,25 @@ const MAX_DT = 0.05;
 
 class Lab {
   /**
-   * @param {object} engine the interplab object
-   * @param {object|null} replay the trace to replay (see loadReplay), or null
+   * @param {Interplab} engine the interplab object
+   * @param {Replay | null} replay the trace to replay (see loadReplay), or null
    * @param {string[]} replayErrors why a requested replay could not start
    */
   constructor(engine, replay, replayErrors) {
     this.engine = engine;
     this.replay = replay;
     this.params = engine.params();
-    this.controls = new Controls($('controls'), this.params);
-    this.view = new View($('view'), (i) => this.setFocus(i));
-    this.timeline = new Timeline($('timeline'), engine);
-    this.metrics = new MetricsPanel($('metrics'), engine.metricFields());
-    this.pending = new Map(); // name → {v, error}: a value the engine refused, retried after each change
+    this.controls = new Controls(byId('controls', HTMLFormElement), this.params);
+    this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
+    this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
+    this.metrics = new MetricsPanel(byId('metrics', HTMLTableElement), engine.metricFields());
+    /** @type {Map<string, {v: number, error: string}>} a value the engine refused, retried after each change */
+    this.pending = new Map();
+    /** @type {string[]} */
     this.runErrors = [];
     this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent).concat(replayErrors);
-    this.preset = $('preset').value;
-    this.base = presetValues(engine, this.params, $('preset').selectedOptions[0]?.dataset.query ?? '');
+    this.preset = byId('preset', HTMLSelectElement).value;
+    this.base = presetValues(engine, this.params, byId('preset', HTMLSelectElement).selectedOptions[0]?.dataset.query ?? '');
     this.paused = false;
     this.speed = 1;
     this.focus = 0;
@@ -51,8 +61,19 @@ class Lab {
     this.pk = new Float64Array(1024 * engine.packetStride);
     this.fr = new Float64Array(1024 * engine.frameStride);
     this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
+    /** @type {((now: number, stepMs: number, drawMs: number, stepped: number) => void)[]} */
     this.samplers = [];
-    this.watchers = []; // called after every change of the settings
+    /** @type {(() => void)[]} called after every change of the settings */
+    this.watchers = [];
+    /** @type {string[]} */
+    this.techs = [];
+    this.entities = 0;
+    this.values = new Float64Array(0);
+    this.lastFrames = 0;
+    /** @type {string | undefined} the share query of the state shown; undefined until it is known */
+    this.query = undefined;
+    /** @type {number | undefined} entities before the stress view raised them */
+    this.beforeStress = undefined;
   }
 
   start() {
@@ -67,15 +88,19 @@ class Lab {
     document.documentElement.dataset.ready = '1';
   }
 
-  // create starts a new run from values; if the engine refuses them it says
-  // why and runs the preset instead, so the page is never empty.
+  /**
+   * create starts a new run from values; if the engine refuses them it says
+   * why and runs the preset instead, so the page is never empty.
+   * @param {Float64Array} values
+   */
   create(values) {
-    const run = (v) => (this.replay ? this.engine.createReplay(v, this.replay.flat) : this.engine.create(v));
+    const replay = this.replay;
+    const run = (/** @type {Float64Array} */ v) => (replay ? this.engine.createReplay(v, replay.flat) : this.engine.create(v));
     const err = run(values);
     this.runErrors = err ? [err] : [];
     if (err && run(this.base) === '') values = this.base;
     this.values = Float64Array.from(values);
-    if (this.replay) {
+    if (this.replay?.fixed) {
       // What the trace fixes is the trace's, whatever values held.
       for (const [name, v] of this.replay.fixed) {
         this.values[this.params.findIndex((p) => p.name === name)] = v;
@@ -103,6 +128,11 @@ class Lab {
     this.showMetrics();
   }
 
+  /**
+   * change applies a designer's change of parameter name to v.
+   * @param {string} name
+   * @param {number} v
+   */
   change(name, v) {
     const r = this.engine.set(name, v);
     const i = this.params.findIndex((p) => p.name === name);
@@ -135,8 +165,11 @@ class Lab {
   // fixReplayControls records the values the server showed for the
   // parameters the trace fixes, and disables their controls with a note.
   fixReplayControls() {
+    const replay = this.replay;
+    if (!replay) return;
+    /** @type {Map<string, number>} */
     const fixed = new Map();
-    for (const name of this.replay.names) {
+    for (const name of replay.names) {
       const p = this.params.find((q) => q.name === name);
       if (!p) continue;
       fixed.set(name, this.controls.value(p));
@@ -146,12 +179,12 @@ class Lab {
         field.classList.add('fixed');
         field.append(Object.assign(document.createElement('p'), {
           className: 'trace-fixed',
-          textContent: `from the trace ${this.replay.name}`,
+          textContent: `from the trace ${replay.name}`,
         }));
       }
     }
-    this.replay.fixed = fixed;
-    $('stress').disabled = true; // it changes entities
+    replay.fixed = fixed;
+    byId('stress', HTMLInputElement).disabled = true; // it changes entities
   }
 
   updateURL() {
@@ -159,48 +192,53 @@ class Lab {
     if (this.replay) {
       // The address names the trace and leaves out what the trace fixes.
       const shown = Float64Array.from(this.values);
-      for (const name of this.replay.fixed.keys()) {
+      for (const name of this.replay.fixed?.keys() ?? []) {
         const i = this.params.findIndex((p) => p.name === name);
         shown[i] = this.base[i];
       }
       const rest = shareQuery(this.engine, this.params, this.preset, this.base, shown);
       mirror('trace=' + encodeURIComponent(this.replay.name) + (rest ? '&' + rest : ''));
-      $('trace-leave')?.setAttribute('href', '/?' + q);
+      maybeId('trace-leave', HTMLAnchorElement)?.setAttribute('href', '/?' + q);
     } else {
       mirror(q);
     }
-    for (const a of document.querySelectorAll('a.export')) a.href = exportURL(a.dataset.format, q);
+    for (const a of document.querySelectorAll('a.export')) {
+      if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', q);
+    }
     this.query = q;
     for (const f of this.watchers) f();
   }
 
   renderErrors() {
     const list = [...this.linkErrors, ...this.runErrors, ...[...this.pending.values()].map((p) => p.error)];
-    const box = $('errors');
-    $('error-list').replaceChildren(...list.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
-    box.querySelector('strong').textContent = this.linkErrors.length
+    const box = byId('errors', HTMLElement);
+    byId('error-list', HTMLElement).replaceChildren(...list.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
+    const title = box.querySelector('strong');
+    if (title) title.textContent = this.linkErrors.length
       ? 'This link has settings the lab cannot use:'
       : 'The engine refused:';
     box.hidden = list.length === 0;
   }
 
+  /** @param {HTMLOptionElement} opt */
   choosePreset(opt) {
     this.preset = opt.value;
     this.base = presetValues(this.engine, this.params, opt.dataset.query ?? '');
     this.params.forEach((p, i) => this.controls.setValue(p.name, this.base[i]));
     for (const p of this.params) this.controls.mark(p.name, '');
     this.linkErrors = [];
-    $('preset-doc').textContent = opt.dataset.doc ?? '';
+    byId('preset-doc', HTMLElement).textContent = opt.dataset.doc ?? '';
     this.create(this.controls.values());
     this.updateURL();
   }
 
+  /** @param {number} i */
   setFocus(i) {
     this.focus = i;
     this.engine.setFocus(i);
     this.view.setFocus(i);
     this.timeline.clear();
-    $('focus').textContent = String(i);
+    byId('focus', HTMLElement).textContent = String(i);
   }
 
   // pull copies the latest frame out of the engine.
@@ -225,7 +263,7 @@ class Lab {
       this.engine.metrics(this.metricValues);
     }
     this.metrics.show(this.metricValues);
-    $('clock').textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
+    byId('clock', HTMLElement).textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
   }
 
   draw() {
@@ -235,6 +273,7 @@ class Lab {
     return performance.now() - t0;
   }
 
+  /** @param {number} now */
   frame(now) {
     const p = this.perf;
     const real = p.last ? (now - p.last) / 1000 : 0;
@@ -257,15 +296,18 @@ class Lab {
     if (now - p.panel > PANEL_EVERY) {
       p.panel = now;
       this.showMetrics();
-      $('perf').textContent =
+      byId('perf', HTMLElement).textContent =
         `step ${p.step.toFixed(2)} ms · draw ${p.draw.toFixed(2)} ms · ${p.fps.toFixed(0)} fps · ` +
         `${this.entities} × ${this.techs.length}`;
     }
     requestAnimationFrame((t) => this.frame(t));
   }
 
-  // advance renders exactly n more frames, stepping a quarter frame at a
-  // time so that no frame is skipped whatever the rounding.
+  /**
+   * advance renders exactly n more frames, stepping a quarter frame at a
+   * time so that no frame is skipped whatever the rounding.
+   * @param {number} n
+   */
   advance(n) {
     const e = this.engine;
     const rate = this.values[this.params.findIndex((p) => p.name === 'renderRate')];
@@ -277,15 +319,16 @@ class Lab {
     return e.frames();
   }
 
+  /** @param {boolean} on */
   setPaused(on) {
     this.paused = on;
-    $('pause').textContent = on ? 'Play' : 'Pause';
-    $('pause').classList.toggle('on', on);
+    byId('pause', HTMLButtonElement).textContent = on ? 'Play' : 'Pause';
+    byId('pause', HTMLButtonElement).classList.toggle('on', on);
   }
 
   legend() {
     const items = [['truth', 'ground truth'], ...this.techs.map((t) => [t, t])];
-    $('legend').replaceChildren(...items.map(([c, label]) => {
+    byId('legend', HTMLElement).replaceChildren(...items.map(([c, label]) => {
       const s = document.createElement('span');
       s.className = 'legend-item' + (c === 'truth' ? ' truth' : '');
       s.style.setProperty('--c', techColor(c));
@@ -295,31 +338,34 @@ class Lab {
   }
 
   wire() {
-    $('preset').addEventListener('change', (e) => this.choosePreset(e.target.selectedOptions[0]));
-    $('pause').addEventListener('click', () => this.setPaused(!this.paused));
-    $('step').addEventListener('click', () => {
+    const preset = byId('preset', HTMLSelectElement);
+    preset.addEventListener('change', () => this.choosePreset(preset.selectedOptions[0]));
+    byId('pause', HTMLButtonElement).addEventListener('click', () => this.setPaused(!this.paused));
+    byId('step', HTMLButtonElement).addEventListener('click', () => {
       this.setPaused(true);
       this.advance(1);
     });
-    $('restart').addEventListener('click', () => {
+    byId('restart', HTMLButtonElement).addEventListener('click', () => {
       this.engine.restart();
       this.restarted();
     });
-    $('speed').addEventListener('input', (e) => {
-      this.speed = Number(e.target.value);
-      $('speed-out').textContent = this.speed.toFixed(2) + '×';
+    const speed = byId('speed', HTMLInputElement);
+    speed.addEventListener('input', () => {
+      this.speed = Number(speed.value);
+      byId('speed-out', HTMLElement).textContent = this.speed.toFixed(2) + '×';
     });
-    $('zoom-in').addEventListener('click', () => this.view.zoom(1.5));
-    $('zoom-out').addEventListener('click', () => this.view.zoom(1 / 1.5));
-    $('zoom-fit').addEventListener('click', () => this.view.fit());
-    $('stress').addEventListener('change', (e) => this.stress(e.target.checked));
-    $('copy-link').addEventListener('click', () => this.copyLink());
+    byId('zoom-in', HTMLButtonElement).addEventListener('click', () => this.view.zoom(1.5));
+    byId('zoom-out', HTMLButtonElement).addEventListener('click', () => this.view.zoom(1 / 1.5));
+    byId('zoom-fit', HTMLButtonElement).addEventListener('click', () => this.view.fit());
+    const stress = byId('stress', HTMLInputElement);
+    stress.addEventListener('change', () => this.stress(stress.checked));
+    byId('copy-link', HTMLButtonElement).addEventListener('click', () => this.copyLink());
     document.addEventListener('keydown', (e) => {
-      if (e.target.closest('input, select, textarea, button, a') || e.ctrlKey || e.metaKey || e.altKey) return;
+      if ((e.target instanceof Element && e.target.closest('input, select, textarea, button, a')) || e.ctrlKey || e.metaKey || e.altKey) return;
       const act = {
         ' ': () => this.setPaused(!this.paused),
-        '.': () => $('step').click(),
-        r: () => $('restart').click(),
+        '.': () => byId('step', HTMLButtonElement).click(),
+        r: () => byId('restart', HTMLButtonElement).click(),
         '+': () => this.view.zoom(1.5),
         '=': () => this.view.zoom(1.5),
         '-': () => this.view.zoom(1 / 1.5),
@@ -332,11 +378,15 @@ class Lab {
     });
   }
 
-  // stress switches to the dot view; with few entities it also raises the
-  // count to the table's maximum, and switching back restores it.
+  /**
+   * stress switches to the dot view; with few entities it also raises the
+   * count to the table's maximum, and switching back restores it.
+   * @param {boolean} on
+   */
   stress(on) {
     this.view.dots = on;
     const p = this.params.find((q) => q.name === 'entities');
+    if (!p) return;
     if (on && this.entities < 1000 && !this.replay) {
       this.beforeStress = this.entities;
       this.controls.setValue('entities', p.max);
@@ -359,7 +409,7 @@ class Lab {
       document.execCommand('copy');
       t.remove();
     }
-    const c = $('copied');
+    const c = byId('copied', HTMLElement);
     c.hidden = false;
     setTimeout(() => (c.hidden = true), 1500);
   }
@@ -374,7 +424,7 @@ class Lab {
         this.engine.restart();
         this.restarted();
       },
-      advance: (n) => this.advance(n),
+      advance: (/** @type {number} */ n) => this.advance(n),
       state: () => ({
         time: this.engine.time(),
         frames: this.engine.frames(),
@@ -386,13 +436,14 @@ class Lab {
       }),
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       poses: () => Array.from(this.poses),
-      pose: (row, e) => {
+      pose: (/** @type {number} */ row, /** @type {number} */ e) => {
         const k = this.engine.poseStride;
         return Array.from(this.poses.subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
       },
-      screen: (row, e) => this.view.screenOf(row, e),
+      screen: (/** @type {number} */ row, /** @type {number} */ e) => this.view.screenOf(row, e),
       metrics: () => {
         this.showMetrics();
+        /** @type {Record<string, Record<string, number>>} */
         const out = {};
         this.techs.forEach((t, i) => {
           out[t] = Object.fromEntries(nf.map((f, j) => [f, this.metricValues[i * nf.length + j]]));
@@ -401,8 +452,9 @@ class Lab {
       },
       // measure samples seconds of animation frames: fps, engine step and
       // draw time per frame.
-      measure: (seconds) => new Promise((resolve) => {
+      measure: (/** @type {number} */ seconds) => new Promise((resolve) => {
         const acc = { start: 0, frames: 0, wall: 0, step: 0, draw: 0, stepMax: 0, simFrames: 0 };
+        /** @type {(now: number, step: number, draw: number, stepped: number) => void} */
         const s = (now, step, draw, stepped) => {
           if (!acc.start) {
             acc.start = now; // the first sample only starts the clock
@@ -435,20 +487,24 @@ class Lab {
   }
 }
 
+/** @param {string} message */
 function fatal(message) {
-  $('error-list').replaceChildren(Object.assign(document.createElement('li'), { textContent: message }));
-  $('errors').querySelector('strong').textContent = 'The lab could not start:';
-  $('errors').hidden = false;
+  byId('error-list', HTMLElement).replaceChildren(Object.assign(document.createElement('li'), { textContent: message }));
+  const box = byId('errors', HTMLElement);
+  const title = box.querySelector('strong');
+  if (title) title.textContent = 'The lab could not start:';
+  box.hidden = false;
 }
 
+/** @type {Interplab} */
 let engine;
 try {
   engine = await loadEngine('/lab.wasm');
 } catch (err) {
-  fatal(err.message);
+  fatal(err instanceof Error ? err.message : String(err));
   throw err;
 }
-const { replay, errors: replayErrors } = await loadReplay($('trace-banner'));
+const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
 const lab = new Lab(engine, replay, replayErrors);
 lab.start();
 initSession({

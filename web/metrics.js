@@ -1,22 +1,30 @@
+// @ts-check
 // metrics.js shows the engine's metrics, one column per technique and one
 // row per metric (engine.MetricFields), in display units. Every metric is
 // best at zero; the best value of each row is highlighted.
 
 import { techColor } from './colors.js';
 
+/** @typedef {import('./types/interplab').MetricField} MetricField */
+
 export class MetricsPanel {
   /**
    * @param {HTMLTableElement} table
-   * @param {object[]} fields interplab.metricFields()
+   * @param {MetricField[]} fields interplab.metricFields()
    */
   constructor(table, fields) {
     this.table = table;
     this.fields = fields;
+    /** @type {string[]} */
     this.techs = [];
+    /** @type {HTMLTableCellElement[][]} cells[metric][technique] */
     this.cells = [];
   }
 
-  /** setTechniques rebuilds the table for the running techniques. */
+  /**
+   * setTechniques rebuilds the table for the running techniques.
+   * @param {string[]} techs
+   */
   setTechniques(techs) {
     this.techs = techs;
     const t = this.table;
@@ -37,9 +45,11 @@ export class MetricsPanel {
       const th = document.createElement('th');
       th.scope = 'row';
       th.title = f.doc;
-      th.innerHTML = `<span></span> <small></small>`;
-      th.firstChild.textContent = f.name;
-      th.lastChild.textContent = f.display;
+      const name = document.createElement('span');
+      name.textContent = f.name;
+      const unit = document.createElement('small');
+      unit.textContent = f.display;
+      th.append(name, ' ', unit);
       row.appendChild(th);
       return techs.map((name) => {
         const td = row.insertCell();
@@ -50,7 +60,10 @@ export class MetricsPanel {
     });
   }
 
-  /** show displays values: per technique, the fields in order (interplab.metrics). */
+  /**
+   * show displays values: per technique, the fields in order (interplab.metrics).
+   * @param {Float64Array} values
+   */
   show(values) {
     const nf = this.fields.length;
     this.fields.forEach((f, j) => {
@@ -73,8 +86,11 @@ export class MetricsPanel {
   }
 }
 
-// formatShown prints a value in display units with about three significant
-// digits and no exponent.
+/**
+ * formatShown prints a value in display units with about three significant
+ * digits and no exponent.
+ * @param {number} x
+ */
 function formatShown(x) {
   if (!Number.isFinite(x)) return '–';
   const a = Math.abs(x);

@@ -1,3 +1,4 @@
+// @ts-check
 // replay.js fetches the recorded trace a page replays (/?trace=NAME): the
 // server marks such a page with a banner (#trace-banner) naming the trace
 // and the parameters the replay takes from it.
@@ -13,7 +14,7 @@
  */
 export async function loadReplay(banner) {
   if (!banner) return { replay: null, errors: [] };
-  const name = banner.dataset.trace;
+  const name = banner.dataset.trace ?? '';
   try {
     const res = await fetch('/api/traces/' + encodeURIComponent(name) + '/flat');
     if (!res.ok) {
@@ -25,6 +26,6 @@ export async function loadReplay(banner) {
     return { replay: { name, flat, names }, errors: [] };
   } catch (err) {
     banner.remove();
-    return { replay: null, errors: [`trace ${name}: cannot load it: ${err.message}`] };
+    return { replay: null, errors: [`trace ${name}: cannot load it: ${err instanceof Error ? err.message : err}`] };
   }
 }

@@ -1,24 +1,39 @@
+// @ts-check
 // session.js adds saved sessions to the lab page: the Save dialog, the
 // Compare link and its picker, and, on a session page (/s/{id}), live sync
 // with every other tab and game on the session (sync.js).
 
+import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * @typedef {import('./types/interplab').Interplab} Interplab
+ * @typedef {import('./types/interplab').Param} Param
+ * @typedef {import('./types/interplab').Revision} Revision
+ * @typedef {import('./types/interplab').Session} SessionJSON
+ * @typedef {import('./types/interplab').ApiError} ApiError
+ * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, query: () => string | undefined,
+ *   set: (name: string, value: number) => void, watch: (f: () => void) => void}} Page
+ *   what the session features need of the lab page
+ * @typedef {{id: string, rev: number, live: boolean}} PageSession the session a page shows
+ * @typedef {{name: string, notes: string, settings: Record<string, number | boolean | string | string[]>}} SaveBody
+ * @typedef {{update: () => void, revisions: (id: string, list: SessionJSON['revisions']) => void}} Compare
+ */
+
 const MAX_COMPARED = 7; // besides the current settings: /compare takes 2 to 8 variants
 
 /**
  * initSession wires the page's session features to the lab.
- * @param {object} page the lab: engine (the interplab object), params,
+ * @param {Page} page the lab: engine (the interplab object), params,
  *   values() (stored units, table order), query() (the share query),
  *   set(name, value) (applied as a designer's change), watch(f) (f() after
  *   every change of the settings)
- * @returns {{session: object|null, sync: Sync|null}}
+ * @returns {{session: PageSession | null, sync: Sync | null}}
  */
 export function initSession(page) {
-  const el = $('session');
+  const el = maybeId('session', HTMLElement);
   const session = el && {
-    id: el.dataset.id,
+    id: el.dataset.id ?? '',
     rev: Number(el.dataset.rev),
     live: el.dataset.live === 'true',
   };
@@ -30,8 +45,8 @@ export function initSession(page) {
       params: page.params,
       values: page.values,
       set: page.set,
-      format: (name, v) => page.engine.format(name, v),
-      parse: (name, text) => page.engine.parse(name, text),
+      format: (/** @type {string} */ name, /** @type {number} */ v) => page.engine.format(name, v),
+      parse: (/** @type {string} */ name, /** @type {string} */ text) => page.engine.parse(name, text),
     };
     sync = new Sync(syncURL(session.id), hooks, {
       state: showState,
@@ -40,17 +55,23 @@ export function initSession(page) {
     }, session.rev);
     sync.start();
   }
+  const s = sync;
   page.watch(() => {
-    sync?.local();
+    s?.local();
     compare.update();
   });
   return { session, sync };
 }
 
-// settingsJSON is the page's settings as the sessions API takes them: the
-// vocabulary's keys, JSON types as in the export.
+/**
+ * settingsJSON is the page's settings as the sessions API takes them: the
+ * vocabulary's keys, JSON types as in the export.
+ * @param {Page} page
+ * @returns {SaveBody['settings']}
+ */
 function settingsJSON(page) {
   const values = page.values();
+  /** @type {SaveBody['settings']} */
   const out = {};
   page.params.forEach((p, i) => {
     const text = page.engine.format(p.name, values[i]);
@@ -71,37 +92,55 @@ function settingsJSON(page) {
   return out;
 }
 
-// wireSave runs the Save dialog: POST a new session on a plain page, PUT a
-// new revision on a session page, over the revision the page has (rev);
-// the API's errors are shown in the dialog, and a save refused because the
-// session moved on (409) opens the conflict view instead of overwriting.
+/**
+ * wireSave runs the Save dialog: POST a new session on a plain page, PUT a
+ * new revision on a session page, over the revision the page has (rev);
+ * the API's errors are shown in the dialog, and a save refused because the
+ * session moved on (409) opens the conflict view instead of overwriting.
+ * @param {Page} page
+ * @param {PageSession | null} session
+ */
 function wireSave(page, session) {
-  const dialog = $('save-dialog');
-  const form = $('save-form');
-  const err = $('save-error');
+  const dialog = byId('save-dialog', HTMLDialogElement);
+  const form = byId('save-form', HTMLFormElement);
+  const err = byId('save-error', HTMLElement);
+  const name = byId('save-name', HTMLInputElement);
+  const notes = byId('save-notes', HTMLTextAreaElement);
+  const submit = byId('save-submit', HTMLButtonElement);
+  /**
+   * @param {string} text
+   * @param {string} field
+   */
   const showError = (text, field) => {
     err.textContent = text;
     err.hidden = text === '';
-    for (const f of ['name', 'notes']) $('save-' + f).toggleAttribute('aria-invalid', field === f);
+    name.toggleAttribute('aria-invalid', field === 'name');
+    notes.toggleAttribute('aria-invalid', field === 'notes');
   };
-  $('save').addEventListener('click', () => {
+  byId('save', HTMLButtonElement).addEventListener('click', () => {
     showError('', '');
     dialog.showModal();
   });
-  $('save-cancel').addEventListener('click', () => dialog.close());
-  // save sends body, a new revision over rev on a session page; it tells
-  // whether the dialog may close.
+  byId('save-cancel', HTMLButtonElement).addEventListener('click', () => dialog.close());
+  /**
+   * save sends body, a new revision over rev on a session page; it tells
+   * whether the dialog may close.
+   * @param {SaveBody} body
+   * @param {number | undefined} rev
+   * @returns {Promise<boolean>}
+   */
   const save = async (body, rev) => {
     const url = session ? '/api/sessions/' + session.id : '/api/sessions';
-    $('save-submit').disabled = true;
+    submit.disabled = true;
     try {
       const resp = await fetch(url, {
         method: session ? 'PUT' : 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify(session ? { ...body, rev } : body),
       });
+      /** @type {Revision & ApiError} */
       const reply = await resp.json().catch(() => ({ error: `${resp.status} ${resp.statusText}` }));
-      if (resp.status === 409 && reply.current) {
+      if (resp.status === 409 && reply.current && session) {
         dialog.close();
         showConflict(page, session, body, reply.current, save);
         return false;
@@ -120,30 +159,41 @@ function wireSave(page, session) {
       showSaved(reply);
       return true;
     } catch (ex) {
-      showError('could not reach the server: ' + ex.message, '');
+      showError('could not reach the server: ' + (ex instanceof Error ? ex.message : ex), '');
       return false;
     } finally {
-      $('save-submit').disabled = false;
+      submit.disabled = false;
     }
   };
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const body = { name: $('save-name').value, notes: $('save-notes').value, settings: settingsJSON(page) };
-    await save(body, session?.rev);
+    await save({ name: name.value, notes: notes.value, settings: settingsJSON(page) }, session?.rev);
   });
 }
 
-// showConflict shows what the latest revision (current) has against what
-// was being saved (mine), setting by setting, with the name and the notes:
-// "Keep mine" saves mine over the latest revision, "Take theirs" puts the
-// latest revision's settings, name and notes in the page.
+/**
+ * showConflict shows what the latest revision (current) has against what
+ * was being saved (mine), setting by setting, with the name and the notes:
+ * "Keep mine" saves mine over the latest revision, "Take theirs" puts the
+ * latest revision's settings, name and notes in the page.
+ * @param {Page} page
+ * @param {PageSession} session
+ * @param {SaveBody} mine
+ * @param {Revision} current
+ * @param {(body: SaveBody, rev: number) => Promise<boolean>} save
+ */
 function showConflict(page, session, mine, current, save) {
-  const dialog = $('conflict-dialog');
-  $('conflict-what').textContent =
+  const dialog = byId('conflict-dialog', HTMLDialogElement);
+  byId('conflict-what', HTMLElement).textContent =
     `Revision ${current.rev} ("${current.name}", ${String(current.time).slice(0, 16).replace('T', ' ')} UTC) ` +
     `was saved after revision ${session.rev}, the one you edited. Nothing was overwritten.`;
-  const rows = $('conflict-rows');
+  const rows = byId('conflict-rows', HTMLTableSectionElement);
   rows.replaceChildren();
+  /**
+   * @param {string} label
+   * @param {string} theirs
+   * @param {string} yours
+   */
   const row = (label, theirs, yours) => {
     const tr = document.createElement('tr');
     const th = document.createElement('th');
@@ -158,7 +208,8 @@ function showConflict(page, session, mine, current, save) {
   };
   if (current.name !== mine.name) row('name', current.name, mine.name);
   if ((current.notes ?? '') !== mine.notes) row('notes', current.notes ?? '', mine.notes);
-  const text = (v) => (Array.isArray(v) ? v.join(',') : String(v));
+  const text = (/** @type {unknown} */ v) => (Array.isArray(v) ? v.join(',') : String(v));
+  /** @type {Param[]} */
   const changed = [];
   for (const p of page.params) {
     const theirs = text(current.settings[p.name]);
@@ -168,41 +219,52 @@ function showConflict(page, session, mine, current, save) {
     }
   }
   if (rows.childElementCount === 0) row('(nothing)', 'the same settings, name and notes', '');
-  $('conflict-mine').textContent = `Keep mine (save over revision ${current.rev})`;
-  $('conflict-mine').onclick = async () => {
+  const keep = byId('conflict-mine', HTMLButtonElement);
+  keep.textContent = `Keep mine (save over revision ${current.rev})`;
+  keep.onclick = async () => {
     dialog.close();
     await save(mine, current.rev);
   };
-  $('conflict-theirs').onclick = () => {
+  byId('conflict-theirs', HTMLButtonElement).onclick = () => {
     for (const p of changed) page.set(p.name, page.engine.parse(p.name, text(current.settings[p.name])).value);
     session.rev = current.rev;
     showSaved(current);
     dialog.close();
   };
-  $('conflict-cancel').onclick = () => dialog.close();
+  byId('conflict-cancel', HTMLButtonElement).onclick = () => dialog.close();
   dialog.showModal();
 }
 
-// showSaved shows a session's saved name and revision in the session bar.
+/**
+ * showSaved shows a session's saved name and revision in the session bar.
+ * @param {Revision} r
+ */
 function showSaved(r) {
-  const el = $('session');
-  el.dataset.rev = r.rev;
+  const el = byId('session', HTMLElement);
+  el.dataset.rev = String(r.rev);
   el.dataset.name = r.name;
-  $('session-rev').textContent = String(r.rev);
-  $('session-name').textContent = r.name;
-  $('session-name').title = r.notes ?? '';
+  byId('session-rev', HTMLElement).textContent = String(r.rev);
+  const name = byId('session-name', HTMLElement);
+  name.textContent = r.name;
+  name.title = r.notes ?? '';
   document.title = r.name + ' · Interp Lab';
-  $('save-name').value = r.name;
-  if (r.notes !== undefined) $('save-notes').value = r.notes;
+  byId('save-name', HTMLInputElement).value = r.name;
+  if (r.notes !== undefined) byId('save-notes', HTMLTextAreaElement).value = r.notes;
 }
 
-// refresh reads the session again after another tab saved it.
+/**
+ * refresh reads the session again after another tab saved it.
+ * @param {PageSession} session
+ * @param {number} rev
+ * @param {Compare} compare
+ */
 async function refresh(session, rev, compare) {
   session.rev = rev;
-  $('session-rev').textContent = String(rev);
+  byId('session-rev', HTMLElement).textContent = String(rev);
   try {
     const resp = await fetch('/api/sessions/' + session.id);
     if (!resp.ok) return;
+    /** @type {SessionJSON} */
     const s = await resp.json();
     showSaved(s);
     compare.revisions(session.id, s.revisions);
@@ -211,12 +273,17 @@ async function refresh(session, rev, compare) {
   }
 }
 
-// wireCompare keeps the Compare link on the current settings (as a q: ref)
-// and the variants checked in the picker.
+/**
+ * wireCompare keeps the Compare link on the current settings (as a q: ref)
+ * and the variants checked in the picker.
+ * @param {Page} page
+ * @returns {Compare}
+ */
 function wireCompare(page) {
-  const link = $('compare-link');
-  const picker = $('compare-picker');
-  const boxes = () => [...picker.querySelectorAll('input[name=compare]')];
+  const link = byId('compare-link', HTMLAnchorElement);
+  const picker = byId('compare-picker', HTMLElement);
+  /** @returns {HTMLInputElement[]} */
+  const boxes = () => [...picker.querySelectorAll('input[name=compare]')].filter((b) => b instanceof HTMLInputElement);
   const update = () => {
     const checked = boxes().filter((b) => b.checked);
     for (const b of boxes()) b.disabled = !b.checked && checked.length >= MAX_COMPARED;
@@ -233,10 +300,11 @@ function wireCompare(page) {
     revisions(id, list) {
       const old = boxes().filter((b) => b.value.startsWith('session:'));
       const checked = new Set(old.filter((b) => b.checked).map((b) => b.value));
-      old.forEach((b) => b.closest('label').remove());
+      old.forEach((b) => b.closest('label')?.remove());
       // Newest first, above the presets.
       const presets = boxes()[0]?.closest('label') ?? null;
       const box = picker.querySelector('.picker');
+      if (!box) return;
       for (const r of [...list].reverse()) {
         const ref = `session:${id}@${r.rev}`;
         const input = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'compare', value: ref, checked: checked.has(ref) });
@@ -249,8 +317,12 @@ function wireCompare(page) {
   };
 }
 
+/**
+ * @param {'connecting' | 'live' | 'offline' | 'gone'} state
+ * @param {number} [retryMs]
+ */
 function showState(state, retryMs) {
-  const el = $('sync-state');
+  const el = maybeId('sync-state', HTMLElement);
   if (!el) return;
   el.dataset.state = state;
   el.textContent = {
@@ -261,8 +333,9 @@ function showState(state, retryMs) {
   }[state];
 }
 
+/** @param {string} text */
 function showSyncError(text) {
-  const el = $('sync-error');
+  const el = byId('sync-error', HTMLElement);
   el.textContent = text;
   el.hidden = text === '';
 }

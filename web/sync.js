@@ -1,6 +1,7 @@
+// @ts-check
 // sync.js keeps a lab page on a saved session in step with every other tab
 // and game on it, over the live sync WebSocket (/ws/sessions/{id}; the
-// protocol is in cmd/lab/hub.go).
+// protocol is in cmd/lab/internal/live/hub.go).
 //
 // The server's config is the truth: the page applies every config it
 // receives, through the same path as a designer's change, to each setting
@@ -15,7 +16,23 @@ const RETRY_MAX = 10000; // ms, the longest wait between reconnections
 const SEND_EVERY = 40; // ms: a slider dragged faster sends its latest value at this pace
 const CLOSE_GONE = 4404; // the session does not exist or was deleted
 
-/** syncURL returns the live sync address of session id on this page's server. */
+/**
+ * @typedef {import('./types/interplab').Param} Param
+ * @typedef {import('./types/interplab').ParseResult} ParseResult
+ * @typedef {import('./types/interplab').SyncMessage} SyncMessage
+ * @typedef {{params: Param[], values: () => ArrayLike<number>, set: (name: string, value: number) => void,
+ *   format: (name: string, value: number) => string, parse: (name: string, text: string) => ParseResult}} SyncPage
+ *   what Sync needs of the lab page
+ * @typedef {{state: (s: 'connecting' | 'live' | 'offline' | 'gone', retryMs?: number) => void,
+ *   error: (text: string) => void, rev: (rev: number) => void}} SyncUI
+ *   how Sync tells the page how it is
+ * @typedef {{text: string, state: 'queued' | 'sent' | 'refused'}} Wanted
+ */
+
+/**
+ * syncURL returns the live sync address of session id on this page's server.
+ * @param {string} id
+ */
 export function syncURL(id) {
   return (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws/sessions/' + encodeURIComponent(id);
 }
@@ -23,10 +40,10 @@ export function syncURL(id) {
 export class Sync {
   /**
    * @param {string} url the session's live sync address (syncURL)
-   * @param {object} page the lab: params (the table), values() (stored units,
+   * @param {SyncPage} page the lab: params (the table), values() (stored units,
    *   table order), set(name, value) (as a designer's change), format(name,
    *   value) → text, parse(name, text) → {value, error}
-   * @param {object} ui callbacks: state(s) with s "connecting", "live",
+   * @param {SyncUI} ui callbacks: state(s) with s "connecting", "live",
    *   "offline" or "gone"; error(text) ("" clears); rev(n) when the session's
    *   saved revision changes
    * @param {number} rev the revision the page was rendered from
@@ -35,17 +52,25 @@ export class Sync {
     this.url = url;
     this.page = page;
     this.ui = ui;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.me = ''; // this connection's client id, from the first config
-    this.known = null; // name → text: the server's settings, from the last config
+    /** @type {Map<string, string> | null} name → text: the server's settings, from the last config */
+    this.known = null;
     this.seen = this.localTexts(); // name → text: the page's settings when last looked at
-    this.wanted = new Map(); // name → {text, state: 'queued' | 'sent' | 'refused'}
-    this.inflight = []; // names sent and not yet answered, oldest first
+    /** @type {Map<string, Wanted>} */
+    this.wanted = new Map();
+    /** @type {string[]} names sent and not yet answered, oldest first */
+    this.inflight = [];
     this.rev = rev;
     this.retry = RETRY_MIN;
-    this.timer = 0;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.flushTimer = undefined;
     this.lastSend = 0;
     this.stopped = false;
+    this.applying = false; // while the server's settings are applied: not local changes
   }
 
   /** start connects, and reconnects with backoff whenever the connection drops. */
@@ -77,6 +102,7 @@ export class Sync {
     this.flush();
   }
 
+  /** @returns {Map<string, string>} */
   localTexts() {
     const values = this.page.values();
     return new Map(this.page.params.map((p, i) => [p.name, this.page.format(p.name, values[i])]));
@@ -91,6 +117,10 @@ export class Sync {
     ws.onclose = (e) => this.closed(ws, e.code);
   }
 
+  /**
+   * @param {WebSocket} ws
+   * @param {number} code
+   */
   closed(ws, code) {
     if (ws !== this.ws) return;
     this.ws = null;
@@ -109,7 +139,9 @@ export class Sync {
     this.retry = Math.min(RETRY_MAX, this.retry * 2);
   }
 
+  /** @param {string} data */
   receive(data) {
+    /** @type {SyncMessage} */
     let msg;
     try {
       msg = JSON.parse(data);
@@ -121,8 +153,11 @@ export class Sync {
     // "set" announces the config that follows it: nothing to do.
   }
 
-  // config applies the server's settings. A config "from" this client is
-  // the server accepting the oldest set in flight.
+  /**
+   * config applies the server's settings. A config "from" this client is
+   * the server accepting the oldest set in flight.
+   * @param {SyncMessage} msg
+   */
   config(msg) {
     if (msg.you) {
       this.me = msg.you;
@@ -140,17 +175,20 @@ export class Sync {
     }
     this.follow();
     this.flush();
-    if (msg.rev !== this.rev) {
+    if (msg.rev !== undefined && msg.rev !== this.rev) {
       this.rev = msg.rev;
       this.ui.rev(msg.rev);
     }
   }
 
-  // refused shows the server's error, which answers the oldest set in flight.
+  /**
+   * refused shows the server's error, which answers the oldest set in flight.
+   * @param {SyncMessage} msg
+   */
   refused(msg) {
-    this.ui.error(msg.error);
-    const name = this.answered();
-    if (name) this.wanted.get(name).state = 'refused';
+    this.ui.error(msg.error ?? '');
+    const w = this.wanted.get(this.answered());
+    if (w) w.state = 'refused';
     if (![...this.wanted.values()].some((w) => w.state !== 'refused')) {
       // Nothing left that could make the refused values acceptable: follow
       // the server again.
@@ -162,14 +200,18 @@ export class Sync {
   // answered takes the oldest set in flight off the list and returns its
   // name when it was the last send of a value still wanted, else "".
   answered() {
-    const name = this.inflight.shift();
+    const name = this.inflight.shift() ?? '';
     const w = this.wanted.get(name);
     return w && w.state === 'sent' && !this.inflight.includes(name) ? name : '';
   }
 
-  // serverTexts converts a config's settings to text forms, as the page
-  // formats its own values.
+  /**
+   * serverTexts converts a config's settings to text forms, as the page
+   * formats its own values.
+   * @param {Record<string, unknown>} settings
+   */
   serverTexts(settings) {
+    /** @type {Map<string, string>} */
     const out = new Map();
     for (const p of this.page.params) {
       const raw = settings[p.name];

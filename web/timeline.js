@@ -1,3 +1,4 @@
+// @ts-check
 // timeline.js draws the strip under the view: the last few seconds of the
 // focus entity. The top lane shows each packet from send to arrival (lost
 // ones crossed); below, one lane per technique shows how far the render
@@ -6,6 +7,7 @@
 // (red marks).
 
 import { techColor } from './colors.js';
+import { context2d } from './dom.js';
 
 const WINDOW = 3; // seconds shown
 const MAX_FRAMES = 2048;
@@ -15,17 +17,23 @@ const MARGIN_SCALE = 0.25; // seconds of render margin at the top of a lane
 const DEPTH_SCALE = 12; // snapshots of depth at the top of a lane
 
 export class Timeline {
-  /** @param {HTMLCanvasElement} canvas */
+  /**
+   * @param {HTMLCanvasElement} canvas
+   * @param {{frameStride: number, frameTechStride: number, packetStride: number}} layout
+   *   the record layout of interplab.timeline (the interplab object has it)
+   */
   constructor(canvas, layout) {
     this.canvas = canvas;
-    this.ctx = canvas.getContext('2d');
+    this.ctx = context2d(canvas);
     this.fs = layout.frameStride;
     this.ts = layout.frameTechStride;
     this.ps = layout.packetStride;
     this.frames = new Float64Array(MAX_FRAMES * this.fs);
     this.packets = new Float64Array(MAX_PACKETS * this.ps);
+    /** @type {string[]} */
     this.techs = [];
-    this.clear();
+    this.nf = 0;
+    this.np = 0;
   }
 
   clear() {
@@ -33,13 +41,23 @@ export class Timeline {
     this.np = 0;
   }
 
+  /** @param {string[]} techs */
   setTechniques(techs) {
     this.techs = techs;
     this.clear();
   }
 
-  // append copies n records of stride s from src to the end of ring (a
-  // sliding window: the oldest fall off the front).
+  /**
+   * append copies n records of stride s from src to the end of ring, which
+   * holds count of at most cap (a sliding window: the oldest fall off the
+   * front), and returns how many it holds.
+   * @param {Float64Array} ring
+   * @param {number} count
+   * @param {number} cap
+   * @param {Float64Array} src
+   * @param {number} n
+   * @param {number} s
+   */
   static append(ring, count, cap, src, n, s) {
     if (n >= cap) {
       ring.set(src.subarray((n - cap) * s, n * s));
@@ -51,7 +69,13 @@ export class Timeline {
     return keep + n;
   }
 
-  /** add takes what interplab.timeline drained: np packets and nf frames. */
+  /**
+   * add takes what interplab.timeline drained: np packets and nf frames.
+   * @param {Float64Array} pk
+   * @param {number} np
+   * @param {Float64Array} fr
+   * @param {number} nf
+   */
   add(pk, np, fr, nf) {
     this.np = Timeline.append(this.packets, this.np, MAX_PACKETS, pk, np, this.ps);
     this.nf = Timeline.append(this.frames, this.nf, MAX_FRAMES, fr, nf, this.fs);
@@ -75,7 +99,7 @@ export class Timeline {
     const now = this.frames[(this.nf - 1) * fs];
     const t0 = now - WINDOW;
     const g = GUTTER * dpr;
-    const x = (t) => g + ((t - t0) / WINDOW) * (W - g);
+    const x = (/** @type {number} */ t) => g + ((t - t0) / WINDOW) * (W - g);
     const axisH = 16 * dpr;
     const pktH = 30 * dpr;
     const laneH = (H - axisH - pktH) / Math.max(1, this.techs.length);
@@ -175,6 +199,13 @@ export class Timeline {
     }
   }
 
+  /**
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {(t: number) => number} x the x of time t
+   * @param {number} t0
+   * @param {number} dpr
+   * @param {number} pktH
+   */
   drawPackets(ctx, x, t0, dpr, pktH) {
     const ps = this.ps;
     ctx.fillStyle = '#8b949e';

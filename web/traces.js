@@ -1,8 +1,11 @@
+// @ts-check
 // traces.js uploads a trace file from the traces page (/traces) to
 // POST /api/traces and shows a refusal with its line number.
 
-const form = document.getElementById('trace-form');
-const err = document.getElementById('trace-error');
+import { byId } from './dom.js';
+
+const form = byId('trace-form', HTMLFormElement);
+const err = byId('trace-error', HTMLElement);
 
 form.addEventListener('submit', async (ev) => {
   ev.preventDefault();
@@ -15,9 +18,10 @@ form.addEventListener('submit', async (ev) => {
     location.reload();
     return;
   }
+  /** @type {import('./types/interplab').ApiError} */
   const body = await res.json().catch(() => ({ error: res.statusText }));
   const prefix = body.line && !body.error.startsWith(`line ${body.line}`) ? `line ${body.line}: ` : '';
   err.textContent = prefix + body.error;
-  err.dataset.line = body.line ?? '';
+  err.dataset.line = String(body.line ?? '');
   err.hidden = false;
 });

@@ -1,14 +1,19 @@
+// @ts-check
 // url.js keeps the address bar a share link of the current state:
 // ?preset=NAME&<only the values that differ from the preset>, each value in
 // the engine's text form (Param.Format: numbers in stored units, enum names,
 // true or false, comma-separated technique lists).
 
+/** @typedef {import('./types/interplab').Interplab} Interplab */
+/** @typedef {import('./types/interplab').Param} Param */
+
 /**
  * presetValues returns the values of a preset, in table order: the
  * defaults with the preset's query (a diff from the defaults) applied.
- * @param {object} lab the interplab object
- * @param {object[]} params the parameter table
+ * @param {Interplab} lab the interplab object
+ * @param {Param[]} params the parameter table
  * @param {string} query the preset's data-query
+ * @returns {Float64Array}
  */
 export function presetValues(lab, params, query) {
   const v = Float64Array.from(params, (p) => p.default);
@@ -25,6 +30,12 @@ export function presetValues(lab, params, query) {
  * shareQuery returns the query (without "?") that restores values on top of
  * preset: the preset's name, then every parameter whose text form differs
  * from the preset's, in table order.
+ * @param {Interplab} lab
+ * @param {Param[]} params
+ * @param {string} preset the preset's name; "" for none
+ * @param {ArrayLike<number>} base the preset's values
+ * @param {ArrayLike<number>} values
+ * @returns {string}
  */
 export function shareQuery(lab, params, preset, base, values) {
   const parts = [];
@@ -36,18 +47,28 @@ export function shareQuery(lab, params, preset, base, values) {
   return parts.join('&');
 }
 
-// encode escapes a query value but keeps the commas of a list readable.
+/**
+ * encode escapes a query value but keeps the commas of a list readable.
+ * @param {string} text
+ */
 function encode(text) {
   return encodeURIComponent(text).replaceAll('%2C', ',');
 }
 
-/** mirror replaces the address bar's query without a new history entry. */
+/**
+ * mirror replaces the address bar's query without a new history entry.
+ * @param {string} query
+ */
 export function mirror(query) {
   const url = location.pathname + (query ? '?' + query : '');
   if (url !== location.pathname + location.search) history.replaceState(null, '', url);
 }
 
-/** exportURL is the download address of the current state in format f. */
+/**
+ * exportURL is the download address of the current state in format.
+ * @param {string} format
+ * @param {string} query
+ */
 export function exportURL(format, query) {
   return '/api/export?format=' + format + (query ? '&' + query : '');
 }

@@ -1,0 +1,157 @@
+// Types of what the page's JavaScript talks to: the interplab object the
+// WebAssembly module puts on globalThis (wasm/main_js.go, wasm/lab_js.go),
+// and the JSON the lab's server answers. The modules in web/ use them through
+// JSDoc (// @ts-check, checked by tsc --noEmit in make test). The names of
+// Interplab's members are checked against wasm/lab_js.go by .ci/tsc-check, so
+// a member renamed in Go breaks the build, not the page.
+
+/** A row of the parameter table (engine.Param; wasm/lab_js.go params). */
+export interface Param {
+  name: string;
+  group: string;
+  kind: 'float' | 'int' | 'bool' | 'enum' | 'set';
+  unit: string;
+  min: number;
+  max: number;
+  step: number;
+  /** an index for an enum, 0 or 1 for a bool, a bit mask for a set */
+  default: number;
+  choices: string[];
+  doc: string;
+  restart: boolean;
+  display: string;
+  scale: number;
+}
+
+/** A field of engine.Metrics (wasm/lab_js.go metricFields). */
+export interface MetricField {
+  name: string;
+  unit: string;
+  display: string;
+  scale: number;
+  doc: string;
+}
+
+/** What interplab.set answers (engine.Sim.Set). */
+export interface SetResult {
+  error: string;
+  restarted: boolean;
+}
+
+/** What interplab.parse answers (engine Param.Parse); value is NaN on error. */
+export interface ParseResult {
+  value: number;
+  error: string;
+}
+
+/** The interplab object (wasm/main_js.go documents every member). */
+export interface Interplab {
+  create(settings: Float64Array): string;
+  createReplay(settings: Float64Array, trace: Float64Array): string;
+  set(name: string, value: number): SetResult;
+  restart(): void;
+  step(dt: number): void;
+  poses(dst: Float32Array): number;
+  metrics(dst: Float64Array): number;
+  timeline(packets: Float64Array, frames: Float64Array): [number, number];
+  setFocus(entity: number): void;
+  techniques(): string[];
+  time(): number;
+  frames(): number;
+  entities(): number;
+  params(): Param[];
+  metricFields(): MetricField[];
+  format(name: string, value: number): string;
+  parse(name: string, text: string): ParseResult;
+  readonly poseStride: number;
+  readonly packetStride: number;
+  readonly frameStride: number;
+  readonly frameTechStride: number;
+  readonly maxTechniques: number;
+}
+
+/** Go's wasm_exec.js runtime (copied from $(go env GOROOT)/lib/wasm). */
+export interface GoRuntime {
+  importObject: WebAssembly.Imports;
+  run(instance: WebAssembly.Instance): Promise<void>;
+}
+
+/** The API's one error shape (cmd/lab/internal/jsonapi). */
+export interface ApiError {
+  error: string;
+  field?: string;
+  line?: number;
+  /** a 409's: what the request was stale against */
+  current?: Revision;
+}
+
+/** A session's revision in the sessions API (cmd/lab/internal/server/sessions.go). */
+export interface Revision {
+  id: string;
+  rev: number;
+  name: string;
+  notes: string;
+  time: string;
+  settings: Record<string, number | boolean | string | string[]>;
+}
+
+/** A session in GET /api/sessions/{id}: its latest revision and history. */
+export interface Session extends Revision {
+  created: string;
+  deleted?: string;
+  revisions: { rev: number; name: string; time: string; changed: string[] }[];
+}
+
+/** A message of the live sync WebSocket (cmd/lab/internal/live/hub.go). */
+export interface SyncMessage {
+  type: 'config' | 'set' | 'error' | 'packet' | 'notice';
+  session?: string;
+  rev?: number;
+  you?: string;
+  from?: string;
+  config?: { schema: number; settings: Record<string, number | boolean | string | string[]> };
+  name?: string;
+  value?: unknown;
+  error?: string;
+  field?: string;
+  notice?: string;
+}
+
+/** The 202 answer of POST /api/sweeps and /api/tunes (server/jobs.go jobAccepted). */
+export interface JobAccepted {
+  id: string;
+  kind: string;
+  total: number;
+  ws: string;
+  page: string;
+}
+
+/** A job's status and its WebSocket messages (cmd/lab/internal/jobs Status). */
+export interface JobStatus {
+  type?: 'progress' | 'end';
+  job: string;
+  kind: string;
+  state: 'running' | 'done' | 'cancelled' | 'failed' | 'interrupted';
+  done: number;
+  total: number;
+  error?: string;
+  items?: unknown[];
+}
+
+/** An ECharts chart, as much of it as the page uses. */
+export interface EChart {
+  setOption(option: unknown, notMerge?: boolean): void;
+  resize(): void;
+  getDom(): HTMLElement;
+}
+
+declare global {
+  var interplab: Interplab | undefined;
+  var Go: { new (): GoRuntime } | undefined;
+  var echarts: {
+    init(el: HTMLElement, theme: null, opts: { renderer: string }): EChart;
+    getInstanceByDom(el: HTMLElement): EChart | undefined;
+  };
+  /** The lab's hooks for tests and benchmarks (lab.js hooks). */
+  var lab: unknown;
+}
