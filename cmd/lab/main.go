@@ -10,6 +10,7 @@
 //	                                           print the settings as F
 //	lab follow URL                             print a session's live config as JSON lines
 //	lab trace import|ls|show|sim|rm ...        recorded packet traces (lab trace -h)
+//	lab peers check FILE_OR_DIR...             library techniques against the libraries' own frames
 //	lab backup [-data ./data] FILE             copy the data to FILE, even while the lab serves
 //	lab restore [-data ./data] FILE            replace the data with a backup (the lab stopped)
 //
@@ -42,6 +43,7 @@ var labCommands = []labCommand{
 	{"tune", "search a technique's settings for the least weighted cost", noStdin(runTune)},
 	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", noStdin(runExport)},
 	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
+	{"peers", "check library techniques against frames the real libraries drew", noStdin(runPeers)},
 	{"trace", "import, list, show and replay recorded packet traces", runTrace},
 	{"backup", "copy the saved sessions, traces and jobs to a file, even while the lab serves", noStdin(runBackup)},
 	{"restore", "replace the saved sessions, traces and jobs with a backup", noStdin(runRestore)},

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ type File struct {
 // format describes one export.
 type format struct {
 	name        string // the format's name in -format and ?format=
+	technique   string // the technique whose settings it writes; "" for every technique
 	contentType string
 	filename    func(preset string) string
 	write       func(b *bytes.Buffer, preset string, s engine.Settings)
@@ -33,12 +35,24 @@ type format struct {
 
 // formats lists every export, in the order the page offers them.
 var formats = []format{
-	{"json", "application/json", fileNamed(".json"), writeJSON},
-	{"cpp", "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
-	{"unity", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
-	{"unreal", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
-	{"source", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
-	{"netem", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+	{"json", "", "application/json", fileNamed(".json"), writeJSON},
+	{"cpp", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
+	{"unity", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
+	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
+	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
+	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+}
+
+// Technique returns the technique whose settings the named format writes,
+// "" when it writes settings of any technique (json, netem) or the format is
+// unknown. The page offers a library's export only beside its technique.
+func Technique(format string) string {
+	for _, f := range formats {
+		if f.name == format {
+			return f.technique
+		}
+	}
+	return ""
 }
 
 // Formats lists the formats' names, in the order the page offers them.
@@ -67,6 +81,10 @@ func Render(format string, preset string, s engine.Settings) (File, error) {
 		if f.name == format {
 			if err := s.Validate(); err != nil {
 				return File{}, fmt.Errorf("export %s: %w", format, err)
+			}
+			if f.technique != "" && !slices.Contains(s.Techniques, f.technique) {
+				return File{}, fmt.Errorf("export %s writes the %s technique's settings: add %s to techniques (now %s)",
+					format, f.technique, f.technique, strings.Join(s.Techniques, ", "))
 			}
 			var b bytes.Buffer
 			f.write(&b, preset, s)

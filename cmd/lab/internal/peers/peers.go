@@ -227,9 +227,9 @@ func Files(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// Print writes one line per result and a summary line to w, and tells
-// whether every case passed.
-func Print(w io.Writer, results []Result) bool {
+// Print writes one line per result and a summary line naming the
+// tolerance, tol metres, to w, and tells whether every case passed.
+func Print(w io.Writer, results []Result, tol float64) bool {
 	pass := 0
 	for i := range results {
 		r := &results[i]
@@ -248,6 +248,6 @@ func Print(w io.Writer, results []Result) bool {
 			fmt.Fprintf(w, "ok   %s [%s] %d frames, max error %.3g m\n", name, r.Library, r.Frames, r.MaxErr)
 		}
 	}
-	fmt.Fprintf(w, "%d of %d cases reproduced within %g m\n", pass, len(results), Tolerance)
+	fmt.Fprintf(w, "%d of %d cases reproduced within %g m\n", pass, len(results), tol)
 	return pass == len(results)
 }

@@ -137,7 +137,7 @@ func TestFilesAndPrint(t *testing.T) {
 		results = append(results, c.Check(f))
 	}
 	var out bytes.Buffer
-	if Print(&out, results) {
+	if Print(&out, results, Tolerance) {
 		t.Error("Print = true with a failing case")
 	}
 	text := out.String()
@@ -147,7 +147,7 @@ func TestFilesAndPrint(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if !Print(&out, results[:1]) {
+	if !Print(&out, results[:1], Tolerance) {
 		t.Errorf("Print = false with every case passing:\n%s", out.String())
 	}
 }

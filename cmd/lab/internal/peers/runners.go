@@ -1,0 +1,33 @@
+package peers
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"interplab/engine"
+)
+
+// peerCase is a library's case type in the engine: decoded from a case
+// file's JSON, it replays its packet schedule through the library's
+// technique.
+type peerCase[T any] interface {
+	*T
+	Run() ([]engine.PeerFrame, error)
+}
+
+// run decodes a case of type T and runs it.
+func run[T any, P peerCase[T]](caseJSON []byte) ([]engine.PeerFrame, error) {
+	var c T
+	if err := json.Unmarshal(caseJSON, &c); err != nil {
+		return nil, fmt.Errorf("not a case of this library: %w", err)
+	}
+	return P(&c).Run()
+}
+
+// Runners returns the Runner of every library the lab has a technique for,
+// by the library field of its cases.
+func Runners() map[string]Runner {
+	return map[string]Runner{
+		// One line per library technique: "mirror": run[engine.MirrorCase],
+	}
+}
