@@ -10,7 +10,7 @@ WASMEXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # Fuzz targets run for FUZZTIME each in `make test`, longer with `make fuzz`.
 FUZZTIME ?= 3s
 
-.PHONY: run build wasm test lint generate test-go test-wasm test-fuzz fuzz bench bench-browser browser-deps clean
+.PHONY: run build wasm test lint test-js generate test-go test-wasm test-fuzz fuzz bench bench-browser browser-deps clean
 
 run: build
 	./bin/lab serve -addr $(ADDR)
@@ -29,7 +29,7 @@ wasm:
 generate:
 	$(GO) tool templ generate -path templates
 
-test: lint wasm browser-deps test-go test-wasm test-fuzz
+test: lint test-js wasm browser-deps test-go test-wasm test-fuzz
 
 # Every fuzz target of every package, found by go test -list: it prints a
 # package's targets, then "ok <package>".
@@ -50,6 +50,12 @@ lint:
 		$(GO) tool templ generate -path templates >/dev/null && \
 		git diff --exit-code -- 'templates/*_templ.go' || { echo "templates/*_templ.go are stale: run make generate"; exit 1; }; \
 	fi
+
+# The page's JavaScript, type-checked by a pinned tsc against
+# web/types/interplab.d.ts (wasm's TestAPIMatchesTypeDeclaration keeps that
+# in step with the Go side).
+test-js:
+	@.ci/tsc-check
 
 test-go:
 	$(GO) test -count=1 ./...
