@@ -133,3 +133,7 @@ func EffectiveDelay(name string, s *Settings) (delay float64, ok bool) {
 // bufferDelay is the buffer's delay behind the snapshot stream: the base
 // delay; with the adaptive delay it may grow up to delayCap.
 func bufferDelay(s *Settings) float64 { return s.Delay }
+
+// LibraryTechnique tells whether name is a technique that reproduces a
+// netcode library (mirror, ngo, ...) rather than one of the lab's own.
+func LibraryTechnique(name string) bool { return techniqueIndex(name) >= labTechniques }

@@ -191,6 +191,8 @@ func TestPageErrorsAndPresets(t *testing.T) {
 		},
 		Errors: []string{`loss = "7" is not allowed: want [0, 0.9] fraction`},
 		Query:  "preset=wifi&loss=0.05",
+		Exports: []ExportView{{Format: "json", Label: "JSON"}, {Format: "cpp", Label: "C++", Technique: engine.TechEPIC},
+			{Format: "lib", Label: "Lib", Technique: "lib"}, {Format: "netem", Label: "netem"}},
 	}
 	doc := render(t, v)
 
@@ -219,11 +221,16 @@ func TestPageErrorsAndPresets(t *testing.T) {
 		t.Errorf("preset doc = %q, want the selected preset's", got)
 	}
 
-	for _, f := range []string{"json", "cpp", "unity", "unreal", "source", "netem"} {
+	// An export of a technique that is not selected is there, hidden (the
+	// page shows it when the technique is picked).
+	for _, f := range []string{"json", "cpp", "lib", "netem"} {
 		a := byID(doc, "export-"+f)
 		if a == nil {
 			t.Errorf("no export link for %s", f)
 			continue
+		}
+		if _, hidden := attr(a, "hidden"); hidden != (f == "lib") {
+			t.Errorf("export %s hidden = %v, want %v", f, hidden, f == "lib")
 		}
 		want := "/api/export?format=" + f + "&preset=wifi&loss=0.05"
 		if href, _ := attr(a, "href"); href != want {

@@ -5,7 +5,9 @@ package templates
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"interplab/engine"
 )
@@ -19,6 +21,7 @@ type PageView struct {
 	Errors   []string        // problems with the link's values, shown at the top of the page
 	Query    string          // the current state as a URL query, without the leading "?"
 	Session  *SessionView    // the saved session the page is tied to; nil on a plain lab page
+	Exports  []ExportView    // the export links, in order
 
 	// Trace names the recorded trace the page replays; "" for a run of
 	// the link and motion scripts.
@@ -33,19 +36,102 @@ type PresetView struct {
 	// Query is the preset's settings as a URL query of only the values that
 	// differ from the defaults, so the page can tell what differs from it.
 	Query string
+	// Library is the library technique the preset shows at its library's
+	// defaults (engine.LibraryTechnique); "" for a preset of the network or
+	// of the lab's own techniques.
+	Library string
 }
 
-// groupTitles names the parameter groups, in display order.
+// libraryTitles names the library techniques for people, in the order the
+// "which library are you on?" picker lists them.
+var libraryTitles = []struct{ technique, title, note string }{
+	{"mirror", "Mirror", "Unity, NetworkTransform with snapshot interpolation"},
+	{"ngo", "Unity Netcode for GameObjects", "NetworkTransform's BufferedLinearInterpolator"},
+	{"unreal-cmc", "Unreal Engine", "CharacterMovementComponent, simulated proxies"},
+	{"source", "Source engine", "cl_interp, cl_updaterate, Hermite interpolation"},
+	{"geckos", "geckos.io", "@geckos.io/snapshot-interpolation, browser games"},
+}
+
+// libraryView is one library of the picker with its presets.
+type libraryView struct {
+	Technique, Title, Note string
+	Presets                []PresetView
+}
+
+// libraries returns the libraries that have presets, in picker order.
+func libraries(v PageView) []libraryView {
+	var out []libraryView
+	for _, l := range libraryTitles {
+		lv := libraryView{Technique: l.technique, Title: l.title, Note: l.note}
+		for _, p := range v.Presets {
+			if p.Library == l.technique {
+				lv.Presets = append(lv.Presets, p)
+			}
+		}
+		if len(lv.Presets) > 0 {
+			out = append(out, lv)
+		}
+	}
+	return out
+}
+
+// firstVisit tells whether the page is the plain lab with nothing chosen
+// yet: the page then asks which library the game is on (once per browser).
+func firstVisit(v PageView) bool { return v.Query == "" && v.Session == nil && v.Trace == "" }
+
+// networkPresets returns the presets that belong to no library.
+func networkPresets(v PageView) []PresetView {
+	var out []PresetView
+	for _, p := range v.Presets {
+		if p.Library == "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// libraryPresets returns the presets of every library, in picker order.
+func libraryPresets(v PageView) []PresetView {
+	var out []PresetView
+	for _, l := range libraries(v) {
+		out = append(out, l.Presets...)
+	}
+	return out
+}
+
+// groupTitles names the parameter groups, in display order: the
+// scenario and the network, then each technique's own settings.
 var groupTitles = []struct{ name, title string }{
 	{"scenario", "Scenario"},
 	{"network", "Network"},
 	{"buffer", "Snapshot buffer"},
 	{"epic", "EPIC"},
+	{"mirror", "Mirror"},
+	{"ngo", "Unity Netcode for GameObjects"},
+	{"source", "Source engine"},
+	{"unreal", "Unreal CharacterMovement"},
+	{"geckos", "geckos.io snapshot-interpolation"},
 }
 
 type groupView struct {
 	Name, Title string
 	Fields      []fieldView
+	// Techniques lists the techniques that read the group's settings,
+	// space-separated; "" for the scenario and the network. The page
+	// hides the group while none of them is selected.
+	Techniques string
+	Hidden     bool
+}
+
+// groupTechniques returns the techniques whose own settings are group g.
+func groupTechniques(g string) []string {
+	var out []string
+	for _, t := range engine.TechniqueNames {
+		if engine.TechniqueGroup(t) == g {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // fieldView is one control: a slider, a number box, a select, a checkbox or
@@ -77,6 +163,10 @@ func groups(v PageView) []groupView {
 	var out []groupView
 	for _, g := range groupTitles {
 		gv := groupView{Name: g.name, Title: g.title}
+		if techs := groupTechniques(g.name); len(techs) > 0 {
+			gv.Techniques = strings.Join(techs, " ")
+			gv.Hidden = !slices.ContainsFunc(techs, func(t string) bool { return slices.Contains(v.Settings.Techniques, t) })
+		}
 		for i := range v.Params {
 			p := &v.Params[i]
 			if p.Group == g.name {
@@ -144,14 +234,16 @@ func decimals(step float64) int {
 // num formats an attribute number without an exponent: 4294967295, 0.0001.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// exportFormats are the export links, as format and label.
-var exportFormats = []struct{ Format, Label string }{
-	{"json", "JSON"},
-	{"cpp", "C++"},
-	{"unity", "Unity"},
-	{"unreal", "Unreal"},
-	{"source", "Source"},
-	{"netem", "netem"},
+// ExportView is one export link. A library's export writes its technique's
+// settings, so the page offers it only while that technique is selected.
+type ExportView struct {
+	Format, Label string
+	Technique     string // "" when the export writes settings of any technique
+}
+
+// exportHidden tells whether e's technique is not among s's techniques.
+func exportHidden(e ExportView, s *engine.Settings) bool {
+	return e.Technique != "" && !slices.Contains(s.Techniques, e.Technique)
 }
 
 // exportURL is the download address of the current settings in format f.
@@ -174,3 +266,11 @@ func presetDoc(v PageView) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// exportTitle is an export link's tooltip.
+func exportTitle(e ExportView) string {
+	if e.Technique == "" {
+		return "Download these settings as " + e.Label
+	}
+	return "Download the " + e.Technique + " technique's settings as " + e.Label + " (offered while " + e.Technique + " is selected)"
+}

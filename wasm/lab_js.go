@@ -47,6 +47,7 @@ func (l *lab) object() map[string]any {
 		"timeline":     js.FuncOf(l.timeline),
 		"setFocus":     js.FuncOf(l.setFocus),
 		"techniques":   js.FuncOf(l.techniques),
+		"delays":       js.FuncOf(l.delays),
 		"time":         js.FuncOf(l.time),
 		"frames":       js.FuncOf(l.frameCount),
 		"entities":     js.FuncOf(l.entities),
@@ -239,6 +240,25 @@ func (l *lab) techniques(js.Value, []js.Value) any {
 	var out []any
 	for _, t := range l.sim.Techniques() {
 		out = append(out, t)
+	}
+	return out
+}
+
+// delays returns, per running technique, the display delay behind the
+// newest snapshot a game built on it has with the current settings
+// (engine.EffectiveDelay), in seconds; NaN where the technique has none.
+func (l *lab) delays(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return []any{}
+	}
+	s := l.sim.Settings()
+	out := make([]any, 0, len(l.sim.Techniques()))
+	for _, t := range l.sim.Techniques() {
+		d, ok := engine.EffectiveDelay(t, &s)
+		if !ok {
+			d = math.NaN()
+		}
+		out = append(out, d)
 	}
 	return out
 }

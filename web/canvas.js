@@ -341,9 +341,11 @@ export class View {
         ctx.strokeStyle = this.colors[r];
         ctx.fillStyle = this.colors[r];
         ctx.lineWidth = (r === 0 ? 1.5 : 2) * d;
-        ctx.setLineDash(mode === 2 ? [3 * d, 2 * d] : []);
+        // Dashed: extrapolating. Square: frozen (3), or held (4): the
+        // library drew nothing and the game keeps its last pose, dotted.
+        ctx.setLineDash(mode === 2 ? [3 * d, 2 * d] : mode === 4 ? [1 * d, 2 * d] : []);
         ctx.beginPath();
-        if (mode === 3) ctx.rect(x - rad, y - rad, 2 * rad, 2 * rad); // frozen
+        if (mode === 3 || mode === 4) ctx.rect(x - rad, y - rad, 2 * rad, 2 * rad);
         else ctx.arc(x, y, rad, 0, 2 * Math.PI);
         if (r === 0) {
           ctx.globalAlpha = 0.7;

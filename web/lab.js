@@ -117,6 +117,7 @@ class Lab {
     const e = this.engine;
     this.techs = e.techniques();
     this.entities = e.entities();
+    this.showTechniqueControls();
     this.focus = Math.min(this.focus, Math.max(0, this.entities - 1));
     e.setFocus(this.focus);
     this.view.reset(this.techs, this.entities, e.poseStride);
@@ -256,6 +257,58 @@ class Lab {
     this.lastFrames = e.frames();
   }
 
+  /**
+   * wireLibraryPicker asks a first-time visitor which library their game is
+   * on (once per browser) and starts from that library's preset; the
+   * Library… button asks again.
+   * @param {HTMLSelectElement} preset
+   */
+  wireLibraryPicker(preset) {
+    const dialog = maybeId('library-start', HTMLDialogElement);
+    if (!dialog) return;
+    const KEY = 'interplab.library';
+    dialog.addEventListener('close', () => {
+      const v = dialog.returnValue;
+      try {
+        localStorage.setItem(KEY, v || 'dismissed');
+      } catch {
+        // storage refused (private mode): the picker shows again next time
+      }
+      if (!v) return; // Escape: keep what is shown
+      const name = v === 'lab' ? '' : v;
+      const opt = [...preset.options].find((o) => o.value === name);
+      if (!opt) return;
+      preset.value = name;
+      this.choosePreset(opt);
+    });
+    const open = () => {
+      dialog.returnValue = '';
+      dialog.showModal();
+    };
+    maybeId('library-open', HTMLButtonElement)?.addEventListener('click', open);
+    let seen = null;
+    try {
+      seen = localStorage.getItem(KEY);
+    } catch {
+      seen = null;
+    }
+    if (dialog.dataset.first !== undefined && seen === null) open();
+  }
+
+  // showTechniqueControls shows the settings and the exports of the
+  // selected techniques only: a library's knobs and its export appear with
+  // its technique.
+  showTechniqueControls() {
+    const on = new Set(this.techs);
+    for (const f of document.querySelectorAll('fieldset[data-techniques]')) {
+      if (!(f instanceof HTMLElement) || !f.dataset.techniques) continue;
+      f.hidden = !f.dataset.techniques.split(' ').some((t) => on.has(t));
+    }
+    for (const a of document.querySelectorAll('a.export[data-technique]')) {
+      if (a instanceof HTMLElement && a.dataset.technique) a.hidden = !on.has(a.dataset.technique);
+    }
+  }
+
   showMetrics() {
     const n = this.engine.metrics(this.metricValues);
     if (n !== this.metricValues.length) {
@@ -263,6 +316,7 @@ class Lab {
       this.engine.metrics(this.metricValues);
     }
     this.metrics.show(this.metricValues);
+    this.metrics.showDelays(this.engine.delays());
     byId('clock', HTMLElement).textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
   }
 
@@ -340,6 +394,7 @@ class Lab {
   wire() {
     const preset = byId('preset', HTMLSelectElement);
     preset.addEventListener('change', () => this.choosePreset(preset.selectedOptions[0]));
+    this.wireLibraryPicker(preset);
     byId('pause', HTMLButtonElement).addEventListener('click', () => this.setPaused(!this.paused));
     byId('step', HTMLButtonElement).addEventListener('click', () => {
       this.setPaused(true);

@@ -19,6 +19,8 @@ export class MetricsPanel {
     this.techs = [];
     /** @type {HTMLTableCellElement[][]} cells[metric][technique] */
     this.cells = [];
+    /** @type {HTMLTableCellElement[]} the game-delay cell of each technique */
+    this.delayCells = [];
   }
 
   /**
@@ -37,6 +39,25 @@ export class MetricsPanel {
       th.style.color = techColor(name);
       th.dataset.tech = name;
       head.appendChild(th);
+    }
+    // The delay a game built on each technique's library has with these
+    // settings, counted the library's way (Mirror: bufferTime plus
+    // NetworkTransform's offset): what the designer should expect to ship.
+    const delays = t.tHead?.insertRow();
+    if (delays) {
+      delays.className = 'game-delay';
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.title = "The display delay behind the newest snapshot that a game built on the technique's library has with these settings, counted the way the library counts it; – where the technique has no fixed delay.";
+      th.append('game delay ', Object.assign(document.createElement('small'), { textContent: 'ms' }));
+      delays.appendChild(th);
+      this.delayCells = techs.map((name) => {
+        const td = document.createElement('td');
+        td.dataset.tech = name;
+        td.textContent = '–';
+        delays.appendChild(td);
+        return td;
+      });
     }
     const body = t.createTBody();
     this.cells = this.fields.map((f) => {
@@ -57,6 +78,16 @@ export class MetricsPanel {
         td.textContent = '–';
         return td;
       });
+    });
+  }
+
+  /**
+   * showDelays displays each technique's game delay (interplab.delays), s.
+   * @param {number[]} delays
+   */
+  showDelays(delays) {
+    this.delayCells.forEach((td, i) => {
+      td.textContent = formatShown(delays[i] * 1000);
     });
   }
 

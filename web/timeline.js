@@ -3,7 +3,7 @@
 // focus entity. The top lane shows each packet from send to arrival (lost
 // ones crossed); below, one lane per technique shows how far the render
 // time is behind the newest snapshot (its line), the buffer depth (grey
-// steps), extrapolating and frozen spans, underruns (red band) and snaps
+// steps), extrapolating, frozen and held spans, underruns (red band) and snaps
 // (red marks).
 
 import { techColor } from './colors.js';
@@ -122,7 +122,9 @@ export class Timeline {
       ctx.fillText(name, 6 * dpr, top + laneH / 2);
 
       const base = 2 + k * this.ts;
-      // Spans: extrapolating (amber), frozen (grey), underrun (red band).
+      // Spans: extrapolating (amber), frozen (grey), held — the library
+      // drew nothing and the game keeps the last pose — (violet), underrun
+      // (red band).
       for (let i = first; i < this.nf; i++) {
         const o = i * fs;
         const fx = x(this.frames[o]);
@@ -132,6 +134,9 @@ export class Timeline {
           ctx.fillRect(fx - frameW, top, frameW + 1, h);
         } else if (mode === 3) {
           ctx.fillStyle = 'rgba(139, 148, 158, 0.35)';
+          ctx.fillRect(fx - frameW, top, frameW + 1, h);
+        } else if (mode === 4) {
+          ctx.fillStyle = 'rgba(188, 140, 255, 0.35)';
           ctx.fillRect(fx - frameW, top, frameW + 1, h);
         }
         if (mode !== 0 && this.frames[o + base] > this.frames[o + base + 1]) {

@@ -56,6 +56,8 @@ export interface Interplab {
   timeline(packets: Float64Array, frames: Float64Array): [number, number];
   setFocus(entity: number): void;
   techniques(): string[];
+  /** per running technique, the game's display delay behind the newest snapshot, s; NaN where none */
+  delays(): number[];
   time(): number;
   frames(): number;
   entities(): number;

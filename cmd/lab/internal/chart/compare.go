@@ -40,7 +40,7 @@ func (c *Runs) Window(w int) (start, end float64) {
 
 // symbols marks technique i of TechniqueNames in the scatter chart,
 // where colour already tells the variants apart.
-var symbols = []string{"circle", "rect", "triangle", "diamond", "pin"}
+var symbols = []string{"circle", "rect", "triangle", "diamond", "pin", "roundRect", "arrow"}
 
 // barMetrics are the metrics drawn as bars, by MetricFields name.
 var barMetrics = []string{"errP95", "addedLatency", "underrunRounds", "snaps"}
@@ -136,7 +136,7 @@ func latencyChart(c *Runs) *charts.Scatter {
 		var data []opts.ScatterData
 		for _, tr := range c.Results[i].Techniques {
 			data = append(data, opts.ScatterData{Name: tr.Name, SymbolSize: 12,
-				Symbol: symbols[slices.Index(engine.TechniqueNames, tr.Name)],
+				Symbol: symbols[slices.Index(engine.TechniqueNames, tr.Name)%len(symbols)],
 				Value:  []float64{round(tr.Metrics.AddedLatency * xf.Scale), round(tr.Metrics.ErrP95 * yf.Scale)}})
 		}
 		s.AddSeries(label, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{b}"}),

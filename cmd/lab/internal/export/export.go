@@ -27,6 +27,7 @@ type File struct {
 // format describes one export.
 type format struct {
 	name        string // the format's name in -format and ?format=
+	label       string // the page's link text
 	technique   string // the technique whose settings it writes; "" for every technique
 	contentType string
 	filename    func(preset string) string
@@ -35,12 +36,28 @@ type format struct {
 
 // formats lists every export, in the order the page offers them.
 var formats = []format{
-	{"json", "", "application/json", fileNamed(".json"), writeJSON},
-	{"cpp", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
-	{"unity", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
-	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
-	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
-	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+	{"json", "JSON", "", "application/json", fileNamed(".json"), writeJSON},
+	{"cpp", "C++", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
+	{"unity", "Unity", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
+	{"unreal", "Unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
+	{"source", "Source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
+	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+}
+
+// Info describes one export for the page.
+type Info struct {
+	Format    string // the name in ?format=
+	Label     string // the link text
+	Technique string // offered only beside this technique; "" beside every one
+}
+
+// List describes every export, in the order the page offers them.
+func List() []Info {
+	out := make([]Info, len(formats))
+	for i, f := range formats {
+		out[i] = Info{Format: f.name, Label: f.label, Technique: f.technique}
+	}
+	return out
 }
 
 // Technique returns the technique whose settings the named format writes,

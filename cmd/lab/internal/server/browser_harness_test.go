@@ -309,8 +309,18 @@ func (b *labTab) finish() {
 	}
 }
 
-// navigate opens path and waits until the page's engine is running.
+// navigate opens path and waits until the page's engine is running. The
+// "which library?" picker a first visit shows is dismissed (as Escape
+// does); TestBrowserLibraryPicker opens it with navigateFirst.
 func (b *labTab) navigate(path string) {
+	b.t.Helper()
+	b.navigateFirst(path)
+	b.eval(`(() => { const d = document.getElementById('library-start'); if (d && d.open) d.close(''); return true })()`, nil)
+}
+
+// navigateFirst opens path as a first visit and waits until the page's
+// engine is running.
+func (b *labTab) navigateFirst(path string) {
 	b.t.Helper()
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+path)); err != nil {
 		b.t.Fatalf("navigate %s: %v", path, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/link"
 	"interplab/engine"
 	"interplab/templates"
@@ -58,6 +59,9 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		Errors:   errs,
 		Query:    link.Query(preset, settings),
 	}
+	for _, e := range export.List() {
+		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique})
+	}
 	if replaying {
 		s.replayPage(&v, trace, q)
 		v.Query = link.Query(preset, v.Settings)
@@ -65,7 +69,19 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 	for _, p := range s.presets {
 		v.Presets = append(v.Presets, templates.PresetView{
 			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: link.Query("", p.Settings),
+			Library: presetLibrary(p.Settings),
 		})
 	}
 	return v
+}
+
+// presetLibrary returns the library technique among a preset's techniques,
+// "" when it has none: the preset then belongs to no library.
+func presetLibrary(s engine.Settings) string {
+	for _, t := range s.Techniques {
+		if engine.LibraryTechnique(t) {
+			return t
+		}
+	}
+	return ""
 }
