@@ -17,6 +17,7 @@ import { techColor } from './colors.js';
 import { initSession } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
+import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
 
 /**
@@ -45,6 +46,7 @@ class Lab {
     this.controls = new Controls(byId('controls', HTMLFormElement), this.params);
     this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
     this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
+    this.capture = new Capture(byId('view', HTMLCanvasElement), byId('timeline', HTMLCanvasElement), byId('metrics', HTMLTableElement));
     this.metrics = new MetricsPanel(byId('metrics', HTMLTableElement), engine.metricFields());
     /** @type {Map<string, {v: number, error: string}>} a value the engine refused, retried after each change */
     this.pending = new Map();
@@ -257,6 +259,40 @@ class Lab {
     this.lastFrames = e.frames();
   }
 
+  // wireCapture wires the PNG and Record buttons.
+  wireCapture() {
+    const c = this.capture;
+    const record = byId('record', HTMLButtonElement);
+    byId('snapshot', HTMLButtonElement).addEventListener('click', async () => {
+      download(await c.png(), `interplab-${stamp()}.png`);
+    });
+    /** @type {number | undefined} */
+    let tick;
+    c.onRecorded = (blob) => {
+      clearInterval(tick);
+      record.textContent = 'Record';
+      record.classList.remove('on');
+      download(blob, `interplab-${stamp()}.webm`);
+    };
+    record.addEventListener('click', () => {
+      if (c.recording) {
+        c.stop();
+        return;
+      }
+      try {
+        c.record();
+      } catch (e) {
+        this.runErrors = [String(e instanceof Error ? e.message : e)];
+        this.renderErrors();
+        return;
+      }
+      record.classList.add('on');
+      tick = window.setInterval(() => {
+        record.textContent = `Stop (${c.elapsed().toFixed(0)} s)`;
+      }, 250);
+    });
+  }
+
   /**
    * wireLibraryPicker asks a first-time visitor which library their game is
    * on (once per browser) and starts from that library's preset; the
@@ -395,6 +431,7 @@ class Lab {
     const preset = byId('preset', HTMLSelectElement);
     preset.addEventListener('change', () => this.choosePreset(preset.selectedOptions[0]));
     this.wireLibraryPicker(preset);
+    this.wireCapture();
     byId('pause', HTMLButtonElement).addEventListener('click', () => this.setPaused(!this.paused));
     byId('step', HTMLButtonElement).addEventListener('click', () => {
       this.setPaused(true);
@@ -489,6 +526,7 @@ class Lab {
         paused: this.paused,
         trace: this.replay?.name ?? '',
       }),
+      capture: this.capture,
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       poses: () => Array.from(this.poses),
       pose: (/** @type {number} */ row, /** @type {number} */ e) => {
