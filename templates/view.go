@@ -274,3 +274,11 @@ func exportTitle(e ExportView) string {
 	}
 	return "Download the " + e.Technique + " technique's settings as " + e.Label + " (offered while " + e.Technique + " is selected)"
 }
+
+// docCurrent names the navigation entry of a page framed by docPage.
+func docCurrent(title string) string {
+	if title == "Sessions" || strings.HasPrefix(title, "History of ") {
+		return "sessions"
+	}
+	return ""
+}

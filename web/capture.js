@@ -22,6 +22,8 @@ export class Capture {
     this.started = 0;
     /** @type {Blob | null} the last recording, kept for the page's tests */
     this.last = null;
+    /** bytes recorded so far by the running recording */
+    this.bytes = 0;
     /** @type {((b: Blob) => void) | null} */
     this.onRecorded = null;
     /** @type {number | undefined} */
@@ -84,6 +86,7 @@ export class Capture {
     const chunks = [];
     rec.addEventListener('dataavailable', (e) => {
       if (e.data.size > 0) chunks.push(e.data);
+      this.bytes += e.data.size;
     });
     rec.addEventListener('stop', () => {
       for (const t of rec.stream.getTracks()) t.stop();
@@ -92,6 +95,7 @@ export class Capture {
       clearTimeout(this.timer);
       this.onRecorded?.(this.last);
     });
+    this.bytes = 0;
     rec.start(250);
     this.recorder = rec;
     this.started = performance.now();

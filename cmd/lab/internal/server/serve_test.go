@@ -22,6 +22,7 @@ import (
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/presets"
+	"interplab/web"
 )
 
 // The wasm magic and version, then filler so the module compresses.
@@ -51,8 +52,20 @@ type errorBody struct {
 func testAssets(t testing.TB, withWasm bool) fstest.MapFS {
 	assets := fstest.MapFS{
 		"app.js":      {Data: testAppJS},
-		"style.css":   {Data: []byte("body { margin: 0 }\n")},
 		"dist/README": {Data: []byte("built by make\n")},
+	}
+	// The real style sheets: the server-rendered pages (compare, sweep,
+	// tune) are laid out by them, and the browser tests measure charts.
+	sheets, err := fs.Glob(web.FS, "*.css")
+	if err != nil || len(sheets) == 0 {
+		t.Fatalf("web's style sheets: %v", err)
+	}
+	for _, name := range sheets {
+		b, err := fs.ReadFile(web.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assets[name] = &fstest.MapFile{Data: b}
 	}
 	if withWasm {
 		assets["dist/lab.wasm.gz"] = &fstest.MapFile{Data: gzipBytes(t, testWasm)}
