@@ -9,7 +9,7 @@ import "math"
 
 // Axis bits of a sync: the axes whose value it carries (Changed.PosX...).
 const (
-	mirrorAxisX   uint8 = 1 << iota
+	mirrorAxisX uint8 = 1 << iota
 	mirrorAxisY
 	mirrorAxisZ
 	mirrorAxesAll = mirrorAxisX | mirrorAxisY | mirrorAxisZ
