@@ -99,7 +99,7 @@ func (tl *mirrorTimeline) insert(snap mirrorTimeSnap) {
 		tl.timeline = snap.remote - bt
 	}
 	var added bool
-	tl.buf, added = mirrorInsert(tl.buf, c.bufferLimit, snap, func(s *mirrorTimeSnap) float64 { return s.remote })
+	tl.buf, added = mirrorInsert(tl.buf, c.bufferLimit, snap, snap.remote, func(s *mirrorTimeSnap) float64 { return s.remote })
 	if !added {
 		return // a duplicate (its localTime overwritten) or a full buffer
 	}
@@ -125,11 +125,12 @@ func (tl *mirrorTimeline) insert(snap mirrorTimeSnap) {
 // mirrorInsert is InsertIfNotExists on a buffer sorted by key: nothing when
 // the buffer holds limit snapshots, an overwrite of the entry with the same
 // key, else an insert in order. added tells whether the buffer grew.
-func mirrorInsert[T any](buf []T, limit int, snap T, key func(*T) float64) (_ []T, added bool) {
+//
+// k is the snapshot's key, passed so that snap does not escape.
+func mirrorInsert[T any](buf []T, limit int, snap T, k float64, key func(*T) float64) (_ []T, added bool) {
 	if len(buf) >= limit {
 		return buf, false
 	}
-	k := key(&snap)
 	i := len(buf)
 	for i > 0 && key(&buf[i-1]) > k { // usually the newest: scan from the end
 		i--

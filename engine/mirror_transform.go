@@ -65,7 +65,7 @@ func (t *mirrorTransform) receive(send float64, axes uint8, p [3]float32, r Quat
 		t.newest = send
 	}
 	key := send + c.tsAdjust + c.offset
-	t.buf, _ = mirrorInsert(t.buf, c.bufferLimit, mirrorNTSnap{remote: key, pos: p, rot: r}, mirrorNTKey)
+	t.buf, _ = mirrorInsert(t.buf, c.bufferLimit, mirrorNTSnap{remote: key, pos: p, rot: r}, key, mirrorNTKey)
 }
 
 // sample is UpdateClientInterpolation at the timeline of tl: the pair
