@@ -27,7 +27,7 @@ func TestMirrorPresetAtMirrorDefaults(t *testing.T) {
 	if s.MirrorSettings.SendRate != 30 || s.SendRate != 30 {
 		t.Errorf("mirror.sendRate, sendRate = %d, %v; want 30, 30", s.MirrorSettings.SendRate, s.SendRate)
 	}
-	if !slices.Equal(s.Techniques, []string{engine.TechMirror, engine.TechBuffer, engine.TechEPIC}) {
-		t.Errorf("techniques = %v, want mirror, buffer and epic", s.Techniques)
+	if !slices.Equal(s.Techniques, []string{engine.TechEPIC, engine.TechBuffer, engine.TechMirror}) {
+		t.Errorf("techniques = %v, want epic, buffer and mirror", s.Techniques)
 	}
 }

@@ -219,7 +219,7 @@ func TestPageErrorsAndPresets(t *testing.T) {
 		t.Errorf("preset doc = %q, want the selected preset's", got)
 	}
 
-	for _, f := range []string{"json", "cpp", "unity", "unreal", "source", "netem"} {
+	for _, f := range []string{"json", "cpp", "mirror", "unreal", "source", "netem"} {
 		a := byID(doc, "export-"+f)
 		if a == nil {
 			t.Errorf("no export link for %s", f)

@@ -148,7 +148,7 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 var exportFormats = []struct{ Format, Label string }{
 	{"json", "JSON"},
 	{"cpp", "C++"},
-	{"unity", "Unity"},
+	{"mirror", "Mirror"},
 	{"unreal", "Unreal"},
 	{"source", "Source"},
 	{"netem", "netem"},
