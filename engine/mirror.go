@@ -68,6 +68,13 @@ package engine
 //     slerps it in float64 (Mirror slerps a compressed float32 quaternion
 //     and skips changes under rotationSensitivity); the cases hold rotation
 //     at identity, so only positions are pinned.
+//   - Defaults are the numbers a programmer writes: catchupSpeed 0.02 and
+//     slowdownSpeed 0.04 as doubles, where Mirror's initializers are the
+//     floats 0.02f and 0.04f (0.019999999552965164...): a timescale 5e-10
+//     apart, far below the lab's 1e-6 m; the cases carry Mirror's exact
+//     values and are run with them. C# float fields (thresholds, tolerance,
+//     bufferResetMultiplier, positionSensitivity) are rounded to float32
+//     here as in Mirror, so 0.01 is positionSensitivity's 0.01f exactly.
 //   - Settings moved between frames take effect at once, where Mirror reads
 //     bufferTimeMultiplier (without dynamic adjustment) and the EMA lengths
 //     only when the client starts.
@@ -136,11 +143,11 @@ var mirrorParams = []Param{
 		Doc: "Speed the timeline up when it lags this far behind bufferTime. Mirror: 1.",
 		get: func(s *Settings) float64 { return s.MirrorSettings.CatchupPositiveThreshold },
 		set: func(s *Settings, v float64) { s.MirrorSettings.CatchupPositiveThreshold = v }},
-	{Name: "mirror.catchupSpeed", Group: "mirror", Unit: "fraction", Min: 0, Max: 1, Step: 0.001, Default: 0.019999999552965164, Display: "%", Scale: pct,
+	{Name: "mirror.catchupSpeed", Group: "mirror", Unit: "fraction", Min: 0, Max: 1, Step: 0.001, Default: 0.02, Display: "%", Scale: pct,
 		Doc: "How much faster the timeline runs while catching up. Mirror: 0.02 (2%).",
 		get: func(s *Settings) float64 { return s.MirrorSettings.CatchupSpeed },
 		set: func(s *Settings, v float64) { s.MirrorSettings.CatchupSpeed = v }},
-	{Name: "mirror.slowdownSpeed", Group: "mirror", Unit: "fraction", Min: 0, Max: 1, Step: 0.001, Default: 0.03999999910593033, Display: "%", Scale: pct,
+	{Name: "mirror.slowdownSpeed", Group: "mirror", Unit: "fraction", Min: 0, Max: 1, Step: 0.001, Default: 0.04, Display: "%", Scale: pct,
 		Doc: "How much slower the timeline runs while slowing down. Mirror: 0.04 (4%).",
 		get: func(s *Settings) float64 { return s.MirrorSettings.SlowdownSpeed },
 		set: func(s *Settings, v float64) { s.MirrorSettings.SlowdownSpeed = v }},
@@ -176,7 +183,7 @@ var mirrorParams = []Param{
 		Doc: "A sync this many sync intervals after the newest clears the buffer (onlySyncOnChange). Mirror: 3.",
 		get: func(s *Settings) float64 { return s.MirrorSettings.BufferResetMultiplier },
 		set: func(s *Settings, v float64) { s.MirrorSettings.BufferResetMultiplier = v }},
-	{Name: "mirror.positionSensitivity", Group: "mirror", Unit: "m", Min: 0, Max: 1, Step: 0.001, Default: 0.009999999776482582, Display: "mm", Scale: 1000,
+	{Name: "mirror.positionSensitivity", Group: "mirror", Unit: "m", Min: 0, Max: 1, Step: 0.001, Default: 0.01, Display: "mm", Scale: 1000,
 		Doc: "Smallest per-axis move the server sends (onlySyncOnChange). Mirror: 0.01 m.",
 		get: func(s *Settings) float64 { return s.MirrorSettings.PositionSensitivity },
 		set: func(s *Settings, v float64) { s.MirrorSettings.PositionSensitivity = v }},

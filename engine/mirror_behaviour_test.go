@@ -172,8 +172,8 @@ func TestMirrorTimescaleIsQuantized(t *testing.T) {
 		want     float64
 	}{
 		{"on target: 1", 99.9, 1},
-		{"behind by more than a send interval: 1 + catchupSpeed", 99.75, 1 + 0.019999999552965164},
-		{"ahead by more than a send interval: 1 − slowdownSpeed", 100.05, 1 - 0.03999999910593033},
+		{"behind by more than a send interval: 1 + catchupSpeed", 99.75, 1 + 0.02},
+		{"ahead by more than a send interval: 1 − slowdownSpeed", 100.05, 1 - 0.04},
 	}
 	for _, tt := range tests {
 		c := mirrorTimelineAt(tt.timeline)

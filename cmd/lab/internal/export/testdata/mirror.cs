@@ -26,8 +26,8 @@ public static class InterpLabMirror
         bufferLimit = 32, // snapshots: Most snapshots a buffer keeps; later ones are dropped. Mirror: 32.
         catchupNegativeThreshold = -1.0f, // send intervals: Slow the timeline down when it runs this far ahead of bufferTime. Mirror: -1.
         catchupPositiveThreshold = 1.0f, // send intervals: Speed the timeline up when it lags this far behind bufferTime. Mirror: 1.
-        catchupSpeed = 0.02f, // How much faster the timeline runs while catching up. Mirror: 0.02 (2%).
-        slowdownSpeed = 0.04f, // How much slower the timeline runs while slowing down. Mirror: 0.04 (4%).
+        catchupSpeed = 0.02, // How much faster the timeline runs while catching up. Mirror: 0.02 (2%).
+        slowdownSpeed = 0.04, // How much slower the timeline runs while slowing down. Mirror: 0.04 (4%).
         driftEmaDuration = 1, // s: Seconds of timeline drift averaged before catching up or slowing down. Mirror: 1.
         dynamicAdjustment = true, // Set the multiplier to 1 + delivery jitter (σ) / sendInterval + tolerance on every packet. Mirror: on.
         dynamicAdjustmentTolerance = 1.0f, // send intervals: Safety margin the dynamic adjustment adds to the multiplier. Mirror: 1.
