@@ -41,7 +41,7 @@ var labCommands = []labCommand{
 	{"sim", "run a simulation and print its metrics", noStdin(runSim)},
 	{"sweep", "run one technique over a grid of one or two parameters", noStdin(runSweep)},
 	{"tune", "search a technique's settings for the least weighted cost", noStdin(runTune)},
-	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", noStdin(runExport)},
+	{"export", "print settings as JSON, C++, Mirror, Unreal, Source or netem", noStdin(runExport)},
 	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
 	{"peers", "check library techniques against frames the real libraries drew", noStdin(runPeers)},
 	{"trace", "import, list, show and replay recorded packet traces", runTrace},

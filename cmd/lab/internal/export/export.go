@@ -1,7 +1,7 @@
 // Package export writes settings as the files a game team pastes as is:
-// the canonical JSON, a C++ header for the seed's Interpolator, Unity with
-// Mirror, Unreal and Source configs, and a tc-netem script that puts a real
-// server behind the lab's network. Every number in an export comes from
+// the canonical JSON, a C++ header for the seed's Interpolator, Mirror's
+// C# settings from the mirror technique, Unreal and Source configs, and a
+// tc-netem script that puts a real server behind the lab's network. Every number in an export comes from
 // the settings; a mapping that is not exact is said in the export's own
 // comments. Each format is a file of its own.
 package export
@@ -38,7 +38,7 @@ type format struct {
 var formats = []format{
 	{"json", "JSON", "", "application/json", fileNamed(".json"), writeJSON},
 	{"cpp", "C++", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
-	{"unity", "Unity", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
+	{"mirror", "Mirror", engine.TechMirror, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirror.cs" }, writeMirror},
 	{"unreal", "Unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
 	{"source", "Source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range formats {
-		file, err := Render(f.name, p.Name, p.Settings)
+		file, err := Render(f.name, p.Name, withTechnique(p.Settings, f.technique))
 		if err != nil {
 			t.Fatalf("Render(%s) error: %v", f.name, err)
 		}
@@ -65,18 +66,17 @@ func TestExportLineChanges(t *testing.T) {
 		{"cpp", "delay=0.12", []string{"constexpr float delay = 0.12f;"}},
 		{"cpp", "adaptWindow=64", []string{"constexpr int adaptWindow = 64;"}},
 		{"cpp", "rotation=euler", []string{`constexpr const char* rotation = "euler";`}},
-		{"unity", "margin=0.05", []string{
-			"//   margin 50 ms -> dynamicAdjustmentTolerance = margin x sendRate = 1 send intervals",
-			"        dynamicAdjustmentTolerance = 1.0f,",
-			"    public const float margin = 0.05f;"}},
-		{"unity", "delay=0.15", []string{
-			"//   delay 150 ms -> bufferTimeMultiplier = delay x sendRate = 3",
-			"        bufferTimeMultiplier = 3,",
-			"    public const float delay = 0.15f;"}},
-		{"unity", "adaptWindow=100", []string{
-			"//   adaptWindow 100 packets -> deliveryTimeEmaDuration = adaptWindow / sendRate = 5 s",
-			"        deliveryTimeEmaDuration = 5,",
-			"    public const int adaptWindow = 100;"}},
+		{"mirror", "mirror.bufferLimit=16", []string{"        bufferLimit = 16, // snapshots:"}},
+		{"mirror", "mirror.catchupSpeed=0.05", []string{"        catchupSpeed = 0.05, // How much faster"}},
+		{"mirror", "mirror.sendIntervalMultiplier=2", []string{
+			"// Effective display delay behind the newest snapshot: 83.333 ms in steady state",
+			"//   + NetworkTransform's shift of its snapshots, 50 ms",
+			"        // Sync every 2 sends",
+			"        nt.syncInterval = 0.033333335f;"}},
+		{"mirror", "mirror.timelineOffset=false", []string{
+			"// Effective display delay behind the newest snapshot: 33.333 ms in steady state",
+			"//   + NetworkTransform's shift of its snapshots, 0 ms",
+			"        nt.timelineOffset = false;"}},
 		{"unreal", "latency=0.06", []string{"; delay, latency + jitter = 60 + 20 ms", "PktLag=80"}},
 		{"unreal", "tickRate=30", []string{"NetServerMaxTickRate=30", "tickRate=30"}},
 		{"unreal", "loss=0.05", []string{"; loss 5% (random)", "PktLoss=5"}},
@@ -105,12 +105,13 @@ func TestExportLineChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
-		beforeFile, err := Render(tt.format, p.Name, p.Settings)
+		base := withTechnique(p.Settings, Technique(tt.format))
+		beforeFile, err := Render(tt.format, p.Name, base)
 		before := beforeFile.Body
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := p.Settings
+		s := base
 		name, value, _ := strings.Cut(tt.set, "=")
 		if err := s.SetText(name, value); err != nil {
 			t.Fatal(err)
@@ -140,6 +141,15 @@ func TestExportLineChanges(t *testing.T) {
 				strings.Join(changed, "\n"), strings.Join(tt.want, "\n"))
 		}
 	}
+}
+
+// withTechnique returns s with technique (if not "") among its techniques,
+// for the exports that write a library technique's knobs.
+func withTechnique(s engine.Settings, technique string) engine.Settings {
+	if technique != "" && !slices.Contains(s.Techniques, technique) {
+		s.Techniques = append(slices.Clip(s.Techniques), technique)
+	}
+	return s
 }
 
 // TestExportJSONDecodes checks the canonical JSON: every vocabulary key in

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MirrorCase is a packet schedule with what a real Mirror client rendered
+// for it (a case file of golden/peers/mirror; its README describes the
+// format): the settings, the remote object's spawn position, the batches
+// in arrival order and the client's frame times. Its Run replays it
+// through the mirror technique.
+type MirrorCase struct {
+	Name         string             `json:"name"`
+	Library      string             `json:"library"`
+	MirrorCommit string             `json:"mirrorCommit"`
+	Settings     MirrorCaseSettings `json:"settings"`
+	SpawnPos     []float64          `json:"spawnPos"` // x, y, z, m
+	Packets      []MirrorPacket     `json:"packets"`  // in arrival order
+	Frames       []float64          `json:"frames"`   // client local times, s
+}
+
+// MirrorCaseSettings are a case's Mirror settings, named as in Mirror. The
+// informational sendInterval is derived from sendRate and not read;
+// positionSensitivity is the server's, already applied to the packets.
+type MirrorCaseSettings struct {
+	SendRate                   float64 `json:"sendRate"`
+	BufferTimeMultiplier       float64 `json:"bufferTimeMultiplier"`
+	BufferLimit                float64 `json:"bufferLimit"`
+	CatchupNegativeThreshold   float64 `json:"catchupNegativeThreshold"`
+	CatchupPositiveThreshold   float64 `json:"catchupPositiveThreshold"`
+	CatchupSpeed               float64 `json:"catchupSpeed"`
+	SlowdownSpeed              float64 `json:"slowdownSpeed"`
+	DriftEmaDuration           float64 `json:"driftEmaDuration"`
+	DynamicAdjustment          *bool   `json:"dynamicAdjustment"`
+	DynamicAdjustmentTolerance float64 `json:"dynamicAdjustmentTolerance"`
+	DeliveryTimeEmaDuration    float64 `json:"deliveryTimeEmaDuration"`
+	SendIntervalMultiplier     float64 `json:"sendIntervalMultiplier"`
+	TimelineOffset             *bool   `json:"timelineOffset"`
+	OnlySyncOnChange           *bool   `json:"onlySyncOnChange"`
+	BufferResetMultiplier      float64 `json:"bufferResetMultiplier"`
+	PositionSensitivity        float64 `json:"positionSensitivity"`
+}
+
+// MirrorPacket is one received batch: its timestamp (server time), its
+// arrival (client local time) and the NetworkTransform sync it carried:
+// Pos nil for a batch with only the time snapshot, an axis nil where the
+// sync did not carry it.
+type MirrorPacket struct {
+	Send   float64    `json:"send"`
+	Arrive float64    `json:"arrive"`
+	Pos    []*float64 `json:"pos"`
+}
+
+// settings checks the case's settings against the mirror parameters'
+// ranges and returns lab settings holding them.
+func (c *MirrorCase) settings() (Settings, error) {
+	s := Defaults()
+	cs := &c.Settings
+	nums := []struct {
+		name string
+		v    float64
+	}{
+		{"sendRate", cs.SendRate}, {"bufferTimeMultiplier", cs.BufferTimeMultiplier}, {"bufferLimit", cs.BufferLimit},
+		{"catchupNegativeThreshold", cs.CatchupNegativeThreshold}, {"catchupPositiveThreshold", cs.CatchupPositiveThreshold},
+		{"catchupSpeed", cs.CatchupSpeed}, {"slowdownSpeed", cs.SlowdownSpeed}, {"driftEmaDuration", cs.DriftEmaDuration},
+		{"dynamicAdjustmentTolerance", cs.DynamicAdjustmentTolerance}, {"deliveryTimeEmaDuration", cs.DeliveryTimeEmaDuration},
+		{"sendIntervalMultiplier", cs.SendIntervalMultiplier}, {"bufferResetMultiplier", cs.BufferResetMultiplier},
+		{"positionSensitivity", cs.PositionSensitivity},
+	}
+	for _, n := range nums {
+		if err := caseParam(&s, n.name, n.v); err != nil {
+			return s, err
+		}
+	}
+	bools := []struct {
+		name string
+		v    *bool
+	}{{"dynamicAdjustment", cs.DynamicAdjustment}, {"timelineOffset", cs.TimelineOffset}, {"onlySyncOnChange", cs.OnlySyncOnChange}}
+	for _, b := range bools {
+		if b.v == nil {
+			return s, &FieldError{Field: "settings." + b.name, Value: "", Allowed: "true or false"}
+		}
+		_ = caseParam(&s, b.name, b2f(*b.v))
+	}
+	s.SendRate = float64(s.MirrorSettings.SendRate)
+	return s, nil
+}
+
+// caseParam sets the mirror parameter of the case's field name, reporting
+// an error against settings.name.
+func caseParam(s *Settings, name string, v float64) error {
+	p, _ := Lookup("mirror." + name)
+	if err := p.Set(s, v); err != nil {
+		return &FieldError{Field: "settings." + name, Value: formatNumber(v), Allowed: p.allowed()}
+	}
+	return nil
+}
+
+// check checks the case's schedule.
+func (c *MirrorCase) check() error {
+	if c.Library != "" && c.Library != TechMirror {
+		return &FieldError{Field: "library", Value: c.Library, Allowed: `"mirror"`}
+	}
+	if len(c.SpawnPos) != 3 || !Vec3(c.SpawnPos).Finite() {
+		return &FieldError{Field: "spawnPos", Value: fmt.Sprint(c.SpawnPos), Allowed: "[x, y, z], finite, m"}
+	}
+	for i, p := range c.Packets {
+		if !finite(p.Send) || !finite(p.Arrive) {
+			return &FieldError{Field: fmt.Sprintf("packets[%d]", i), Value: fmt.Sprint(p.Send, p.Arrive),
+				Allowed: "finite send and arrive times, s"}
+		}
+		if p.Pos != nil && len(p.Pos) != 3 {
+			return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: fmt.Sprint(len(p.Pos), " values"),
+				Allowed: "null or [x, y, z], each a number or null"}
+		}
+		for _, v := range p.Pos {
+			if v != nil && !finite(*v) {
+				return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: formatNumber(*v), Allowed: "finite numbers, m"}
+			}
+		}
+	}
+	if len(c.Frames) == 0 {
+		return errors.New("frames: want at least one frame time")
+	}
+	for i, t := range c.Frames {
+		if !finite(t) || (i > 0 && t < c.Frames[i-1]) {
+			return &FieldError{Field: fmt.Sprintf("frames[%d]", i), Value: formatNumber(t),
+				Allowed: "finite times that never run backwards, s"}
+		}
+	}
+	return nil
+}
+
+// Run checks the case and replays it through the mirror technique, as the
+// Mirror client was driven: at each frame time T, every packet with
+// arrive ≤ T not yet handled, in file order, then the frame. The sender
+// model is not used: the packets say what the server sent.
+func (c *MirrorCase) Run() ([]PeerFrame, error) {
+	out := make([]PeerFrame, 0, len(c.Frames))
+	err := c.run(func(t *mirrorTechnique, T float64, smp *Sample) {
+		out = append(out, PeerFrame{T: T, Pos: smp.Pos, Drawn: t.nt.drawn})
+	})
+	return out, err
+}
+
+// run replays the case, calling frame after every frame.
+func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *Sample)) error {
+	if err := c.check(); err != nil {
+		return fmt.Errorf("mirror case %q: %w", c.Name, err)
+	}
+	s, err := c.settings()
+	if err != nil {
+		return fmt.Errorf("mirror case %q: %w", c.Name, err)
+	}
+	t := newMirrorTechnique(&s)
+	t.nt.spawn(vec32(Vec3(c.SpawnPos)), QuatIdentity)
+	next := 0
+	for _, T := range c.Frames {
+		for ; next < len(c.Packets) && c.Packets[next].Arrive <= T; next++ {
+			p := &c.Packets[next]
+			var axes uint8
+			var pos [3]float32
+			for a, v := range p.Pos {
+				if v != nil {
+					axes |= 1 << a
+					pos[a] = float32(*v)
+				}
+			}
+			t.receive(p.Send, axes, p.Pos != nil, pos, QuatIdentity)
+		}
+		smp := t.Sample(T)
+		frame(t, T, &smp)
+	}
+	return nil
+}
