@@ -41,6 +41,7 @@ var groupTitles = []struct{ name, title string }{
 	{"network", "Network"},
 	{"buffer", "Snapshot buffer"},
 	{"epic", "EPIC"},
+	{"geckos", "geckos.io snapshot-interpolation"},
 }
 
 type groupView struct {

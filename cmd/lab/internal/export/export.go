@@ -41,6 +41,7 @@ var formats = []format{
 	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
 	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+	{"geckos", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
 }
 
 // Technique returns the technique whose settings the named format writes,
