@@ -148,8 +148,13 @@ type geckosBatch struct {
 }
 
 func newGeckosBatch(s *Settings, n int) *geckosBatch {
-	return &geckosBatch{s: s, n: n, offset: -1, seqA: -1, seqB: -1,
+	b := &geckosBatch{s: s, n: n, offset: -1, seqA: -1, seqB: -1,
 		slerp: make([]slerpPair, n), last: make([]Vec3, n), lastRot: make([]Quat, n)}
+	// Room for a full vault from the start, so a run does not allocate as
+	// it fills.
+	slots := min(max(s.VaultSize, 0), 1000) + 1
+	b.seq, b.pos, b.rot = make([]int, 0, slots), make([]Vec3, 0, slots*n), make([]Quat, 0, slots*n)
+	return b
 }
 
 // receive is snapshot.add of the snapshot of time tick (s), every entity's
