@@ -153,6 +153,7 @@ var exportFormats = []struct{ Format, Label string }{
 	{"unreal", "Unreal"},
 	{"source", "Source"},
 	{"netem", "netem"},
+	{"geckos", "geckos.io"},
 }
 
 // exportURL is the download address of the current settings in format f.

@@ -249,7 +249,8 @@ func TestBrowserBadLink(t *testing.T) {
 // TestBrowserExports clicks each export link after a slider change and
 // checks that the download is what lab export gives for the page's settings.
 func TestBrowserExports(t *testing.T) {
-	b := openLab(t, "/?preset=harbor-after&loss=0.02")
+	// Every technique runs, so that every library's export has its own.
+	b := openLab(t, "/?preset=harbor-after&loss=0.02&techniques="+strings.Join(engine.TechniqueNames, ","))
 	b.do(chromedp.Focus(chromedp.ID("p-jitter")), chromedp.KeyEvent(kb.PageUp))
 	got := b.controls()
 	if got.Jitter == 0.01 {
