@@ -1,6 +1,9 @@
 package export
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -169,5 +172,26 @@ func TestExportGeckosNeedsTechnique(t *testing.T) {
 	s := engine.Defaults()
 	if _, err := Render("geckos", "", s); err == nil || !strings.Contains(err.Error(), "add geckos to techniques") {
 		t.Errorf("Render(geckos) without the technique: error = %v, want one asking to add it", err)
+	}
+}
+
+// TestExportGeckosParses checks the snippet's syntax with node, as an ES
+// module (the form the import line takes).
+func TestExportGeckosParses(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	s := engine.Defaults()
+	s.Techniques = []string{engine.TechGeckos}
+	for _, buf := range []float64{-1, 90} {
+		s.InterpolationBuffer = buf
+		path := filepath.Join(t.TempDir(), "si.mjs")
+		if err := os.WriteFile(path, []byte(render(t, s)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(node, "--check", path).CombinedOutput(); err != nil {
+			t.Errorf("node --check: %v\n%s", err, out)
+		}
 	}
 }
