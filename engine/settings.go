@@ -47,6 +47,7 @@ type Settings struct {
 
 	// Library techniques' own knobs, with the libraries' names.
 	MirrorSettings
+	GeckosSettings
 }
 
 // Defaults returns the parameter table's default settings.

@@ -8,6 +8,7 @@ import (
 func TestRunDeterministic(t *testing.T) {
 	s := Defaults()
 	s.Duration = 5
+	s.Techniques = TechniqueNames // the library techniques too
 	s.Jitter, s.Loss, s.Duplicate = 0.02, 0.05, 0.02
 	s.Techniques = TechniqueNames
 	a, err := Run(s)

@@ -77,6 +77,7 @@ var techDefs = [...]techDef{
 		batch: func(s *Settings, n int) batch { return newBufBatch(s, true, n) },
 		one:   func(s *Settings) Technique { return newBuffer(s, true) }},
 	mirrorDef,
+	geckosDef,
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and

@@ -41,6 +41,7 @@ var formats = []format{
 	{"mirror", "Mirror", engine.TechMirror, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirror.cs" }, writeMirror},
 	{"unreal", "Unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
 	{"source", "Source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
+	{"geckos", "geckos.io", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
 	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
 }
 

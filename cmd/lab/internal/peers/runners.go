@@ -30,5 +30,6 @@ func Runners() map[string]Runner {
 	return map[string]Runner{
 		// One line per library technique: "mirror": run[engine.MirrorCase],
 		"mirror": run[engine.MirrorCase],
+		"geckos": run[engine.GeckosCase],
 	}
 }
