@@ -9,6 +9,7 @@ func TestRunDeterministic(t *testing.T) {
 	s := Defaults()
 	s.Duration = 5
 	s.Jitter, s.Loss, s.Duplicate = 0.02, 0.05, 0.02
+	s.Techniques = TechniqueNames // the library techniques too
 	a, err := Run(s)
 	if err != nil {
 		t.Fatal(err)
