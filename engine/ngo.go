@@ -160,6 +160,7 @@ var ngoParams = []Param{
 var ngoDef = techDef{name: TechNGO, group: "ngo", base: localTime,
 	tune:  []string{"ngo.maximumInterpolationTime"},
 	delay: ngoDelay,
+	batch: func(s *Settings, n int) batch { return newNGOBatch(s, n) },
 	one:   newNGO}
 
 // ngoDelay is the display delay behind the newest state that NGO's settings
@@ -173,20 +174,33 @@ func ngoDelay(s *Settings) float64 {
 	return float64(float32(n.ServerBufferSec)) + float64(n.TicksAgo)*ngoTickInterval(n.TickRate) + smooth
 }
 
-// ngoTechnique is the ngo Technique for one entity.
-type ngoTechnique struct {
+// ngoBatch is the ngo technique for entities that share their packets:
+// one client (its clock and the modelled sender's TimeSync and approval)
+// and one NetworkTransform per entity.
+//
+// An arrival is handled when it is received rather than in the next
+// frame's EarlyUpdate as NGO does; nothing a state changes is read before
+// that frame's update, so the result is the same.
+type ngoBatch struct {
 	s       *Settings
 	cl      ngoClient
-	x       ngoTransform
-	pending []Snapshot // arrived since the last frame, in arrival order
-	started bool       // the approval (first snapshot) has been handled
-	framed  bool       // a frame has been drawn: prevNow holds
-	prevNow float64
+	xs      []ngoTransform
+	started bool // the approval (first snapshot) has been handled
+	last    int64
 	syncAt  int64   // TimeSync period index of the last TimeSync
 	newest  float64 // time of the newest state, s
+
+	// This frame's, for fill.
+	framed  bool // a frame has run: prevNow holds
+	prevNow float64
+	dt      float32 // Time.deltaTime
+	delay   float64 // Sample.Delay
+	k       ngoConst
 }
 
-func newNGO(s *Settings) Technique { return &ngoTechnique{s: s} }
+func newNGOBatch(s *Settings, n int) *ngoBatch {
+	return &ngoBatch{s: s, xs: make([]ngoTransform, n)}
+}
 
 // ngoTick is the tick of NGO's server when a state of server time t is
 // taken.
@@ -200,80 +214,108 @@ func ngoLabRTT(s *Settings) float64 {
 	return ngoRTT(int(math.Round(2 * (s.Latency + s.Jitter) * 1000)))
 }
 
-func (t *ngoTechnique) Receive(s Snapshot, _ float64) { t.pending = append(t.pending, s) }
-
-func (t *ngoTechnique) Sample(now float64) Sample {
-	var out Sample
-	t.sample(now, &out)
-	return out
-}
-
-// sample runs one client frame at local time now: the arrivals since the
-// previous frame (EarlyUpdate), UpdateTime, and the transform's update.
-func (t *ngoTechnique) sample(now float64, out *Sample) {
-	n := &t.s.NGOSettings
+// receive is the modelled sender and wire for one lab packet, then the
+// client's handling of what NGO would have received: snaps[e] is entity e's
+// state at server time tickTime.
+func (b *ngoBatch) receive(tickTime, _ float64, snaps []Snapshot) {
+	n := &b.s.NGOSettings
 	k := newNGOConst(n)
-	rtt := ngoLabRTT(t.s)
-	for i := range t.pending {
-		t.deliver(&t.pending[i], rtt, n, &k)
-	}
-	t.pending = t.pending[:0]
-	var dt float32
-	if t.framed {
-		dt = float32(now - t.prevNow)
-	}
-	t.framed, t.prevNow = true, now
-	t.cl.frame(dt, rtt, &k)
-	if !t.started {
-		*out = Sample{Mode: Empty, Time: now}
-		return
-	}
-	l := &t.x.lerp
-	render := t.cl.render
-	l.update(k.deltaTime(dt), render, t.cl.server, &k, true)
-	mode, depth := Freeze, 0
-	if render < l.end {
-		mode, depth = Interpolate, 1
-	}
-	for i := range l.buf {
-		if l.buf[i].time > render {
-			depth++
+	tick := ngoTick(tickTime, n.TickRate)
+	if !b.started {
+		b.started, b.last = true, tick
+		b.cl.approve(tick, &k)
+		for e := range b.xs {
+			b.xs[e].spawn(labVec32(&snaps[e].Pos), snaps[e].Rot)
 		}
-	}
-	*out = Sample{Pos: l.cur.vec3(), Rot: l.curRot, Mode: mode, Time: render, Newest: t.newest, Depth: depth,
-		Delay: float64(float32(n.ServerBufferSec)) + k.ticksAgo*k.tickInterval}
-}
-
-// deliver is the modelled sender and wire for one lab snapshot, then the
-// client's handling of what NGO would have received.
-func (t *ngoTechnique) deliver(s *Snapshot, rtt float64, n *NGOSettings, k *ngoConst) {
-	tick := ngoTick(s.Time, n.TickRate)
-	pos := vec32{float32(s.Pos[0]), float32(s.Pos[1]), float32(s.Pos[2])}
-	if !t.started {
-		t.started = true
-		t.cl.approve(tick, k)
-		t.x.spawn(pos, s.Rot)
-		t.syncAt = tick / int64(n.TickRate)
-		t.newest = float64(tick) * k.tickInterval
+		b.syncAt = tick / int64(n.TickRate)
+		b.newest = float64(tick) * k.tickInterval
 		return
 	}
 	frameSync := false
-	if p := tick / int64(n.TickRate); p > t.syncAt {
-		t.syncAt = p
-		t.cl.timeSync(tick, rtt, k)
+	if p := tick / int64(n.TickRate); p > b.syncAt {
+		b.syncAt = p
+		b.cl.timeSync(tick, ngoLabRTT(b.s), &k)
 		frameSync = k.unreliable
 	}
-	if !k.unreliable && tick <= t.x.lastInbound {
+	if !k.unreliable && tick <= b.last {
 		return // the reliable sequenced channel delivers each state once, in order
 	}
-	var has [3]bool
+	b.last = tick
+	b.newest = max(b.newest, float64(tick)*k.tickInterval)
 	th := float32(n.PositionThreshold)
-	for i := range has {
-		d := pos[i] - t.x.target[i]
-		has[i] = frameSync || d >= th || -d >= th
+	for e := range b.xs {
+		x := &b.xs[e]
+		pos := labVec32(&snaps[e].Pos)
+		var has [3]bool
+		for i := range has {
+			d := pos[i] - x.target[i]
+			has[i] = frameSync || d >= th || -d >= th
+		}
+		x.state(tick, pos, has, frameSync, snaps[e].Rot, &k)
 	}
-	if tm := float64(tick) * k.tickInterval; tm > t.newest {
-		t.newest = tm
+}
+
+func labVec32(p *Vec3) vec32 { return vec32{float32(p[0]), float32(p[1]), float32(p[2])} }
+
+// frame runs the client's UpdateTime at local time now.
+func (b *ngoBatch) frame(now float64) {
+	n := &b.s.NGOSettings
+	b.k = newNGOConst(n)
+	var dt float32
+	if b.framed {
+		dt = float32(now - b.prevNow)
 	}
-	t.x.state(tick, pos, has, frameSync, s.Rot, k)
+	b.framed, b.prevNow = true, now
+	b.cl.frame(dt, ngoLabRTT(b.s), &b.k)
+	b.dt = b.k.deltaTime(dt)
+	b.delay = float64(float32(n.ServerBufferSec)) + b.k.ticksAgo*b.k.tickInterval
+}
+
+// fill runs each transform's interpolation for the frame and writes what
+// it shows.
+func (b *ngoBatch) fill(lo int, out []Sample) {
+	if !b.started {
+		for e := range out {
+			out[e] = Sample{Mode: Empty, Time: b.prevNow}
+		}
+		return
+	}
+	render, server := b.cl.render, b.cl.server
+	for e := range out {
+		l := &b.xs[lo+e].lerp
+		l.update(b.dt, render, server, &b.k, true)
+		mode, depth := Freeze, 0
+		if render < l.end {
+			mode, depth = Interpolate, 1
+		}
+		for i := range l.buf {
+			if l.buf[i].time > render {
+				depth++
+			}
+		}
+		out[e] = Sample{Pos: l.cur.vec3(), Rot: l.curRot, Mode: mode, Time: render, Newest: b.newest,
+			Depth: depth, Delay: b.delay}
+	}
+}
+
+// ngoTechnique is the ngo Technique for one entity: a batch of one.
+type ngoTechnique struct {
+	b    ngoBatch
+	snap [1]Snapshot
+	out  [1]Sample
+}
+
+func newNGO(s *Settings) Technique {
+	return &ngoTechnique{b: ngoBatch{s: s, xs: make([]ngoTransform, 1)}}
+}
+
+func (t *ngoTechnique) Receive(s Snapshot, now float64) {
+	t.snap[0] = s
+	t.b.receive(s.Time, now, t.snap[:])
+}
+
+func (t *ngoTechnique) Sample(now float64) Sample {
+	t.b.frame(now)
+	t.b.fill(0, t.out[:])
+	return t.out[0]
 }

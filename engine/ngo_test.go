@@ -189,8 +189,8 @@ func TestNGOGoldenCanFail(t *testing.T) {
 func TestNGOCaseErrors(t *testing.T) {
 	g := loadNGOGoldens(t)["ngo_00_clean_30tick_60fps"]
 	tests := []struct {
-		name  string
-		field string
+		name   string
+		field  string
 		break_ func(c *NGOCase)
 	}{
 		{"library", "library", func(c *NGOCase) { c.Library = "mirror" }},
@@ -198,7 +198,9 @@ func TestNGOCaseErrors(t *testing.T) {
 		{"no frames", "frames", func(c *NGOCase) { c.Frames = nil }},
 		{"frames backwards", "frames[2]", func(c *NGOCase) { c.Frames = []float64{0, 1, 0.5} }},
 		{"packet type", "packets[0].type", func(c *NGOCase) { c.Packets = []NGOPacket{{Type: "spawn"}} }},
-		{"approve without axis", "packets[0].pos[1]", func(c *NGOCase) { c.Packets = []NGOPacket{{Type: "approve", Pos: [3]*float64{new(float64), nil, new(float64)}}} }},
+		{"approve without axis", "packets[0].pos[1]", func(c *NGOCase) {
+			c.Packets = []NGOPacket{{Type: "approve", Pos: [3]*float64{new(float64), nil, new(float64)}}}
+		}},
 		{"tick rate", "settings.tickRate", func(c *NGOCase) { c.Settings.TickRate = 0 }},
 		{"interpolation time", "settings.maximumInterpolationTime", func(c *NGOCase) { c.Settings.MaximumInterpolationTime = 0 }},
 		{"rtt order", "rtt[1]", func(c *NGOCase) { c.RTT = []NGORTT{{At: 1}, {At: 0.5}} }},

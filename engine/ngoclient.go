@@ -148,6 +148,9 @@ type ngoLerp struct {
 // resetTo shows v at once and forgets every state and segment: both segment
 // times go to 0, so the next segment starts at time 0 and its t is about 1.
 func (l *ngoLerp) resetTo(v vec32, rot Quat) {
+	if l.buf == nil {
+		l.buf = make([]ngoItem, 0, 8) // a few ticks' worth: no growth in steady state
+	}
 	l.buf = l.buf[:0]
 	l.start, l.end = 0, 0
 	l.from, l.to, l.cur = v, v, v
