@@ -41,6 +41,7 @@ var formats = []format{
 	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
 	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+	{"ngo", engine.TechNGO, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNGOSettings.cs" }, writeNGO},
 }
 
 // Technique returns the technique whose settings the named format writes,

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,11 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range formats {
-		file, err := Render(f.name, p.Name, p.Settings)
+		s := p.Settings
+		if f.technique != "" && !slices.Contains(s.Techniques, f.technique) {
+			s.Techniques = append(slices.Clone(s.Techniques), f.technique)
+		}
+		file, err := Render(f.name, p.Name, s)
 		if err != nil {
 			t.Fatalf("Render(%s) error: %v", f.name, err)
 		}
