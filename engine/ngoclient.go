@@ -300,7 +300,7 @@ func (cl *ngoClient) timeSync(tick int64, rtt float64, c *ngoConst) {
 }
 
 // frame runs PreUpdate's UpdateTime for a frame of unscaled delta dt
-// (float32) and returns the render time and ServerTime the transforms'
+// (float32) and keeps the ServerTime and render time the transforms'
 // PreLateUpdate uses.
 func (cl *ngoClient) frame(dt float32, rtt float64, c *ngoConst) {
 	if !cl.connected {

@@ -41,6 +41,7 @@ var groupTitles = []struct{ name, title string }{
 	{"network", "Network"},
 	{"buffer", "Snapshot buffer"},
 	{"epic", "EPIC"},
+	{"ngo", "Unity NGO 2.1.1"},
 }
 
 type groupView struct {
