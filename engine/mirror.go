@@ -284,7 +284,7 @@ func newMirrorTechnique(s *Settings) *mirrorTechnique {
 // doing it at the next frame's start.
 func (t *mirrorTechnique) Receive(s Snapshot, _ float64) {
 	axes, ok := t.sender.sync(s, t.settings, &t.clock.cfg)
-	t.receive(s.Time, axes, ok, vec32(s.Pos), s.Rot)
+	t.receive(s.Time, axes, ok, mirrorVec32(s.Pos), s.Rot)
 }
 
 // receive takes one batch off the wire: its timestamp send (server time),
@@ -303,8 +303,8 @@ func (t *mirrorTechnique) Sample(now float64) Sample {
 	return out
 }
 
-// vec32 is a position as Mirror serializes it (WriteFloat).
-func vec32(p Vec3) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+// mirrorVec32 is a position as Mirror serializes it (WriteFloat).
+func mirrorVec32(p Vec3) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
 
 // mirrorBatch is one client with one timeline and a NetworkTransform per
 // entity, as in Mirror, where NetworkClient's timeline is global: the time
@@ -326,7 +326,7 @@ func (b *mirrorBatch) receive(tick, _ float64, snaps []Snapshot) {
 	b.clock.receive(tick)
 	for e := range snaps {
 		if axes, ok := b.senders[e].sync(snaps[e], b.settings, c); ok {
-			b.nts[e].receive(snaps[e].Time, axes, vec32(snaps[e].Pos), snaps[e].Rot, c)
+			b.nts[e].receive(snaps[e].Time, axes, mirrorVec32(snaps[e].Pos), snaps[e].Rot, c)
 		}
 	}
 }

@@ -154,7 +154,7 @@ func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *Sample))
 		return fmt.Errorf("mirror case %q: %w", c.Name, err)
 	}
 	t := newMirrorTechnique(&s)
-	t.nt.spawn(vec32(Vec3(c.SpawnPos)), QuatIdentity)
+	t.nt.spawn(mirrorVec32(Vec3(c.SpawnPos)), QuatIdentity)
 	next := 0
 	for _, T := range c.Frames {
 		for ; next < len(c.Packets) && c.Packets[next].Arrive <= T; next++ {

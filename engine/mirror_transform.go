@@ -133,7 +133,7 @@ func (m *mirrorSender) sync(s Snapshot, set *Settings, c *mirrorConfig) (axes ui
 		return m.axes, m.sent // a duplicate carries what the original did
 	}
 	m.started, m.newest = true, s.Time
-	cur := vec32(s.Pos)
+	cur := mirrorVec32(s.Pos)
 	sens := c.sensitivity
 	d := [3]float32{m.last[0] - cur[0], m.last[1] - cur[1], m.last[2] - cur[2]}
 	sq := float32(float32(d[0]*d[0])+float32(d[1]*d[1])) + float32(d[2]*d[2])

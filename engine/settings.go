@@ -48,6 +48,7 @@ type Settings struct {
 	// Library techniques' own knobs, with the libraries' names.
 	MirrorSettings
 	GeckosSettings
+	NGOSettings
 }
 
 // Defaults returns the parameter table's default settings.

@@ -78,6 +78,7 @@ var techDefs = [...]techDef{
 		one:   func(s *Settings) Technique { return newBuffer(s, true) }},
 	mirrorDef,
 	geckosDef,
+	ngoDef,
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and

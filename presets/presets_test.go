@@ -28,7 +28,7 @@ func TestAllValid(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"epic-seed", "harbor-before", "harbor-after", "lan", "wifi", "4g",
-		"ping80", "ping120", "ping200", "source"} {
+		"ping80", "ping120", "ping200", "source", "ngo-defaults"} {
 		if !seen[name] {
 			t.Errorf("preset %q missing", name)
 		}
@@ -74,6 +74,16 @@ func TestSourceNumbers(t *testing.T) {
 		{"source", "delay", 0.1},
 		{"source", "adaptive", 0},
 		{"source", "extrapolateCap", 0.25},
+
+		{"ngo-defaults", "tickRate", 30}, // NetworkManager's default Tick Rate
+		{"ngo-defaults", "sendRate", 30}, // a NetworkTransform state every tick
+		{"ngo-defaults", "ngo.tickRate", 30},
+		{"ngo-defaults", "ngo.ticksAgo", 2},
+		{"ngo-defaults", "ngo.serverBufferSec", 0.05},
+		{"ngo-defaults", "ngo.maximumInterpolationTime", 0.1},
+		{"ngo-defaults", "ngo.hardResetThresholdSec", 0.2},
+		{"ngo-defaults", "ngo.adjustmentRatio", 0.01},
+		{"ngo-defaults", "ngo.approvalRttSec", 0.15},
 
 		{"4g", "lossModel", 1}, // burst
 		{"lan", "loss", 0},

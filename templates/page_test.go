@@ -252,3 +252,17 @@ func TestDecimals(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryParamGroupHasATitle: the page renders only the groups it has a
+// title for, and the page's script needs a control for every parameter.
+func TestEveryParamGroupHasATitle(t *testing.T) {
+	titled := map[string]bool{}
+	for _, g := range groupTitles {
+		titled[g.name] = true
+	}
+	for _, p := range engine.Params() {
+		if !titled[p.Group] {
+			t.Errorf("parameter %s: group %q has no title in groupTitles, so the page has no control for it", p.Name, p.Group)
+		}
+	}
+}

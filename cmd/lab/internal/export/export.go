@@ -42,6 +42,7 @@ var formats = []format{
 	{"unreal", "Unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
 	{"source", "Source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"geckos", "geckos.io", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
+	{"ngo", "Unity NGO", engine.TechNGO, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNGOSettings.cs" }, writeNGO},
 	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
 }
 

@@ -31,5 +31,6 @@ func Runners() map[string]Runner {
 		// One line per library technique: "mirror": run[engine.MirrorCase],
 		"mirror": run[engine.MirrorCase],
 		"geckos": run[engine.GeckosCase],
+		"ngo": run[engine.NGOCase],
 	}
 }

@@ -1,0 +1,165 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+// parseNGO reads an ngo export back into settings: every
+// "public const <type> <Name> = <literal>;" line sets the lab parameter of
+// that NGO field, over base.
+func parseNGO(t *testing.T, body []byte, base engine.Settings) engine.Settings {
+	t.Helper()
+	s := base
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		rest, ok := strings.CutPrefix(line, "public const ")
+		if !ok {
+			continue
+		}
+		decl, lit, ok := strings.Cut(strings.TrimSuffix(rest, ";"), " = ")
+		if !ok {
+			t.Fatalf("cannot read %q", line)
+		}
+		fields := strings.Fields(decl)
+		cs, name := fields[0], fields[1]
+		var f *ngoField
+		for i := range ngoFields {
+			if ngoFields[i].name == name {
+				f = &ngoFields[i]
+			}
+		}
+		if f == nil || f.cs != cs {
+			t.Fatalf("%q: not an NGO field of the export", line)
+		}
+		text := lit
+		if cs == "float" {
+			v, err := strconv.ParseFloat(strings.TrimSuffix(lit, "f"), 32)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			text = strconv.FormatFloat(float64(float32(v)), 'g', -1, 64) // the float32 the game holds
+		}
+		if err := s.SetText(f.param, text); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		seen[name] = true
+	}
+	for _, f := range ngoFields {
+		if !seen[f.name] {
+			t.Errorf("the export has no %s", f.name)
+		}
+	}
+	return s
+}
+
+// TestNGOExportRoundTrip reads each export back into the ngo technique's
+// settings and runs both: the game's values give the frames the designer saw.
+func TestNGOExportRoundTrip(t *testing.T) {
+	p, err := presets.Get("ngo-defaults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		set  map[string]string
+	}{
+		{"defaults", nil},
+		{"tuned", map[string]string{"ngo.maximumInterpolationTime": "0.137", "ngo.positionThreshold": "0.01",
+			"ngo.maximumDeltaTime": "0.05"}},
+		{"unreliable 60 ticks", map[string]string{"ngo.useUnreliableDeltas": "true", "ngo.tickRate": "60",
+			"ngo.localBufferSec": "0.0166666", "loss": "0.05", "tickRate": "60", "sendRate": "60"}},
+		{"forked", map[string]string{"ngo.ticksAgo": "3", "ngo.serverBufferSec": "0.031", "ngo.hardResetThresholdSec": "0.35",
+			"ngo.adjustmentRatio": "0.023", "ngo.approvalRttSec": "0.08", "ngo.maxInterpolationBound": "1.5", "clockDrift": "0.003"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := p.Settings
+			for k, v := range tt.set {
+				if err := s.SetText(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Duration, s.Entities, s.Jitter = 20, 8, 0.015
+			file, err := Render("ngo", p.Name, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := parseNGO(t, file.Body, s)
+			a, err := engine.Run(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := engine.Run(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range a.Techniques {
+				if a.Techniques[k].Name == engine.TechNGO && !reflect.DeepEqual(a.Techniques[k], b.Techniques[k]) {
+					t.Errorf("ngo with the export read back = %+v, want %+v", b.Techniques[k].Metrics, a.Techniques[k].Metrics)
+				}
+			}
+		})
+	}
+}
+
+// TestNGOExportWarnsOffNGO: a value the shipped package cannot have is
+// flagged where it is written.
+func TestNGOExportWarnsOffNGO(t *testing.T) {
+	p, _ := presets.Get("ngo-defaults")
+	tests := []struct {
+		set, want string
+	}{
+		{"ngo.ticksAgo=3", "WARNING: NGO 2.1.1 uses 2; the lab ran 3"},
+		{"ngo.serverBufferSec=0.03", "WARNING: NGO 2.1.1 uses 0.05f; the lab ran 0.03f"},
+		{"ngo.localBufferSec=0.02", "WARNING: NGO 2.1.1 uses 1.0 / TickRate = 33.333333333 ms; the lab ran 20 ms"},
+		{"sendRate=20", "WARNING: the lab sent states at sendRate 20 Hz"},
+	}
+	for _, tt := range tests {
+		s := p.Settings
+		name, v, _ := strings.Cut(tt.set, "=")
+		if err := s.SetText(name, v); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := Render("ngo", "", p.Settings)
+		file, err := Render("ngo", "", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(before.Body, []byte("WARNING")) {
+			t.Errorf("ngo-defaults export warns:\n%s", before.Body)
+		}
+		if !bytes.Contains(file.Body, []byte(tt.want)) {
+			t.Errorf("with %s the export lacks %q:\n%s", tt.set, tt.want, file.Body)
+		}
+	}
+}
+
+// TestNGOExportWritesEveryKnob: the export writes exactly the ngo group's
+// parameters, each once.
+func TestNGOExportWritesEveryKnob(t *testing.T) {
+	want := map[string]bool{}
+	for _, p := range engine.Params() {
+		if p.Group == engine.TechniqueGroup(engine.TechNGO) {
+			want[p.Name] = true
+		}
+	}
+	for _, f := range ngoFields {
+		if !want[f.param] {
+			t.Errorf("export field %s writes %q, not a parameter of the ngo group (or written twice)", f.name, f.param)
+		}
+		delete(want, f.param)
+	}
+	for name := range want {
+		t.Errorf("parameter %s is not exported", name)
+	}
+}
