@@ -38,7 +38,7 @@ var formats = []format{
 	{"json", "", "application/json", fileNamed(".json"), writeJSON},
 	{"cpp", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
 	{"unity", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
-	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
+	{"unreal", engine.TechUnreal, "text/x-c++hdr; charset=utf-8", func(string) string { return "InterpLabCharacterSmoothing.h" }, writeUnreal},
 	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range formats {
-		file, err := Render(f.name, p.Name, p.Settings)
+		file, err := Render(f.name, p.Name, withTechnique(p.Settings, f.technique))
 		if err != nil {
 			t.Fatalf("Render(%s) error: %v", f.name, err)
 		}
@@ -47,6 +48,15 @@ func TestExportGolden(t *testing.T) {
 			t.Errorf("Render(%s) differs from %s; got:\n%s", f.name, golden, body)
 		}
 	}
+}
+
+// withTechnique returns s with technique added to its techniques (a
+// library's export writes only its technique's settings); "" adds none.
+func withTechnique(s engine.Settings, technique string) engine.Settings {
+	if technique != "" && !slices.Contains(s.Techniques, technique) {
+		s.Techniques = append(slices.Clone(s.Techniques), technique)
+	}
+	return s
 }
 
 // TestExportLineChanges changes one setting and checks that exactly the
@@ -77,11 +87,23 @@ func TestExportLineChanges(t *testing.T) {
 			"//   adaptWindow 100 packets -> deliveryTimeEmaDuration = adaptWindow / sendRate = 5 s",
 			"        deliveryTimeEmaDuration = 5,",
 			"    public const int adaptWindow = 100;"}},
-		{"unreal", "latency=0.06", []string{"; delay, latency + jitter = 60 + 20 ms", "PktLag=80"}},
-		{"unreal", "tickRate=30", []string{"NetServerMaxTickRate=30", "tickRate=30"}},
-		{"unreal", "loss=0.05", []string{"; loss 5% (random)", "PktLoss=5"}},
-		{"unreal", "loss=0.003", []string{"; loss 0.3% (random)"}}, // still PktLoss=1: a small loss stays a loss
-		{"unreal", "extrapolateCap=0.25", []string{"extrapolateCap=0.25"}},
+		{"unreal", "unreal.networkSmoothingMode=linear", []string{
+			"//     Network Smoothing Mode                   Linear",
+			"    Move.NetworkSmoothingMode = ENetworkSmoothingMode::Linear;"}},
+		{"unreal", "unreal.networkSimulatedSmoothLocationTime=0.25", []string{
+			"//     Network Simulated Smooth Location Time   0.25 s",
+			"    Move.NetworkSimulatedSmoothLocationTime = 0.25f;"}},
+		{"unreal", "unreal.networkSimulatedSmoothRotationTime=0", []string{
+			"//     Network Simulated Smooth Rotation Time   0 s",
+			"    Move.NetworkSimulatedSmoothRotationTime = 0.0f;"}},
+		{"unreal", "unreal.networkMaxSmoothUpdateDistance=100", []string{
+			"//     Network Max Smooth Update Distance       100 cm",
+			"    Move.NetworkMaxSmoothUpdateDistance = 100.0f;"}},
+		{"unreal", "unreal.networkNoSmoothUpdateDistance=512.5", []string{
+			"//     Network No Smooth Update Distance        512.5 cm",
+			"    Move.NetworkNoSmoothUpdateDistance = 512.5f;"}},
+		{"unreal", "sendRate=10", []string{"// server sending 10 updates a second"}},
+		{"unreal", "delay=0.15", nil}, // the buffer's settings are not Unreal's
 		{"source", "delay=0.15", []string{"// seconds: both give the lab's delay, 150 ms.", "cl_interp 0.15", "cl_interp_ratio 3"}},
 		{"source", "extrapolateCap=0", []string{"cl_extrapolate 0", "cl_extrapolate_amount 0"}},
 		{"source", "jitter=0.03", []string{"// net_fakelag 70", "// net_fakejitter 30"}},
@@ -105,12 +127,12 @@ func TestExportLineChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
-		beforeFile, err := Render(tt.format, p.Name, p.Settings)
+		s := withTechnique(p.Settings, Technique(tt.format))
+		beforeFile, err := Render(tt.format, p.Name, s)
 		before := beforeFile.Body
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := p.Settings
 		name, value, _ := strings.Cut(tt.set, "=")
 		if err := s.SetText(name, value); err != nil {
 			t.Fatal(err)
