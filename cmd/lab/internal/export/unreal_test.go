@@ -167,8 +167,8 @@ int main() {
 `
 	for name, body := range map[string]string{
 		filepath.Join("GameFramework", "CharacterMovementComponent.h"): stub,
-		file.Name: string(file.Body),
-		"main.cpp":  prog,
+		file.Name:  string(file.Body),
+		"main.cpp": prog,
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
