@@ -41,6 +41,7 @@ var groupTitles = []struct{ name, title string }{
 	{"network", "Network"},
 	{"buffer", "Snapshot buffer"},
 	{"epic", "EPIC"},
+	{"unreal", "Unreal CMC"},
 }
 
 type groupView struct {

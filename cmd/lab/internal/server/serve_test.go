@@ -197,14 +197,15 @@ func TestServeParams(t *testing.T) {
 func TestServeExport(t *testing.T) {
 	_, ts := newTestServer(t, true)
 	p, _ := presets.Get("harbor-after")
+	all := strings.Join(engine.TechniqueNames, ",") // every library's export needs its technique
 	for _, name := range export.Formats() {
-		resp, body := get(t, ts.URL+"/api/export?format="+name+"&preset=harbor-after&loss=0.02")
+		resp, body := get(t, ts.URL+"/api/export?format="+name+"&preset=harbor-after&loss=0.02&techniques="+all)
 		if resp.StatusCode != 200 {
 			t.Errorf("export %s = %s: %s", name, resp.Status, body)
 			continue
 		}
 		s := p.Settings
-		s.Loss = 0.02
+		s.Loss, s.Techniques = 0.02, engine.TechniqueNames
 		want, _ := export.Render(name, "harbor-after", s)
 		if got := resp.Header.Get("Content-Type"); got != want.ContentType {
 			t.Errorf("export %s: Content-Type = %q, want %q", name, got, want.ContentType)
