@@ -22,6 +22,7 @@ func TestDeterminism(t *testing.T) {
 	s.Loss, s.LossModel, s.BurstLength = 0.05, "burst", 4
 	s.Duplicate, s.ClockDrift = 0.02, 0.002
 	s.Adaptive, s.Seed = true, 42
+	s.Techniques = TechniqueNames // the library techniques too, not only the default lab set
 	res, err := Run(s)
 	if err != nil {
 		t.Fatal(err)

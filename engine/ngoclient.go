@@ -222,22 +222,6 @@ func (l *ngoLerp) consume(server float64, rotation bool) {
 	l.buf = kept
 }
 
-// nlerp is a normalised lerp from q to r by k in [0, 1], along the shorter
-// arc.
-func nlerp(q, r Quat, k float64) Quat {
-	if float64(q[0]*r[0])+float64(q[1]*r[1])+float64(q[2]*r[2])+float64(q[3]*r[3]) < 0 {
-		r = Quat{-r[0], -r[1], -r[2], -r[3]}
-	}
-	x := q[0] + float64((r[0]-q[0])*k)
-	y := q[1] + float64((r[1]-q[1])*k)
-	z := q[2] + float64((r[2]-q[2])*k)
-	w := q[3] + float64((r[3]-q[3])*k)
-	n := math.Sqrt(float64(x*x) + float64(y*y) + float64(z*z) + float64(w*w))
-	if !(n > 0) {
-		return r
-	}
-	return Quat{x / n, y / n, z / n, w / n}
-}
 
 // ngoTransform is one remote NetworkTransform on the client: the target
 // position the states build up axis by axis, and its interpolator.

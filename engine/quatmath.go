@@ -195,3 +195,21 @@ func slerpAcos(d float64) float64 {
 	}
 	return math.Pi/2 - at
 }
+
+// nlerp returns the normalised lerp a fraction f of the way from q to r
+// along the shorter arc: q for f = 0, r for f = 1.
+func nlerp(q, r Quat, f float64) Quat {
+	if f <= 0 {
+		return q
+	}
+	if f >= 1 {
+		return r
+	}
+	if float64(q[0]*r[0])+float64(q[1]*r[1])+float64(q[2]*r[2])+float64(q[3]*r[3]) < 0 {
+		r = Quat{-r[0], -r[1], -r[2], -r[3]}
+	}
+	x, y := q[0]+float64((r[0]-q[0])*f), q[1]+float64((r[1]-q[1])*f)
+	z, w := q[2]+float64((r[2]-q[2])*f), q[3]+float64((r[3]-q[3])*f)
+	k := 1 / math.Sqrt(float64(x*x)+float64(y*y)+float64(z*z)+float64(w*w))
+	return Quat{float64(x * k), float64(y * k), float64(z * k), float64(w * k)}
+}

@@ -49,6 +49,7 @@ type Settings struct {
 	MirrorSettings
 	GeckosSettings
 	NGOSettings
+	UnrealSettings
 }
 
 // Defaults returns the parameter table's default settings.

@@ -79,6 +79,7 @@ var techDefs = [...]techDef{
 	mirrorDef,
 	geckosDef,
 	ngoDef,
+	unrealDef,
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and

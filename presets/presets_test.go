@@ -75,6 +75,16 @@ func TestSourceNumbers(t *testing.T) {
 		{"source", "adaptive", 0},
 		{"source", "extrapolateCap", 0.25},
 
+		// Unreal Engine 5: NetServerMaxTickRate 30 caps the characters'
+		// NetUpdateFrequency 100; UCharacterMovementComponent's defaults.
+		{"unreal-defaults", "tickRate", 30},
+		{"unreal-defaults", "sendRate", 30},
+		{"unreal-defaults", "unreal.networkSmoothingMode", 2}, // exponential
+		{"unreal-defaults", "unreal.networkSimulatedSmoothLocationTime", 0.1},
+		{"unreal-defaults", "unreal.networkSimulatedSmoothRotationTime", 0.05},
+		{"unreal-defaults", "unreal.networkMaxSmoothUpdateDistance", 256},
+		{"unreal-defaults", "unreal.networkNoSmoothUpdateDistance", 384},
+
 		{"ngo-defaults", "tickRate", 30}, // NetworkManager's default Tick Rate
 		{"ngo-defaults", "sendRate", 30}, // a NetworkTransform state every tick
 		{"ngo-defaults", "ngo.tickRate", 30},
@@ -226,5 +236,17 @@ func TestLoadBad(t *testing.T) {
 func TestLoadEmpty(t *testing.T) {
 	if _, err := Load(fstest.MapFS{}); err == nil {
 		t.Error("Load(empty) error = nil, want one")
+	}
+}
+
+// The Unreal preset shows the library's technique beside the lab's buffer
+// and the seed's EPIC, so the designer sees their game against the lab's.
+func TestUnrealDefaultsTechniques(t *testing.T) {
+	p, err := Get("unreal-defaults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Settings.Text("techniques"), "epic,buffer,unreal-cmc"; got != want {
+		t.Errorf("unreal-defaults techniques = %s, want %s", got, want)
 	}
 }

@@ -39,7 +39,7 @@ var formats = []format{
 	{"json", "JSON", "", "application/json", fileNamed(".json"), writeJSON},
 	{"cpp", "C++", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
 	{"mirror", "Mirror", engine.TechMirror, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirror.cs" }, writeMirror},
-	{"unreal", "Unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
+	{"unreal", "Unreal", engine.TechUnreal, "text/x-c++hdr; charset=utf-8", func(string) string { return "InterpLabCharacterSmoothing.h" }, writeUnreal},
 	{"source", "Source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"geckos", "geckos.io", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
 	{"ngo", "Unity NGO", engine.TechNGO, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNGOSettings.cs" }, writeNGO},

@@ -50,6 +50,15 @@ func TestExportGolden(t *testing.T) {
 	}
 }
 
+// withTechnique returns s with technique added to its techniques (a
+// library's export writes only its technique's settings); "" adds none.
+func withTechnique(s engine.Settings, technique string) engine.Settings {
+	if technique != "" && !slices.Contains(s.Techniques, technique) {
+		s.Techniques = append(slices.Clone(s.Techniques), technique)
+	}
+	return s
+}
+
 // TestExportLineChanges changes one setting and checks that exactly the
 // lines that carry it change, to the new value: no export number is fixed.
 func TestExportLineChanges(t *testing.T) {
@@ -141,15 +150,6 @@ func TestExportLineChanges(t *testing.T) {
 				strings.Join(changed, "\n"), strings.Join(tt.want, "\n"))
 		}
 	}
-}
-
-// withTechnique returns s with technique (if not "") among its techniques,
-// for the exports that write a library technique's knobs.
-func withTechnique(s engine.Settings, technique string) engine.Settings {
-	if technique != "" && !slices.Contains(s.Techniques, technique) {
-		s.Techniques = append(slices.Clip(s.Techniques), technique)
-	}
-	return s
 }
 
 // TestExportJSONDecodes checks the canonical JSON: every vocabulary key in
