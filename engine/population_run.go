@@ -125,10 +125,11 @@ const PopulationWorst = 10
 // platform.
 //
 // progress, if not nil, is called from the calling goroutine after each
-// entity with the entities done and the total. When ctx is done RunPopulation
+// entity with that entity's figures, the entities done and the total, in
+// the order entities finish (which depends on scheduling). When ctx is done RunPopulation
 // stops within about a millisecond of simulation per worker and returns
 // ctx.Err() and no result.
-func RunPopulation(ctx context.Context, spec PopulationSpec, workers int, progress func(done, total int)) (*PopulationResult, error) {
+func RunPopulation(ctx context.Context, spec PopulationSpec, workers int, progress func(e PopulationEntity, done, total int)) (*PopulationResult, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -139,10 +140,10 @@ func RunPopulation(ctx context.Context, spec PopulationSpec, workers int, progre
 		var err error
 		ents[e], err = runEntity(ctx, &spec, e)
 		return err
-	}, func(int) {
+	}, func(e int) {
 		done++
 		if progress != nil {
-			progress(done, p.Entities)
+			progress(ents[e], done, p.Entities)
 		}
 	})
 	if err != nil {

@@ -218,7 +218,7 @@ func TestPopulationEntityReplays(t *testing.T) {
 func TestPopulationProgressAndCancel(t *testing.T) {
 	spec := testPopulationSpec()
 	calls, last := 0, 0
-	if _, err := RunPopulation(context.Background(), spec, 2, func(done, total int) {
+	if _, err := RunPopulation(context.Background(), spec, 2, func(_ PopulationEntity, done, total int) {
 		calls++
 		if done != last+1 || total != spec.Population.Entities {
 			t.Errorf("progress(%d, %d) after %d", done, total, last)
@@ -233,7 +233,7 @@ func TestPopulationProgressAndCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	spec.Population.Entities, spec.Population.Round = 50, 600
-	r, err := RunPopulation(ctx, spec, 2, func(done, total int) { cancel() })
+	r, err := RunPopulation(ctx, spec, 2, func(PopulationEntity, int, int) { cancel() })
 	if !errors.Is(err, context.Canceled) || r != nil {
 		t.Errorf("cancelled RunPopulation = %v, %v; want nil, context.Canceled", r, err)
 	}

@@ -91,9 +91,9 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var progress func(int, int)
+	var progress func(engine.PopulationEntity, int, int)
 	if *verbose {
-		progress = func(done, total int) {
+		progress = func(_ engine.PopulationEntity, done, total int) {
 			if done*10/total != (done-1)*10/total {
 				fmt.Fprintf(stderr, "lab population: %d/%d entities\n", done, total)
 			}
