@@ -116,3 +116,35 @@ func TestPopulationBadInput(t *testing.T) {
 		}
 	}
 }
+
+// lab tune -population evaluates candidates over the population and reads
+// its figures in -max.
+func TestTunePopulationCLI(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"-technique", "buffer", "-preset", "harbor-before", "-population", "harbor-beta",
+		"-entities", "3", "-rounds", "2", "-round", "4", "-budget", "4",
+		"-w", "errP95=1,addedLatency=0,snaps=0,underrun=0", "-max", "underrunRounds=0.05,addedLatencyP90=0.15", "-json"}
+	if code := runTune(args, &out, &errb); code != 0 {
+		t.Fatalf("lab tune -population exit %d: %s", code, errb.String())
+	}
+	var got struct {
+		Result struct {
+			Best struct {
+				Population *struct {
+					UnderrunRounds  *float64 `json:"underrunRounds"`
+					AddedLatencyP90 *float64 `json:"addedLatencyP90"`
+				} `json:"population"`
+			} `json:"best"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Result.Best.Population; p == nil || p.UnderrunRounds == nil || p.AddedLatencyP90 == nil {
+		t.Errorf("lab tune -population -json: best has no population figures:\n%s", out.String())
+	}
+	out.Reset()
+	if code := runTune(args[:len(args)-1], &out, &errb); code != 0 || !strings.Contains(out.String(), "addedLatencyP90 ≤ 150 ms") {
+		t.Errorf("lab tune -population = %d:\n%s", code, out.String())
+	}
+}
