@@ -137,6 +137,7 @@ type PopulationResultView struct {
 	Rows       []PopulationRow // one per population figure
 	Charts     []templ.Component
 	Worst      []PopulationWorst // one per technique
+	Exports    []JobOption       // value = the export's URL of the settings run, label = its format
 }
 
 // PopulationRow is one population figure, a value per technique in its

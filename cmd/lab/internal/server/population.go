@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
@@ -257,6 +258,12 @@ func populationResultView(pj *populationJob, res *engine.PopulationResult) (*tem
 	preset, _ := strings.CutPrefix(pj.Req.Base, "preset:")
 	if !strings.HasPrefix(pj.Req.Base, "preset:") {
 		preset = ""
+	}
+	// The settings run over the population, in every export format (the
+	// network of an export is the base's own link, not the population's).
+	query := link.Query(preset, res.Spec.Base)
+	for _, name := range export.Formats() {
+		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + name + "&" + query, Label: name})
 	}
 	for k, t := range res.Techniques {
 		wv := templates.PopulationWorst{Technique: t.Name}

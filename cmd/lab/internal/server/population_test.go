@@ -62,7 +62,8 @@ func TestPopulationJobMatchesEngineAndSurvivesRestart(t *testing.T) {
 		t.Fatalf("GET %s = %d", acc.Page, resp.StatusCode)
 	}
 	for _, want := range []string{`id="population-figures"`, `data-figure="underrunRounds"`, `id="population-underrunRounds"`,
-		`id="population-errP95"`, `id="population-addedLatency"`, `class="open-entity" href="/?preset=harbor-before&amp;`, "hermite: worst entities"} {
+		`id="population-errP95"`, `id="population-addedLatency"`, `class="open-entity" href="/?preset=harbor-before&amp;`, "hermite: worst entities",
+		`class="export" href="/api/export?format=json&amp;preset=harbor-before`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
 		}
