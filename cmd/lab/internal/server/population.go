@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -255,10 +256,7 @@ func populationResultView(pj *populationJob, res *engine.PopulationResult) (*tem
 		}
 		rv.Charts = append(rv.Charts, comp)
 	}
-	preset, _ := strings.CutPrefix(pj.Req.Base, "preset:")
-	if !strings.HasPrefix(pj.Req.Base, "preset:") {
-		preset = ""
-	}
+	preset := basePreset(pj.Req.Base)
 	// The settings run over the population, in every export format (the
 	// network of an export is the base's own link, not the population's).
 	query := link.Query(preset, res.Spec.Base)
@@ -281,4 +279,19 @@ func populationResultView(pj *populationJob, res *engine.PopulationResult) (*tem
 		rv.Worst = append(rv.Worst, wv)
 	}
 	return rv, nil
+}
+
+// basePreset is the preset a base ref starts from, for the links of a
+// run's page: NAME of preset:NAME or of q:preset=NAME&...; "" otherwise
+// (the links then carry every setting that differs from the defaults).
+func basePreset(ref string) string {
+	if name, ok := strings.CutPrefix(ref, "preset:"); ok {
+		return name
+	}
+	if q, ok := strings.CutPrefix(ref, "q:"); ok {
+		if v, err := url.ParseQuery(q); err == nil {
+			return v.Get(link.PresetKey)
+		}
+	}
+	return ""
 }
