@@ -74,14 +74,14 @@ const (
 
 // EntityLink is the connection one entity drew.
 type EntityLink struct {
-	HighVariance bool    `json:"highVariance"`
-	Latency      float64 `json:"latency"`     // s
-	Jitter       float64 `json:"jitter"`      // s
-	JitterDist   string  `json:"jitterDist"`  //
-	Loss         float64 `json:"loss"`        // fraction
-	LossModel    string  `json:"lossModel"`   //
-	BurstLength  float64 `json:"burstLength"` // packets
-	ClockDrift   float64 `json:"clockDrift"`  // fraction
+	HighVariance bool    `json:"highVariance"` // drawn from Population.HighVariance
+	Latency      float64 `json:"latency"`      // base one-way latency, s
+	Jitter       float64 `json:"jitter"`       // mean extra one-way delay, s
+	JitterDist   string  `json:"jitterDist"`   // one of JitterDists
+	Loss         float64 `json:"loss"`         // long-run share of packets lost, in [0, 1]
+	LossModel    string  `json:"lossModel"`    // one of LossModels
+	BurstLength  float64 `json:"burstLength"`  // mean loss burst, packets
+	ClockDrift   float64 `json:"clockDrift"`   // client clock rate error, fraction
 }
 
 // Validate checks p. The error is a *FieldError naming the field as

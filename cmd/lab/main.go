@@ -88,7 +88,7 @@ func labUsage(w io.Writer) {
 	fmt.Fprintf(w, "Interp Lab: tune how remote entities are displayed in a networked game.\n\n")
 	fmt.Fprintf(w, "Usage: lab [command] [flags]\n\nCommands:\n")
 	for _, c := range labCommands {
-		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun \"lab COMMAND -h\" for a command's flags.\n")
 }
