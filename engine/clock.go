@@ -221,23 +221,27 @@ func (c *ClientClock) fit() {
 		bins[nb] = best
 		nb++
 	}
-	// The k smallest round trips: a stable selection sort of the ages
-	// (0 = newest), so ties go to the newer sample.
+	// The k smallest round trips, in order of round trip and, on ties,
+	// age (0 = newest, so ties go to the newer sample): each age, newest
+	// first, is inserted after the kept ones it does not beat. Most
+	// samples beat none of a full list and cost one comparison; this fit
+	// runs on every ping of every entity of a population run.
 	k := max(1, (c.n+3)/4)
 	var ages [clockHistory]int
-	for i := range c.n {
-		ages[i] = i
-	}
-	for i := range k {
-		best := i
-		for j := i + 1; j < c.n; j++ {
-			if at(ages[j]).delta < at(ages[best]).delta {
-				best = j
-			}
+	var deltas [clockHistory]float64
+	kept := 0
+	for a := range c.n {
+		d := at(a).delta
+		if kept == k && !(d < deltas[k-1]) {
+			continue
 		}
-		a := ages[best]
-		copy(ages[i+1:best+1], ages[i:best])
-		ages[i] = a
+		i := min(kept, k-1)
+		for i > 0 && d < deltas[i-1] {
+			ages[i], deltas[i] = ages[i-1], deltas[i-1]
+			i--
+		}
+		ages[i], deltas[i] = a, d
+		kept = min(kept+1, k)
 	}
 	f, ok := clockSlope(ages[:k], at)
 	if !ok {

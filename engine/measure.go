@@ -155,6 +155,9 @@ func (m *Sim) accumulateLag() {
 		return
 	}
 	f := m.frames - m.lagStart - 1 // the frame just rendered, counted in the history
+	if m.lagStride > 1 && f%m.lagStride != 0 {
+		return
+	}
 	ds := (f - m.lag.ahead) % size
 	for k := range m.accs {
 		a := &m.accs[k]

@@ -52,8 +52,12 @@ type Sim struct {
 	lag      lagGrid
 	lagN     int // entities sampled for the added latency
 	lagStart int // the frame the latency history starts at (its last reset)
-	lagTruth []Vec3
-	lagDisp  []Vec3 // NaN where the technique showed nothing
+	// lagStride > 1 takes only every lagStride-th frame into the added
+	// latency: population runs, whose entities are each alone in a Sim
+	// for hours, would otherwise spend most of their time on it.
+	lagStride int
+	lagTruth  []Vec3
+	lagDisp   []Vec3 // NaN where the technique showed nothing
 
 	series *seriesAcc // nil unless RunSeries asked for it
 

@@ -82,7 +82,9 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 	return nil
 }
 
-// ParseConstraints reads "metric=max,...".
+// ParseConstraints reads "metric=max,...": names of MetricFields, or of
+// PopulationMetricFields for a tuning over a population (TuneSpec.Validate
+// checks which).
 func ParseConstraints(text string) ([]Constraint, error) {
 	var cs []Constraint
 	for _, kv := range strings.Split(text, ",") {
@@ -91,8 +93,9 @@ func ParseConstraints(text string) ([]Constraint, error) {
 		if !ok {
 			return cs, &FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
 		}
-		if metricIndex(name) < 0 {
-			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames()}
+		if metricIndex(name) < 0 && populationMetricIndex(name) < 0 {
+			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
+				"; or, tuning over a population, " + populationMetricNames()}
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		if err != nil {

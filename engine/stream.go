@@ -22,6 +22,7 @@ const streamSlew = 0.1
 type streamClock struct {
 	transit [streamSamples]float64 // estimate at arrival − snapshot time, s
 	n, next int
+	least   float64 // the window's minimum, kept by arrive: frames only read it
 	lag     float64 // the transit in use, slewed towards the window's minimum
 	last    float64 // the estimate at the last update, s
 	started bool
@@ -33,6 +34,10 @@ func (c *streamClock) arrive(now, tick float64) {
 	c.transit[c.next] = now - tick
 	c.next = (c.next + 1) % streamSamples
 	c.n = min(c.n+1, streamSamples)
+	c.least = c.transit[0]
+	for _, x := range c.transit[1:c.n] {
+		c.least = min(c.least, x)
+	}
 	if !c.started {
 		c.started, c.lag, c.last = true, c.transit[0], now
 		return
@@ -46,11 +51,7 @@ func (c *streamClock) advance(now float64) {
 	if !c.started {
 		return
 	}
-	target := c.transit[0]
-	for _, x := range c.transit[1:c.n] {
-		target = min(target, x)
-	}
-	c.lag = slewTowards(c.lag, target, float64(streamSlew*(now-c.last)))
+	c.lag = slewTowards(c.lag, c.least, float64(streamSlew*(now-c.last)))
 	c.last = now
 }
 

@@ -144,11 +144,19 @@ type TuneSpec struct {
 
 	Budget int    `json:"budget,omitempty"` // candidates to evaluate, the base included, in [1, MaxTuneBudget]; 0 means DefaultTuneBudget
 	Seed   uint64 `json:"seed"`             // seed of the search; the same seed gives the same result
+
+	// Population, when not nil, evaluates every candidate over this
+	// population instead of Base's one link (see tune_population.go):
+	// Motions must then be empty (each entity has its own), the cost is
+	// TuneWeights.PopulationCost and the constraints bound
+	// PopulationMetricFields, such as underrunRounds ≤ 0.05 and
+	// addedLatencyP90 ≤ 0.15.
+	Population *Population `json:"population,omitempty"`
 }
 
 // normalized returns spec with its defaults filled in.
 func (spec TuneSpec) normalized() TuneSpec {
-	if len(spec.Motions) == 0 {
+	if len(spec.Motions) == 0 || spec.Population != nil {
 		spec.Motions = []string{spec.Base.Motion}
 	}
 	if len(spec.Space) == 0 {
@@ -186,6 +194,9 @@ func (spec *TuneSpec) Validate() error {
 	if err := base.Validate(); err != nil {
 		return err
 	}
+	if spec.Population != nil {
+		return spec.validatePopulation(s, base)
+	}
 	for i, m := range s.Motions {
 		field := "motions[" + strconv.Itoa(i) + "]"
 		if indexOf(Motions, m) < 0 {
@@ -207,6 +218,12 @@ func (spec *TuneSpec) Validate() error {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
+	return s.validateSpaceAndBudget()
+}
+
+// validateSpaceAndBudget checks the searched parameters and the budget of
+// s, normalized.
+func (s *TuneSpec) validateSpaceAndBudget() error {
 	group := TechniqueGroup(s.Technique)
 	for i, r := range s.Space {
 		field := "space[" + strconv.Itoa(i) + "]"
@@ -252,6 +269,10 @@ type Candidate struct {
 	Cost      float64  `json:"cost"`      // TuneSpec.Weights.Cost of Metrics
 	Feasible  bool     `json:"feasible"`  // every constraint holds
 	Violation float64  `json:"violation"` // how far the constraints are broken: 0 when feasible (see Tune)
+
+	// Population holds a population tuning's figures; nil otherwise. Its
+	// Metrics then summarise them (see populationSummary).
+	Population *PopulationMetrics `json:"population,omitempty"`
 }
 
 // TuneResult is the outcome of Tune.

@@ -329,6 +329,10 @@ func (t *tuneSearch) mutate(u []float64, sigma float64) []float64 {
 func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 	nm := len(t.spec.Motions)
 	runs := make([]Metrics, len(batch)*nm)
+	var pops []PopulationMetrics // one per candidate, for a population tuning
+	if t.spec.Population != nil {
+		pops = make([]PopulationMetrics, len(batch))
+	}
 	left := make([]int, len(batch))
 	for i := range left {
 		left[i] = nm
@@ -338,6 +342,11 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 		s := batch[j/nm].s
 		s.Techniques = []string{t.spec.Technique}
 		s.Motion = t.spec.Motions[j%nm]
+		if pops != nil {
+			var err error
+			pops[j], err = t.runPopulationCandidate(ctx, s)
+			return err
+		}
 		ms, err := sweepRun(ctx, s)
 		if err != nil {
 			return err
@@ -350,7 +359,12 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 		if left[i]--; left[i] > 0 {
 			return
 		}
-		c := t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
+		var c Candidate
+		if pops != nil {
+			c = t.populationCandidate(batch[i].s, pops[i])
+		} else {
+			c = t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
+		}
 		evaluated[i] = &c
 		t.done++
 		if t.progress != nil {

@@ -2,6 +2,7 @@ package presets
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -248,5 +249,65 @@ func TestUnrealDefaultsTechniques(t *testing.T) {
 	}
 	if got, want := p.Settings.Text("techniques"), "epic,buffer,unreal-cmc"; got != want {
 		t.Errorf("unreal-defaults techniques = %s, want %s", got, want)
+	}
+}
+
+func TestPopulationsValid(t *testing.T) {
+	list, err := Populations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range list {
+		names = append(names, p.Name)
+	}
+	if want := []string{"harbor-beta", "lan-tournament", "mobile-4g", "worldwide"}; !slices.Equal(names, want) {
+		t.Errorf("Populations() = %v, want %v", names, want)
+	}
+	if _, err := GetPopulation(DefaultPopulation); err != nil {
+		t.Errorf("GetPopulation(%q): %v", DefaultPopulation, err)
+	}
+	if _, err := GetPopulation("mars"); err == nil || !strings.Contains(err.Error(), "harbor-beta") {
+		t.Errorf("GetPopulation(mars) = %v, want an error listing the populations", err)
+	}
+	// Every population runs with every setting preset: the base never
+	// conflicts with a drawn link.
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pp := range list {
+		for _, sp := range all {
+			spec := engine.PopulationSpec{Base: sp.Settings, Population: pp.Population}
+			if err := spec.Validate(); err != nil {
+				t.Errorf("population %s with preset %s: %v", pp.Name, sp.Name, err)
+			}
+		}
+	}
+}
+
+func TestLoadPopulationsBad(t *testing.T) {
+	good := `{"latency":{"min":0.01,"max":0.02},"clockDrift":{"min":0,"max":0},
+	"stable":{"jitter":{"min":0,"max":0},"jitterDist":"normal","loss":{"min":0,"max":0},"lossModel":"random","burstLength":{"min":1,"max":1}},
+	"highVariance":{"jitter":{"min":0,"max":0},"jitterDist":"normal","loss":{"min":0,"max":0},"lossModel":"random","burstLength":{"min":1,"max":1}},
+	"highVarianceShare":0,"motion":"mix","entities":ENT,"rounds":1,"round":10,"seed":1}`
+	file := func(pop string) string {
+		return `{"name":"p","title":"P","doc":"d","order":1,"population":` + pop + `}`
+	}
+	tests := []struct{ name, data, want string }{
+		{"unknown key", `{"name":"p","title":"P","doc":"d","colour":1,"population":{}}`, "unknown key"},
+		{"zero entities", file(strings.Replace(good, "ENT", "0", 1)), "population.entities"},
+		{"a million", file(strings.Replace(good, "ENT", "1000000", 1)), "[1, 100000]"},
+		{"negative latency", file(strings.Replace(strings.Replace(good, "ENT", "5", 1), `"min":0.01`, `"min":-0.01`, 1)), "population.latency.min"},
+	}
+	for _, tt := range tests {
+		fsys := fstest.MapFS{"p.json": {Data: []byte(tt.data)}}
+		if _, err := LoadPopulations(fsys); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: LoadPopulations = %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+	fsys := fstest.MapFS{"p.json": {Data: []byte(file(strings.Replace(good, "ENT", "5", 1)))}}
+	if _, err := LoadPopulations(fsys); err != nil {
+		t.Errorf("LoadPopulations(good) = %v", err)
 	}
 }

@@ -107,3 +107,57 @@ type TuneResultView struct {
 type TuneRow struct {
 	Name, Base, Best string
 }
+
+// PopulationView is the population page: the form, and a run's progress
+// or results.
+type PopulationView struct {
+	Form        PopulationForm
+	Techniques  []JobOption // checked when run
+	Populations []JobOption // value = name, label = title; checked when chosen
+	Scripts     []string
+
+	Job    *JobView
+	Result *PopulationResultView // nil until the run has finished
+}
+
+// PopulationForm is what the population form holds; empty numbers keep
+// the population preset's.
+type PopulationForm struct {
+	Base, Population              string
+	Techniques                    []string
+	Entities, Rounds, Round, Seed string
+}
+
+// PopulationResultView is a finished population run as its page shows it.
+type PopulationResultView struct {
+	Label      string // the base settings' label
+	Population string // the population's title
+	Summary    string // entities, rounds, seed
+	Techniques []string
+	Rows       []PopulationRow // one per population figure
+	Charts     []templ.Component
+	Worst      []PopulationWorst // one per technique
+	Exports    []JobOption       // value = the export's URL of the settings run, label = its format
+}
+
+// PopulationRow is one population figure, a value per technique in its
+// display unit.
+type PopulationRow struct {
+	Name, Unit, Doc string
+	Values          []string
+}
+
+// PopulationWorst is a technique's worst entities.
+type PopulationWorst struct {
+	Technique string
+	Rows      []PopulationEntityRow
+}
+
+// PopulationEntityRow is one entity, in display units, with the lab page
+// that replays it (URL).
+type PopulationEntityRow struct {
+	Entity                                                string
+	HighVariance                                          bool
+	UnderrunRounds, ErrP95, Latency, Jitter, Loss, Motion string
+	URL                                                   string
+}

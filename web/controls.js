@@ -37,6 +37,17 @@ export class Controls {
   }
 
   /**
+   * exact returns a numeric control's value: the one it was given (by the
+   * link, or setValue) until the designer moves it, for a slider snaps its
+   * value to its step and a link may hold any value in range (a population
+   * run's entity: a latency of 49.6 ms on a 1 ms slider).
+   * @param {Control} el
+   */
+  static exact(el) {
+    return Number(el.dataset.exact ?? el.value);
+  }
+
+  /**
    * value returns the control's value for parameter p, in stored units.
    * @param {Param} p
    * @returns {number}
@@ -56,7 +67,7 @@ export class Controls {
         return mask;
       }
       default:
-        return Number(els[0].value);
+        return Controls.exact(els[0]);
     }
   }
 
@@ -88,6 +99,7 @@ export class Controls {
         break;
       default:
         els[0].value = String(v);
+        els[0].dataset.exact = String(v);
     }
     this.show(name);
   }
@@ -101,7 +113,7 @@ export class Controls {
     const out = document.getElementById('o-' + name);
     if (!out || !el) return;
     const scale = Number(el.dataset.scale || 1);
-    out.textContent = (Number(el.value) * scale).toFixed(Number(el.dataset.decimals || 0));
+    out.textContent = (Controls.exact(el) * scale).toFixed(Number(el.dataset.decimals || 0));
   }
 
   /**
@@ -131,6 +143,7 @@ export class Controls {
       const name = el.name;
       const p = this.byName.get(name);
       if (!p) return;
+      delete el.dataset.exact; // moved: its own value now
       const live = e.type === 'input';
       const isSlider = el.type === 'range';
       if (isSlider) this.show(name);

@@ -1,6 +1,7 @@
 // @ts-check
-// joblinks.js keeps the lab page's "Sweep…" and "Tune…" links on the
-// current settings: /sweep and /tune take them as a q: base ref.
+// joblinks.js keeps the lab page's "Sweep…", "Tune…" and "Population…"
+// links on the current settings: /sweep, /tune and /population take them
+// as a q: base ref.
 
 /**
  * initJobLinks updates the links after every change of the settings.
@@ -9,7 +10,7 @@
  *   watch(f) (f() after every change)
  */
 export function initJobLinks(page) {
-  const links = [...document.querySelectorAll('a#sweep-link, a#tune-link')].filter((a) => a instanceof HTMLAnchorElement);
+  const links = [...document.querySelectorAll('a#sweep-link, a#tune-link, a#population-link')].filter((a) => a instanceof HTMLAnchorElement);
   const update = () => {
     const query = page.query();
     if (query === undefined) return; // the server's href has the state shown

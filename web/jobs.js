@@ -1,6 +1,7 @@
 // @ts-check
-// jobs.js runs the sweep (/sweep) and tuner (/tune) pages: it starts a job
-// from the form (POST /api/sweeps or /api/tunes), follows its progress over
+// jobs.js runs the sweep (/sweep), tuner (/tune) and population
+// (/population) pages: it starts a job from the form (POST /api/sweeps,
+// /api/tunes or /api/populations), follows its progress over
 // the job's WebSocket (protocol in cmd/lab/internal/jobs/ws.go), cancels
 // it, and draws the charts the server renders (GET {page}/chart, ECharts
 // options).
@@ -34,6 +35,15 @@ function request() {
     /** @type {{technique: string, base: string, x: AxisRequest, y?: AxisRequest, metric: string}} */
     const req = { technique: val('technique'), base: val('base'), x: axis('x'), metric: val('metric') };
     if (val('y.name') !== '') req.y = axis('y');
+    return req;
+  }
+  if (kind === 'population') {
+    /** @type {{base: string, population: string, techniques: string[], entities: number, rounds: number, round: number, seed?: number}} */
+    const req = {
+      base: val('base'), population: val('population'), techniques: f.getAll('techniques').map(String),
+      entities: int('entities'), rounds: int('rounds'), round: int('round'),
+    };
+    if (val('seed') !== '') req.seed = int('seed');
     return req;
   }
   /** @type {Record<string, number>} */
@@ -123,12 +133,13 @@ function watch() {
     setState(msg);
     if (msg.type === 'progress' && msg.items?.length) {
       if (kind === 'sweep') drawChart(false);
-      else showBest(msg.items);
+      else if (kind === 'tune') showBest(msg.items);
     }
     if (msg.type === 'end') {
       ended = true;
       ws.close();
       if (kind === 'tune' && msg.state !== 'failed') location.replace(box.dataset.page ?? '');
+      else if (kind === 'population' && msg.state === 'done') location.replace(box.dataset.page ?? '');
       else drawChart(true);
     }
   };
@@ -177,6 +188,7 @@ form.addEventListener('submit', async (ev) => {
   const csv = maybeId('csv', HTMLAnchorElement);
   if (csv) csv.href = body.page + '/data.csv';
   document.getElementById('tune-result')?.remove();
+  document.getElementById('population-result')?.remove();
   setState({ state: 'running', done: 0, total: body.total });
   watch();
 });

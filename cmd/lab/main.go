@@ -6,6 +6,8 @@
 //	lab [serve] [-addr :8080] [-data ./data]   serve the lab page (the default)
 //	lab epic [calcAhead displayBehind slopTime] the seed's EPIC driver on stdin
 //	lab sim [-preset NAME] [-set name=value]... run a simulation, print metrics
+//	lab population [-preset NAME] [-population NAME]
+//	                                           techniques over a player base, per-entity-per-round figures
 //	lab export -format F [-preset NAME] [-set name=value]...
 //	                                           print the settings as F
 //	lab follow URL                             print a session's live config as JSON lines
@@ -40,6 +42,7 @@ var labCommands = []labCommand{
 	{"epic", "run the seed's EPIC driver program on standard input", runEpic},
 	{"sim", "run a simulation and print its metrics", noStdin(runSim)},
 	{"sweep", "run one technique over a grid of one or two parameters", noStdin(runSweep)},
+	{"population", "run techniques over a population of players, each on its own link", noStdin(runPopulation)},
 	{"tune", "search a technique's settings for the least weighted cost", noStdin(runTune)},
 	{"export", "print settings as JSON, C++, Mirror, Unreal, Source or netem", noStdin(runExport)},
 	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
@@ -85,7 +88,7 @@ func labUsage(w io.Writer) {
 	fmt.Fprintf(w, "Interp Lab: tune how remote entities are displayed in a networked game.\n\n")
 	fmt.Fprintf(w, "Usage: lab [command] [flags]\n\nCommands:\n")
 	for _, c := range labCommands {
-		fmt.Fprintf(w, "  %-7s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun \"lab COMMAND -h\" for a command's flags.\n")
 }

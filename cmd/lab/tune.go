@@ -11,6 +11,7 @@ import (
 
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/presets"
 )
 
 const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
@@ -34,6 +35,13 @@ recommended unless none meets them all, which the output then says. Added
 latency counts by its magnitude: a display that leads the truth is out of
 step too. The same -seed gives the same result on any number of cores.
 Interrupt to stop early.
+
+With -population every candidate runs over a player base instead, each
+entity on its own link, and the cost and -max read its figures: the cost
+weighs errP95P95 (the p95 across entities of error p95), addedLatencyP90,
+snapRounds and underrunRounds; the guide's question "good for 95% of our
+players" is -w errP95=1,addedLatency=0,snaps=0,underrun=0
+-max underrunRounds=0.05,addedLatencyP90=0.15.
 `
 
 // runTune is `lab tune`.
@@ -53,6 +61,11 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		constraints = append(constraints, cs...)
 		return err
 	})
+	popName := fs.String("population", "", "evaluate every candidate over this `population` preset ("+populationNames()+
+		"); -max then bounds its figures (underrunRounds=0.05,addedLatencyP90=0.15)")
+	entities := fs.Int("entities", 0, "with -population: `N` entities instead of the population's")
+	rounds := fs.Int("rounds", 0, "with -population: `N` rounds per entity instead of the population's")
+	round := fs.Float64("round", 0, "with -population: rounds of `S` seconds instead of the population's")
 	budget := fs.Int("budget", engine.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
 	seed := fs.Uint64("seed", 1, "`seed` of the search")
 	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
@@ -73,6 +86,24 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	}
 	spec := engine.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
 		Budget: *budget, Seed: *seed}
+	if *popName != "" {
+		pp, err := presets.GetPopulation(*popName)
+		if err != nil {
+			fmt.Fprintf(stderr, "lab tune: -population: %v\n", err)
+			return 2
+		}
+		pop := pp.Population
+		if *entities != 0 {
+			pop.Entities = *entities
+		}
+		if *rounds != 0 {
+			pop.Rounds = *rounds
+		}
+		if *round != 0 {
+			pop.Round = *round
+		}
+		spec.Population = &pop
+	}
 	if *motions != "" {
 		for _, m := range strings.Split(*motions, ",") {
 			spec.Motions = append(spec.Motions, strings.TrimSpace(m))

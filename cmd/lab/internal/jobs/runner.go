@@ -1,11 +1,12 @@
-// Package jobs runs the lab's long work, sweeps and tunings, in the
-// background: at most MaxRunning at once and MaxPerClient for one client,
-// each cancellable, its progress kept item by item and streamed to watchers
-// over a WebSocket, the latest MaxKept ended jobs kept for their pages. A
-// job nobody watches is cancelled: when its last watcher leaves, or after
-// UnwatchedTimeout if nobody ever watched it. A job's work is a function the
-// caller passes in; the runner knows nothing of what it computes, and a work
-// that panics or makes a result that cannot be encoded fails its job alone.
+// Package jobs runs the lab's long work, sweeps, tunings and population
+// runs, in the background: at most MaxRunning at once and MaxPerClient for
+// one client, each cancellable, its progress kept item by item and streamed
+// to watchers over a WebSocket, the latest MaxKept ended jobs kept for their
+// pages. A job nobody watches is cancelled: when its last watcher leaves, or
+// after UnwatchedTimeout if nobody ever watched it. A job's work is a
+// function the caller passes in; the runner knows nothing of what it
+// computes, and a work that panics or makes a result that cannot be encoded
+// fails its job alone.
 package jobs
 
 import (

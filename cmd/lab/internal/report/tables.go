@@ -118,12 +118,24 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 	if motions == "" {
 		motions = s.Motion
 	}
-	fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
-		spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
+	fields := engine.MetricFields
+	if p := spec.Population; p != nil {
+		fields = engine.PopulationMetricFields
+		fmt.Fprintf(w, "%s over a population of %d entities × %d rounds of %g s, seed %d: %d candidates, seed %d\n",
+			spec.Technique, p.Entities, p.Rounds, p.Round, p.Seed, len(res.Candidates), spec.Seed)
+	} else {
+		fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
+			spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
+	}
 	if len(spec.Constraints) > 0 {
 		var bounds []string
 		for _, c := range spec.Constraints {
-			f := engine.MetricFields[MetricIndex(c.Metric)]
+			f := engine.MetricField{Name: c.Metric, Scale: 1}
+			for _, g := range fields {
+				if g.Name == c.Metric {
+					f = g
+				}
+			}
 			bounds = append(bounds, c.Metric+" ≤ "+Number(c.Max*f.Scale)+strings.TrimSuffix(" "+f.Display, " "))
 		}
 		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
@@ -145,7 +157,10 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
 	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
-	for i, f := range engine.MetricFields {
+	if res.Base.Population != nil && res.Best.Population != nil {
+		bv, rv = res.Base.Population.Values(nil), res.Best.Population.Values(nil)
+	}
+	for i, f := range fields {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, Number(bv[i]*f.Scale), Number(rv[i]*f.Scale))
 	}
 	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", Number(res.Base.Cost), Number(res.Best.Cost))
@@ -159,7 +174,11 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 		return nil
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
+	if spec.Population != nil {
+		fmt.Fprint(tw, "addedLatencyP90 (ms)\terrP95P95 (cm)\tcost\tsettings changed\t\n")
+	} else {
+		fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
+	}
 	for _, c := range res.Pareto {
 		var set []string
 		for _, ch := range engine.Diff(spec.Base, c.Settings) {

@@ -147,6 +147,19 @@ func decodeJob(kind string, spec, result []byte) (any, any, error) {
 			return nil, nil, fmt.Errorf("tuning result: %w", err)
 		}
 		return tj, res, nil
+	case "population":
+		pj := &populationJob{}
+		if err := json.Unmarshal(spec, pj); err != nil {
+			return nil, nil, fmt.Errorf("population spec: %w", err)
+		}
+		if result == nil {
+			return pj, nil, nil
+		}
+		res := &engine.PopulationResult{}
+		if err := json.Unmarshal(result, res); err != nil {
+			return nil, nil, fmt.Errorf("population result: %w", err)
+		}
+		return pj, res, nil
 	}
 	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
 }

@@ -129,3 +129,62 @@ func TestTunePageBrowser(t *testing.T) {
 		t.Errorf("the lab's sliders after Apply differ from the recommendation: %v", bad)
 	}
 }
+
+func TestPopulationPageBrowser(t *testing.T) {
+	s := newBrowserServer(t)
+	b := openLabOn(t, s, "/?preset=harbor-before")
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+"/population?base=preset:harbor-before")); err != nil {
+		t.Fatal(err)
+	}
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const f = document.getElementById('job-form');
+		f.elements['entities'].value = '4';
+		f.elements['rounds'].value = '2';
+		f.elements['round'].value = '5';
+	})()`), chromedp.Click(chromedp.ID("start")))
+	// When the run ends the page reloads with its results.
+	jobsBrowserWait(b, `document.readyState === 'complete' && !!document.querySelector('a.open-entity') && !!echarts.getInstanceByDom(document.getElementById('population-underrunRounds'))`, 60*time.Second)
+
+	var page struct {
+		Path, Href, Underrun string
+		Bars                 int
+	}
+	b.eval(`(() => ({Path: location.pathname, Href: document.querySelector('a.open-entity').getAttribute('href'),
+		Underrun: document.querySelector('[data-figure="underrunRounds"] td.num').textContent,
+		Bars: echarts.getInstanceByDom(document.getElementById('population-underrunRounds')).getOption().series[0].data.length}))()`, &page)
+	j := s.jobs.Get(strings.TrimPrefix(page.Path, "/population/"))
+	if j == nil {
+		t.Fatalf("no job at %s", page.Path)
+	}
+	res, _ := j.Result()
+	pr := res.(*engine.PopulationResult)
+	worst := pr.Techniques[0].Worst[0]
+	if want := "/?" + link.Query("harbor-before", pr.Spec.Population.EntitySettings(pr.Spec.Base, worst)); page.Href != want {
+		t.Errorf("worst entity opens %s, want %s", page.Href, want)
+	}
+	if page.Bars != 3 { // 0, 1 or 2 rounds with an underrun
+		t.Errorf("underrun histogram has %d bars, want 3", page.Bars)
+	}
+	if page.Underrun == "" {
+		t.Errorf("no underrunRounds figure")
+	}
+
+	// The worst entity opens in the lab with its exact link, motion and seed.
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+page.Href)); err != nil {
+		t.Fatal(err)
+	}
+	b.waitReady()
+	// The page runs the link's exact values (its sliders show them to
+	// their step) and keeps them in its address.
+	var got map[string]string
+	b.eval(`globalThis.lab.settings()`, &got)
+	want := pr.Spec.Population.EntitySettings(pr.Spec.Base, worst)
+	for _, name := range []string{"latency", "jitter", "jitterDist", "loss", "lossModel", "burstLength", "clockDrift", "motion", "seed", "entities", "round"} {
+		if w := want.Text(name); got[name] != w {
+			t.Errorf("lab page %s = %s, want the entity's %s", name, got[name], w)
+		}
+	}
+	if loc := b.location(); loc != page.Href {
+		t.Errorf("lab page address %s, want %s", loc, page.Href)
+	}
+}

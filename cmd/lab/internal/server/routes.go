@@ -93,8 +93,8 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /compare", token, plain, s.comparePage},
 		{"GET /compare.csv", token, plain, s.compareCSV},
 
-		// Sweeps and tunings, and the jobs that run them (sweep.go, tune.go,
-		// jobs.go, package jobs).
+		// Sweeps, tunings and population runs, and the jobs that run them
+		// (sweep.go, tune.go, population.go, jobs.go, package jobs).
 		{"GET /sweep", token, gz, s.sweepPage},
 		{"GET /sweep/{id}", token, gz, s.sweepPage},
 		{"GET /sweep/{id}/chart", token, gzFresh, s.sweepChart},
@@ -105,6 +105,10 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /tune/{id}/chart", token, gzFresh, s.tuneChart},
 		{"GET /tune/{id}/data.csv", token, gz, s.tuneCSV},
 		{"POST /api/tunes", token, change(maxJobBody, typeJSON), s.startTune},
+		{"GET /population", token, gz, s.populationPage},
+		{"GET /population/{id}", token, gz, s.populationPage},
+		{"GET /population/{id}/data.csv", token, gz, s.populationCSV},
+		{"POST /api/populations", token, change(maxJobBody, typeJSON), s.startPopulation},
 		{"GET /api/jobs/{id}", token, plain, s.jobStatus},
 		{"POST /api/jobs/{id}/cancel", token, change(maxSmallBody, typeJSON), s.cancelJob},
 		{"GET /ws/jobs/{id}", token, upgrade, s.jobWS},

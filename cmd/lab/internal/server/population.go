@@ -1,0 +1,297 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/export"
+	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
+	"interplab/engine"
+	"interplab/presets"
+	"interplab/templates"
+	"interplab/web"
+)
+
+// The population page and its job (routes.go):
+//
+//	GET  /population?base=REF&population=NAME  the page: a form, then progress
+//	GET  /population/{id}                      a run's page: progress, or its histograms, percentiles and worst entities
+//	GET  /population/{id}/data.csv             every entity's figures, SI units
+//	POST /api/populations                      start a run: populationRequest → 202 jobAccepted
+//
+// The job's progress, status and cancel are the sweep's (jobs.go). A run
+// that finishes is kept in the store with its result, so its page is a
+// link that survives a restart; one cancelled or failed keeps no result.
+
+// populationRequest is the body of POST /api/populations. Zero entities,
+// rounds, round and a nil seed keep the population preset's.
+type populationRequest struct {
+	Base       string   `json:"base"`       // a variant ref (preset:NAME, q:QUERY, session:ID); empty for the defaults
+	Techniques []string `json:"techniques"` // empty for buffer alone
+	Population string   `json:"population"` // a population preset; empty for presets.DefaultPopulation
+	Entities   int      `json:"entities,omitempty"`
+	Rounds     int      `json:"rounds,omitempty"`
+	Round      float64  `json:"round,omitempty"`
+	Seed       *int     `json:"seed,omitempty"`
+}
+
+// populationJob is what a population job was asked, kept for its page.
+type populationJob struct {
+	Req        populationRequest
+	Label      string // the base's label
+	Population string // the population preset's title
+	Spec       engine.PopulationSpec
+}
+
+// popMaxWork bounds one population job in entity-frames × techniques:
+// the guide's study (1,000 entities × 20 rounds of 3 minutes at 60 Hz) with
+// four techniques.
+const popMaxWork = 9e8
+
+// populationSpec checks a request and builds the run it asks for.
+func (s *Server) populationSpec(req populationRequest) (*populationJob, error) {
+	label, base, err := s.resolveBase(req.Base)
+	if err != nil {
+		return nil, jobBaseError(req.Base, err)
+	}
+	if req.Population == "" {
+		req.Population = presets.DefaultPopulation
+	}
+	pp, err := presets.GetPopulation(req.Population)
+	if err != nil {
+		return nil, jsonapi.BadRequest("population", err.Error())
+	}
+	if len(req.Techniques) == 0 {
+		req.Techniques = []string{engine.TechBuffer}
+	}
+	pop := pp.Population
+	if req.Entities != 0 {
+		pop.Entities = req.Entities
+	}
+	if req.Rounds != 0 {
+		pop.Rounds = req.Rounds
+	}
+	if req.Round != 0 {
+		pop.Round = req.Round
+	}
+	if req.Seed != nil {
+		pop.Seed = *req.Seed
+	}
+	base.Techniques = req.Techniques
+	spec := engine.PopulationSpec{Base: base, Population: pop}
+	if err := spec.Validate(); err != nil {
+		if fe, ok := err.(*engine.FieldError); ok && strings.HasPrefix(fe.Field, "population.") {
+			fe.Field = strings.TrimPrefix(fe.Field, "population.") // the form's field names
+		}
+		return nil, err
+	}
+	work := float64(pop.Entities) * float64(pop.Rounds) * pop.Round * base.RenderRate * float64(len(req.Techniques))
+	if work > popMaxWork {
+		return nil, &engine.FieldError{Field: "entities", Value: strconv.Itoa(pop.Entities),
+			Allowed: fmt.Sprintf("fewer entities, rounds or techniques: the run needs %.3g entity-frames, at most %.3g", work, float64(popMaxWork))}
+	}
+	return &populationJob{Req: req, Label: label, Population: pp.Title, Spec: spec}, nil
+}
+
+func (s *Server) startPopulation(w http.ResponseWriter, r *http.Request) {
+	var req populationRequest
+	if err := jsonapi.Decode(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	pj, err := s.populationSpec(req)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	j, err := s.jobs.Start("population", clientOf(r), pj.Spec.Population.Entities, pj, func(ctx context.Context, progress func(any, int)) (any, error) {
+		res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
+			progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
+		})
+		if err != nil {
+			return nil, err // nothing partial: a cancelled run keeps no result
+		}
+		return res, nil
+	})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/population/" + j.ID()})
+}
+
+// populationItem is one finished entity, as the progress stream carries it.
+type populationItem struct {
+	Entity         int `json:"entity"`
+	UnderrunRounds int `json:"underrunRounds"` // of the first technique
+}
+
+// populationOf returns the population job of the request's {id} and its
+// result (nil until it has finished), or answers 404.
+func (s *Server) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *populationJob, *engine.PopulationResult) {
+	j := s.jobs.Get(r.PathValue("id"))
+	if j == nil || j.Kind() != "population" {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such population run", Field: "id"})
+		return nil, nil, nil
+	}
+	res, _ := j.Result()
+	pr, _ := res.(*engine.PopulationResult)
+	return j, j.Spec().(*populationJob), pr
+}
+
+func (s *Server) populationCSV(w http.ResponseWriter, r *http.Request) {
+	j, _, res := s.populationOf(w, r)
+	if j == nil {
+		return
+	}
+	if res == nil {
+		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusConflict, Msg: "the run has no result: it is " + j.Status().State, Field: "id"})
+		return
+	}
+	var b bytes.Buffer
+	if err := report.PopulationCSV(&b, res); err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="population-`+j.ID()+`.csv"`)
+	w.Write(b.Bytes())
+}
+
+// populationPage is GET /population and GET /population/{id}.
+func (s *Server) populationPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	req := populationRequest{Base: q.Get("base"), Population: q.Get("population"), Techniques: q["technique"]}
+	v := templates.PopulationView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	if id := r.PathValue("id"); id != "" {
+		j, pj, res := s.populationOf(w, r)
+		if j == nil {
+			return
+		}
+		req = pj.Req
+		v.Job = jobViewOf(j, "/population/"+id)
+		if res != nil {
+			rv, err := populationResultView(pj, res)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			v.Result = rv
+		}
+	}
+	v.Form = populationFormOf(req)
+	for _, t := range engine.TechniqueNames {
+		v.Techniques = append(v.Techniques, templates.JobOption{Value: t, Label: t, Checked: contains(v.Form.Techniques, t)})
+	}
+	list, _ := presets.Populations()
+	for _, p := range list {
+		v.Populations = append(v.Populations, templates.JobOption{Value: p.Name, Label: p.Title, Doc: p.Doc, Checked: p.Name == v.Form.Population})
+	}
+	render(w, r, http.StatusOK, templates.Population(v))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// populationFormOf fills the form with a request; empty numbers show the
+// population preset's.
+func populationFormOf(req populationRequest) templates.PopulationForm {
+	f := templates.PopulationForm{Base: req.Base, Population: req.Population, Techniques: req.Techniques}
+	if f.Population == "" {
+		f.Population = presets.DefaultPopulation
+	}
+	if len(f.Techniques) == 0 {
+		f.Techniques = []string{engine.TechBuffer}
+	}
+	if req.Entities != 0 {
+		f.Entities = strconv.Itoa(req.Entities)
+	}
+	if req.Rounds != 0 {
+		f.Rounds = strconv.Itoa(req.Rounds)
+	}
+	if req.Round != 0 {
+		f.Round = strconv.FormatFloat(req.Round, 'g', -1, 64)
+	}
+	if req.Seed != nil {
+		f.Seed = strconv.Itoa(*req.Seed)
+	}
+	return f
+}
+
+// populationResultView is a finished run as its page shows it.
+func populationResultView(pj *populationJob, res *engine.PopulationResult) (*templates.PopulationResultView, error) {
+	p := &res.Spec.Population
+	rv := &templates.PopulationResultView{Label: pj.Label, Population: pj.Population,
+		Summary: fmt.Sprintf("%d entities × %d rounds of %s s, seed %d, motion %s", p.Entities, p.Rounds, report.Short(p.Round), p.Seed, p.Motion)}
+	for _, t := range res.Techniques {
+		rv.Techniques = append(rv.Techniques, t.Name)
+	}
+	for i, f := range engine.PopulationMetricFields {
+		row := templates.PopulationRow{Name: f.Name, Unit: f.Display, Doc: f.Doc}
+		for _, t := range res.Techniques {
+			row.Values = append(row.Values, report.Value(t.Metrics.Values(nil)[i], f))
+		}
+		rv.Rows = append(rv.Rows, row)
+	}
+	for _, name := range chart.PopulationHistograms {
+		ch, _ := chart.Population(res, name)
+		comp, err := chart.Component(chart.Figure{ID: "population-" + name, Chart: ch})
+		if err != nil {
+			return nil, err
+		}
+		rv.Charts = append(rv.Charts, comp)
+	}
+	preset := basePreset(pj.Req.Base)
+	// The settings run over the population, in every export format (the
+	// network of an export is the base's own link, not the population's).
+	query := link.Query(preset, res.Spec.Base)
+	for _, name := range export.Formats() {
+		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + name + "&" + query, Label: name})
+	}
+	for k, t := range res.Techniques {
+		wv := templates.PopulationWorst{Technique: t.Name}
+		for _, e := range t.Worst {
+			ent := &res.Entities[e]
+			em, l := ent.Techniques[k], ent.Link
+			wv.Rows = append(wv.Rows, templates.PopulationEntityRow{
+				Entity: strconv.Itoa(e), HighVariance: l.HighVariance,
+				UnderrunRounds: strconv.Itoa(em.UnderrunRounds) + "/" + strconv.Itoa(p.Rounds),
+				ErrP95:         report.Number(em.ErrP95 * 100), Latency: report.Number(l.Latency * 1000),
+				Jitter: report.Number(l.Jitter*1000) + " " + l.JitterDist, Loss: report.Number(l.Loss*100) + " " + l.LossModel,
+				Motion: ent.Motion, URL: "/?" + link.Query(preset, p.EntitySettings(res.Spec.Base, e)),
+			})
+		}
+		rv.Worst = append(rv.Worst, wv)
+	}
+	return rv, nil
+}
+
+// basePreset is the preset a base ref starts from, for the links of a
+// run's page: NAME of preset:NAME or of q:preset=NAME&...; "" otherwise
+// (the links then carry every setting that differs from the defaults).
+func basePreset(ref string) string {
+	if name, ok := strings.CutPrefix(ref, "preset:"); ok {
+		return name
+	}
+	if q, ok := strings.CutPrefix(ref, "q:"); ok {
+		if v, err := url.ParseQuery(q); err == nil {
+			return v.Get(link.PresetKey)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"math"
+	"strconv"
+)
+
+// Population is a player base: a distribution of connections from which
+// every entity draws its own link, each entity with its own motion, watched
+// over Rounds rounds of Round seconds. The guide's figures ("buffer underrun
+// per entity per round: 41% → 6%") are population figures: a share of
+// entity-rounds, not of frames on one connection.
+//
+// Entity e's draws depend only on (Seed, e): entity 7 of a population of 10
+// is entity 7 of a population of 1,000, so a small run previews a large one.
+// A share HighVarianceShare of the connections are high-variance ones (Wi-Fi,
+// congested or mobile last miles) whose jitter and loss come from
+// HighVariance instead of Stable; the rest from Stable.
+type Population struct {
+	Latency    Spread `json:"latency"`    // base one-way latency, s, in [0, 1]
+	ClockDrift Spread `json:"clockDrift"` // client clock rate error, fraction, in [−0.01, 0.01]
+
+	Stable            LinkSpread `json:"stable"`            // the ordinary connections
+	HighVariance      LinkSpread `json:"highVariance"`      // the high-variance ones
+	HighVarianceShare float64    `json:"highVarianceShare"` // share of high-variance connections, in [0, 1]
+
+	Motion   string  `json:"motion"`   // one of Motions; "mix" gives entity e script e mod 6
+	Entities int     `json:"entities"` // in [1, MaxPopulationEntities]
+	Rounds   int     `json:"rounds"`   // rounds per entity, in [1, MaxPopulationRounds]
+	Round    float64 `json:"round"`    // length of a round, s, in [1, 3600]
+	Seed     int     `json:"seed"`     // seed of every draw, in [0, 2³²−1]
+}
+
+// Spread is the range a population parameter is drawn from: uniformly, or
+// log-uniformly when Log is set (then Min > 0), so that a range spanning
+// decades (a loss from 0.001% to 0.1%) is not dominated by its top decade.
+// Min = Max gives that one value.
+type Spread struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	Log bool    `json:"log,omitempty"`
+}
+
+// at returns the value of the spread at the uniform draw u in [0, 1).
+func (r Spread) at(u float64) float64 {
+	if r.Max == r.Min {
+		return r.Min
+	}
+	if r.Log {
+		return r.Min * detExp(float64(u*detLog(r.Max/r.Min)))
+	}
+	return r.Min + float64(u*(r.Max-r.Min))
+}
+
+// LinkSpread is the jitter and loss of one class of connection.
+type LinkSpread struct {
+	Jitter      Spread `json:"jitter"`      // mean extra one-way delay, s
+	JitterDist  string `json:"jitterDist"`  // one of JitterDists
+	Loss        Spread `json:"loss"`        // long-run share of packets lost
+	LossModel   string `json:"lossModel"`   // one of LossModels
+	BurstLength Spread `json:"burstLength"` // mean loss burst, packets (burst loss)
+}
+
+// Limits of a population: a run simulates Entities × Rounds × Round
+// entity-seconds, and the bound keeps one request from holding the cores
+// for hours.
+const (
+	MaxPopulationEntities = 100000
+	MaxPopulationRounds   = 1000
+	// MaxPopulationSeconds bounds Entities × Rounds × Round: ten times
+	// the guide's study at 1,000 entities × 20 rounds of 3 minutes.
+	MaxPopulationSeconds = 36e6
+)
+
+// EntityLink is the connection one entity drew.
+type EntityLink struct {
+	HighVariance bool    `json:"highVariance"` // drawn from Population.HighVariance
+	Latency      float64 `json:"latency"`      // base one-way latency, s
+	Jitter       float64 `json:"jitter"`       // mean extra one-way delay, s
+	JitterDist   string  `json:"jitterDist"`   // one of JitterDists
+	Loss         float64 `json:"loss"`         // long-run share of packets lost, in [0, 1]
+	LossModel    string  `json:"lossModel"`    // one of LossModels
+	BurstLength  float64 `json:"burstLength"`  // mean loss burst, packets
+	ClockDrift   float64 `json:"clockDrift"`   // client clock rate error, fraction
+}
+
+// Validate checks p. The error is a *FieldError naming the field as
+// "population.latency.min", "population.entities"..., with its range.
+func (p *Population) Validate() error {
+	if err := p.Latency.check("latency", "latency"); err != nil {
+		return err
+	}
+	if err := p.ClockDrift.check("clockDrift", "clockDrift"); err != nil {
+		return err
+	}
+	for _, c := range [...]struct {
+		name string
+		l    *LinkSpread
+	}{{"stable", &p.Stable}, {"highVariance", &p.HighVariance}} {
+		if err := c.l.check(c.name); err != nil {
+			return err
+		}
+	}
+	if !(p.HighVarianceShare >= 0 && p.HighVarianceShare <= 1) {
+		return &FieldError{Field: "population.highVarianceShare", Value: formatNumber(p.HighVarianceShare), Allowed: "[0, 1]"}
+	}
+	if indexOf(Motions, p.Motion) < 0 {
+		mp, _ := Lookup("motion")
+		return &FieldError{Field: "population.motion", Value: p.Motion, Allowed: mp.allowed()}
+	}
+	if p.Entities < 1 || p.Entities > MaxPopulationEntities {
+		return &FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
+			Allowed: "a whole number in [1, " + strconv.Itoa(MaxPopulationEntities) + "]"}
+	}
+	if p.Rounds < 1 || p.Rounds > MaxPopulationRounds {
+		return &FieldError{Field: "population.rounds", Value: strconv.Itoa(p.Rounds),
+			Allowed: "a whole number in [1, " + strconv.Itoa(MaxPopulationRounds) + "]"}
+	}
+	rp, _ := Lookup("round")
+	if rp.check(p.Round) != nil {
+		return &FieldError{Field: "population.round", Value: formatNumber(p.Round), Allowed: rp.allowed()}
+	}
+	sp, _ := Lookup("seed")
+	if sp.check(float64(p.Seed)) != nil {
+		return &FieldError{Field: "population.seed", Value: strconv.Itoa(p.Seed), Allowed: sp.allowed()}
+	}
+	if n := float64(p.Entities) * float64(p.Rounds) * p.Round; n > MaxPopulationSeconds {
+		return &FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
+			Allowed: "entities × rounds × round ≤ " + formatNumber(MaxPopulationSeconds) + " entity-seconds (this is " + formatNumber(n) + ")"}
+	}
+	return nil
+}
+
+// check validates the spread against the parameter table's range of param;
+// field is its name under "population.".
+func (r Spread) check(field, param string) error {
+	p, _ := Lookup(param)
+	f := "population." + field
+	if p.check(r.Min) != nil {
+		return &FieldError{Field: f + ".min", Value: formatNumber(r.Min), Allowed: p.allowed()}
+	}
+	if p.check(r.Max) != nil {
+		return &FieldError{Field: f + ".max", Value: formatNumber(r.Max), Allowed: p.allowed()}
+	}
+	if r.Max < r.Min {
+		return &FieldError{Field: f + ".max", Value: formatNumber(r.Max), Allowed: "at least " + f + ".min = " + formatNumber(r.Min)}
+	}
+	if r.Log && !(r.Min > 0) {
+		return &FieldError{Field: f + ".min", Value: formatNumber(r.Min), Allowed: "above 0 for a log-uniform spread"}
+	}
+	return nil
+}
+
+func (l *LinkSpread) check(class string) error {
+	if err := l.Jitter.check(class+".jitter", "jitter"); err != nil {
+		return err
+	}
+	if indexOf(JitterDists, l.JitterDist) < 0 {
+		p, _ := Lookup("jitterDist")
+		return &FieldError{Field: "population." + class + ".jitterDist", Value: l.JitterDist, Allowed: p.allowed()}
+	}
+	if err := l.Loss.check(class+".loss", "loss"); err != nil {
+		return err
+	}
+	if indexOf(LossModels, l.LossModel) < 0 {
+		p, _ := Lookup("lossModel")
+		return &FieldError{Field: "population." + class + ".lossModel", Value: l.LossModel, Allowed: p.allowed()}
+	}
+	return l.BurstLength.check(class+".burstLength", "burstLength")
+}
+
+// Draw numbers of an entity, fixed so that adding a draw never moves the
+// others.
+const (
+	popDrawClass = iota + 1
+	popDrawLatency
+	popDrawJitter
+	popDrawLoss
+	popDrawBurst
+	popDrawDrift
+	popDrawSeed
+)
+
+// Entity returns what entity e (≥ 0) drew: its link, its motion script and
+// the seed of its run. Values are rounded to what a designer can type (0.1 ms,
+// 0.0001%, 0.1 packet, 0.01 ppm), so the link shown is exactly the link run.
+func (p *Population) Entity(e int) (EntityLink, string, int) {
+	h := rngMix(uint64(p.Seed) ^ rngMix(uint64(e)+0x5851f42d4c957f2d))
+	draw := func(i uint64) float64 { return rngUnit(rngMix(h + i*0x9e3779b97f4a7c15)) }
+	var l EntityLink
+	l.HighVariance = draw(popDrawClass) < p.HighVarianceShare
+	c := &p.Stable
+	if l.HighVariance {
+		c = &p.HighVariance
+	}
+	l.Latency = roundTo(p.Latency.at(draw(popDrawLatency)), 1e4)
+	l.Jitter = roundTo(c.Jitter.at(draw(popDrawJitter)), 1e4)
+	l.JitterDist = c.JitterDist
+	l.Loss = roundTo(c.Loss.at(draw(popDrawLoss)), 1e6)
+	l.LossModel = c.LossModel
+	l.BurstLength = roundTo(c.BurstLength.at(draw(popDrawBurst)), 10)
+	l.ClockDrift = roundTo(p.ClockDrift.at(draw(popDrawDrift)), 1e8)
+	motion := p.Motion
+	if motion == "mix" {
+		motion = motionScripts[e%len(motionScripts)]
+	}
+	seed := int(rngMix(h^rngMix(popDrawSeed)) >> 32)
+	return l, motion, seed
+}
+
+// roundTo rounds v to a whole number of 1/inv, inv a power of ten: the
+// nearest float64 to that decimal, so it prints as typed.
+func roundTo(v, inv float64) float64 { return math.Round(float64(v*inv)) / inv }
+
+// EntitySettings returns base with entity e's link, motion and seed, one
+// entity, and the population's round: the settings that replay that entity
+// alone, as its population run did, in any view of the lab.
+func (p *Population) EntitySettings(base Settings, e int) Settings {
+	l, motion, seed := p.Entity(e)
+	s := base
+	s.Techniques = append([]string(nil), base.Techniques...)
+	s.Latency, s.Jitter, s.JitterDist = l.Latency, l.Jitter, l.JitterDist
+	s.Loss, s.LossModel, s.BurstLength, s.ClockDrift = l.Loss, l.LossModel, l.BurstLength, l.ClockDrift
+	s.Motion, s.Seed, s.Entities = motion, seed, 1
+	s.Round = p.Round
+	s.Duration = min(float64(p.Rounds)*p.Round, 3600)
+	return s
+}
