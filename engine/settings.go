@@ -44,6 +44,9 @@ type Settings struct {
 	Duration   float64  `json:"duration"`   // length of a whole run, s
 	Round      float64  `json:"round"`      // length of a round for per-round underruns, s
 	Techniques []string `json:"techniques"` // techniques compared on the same packets
+
+	// Library techniques' own settings, one embedded struct per library.
+	SourceSettings
 }
 
 // Defaults returns the parameter table's default settings.

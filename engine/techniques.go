@@ -76,6 +76,7 @@ var techDefs = [...]techDef{
 		delay: bufferDelay,
 		batch: func(s *Settings, n int) batch { return newBufBatch(s, true, n) },
 		one:   func(s *Settings) Technique { return newBuffer(s, true) }},
+	sourceDef,
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and

@@ -29,5 +29,6 @@ func run[T any, P peerCase[T]](caseJSON []byte) ([]engine.PeerFrame, error) {
 func Runners() map[string]Runner {
 	return map[string]Runner{
 		// One line per library technique: "mirror": run[engine.MirrorCase],
+		"source": run[engine.SourceCase],
 	}
 }
