@@ -48,6 +48,12 @@ type sourceEntity struct {
 	stamp   float32 // TICKS_TO_TIME of the last accepted packet
 	recvT   float64 // local frame time of the last accepted packet, s
 
+	// The slerp between the two samples last interpolated, kept while
+	// the render time stays between them.
+	slerp      slerpPair
+	slerpT     [2]float32
+	slerpValid bool
+
 	mode   sourceMode // what the last frame did
 	target float32    // the last frame's target time, s
 }
@@ -59,6 +65,7 @@ func (e *sourceEntity) receive(n int64, pos [3]float32, rot Quat, now float64, k
 	e.stamp = simtime
 	e.recvT = now
 	e.origin, e.rot = pos, rot
+	e.slerpValid = false
 	if !e.exists {
 		e.exists = true
 		s := sourceSample{t: simtime, pos: pos, rot: rot}
@@ -189,7 +196,11 @@ func (e *sourceEntity) interpolate(target float32, k *sourceConfig) (done bool) 
 		e.origin = sourceLerp(frac, a.pos, b.pos)
 		e.mode = sourceLinear
 	}
-	e.rot = a.rot.Slerp(b.rot, float64(frac))
+	if !e.slerpValid || e.slerpT != [2]float32{a.t, b.t} {
+		e.slerp.init(a.rot, b.rot)
+		e.slerpT, e.slerpValid = [2]float32{a.t, b.t}, true
+	}
+	e.rot = e.slerp.at(float64(frac))
 	return still
 }
 
