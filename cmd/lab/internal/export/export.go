@@ -1,6 +1,6 @@
 // Package export writes settings as the files a game team pastes as is:
 // the canonical JSON, a C++ header for the seed's Interpolator, Unity with
-// Mirror, Unreal and Source configs, and a tc-netem script that puts a real
+// Mirror and Unreal configs, the source technique's Source engine .cfg, and a tc-netem script that puts a real
 // server behind the lab's network. Every number in an export comes from
 // the settings; a mapping that is not exact is said in the export's own
 // comments. Each format is a file of its own.
@@ -39,7 +39,7 @@ var formats = []format{
 	{"cpp", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
 	{"unity", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabSettings.cs" }, writeUnity},
 	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
-	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
+	{"source", engine.TechSource, "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
 }
 

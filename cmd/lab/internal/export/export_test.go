@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range formats {
-		file, err := Render(f.name, p.Name, p.Settings)
+		file, err := Render(f.name, p.Name, withTechnique(p.Settings, f.technique))
 		if err != nil {
 			t.Fatalf("Render(%s) error: %v", f.name, err)
 		}
@@ -47,6 +48,16 @@ func TestExportGolden(t *testing.T) {
 			t.Errorf("Render(%s) differs from %s; got:\n%s", f.name, golden, body)
 		}
 	}
+}
+
+// withTechnique returns s with technique tech among its techniques (s
+// unchanged if tech is "" or there already), so that a library's export
+// renders from any preset.
+func withTechnique(s engine.Settings, tech string) engine.Settings {
+	if tech != "" && !slices.Contains(s.Techniques, tech) {
+		s.Techniques = append(slices.Clone(s.Techniques), tech)
+	}
+	return s
 }
 
 // TestExportLineChanges changes one setting and checks that exactly the
@@ -82,9 +93,11 @@ func TestExportLineChanges(t *testing.T) {
 		{"unreal", "loss=0.05", []string{"; loss 5% (random)", "PktLoss=5"}},
 		{"unreal", "loss=0.003", []string{"; loss 0.3% (random)"}}, // still PktLoss=1: a small loss stays a loss
 		{"unreal", "extrapolateCap=0.25", []string{"extrapolateCap=0.25"}},
-		{"source", "delay=0.15", []string{"// seconds: both give the lab's delay, 150 ms.", "cl_interp 0.15", "cl_interp_ratio 3"}},
-		{"source", "extrapolateCap=0", []string{"cl_extrapolate 0", "cl_extrapolate_amount 0"}},
-		{"source", "jitter=0.03", []string{"// net_fakelag 70", "// net_fakejitter 30"}},
+		{"source", "source.cl_interp=0.15", []string{"// Effective interpolation delay: 165 ms", "cl_interp 0.15"}},
+		{"source", "source.cl_extrapolate=false", []string{"cl_extrapolate 0"}},
+		{"source", "source.tickrate=128", []string{"// Effective interpolation delay: 109.375 ms", "-tickrate 128"}},
+		{"source", "source.sv_maxupdaterate=128", []string{"sv_maxupdaterate 128"}},
+		{"source", "delay=0.15", nil}, // the buffer's delay is not the source technique's
 		{"netem", "jitter=0.03", []string{
 			"# delay: mean one-way delay latency + jitter = 40 + 30 ms",
 			"netem delay 70ms 30ms distribution paretonormal loss random 1%"}},
@@ -105,12 +118,12 @@ func TestExportLineChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
-		beforeFile, err := Render(tt.format, p.Name, p.Settings)
+		s := withTechnique(p.Settings, Technique(tt.format))
+		beforeFile, err := Render(tt.format, p.Name, s)
 		before := beforeFile.Body
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := p.Settings
 		name, value, _ := strings.Cut(tt.set, "=")
 		if err := s.SetText(name, value); err != nil {
 			t.Fatal(err)
