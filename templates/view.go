@@ -41,6 +41,7 @@ var groupTitles = []struct{ name, title string }{
 	{"network", "Network"},
 	{"buffer", "Snapshot buffer"},
 	{"epic", "EPIC"},
+	{"source", "Source engine"},
 }
 
 type groupView struct {
