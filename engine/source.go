@@ -49,13 +49,13 @@ const TechSource = "source"
 // conversions).
 //
 // Deliberate simplifications:
-//   - Position only, as in the cases. Rotation: the lab's entities turn in
-//     yaw only; the technique slerps the rotation of the same two samples by
-//     the same fraction (linear in time, no Hermite), holds the newest when
-//     extrapolating, and snaps with the origin. Slerp is the documented
-//     choice: for a yaw-only turn it is the shortest-arc lerp of the yaw, so
-//     no 360° spin at ±180°; Source lerps QAngles component-wise where
-//     angles are not wrapped, which we do not copy.
+//   - Position only is pinned by the cases. Rotation is not: the technique
+//     slerps the rotation of the same two samples by the same fraction
+//     (linear, not Hermite), holds the newest when extrapolating or holding,
+//     and snaps with the origin. We chose slerp over a component lerp of
+//     the angles: the lab's entities turn in yaw only, where slerp is the
+//     shortest-arc lerp of the yaw, so a turn through ±180° does not spin
+//     the long way round.
 //   - The lab's stream has no server ticks: the tick is the snapshot's
 //     server time divided by the tick interval, rounded, and the player is
 //     taken as simulated every tick (simulation tick = packet tick). The

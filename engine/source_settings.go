@@ -3,7 +3,9 @@ package engine
 // SourceSettings are the Source engine cvars the source technique reads,
 // by their cvar names (JSON keys prefixed "source."), in the cvars' own
 // units: seconds, Hz (updates per second), ratios, milliseconds. Defaults
-// are Source SDK 2013 multiplayer's.
+// are Source SDK 2013 multiplayer's as the cases and the Valve developer
+// wiki give them; sv_maxupdaterate's 66 is the wiki's (the cases use 128,
+// which never binds).
 type SourceSettings struct {
 	Tickrate            string  `json:"source.tickrate"`                                  // server tick rate: "66" (0.015 s ticks), "64" or "128"
 	ClUpdaterate        float64 `json:"source.cl_updaterate"`                             // snapshots per second asked of the server, Hz
