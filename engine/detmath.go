@@ -300,3 +300,6 @@ var (
 		4.16666666666665929218e-2,   // 0x3fa555555555554b
 	}
 )
+
+// abs32 is |x| in single precision (the libraries that compute in float32).
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }

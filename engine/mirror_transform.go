@@ -157,5 +157,3 @@ func (m *mirrorSender) sync(s Snapshot, set *Settings, c *mirrorConfig) (axes ui
 	m.axes, m.sent = axes, true
 	return axes, true
 }
-
-func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }

@@ -222,7 +222,6 @@ func (l *ngoLerp) consume(server float64, rotation bool) {
 	l.buf = kept
 }
 
-
 // ngoTransform is one remote NetworkTransform on the client: the target
 // position the states build up axis by axis, and its interpolator.
 type ngoTransform struct {

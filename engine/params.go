@@ -280,7 +280,7 @@ const (
 
 // params is the parameter table: the lab's own parameters, then each
 // library technique's (declared in its file).
-var params = slices.Concat(labParams, mirrorParams, geckosParams, ngoParams, unrealParams)
+var params = slices.Concat(labParams, mirrorParams, geckosParams, ngoParams, unrealParams, sourceParams)
 
 // labParams are the parameters of the link, the scenario and the lab's own
 // techniques.

@@ -50,6 +50,7 @@ type Settings struct {
 	GeckosSettings
 	NGOSettings
 	UnrealSettings
+	SourceSettings
 }
 
 // Defaults returns the parameter table's default settings.

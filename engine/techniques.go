@@ -80,6 +80,7 @@ var techDefs = [...]techDef{
 	geckosDef,
 	ngoDef,
 	unrealDef,
+	sourceDef,
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and

@@ -29,7 +29,7 @@ func TestAllValid(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"epic-seed", "harbor-before", "harbor-after", "lan", "wifi", "4g",
-		"ping80", "ping120", "ping200", "source", "ngo-defaults"} {
+		"ping80", "ping120", "ping200", "source-66tick", "ngo-defaults", "mirror-30hz", "geckos-20fps", "unreal-defaults"} {
 		if !seen[name] {
 			t.Errorf("preset %q missing", name)
 		}
@@ -70,11 +70,15 @@ func TestSourceNumbers(t *testing.T) {
 		{"ping120", "latency", 0.06},
 		{"ping200", "latency", 0.1},
 
-		{"source", "tickRate", 66},
-		{"source", "sendRate", 20},
-		{"source", "delay", 0.1},
-		{"source", "adaptive", 0},
-		{"source", "extrapolateCap", 0.25},
+		// Source SDK 2013's defaults; the lab's tick is the engine's 15 ms one.
+		{"source-66tick", "tickRate", 1 / 0.015},
+		{"source-66tick", "sendRate", 20},
+		{"source-66tick", "source.tickrate", 0}, // "66"
+		{"source-66tick", "source.cl_updaterate", 20},
+		{"source-66tick", "source.cl_interp", 0.1},
+		{"source-66tick", "source.cl_interp_ratio", 2},
+		{"source-66tick", "source.cl_extrapolate", 1},
+		{"source-66tick", "source.cl_extrapolate_amount", 0.25},
 
 		// Unreal Engine 5: NetServerMaxTickRate 30 caps the characters'
 		// NetUpdateFrequency 100; UCharacterMovementComponent's defaults.

@@ -37,10 +37,10 @@ type format struct {
 // formats lists every export, in the order the page offers them.
 var formats = []format{
 	{"json", "JSON", "", "application/json", fileNamed(".json"), writeJSON},
-	{"cpp", "C++", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
+	{"cpp", "cpp", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
 	{"mirror", "Mirror", engine.TechMirror, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirror.cs" }, writeMirror},
 	{"unreal", "Unreal", engine.TechUnreal, "text/x-c++hdr; charset=utf-8", func(string) string { return "InterpLabCharacterSmoothing.h" }, writeUnreal},
-	{"source", "Source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
+	{"source", "Source", engine.TechSource, "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"geckos", "geckos.io", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
 	{"ngo", "Unity NGO", engine.TechNGO, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNGOSettings.cs" }, writeNGO},
 	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},

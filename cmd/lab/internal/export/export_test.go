@@ -86,14 +86,6 @@ func TestExportLineChanges(t *testing.T) {
 			"// Effective display delay behind the newest snapshot: 33.333 ms in steady state",
 			"//   + NetworkTransform's shift of its snapshots, 0 ms",
 			"        nt.timelineOffset = false;"}},
-		{"unreal", "latency=0.06", []string{"; delay, latency + jitter = 60 + 20 ms", "PktLag=80"}},
-		{"unreal", "tickRate=30", []string{"NetServerMaxTickRate=30", "tickRate=30"}},
-		{"unreal", "loss=0.05", []string{"; loss 5% (random)", "PktLoss=5"}},
-		{"unreal", "loss=0.003", []string{"; loss 0.3% (random)"}}, // still PktLoss=1: a small loss stays a loss
-		{"unreal", "extrapolateCap=0.25", []string{"extrapolateCap=0.25"}},
-		{"source", "delay=0.15", []string{"// seconds: both give the lab's delay, 150 ms.", "cl_interp 0.15", "cl_interp_ratio 3"}},
-		{"source", "extrapolateCap=0", []string{"cl_extrapolate 0", "cl_extrapolate_amount 0"}},
-		{"source", "jitter=0.03", []string{"// net_fakelag 70", "// net_fakejitter 30"}},
 		{"netem", "jitter=0.03", []string{
 			"# delay: mean one-way delay latency + jitter = 40 + 30 ms",
 			"netem delay 70ms 30ms distribution paretonormal loss random 1%"}},
@@ -108,6 +100,28 @@ func TestExportLineChanges(t *testing.T) {
 		{"netem", "lossModel=burst", []string{
 			"# loss: Gilbert-Elliott loss:",
 			"loss gemodel 0.336700337% 33.333333333% 100% 0%"}},
+		{"unreal", "unreal.networkSmoothingMode=linear", []string{
+			"//     Network Smoothing Mode                   Linear",
+			"    Move.NetworkSmoothingMode = ENetworkSmoothingMode::Linear;"}},
+		{"unreal", "unreal.networkSimulatedSmoothLocationTime=0.25", []string{
+			"//     Network Simulated Smooth Location Time   0.25 s",
+			"    Move.NetworkSimulatedSmoothLocationTime = 0.25f;"}},
+		{"unreal", "unreal.networkSimulatedSmoothRotationTime=0", []string{
+			"//     Network Simulated Smooth Rotation Time   0 s",
+			"    Move.NetworkSimulatedSmoothRotationTime = 0.0f;"}},
+		{"unreal", "unreal.networkMaxSmoothUpdateDistance=100", []string{
+			"//     Network Max Smooth Update Distance       100 cm",
+			"    Move.NetworkMaxSmoothUpdateDistance = 100.0f;"}},
+		{"unreal", "unreal.networkNoSmoothUpdateDistance=512.5", []string{
+			"//     Network No Smooth Update Distance        512.5 cm",
+			"    Move.NetworkNoSmoothUpdateDistance = 512.5f;"}},
+		{"unreal", "sendRate=10", []string{"// server sending 10 updates a second"}},
+		{"unreal", "delay=0.15", nil}, // the buffer's settings are not Unreal's
+		{"source", "source.cl_interp=0.15", []string{"// Effective interpolation delay: 165 ms", "cl_interp 0.15"}},
+		{"source", "source.cl_extrapolate=false", []string{"cl_extrapolate 0"}},
+		{"source", "source.tickrate=128", []string{"// Effective interpolation delay: 109.375 ms", "-tickrate 128"}},
+		{"source", "source.sv_maxupdaterate=128", []string{"sv_maxupdaterate 128"}},
+		{"source", "delay=0.15", nil}, // the buffer's delay is not the source technique's
 	}
 	p, err := presets.Get(exportGoldenPreset)
 	if err != nil {

@@ -31,6 +31,7 @@ func Runners() map[string]Runner {
 		// One line per library technique: "mirror": run[engine.MirrorCase],
 		"mirror": run[engine.MirrorCase],
 		"geckos": run[engine.GeckosCase],
-		"ngo": run[engine.NGOCase],
+		"ngo":    run[engine.NGOCase],
+		"source": run[engine.SourceCase],
 	}
 }
