@@ -345,7 +345,7 @@ var labParams = []Param{
 
 	// Buffer
 	{Name: "delay", Group: "buffer", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.1, Display: "ms", Scale: ms,
-		Doc: "Interpolation delay: render time = estimated server time − delay.",
+		Doc: "Interpolation delay behind the snapshot stream: render time = stream time (server-time estimate less the freshest snapshots' transit) − delay.",
 		get: func(s *Settings) float64 { return s.Delay },
 		set: func(s *Settings, v float64) { s.Delay = v }},
 	{Name: "adaptive", Group: "buffer", Kind: Bool, Max: 1, Step: 1, Default: 0,
