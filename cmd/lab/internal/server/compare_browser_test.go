@@ -193,7 +193,7 @@ func TestCompareBrowser(t *testing.T) {
 	// Charts that must show data: every technique's error over time, the
 	// error p95 bars and the scatter. (Other bars may all be 0.)
 	ids := []string{"compare-latency", "compare-metric-errP95"}
-	for _, tech := range engine.TechniqueNames {
+	for _, tech := range engine.Defaults().Techniques { // what the presets run
 		ids = append(ids, "compare-error-"+tech)
 	}
 	page := srv.URL + "/compare?" + compareTestQuery("preset:wifi", "preset:4g", "preset:lan")

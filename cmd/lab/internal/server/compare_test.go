@@ -78,7 +78,7 @@ func TestComparePage(t *testing.T) {
 		t.Errorf("page mentions %q: want no absolute URL, every asset served by the lab", m)
 	}
 	ids := []string{"compare-latency"}
-	for _, tech := range engine.TechniqueNames {
+	for _, tech := range engine.Defaults().Techniques { // what the presets run
 		ids = append(ids, "compare-error-"+tech)
 	}
 	for _, m := range []string{"errP95", "addedLatency", "underrunRounds", "snaps"} { // the bar charts

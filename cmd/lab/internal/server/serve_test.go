@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -198,13 +199,19 @@ func TestServeExport(t *testing.T) {
 	_, ts := newTestServer(t, true)
 	p, _ := presets.Get("harbor-after")
 	for _, name := range export.Formats() {
-		resp, body := get(t, ts.URL+"/api/export?format="+name+"&preset=harbor-after&loss=0.02")
+		s := p.Settings
+		s.Loss = 0.02
+		query := "/api/export?format=" + name + "&preset=harbor-after&loss=0.02"
+		if tech := export.Technique(name); tech != "" && !slices.Contains(s.Techniques, tech) {
+			// A library's export needs its technique in the run.
+			s.Techniques = append(slices.Clone(s.Techniques), tech)
+			query += "&techniques=" + strings.Join(s.Techniques, ",")
+		}
+		resp, body := get(t, ts.URL+query)
 		if resp.StatusCode != 200 {
 			t.Errorf("export %s = %s: %s", name, resp.Status, body)
 			continue
 		}
-		s := p.Settings
-		s.Loss = 0.02
 		want, _ := export.Render(name, "harbor-after", s)
 		if got := resp.Header.Get("Content-Type"); got != want.ContentType {
 			t.Errorf("export %s: Content-Type = %q, want %q", name, got, want.ContentType)
