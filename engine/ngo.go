@@ -86,6 +86,12 @@ const NGOVersion = "2.1.1"
 // default, 0.001f.
 const ngoDefaultPositionThreshold = 0.001
 
+// Two defaults are written as decimals so that the page's sliders hold them
+// exactly (a slider snaps to its step): localBufferSec 0.0333333 s for NGO's
+// 1.0/30, 3.3e-9 s off, which moves only LocalTime; maximumDeltaTime
+// 0.33333334 s, which is Unity's 1/3f once rounded to float32 as Unity
+// keeps it.
+
 // NGOSettings are the knobs of NGO 2.1.1 the ngo technique reads, under
 // NGO's names (prefixed "ngo.") and in its units, with NGO's defaults.
 // Values NGO keeps in float32 are rounded to float32 when used, as NGO does.
@@ -114,7 +120,7 @@ var ngoParams = []Param{
 		Doc: "Ticks the render time runs behind the client's server time (hard-coded 2 in NGO 2.1.1).",
 		get: func(s *Settings) float64 { return float64(s.NGOSettings.TicksAgo) },
 		set: func(s *Settings, v float64) { s.NGOSettings.TicksAgo = int(v) }},
-	{Name: "ngo.localBufferSec", Group: "ngo", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 1.0 / 30, Display: "ms", Scale: ms,
+	{Name: "ngo.localBufferSec", Group: "ngo", Unit: "s", Min: 0, Max: 0.5, Step: 1e-7, Default: 0.0333333, Display: "ms", Scale: ms,
 		Doc: "LocalTime's lead beyond the round trip; NGO 2.1.1 fixes it at 1/TickRate (33.3 ms at 30).",
 		get: func(s *Settings) float64 { return s.NGOSettings.LocalBufferSec },
 		set: func(s *Settings, v float64) { s.NGOSettings.LocalBufferSec = v }},
@@ -142,7 +148,7 @@ var ngoParams = []Param{
 		Doc: "Largest lerp fraction before snapping; no effect at 1 or more in 2.1.1, as Lerp clamps (default 3).",
 		get: func(s *Settings) float64 { return s.NGOSettings.MaxInterpolationBound },
 		set: func(s *Settings, v float64) { s.NGOSettings.MaxInterpolationBound = v }},
-	{Name: "ngo.maximumDeltaTime", Group: "ngo", Unit: "s", Min: 0.01, Max: 1, Step: 0.001, Default: 1.0 / 3, Display: "ms", Scale: ms,
+	{Name: "ngo.maximumDeltaTime", Group: "ngo", Unit: "s", Min: 0.01, Max: 1, Step: 1e-8, Default: 0.33333334, Display: "ms", Scale: ms,
 		Doc: "Unity's Maximum Allowed Timestep: caps the frame time the smoothing sees (Unity default 333 ms).",
 		get: func(s *Settings) float64 { return s.NGOSettings.MaximumDeltaTime },
 		set: func(s *Settings, v float64) { s.NGOSettings.MaximumDeltaTime = v }},

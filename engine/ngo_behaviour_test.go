@@ -43,9 +43,9 @@ func TestNGOApprovalPutsServerTimeServerBufferBehind(t *testing.T) {
 	if got := cl.time.serverTime(); math.Abs(got-want) > 1e-12 {
 		t.Errorf("ServerTime after approval = %.12f, want %.12f (tick time − 0.05f)", got, want)
 	}
-	wantLocal := 3000*k.tickInterval + 0.15000000596046448 + 1.0/30
+	wantLocal := 3000*k.tickInterval + 0.15000000596046448 + 0.0333333
 	if got := cl.time.localTime(); math.Abs(got-wantLocal) > 1e-12 {
-		t.Errorf("LocalTime after approval = %.12f, want %.12f (tick time + approval RTT + 1/TickRate)", got, wantLocal)
+		t.Errorf("LocalTime after approval = %.12f, want %.12f (tick time + approval RTT + localBufferSec)", got, wantLocal)
 	}
 }
 

@@ -86,7 +86,7 @@ public static class InterpLabNGOSettings
 		v := value(&s, f.param)
 		fmt.Fprintf(b, "\n    // %s.\n    // %s\n", f.where, paramDoc(f.param))
 		switch {
-		case f.derived && v != 1/float64(n.TickRate):
+		case f.derived && math.Abs(v-1/float64(n.TickRate)) > 1e-6:
 			fmt.Fprintf(b, "    // WARNING: NGO 2.1.1 uses 1.0 / TickRate = %s ms; the lab ran %s ms.\n", ms(1/float64(n.TickRate)), ms(v))
 		case f.ngo != 0 && float32(v) != float32(f.ngo):
 			fmt.Fprintf(b, "    // WARNING: NGO 2.1.1 uses %s; the lab ran %s: needs a package fork.\n", ngoLit(f.cs, f.ngo), ngoLit(f.cs, v))

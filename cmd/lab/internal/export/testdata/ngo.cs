@@ -53,7 +53,7 @@ public static class InterpLabNGOSettings
 
     // NetworkTimeSystem.LocalBufferSec, seconds: NGO sets 1.0 / TickRate.
     // LocalTime's lead beyond the round trip; NGO 2.1.1 fixes it at 1/TickRate (33.3 ms at 30).
-    public const double LocalBufferSec = 0.03333333333333333;
+    public const double LocalBufferSec = 0.0333333;
 
     // NetworkTimeSystem.HardResetThresholdSec, seconds: 0.2 where NGO creates the time system.
     // Clock error beyond which the client's time jumps instead of slewing (NGO default 200 ms).
