@@ -18,7 +18,7 @@ static const Interpolator<Vector3, float>::Settings epicSettings = {
 
 // Snapshot interpolation (the lab's buffer and hermite techniques), and the
 // rates and top speed these values were tuned for.
-constexpr float delay = 0.1f;  // s: Interpolation delay: render time = estimated server time − delay.
+constexpr float delay = 0.1f;  // s: Interpolation delay behind the snapshot stream: render time = stream time (server-time estimate less the freshest snapshots' transit) − delay.
 constexpr bool adaptive = true;  // Adapt the delay: max(delay, rolling p95 inter-arrival + margin), capped.
 constexpr float margin = 0.025f;  // s: Safety margin added to the p95 inter-arrival time by the adaptive delay.
 constexpr float delayCap = 0.2f;  // s: Largest delay the adaptive delay may reach.
