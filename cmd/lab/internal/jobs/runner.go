@@ -75,6 +75,7 @@ type Job struct {
 	err      string
 	result   any                        // set when ended (partial when cancelled)
 	watchers map[chan struct{}]struct{} // each is notified (non-blocking, capacity 1) on progress
+	left     bool                       // its last watcher left: it is being cancelled, not abandoned
 	seen     time.Time                  // when it last had a watcher, or a status request
 	created  time.Time
 }
@@ -142,7 +143,7 @@ func (j *Job) Touch(now time.Time) {
 func (j *Job) unwatchedSince(cutoff time.Time) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.state == Running && len(j.watchers) == 0 && j.seen.Before(cutoff)
+	return j.state == Running && len(j.watchers) == 0 && !j.left && j.seen.Before(cutoff)
 }
 
 // Result returns the work's result and the job's state; the result is nil
@@ -196,6 +197,7 @@ func (j *Job) unwatch(ch chan struct{}) {
 	j.mu.Lock()
 	delete(j.watchers, ch)
 	last := len(j.watchers) == 0 && j.state == Running
+	j.left = j.left || last // the sweep must not fail it as unwatched meanwhile
 	j.mu.Unlock()
 	if last {
 		j.cancel()
