@@ -174,7 +174,7 @@ func (m *Sim) Restart() {
 	}
 	seed := uint64(s.Seed)
 	m.link = NewLink(s, seed)
-	m.clock = NewClientClock(s, seed^0x9e3779b97f4a7c15)
+	m.clock = newClientClock(s, seed^0x9e3779b97f4a7c15, m.link.conditions)
 	m.movers = nil
 	if m.rp == nil {
 		m.movers = make([]Mover, n)
@@ -229,6 +229,11 @@ func (m *Sim) SetFocus(entity int) {
 		m.focus = entity
 	}
 }
+
+// RTT returns the client's latest measured round trip to the server, in
+// seconds (see ClientClock.RTT): available to techniques that sync their
+// clock over a round trip.
+func (m *Sim) RTT() float64 { return m.clock.RTT() }
 
 // Time returns the simulated server time of the latest frame, in seconds.
 func (m *Sim) Time() float64 { return m.t }
