@@ -55,7 +55,8 @@ type Sim struct {
 	lagTruth []Vec3
 	lagDisp  []Vec3 // NaN where the technique showed nothing
 
-	series *seriesAcc // nil unless RunSeries asked for it
+	series *seriesAcc    // nil unless RunSeries asked for it
+	phases *phaseTracker // nil without a scenario that disturbs the link
 
 	packets  recordRing[PacketRecord]
 	frameLog recordRing[FrameRecord]
@@ -207,6 +208,12 @@ func (m *Sim) Restart() {
 	m.truth, m.truth1, m.truth2, m.truthAcc = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
+	m.phases = nil
+	if sc, _ := ScenarioOf(s); sc != nil && m.rp == nil {
+		if start, end, ok := sc.Span(); ok {
+			m.phases = newPhaseTracker(start, end)
+		}
+	}
 	m.packets = newRecordRing[PacketRecord](recordCap)
 	m.frameLog = newRecordRing[FrameRecord](recordCap)
 }
@@ -435,6 +442,9 @@ func (m *Sim) frame(t float64, last bool) {
 		m.series.frame(m, t)
 	}
 	m.accumulateLag()
+	if m.phases != nil {
+		m.phases.frame(m, m.nextFrame())
+	}
 	m.truth, m.truth1, m.truth2 = m.truth2, m.truth, m.truth1
 	m.frameLog.push(*rec)
 }
