@@ -1,7 +1,8 @@
 // Package export writes settings as the files a game team pastes as is:
 // the canonical JSON, a C++ header for the seed's Interpolator, Unity with
-// Mirror, Unreal and Source configs, and a tc-netem script that puts a real
-// server behind the lab's network. Every number in an export comes from
+// Mirror, Unreal and Source configs, a tc-netem script that puts a real
+// server behind the lab's network, and that network (a scenario's timeline
+// included) for the engines' own network simulators. Every number in an export comes from
 // the settings; a mapping that is not exact is said in the export's own
 // comments. Each format is a file of its own.
 package export
@@ -41,6 +42,10 @@ var formats = []format{
 	{"unreal", "", "text/plain; charset=utf-8", fileNamed(".ini"), writeUnreal},
 	{"source", "", "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
 	{"netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+	{"unity-network", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNetworkScenario.cs" }, writeUnityNetwork},
+	{"mirror-network", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirrorScenario.cs" }, writeMirrorNetwork},
+	{"unreal-network", "", "text/plain; charset=utf-8", fileNamed("-network.txt"), writeUnrealNetwork},
+	{"source-network", "", "text/plain; charset=utf-8", fileNamed("-network.cfg"), writeSourceNetwork},
 }
 
 // Technique returns the technique whose settings the named format writes,
