@@ -265,14 +265,10 @@ func linkBurstProbs(loss, burst float64) (enter, leave float64) {
 	return enter, leave
 }
 
-// linkDelay returns the one-way delay, in seconds, of a packet whose draw is
-// u in (0, 1): s.Latency plus linkExtra(s.JitterDist, s.Jitter, u). The
-// client clock draws its pings' delays through it from its own streams.
-func linkDelay(s *Settings, u float64) float64 {
-	return s.Latency + linkExtra(s.JitterDist, s.Jitter, u)
-}
-
-// linkDelayAt is linkDelay at the given latency and jitter (a scenario's).
+// linkDelayAt returns the one-way delay, in seconds, of a packet whose draw
+// is u in (0, 1) at the given latency and jitter (the settings', or a
+// scenario's): latency plus linkExtra(s.JitterDist, jitter, u). The client
+// clock draws its pings' delays through it from its own streams.
 func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
 	return latency + linkExtra(s.JitterDist, jitter, u)
 }

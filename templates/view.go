@@ -152,6 +152,10 @@ var exportFormats = []struct{ Format, Label string }{
 	{"unreal", "Unreal"},
 	{"source", "Source"},
 	{"netem", "netem"},
+	{"unity-network", "Unity NGO network"},
+	{"mirror-network", "Mirror network"},
+	{"unreal-network", "Unreal network"},
+	{"source-network", "Source network"},
 }
 
 // exportURL is the download address of the current settings in format f.
