@@ -140,6 +140,9 @@ func (l *Link) scenario() *Scenario {
 //     dropped, or with backlog=burst held and delivered at the outage's end.
 //
 // A packet that gets through is duplicated with probability s.Duplicate.
+//
+// With s.Ideal, every packet arrives once, after exactly s.Latency: the
+// impairments are off, for an A/B against the same sends.
 func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	s := l.s
 	uLoss := l.loss.Float64()
@@ -147,6 +150,11 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	u1, u2 := l.delay.Open(), l.delay.Open()
 	uReord := l.reorder.Float64()
 
+	if s.Ideal {
+		// The draws above are taken all the same, so switched back the
+		// link carries on with the numbers it would have drawn.
+		return append(arrivals, sent+s.Latency)
+	}
 	sc := l.scenario()
 	c := sc.Conditions(s, sent)
 	lost := l.lost(uLoss, c.Loss) || uLoss < c.Drop
@@ -178,6 +186,20 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 // conditions returns the link's conditions at time t, the scenario's when
 // one is in force.
 func (l *Link) conditions(t float64) Conditions { return l.scenario().Conditions(l.s, t) }
+
+// state returns the one-way delay the link gives a packet sent at t on
+// average, s (latency + jitter + a spike's delay, or the latency alone with
+// s.Ideal), and whether an outage holds arrivals at t: what the timeline
+// draws above the packets.
+func (l *Link) state(t float64) (delay float64, down bool) {
+	if l.s.Ideal {
+		return l.s.Latency, false
+	}
+	sc := l.scenario()
+	c := sc.Conditions(l.s, t)
+	_, down = sc.Outage(t)
+	return c.Latency + c.Jitter + c.Extra, down
+}
 
 // enqueue passes a packet sent at time sent through the bottleneck at the
 // bandwidth bw (bit/s; 0 is unlimited) and returns when it leaves it; ok is

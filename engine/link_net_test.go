@@ -198,3 +198,29 @@ func FuzzParseScenario(f *testing.F) {
 		}
 	})
 }
+
+// TestLinkIdeal: with ideal on, every packet arrives once after exactly the
+// latency; switched back, the link gives the packets it would have given
+// (with random loss; a burst's chain or a queue stands still meanwhile).
+func TestLinkIdeal(t *testing.T) {
+	s := Defaults()
+	s.Jitter, s.Loss, s.Duplicate, s.Scenario = 0.03, 0.1, 0.05, "outage-2s"
+	ref := NewLink(&s, 9)
+	_, want := sendAll(ref, 600, 20)
+
+	l := NewLink(&s, 9)
+	for k := range 600 {
+		sent := float64(k) / 20
+		s.Ideal = k >= 100 && k < 300
+		got := l.Send(sent, nil)
+		if s.Ideal {
+			if len(got) != 1 || got[0] != sent+s.Latency {
+				t.Fatalf("ideal: packet %d arrives %v, want once at %g", k, got, sent+s.Latency)
+			}
+			continue
+		}
+		if !slices.Equal(got, want[k]) {
+			t.Fatalf("packet %d arrives %v, want %v as without the switch", k, got, want[k])
+		}
+	}
+}

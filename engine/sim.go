@@ -78,6 +78,8 @@ type PacketRecord struct {
 	Arrive float64 // first arrival, on the server's time base, s; NaN if lost
 	Dup    bool    // delivered twice
 	Pos    Vec3    // the focus entity's true position in it
+	Net    float64 // the link's mean one-way delay at the send time (scenario and spikes included), s
+	Down   bool    // an outage of the scenario holds arrivals at the send time
 }
 
 // FrameTech is one technique's display of the focus entity in one frame.
@@ -350,6 +352,7 @@ func (m *Sim) send(ts float64) {
 	m.sendBuf = m.link.Send(ts, m.sendBuf[:0])
 	rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: math.NaN(), Dup: len(m.sendBuf) > 1,
 		Pos: m.movers[m.focus].At(tick).Pos}
+	rec.Net, rec.Down = m.link.state(ts)
 	for _, a := range m.sendBuf {
 		m.arrivals.push(arrival{t: a, tick: tick, seq: m.seq})
 		if !(a >= rec.Arrive) {
