@@ -244,7 +244,9 @@ func RunPhases(s Settings) (Result, error) {
 		for i := range max(nw, 0) {
 			e, d := p.window(nt, k, i, m.lag)
 			eb, db := q.window(nt, k, i, b.lag)
-			if math.Abs(e-eb) > recoveryBand*eb+recoveryErrFloor || math.Abs(d-db) > recoveryBand*math.Abs(db)+recoveryDelayFloor {
+			// float64() keeps the products from fusing into the sums, so
+			// a borderline window decides the same on every platform.
+			if math.Abs(e-eb) > float64(recoveryBand*eb)+recoveryErrFloor || math.Abs(d-db) > float64(recoveryBand*math.Abs(db))+recoveryDelayFloor {
 				last = i
 			}
 		}

@@ -12,7 +12,7 @@ import (
 // Record layouts of interplab.timeline, in float64s.
 const (
 	packetStride    = 10 // seq, sent, tick, arrive (NaN if lost), dup, x, y, z, net delay (s), down
-	frameTechStride = 7 // renderTime, newest, depth, delay, mode, snap, err
+	frameTechStride = 7  // renderTime, newest, depth, delay, mode, snap, err
 	maxTechniques   = len(engine.FrameRecord{}.Tech)
 	frameStride     = 2 + maxTechniques*frameTechStride // time, est, then the techniques
 )
