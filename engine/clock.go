@@ -47,6 +47,12 @@ type ClientClock struct {
 	s    *Settings
 	ping *rng // two one-way delays per exchange
 
+	// path, when set, gives the link's conditions at a time, so that the
+	// pings see a scenario's latency, jitter and spikes (not its queue,
+	// loss or outages: pings are never lost).
+	path func(t float64) Conditions
+	rtt  float64 // round trip of the latest sample, local s
+
 	// The local clock, piecewise linear: local(t) = locBase + (t − tBase)·(1 + drift).
 	tBase, locBase, drift float64
 	offset0               float64 // local(0) for the drift at creation
@@ -92,7 +98,11 @@ type clockSample struct {
 
 // NewClientClock returns the clock of a client with settings s and seed,
 // already synced once by an exchange that ended at t = 0.
-func NewClientClock(s *Settings, seed uint64) *ClientClock {
+func NewClientClock(s *Settings, seed uint64) *ClientClock { return newClientClock(s, seed, nil) }
+
+// newClientClock is NewClientClock whose pings see the conditions path
+// gives (see ClientClock.path); nil for the settings'.
+func newClientClock(s *Settings, seed uint64, path func(t float64) Conditions) *ClientClock {
 	o := newRNG(seed, clockStreamOffset)
 	offset0 := clockOffsetMin + float64((clockOffsetMax-clockOffsetMin)*o.Float64())
 	if o.Float64() < 0.5 {
@@ -105,14 +115,42 @@ func NewClientClock(s *Settings, seed uint64) *ClientClock {
 		locBase: offset0,
 		offset0: offset0,
 		segEnd:  math.Inf(1),
+		path:    path,
 	}
 	// The first exchange: sent at −(d1 + d2), reply at 0.
-	d1, d2 := linkDelay(s, c.ping.Open()), linkDelay(s, c.ping.Open())
+	d1, d2 := c.upDown(0, c.ping.Open(), c.ping.Open())
 	t0 := -(d1 + d2)
 	c.addSample(clockPing{l0: c.local(t0), t1: t0 + d1, t3: 0})
 	c.segL, c.segE, c.segRate = c.fitL, c.fitS, 1+c.fitF
 	return c
 }
+
+// upDown returns the one-way delays of a ping sent at true time t, from the
+// draws u1 and u2 in (0, 1): up, client to server, at the latency times
+// s.UplinkRatio, and down at the latency, each plus the extra delay of the
+// jitter distribution and any spike of the scenario. An uplink ratio below
+// or at 0 (settings made without Defaults) counts as 1.
+func (c *ClientClock) upDown(t, u1, u2 float64) (up, down float64) {
+	s := c.s
+	cond := Conditions{Latency: s.Latency, Jitter: s.Jitter}
+	if c.path != nil {
+		cond = c.path(t)
+	}
+	upLat := cond.Latency
+	if r := s.UplinkRatio; r > 0 && r != 1 {
+		upLat = float64(upLat * r)
+	}
+	up = linkDelayAt(s, upLat, cond.Jitter, u1) + cond.Extra
+	down = linkDelayAt(s, cond.Latency, cond.Jitter, u2) + cond.Extra
+	return up, down
+}
+
+// RTT returns the round trip of the latest ping exchange, in seconds of the
+// client's clock: what a technique that syncs its clock over a round trip
+// (NGO's RTT, Mirror's) reads. With an asymmetric path (uplinkRatio ≠ 1)
+// the clock's offset is off by half the difference of the two ways, which
+// no round-trip measurement can see.
+func (c *ClientClock) RTT() float64 { return c.rtt }
 
 // local returns the client's local clock at true time t on the current rate.
 func (c *ClientClock) local(t float64) float64 {
@@ -141,7 +179,7 @@ func (c *ClientClock) Advance(t float64) {
 			break
 		}
 		c.nextPing++
-		d1, d2 := linkDelay(c.s, c.ping.Open()), linkDelay(c.s, c.ping.Open())
+		d1, d2 := c.upDown(t0, c.ping.Open(), c.ping.Open())
 		c.inflight = append(c.inflight, clockPing{l0: l0, t1: t0 + d1, t3: t0 + d1 + d2})
 	}
 
@@ -188,6 +226,7 @@ func (c *ClientClock) receive(p clockPing) {
 func (c *ClientClock) addSample(p clockPing) {
 	l3 := c.local(p.t3)
 	smp := clockSample{l: (p.l0 + l3) / 2, delta: l3 - p.l0}
+	c.rtt = smp.delta
 	smp.theta = p.t1 - smp.l
 	if c.n < clockHistory {
 		c.samples[(c.head+c.n)%clockHistory] = smp

@@ -37,11 +37,23 @@ import (
 //
 // A Link is not safe for concurrent use.
 type Link struct {
-	s     *Settings
-	loss  *rng // one draw per packet: the loss decision or burst transition
-	delay *rng // two draws per packet: the packet's delay, its duplicate's
-	dup   *rng // one draw per packet: whether it is duplicated
-	bad   bool // Gilbert–Elliott state: inside a loss burst
+	s       *Settings
+	loss    *rng // one draw per packet: the loss decision or burst transition
+	delay   *rng // two draws per packet: the packet's delay, its duplicate's
+	dup     *rng // one draw per packet: whether it is duplicated
+	reorder *rng // one draw per packet: whether it is sent ahead (netem reorder)
+	bad     bool // Gilbert–Elliott state: inside a loss burst
+
+	scen             *Scenario // the scenario in force; nil for none
+	scenName, scText string    // the settings it was made from
+
+	queue      []float64 // departure times of the packets in the bottleneck queue, oldest first
+	sinceReord int       // packets delayed since the last reordered one (netem's counter)
+
+	// Counters, for tests and telemetry.
+	tailDrops int // packets dropped at a full queue
+	reordered int // packets sent ahead
+	passed    int // packets that reached the reorder decision
 }
 
 // Shapes of the heavy-tailed jitter distributions.
@@ -62,27 +74,52 @@ const (
 	linkStreamDup
 	clockStreamPing
 	clockStreamOffset
+	linkStreamReorder
 )
 
 // NewLink returns the link for the settings s and the seed.
 func NewLink(s *Settings, seed uint64) *Link {
 	return &Link{
-		s:     s,
-		loss:  newRNG(seed, linkStreamLoss),
-		delay: newRNG(seed, linkStreamDelay),
-		dup:   newRNG(seed, linkStreamDup),
+		s:       s,
+		loss:    newRNG(seed, linkStreamLoss),
+		delay:   newRNG(seed, linkStreamDelay),
+		dup:     newRNG(seed, linkStreamDup),
+		reorder: newRNG(seed, linkStreamReorder),
 	}
+}
+
+// scenario returns the scenario the settings select, re-reading it when the
+// scenario setting or text has changed. Settings that fail validation
+// (the caller's error) give none.
+func (l *Link) scenario() *Scenario {
+	s := l.s
+	if s.Scenario != l.scenName || s.ScenarioText != l.scText {
+		l.scenName, l.scText = s.Scenario, s.ScenarioText
+		l.scen, _ = ScenarioOf(s)
+	}
+	return l.scen
 }
 
 // Send sends a packet at server time sent, in seconds, and appends the times
 // at which it arrives, in the same time base, to arrivals: none when it is
 // lost, one normally, two when it is duplicated (the copy has its own,
 // independent delay, so it may even arrive first). Each arrival is sent +
-// latency + an extra delay drawn from the jitter distribution (see Link).
+// queueing + latency + an extra delay drawn from the jitter distribution
+// (see Link), under the conditions of the scenario at the send time.
 //
-// Loss follows s.LossModel:
-//   - random: each packet is lost independently with probability s.Loss.
-//   - burst: a two-state Gilbert–Elliott chain. In the Good state nothing
+// A packet goes through these stages, in order:
+//
+//  1. The bottleneck (when the bandwidth is set): a FIFO queue of at most
+//     s.QueueLimit packets, the one being serialized included. A packet that
+//     finds it full is dropped (tail drop); otherwise it leaves when the
+//     packets before it have left plus its serialization time,
+//     8·s.PacketSize / bandwidth. A packet's serialization time is fixed
+//     when it enters, at the bandwidth then in force. Duplicates are made
+//     after the bottleneck and do not queue.
+//  2. Loss, on the wire (a lost packet has used the bottleneck), by
+//     s.LossModel:
+//     - random: each packet is lost independently with probability s.Loss.
+//     - burst: a two-state Gilbert–Elliott chain. In the Good state nothing
 //     is lost, in the Bad state everything is. Before each packet the chain
 //     moves Bad→Good with probability r = 1/B, where B = s.BurstLength, so
 //     bursts last B packets on average (geometrically distributed); and
@@ -91,37 +128,136 @@ func NewLink(s *Settings, seed uint64) *Link {
 //     L > B/(B+1) that p would exceed 1: it is clamped to 1 (every Good
 //     run lasts one packet) and the long-run loss is B/(B+1) instead of L.
 //     The chain starts Good. Loss 0 ends any burst at once.
+//     A hiccup of the scenario also loses its share of packets, with the
+//     same draw.
+//  3. Delay: latency + extra delay, plus a spike's or hiccup's delay. With
+//     s.Reorder > 0, netem's reordering: a packet that comes at least
+//     s.ReorderGap − 1 delayed packets after the last reordered one is,
+//     with probability s.Reorder, sent at once, skipping latency and jitter
+//     (not a spike); so with gap 1 a share s.Reorder of the packets is, and
+//     with gap G a share 1/(G − 1 + 1/s.Reorder).
+//  4. Outage: a copy that would arrive inside an outage of the scenario is
+//     dropped, or with backlog=burst held and delivered at the outage's end.
 //
-// A lost packet has no duplicate; a packet that gets through is duplicated
-// with probability s.Duplicate.
+// A packet that gets through is duplicated with probability s.Duplicate.
+//
+// With s.Ideal, every packet arrives once, after exactly s.Latency: the
+// impairments are off, for an A/B against the same sends.
 func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	s := l.s
 	uLoss := l.loss.Float64()
 	uDup := l.dup.Float64()
 	u1, u2 := l.delay.Open(), l.delay.Open()
+	uReord := l.reorder.Float64()
 
-	if l.lost(uLoss) {
+	if s.Ideal {
+		// The draws above are taken all the same, so switched back the
+		// link carries on with the numbers it would have drawn.
+		return append(arrivals, sent+s.Latency)
+	}
+	sc := l.scenario()
+	c := sc.Conditions(s, sent)
+	lost := l.lost(uLoss, c.Loss) || uLoss < c.Drop
+	depart, ok := l.enqueue(sent, c.Bandwidth)
+	if !ok || lost {
 		return arrivals
 	}
-	arrivals = append(arrivals, sent+linkDelay(s, u1))
+	l.passed++
+	reordered := false
+	if s.Reorder > 0 {
+		if l.sinceReord >= s.ReorderGap-1 && uReord < s.Reorder {
+			reordered, l.sinceReord = true, 0
+			l.reordered++
+		} else {
+			l.sinceReord++
+		}
+	}
+	first := depart + c.Extra
+	if !reordered {
+		first += linkDelayAt(s, c.Latency, c.Jitter, u1)
+	}
+	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
-		arrivals = append(arrivals, sent+linkDelay(s, u2))
+		arrivals = l.deliver(sc, depart+c.Extra+linkDelayAt(s, c.Latency, c.Jitter, u2), arrivals)
 	}
 	return arrivals
 }
 
-// lost advances the loss model by one packet, using the uniform u in [0, 1).
-func (l *Link) lost(u float64) bool {
+// conditions returns the link's conditions at time t, the scenario's when
+// one is in force.
+func (l *Link) conditions(t float64) Conditions { return l.scenario().Conditions(l.s, t) }
+
+// state returns the one-way delay the link gives a packet sent at t on
+// average, s (latency + jitter + a spike's delay, or the latency alone with
+// s.Ideal), and whether an outage holds arrivals at t: what the timeline
+// draws above the packets.
+func (l *Link) state(t float64) (delay float64, down bool) {
+	if l.s.Ideal {
+		return l.s.Latency, false
+	}
+	sc := l.scenario()
+	c := sc.Conditions(l.s, t)
+	_, down = sc.Outage(t)
+	return c.Latency + c.Jitter + c.Extra, down
+}
+
+// enqueue passes a packet sent at time sent through the bottleneck at the
+// bandwidth bw (bit/s; 0 is unlimited) and returns when it leaves it; ok is
+// false when the queue was full and it was dropped.
+func (l *Link) enqueue(sent, bw float64) (depart float64, ok bool) {
+	q := l.queue
+	for len(q) > 0 && q[0] <= sent {
+		q = q[1:]
+	}
+	if len(q) == 0 {
+		l.queue = l.queue[:0] // reuse the array
+		q = l.queue
+	}
+	if bw <= 0 && len(q) == 0 {
+		l.queue = q
+		return sent, true
+	}
+	if len(q) >= l.s.QueueLimit {
+		l.queue = q
+		l.tailDrops++
+		return 0, false
+	}
+	start := sent
+	if len(q) > 0 {
+		start = q[len(q)-1]
+	}
+	depart = start
+	if bw > 0 {
+		depart += float64(8*l.s.PacketSize) / bw
+	}
+	l.queue = append(q, depart)
+	return depart, true
+}
+
+// deliver appends the arrival at t, unless an outage holds or drops it.
+func (l *Link) deliver(sc *Scenario, t float64, arrivals []float64) []float64 {
+	if o, ok := sc.Outage(t); ok {
+		if o.Drop {
+			return arrivals
+		}
+		t = o.At + o.For
+	}
+	return append(arrivals, t)
+}
+
+// lost advances the loss model by one packet at the long-run loss (the
+// settings' or the scenario's), using the uniform u in [0, 1).
+func (l *Link) lost(u, loss float64) bool {
 	s := l.s
-	if s.Loss <= 0 {
+	if loss <= 0 {
 		l.bad = false
 		return false
 	}
 	switch s.LossModel {
 	case "random":
-		return u < s.Loss
+		return u < loss
 	case "burst":
-		enter, leave := linkBurstProbs(s.Loss, s.BurstLength)
+		enter, leave := linkBurstProbs(loss, s.BurstLength)
 		if l.bad {
 			l.bad = u >= leave
 		} else {
@@ -151,11 +287,12 @@ func linkBurstProbs(loss, burst float64) (enter, leave float64) {
 	return enter, leave
 }
 
-// linkDelay returns the one-way delay, in seconds, of a packet whose draw is
-// u in (0, 1): s.Latency plus linkExtra(s.JitterDist, s.Jitter, u). The
-// client clock draws its pings' delays through it from its own streams.
-func linkDelay(s *Settings, u float64) float64 {
-	return s.Latency + linkExtra(s.JitterDist, s.Jitter, u)
+// linkDelayAt returns the one-way delay, in seconds, of a packet whose draw
+// is u in (0, 1) at the given latency and jitter (the settings', or a
+// scenario's): latency plus linkExtra(s.JitterDist, jitter, u). The client
+// clock draws its pings' delays through it from its own streams.
+func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
+	return latency + linkExtra(s.JitterDist, jitter, u)
 }
 
 // linkExtra returns the extra delay, in seconds, at quantile u in (0, 1) of

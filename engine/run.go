@@ -33,10 +33,17 @@ func (m *Sim) runFor(step float64) Result {
 	if m.series != nil {
 		m.series.flush()
 	}
+	ph, span, ok := m.Phases()
+	if ok {
+		r.Scenario = &span
+	}
 	for k, mt := range m.Metrics(nil) {
 		tr := TechniqueResult{Name: m.techs[k], Metrics: mt}
 		if m.series != nil {
 			tr.Series = m.series.out[k]
+		}
+		if ok {
+			tr.Phases = &ph[k]
 		}
 		r.Techniques = append(r.Techniques, tr)
 	}
@@ -87,12 +94,14 @@ func (a *seriesAcc) flush() {
 type Result struct {
 	Settings   Settings          `json:"settings"`
 	SeriesStep float64           `json:"seriesStep,omitempty"` // s, when RunSeries recorded series
+	Scenario   *ScenarioSpan     `json:"scenario,omitempty"`   // the scenario the link went through, if any
 	Techniques []TechniqueResult `json:"techniques"`
 }
 
 // TechniqueResult is one technique's metrics in a Result.
 type TechniqueResult struct {
-	Name    string    `json:"name"`
-	Metrics Metrics   `json:"metrics"`
-	Series  []float64 `json:"series,omitempty"` // RMS error per SeriesStep window, m
+	Name    string        `json:"name"`
+	Metrics Metrics       `json:"metrics"`
+	Series  []float64     `json:"series,omitempty"` // RMS error per SeriesStep window, m
+	Phases  *PhaseMetrics `json:"phases,omitempty"` // by phase of the scenario, if any
 }

@@ -25,6 +25,19 @@ type Settings struct {
 	SendRate    float64 `json:"sendRate"`    // server snapshot send rate, Hz
 	RenderRate  float64 `json:"renderRate"`  // client render rate, Hz
 	ClockDrift  float64 `json:"clockDrift"`  // client clock rate error, fraction
+	Bandwidth   float64 `json:"bandwidth"`   // bottleneck rate, bit/s; 0 is unlimited
+	PacketSize  int     `json:"packetSize"`  // bytes of one snapshot packet on the wire
+	QueueLimit  int     `json:"queueLimit"`  // packets the bottleneck queue holds before tail drop
+	Reorder     float64 `json:"reorder"`     // share of candidate packets sent ahead of the queue (netem reorder)
+	ReorderGap  int     `json:"reorderGap"`  // packets delayed after each reordered one (netem gap)
+	UplinkRatio float64 `json:"uplinkRatio"` // client→server latency as a multiple of latency
+	Scenario    string  `json:"scenario"`    // none, a built-in scenario, or custom
+	Ideal       bool    `json:"ideal"`       // impairments off: every packet once, after exactly latency
+
+	// ScenarioText is the text of the custom scenario (see Scenario), used
+	// when Scenario is "custom". It is not a parameter: no slider or URL
+	// carries it; the API and the CLI do.
+	ScenarioText string `json:"scenarioText,omitempty"`
 
 	// Buffer: snapshot interpolation (buffer and hermite).
 	Delay          float64 `json:"delay"`          // base interpolation delay, s
@@ -93,6 +106,9 @@ func (s *Settings) Validate() error {
 				return err
 			}
 		}
+	}
+	if _, err := ScenarioOf(s); err != nil {
+		return err
 	}
 	if s.Adaptive && s.DelayCap < s.Delay {
 		return &FieldError{Field: "delayCap", Value: formatNumber(s.DelayCap),

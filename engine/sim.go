@@ -59,7 +59,8 @@ type Sim struct {
 	lagTruth  []Vec3
 	lagDisp   []Vec3 // NaN where the technique showed nothing
 
-	series *seriesAcc // nil unless RunSeries asked for it
+	series *seriesAcc    // nil unless RunSeries asked for it
+	phases *phaseTracker // nil without a scenario that disturbs the link
 
 	packets  recordRing[PacketRecord]
 	frameLog recordRing[FrameRecord]
@@ -81,6 +82,8 @@ type PacketRecord struct {
 	Arrive float64 // first arrival, on the server's time base, s; NaN if lost
 	Dup    bool    // delivered twice
 	Pos    Vec3    // the focus entity's true position in it
+	Net    float64 // the link's mean one-way delay at the send time (scenario and spikes included), s
+	Down   bool    // an outage of the scenario holds arrivals at the send time
 }
 
 // FrameTech is one technique's display of the focus entity in one frame.
@@ -178,7 +181,7 @@ func (m *Sim) Restart() {
 	}
 	seed := uint64(s.Seed)
 	m.link = NewLink(s, seed)
-	m.clock = NewClientClock(s, seed^0x9e3779b97f4a7c15)
+	m.clock = newClientClock(s, seed^0x9e3779b97f4a7c15, m.link.conditions)
 	m.movers = nil
 	if m.rp == nil {
 		m.movers = make([]Mover, n)
@@ -211,6 +214,12 @@ func (m *Sim) Restart() {
 	m.truth, m.truth1, m.truth2, m.truthAcc = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
+	m.phases = nil
+	if sc, _ := ScenarioOf(s); sc != nil && m.rp == nil {
+		if start, end, ok := sc.Span(); ok {
+			m.phases = newPhaseTracker(start, end)
+		}
+	}
 	m.packets = newRecordRing[PacketRecord](recordCap)
 	m.frameLog = newRecordRing[FrameRecord](recordCap)
 }
@@ -233,6 +242,11 @@ func (m *Sim) SetFocus(entity int) {
 		m.focus = entity
 	}
 }
+
+// RTT returns the client's latest measured round trip to the server, in
+// seconds (see ClientClock.RTT): available to techniques that sync their
+// clock over a round trip.
+func (m *Sim) RTT() float64 { return m.clock.RTT() }
 
 // Time returns the simulated server time of the latest frame, in seconds.
 func (m *Sim) Time() float64 { return m.t }
@@ -342,6 +356,7 @@ func (m *Sim) send(ts float64) {
 	m.sendBuf = m.link.Send(ts, m.sendBuf[:0])
 	rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: math.NaN(), Dup: len(m.sendBuf) > 1,
 		Pos: m.movers[m.focus].At(tick).Pos}
+	rec.Net, rec.Down = m.link.state(ts)
 	for _, a := range m.sendBuf {
 		m.arrivals.push(arrival{t: a, tick: tick, seq: m.seq})
 		if !(a >= rec.Arrive) {
@@ -434,6 +449,9 @@ func (m *Sim) frame(t float64, last bool) {
 		m.series.frame(m, t)
 	}
 	m.accumulateLag()
+	if m.phases != nil {
+		m.phases.frame(m, m.nextFrame())
+	}
 	m.truth, m.truth1, m.truth2 = m.truth2, m.truth, m.truth1
 	m.frameLog.push(*rec)
 }

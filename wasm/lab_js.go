@@ -11,8 +11,8 @@ import (
 
 // Record layouts of interplab.timeline, in float64s.
 const (
-	packetStride    = 8 // seq, sent, tick, arrive (NaN if lost), dup, x, y, z
-	frameTechStride = 7 // renderTime, newest, depth, delay, mode, snap, err
+	packetStride    = 10 // seq, sent, tick, arrive (NaN if lost), dup, x, y, z, net delay (s), down
+	frameTechStride = 7  // renderTime, newest, depth, delay, mode, snap, err
 	maxTechniques   = len(engine.FrameRecord{}.Tech)
 	frameStride     = 2 + maxTechniques*frameTechStride // time, est, then the techniques
 )
@@ -207,7 +207,7 @@ func (l *lab) timeline(_ js.Value, args []js.Value) any {
 	np := min(len(l.packets), args[0].Length()/packetStride)
 	l.flat = l.flat[:0]
 	for _, p := range l.packets[len(l.packets)-np:] {
-		l.flat = append(l.flat, float64(p.Seq), p.Sent, p.Tick, p.Arrive, b2f(p.Dup), p.Pos[0], p.Pos[1], p.Pos[2])
+		l.flat = append(l.flat, float64(p.Seq), p.Sent, p.Tick, p.Arrive, b2f(p.Dup), p.Pos[0], p.Pos[1], p.Pos[2], p.Net, b2f(p.Down))
 	}
 	l.packetsView.copyToJS(args[0], f64Bytes(l.flat))
 

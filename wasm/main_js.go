@@ -27,7 +27,8 @@
 //	interplab.timeline(packets: Float64Array, frames: Float64Array) → [np, nf]
 //	    drains the focus entity's records since the last call: np packets of
 //	    packetStride numbers (seq, sent, tick, arrive or NaN if lost, dup,
-//	    x, y, z) and nf frames of frameStride numbers (time, est, then for
+//	    x, y, z, the link's mean one-way delay at the send in s, 1 if an
+//	    outage holds arrivals then) and nf frames of frameStride numbers (time, est, then for
 //	    each of maxTechniques slots indexed like techniques(): renderTime,
 //	    newest, depth, delay, mode, snap, err).
 //	interplab.setFocus(entity: number)

@@ -1,7 +1,8 @@
 // @ts-check
 // timeline.js draws the strip under the view: the last few seconds of the
-// focus entity. The top lane shows each packet from send to arrival (lost
-// ones crossed); below, one lane per technique shows how far the render
+// focus entity. On top, the network: the link's mean one-way delay at each
+// send (blue; a scenario's ramps and spikes show in it) and its outages
+// (red). Under it each packet from send to arrival (lost ones crossed); below, one lane per technique shows how far the render
 // time is behind the newest snapshot (its line), the buffer depth (grey
 // steps), extrapolating, frozen and held spans, underruns (red band) and snaps
 // (red marks).
@@ -101,12 +102,14 @@ export class Timeline {
     const g = GUTTER * dpr;
     const x = (/** @type {number} */ t) => g + ((t - t0) / WINDOW) * (W - g);
     const axisH = 16 * dpr;
-    const pktH = 30 * dpr;
+    const netH = 14 * dpr;
+    const pktH = netH + 30 * dpr;
     const laneH = (H - axisH - pktH) / Math.max(1, this.techs.length);
     ctx.font = `${10 * dpr}px ui-monospace, monospace`;
     ctx.textBaseline = 'middle';
 
-    this.drawPackets(ctx, x, t0, dpr, pktH);
+    this.drawNetwork(ctx, x, t0, dpr, netH);
+    this.drawPackets(ctx, x, t0, dpr, netH, pktH);
 
     // One lane per technique.
     let first = 0;
@@ -209,13 +212,55 @@ export class Timeline {
    * @param {(t: number) => number} x the x of time t
    * @param {number} t0
    * @param {number} dpr
-   * @param {number} pktH
+   * @param {number} netH the height of the network strip above the packets
    */
-  drawPackets(ctx, x, t0, dpr, pktH) {
+  drawNetwork(ctx, x, t0, dpr, netH) {
+    const ps = this.ps;
+    // The scale: the largest delay in view, at least 100 ms.
+    let most = 0.1;
+    for (let i = 0; i < this.np; i++) {
+      const o = i * ps;
+      if (this.packets[o + 1] >= t0) most = Math.max(most, this.packets[o + 8]);
+    }
+    ctx.fillStyle = '#8b949e';
+    ctx.fillText(`net ${Math.round(most * 1000)} ms`, 6 * dpr, netH / 2);
+    const top = 2 * dpr;
+    const bottom = netH - 2 * dpr;
+    ctx.strokeStyle = '#58a6ff';
+    ctx.lineWidth = dpr;
+    ctx.beginPath();
+    let started = false;
+    for (let i = 0; i < this.np; i++) {
+      const o = i * ps;
+      const sent = this.packets[o + 1];
+      if (sent < t0) continue;
+      const sx = x(sent);
+      if (this.packets[o + 9] !== 0) {
+        // An outage: nothing arrives.
+        ctx.fillStyle = 'rgba(248, 81, 73, 0.45)';
+        ctx.fillRect(sx - dpr, top, 3 * dpr, bottom - top);
+      }
+      const y = bottom - (this.packets[o + 8] / most) * (bottom - top);
+      if (started) ctx.lineTo(sx, y);
+      else ctx.moveTo(sx, y);
+      started = true;
+    }
+    ctx.stroke();
+  }
+
+  /**
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {(t: number) => number} x the x of time t
+   * @param {number} t0
+   * @param {number} dpr
+   * @param {number} netH the top of the packets
+   * @param {number} pktH the bottom of the packets
+   */
+  drawPackets(ctx, x, t0, dpr, netH, pktH) {
     const ps = this.ps;
     ctx.fillStyle = '#8b949e';
-    ctx.fillText('packets', 6 * dpr, pktH / 2);
-    const top = 4 * dpr;
+    ctx.fillText('packets', 6 * dpr, (netH + pktH) / 2);
+    const top = netH + 4 * dpr;
     const bottom = pktH - 6 * dpr;
     ctx.lineWidth = dpr;
     for (let i = 0; i < this.np; i++) {

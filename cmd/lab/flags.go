@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strings"
 
 	"interplab/engine"
@@ -19,15 +21,18 @@ import (
 // in refused is rejected while parsing, so flag.Parse reports it with the
 // usage.
 type settingsFlag struct {
-	preset  string
-	sets    [][2]string
-	refused map[string]string // name → why -set may not give it
+	preset   string
+	scenario string // -scenario: a built-in scenario's name, none, or a file of a custom one
+	sets     [][2]string
+	refused  map[string]string // name → why -set may not give it
 }
 
 // settingsFlags registers -preset and -set on fs.
 func settingsFlags(fs *flag.FlagSet) *settingsFlag {
 	f := &settingsFlag{}
 	fs.StringVar(&f.preset, "preset", "", "start from the named `preset` (see /api/presets); default: the parameter table's defaults")
+	fs.StringVar(&f.scenario, "scenario", "", "run the network through a `scenario`: a built-in one ("+
+		strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", ")+") or a file in the scenario text form; same as -set scenario=NAME")
 	fs.Func("set", "set one parameter, `name=value` in the vocabulary (e.g. loss=0.02, jitterDist=pareto); repeatable", func(arg string) error {
 		name, value, err := parseSetArg(arg)
 		if why, ok := f.refused[name]; ok && err == nil {
@@ -53,8 +58,13 @@ func (f *settingsFlag) base() (engine.Settings, error) {
 	return p.Settings, nil
 }
 
-// apply applies every -set to s, in order.
+// apply applies -scenario, then every -set, in order, to s.
 func (f *settingsFlag) apply(s *engine.Settings) error {
+	if f.scenario != "" {
+		if err := applyScenario(s, f.scenario); err != nil {
+			return fmt.Errorf("-scenario %s: %w", f.scenario, err)
+		}
+	}
 	for _, kv := range f.sets {
 		if err := s.SetText(kv[0], kv[1]); err != nil {
 			return fmt.Errorf("-set %s=%s: %w", kv[0], kv[1], err)
@@ -137,4 +147,21 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// applyScenario selects the scenario arg names in s: a built-in one or
+// none by name, else the custom scenario in the file arg. The text is
+// checked when the settings are validated.
+func applyScenario(s *engine.Settings, arg string) error {
+	if slices.Contains(engine.Scenarios, arg) && arg != engine.ScenarioCustom {
+		s.Scenario, s.ScenarioText = arg, ""
+		return nil
+	}
+	text, err := os.ReadFile(arg)
+	if err != nil {
+		return fmt.Errorf("not a built-in scenario (%s) nor a readable file: %w",
+			strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", "), err)
+	}
+	s.Scenario, s.ScenarioText = engine.ScenarioCustom, string(text)
+	return nil
 }

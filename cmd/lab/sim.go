@@ -8,12 +8,16 @@ import (
 	"interplab/engine"
 )
 
-const simUsage = `usage: lab sim [-preset NAME] [-set name=value ...] [-json]
+const simUsage = `usage: lab sim [-preset NAME] [-scenario NAME|FILE] [-set name=value ...] [-json]
 
 Runs the simulation headless for the settings' duration and prints every
 technique's metrics: a table with the best value of each row marked *, or
 JSON with -json. The best value is the one nearest 0. Settings start from the preset (or the engine defaults)
 and each -set overrides one parameter by its vocabulary name.
+
+With a scenario (-scenario, or -set scenario=NAME) it also prints every
+technique's error and delay before, during and after the scenario and its
+recovery time, measured against a second run without the scenario.
 `
 
 // runSim is `lab sim`.
@@ -29,7 +33,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab sim: %v\n", err)
 		return 2
 	}
-	res, err := engine.Run(s)
+	res, err := engine.RunPhases(s)
 	if err != nil {
 		fmt.Fprintf(stderr, "lab sim: %v\n", err)
 		return 1
@@ -37,5 +41,9 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return exit(stderr, "sim", printJSON(stdout, res))
 	}
-	return exit(stderr, "sim", report.Metrics(stdout, res))
+	err = report.Metrics(stdout, res)
+	if err == nil {
+		err = report.Phases(stdout, res)
+	}
+	return exit(stderr, "sim", err)
 }

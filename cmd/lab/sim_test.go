@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -85,5 +86,45 @@ func TestSimHelp(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runSim([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "usage: lab sim") || !strings.Contains(errb.String(), "-preset") {
 		t.Errorf("lab sim -h = exit %d, stderr %q; want 0 with the usage and flags", code, errb.String())
+	}
+}
+
+func TestSimScenario(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"-scenario", "spike-300ms", "-set", "duration=25", "-set", "entities=2", "-set", "techniques=snap,buffer"}
+	if code := runSim(args, &out, &errb); code != 0 {
+		t.Fatalf("lab sim exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"scenario spike-300ms (latency spike 300 ms): conditions change from 20 s to 20.5 s", "recovery ms", "buffer"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lab sim -scenario lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestSimScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, text string
+		code       int
+		msg        string
+	}{
+		{"ok.txt", "title mine\nspike at=2 for=1s delay=200ms\n", 0, "scenario custom (mine)"},
+		{"overlap.txt", "spike at=2 for=1 delay=0.2\noutage at=2.5 for=1\n", 2, "scenario line 2, field at: outage over [2.5, 3.5) s overlaps the spike on line 1"},
+		{"long.txt", "outage at=4 for=2\n", 2, "raise duration to 6 or more"},
+	} {
+		path := dir + "/" + tt.name
+		if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := runSim([]string{"-scenario", path, "-set", "duration=5", "-set", "entities=1", "-set", "techniques=snap"}, &out, &errb)
+		if code != tt.code || !strings.Contains(out.String()+errb.String(), tt.msg) {
+			t.Errorf("lab sim -scenario %s: exit %d, want %d, output lacks %q:\n%s%s", tt.name, code, tt.code, tt.msg, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := runSim([]string{"-scenario", dir + "/missing"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "not a built-in scenario") {
+		t.Errorf("lab sim -scenario missing: exit %d: %s", code, errb.String())
 	}
 }

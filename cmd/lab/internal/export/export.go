@@ -1,7 +1,9 @@
 // Package export writes settings as the files a game team pastes as is:
-// the canonical JSON, a C++ header for the seed's Interpolator, Mirror's
-// C# settings from the mirror technique, Unreal and Source configs, and a
-// tc-netem script that puts a real server behind the lab's network. Every number in an export comes from
+// the canonical JSON and a tc-netem script that puts a real server behind
+// the lab's network (a scenario's timeline included) for any settings; each
+// library technique's knobs in its library's own form (C++ for the seed's
+// Interpolator, Mirror and NGO C#, a Source .cfg, Unreal C++, geckos.io JS);
+// and the network for the engines' own network simulators. Every number in an export comes from
 // the settings; a mapping that is not exact is said in the export's own
 // comments. Each format is a file of its own.
 package export
@@ -44,6 +46,10 @@ var formats = []format{
 	{"geckos", "geckos.io", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
 	{"ngo", "Unity NGO", engine.TechNGO, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNGOSettings.cs" }, writeNGO},
 	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
+	{"unity-network", "Unity network", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNetworkScenario.cs" }, writeUnityNetwork},
+	{"mirror-network", "Mirror network", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirrorScenario.cs" }, writeMirrorNetwork},
+	{"unreal-network", "Unreal network", "", "text/plain; charset=utf-8", fileNamed("-network.txt"), writeUnrealNetwork},
+	{"source-network", "Source network", "", "text/plain; charset=utf-8", fileNamed("-network.cfg"), writeSourceNetwork},
 }
 
 // Info describes one export for the page.

@@ -91,9 +91,11 @@ func TestExportLineChanges(t *testing.T) {
 			"netem delay 70ms 30ms distribution paretonormal loss random 1%"}},
 		{"netem", "jitterDist=normal", []string{
 			"distribution normal",
+			"# Everything these settings use, netem expresses.",
 			"netem delay 60ms 20ms distribution normal loss random 1%"}},
 		{"netem", "jitterDist=uniform", []string{
 			"(netem's default distribution)",
+			"# Everything these settings use, netem expresses.",
 			"netem delay 60ms 20ms loss random 1%"}},
 		{"netem", "duplicate=0.02", []string{"netem delay 60ms 20ms distribution paretonormal loss random 1% duplicate 2%"}},
 		// p = 0.01 × (1/3) / 0.99, r = 1/3, in percent.
@@ -323,6 +325,29 @@ func TestExportNetemParses(t *testing.T) {
 		out, _ := exec.Command("unshare", "-n", "sh", "-c", string(script), "sh", "lo").CombinedOutput()
 		if msg := strings.TrimSpace(string(out)); msg != "" && msg != "Error: Specified qdisc kind is unknown." {
 			t.Errorf("%s: tc says %q for\n%s", p.Name, msg, script)
+		}
+	}
+	// Every command of the scenarios' timed scripts, without the sleeps,
+	// and going on past a kernel without netem.
+	for _, name := range engine.Scenarios[1 : len(engine.Scenarios)-1] {
+		s := engine.Defaults()
+		s.Scenario, s.Bandwidth, s.Reorder, s.ReorderGap, s.Duplicate = name, 2e6, 0.02, 4, 0.01
+		file, err := Render("netem", "", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range strings.Split(string(file.Body), "\n") {
+			if !strings.HasPrefix(l, "sleep ") && l != "set -e" {
+				lines = append(lines, l)
+			}
+		}
+		out, _ := exec.Command("unshare", "-n", "sh", "-c", strings.Join(lines, "\n"), "sh", "lo").CombinedOutput()
+		for _, msg := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if msg != "" && msg != "Error: Specified qdisc kind is unknown." {
+				t.Errorf("%s: tc says %q for\n%s", name, msg, file.Body)
+				break
+			}
 		}
 	}
 }

@@ -20,6 +20,11 @@ import (
 // PresetKey is the query key naming the starting preset.
 const PresetKey = "preset"
 
+// ScenarioTextKey is the query key carrying a custom scenario's text
+// (engine.Settings.ScenarioText, used with scenario=custom): not a
+// parameter, but a link must be able to share it.
+const ScenarioTextKey = "scenarioText"
+
 // Parse restores the state of a share link. It starts from the
 // preset named by q's "preset" key (engine.Defaults when absent) and applies
 // every other key with engine.Settings.SetText, in parameter-table order.
@@ -66,9 +71,16 @@ func Parse(q url.Values) (preset string, s engine.Settings, errs []*engine.Field
 		}
 		applied = append(applied, p)
 	}
+	if vals, ok := q[ScenarioTextKey]; ok {
+		if len(vals) > 1 {
+			errs = append(errs, &engine.FieldError{Field: ScenarioTextKey, Value: strings.Join(vals, ","), Allowed: "one value"})
+		} else {
+			s.ScenarioText = vals[0]
+		}
+	}
 	var unknown []string
 	for k := range q {
-		if _, ok := engine.Lookup(k); !ok && k != PresetKey {
+		if _, ok := engine.Lookup(k); !ok && k != PresetKey && k != ScenarioTextKey {
 			unknown = append(unknown, k)
 		}
 	}
@@ -78,6 +90,19 @@ func Parse(q url.Values) (preset string, s engine.Settings, errs []*engine.Field
 	}
 
 	for err := s.Validate(); err != nil; err = s.Validate() {
+		var se *engine.ScenarioError
+		if errors.As(err, &se) && s.Scenario == engine.ScenarioCustom {
+			// A bad custom scenario: quote its line, and go back to the
+			// base's scenario.
+			fe := &engine.FieldError{Field: ScenarioTextKey, Allowed: err.Error()}
+			if lines := strings.Split(s.ScenarioText, "\n"); se.Line > 0 && se.Line <= len(lines) {
+				fe.Value = lines[se.Line-1]
+			}
+			errs = append(errs, fe)
+			s.Scenario, s.ScenarioText = base.Scenario, base.ScenarioText
+			applied = slices.DeleteFunc(applied, func(p *engine.Param) bool { return p.Name == "scenario" })
+			continue
+		}
 		errs = append(errs, fieldError("", "", err))
 		// Undo the override the error names if there is one, else the
 		// latest; base is valid, so this ends.
@@ -101,6 +126,11 @@ func fieldError(field, value string, err error) *engine.FieldError {
 	var fe *engine.FieldError
 	if errors.As(err, &fe) {
 		return fe
+	}
+	var se *engine.ScenarioError
+	if errors.As(err, &se) {
+		// A built-in scenario that does not fit the run.
+		return &engine.FieldError{Field: "scenario", Value: value, Allowed: err.Error()}
 	}
 	return &engine.FieldError{Field: field, Value: value, Allowed: err.Error()}
 }
@@ -156,6 +186,9 @@ func pairs(preset string, s engine.Settings) [][2]string {
 		if v := p.Get(&s); v != p.Get(&base) {
 			pairs = append(pairs, [2]string{p.Name, p.Format(v)})
 		}
+	}
+	if s.ScenarioText != base.ScenarioText {
+		pairs = append(pairs, [2]string{ScenarioTextKey, s.ScenarioText})
 	}
 	return pairs
 }

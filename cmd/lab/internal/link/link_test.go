@@ -27,6 +27,10 @@ func TestLinkRoundTrip(t *testing.T) {
 			s.Techniques = []string{"epic", "buffer"}
 		}},
 		{"", func(s *engine.Settings) { s.DisplayBehind = 0.123456789; s.Seed = 4294967295; s.ClockDrift = -0.0005 }},
+		{"", func(s *engine.Settings) { s.Scenario = "outage-2s"; s.Bandwidth, s.Reorder = 64000, 0.1 }},
+		{"", func(s *engine.Settings) {
+			s.Scenario, s.ScenarioText = engine.ScenarioCustom, "title mine & yours\nspike at=2 for=1 delay=300ms # 100%?\n"
+		}},
 	}
 	for _, p := range list {
 		states = append(states,
@@ -155,5 +159,20 @@ func TestSettingsFromQueryErrorText(t *testing.T) {
 	}
 	if got := errs[0].Error(); !strings.Contains(got, "loss") || !strings.Contains(got, "[0, 0.9]") {
 		t.Errorf("error = %q, want it to name loss and its range", got)
+	}
+}
+
+func TestLinkScenarioErrors(t *testing.T) {
+	q := url.Values{"scenario": {"custom"}, "scenarioText": {"spike at=2 for=1 delay=0.3\noutage at=2.5 for=1"}}
+	_, s, errs := Parse(q)
+	if len(errs) != 1 || errs[0].Field != "scenarioText" || errs[0].Value != "outage at=2.5 for=1" || !strings.Contains(errs[0].Allowed, "line 2, field at") {
+		t.Fatalf("Parse(%v) errors = %v, want the custom text's line 2 named", q, errs)
+	}
+	if err := s.Validate(); err != nil || s.Scenario != engine.ScenarioNone {
+		t.Errorf("Parse(%v) = scenario %q, %v; want the override undone", q, s.Scenario, err)
+	}
+	q = url.Values{"scenario": {"outage-2s"}, "duration": {"10"}}
+	if _, _, errs = Parse(q); len(errs) != 1 || !strings.Contains(errs[0].Allowed, "raise duration to 22") {
+		t.Errorf("Parse(%v) errors = %v, want the run too short for the scenario", q, errs)
 	}
 }

@@ -12,6 +12,8 @@
 # Packets whose jitter puts them behind later ones are reordered, as in the lab.
 # Not reproduced here: tickRate, sendRate and renderRate (the game's own) and
 # clockDrift.
+# Network: no scenario: the same conditions for the whole run.
+# Not expressible in netem: jitterDist lognormal (the lab's extra delay is one-sided with mean jitter) -> netem's paretonormal table.
 set -e
 DEV="${1:-eth0}"
-tc qdisc add dev "$DEV" root netem delay 60ms 20ms distribution paretonormal loss random 1%
+tc qdisc replace dev "$DEV" root netem delay 60ms 20ms distribution paretonormal loss random 1%
