@@ -6,6 +6,9 @@
 //	lab [serve] [-addr :8080] [-data ./data]   serve the lab page (the default)
 //	lab epic [calcAhead displayBehind slopTime] the seed's EPIC driver on stdin
 //	lab sim [-preset NAME] [-set name=value]... run a simulation, print metrics
+//	                                           (values take units: -set latency=20ms, -set loss=2%)
+//	lab presets [-json]                         list the presets: name, title, doc
+//	lab params [-group G] [-json]               list the parameters: units, range, default, doc
 //	lab export -format F [-preset NAME] [-set name=value]...
 //	                                           print the settings as F
 //	lab follow URL                             print a session's live config as JSON lines
@@ -41,6 +44,8 @@ var labCommands = []labCommand{
 	{"sim", "run a simulation and print its metrics", noStdin(runSim)},
 	{"sweep", "run one technique over a grid of one or two parameters", noStdin(runSweep)},
 	{"tune", "search a technique's settings for the least weighted cost", noStdin(runTune)},
+	{"presets", "list the presets -preset takes", noStdin(runPresets)},
+	{"params", "list the parameters -set takes: units, ranges, defaults", noStdin(runParams)},
 	{"export", "print settings as JSON, C++, Unity, Unreal, Source or netem", noStdin(runExport)},
 	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
 	{"peers", "check library techniques against frames the real libraries drew", noStdin(runPeers)},
