@@ -172,3 +172,22 @@ func TestTuneConstraintUnits(t *testing.T) {
 		t.Errorf("constraints(150 furlongs) = %v, want a FieldError on constraints[0].max", err)
 	}
 }
+
+// TestTuneNoApplyWhenInfeasible: the page offers Apply only for a result
+// that meets the constraints.
+func TestTuneNoApplyWhenInfeasible(t *testing.T) {
+	_, srv := jobsTestServer(t)
+	body := strings.Replace(tunePageBody, `"max":0.15`, `"max":"0.1ms"`, 1)
+	body = strings.Replace(body, `"budget":24`, `"budget":4`, 1)
+	acc := jobsStart(t, srv, "/api/tunes", body)
+	jobsFollow(t, jobsDial(t, srv, acc))
+	resp, err := http.Get(srv.URL + acc.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(page), `id="apply"`) || !strings.Contains(string(page), `id="no-apply"`) {
+		t.Errorf("an infeasible tuning's page offers Apply or lacks the note")
+	}
+}
