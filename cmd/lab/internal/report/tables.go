@@ -46,15 +46,19 @@ func MetricsTable(w io.Writer, res engine.Result) error {
 			return f.Name == "addedLatency" && values[k][i] < 0 ||
 				f.Name == "underrun" && engine.UnderrunByDesign(res.Techniques[k].Name)
 		}
-		best, ranked := -1, 0
+		best, ranked, worst := -1, 0, 0.0
 		for k := range values {
 			if unranked(k) {
 				continue
 			}
 			ranked++
+			worst = max(worst, math.Abs(values[k][i]))
 			if best < 0 || math.Abs(values[k][i]) < math.Abs(values[best][i]) {
 				best = k
 			}
+		}
+		if best >= 0 && math.Abs(values[best][i]) == worst {
+			best = -1 // a tie for all is no news
 		}
 		for k := range values {
 			mark := " "
