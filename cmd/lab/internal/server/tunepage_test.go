@@ -191,17 +191,3 @@ func TestTuneNoApplyWhenInfeasible(t *testing.T) {
 		t.Errorf("an infeasible tuning's page offers Apply or lacks the note")
 	}
 }
-
-// TestAPIParamsUnits: /api/params says which units a typed value may carry.
-func TestAPIParamsUnits(t *testing.T) {
-	_, srv := jobsTestServer(t)
-	var params []apiParam
-	if code := sweepGetJSON(t, srv.URL+"/api/params", &params); code != http.StatusOK {
-		t.Fatalf("GET /api/params = %d", code)
-	}
-	for _, p := range params {
-		if p.Name == "latency" && strings.Join(p.Units, ",") != "ms,s" || p.Name == "loss" && strings.Join(p.Units, ",") != "%,ppm" {
-			t.Errorf("%s units = %v", p.Name, p.Units)
-		}
-	}
-}
