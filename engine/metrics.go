@@ -41,7 +41,7 @@ var MetricFields = []MetricField{
 	{"addedLatency", "s", "ms", 1000, "Display delay d that best aligns the display at t with the truth at t−d."},
 	{"snaps", "count", "", 1, "Frames whose displayed step is faster than the entity can move (1.5 × maxSpeed)."},
 	{"snapMax", "m", "cm", 100, "Largest snap step."},
-	{"underrun", "fraction", "%", 100, "Share of frames rendered past the newest received snapshot."},
+	{"underrun", "fraction", "%", 100, "Share of frames rendered past the newest received snapshot: the buffer ran dry. 100% by design for epic and epicfix, which always draw ahead of their newest packet (their starved figure is frozen)."},
 	{"underrunRounds", "fraction", "%", 100, "Share of entities that underran at least once in a round (the guide's figure)."},
 	{"extrapolating", "fraction", "%", 100, "Share of frames spent extrapolating."},
 	{"frozen", "fraction", "%", 100, "Share of frames spent holding a pose: frozen past every limit, or a library that drew nothing."},

@@ -76,7 +76,9 @@ func (p *Param) Set(s *Settings, v float64) error {
 
 // Parse converts text (a number, an enum choice, true or false, or a
 // comma-separated list of choices for a Set) to the parameter's value and
-// checks its range.
+// checks its range. A number may carry a unit (20ms, 0.02s, 2%, 150ppm; see
+// Units); a plain number is in the stored unit. A range error gives the
+// range in the unit typed.
 func (p *Param) Parse(text string) (float64, error) {
 	text = strings.TrimSpace(text)
 	bad := func() (float64, error) {
@@ -108,11 +110,7 @@ func (p *Param) Parse(text string) (float64, error) {
 			v = float64(uint64(v) | 1<<i)
 		}
 	default:
-		f, err := strconv.ParseFloat(text, 64)
-		if err != nil {
-			return bad()
-		}
-		v = f
+		return p.parseNumber(text)
 	}
 	if err := p.check(v); err != nil {
 		return 0, err
@@ -145,7 +143,7 @@ func (p *Param) Format(v float64) string {
 func (s *Settings) SetText(name, text string) error {
 	p, ok := Lookup(name)
 	if !ok {
-		return &FieldError{Field: name, Value: text, Allowed: "a parameter name (see Params)"}
+		return UnknownParamError(name, text)
 	}
 	v, err := p.Parse(text)
 	if err != nil {

@@ -84,7 +84,8 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 
 // ParseConstraints reads "metric=max,...": names of MetricFields, or of
 // PopulationMetricFields for a tuning over a population (TuneSpec.Validate
-// checks which).
+// checks which); max a plain number in the metric's SI unit or with a unit
+// (addedLatency=150ms, underrun=5%).
 func ParseConstraints(text string) ([]Constraint, error) {
 	var cs []Constraint
 	for _, kv := range strings.Split(text, ",") {
@@ -97,9 +98,9 @@ func ParseConstraints(text string) ([]Constraint, error) {
 			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
 				"; or, tuning over a population, " + populationMetricNames()}
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		v, err := ParseMetric(name, num)
 		if err != nil {
-			return cs, &FieldError{Field: "constraints." + name, Value: num, Allowed: "a number, the metric's largest value"}
+			return cs, &FieldError{Field: "constraints." + name, Value: strings.TrimSpace(num), Allowed: allowedOf(err) + ", the metric's largest value"}
 		}
 		cs = append(cs, Constraint{Metric: name, Max: v})
 	}
@@ -112,4 +113,12 @@ func metricNames() string {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// allowedOf is what a *FieldError says is allowed, or the error's text.
+func allowedOf(err error) string {
+	if fe, ok := err.(*FieldError); ok {
+		return fe.Allowed
+	}
+	return err.Error()
 }

@@ -331,7 +331,8 @@ func CombineMetrics(ms []Metrics) Metrics {
 // (μ+λ) evolution whose step grows after a generation that finds a new best
 // and shrinks otherwise), and last a polish that tries undoing each of the
 // best's changes from the base, so that the recommendation changes only
-// what matters. Values are rounded to the parameter's slider Step; when
+// what matters; what the polish leaves of the budget goes to mutations of
+// the best, so a budget of N evaluates N candidates. Values are rounded to the parameter's slider Step; when
 // adaptive is off, margin and delayCap keep the base's values (they do
 // nothing then), and when it is on, delayCap is raised to at least delay.
 // Settings already evaluated are not evaluated again, so the search may end

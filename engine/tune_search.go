@@ -230,7 +230,38 @@ func (t *tuneSearch) run(ctx context.Context) error {
 			sigma = tuneSigmaRe
 		}
 	}
-	return t.polish(ctx)
+	if err := t.polish(ctx); err != nil {
+		return err
+	}
+	return t.fill(ctx, sigma)
+}
+
+// fill spends what the polish left of the budget (the slot kept for the
+// combined undo when fewer than two undos cost nothing) on mutations of the
+// best, so that a budget of N evaluates N candidates unless the space runs
+// out.
+func (t *tuneSearch) fill(ctx context.Context, sigma float64) error {
+	for len(t.cands) < t.spec.Budget {
+		best := t.ranked()[0]
+		var batch []tunePending
+		for range (t.spec.Budget - len(t.cands)) * tuneTries {
+			if len(t.cands)+len(batch) >= t.spec.Budget {
+				break
+			}
+			batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], sigma)))
+		}
+		if len(batch) == 0 {
+			if sigma >= tuneSigmaMax {
+				return nil // every neighbour within reach has been evaluated
+			}
+			sigma = min(2*sigma, tuneSigmaMax)
+			continue
+		}
+		if err := t.evaluate(ctx, batch); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // undos returns candidate best's settings with each of its changes from

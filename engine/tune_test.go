@@ -380,3 +380,22 @@ func TestTuneWeightsCost(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneSpendsTheWholeBudget: a budget of N evaluates N candidates, also
+// when the polish needs no combined undo (it used to stop at N−1).
+func TestTuneSpendsTheWholeBudget(t *testing.T) {
+	for _, tech := range []string{TechBuffer, TechHermite, TechEPIC} {
+		for _, loss := range []float64{0, 0.02} {
+			s := Defaults()
+			s.Duration, s.Entities, s.Loss, s.Jitter = 2, 2, loss, 0.012
+			spec := TuneSpec{Base: s, Technique: tech, Weights: DefaultTuneWeights(), Budget: 120, Seed: 3}
+			res, err := Tune(context.Background(), spec, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Candidates) != 120 {
+				t.Errorf("%s, loss %g: %d candidates for a budget of 120", tech, loss, len(res.Candidates))
+			}
+		}
+	}
+}

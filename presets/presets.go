@@ -55,18 +55,21 @@ func All() ([]Preset, error) {
 	return slices.Clone(list), err
 }
 
-// Get returns the embedded preset with the given name.
+// Get returns the embedded preset with the given name; the error for an
+// unknown name lists the valid ones.
 func Get(name string) (Preset, error) {
 	list, err := all()
 	if err != nil {
 		return Preset{}, err
 	}
-	for _, p := range list {
+	names := make([]string, len(list))
+	for i, p := range list {
 		if p.Name == name {
 			return p, nil
 		}
+		names[i] = p.Name
 	}
-	return Preset{}, fmt.Errorf("unknown preset %q", name)
+	return Preset{}, fmt.Errorf("unknown preset %q: want one of %s", name, strings.Join(names, ", "))
 }
 
 // file is the JSON form of a preset file.

@@ -15,6 +15,16 @@ type CompareView struct {
 	Forced   []string         // scenario values replaced by the first variant's, in words
 	Sections []CompareSection // error over time, metrics, latency against error
 	Table    CompareTable     // every metric of every variant and technique
+
+	// Choices are the variants the form offers to pick from: presets,
+	// saved sessions and their recent revisions, recorded traces.
+	Choices []CompareChoice
+}
+
+// CompareChoice is one variant the compare form offers: its ref and what a
+// person reads.
+type CompareChoice struct {
+	Ref, Label string
 }
 
 // CompareVariant is one contender: the ref it came from and its label in

@@ -169,12 +169,12 @@ func TestPageShown(t *testing.T) {
 		{"tickRate", "60"},
 	}
 	for _, tt := range tests {
-		n := byID(doc, "o-"+tt.name)
+		n := byID(doc, "n-"+tt.name)
 		if n == nil {
-			t.Errorf("no output for %s", tt.name)
+			t.Errorf("no number box for %s", tt.name)
 			continue
 		}
-		if got := text(n); got != tt.shown {
+		if got, _ := attr(n, "value"); got != tt.shown {
 			t.Errorf("shown %s = %q, want %q", tt.name, got, tt.shown)
 		}
 	}

@@ -20,6 +20,14 @@ type SessionView struct {
 	// Revisions lists every revision, newest first. On the lab page only
 	// Rev, Name and Time are set.
 	Revisions []RevisionView
+	// Saved is the saved revision's settings (the latest on a live page,
+	// the one shown on /s/{id}/r/{rev}) as a link query against the
+	// defaults: what the page's unsaved-changes marker compares with.
+	Saved string
+	// Edits are the settings the address's query asked for
+	// (/s/{id}?loss=0.2), canonical "name=text&..."; the page applies them
+	// as unsaved edits, with a notice.
+	Edits string
 }
 
 // RevisionView is one revision in a session's history.

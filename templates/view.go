@@ -28,6 +28,9 @@ type PageView struct {
 	Trace      string
 	TraceInfo  string // what the trace holds, for people: span, entities, packets
 	TraceFixed string // the parameters the replay takes from the trace, comma-separated
+	// TraceIgnored are the parameters that do not shape a replay's packets
+	// (engine.ReplayPingOnly, engine.ReplayUnused), comma-separated.
+	TraceIgnored string
 }
 
 // PresetView is one entry of the preset picker.
@@ -144,10 +147,12 @@ type fieldView struct {
 
 	// Number controls, in stored units.
 	Min, Max, Step, Value string
-	Display               string // unit shown
-	Scale                 string // shown = value × Scale
-	Decimals              int    // digits after the point when shown
-	Shown                 string // the value as shown, with Decimals digits
+	Display               string   // unit shown
+	Scale                 string   // shown = value × Scale
+	Decimals              int      // digits after the point when shown
+	Shown                 string   // the value as shown, with Decimals digits
+	Unit                  string   // what a plain number typed in the box means: Display, or the stored unit
+	Units                 []string // the units a typed value may carry (engine Param.Units)
 
 	Choices []choiceView // select and set
 	Checked bool         // checkbox
@@ -219,7 +224,24 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 	f.Scale = num(scale)
 	f.Decimals = decimals(p.Step * scale)
 	f.Shown = strconv.FormatFloat(val*scale, 'f', f.Decimals, 64)
+	f.Unit = p.Display
+	if f.Unit == "" {
+		f.Unit = p.Unit
+	}
+	if f.Unit == "" {
+		f.Unit = "units"
+	}
+	f.Units = p.Units()
 	return f
+}
+
+// unitsHint says which units a typed value may carry: ", or with a unit:
+// ms, s".
+func unitsHint(f fieldView) string {
+	if len(f.Units) == 0 {
+		return ""
+	}
+	return ", or with a unit (" + strings.Join(f.Units, ", ") + ")"
 }
 
 // decimals returns how many digits after the point show a quantity whose

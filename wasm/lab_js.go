@@ -37,24 +37,25 @@ func newLab() *lab { return &lab{} }
 // page, so they are never released.
 func (l *lab) object() map[string]any {
 	return map[string]any{
-		"create":       js.FuncOf(l.create),
-		"createReplay": js.FuncOf(l.createReplay),
-		"set":          js.FuncOf(l.set),
-		"restart":      js.FuncOf(l.restart),
-		"step":         js.FuncOf(l.step),
-		"poses":        js.FuncOf(l.poses),
-		"metrics":      js.FuncOf(l.copyMetrics),
-		"timeline":     js.FuncOf(l.timeline),
-		"setFocus":     js.FuncOf(l.setFocus),
-		"techniques":   js.FuncOf(l.techniques),
-		"delays":       js.FuncOf(l.delays),
-		"time":         js.FuncOf(l.time),
-		"frames":       js.FuncOf(l.frameCount),
-		"entities":     js.FuncOf(l.entities),
-		"params":       js.FuncOf(params),
-		"metricFields": js.FuncOf(metricFields),
-		"format":       js.FuncOf(format),
-		"parse":        js.FuncOf(parse),
+		"create":           js.FuncOf(l.create),
+		"createReplay":     js.FuncOf(l.createReplay),
+		"set":              js.FuncOf(l.set),
+		"restart":          js.FuncOf(l.restart),
+		"step":             js.FuncOf(l.step),
+		"poses":            js.FuncOf(l.poses),
+		"metrics":          js.FuncOf(l.copyMetrics),
+		"timeline":         js.FuncOf(l.timeline),
+		"setFocus":         js.FuncOf(l.setFocus),
+		"techniques":       js.FuncOf(l.techniques),
+		"delays":           js.FuncOf(l.delays),
+		"underrunByDesign": js.FuncOf(l.underrunByDesign),
+		"time":             js.FuncOf(l.time),
+		"frames":           js.FuncOf(l.frameCount),
+		"entities":         js.FuncOf(l.entities),
+		"params":           js.FuncOf(params),
+		"metricFields":     js.FuncOf(metricFields),
+		"format":           js.FuncOf(format),
+		"parse":            js.FuncOf(parse),
 
 		"poseStride":      engine.PoseStride,
 		"packetStride":    packetStride,
@@ -259,6 +260,20 @@ func (l *lab) delays(js.Value, []js.Value) any {
 			d = math.NaN()
 		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// underrunByDesign returns, per running technique, whether it draws past
+// its newest packet on every frame by design (engine.UnderrunByDesign), so
+// its underrun is 100% and not a fault.
+func (l *lab) underrunByDesign(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return []any{}
+	}
+	out := make([]any, 0, len(l.sim.Techniques()))
+	for _, t := range l.sim.Techniques() {
+		out = append(out, engine.UnderrunByDesign(t))
 	}
 	return out
 }

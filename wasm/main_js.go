@@ -33,6 +33,8 @@
 //	    newest, depth, delay, mode, snap, err).
 //	interplab.setFocus(entity: number)
 //	interplab.techniques() → string[]    the running techniques
+//	interplab.underrunByDesign() → bool[] per running technique: draws past its
+//	    newest packet on every frame by design (engine.UnderrunByDesign)
 //	interplab.time() / frames() / entities() → number
 //	interplab.params() → object[]        the parameter table
 //	interplab.metricFields() → object[]  name, unit, display, scale, doc

@@ -11,11 +11,26 @@ export class Controls {
   /**
    * @param {HTMLFormElement} form the form holding one control per parameter
    * @param {Param[]} params the engine's parameter table (interplab.params())
+   * @param {(name: string, text: string) => {value: number, error: string}} parse
+   *   the engine's Param.Parse (interplab.parse): typed values are checked
+   *   and worded by it
    */
-  constructor(form, params) {
+  constructor(form, params, parse) {
     this.form = form;
     this.params = params;
+    this.parse = parse;
     this.byName = new Map(params.map((p) => [p.name, p]));
+    /** @type {Map<string, number>} typed values a slider's step cannot hold, stored units */
+    this.precise = new Map();
+  }
+
+  /**
+   * box returns the number box beside parameter name's slider, if any.
+   * @param {string} name
+   */
+  box(name) {
+    const el = document.getElementById('n-' + name);
+    return el instanceof HTMLInputElement ? el : null;
   }
 
   /**
@@ -34,17 +49,6 @@ export class Controls {
    */
   static checked(el) {
     return el instanceof HTMLInputElement && el.checked;
-  }
-
-  /**
-   * exact returns a numeric control's value: the one it was given (by the
-   * link, or setValue) until the designer moves it, for a slider snaps its
-   * value to its step and a link may hold any value in range (a population
-   * run's entity: a latency of 49.6 ms on a 1 ms slider).
-   * @param {Control} el
-   */
-  static exact(el) {
-    return Number(el.dataset.exact ?? el.value);
   }
 
   /**
@@ -67,7 +71,7 @@ export class Controls {
         return mask;
       }
       default:
-        return Controls.exact(els[0]);
+        return this.precise.get(p.name) ?? Number(els[0].value);
     }
   }
 
@@ -99,7 +103,9 @@ export class Controls {
         break;
       default:
         els[0].value = String(v);
-        els[0].dataset.exact = String(v);
+        // A slider snaps to its step: keep a typed value as it was typed.
+        if (Number(els[0].value) !== v) this.precise.set(name, v);
+        else this.precise.delete(name);
     }
     this.show(name);
   }
@@ -110,21 +116,109 @@ export class Controls {
    */
   show(name) {
     const el = this.inputs(name)[0];
-    const out = document.getElementById('o-' + name);
-    if (!out || !el) return;
-    const scale = Number(el.dataset.scale || 1);
-    out.textContent = (Controls.exact(el) * scale).toFixed(Number(el.dataset.decimals || 0));
+    const box = this.box(name);
+    if (!box || !el) return;
+    box.value = this.shown(name, this.precise.get(name) ?? Number(el.value));
+    delete box.dataset.typed;
+  }
+
+  /**
+   * shown formats v (stored units) as the number box shows it: in the
+   * display unit, to the slider's precision, or to the typed precision.
+   * @param {string} name
+   * @param {number} v
+   */
+  shown(name, v) {
+    const el = this.inputs(name)[0];
+    const scale = Number(el?.dataset.scale || 1);
+    const x = v * scale;
+    if (this.precise.has(name)) return String(Number(x.toPrecision(9)));
+    return x.toFixed(Number(el?.dataset.decimals || 0));
   }
 
   /**
    * mark flags a control whose value the engine refused (message) or clears
-   * the flag (message "").
+   * the flag (message ""); the message shows under the control.
    * @param {string} name
    * @param {string} message
    */
   mark(name, message) {
     const field = this.inputs(name)[0]?.closest('.field');
-    if (field) field.classList.toggle('invalid', message !== '');
+    if (!field) return;
+    field.classList.toggle('invalid', message !== '');
+    let p = field.querySelector('.field-error');
+    if (!p && message !== '') {
+      p = Object.assign(document.createElement('p'), { className: 'field-error' });
+      p.setAttribute('role', 'alert');
+      field.append(p);
+    }
+    if (p) {
+      p.textContent = message;
+      if (p instanceof HTMLElement) p.hidden = message === '';
+    }
+  }
+
+  /**
+   * typed reads the text typed in parameter p's number box through the
+   * engine: a plain number is in the unit shown beside the box (ms, %),
+   * a number with a unit is converted (20ms, 0.02s, 2%). It returns the
+   * value in stored units, or the engine's message.
+   * @param {Param} p
+   * @param {string} text
+   * @returns {{value: number, error: string}}
+   */
+  typed(p, text) {
+    text = text.trim();
+    if (/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) && p.display && p.scale) text += p.display;
+    return this.parse(p.name, text);
+  }
+
+  /**
+   * listenBoxes wires the number boxes: Enter or leaving the box applies
+   * the typed value (refused with the engine's message, the value kept
+   * unchanged), Escape restores the shown value, ↑/↓ step by the slider's
+   * step and Shift+↑/↓ by a tenth of it.
+   * @param {(name: string, value: number) => void} onChange
+   */
+  listenBoxes(onChange) {
+    for (const p of this.params) {
+      const box = this.box(p.name);
+      if (!box) continue;
+      const apply = () => {
+        if (box.dataset.typed !== '1') return;
+        const r = this.typed(p, box.value);
+        if (r.error) {
+          this.mark(p.name, r.error);
+          box.setAttribute('aria-invalid', 'true');
+          return;
+        }
+        box.removeAttribute('aria-invalid');
+        this.mark(p.name, '');
+        this.setValue(p.name, r.value);
+        onChange(p.name, r.value);
+      };
+      box.addEventListener('input', () => { box.dataset.typed = '1'; });
+      box.addEventListener('change', apply);
+      box.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+          e.preventDefault();
+          apply();
+        } else if (e.key === 'Escape') {
+          box.removeAttribute('aria-invalid');
+          this.mark(p.name, '');
+          this.show(p.name);
+        } else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+          e.preventDefault();
+          const step = (e.shiftKey ? p.step / 10 : p.step) * (e.key === 'ArrowUp' ? 1 : -1);
+          const cur = this.value(p);
+          // Round away the float noise of repeated steps, in stored units.
+          const v = Math.min(p.max, Math.max(p.min, Math.round((cur + step) * 1e9) / 1e9));
+          if (v === cur) return;
+          this.setValue(p.name, v);
+          onChange(p.name, v);
+        }
+      });
+    }
   }
 
   /**
@@ -143,10 +237,12 @@ export class Controls {
       const name = el.name;
       const p = this.byName.get(name);
       if (!p) return;
-      delete el.dataset.exact; // moved: its own value now
       const live = e.type === 'input';
       const isSlider = el.type === 'range';
-      if (isSlider) this.show(name);
+      if (isSlider) {
+        this.precise.delete(name); // the slider moved: its value now
+        this.show(name);
+      }
       if (live && !(isSlider && !p.restart)) return;
       if (!live && isSlider && !p.restart) return; // already reported while moving
       if (el.type === 'number' && el.value === '') return; // being typed
@@ -159,5 +255,6 @@ export class Controls {
     };
     this.form.addEventListener('input', report);
     this.form.addEventListener('change', report);
+    this.listenBoxes(onChange);
   }
 }

@@ -49,15 +49,17 @@ function request() {
   /** @type {Record<string, number>} */
   const weights = {};
   for (const n of ['errP95', 'addedLatency', 'snaps', 'underrun']) weights[n] = Number(val('weights.' + n) || 0);
-  /** @type {{metric: string, max: number}[]} */
+  /** @type {{metric: string, max: string}[]} */
   const constraints = [];
   const metrics = form.querySelectorAll('select[name="constraint.metric"]');
   const maxes = form.querySelectorAll('input[name="constraint.max"]');
   metrics.forEach((sel, i) => {
     const max = maxes[i];
     if (!(sel instanceof HTMLSelectElement) || !(max instanceof HTMLInputElement) || sel.value === '') return;
-    const scale = Number(sel.selectedOptions[0]?.dataset.scale) || 1;
-    constraints.push({ metric: sel.value, max: Number(max.value) / scale });
+    // A plain number is in the unit shown; the server reads units (engine.ParseMetric).
+    const text = max.value.trim();
+    const display = sel.selectedOptions[0]?.dataset.display ?? '';
+    constraints.push({ metric: sel.value, max: /^[-+]?[0-9.]+(e[-+]?[0-9]+)?$/i.test(text) && display ? text + display : text });
   });
   return {
     technique: val('technique'), base: val('base'), motions: f.getAll('motions').map(String),
@@ -205,7 +207,7 @@ for (const sel of form.querySelectorAll('select.axis-name')) {
   const unit = () => {
     const o = sel.selectedOptions[0];
     const shown = form.querySelector(`[data-unit-of="${axis}"]`);
-    if (shown) shown.textContent = o?.dataset.unit ? 'unit: ' + o.dataset.unit : '';
+    if (shown) shown.textContent = o?.dataset.unit ? 'plain numbers in ' + o.dataset.unit : '';
   };
   sel.addEventListener('change', () => {
     const o = sel.selectedOptions[0];

@@ -23,8 +23,9 @@ import { byId, maybeId } from './dom.js';
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
  * @typedef {import('./types/interplab').Param} Param
- * @typedef {{name: string, flat: Float64Array, names: string[], fixed?: Map<string, number>}} Replay
+ * @typedef {{name: string, flat: Float64Array, names: string[], ignored: string[], fixed?: Map<string, number>}} Replay
  *   a recorded trace the page replays (replay.js), with the values it fixes
+ *   and the parameters that do not shape its packets
  */
 
 const PANEL_EVERY = 250; // ms between refreshes of the metrics and readouts
@@ -43,7 +44,7 @@ class Lab {
     this.engine = engine;
     this.replay = replay;
     this.params = engine.params();
-    this.controls = new Controls(byId('controls', HTMLFormElement), this.params);
+    this.controls = new Controls(byId('controls', HTMLFormElement), this.params, (name, text) => engine.parse(name, text));
     this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
     this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
     this.capture = new Capture(byId('view', HTMLCanvasElement), byId('timeline', HTMLCanvasElement), byId('metrics', HTMLTableElement));
@@ -76,6 +77,51 @@ class Lab {
     this.query = undefined;
     /** @type {number | undefined} entities before the stress view raised them */
     this.beforeStress = undefined;
+    /** @type {{name: string, from: number, to: number, at: number}[]} the designer's changes, for undo */
+    this.undoStack = [];
+    /** @type {{name: string, from: number, to: number, at: number}[]} undone changes, for redo */
+    this.redoStack = [];
+  }
+
+  /**
+   * userChange applies a change the designer made on a control and
+   * records it for undo. Moves of one slider within a second are one step;
+   * a value the engine refuses is not recorded.
+   * @param {string} name
+   * @param {number} v
+   */
+  userChange(name, v) {
+    const i = this.params.findIndex((p) => p.name === name);
+    const from = this.values[i];
+    this.change(name, v);
+    if (i < 0 || this.values[i] === from) return;
+    const now = performance.now();
+    const last = this.undoStack.at(-1);
+    if (last && last.name === name && now - last.at < 1000) {
+      last.to = this.values[i];
+      last.at = now;
+    } else {
+      this.undoStack.push({ name, from, to: this.values[i], at: now });
+      if (this.undoStack.length > 200) this.undoStack.shift();
+    }
+    this.redoStack = [];
+  }
+
+  /**
+   * undo reverts the designer's last change (redo: false) or applies the
+   * last undone one again (redo: true).
+   * @param {boolean} redo
+   */
+  undo(redo) {
+    const from = redo ? this.redoStack : this.undoStack;
+    const to = redo ? this.undoStack : this.redoStack;
+    const e = from.pop();
+    if (!e) return;
+    const v = redo ? e.to : e.from;
+    this.controls.setValue(e.name, v);
+    this.change(e.name, v);
+    e.at = 0; // an undone step never merges with the next change
+    to.push(e);
   }
 
   start() {
@@ -84,7 +130,7 @@ class Lab {
     // A clean link is rewritten in canonical form (table order, only what
     // differs); a link with errors stays as it is, to be read and fixed.
     if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
-    this.controls.listen((name, v) => this.change(name, v));
+    this.controls.listen((name, v) => this.userChange(name, v));
     this.wire();
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
@@ -125,7 +171,7 @@ class Lab {
     this.view.reset(this.techs, this.entities, e.poseStride);
     this.view.setFocus(this.focus);
     this.timeline.setTechniques(this.techs);
-    this.metrics.setTechniques(this.techs);
+    this.metrics.setTechniques(this.techs, e.underrunByDesign());
     this.legend();
     this.pull();
     this.showMetrics();
@@ -187,6 +233,18 @@ class Lab {
       }
     }
     replay.fixed = fixed;
+    // The network sliders stay live (they shape the client clock's pings)
+    // but say they do not change the replayed packets.
+    for (const name of replay.ignored) {
+      const field = this.controls.inputs(name)[0]?.closest('.field');
+      if (field && !field.querySelector('.trace-ignored')) {
+        field.classList.add('replay-ignored');
+        field.append(Object.assign(document.createElement('p'), {
+          className: 'trace-fixed trace-ignored',
+          textContent: name === 'motion' ? 'unused in a replay' : "replay: shapes only the clock's pings, not the packets",
+        }));
+      }
+    }
     byId('stress', HTMLInputElement).disabled = true; // it changes entities
   }
 
@@ -230,6 +288,8 @@ class Lab {
     this.params.forEach((p, i) => this.controls.setValue(p.name, this.base[i]));
     for (const p of this.params) this.controls.mark(p.name, '');
     this.linkErrors = [];
+    this.undoStack = [];
+    this.redoStack = [];
     byId('preset-doc', HTMLElement).textContent = opt.dataset.doc ?? '';
     this.create(this.controls.values());
     this.updateURL();
@@ -453,6 +513,17 @@ class Lab {
     stress.addEventListener('change', () => this.stress(stress.checked));
     byId('copy-link', HTMLButtonElement).addEventListener('click', () => this.copyLink());
     document.addEventListener('keydown', (e) => {
+      // Ctrl+Z undoes a slider change, Ctrl+Shift+Z (or Ctrl+Y) redoes it;
+      // in a text box they stay the box's own.
+      const key = e.key.toLowerCase();
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && (key === 'z' || key === 'y')) {
+        const t = e.target;
+        const typing = t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && (t.type === 'text' || t.type === 'number' || t.type === 'search'));
+        if (typing || maybeId('save-dialog', HTMLDialogElement)?.open) return;
+        e.preventDefault();
+        this.undo(key === 'y' || e.shiftKey);
+        return;
+      }
       if ((e.target instanceof Element && e.target.closest('input, select, textarea, button, a')) || e.ctrlKey || e.metaKey || e.altKey) return;
       const act = {
         ' ': () => this.setPaused(!this.paused),
@@ -528,6 +599,7 @@ class Lab {
       }),
       capture: this.capture,
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
+      history: () => ({ undo: this.undoStack.length, redo: this.redoStack.length }),
       poses: () => Array.from(this.poses),
       pose: (/** @type {number} */ row, /** @type {number} */ e) => {
         const k = this.engine.poseStride;

@@ -1,7 +1,11 @@
 // @ts-check
 // metrics.js shows the engine's metrics, one column per technique and one
 // row per metric (engine.MetricFields), in display units. Every metric is
-// best at zero; the best value of each row is highlighted.
+// best at zero; the best value of each row is highlighted. Two values are
+// never ranked: a negative added latency (a display that leads the truth,
+// overshoot rather than a win) and the underrun of a technique that draws
+// past its newest packet by design (epic, epicfix: always 100%, see
+// engine.UnderrunByDesign); both are marked and explained instead.
 
 import { techColor } from './colors.js';
 
@@ -19,6 +23,8 @@ export class MetricsPanel {
     this.techs = [];
     /** @type {HTMLTableCellElement[][]} cells[metric][technique] */
     this.cells = [];
+    /** @type {boolean[]} per technique, whether its underrun is 100% by design */
+    this.byDesign = [];
     /** @type {HTMLTableCellElement[]} the game-delay cell of each technique */
     this.delayCells = [];
   }
@@ -26,9 +32,11 @@ export class MetricsPanel {
   /**
    * setTechniques rebuilds the table for the running techniques.
    * @param {string[]} techs
+   * @param {boolean[]} [byDesign] per technique, whether its underrun is 100% by design (interplab.underrunByDesign)
    */
-  setTechniques(techs) {
+  setTechniques(techs, byDesign = []) {
     this.techs = techs;
+    this.byDesign = techs.map((_, i) => !!byDesign[i]);
     const t = this.table;
     t.replaceChildren();
     const head = t.createTHead().insertRow();
@@ -98,20 +106,33 @@ export class MetricsPanel {
   show(values) {
     const nf = this.fields.length;
     this.fields.forEach((f, j) => {
-      // Every metric is best at 0; only the added latency can go below
-      // (a display ahead of the truth), so rank by magnitude.
+      // Every metric is best at 0. Only the added latency can go below (a
+      // display ahead of the truth): that is overshoot, not a win, so it
+      // is never best. An underrun by design is never ranked either.
+      /** @param {number} i @param {number} v */
+      const unranked = (i, v) => (f.name === 'addedLatency' && v < 0) || (f.name === 'underrun' && this.byDesign[i]);
       let best = Infinity;
       let worst = -Infinity;
       for (let i = 0; i < this.techs.length; i++) {
-        best = Math.min(best, Math.abs(values[i * nf + j]));
-        worst = Math.max(worst, Math.abs(values[i * nf + j]));
+        const v = values[i * nf + j];
+        if (unranked(i, v)) continue;
+        best = Math.min(best, Math.abs(v));
+        worst = Math.max(worst, Math.abs(v));
       }
       for (let i = 0; i < this.techs.length; i++) {
         const v = values[i * nf + j];
         const td = this.cells[j][i];
         td.textContent = f.unit === 'count' ? String(Math.round(v * f.scale)) : formatShown(v * f.scale);
         td.dataset.value = String(v);
-        td.classList.toggle('best', Math.abs(v) === best && best < worst); // a tie for all is no news
+        const skip = unranked(i, v);
+        td.classList.toggle('best', !skip && Math.abs(v) === best && best < worst); // a tie for all is no news
+        td.classList.toggle('unranked', skip);
+        if (f.name === 'addedLatency') {
+          td.title = v < 0 ? `The display leads the truth by ${formatShown(-v * f.scale)} ms: overshoot, not a lower latency; never marked best.` : '';
+        } else if (f.name === 'underrun' && this.byDesign[i]) {
+          td.textContent += ' †';
+          td.title = `${this.techs[i]} draws at the estimated server time, ahead of every packet, by design: its underrun is always 100% and not a fault. Its starved figure is frozen (held after slopTime without an update).`;
+        }
       }
     });
   }

@@ -5,6 +5,7 @@
 
 import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
+import { presetValues } from './url.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -56,11 +57,98 @@ export function initSession(page) {
     sync.start();
   }
   const s = sync;
+  const unsaved = el && session ? wireUnsaved(page, el) : null;
   page.watch(() => {
     s?.local();
     compare.update();
+    unsaved?.update();
   });
+  if (el && unsaved) applyEdits(page, el);
+  savedHook = unsaved;
   return { session, sync };
+}
+
+/** @type {{update: () => void, saved: (settings: Record<string, unknown>) => void} | null} the session page's unsaved marker */
+let savedHook = null;
+
+/**
+ * settingsValues reads the settings of the sessions API (vocabulary keys,
+ * JSON types) as values in table order; keys left out keep the defaults.
+ * @param {Page} page
+ * @param {Record<string, unknown>} settings
+ */
+function settingsValues(page, settings) {
+  return Float64Array.from(page.params, (p) => {
+    const v = settings[p.name];
+    if (v === undefined) return p.default;
+    const r = page.engine.parse(p.name, Array.isArray(v) ? v.join(',') : String(v));
+    return r.error ? p.default : r.value;
+  });
+}
+
+/**
+ * wireUnsaved shows, on a session page, whether the settings differ from
+ * the saved revision (#unsaved, and a • before the title), and asks before
+ * leaving the page with unsaved changes.
+ * @param {Page} page
+ * @param {HTMLElement} el the session bar
+ */
+function wireUnsaved(page, el) {
+  let saved = presetValues(page.engine, page.params, el.dataset.saved ?? '');
+  const marker = byId('unsaved', HTMLElement);
+  const dirty = () => {
+    const now = page.values();
+    return page.params.some((p, i) => page.engine.format(p.name, now[i]) !== page.engine.format(p.name, saved[i]));
+  };
+  const update = () => {
+    const d = dirty();
+    marker.hidden = !d;
+    el.dataset.unsaved = String(d);
+    document.title = (d ? '• ' : '') + document.title.replace(/^• /, '');
+  };
+  window.addEventListener('beforeunload', (e) => {
+    if (!dirty()) return;
+    e.preventDefault();
+    e.returnValue = ''; // older browsers need it set to prompt
+  });
+  update();
+  return {
+    update,
+    /** @param {Record<string, unknown>} settings the settings just saved, as the sessions API gives them */
+    saved: (settings) => {
+      saved = settingsValues(page, settings);
+      update();
+    },
+  };
+}
+
+/**
+ * applyEdits applies the settings the address asked for (/s/ID?loss=0.2,
+ * read by the server into data-edits) as the designer's unsaved changes,
+ * and says so.
+ * @param {Page} page
+ * @param {HTMLElement} el the session bar
+ */
+function applyEdits(page, el) {
+  const edits = [...new URLSearchParams(el.dataset.edits ?? '')];
+  if (edits.length === 0) return;
+  // The first change clears the link's errors from the page: keep what the
+  // query asked for that the engine refused, for the notice.
+  const refused = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent ?? '');
+  const shown = [];
+  for (const [name, text] of edits) {
+    const r = page.engine.parse(name, text);
+    if (r.error) continue;
+    page.set(name, r.value);
+    const p = page.params.find((q) => q.name === name);
+    const scaled = p && p.display && p.scale ? `${Number((r.value * p.scale).toPrecision(6))} ${p.display}` : page.engine.format(name, r.value);
+    shown.push(`${name} = ${scaled}`);
+  }
+  if (shown.length === 0) return;
+  const notice = byId('edits-notice', HTMLElement);
+  notice.textContent = `Applied from the address as unsaved changes: ${shown.join(', ')}. Save to keep them.` +
+    (refused.length ? ` Not applied: ${refused.join('; ')}.` : '');
+  notice.hidden = false;
 }
 
 /**
@@ -250,6 +338,7 @@ function showSaved(r) {
   document.title = r.name + ' · Interp Lab';
   byId('save-name', HTMLInputElement).value = r.name;
   if (r.notes !== undefined) byId('save-notes', HTMLTextAreaElement).value = r.notes;
+  if (r.settings) savedHook?.saved(r.settings);
 }
 
 /**

@@ -17,37 +17,45 @@ import (
 // settingsFlag is a command's -preset NAME and repeatable -set
 // name=value: settings start from the named preset (engine.Defaults
 // without one), then every -set applies in command-line order through
-// engine.Settings.SetText. A -set with no "=", an unknown name or a name
-// in refused is rejected while parsing, so flag.Parse reports it with the
-// usage.
+// engine.Settings.SetText, so values take units (latency=20ms, loss=2%).
+// A -set with no "=", an unknown name or a name in refused is not a flag
+// syntax error: it is kept and reported by base as one line (the key and
+// the closest names), without the whole usage.
 type settingsFlag struct {
 	preset   string
 	scenario string // -scenario: a built-in scenario's name, none, or a file of a custom one
 	sets     [][2]string
 	refused  map[string]string // name → why -set may not give it
+	err      error             // the first bad -set
 }
 
 // settingsFlags registers -preset and -set on fs.
 func settingsFlags(fs *flag.FlagSet) *settingsFlag {
 	f := &settingsFlag{}
-	fs.StringVar(&f.preset, "preset", "", "start from the named `preset` (see /api/presets); default: the parameter table's defaults")
+	fs.StringVar(&f.preset, "preset", "", "start from the named `preset` (lab presets lists them); default: the parameter table's defaults")
 	fs.StringVar(&f.scenario, "scenario", "", "run the network through a `scenario`: a built-in one ("+
 		strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", ")+") or a file in the scenario text form; same as -set scenario=NAME")
-	fs.Func("set", "set one parameter, `name=value` in the vocabulary (e.g. loss=0.02, jitterDist=pareto); repeatable", func(arg string) error {
+	fs.Func("set", "set one parameter, `name=value` (lab params lists them), with a unit where natural: latency=20ms, loss=2%, jitterDist=pareto; repeatable", func(arg string) error {
 		name, value, err := parseSetArg(arg)
 		if why, ok := f.refused[name]; ok && err == nil {
-			err = fmt.Errorf("%s %s", name, why)
+			err = fmt.Errorf("-set %s: %s %s", name, name, why)
 		}
 		if err == nil {
 			f.sets = append(f.sets, [2]string{name, value})
+		} else if f.err == nil {
+			f.err = err
 		}
-		return err
+		return nil
 	})
 	return f
 }
 
-// base returns the settings of the preset, or engine.Defaults.
+// base returns the settings of the preset, or engine.Defaults; its error is
+// a bad -set or an unknown preset, with the valid names.
 func (f *settingsFlag) base() (engine.Settings, error) {
+	if f.err != nil {
+		return engine.Settings{}, f.err
+	}
 	if f.preset == "" {
 		return engine.Defaults(), nil
 	}
@@ -93,10 +101,14 @@ func parseSetArg(arg string) (name, value string, err error) {
 	name, value, ok := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
 	if !ok {
-		return "", "", fmt.Errorf("want name=value, got %q", arg)
+		return "", "", fmt.Errorf("-set %s: want name=value (e.g. -set latency=20ms)", arg)
 	}
 	if _, known := engine.Lookup(name); !known {
-		return "", "", fmt.Errorf("unknown parameter %q", name)
+		msg := fmt.Sprintf("-set %s: unknown parameter %q", arg, name)
+		if close := engine.SuggestParams(name, 3); len(close) > 0 {
+			msg += "; closest: " + strings.Join(close, ", ")
+		}
+		return "", "", errors.New(msg + " (lab params lists them all)")
 	}
 	return name, value, nil
 }

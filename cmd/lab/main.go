@@ -6,6 +6,9 @@
 //	lab [serve] [-addr :8080] [-data ./data]   serve the lab page (the default)
 //	lab epic [calcAhead displayBehind slopTime] the seed's EPIC driver on stdin
 //	lab sim [-preset NAME] [-set name=value]... run a simulation, print metrics
+//	                                           (values take units: -set latency=20ms, -set loss=2%)
+//	lab presets [-json]                         list the presets: name, title, doc
+//	lab params [-group G] [-json]               list the parameters: units, range, default, doc
 //	lab population [-preset NAME] [-population NAME]
 //	                                           techniques over a player base, per-entity-per-round figures
 //	lab export -format F [-preset NAME] [-set name=value]...
@@ -44,7 +47,9 @@ var labCommands = []labCommand{
 	{"sweep", "run one technique over a grid of one or two parameters", noStdin(runSweep)},
 	{"population", "run techniques over a population of players, each on its own link", noStdin(runPopulation)},
 	{"tune", "search a technique's settings for the least weighted cost", noStdin(runTune)},
-	{"export", "print settings as JSON, C++, Mirror, Unreal, Source or netem", noStdin(runExport)},
+	{"presets", "list the presets -preset takes", noStdin(runPresets)},
+	{"params", "list the parameters -set takes: units, ranges, defaults", noStdin(runParams)},
+	{"export", "print settings as JSON, a technique's own (C++, Mirror, NGO, Source, Unreal, geckos.io), netem or a network simulator's", noStdin(runExport)},
 	{"follow", "follow a session's live settings, as a game would", noStdin(runFollow)},
 	{"peers", "check library techniques against frames the real libraries drew", noStdin(runPeers)},
 	{"trace", "import, list, show and replay recorded packet traces", runTrace},

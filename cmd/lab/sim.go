@@ -12,7 +12,10 @@ const simUsage = `usage: lab sim [-preset NAME] [-scenario NAME|FILE] [-set name
 
 Runs the simulation headless for the settings' duration and prints every
 technique's metrics: a table with the best value of each row marked *, or
-JSON with -json. The best value is the one nearest 0. Settings start from the preset (or the engine defaults)
+JSON with -json. The best value is the one nearest 0; a tie for all marks
+none, a negative addedLatency (a display that leads the truth) is never
+best, and epic's and epicfix's underrun, 100% by design, is marked † and
+not ranked. Settings start from the preset (or the engine defaults)
 and each -set overrides one parameter by its vocabulary name.
 
 With a scenario (-scenario, or -set scenario=NAME) it also prints every

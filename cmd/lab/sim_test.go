@@ -82,6 +82,33 @@ func TestSimBadUsage(t *testing.T) {
 	}
 }
 
+// TestSimOneLineErrors: a bad -set or -preset is one line naming the key
+// and the closest names or the valid presets, not the whole usage.
+func TestSimOneLineErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-set", "lss=0.1"}, []string{`-set lss=0.1: unknown parameter "lss"; closest: loss`}},
+		{[]string{"-set", "latency"}, []string{"-set latency: want name=value"}},
+		{[]string{"-preset", "moon"}, []string{`unknown preset "moon": want one of epic-seed,`, "wifi"}},
+		{[]string{"-set", "latency=2000ms"}, []string{`latency = "2000ms" is not allowed: want [0, 1000] ms`}},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := runSim(tt.args, &out, &errb)
+		msg := errb.String()
+		if code != 2 || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "usage") {
+			t.Errorf("lab sim %v = exit %d, stderr %q; want exit 2 and one line without the usage", tt.args, code, msg)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("lab sim %v: stderr %q, want %q", tt.args, msg, w)
+			}
+		}
+	}
+}
+
 func TestSimHelp(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runSim([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(errb.String(), "usage: lab sim") || !strings.Contains(errb.String(), "-preset") {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"interplab/cmd/lab/internal/report"
@@ -190,7 +191,10 @@ duration, if shorter) and prints the metrics as lab sim does. The settings
 start from the preset (or the engine defaults), then take the network
 derived from the trace (so the client clock's pings see the trace's
 network) and its top recorded speed as maxSpeed, then every -set in order.
-entities and sendRate come from the trace.
+entities and sendRate come from the trace. The network parameters
+(latency, jitter, jitterDist, loss, lossModel, burstLength, duplicate) and
+seed do not change the replayed packets: they only shape the client
+clock's pings; motion is unused.
 `
 
 func runTraceSim(args []string, stdout, stderr io.Writer) int {
@@ -224,8 +228,10 @@ func runTraceSim(args []string, stdout, stderr io.Writer) int {
 			err = printJSON(stdout, res)
 		} else if err == nil {
 			r := res.Settings
-			fmt.Fprintf(stdout, "trace %s: %d entities, %s s replayed at %g Hz render (sends at %g Hz, from the trace)\n\n",
+			fmt.Fprintf(stdout, "trace %s: %d entities, %s s replayed at %g Hz render (sends at %g Hz, from the trace)\n",
 				info.Name, r.Entities, report.Short(r.Duration), r.RenderRate, r.SendRate)
+			fmt.Fprintf(stdout, "ignored for the packets (they shape only the clock's pings): %s; unused: %s\n\n",
+				strings.Join(engine.ReplayPingOnly, ", "), strings.Join(engine.ReplayUnused, ", "))
 			err = report.MetricsTable(stdout, res)
 		}
 		return exit(stderr, "trace sim", err)

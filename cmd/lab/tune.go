@@ -29,8 +29,9 @@ latency against the aligned error (errAligned); or JSON with -json.
 The cost is the sum of weight × metric / reference over errP95 (0.1 m),
 addedLatency (0.1 s), snaps (1 per entity per minute) and underrun (10% of
 frames): with every weight 1 each reference costs the same. -w sets some
-weights and keeps the others at 1. -max bounds any metric of lab sim, in its
-SI unit (s, m, fraction, count); a candidate that breaks a bound is not
+weights and keeps the others at 1. -max bounds any metric of lab sim, a plain number in
+its SI unit (s, m, fraction, count) or with a unit (addedLatency=150ms,
+underrun=5%, errP95=20cm); a candidate that breaks a bound is not
 recommended unless none meets them all, which the output then says. Added
 latency counts by its magnitude: a display that leads the truth is out of
 step too. The same -seed gives the same result on any number of cores.
@@ -56,7 +57,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		return engine.ParseTuneWeights(arg, &weights)
 	})
 	var constraints []engine.Constraint
-	fs.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit (addedLatency=0.15); repeatable", func(arg string) error {
+	fs.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit or with a unit (addedLatency=150ms); repeatable", func(arg string) error {
 		cs, err := engine.ParseConstraints(arg)
 		constraints = append(constraints, cs...)
 		return err

@@ -72,6 +72,9 @@ func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name 
 	h := charts.NewHeatMap()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var data []opts.HeatMapData
+	var marked []bool
+	byDesign := engine.UnderrunByDesign(spec.Technique)
+	nMarked := 0
 	for _, pt := range points {
 		if pt.Err != "" {
 			continue
@@ -79,6 +82,17 @@ func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name 
 		v := value(pt)
 		lo, hi = min(lo, v), max(hi, v)
 		data = append(data, opts.HeatMapData{Value: [3]any{pt.I, pt.J, v}})
+		m := !byDesign && pt.Metrics.Underrun > UnderrunMark
+		marked = append(marked, m)
+		if m {
+			nMarked++
+		}
+	}
+	switch {
+	case byDesign:
+		subtitle += " · " + spec.Technique + " underruns on every frame by design: no cell is framed"
+	case nMarked > 0:
+		subtitle += fmt.Sprintf(" · framed: %d cells whose underrun is above %g%% of frames", nMarked, UnderrunMark*100)
 	}
 	if lo > hi {
 		lo, hi = 0, 1
@@ -104,7 +118,46 @@ func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name 
 	)...)
 	h.SetXAxis(xNames)
 	h.AddSeries(report.AxisName(f), data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(xs)*len(ys) <= 150)}))
-	return h, nil
+	return &markedHeatMap{HeatMap: h, marked: marked}, nil
+}
+
+// UnderrunMark is the share of frames underrun above which a sweep's
+// heatmap frames a cell: a delay that looks good on error alone but runs
+// the buffer dry should not hide.
+const UnderrunMark = 0.05
+
+// markedHeatMap is a heatmap whose data items marked[k] get a thick dark
+// frame (go-echarts has no per-item style for heatmap data).
+type markedHeatMap struct {
+	*charts.HeatMap
+	marked []bool
+}
+
+// MarkedStyle is the item style of a framed heatmap cell.
+var MarkedStyle = map[string]any{"borderColor": "#111111", "borderWidth": 3}
+
+func (h *markedHeatMap) JSON() map[string]any {
+	m := h.HeatMap.JSON()
+	series, ok := m["series"].(charts.MultiSeries)
+	if !ok || len(series) == 0 {
+		return m
+	}
+	data, ok := series[0].Data.([]opts.HeatMapData)
+	if !ok {
+		return m
+	}
+	items := make([]any, len(data))
+	for k, d := range data {
+		item := map[string]any{"value": d.Value}
+		if k < len(h.marked) && h.marked[k] {
+			item["itemStyle"] = MarkedStyle
+		}
+		items[k] = item
+	}
+	series = append(charts.MultiSeries(nil), series...)
+	series[0].Data = items
+	m["series"] = series
+	return m
 }
 
 // shown is a parameter's value in the unit the chart's axis shows.

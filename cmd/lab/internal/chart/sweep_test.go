@@ -1,6 +1,9 @@
 package chart
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"interplab/engine"
@@ -29,5 +32,57 @@ func TestSweep(t *testing.T) {
 	}
 	if _, err := Sweep(spec, "defaults", points, "nope"); err == nil {
 		t.Error("Sweep of an unknown metric: no error")
+	}
+}
+
+// TestSweepHeatmapFramesUnderrun: a cell whose underrun is above
+// UnderrunMark is framed and the subtitle says how many; epic's cells,
+// which underrun by design, are not.
+func TestSweepHeatmapFramesUnderrun(t *testing.T) {
+	spec := engine.SweepSpec{Base: engine.Defaults(), Technique: engine.TechBuffer,
+		X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.1, Steps: 2}, Y: &engine.Axis{Name: "loss", Min: 0, Max: 0.02, Steps: 2}}
+	points := make([]engine.SweepPoint, 4)
+	for k := range points {
+		points[k].I, points[k].J = k%2, k/2
+		points[k].Metrics.ErrP95 = 0.01
+	}
+	points[0].Metrics.Underrun, points[2].Metrics.Underrun, points[1].Metrics.Underrun = 0.2, 0.06, 0.01
+	framed := func(spec engine.SweepSpec) ([]bool, string) {
+		ch, err := Sweep(spec, "defaults", points, "errP95")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch.Validate()
+		b, err := json.Marshal(ch.JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Series []struct {
+				Data []struct {
+					Value     []float64      `json:"value"`
+					ItemStyle map[string]any `json:"itemStyle"`
+				} `json:"data"`
+			} `json:"series"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		var got []bool
+		for _, d := range o.Series[0].Data {
+			got = append(got, d.ItemStyle != nil)
+		}
+		return got, string(b)
+	}
+	got, js := framed(spec)
+	if want := []bool{true, false, true, false}; !slices.Equal(got, want) {
+		t.Errorf("framed = %v, want %v", got, want)
+	}
+	if !strings.Contains(js, "framed: 2 cells whose underrun is above 5% of frames") {
+		t.Errorf("subtitle does not count the framed cells: %s", js)
+	}
+	spec.Technique = engine.TechEPIC
+	if got, js = framed(spec); slices.Contains(got, true) || !strings.Contains(js, "by design") {
+		t.Errorf("epic: framed = %v, %s; want none framed and the by-design note", got, js)
 	}
 }

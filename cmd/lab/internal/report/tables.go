@@ -38,24 +38,50 @@ func MetricsTable(w io.Writer, res engine.Result) error {
 	}
 	for i, f := range engine.MetricFields {
 		fmt.Fprintf(tw, "%s\t%s\t", f.Name, f.Display)
-		// Every metric is best at 0; only the added latency can go below
-		// it (a display that leads the truth), so compare magnitudes.
-		best := 0
+		// Every metric is best at 0. Only the added latency can go below
+		// it (a display that leads the truth): overshoot, never best. The
+		// underrun of a technique that draws ahead by design is 100% and
+		// never ranked either (marked †).
+		unranked := func(k int) bool {
+			return f.Name == "addedLatency" && values[k][i] < 0 ||
+				f.Name == "underrun" && engine.UnderrunByDesign(res.Techniques[k].Name)
+		}
+		best, ranked, worst := -1, 0, 0.0
 		for k := range values {
-			if math.Abs(values[k][i]) < math.Abs(values[best][i]) {
+			if unranked(k) {
+				continue
+			}
+			ranked++
+			worst = max(worst, math.Abs(values[k][i]))
+			if best < 0 || math.Abs(values[k][i]) < math.Abs(values[best][i]) {
 				best = k
 			}
 		}
+		if best >= 0 && math.Abs(values[best][i]) == worst {
+			best = -1 // a tie for all is no news
+		}
 		for k := range values {
 			mark := " "
-			if k == best && len(values) > 1 {
+			switch {
+			case f.Name == "underrun" && unranked(k):
+				mark = "†"
+			case k == best && ranked > 1:
 				mark = "*"
 			}
 			fmt.Fprintf(tw, "%s%s\t", Number(values[k][i]*f.Scale), mark)
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, t := range res.Techniques {
+		if engine.UnderrunByDesign(t.Name) {
+			_, err := fmt.Fprintln(w, "† epic and epicfix draw ahead of their newest packet by design: their underrun is always 100%; their starved figure is frozen.")
+			return err
+		}
+	}
+	return nil
 }
 
 // Sweep prints the metric over the grid in display units.
@@ -179,17 +205,26 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 	} else {
 		fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
 	}
-	for _, c := range res.Pareto {
+	row := func(c engine.Candidate, mark string) {
 		var set []string
 		for _, ch := range engine.Diff(spec.Base, c.Settings) {
 			set = append(set, ch.Name+"="+ch.Value)
 		}
-		mark := ""
-		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
-			mark = " *"
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", Number(c.Metrics.AddedLatency*1000), Number(c.Metrics.ErrAligned*100),
 			Number(c.Cost), mark, strings.Join(set, " "))
+	}
+	marked := false
+	for _, c := range res.Pareto {
+		mark := ""
+		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
+			mark, marked = " *", true
+		}
+		row(c, mark)
+	}
+	if !marked && res.Feasible {
+		// The cost also counts errP95, snaps and underrun, so the least
+		// cost need not lie on this two-metric front: show it anyway.
+		row(res.Best, " * (off the front)")
 	}
 	return tw.Flush()
 }

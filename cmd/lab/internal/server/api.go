@@ -38,6 +38,7 @@ type apiParam struct {
 	Display string   `json:"display"`
 	Scale   float64  `json:"scale"`
 	Restart bool     `json:"restart"`
+	Units   []string `json:"units"` // units a typed value may carry (20ms, 2%); a plain number is in unit
 }
 
 // kindName is a parameter kind's name in GET /api/params.
@@ -75,7 +76,10 @@ func (s *Server) params(w http.ResponseWriter, r *http.Request) {
 		out[i] = apiParam{
 			Name: p.Name, Group: p.Group, Kind: kindName(p.Kind), Unit: p.Unit,
 			Min: p.Min, Max: p.Max, Step: p.Step, Default: p.Default, Choices: choices,
-			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart,
+			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart, Units: p.Units(),
+		}
+		if out[i].Units == nil {
+			out[i].Units = []string{}
 		}
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, out)

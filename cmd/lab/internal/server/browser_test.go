@@ -86,7 +86,7 @@ func TestBrowserSlider(t *testing.T) {
 	// PageUp moves a range input by a tenth of its range: latency 50 → 150 ms.
 	b.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp))
 	var shown string
-	b.eval(`document.getElementById('o-latency').textContent`, &shown)
+	b.eval(`document.getElementById('n-latency').value`, &shown)
 	if shown != "150" {
 		t.Errorf("latency shows %q ms after PageUp, want 150", shown)
 	}

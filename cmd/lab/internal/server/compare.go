@@ -46,10 +46,43 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
+		view.Choices = s.compareChoices()
 		render(w, r, e.Status, templates.Compare(view))
 		return
 	}
+	view.Choices = s.compareChoices()
 	render(w, r, http.StatusOK, templates.Compare(view)) // no-cache: a session ref may move to a new revision
+}
+
+// Limits of the compare form's chooser.
+const (
+	compareChoiceSessions  = 30 // the most recently saved sessions
+	compareChoiceRevisions = 5  // each one's latest revisions
+)
+
+// compareChoices lists what the compare form offers to pick from: every
+// preset, the latest saved sessions with their recent revisions, and the
+// recorded traces. A store that cannot list them leaves them out: the form
+// still takes refs typed by hand.
+func (s *Server) compareChoices() []templates.CompareChoice {
+	var out []templates.CompareChoice
+	for _, p := range s.presets {
+		out = append(out, templates.CompareChoice{Ref: "preset:" + p.Name, Label: "preset · " + p.Title})
+	}
+	if list, err := s.store.List("", false); err == nil {
+		for _, sum := range list[:min(len(list), compareChoiceSessions)] {
+			out = append(out, templates.CompareChoice{Ref: "session:" + sum.ID, Label: "session · " + sum.Name + " (latest, rev " + strconv.Itoa(sum.Rev) + ")"})
+			for rev := sum.Rev - 1; rev >= max(1, sum.Rev-compareChoiceRevisions+1); rev-- {
+				out = append(out, templates.CompareChoice{Ref: "session:" + sum.ID + "@" + strconv.Itoa(rev), Label: "session · " + sum.Name + " · rev " + strconv.Itoa(rev)})
+			}
+		}
+	}
+	if traces, err := s.store.ListTraces(); err == nil {
+		for _, t := range traces {
+			out = append(out, templates.CompareChoice{Ref: "trace:" + t.Name, Label: "trace · " + t.Name + " replayed with its own settings"})
+		}
+	}
+	return out
 }
 
 // compareCSV is GET /compare.csv.

@@ -14,8 +14,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/web"
 )
@@ -351,6 +353,32 @@ func TestCompareConcurrent(t *testing.T) {
 	for i := 1; i < n; i++ {
 		if !bytes.Equal(bodies[i], bodies[0]) {
 			t.Errorf("request %d got another CSV than request 0:\n%s\nvs\n%s", i, bodies[i], bodies[0])
+		}
+	}
+}
+
+// TestComparePageChooser: every row of the compare form picks from the
+// presets, the saved sessions and their revisions, and the traces.
+func TestComparePageChooser(t *testing.T) {
+	s, srv := jobsTestServer(t)
+	first, err := s.store.Create(store.Draft{Name: "playtest <b>", Settings: engine.Defaults()}, storeT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.store.Update(first.ID, storeT0.Add(time.Minute), func(prev store.Revision) (store.Draft, error) {
+		return store.Draft{Name: prev.Name, Settings: prev.Settings}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := compareTestGet(t, srv, "/compare", compareTestHTML)
+	page := string(body)
+	if strings.Count(page, `list="variant-choices"`) < 2 || !strings.Contains(page, `<datalist id="variant-choices">`) {
+		t.Fatalf("the compare rows have no chooser:\n%s", page)
+	}
+	for _, want := range []string{`value="preset:wifi"`, `value="session:` + first.ID + `"`, `value="session:` + first.ID + `@1"`,
+		`value="trace:sample-lan"`, "playtest &lt;b&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the chooser lacks %s", want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 
 	"interplab/cmd/lab/internal/report"
@@ -74,6 +75,7 @@ func (s *Server) replayPage(v *templates.PageView, name string, q url.Values) {
 	v.Settings.Entities, v.Settings.SendRate, v.Settings.TickRate = fixed.Entities, fixed.SendRate, fixed.TickRate
 	v.Trace = name
 	v.TraceFixed = strings.Join(replayFixedParams, ",")
+	v.TraceIgnored = strings.Join(slices.Concat(engine.ReplayPingOnly, engine.ReplayUnused), ",")
 	v.TraceInfo = report.Number(tr.Span()) + " s, " + report.Number(float64(tr.Entities)) + " entities, " +
 		report.Number(float64(len(tr.Packets))) + " packets"
 }

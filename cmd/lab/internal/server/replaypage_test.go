@@ -52,8 +52,8 @@ func TestReplayPageView(t *testing.T) {
 		if v.Settings.Latency != 0.05 && tt.name == "sample" {
 			t.Errorf("%s: latency %g, want the link's 0.05", tt.name, v.Settings.Latency)
 		}
-		if v.TraceFixed != "entities,sendRate" {
-			t.Errorf("%s: TraceFixed = %q", tt.name, v.TraceFixed)
+		if v.TraceFixed != "entities,sendRate" || v.TraceIgnored != "latency,jitter,jitterDist,loss,lossModel,burstLength,duplicate,seed,motion" {
+			t.Errorf("%s: TraceFixed = %q, TraceIgnored = %q", tt.name, v.TraceFixed, v.TraceIgnored)
 		}
 		if strings.Contains(v.Query, "trace=") {
 			t.Errorf("%s: Query %q names the trace: it feeds exports and jobs, which take settings only", tt.name, v.Query)

@@ -88,6 +88,7 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /api/traces/{name}/flat", token, gz, s.traceFlat},
 		{"DELETE /api/traces/{name}", token, change(maxSmallBody, typeJSON), s.deleteTrace},
 		{"GET /traces", token, gz, s.tracesPage},
+		{"GET /traces/template.csv", token, gz, s.traceTemplate},
 
 		// Comparisons (compare.go).
 		{"GET /compare", token, plain, s.comparePage},

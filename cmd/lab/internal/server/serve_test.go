@@ -197,10 +197,14 @@ func TestServeParams(t *testing.T) {
 		for _, c := range p.Choices {
 			choices = append(choices, c)
 		}
+		units := []any{}
+		for _, u := range p.Units() {
+			units = append(units, u)
+		}
 		want := map[string]any{
 			"name": p.Name, "group": p.Group, "kind": kinds[p.Kind], "unit": p.Unit,
 			"min": p.Min, "max": p.Max, "step": p.Step, "default": p.Default, "choices": choices,
-			"doc": p.Doc, "display": p.Display, "scale": p.Scale, "restart": p.Restart,
+			"doc": p.Doc, "display": p.Display, "scale": p.Scale, "restart": p.Restart, "units": units,
 		}
 		if !reflect.DeepEqual(got[i], want) {
 			t.Errorf("param %d = %v, want %v", i, got[i], want)

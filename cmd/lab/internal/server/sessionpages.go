@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -108,12 +110,14 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	}
 	view := &templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
 	settings := sess.Settings
+	saved := sess.Settings
 	if text := r.PathValue("rev"); text != "" {
 		rev, err := parseRevText(text)
 		if err == nil {
 			var got store.Revision
 			got, err = s.store.Revision(id, rev)
 			view.Rev, view.Name, view.Notes, settings = got.Rev, got.Name, got.Notes, got.Settings
+			saved = got.Settings
 		}
 		if err != nil {
 			sessionPageFail(w, r, err)
@@ -135,8 +139,53 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	v := s.pageView(plain)
 	v.Settings = settings
 	v.Query = link.Query("", settings)
+	view.Saved = link.Query("", saved)
+	view.Edits, v.Errors = sessionQueryEdits(r.URL.Query(), settings)
 	v.Session = view
 	render(w, r, http.StatusOK, templates.Page(v))
+}
+
+// sessionQueryEdits reads the query of a session page (/s/ID?loss=0.2) as
+// edits on top of the settings shown: the ones the engine takes, in
+// parameter-table order as "name=text&...", and an error for each it
+// refuses (an unknown name with the closest ones, a value out of range in
+// the unit typed). The page applies the edits as unsaved changes.
+func sessionQueryEdits(q url.Values, settings engine.Settings) (string, []string) {
+	var errs []string
+	s := settings
+	for name, vals := range q {
+		if _, ok := engine.Lookup(name); !ok {
+			errs = append(errs, engine.UnknownParamError(name, strings.Join(vals, ",")).Error())
+		}
+	}
+	slices.Sort(errs)
+	edits := url.Values{}
+	var order []string
+	for _, p := range engine.Params() {
+		vals, ok := q[p.Name]
+		if !ok {
+			continue
+		}
+		if len(vals) != 1 {
+			errs = append(errs, (&engine.FieldError{Field: p.Name, Value: strings.Join(vals, ","), Allowed: "one value"}).Error())
+			continue
+		}
+		before := s.Text(p.Name)
+		if err := s.SetText(p.Name, vals[0]); err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		if s.Text(p.Name) == before {
+			continue // the page's own address mirrors its state: no edit
+		}
+		edits.Set(p.Name, s.Text(p.Name))
+		order = append(order, p.Name)
+	}
+	var parts []string
+	for _, name := range order {
+		parts = append(parts, url.QueryEscape(name)+"="+url.QueryEscape(edits.Get(name)))
+	}
+	return strings.Join(parts, "&"), errs
 }
 
 // history serves the list of a session's revisions with what each changed.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -39,4 +40,12 @@ func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
 		v.Traces = append(v.Traces, row)
 	}
 	render(w, r, http.StatusOK, templates.Traces(v))
+}
+
+// traceTemplate serves a CSV trace to start from (traceio.Template), as a
+// download.
+func (s *Server) traceTemplate(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="trace-template.csv"`)
+	io.WriteString(w, traceio.Template)
 }

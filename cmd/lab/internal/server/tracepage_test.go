@@ -18,6 +18,39 @@ import (
 	"interplab/engine"
 )
 
+// TestTraceTemplate: /traces links a CSV template, served as a download
+// that uploads as it is.
+func TestTraceTemplate(t *testing.T) {
+	_, srv := jobsTestServer(t)
+	resp, err := http.Get(srv.URL + "/traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `href="/traces/template.csv"`) {
+		t.Error("/traces does not link the trace template")
+	}
+	resp, err = http.Get(srv.URL + "/traces/template.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") || string(body) != traceio.Template {
+		t.Fatalf("template = %d, %q, %d bytes", resp.StatusCode, resp.Header.Get("Content-Disposition"), len(body))
+	}
+	up, err := http.Post(srv.URL+"/api/traces?name=from-template", "text/csv", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(up.Body)
+	up.Body.Close()
+	if up.StatusCode != http.StatusCreated && up.StatusCode != http.StatusOK {
+		t.Errorf("uploading the template = %d %s", up.StatusCode, msg)
+	}
+}
+
 func TestTracesPageLinks(t *testing.T) {
 	s, srv := jobsTestServer(t)
 	st := s.store

@@ -24,16 +24,40 @@ import (
 )
 
 // tuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
-// is a variant ref. Weights left out are 1 each; constraints are in the
-// metric's SI unit, as in engine.Constraint.
+// is a variant ref. Weights left out are 1 each; a constraint's max is a
+// number in the metric's SI unit, as in engine.Constraint, or text with a
+// unit ("150ms", "5%"), read by engine.ParseMetric.
 type tuneRequest struct {
 	Technique   string              `json:"technique"`
 	Base        string              `json:"base"`
 	Motions     []string            `json:"motions,omitempty"`
 	Weights     *engine.TuneWeights `json:"weights,omitempty"`
-	Constraints []engine.Constraint `json:"constraints,omitempty"`
+	Constraints []tuneConstraint    `json:"constraints,omitempty"`
 	Budget      int                 `json:"budget,omitempty"`
 	Seed        uint64              `json:"seed"`
+}
+
+// tuneConstraint is one constraint of a tuneRequest.
+type tuneConstraint struct {
+	Metric string  `json:"metric"`
+	Max    jobText `json:"max"`
+}
+
+// constraints reads the request's constraints; errors name the row.
+func (req *tuneRequest) constraints() ([]engine.Constraint, error) {
+	var cs []engine.Constraint
+	for i, c := range req.Constraints {
+		field := "constraints[" + strconv.Itoa(i) + "]"
+		if report.MetricIndex(c.Metric) < 0 {
+			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "one of " + report.MetricNames()}
+		}
+		v, err := engine.ParseMetric(c.Metric, string(c.Max))
+		if err != nil {
+			return nil, &engine.FieldError{Field: field + ".max", Value: string(c.Max), Allowed: allowedBy(err)}
+		}
+		cs = append(cs, engine.Constraint{Metric: c.Metric, Max: v})
+	}
+	return cs, nil
 }
 
 // tuneJob is what a tuning job was asked, kept for its page.
@@ -59,8 +83,12 @@ func (s *Server) tuneSpec(req tuneRequest) (*tuneJob, error) {
 	if err != nil {
 		return nil, jobBaseError(req.Base, err)
 	}
+	constraints, err := req.constraints()
+	if err != nil {
+		return nil, err
+	}
 	spec := engine.TuneSpec{Base: base, Technique: req.Technique, Motions: req.Motions, Weights: engine.DefaultTuneWeights(),
-		Constraints: req.Constraints, Budget: req.Budget, Seed: req.Seed}
+		Constraints: constraints, Budget: req.Budget, Seed: req.Seed}
 	if req.Weights != nil {
 		spec.Weights = *req.Weights
 	}
@@ -200,7 +228,7 @@ func (s *Server) tuneCSV(w http.ResponseWriter, r *http.Request) {
 func (s *Server) tunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	form := tuneFormOf(tuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
-		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.12}}})
+		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: "0.12"}}})
 	v := templates.TuneView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
 	if id := r.PathValue("id"); id != "" {
 		j, tj, res := s.tuneOf(w, r)
@@ -255,7 +283,11 @@ func tuneFormOf(req tuneRequest) tuneForm {
 		if i := report.MetricIndex(c.Metric); i >= 0 {
 			scale = engine.MetricFields[i].Scale
 		}
-		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: num(report.Round(c.Max*scale, 9))})
+		max := string(c.Max)
+		if v, err := engine.ParseMetric(c.Metric, max); err == nil {
+			max = num(report.Round(v*scale, 9))
+		}
+		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: max})
 	}
 	for len(f.Constraints) < 3 {
 		f.Constraints = append(f.Constraints, templates.TuneConstraint{})

@@ -150,3 +150,44 @@ func TestTuneChartData(t *testing.T) {
 		t.Errorf("recommended = %v, want the Best candidate", best)
 	}
 }
+
+// TestTuneConstraintUnits: a constraint's max is a number in the SI unit or
+// text with a unit; a bad one names its row and the unit.
+func TestTuneConstraintUnits(t *testing.T) {
+	var req tuneRequest
+	if err := json.Unmarshal([]byte(`{"constraints":[{"metric":"addedLatency","max":"150ms"},{"metric":"underrun","max":"5%"},{"metric":"errP95","max":0.2}]}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := req.constraints()
+	want := []engine.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}}
+	if err != nil || !reflect.DeepEqual(cs, want) {
+		t.Errorf("constraints = %v, %v; want %v", cs, err, want)
+	}
+	if f := tuneFormOf(req); f.Constraints[0].Max != "150" || f.Constraints[1].Max != "5" || f.Constraints[2].Max != "20" {
+		t.Errorf("form constraints = %+v, want 150 (ms), 5 (%%), 20 (cm)", f.Constraints)
+	}
+	req.Constraints = []tuneConstraint{{Metric: "addedLatency", Max: "150 furlongs"}}
+	_, err = req.constraints()
+	if fe, ok := err.(*engine.FieldError); !ok || fe.Field != "constraints[0].max" || !strings.Contains(fe.Allowed, "ms") {
+		t.Errorf("constraints(150 furlongs) = %v, want a FieldError on constraints[0].max", err)
+	}
+}
+
+// TestTuneNoApplyWhenInfeasible: the page offers Apply only for a result
+// that meets the constraints.
+func TestTuneNoApplyWhenInfeasible(t *testing.T) {
+	_, srv := jobsTestServer(t)
+	body := strings.Replace(tunePageBody, `"max":0.15`, `"max":"0.1ms"`, 1)
+	body = strings.Replace(body, `"budget":24`, `"budget":4`, 1)
+	acc := jobsStart(t, srv, "/api/tunes", body)
+	jobsFollow(t, jobsDial(t, srv, acc))
+	resp, err := http.Get(srv.URL + acc.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(page), `id="apply"`) || !strings.Contains(string(page), `id="no-apply"`) {
+		t.Errorf("an infeasible tuning's page offers Apply or lacks the note")
+	}
+}

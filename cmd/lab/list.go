@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+const presetsUsage = `usage: lab presets [-json]
+
+Lists the presets -preset takes: name, title and one line on what each
+models and where its numbers come from.
+`
+
+// runPresets is `lab presets`.
+func runPresets(args []string, stdout, stderr io.Writer) int {
+	fs := labFlags("presets", presetsUsage+"\nflags:\n", stderr)
+	asJSON := fs.Bool("json", false, "print JSON: name, title, doc and every setting")
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
+	}
+	list, err := presets.All()
+	if err != nil {
+		return exit(stderr, "presets", err)
+	}
+	if *asJSON {
+		type preset struct {
+			Name     string          `json:"name"`
+			Title    string          `json:"title"`
+			Doc      string          `json:"doc"`
+			Settings engine.Settings `json:"settings"`
+		}
+		out := make([]preset, len(list))
+		for i, p := range list {
+			out[i] = preset{p.Name, p.Title, p.Doc, p.Settings}
+		}
+		return exit(stderr, "presets", printJSON(stdout, out))
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTITLE\tDOC")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Title, p.Doc)
+	}
+	return exit(stderr, "presets", tw.Flush())
+}
+
+const paramsUsage = `usage: lab params [-group G] [-json]
+
+Lists the parameters -set takes (and the API, links and forms): name,
+group, the units a value may be typed in, the stored unit, the range and
+the default in the unit a designer reads, and one line of help. A plain
+number is in the stored unit (latency=0.02 is 20 ms); a number with a unit
+is converted (latency=20ms, latency=0.02s, loss=2%, clockDrift=150ppm).
+Exports and saved sessions keep the stored units.
+`
+
+// paramJSON is one parameter in lab params -json: min, max and default in
+// the stored unit, as /api/params gives them.
+type paramJSON struct {
+	Name        string   `json:"name"`
+	Group       string   `json:"group"`
+	Kind        string   `json:"kind"`
+	Unit        string   `json:"unit"`            // the stored unit
+	Display     string   `json:"display"`         // the unit a designer reads
+	Scale       float64  `json:"scale"`           // shown = value × scale
+	Units       []string `json:"units,omitempty"` // units a value may be typed in
+	Min         float64  `json:"min"`
+	Max         float64  `json:"max"`
+	Default     float64  `json:"default"`
+	DefaultText string   `json:"defaultText"` // the default as -set takes it
+	Choices     []string `json:"choices,omitempty"`
+	Doc         string   `json:"doc"`
+}
+
+// runParams is `lab params`.
+func runParams(args []string, stdout, stderr io.Writer) int {
+	fs := labFlags("params", paramsUsage+"\nflags:\n", stderr)
+	group := fs.String("group", "", "only the parameters of `group` (epic, network, buffer, scenario or a library technique's)")
+	asJSON := fs.Bool("json", false, "print JSON, values in the stored unit")
+	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+		return code
+	}
+	var list []engine.Param
+	var groups []string
+	for _, p := range engine.Params() {
+		if !strings.Contains(","+strings.Join(groups, ",")+",", ","+p.Group+",") {
+			groups = append(groups, p.Group)
+		}
+		if *group == "" || p.Group == *group {
+			list = append(list, p)
+		}
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stderr, "lab params: -group: unknown group %q: want one of %s\n", *group, strings.Join(groups, ", "))
+		return 2
+	}
+	if *asJSON {
+		out := make([]paramJSON, len(list))
+		for i, p := range list {
+			out[i] = paramJSON{Name: p.Name, Group: p.Group, Kind: kindName(p.Kind), Unit: p.Unit, Display: p.Display,
+				Scale: p.Scale, Units: p.Units(), Min: p.Min, Max: p.Max, Default: p.Default,
+				DefaultText: p.Format(p.Default), Choices: p.Choices, Doc: p.Doc}
+		}
+		return exit(stderr, "params", printJSON(stdout, out))
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tGROUP\tTYPE IN\tSTORED\tRANGE\tDEFAULT\tDOC")
+	for _, p := range list {
+		rng, def := paramRange(&p)
+		units := strings.Join(p.Units(), ", ")
+		if units == "" {
+			units = "-"
+		}
+		stored := p.Unit
+		if stored == "" {
+			stored = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Group, units, stored, rng, def, p.Doc)
+	}
+	return exit(stderr, "params", tw.Flush())
+}
+
+// paramRange gives a parameter's range and default as a designer reads
+// them: in the display unit for a number, as names for the others.
+func paramRange(p *engine.Param) (rng, def string) {
+	switch p.Kind {
+	case engine.Bool:
+		return "true|false", p.Format(p.Default)
+	case engine.Enum:
+		return strings.Join(p.Choices, "|"), p.Format(p.Default)
+	case engine.Set:
+		return "any of " + strings.Join(p.Choices, ","), p.Format(p.Default)
+	}
+	scale, unit := p.Scale, p.Display
+	if scale == 0 || unit == "" {
+		scale, unit = 1, p.Unit
+	}
+	show := func(v float64) string { return engine.FormatIn(v, scale) }
+	rng = show(p.Min) + " … " + show(p.Max)
+	def = show(p.Default)
+	if unit != "" {
+		rng += " " + unit
+		def += " " + unit
+	}
+	return rng, def
+}
+
+// kindName is a parameter kind's name, as /api/params gives it.
+func kindName(k engine.Kind) string {
+	switch k {
+	case engine.Int:
+		return "int"
+	case engine.Bool:
+		return "bool"
+	case engine.Enum:
+		return "enum"
+	case engine.Set:
+		return "set"
+	}
+	return "float"
+}
