@@ -22,6 +22,14 @@ export class Controls {
     this.byName = new Map(params.map((p) => [p.name, p]));
     /** @type {Map<string, number>} typed values a slider's step cannot hold, stored units */
     this.precise = new Map();
+    // A slider snaps the value it was served with to its step; the page's
+    // link may hold any value in range (a population run's entity: a
+    // latency of 49.6 ms on a 1 ms slider), kept as served (data-exact).
+    for (const el of form.querySelectorAll('input[type="range"][data-exact]')) {
+      if (!(el instanceof HTMLInputElement)) continue;
+      const v = Number(el.dataset.exact);
+      if (Number.isFinite(v) && v !== Number(el.value)) this.precise.set(el.name, v);
+    }
   }
 
   /**
