@@ -2,11 +2,8 @@ package engine
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -26,30 +23,10 @@ type geckosGolden struct {
 
 func loadGeckosGoldens(t *testing.T) map[string]*geckosGolden {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "peers", "geckos", "*.json.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no geckos cases under testdata/peers/geckos (%v)", err)
-	}
+	paths, all := decodePeerCases[geckosGolden](t, "geckos")
 	cases := map[string]*geckosGolden{}
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		data, err := io.ReadAll(zr)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		var c geckosGolden
-		if err := json.Unmarshal(data, &c); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		cases[filepath.Base(p)] = &c
+	for i, c := range all {
+		cases[filepath.Base(paths[i])] = c
 	}
 	return cases
 }

@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -26,29 +22,13 @@ type mirrorGolden struct {
 
 func loadMirrorCases(t testing.TB) []mirrorGolden {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "peers", "mirror", "*.json.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no mirror cases under testdata/peers/mirror (%v)", err)
-	}
-	var cases []mirrorGolden
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c mirrorGolden
-		if err := json.NewDecoder(zr).Decode(&c); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		f.Close()
+	paths, all := decodePeerCases[mirrorGolden](t, "mirror")
+	cases := make([]mirrorGolden, len(all))
+	for i, c := range all {
 		if len(c.Out) != len(c.Frames) {
-			t.Fatalf("%s: %d out rows for %d frames", name, len(c.Out), len(c.Frames))
+			t.Fatalf("%s: %d out rows for %d frames", paths[i], len(c.Out), len(c.Frames))
 		}
-		cases = append(cases, c)
+		cases[i] = *c
 	}
 	return cases
 }

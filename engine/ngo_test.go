@@ -1,14 +1,8 @@
 package engine
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/json"
-	"io"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -31,29 +25,10 @@ type ngoGolden struct {
 
 func loadNGOGoldens(t testing.TB) map[string]*ngoGolden {
 	t.Helper()
-	paths, err := filepath.Glob("testdata/peers/ngo/*.json.gz")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no NGO cases in testdata/peers/ngo (%v)", err)
-	}
+	_, all := decodePeerCases[ngoGolden](t, "ngo")
 	cases := map[string]*ngoGolden{}
-	for _, p := range paths {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		data, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		var g ngoGolden
-		if err := json.Unmarshal(data, &g); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		cases[g.Name] = &g
+	for _, g := range all {
+		cases[g.Name] = g
 	}
 	return cases
 }

@@ -18,6 +18,16 @@ const (
 	Set               // a bit mask over Choices; comma-separated names as text
 )
 
+var kindNames = [...]string{"float", "int", "bool", "enum", "set"}
+
+// String names the kind as GET /api/params and lab params -json give it.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind(" + formatNumber(float64(k)) + ")"
+}
+
 // Param describes one setting: its vocabulary name, its unit and range, its
 // default and a one-line doc. Sliders, validation, URL parsing, CLI flags and
 // exports are all generated from the table returned by Params.

@@ -1,11 +1,7 @@
 package engine
 
 import (
-	"compress/gzip"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -15,26 +11,10 @@ const sourceGoldenTol = 1e-6
 // loadSourceCases reads the Source golden cases under testdata/peers/source.
 func loadSourceCases(t testing.TB) map[string]*SourceCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "peers", "source", "*.json.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no Source cases (%v)", err)
-	}
+	_, all := decodePeerCases[SourceCase](t, "source")
 	cases := map[string]*SourceCase{}
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c SourceCase
-		if err := json.NewDecoder(zr).Decode(&c); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		f.Close()
-		cases[c.Name] = &c
+	for _, c := range all {
+		cases[c.Name] = c
 	}
 	return cases
 }

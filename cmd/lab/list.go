@@ -101,7 +101,7 @@ func runParams(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		out := make([]paramJSON, len(list))
 		for i, p := range list {
-			out[i] = paramJSON{Name: p.Name, Group: p.Group, Kind: kindName(p.Kind), Unit: p.Unit, Display: p.Display,
+			out[i] = paramJSON{Name: p.Name, Group: p.Group, Kind: p.Kind.String(), Unit: p.Unit, Display: p.Display,
 				Scale: p.Scale, Units: p.Units(), Min: p.Min, Max: p.Max, Default: p.Default,
 				DefaultText: p.Format(p.Default), Choices: p.Choices, Doc: p.Doc}
 		}
@@ -147,19 +147,4 @@ func paramRange(p *engine.Param) (rng, def string) {
 		def += " " + unit
 	}
 	return rng, def
-}
-
-// kindName is a parameter kind's name, as /api/params gives it.
-func kindName(k engine.Kind) string {
-	switch k {
-	case engine.Int:
-		return "int"
-	case engine.Bool:
-		return "bool"
-	case engine.Enum:
-		return "enum"
-	case engine.Set:
-		return "set"
-	}
-	return "float"
 }

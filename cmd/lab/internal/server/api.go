@@ -41,21 +41,6 @@ type apiParam struct {
 	Units   []string `json:"units"` // units a typed value may carry (20ms, 2%); a plain number is in unit
 }
 
-// kindName is a parameter kind's name in GET /api/params.
-func kindName(k engine.Kind) string {
-	switch k {
-	case engine.Int:
-		return "int"
-	case engine.Bool:
-		return "bool"
-	case engine.Enum:
-		return "enum"
-	case engine.Set:
-		return "set"
-	}
-	return "float"
-}
-
 // apiPreset is one preset in GET /api/presets and /api/presets/{name}.
 type apiPreset struct {
 	Name     string          `json:"name"`
@@ -74,7 +59,7 @@ func (s *Server) params(w http.ResponseWriter, r *http.Request) {
 			choices = []string{}
 		}
 		out[i] = apiParam{
-			Name: p.Name, Group: p.Group, Kind: kindName(p.Kind), Unit: p.Unit,
+			Name: p.Name, Group: p.Group, Kind: p.Kind.String(), Unit: p.Unit,
 			Min: p.Min, Max: p.Max, Step: p.Step, Default: p.Default, Choices: choices,
 			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart, Units: p.Units(),
 		}
