@@ -189,3 +189,29 @@ func TestBrowserLayoutSession(t *testing.T) {
 	b.waitLive()
 	checkLayout(t, b)
 }
+
+// TestBrowserLayoutThemes checks that the page follows the system's light
+// or dark setting, and that the legend, drawn over the canvas's dark stage
+// in both, stays light on it.
+func TestBrowserLayoutThemes(t *testing.T) {
+	b := openLab(t, "/")
+	got := map[string][2]string{}
+	for _, theme := range []string{"dark", "light"} {
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var c [2]string
+		b.eval(`[getComputedStyle(document.body).backgroundColor, getComputedStyle(document.getElementById('legend')).color]`, &c)
+		got[theme] = c
+	}
+	if got["dark"][0] != "rgb(11, 15, 20)" || got["light"][0] != "rgb(246, 248, 250)" {
+		t.Errorf("page background dark %s, light %s: want rgb(11, 15, 20) and rgb(246, 248, 250)", got["dark"][0], got["light"][0])
+	}
+	for theme, c := range got {
+		if c[1] != "rgb(213, 220, 228)" {
+			t.Errorf("%s theme: legend text %s, want the light rgb(213, 220, 228) over the dark canvas", theme, c[1])
+		}
+	}
+}
