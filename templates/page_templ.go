@@ -46,7 +46,7 @@ func Page(v PageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"stylesheet\" href=\"/static/session.css\"><link rel=\"icon\" href=\"data:,\"><script src=\"/static/dist/wasm_exec.js\" defer></script><script type=\"module\" src=\"/static/lab.js\"></script></head><body><header class=\"top\"><h1><a href=\"/\">Interp Lab</a></h1>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"stylesheet\" href=\"/static/session.css\"><link rel=\"icon\" href=\"data:,\"><script src=\"/static/dist/wasm_exec.js\" defer></script><script type=\"module\" src=\"/static/lab.js\"></script></head><body class=\"lab-page\"><header class=\"top\"><h1><a href=\"/\">Interp Lab</a></h1>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

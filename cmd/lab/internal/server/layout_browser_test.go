@@ -1,0 +1,217 @@
+package server
+
+// The lab page's layout at the window sizes designers use: the parts of
+// the page never overlap, and at laptop and desktop sizes they are all on
+// screen together.
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"interplab/cmd/lab/internal/store"
+	"interplab/engine"
+)
+
+// layoutShots makes TestBrowserLayout* save a screenshot of every window
+// size to testout/, to look at what the assertions measured.
+var layoutShots = flag.Bool("layout-shots", false, "save a screenshot of each window size of the layout tests to testout/")
+
+// layoutSize is a browser window the layout must fit; together says that
+// every part must be at least partly on screen without scrolling.
+type layoutSize struct {
+	w, h     int64
+	together bool
+}
+
+var layoutSizes = []layoutSize{
+	{1280, 720, true},
+	{1440, 900, true},
+	{1920, 1080, true},
+	{1024, 768, false}, // usable: the page scrolls, nothing overlaps
+}
+
+// layoutParts are the parts of the lab page checked, by name → selector.
+var layoutParts = [][2]string{
+	{"header", "header.top"},
+	{"controls", "#controls"},
+	{"toolbar", ".stage .toolbar"},
+	{"canvas", "#view"},
+	{"legend", "#legend"},
+	{"perf", "#perf"},
+	{"timeline", "#timeline"},
+	{"metrics", "#metrics"},
+}
+
+// layoutOverlays may overlap: the legend and the perf readout are drawn over
+// the canvas on purpose.
+var layoutOverlays = map[[2]string]bool{
+	{"canvas", "legend"}: true,
+	{"canvas", "perf"}:   true,
+}
+
+type layoutBox struct {
+	Name                     string
+	X, Y, W, H               float64
+	ViewW, ViewH             float64
+	ScrollWidth, ScrollTotal float64
+}
+
+// layoutJS returns the page-relative boxes of the parts, after two frames
+// (so the canvases have resized to their new boxes).
+func layoutJS() string {
+	var sel []string
+	for _, p := range layoutParts {
+		sel = append(sel, fmt.Sprintf("[%q, %q]", p[0], p[1]))
+	}
+	return `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+		window.scrollTo(0, 0);
+		const de = document.documentElement;
+		done([` + strings.Join(sel, ",") + `].map(([name, sel]) => {
+			const el = document.querySelector(sel);
+			const r = el ? el.getBoundingClientRect() : {x: 0, y: 0, width: 0, height: 0};
+			return {Name: name, X: r.x, Y: r.y, W: r.width, H: r.height,
+				ViewW: de.clientWidth, ViewH: de.clientHeight,
+				ScrollWidth: de.scrollWidth, ScrollTotal: de.scrollHeight};
+		}));
+	})))`
+}
+
+// overlap is the area two boxes share, in CSS pixels².
+func (a layoutBox) overlap(b layoutBox) float64 {
+	w := min(a.X+a.W, b.X+b.W) - max(a.X, b.X)
+	h := min(a.Y+a.H, b.Y+b.H) - max(a.Y, b.Y)
+	if w <= 0.5 || h <= 0.5 {
+		return 0
+	}
+	return w * h
+}
+
+func (a layoutBox) String() string {
+	return fmt.Sprintf("%s %.0f×%.0f at (%.0f, %.0f)", a.Name, a.W, a.H, a.X, a.Y)
+}
+
+// checkLayout sets b's window to each size and checks the parts' boxes.
+func checkLayout(t *testing.T, b *labTab) {
+	t.Helper()
+	for _, sz := range layoutSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+				Width: sz.w, Height: sz.h, DeviceScaleFactor: 1,
+			}); err != nil {
+				t.Fatalf("window %d×%d: %v", sz.w, sz.h, err)
+			}
+			// The legend and the perf readout fill in as the run goes.
+			if !b.poll(`document.getElementById('legend').children.length > 0 && !document.getElementById('perf').textContent.includes('–')`, 10*time.Second) {
+				t.Fatalf("legend or perf readout not filled in")
+			}
+			var boxes []layoutBox
+			b.eval(layoutJS(), &boxes)
+			for _, x := range boxes {
+				t.Logf("%v", x)
+				if x.W < 1 || x.H < 1 {
+					t.Errorf("%s has no box: %v", x.Name, x)
+				}
+			}
+			for i, x := range boxes {
+				for _, y := range boxes[i+1:] {
+					if layoutOverlays[[2]string{x.Name, y.Name}] {
+						continue
+					}
+					if a := x.overlap(y); a > 0 {
+						t.Errorf("%v overlaps %v (%.0f px²)", x, y, a)
+					}
+				}
+			}
+			if *layoutShots {
+				png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := filepath.Join("testout", strings.ReplaceAll(t.Name(), "/", "_")+".png")
+				os.MkdirAll("testout", 0o755)
+				if err := os.WriteFile(name, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			view := boxes[0]
+			if view.ScrollWidth > view.ViewW+0.5 {
+				t.Errorf("the page is %.0f px wide in a %.0f px window: it scrolls sideways", view.ScrollWidth, view.ViewW)
+			}
+			for _, x := range boxes {
+				if x.Name == "canvas" && (x.W < 400 || x.H < 240) {
+					t.Errorf("the canvas is too small to read: %v", x)
+				}
+				inside := x.X < view.ViewW && x.X+x.W > 0 && x.Y < view.ViewH && x.Y+x.H > 0
+				reachable := x.X < view.ViewW && x.X+x.W > 0 && x.Y+x.H <= view.ScrollTotal+0.5
+				switch {
+				case sz.together && !inside:
+					t.Errorf("%v is off screen in a %.0f×%.0f window", x, view.ViewW, view.ViewH)
+				case !reachable:
+					t.Errorf("%v is out of the page's reach (%.0f×%.0f, %.0f px tall)", x, view.ViewW, view.ViewH, view.ScrollTotal)
+				}
+			}
+			// The metrics table's first row must be readable, not just its edge.
+			for _, x := range boxes {
+				if x.Name == "metrics" && sz.together && x.Y+40 > view.ViewH {
+					t.Errorf("the metrics table starts at y = %.0f, below the fold of a %.0f px window", x.Y, view.ViewH)
+				}
+			}
+		})
+	}
+}
+
+// TestBrowserLayout opens the lab with every technique (the widest legend
+// and the tallest metrics table) at each window size.
+func TestBrowserLayout(t *testing.T) {
+	b := openLab(t, "/?techniques="+strings.Join(engine.TechniqueNames, ","))
+	checkLayout(t, b)
+}
+
+// TestBrowserLayoutSession checks a saved session's page, whose header also
+// holds the session's name, revision, sync state and unsaved marker.
+func TestBrowserLayoutSession(t *testing.T) {
+	h, st := newSessionServer(t)
+	s := engine.Defaults()
+	s.Techniques = append([]string(nil), engine.TechniqueNames...)
+	rev, err := st.Create(store.Draft{Name: "Harbor Vanguard, wet docks, 120 ms from Singapore", Settings: s}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := openLabOn(t, h, "/s/"+rev.ID+"?loss=0.05")
+	b.waitLive()
+	checkLayout(t, b)
+}
+
+// TestBrowserLayoutThemes checks that the page follows the system's light
+// or dark setting, and that the legend, drawn over the canvas's dark stage
+// in both, stays light on it.
+func TestBrowserLayoutThemes(t *testing.T) {
+	b := openLab(t, "/")
+	got := map[string][2]string{}
+	for _, theme := range []string{"dark", "light"} {
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var c [2]string
+		b.eval(`[getComputedStyle(document.body).backgroundColor, getComputedStyle(document.getElementById('legend')).color]`, &c)
+		got[theme] = c
+	}
+	if got["dark"][0] != "rgb(11, 15, 20)" || got["light"][0] != "rgb(246, 248, 250)" {
+		t.Errorf("page background dark %s, light %s: want rgb(11, 15, 20) and rgb(246, 248, 250)", got["dark"][0], got["light"][0])
+	}
+	for theme, c := range got {
+		if c[1] != "rgb(213, 220, 228)" {
+			t.Errorf("%s theme: legend text %s, want the light rgb(213, 220, 228) over the dark canvas", theme, c[1])
+		}
+	}
+}
