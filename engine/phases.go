@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // PhaseMetrics are one technique's metrics split by the phases of a
 // scenario (see Scenario.Span): before its first event, during it, and
@@ -218,12 +221,18 @@ func (p *phaseTracker) window(nt, k, i int, lag lagGrid) (errRMS, delay float64)
 // within 10% of the steady state's (plus 5 mm and 5 ms). The delay of a
 // window trails it by latencyAhead (0.25 s), as the added-latency metric
 // does. So it costs two runs.
-func RunPhases(s Settings) (Result, error) {
+func RunPhases(s Settings) (Result, error) { return runPhases(context.Background(), s) }
+
+// runPhases is RunPhases that gives up with ctx.Err() when ctx is done.
+func runPhases(ctx context.Context, s Settings) (Result, error) {
 	m, err := NewSim(s)
 	if err != nil {
 		return Result{}, err
 	}
-	res := m.runFor(0)
+	if err := m.stepAll(ctx); err != nil {
+		return Result{}, err
+	}
+	res := m.result(0)
 	ph, span, ok := m.Phases()
 	if !ok {
 		return res, nil
@@ -235,7 +244,9 @@ func RunPhases(s Settings) (Result, error) {
 		return Result{}, err
 	}
 	b.phases = newPhaseTracker(span.Start, span.End)
-	b.runFor(0)
+	if err := b.stepAll(ctx); err != nil {
+		return Result{}, err
+	}
 
 	p, q, nt := m.phases, b.phases, len(m.techs)
 	nw := min(p.buckets, q.buckets) - recoveryWindow // windows with both runs' data

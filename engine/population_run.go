@@ -22,7 +22,14 @@ func (spec *PopulationSpec) Validate() error {
 		return err
 	}
 	s := spec.Population.EntitySettings(spec.Base, 0)
-	return s.Validate()
+	err := s.Validate()
+	if se, ok := err.(*ScenarioError); ok {
+		// An entity's run is the population's rounds: say which to raise.
+		e := *se
+		e.Msg += " (an entity's run is rounds × round = " + formatNumber(s.Duration) + " s: raise rounds or round)"
+		return &e
+	}
+	return err
 }
 
 // Round flags: what happened to one entity in one round, as one hex digit

@@ -29,6 +29,12 @@ func (m *Sim) runFor(step float64) Result {
 			out: make([][]float64, len(m.techs))}
 	}
 	m.StepFrames(int(math.Round(s.Duration * s.RenderRate)))
+	return m.result(step)
+}
+
+// result is the result of m's run, its frames stepped, with series of step
+// seconds if it recorded them.
+func (m *Sim) result(step float64) Result {
 	r := Result{Settings: m.Settings(), SeriesStep: step}
 	if m.series != nil {
 		m.series.flush()

@@ -82,7 +82,8 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 	return nil
 }
 
-// ParseConstraints reads "metric=max,...": names of MetricFields, or of
+// ParseConstraints reads "metric=max,...": names of MetricFields,
+// recovery (RecoveryField, for a tuning over a scenario), or of
 // PopulationMetricFields for a tuning over a population (TuneSpec.Validate
 // checks which); max a plain number in the metric's SI unit or with a unit
 // (addedLatency=150ms, underrun=5%).
@@ -94,9 +95,9 @@ func ParseConstraints(text string) ([]Constraint, error) {
 		if !ok {
 			return cs, &FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
 		}
-		if metricIndex(name) < 0 && populationMetricIndex(name) < 0 {
+		if metricIndex(name) < 0 && populationMetricIndex(name) < 0 && name != RecoveryMetric {
 			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
-				"; or, tuning over a population, " + populationMetricNames()}
+				"; recovery, with a scenario; or, tuning over a population, " + populationMetricNames()}
 		}
 		v, err := ParseMetric(name, num)
 		if err != nil {

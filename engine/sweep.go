@@ -232,17 +232,27 @@ func sweepRun(ctx context.Context, s Settings) ([]Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.stepAll(ctx); err != nil {
+		return nil, err
+	}
+	return m.Metrics(nil), nil
+}
+
+// stepAll steps m, at time 0, through its settings' duration in chunks,
+// giving up with ctx.Err() when ctx is done.
+func (m *Sim) stepAll(ctx context.Context) error {
+	s := &m.set
 	frames := int(math.Round(s.Duration * s.RenderRate))
 	chunk := max(1, sweepChunk/max(1, s.Entities*len(m.techs)))
 	for done := 0; done < frames; {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		k := min(chunk, frames-done)
 		m.StepFrames(k)
 		done += k
 	}
-	return m.Metrics(nil), nil
+	return nil
 }
 
 // sweepPool runs job(ctx, i) for every i in [0, n) on workers goroutines

@@ -211,8 +211,12 @@ func (spec *TuneSpec) Validate() error {
 	}
 	for i, c := range s.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
-		if metricIndex(c.Metric) < 0 {
-			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields)"}
+		if c.Metric == RecoveryMetric {
+			if err := validateRecovery(i, &base); err != nil {
+				return err
+			}
+		} else if metricIndex(c.Metric) < 0 {
+			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), or recovery"}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
@@ -269,6 +273,10 @@ type Candidate struct {
 	Cost      float64  `json:"cost"`      // TuneSpec.Weights.Cost of Metrics
 	Feasible  bool     `json:"feasible"`  // every constraint holds
 	Violation float64  `json:"violation"` // how far the constraints are broken: 0 when feasible (see Tune)
+
+	// Recovery is the recovery time, when a constraint bounds it; nil
+	// otherwise.
+	Recovery *TuneRecovery `json:"recovery,omitempty"`
 
 	// Population holds a population tuning's figures; nil otherwise. Its
 	// Metrics then summarise them (see populationSummary).

@@ -368,6 +368,10 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 	for i := range left {
 		left[i] = nm
 	}
+	var recs []TuneRecovery // one per run, when a constraint bounds the recovery
+	if t.spec.hasRecoveryConstraint() {
+		recs = make([]TuneRecovery, len(runs))
+	}
 	evaluated := make([]*Candidate, len(batch))
 	job := func(ctx context.Context, j int) error {
 		s := batch[j/nm].s
@@ -377,6 +381,14 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 			var err error
 			pops[j], err = t.runPopulationCandidate(ctx, s)
 			return err
+		}
+		if recs != nil {
+			res, err := runPhases(ctx, s)
+			if err != nil {
+				return err
+			}
+			runs[j], recs[j] = res.Techniques[0].Metrics, recoveryOf(&res, &s)
+			return nil
 		}
 		ms, err := sweepRun(ctx, s)
 		if err != nil {
@@ -395,6 +407,11 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 			c = t.populationCandidate(batch[i].s, pops[i])
 		} else {
 			c = t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
+		}
+		if recs != nil {
+			r := worstRecovery(recs[i*nm : (i+1)*nm])
+			c.Recovery = &r
+			t.bound(&c)
 		}
 		evaluated[i] = &c
 		t.done++
@@ -420,6 +437,9 @@ func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 	c.Cost = t.spec.Weights.Cost(c.Metrics, s.RenderRate)
 	values := c.Metrics.Values(nil)
 	for _, k := range t.spec.Constraints {
+		if k.Metric == RecoveryMetric {
+			continue // see bound
+		}
 		i := metricIndex(k.Metric)
 		v := values[i]
 		if k.Metric == "addedLatency" {
@@ -431,6 +451,24 @@ func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 		}
 	}
 	return c
+}
+
+// bound applies the recovery constraints to c, its Recovery set: a run
+// that did not recover breaks them by at least one recovery step.
+func (t *tuneSearch) bound(c *Candidate) {
+	for _, k := range t.spec.Constraints {
+		if k.Metric != RecoveryMetric {
+			continue
+		}
+		over := c.Recovery.Time - k.Max
+		if !c.Recovery.Recovered {
+			over = max(over, 0) + recoveryBucket
+		}
+		if over > 0 {
+			c.Feasible = false
+			c.Violation += float64(over * RecoveryField.Scale)
+		}
+	}
 }
 
 // tuneBetter reports whether candidate a ranks before b, given how many

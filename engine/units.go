@@ -149,6 +149,8 @@ func ParseMetric(name, text string) (float64, error) {
 		f = MetricFields[i]
 	} else if i := populationMetricIndex(name); i >= 0 {
 		f = PopulationMetricFields[i]
+	} else if name == RecoveryMetric {
+		f = RecoveryField
 	} else {
 		return 0, &FieldError{Field: name, Value: text, Allowed: "a metric name: " + metricNames() +
 			"; or, over a population, " + populationMetricNames()}

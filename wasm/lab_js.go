@@ -26,9 +26,10 @@ type lab struct {
 	packets []engine.PacketRecord
 	frames  []engine.FrameRecord
 	flat    []float64
+	samples []float64
 
 	posesView, metricsView, packetsView, framesView byteView
-	settingsView, traceView                         byteView
+	settingsView, traceView, samplesView            byteView
 }
 
 func newLab() *lab { return &lab{} }
@@ -56,12 +57,16 @@ func (l *lab) object() map[string]any {
 		"metricFields":     js.FuncOf(metricFields),
 		"format":           js.FuncOf(format),
 		"parse":            js.FuncOf(parse),
+		"setScenarioText":  js.FuncOf(l.setScenarioText),
+		"checkScenario":    js.FuncOf(l.checkScenario),
+		"builtinScenario":  js.FuncOf(builtinScenario),
 
 		"poseStride":      engine.PoseStride,
 		"packetStride":    packetStride,
 		"frameStride":     frameStride,
 		"frameTechStride": frameTechStride,
 		"maxTechniques":   maxTechniques,
+		"scenarioStride":  engine.ScenarioSampleStride,
 	}
 }
 
@@ -77,12 +82,16 @@ func isArray(v js.Value, ctor string) bool {
 }
 
 func (l *lab) create(_ js.Value, args []js.Value) any {
-	if len(args) != 1 || !isArray(args[0], "Float64Array") {
-		return misuse("create(settings: Float64Array)")
+	if len(args) < 1 || len(args) > 2 || !isArray(args[0], "Float64Array") ||
+		len(args) == 2 && args[1].Type() != js.TypeString {
+		return misuse("create(settings: Float64Array, scenarioText?: string)")
 	}
 	s, msg := l.settings("create", args[0])
 	if msg != "" {
 		return msg
+	}
+	if len(args) == 2 {
+		s.ScenarioText = args[1].String()
 	}
 	sim, err := engine.NewSim(s)
 	if err != nil {
@@ -145,6 +154,61 @@ func (l *lab) set(_ js.Value, args []js.Value) any {
 		msg = err.Error()
 	}
 	return map[string]any{"error": msg, "restarted": restarted}
+}
+
+func (l *lab) setScenarioText(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeString {
+		return misuse("setScenarioText(text: string)")
+	}
+	if l.sim == nil {
+		return map[string]any{"error": "setScenarioText: no simulation: call create first", "restarted": false}
+	}
+	restarted, err := l.sim.SetScenarioText(args[0].String())
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	return map[string]any{"error": msg, "restarted": restarted}
+}
+
+// checkScenario checks text as the custom scenario of the running
+// settings (engine.CheckScenarioText) and, when it is good, fills dst with
+// samples of its conditions over the run (engine.SampleScenario), as many
+// as fit.
+func (l *lab) checkScenario(_ js.Value, args []js.Value) any {
+	if len(args) != 2 || args[0].Type() != js.TypeString || !isArray(args[1], "Float64Array") {
+		return misuse("checkScenario(text: string, dst: Float64Array)")
+	}
+	s := engine.Defaults()
+	if l.sim != nil {
+		s = l.sim.Settings()
+	}
+	out := map[string]any{"error": "", "line": 0, "field": "", "title": "", "samples": 0, "start": 0, "end": 0, "duration": s.Duration}
+	sc, err := engine.CheckScenarioText(s, args[0].String())
+	if err != nil {
+		out["error"] = err.Error()
+		if se, ok := err.(*engine.ScenarioError); ok {
+			out["line"], out["field"] = se.Line, se.Field
+		}
+		return out
+	}
+	n := args[1].Length() / engine.ScenarioSampleStride
+	l.samples = engine.SampleScenario(l.samples[:0], sc, &s, n)
+	l.samplesView.copyToJS(args[1], f64Bytes(l.samples))
+	out["samples"], out["title"] = n, sc.Title
+	if start, end, ok := sc.Span(); ok {
+		out["start"], out["end"] = start, end
+	}
+	return out
+}
+
+// builtinScenario returns a built-in scenario's text, "" for an unknown
+// name.
+func builtinScenario(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeString {
+		return misuse("builtinScenario(name: string)")
+	}
+	return engine.BuiltinScenarioText(args[0].String())
 }
 
 func (l *lab) restart(js.Value, []js.Value) any {

@@ -5,10 +5,11 @@
 // Build it with GOOS=js GOARCH=wasm; the page loads it with the wasm_exec.js
 // of the same Go. main puts one object on globalThis:
 //
-//	interplab.create(settings: Float64Array) → string
+//	interplab.create(settings: Float64Array, scenarioText?: string) → string
 //	    starts a run; settings holds one value per parameter in
 //	    engine.Params() order (an index for an enum, 0 or 1 for a bool, a bit
-//	    mask for the techniques). The result is "" or the engine's error text.
+//	    mask for the techniques), scenarioText the custom scenario's text.
+//	    The result is "" or the engine's error text.
 //	interplab.createReplay(settings: Float64Array, trace: Float64Array) → string
 //	    starts a replay of a recorded trace (engine.NewReplay): settings as
 //	    for create, trace the engine's flat encoding (engine.TraceFromFlat),
@@ -17,6 +18,14 @@
 //	    engine's error text.
 //	interplab.set(name: string, value: number) → {error: string, restarted: bool}
 //	    changes one parameter of the running simulation (engine.Sim.Set).
+//	interplab.setScenarioText(text: string) → {error: string, restarted: bool}
+//	    changes the custom scenario's text (engine.Sim.SetScenarioText).
+//	interplab.checkScenario(text: string, dst: Float64Array) → {error, line, field, title, samples, start, end, duration}
+//	    checks text as the custom scenario of the running settings; when it
+//	    is good, fills dst with samples of scenarioStride numbers (latency s,
+//	    jitter s, loss, bandwidth bit/s, extra delay s, hiccup loss, 1 in an
+//	    outage) evenly over the run (engine.SampleScenario).
+//	interplab.builtinScenario(name: string) → string   a built-in scenario's text
 //	interplab.restart()                  back to time 0, same settings
 //	interplab.step(dt: number)           advance dt simulated seconds (engine.Sim.Step)
 //	interplab.poses(dst: Float32Array) → n
@@ -40,7 +49,7 @@
 //	interplab.metricFields() → object[]  name, unit, display, scale, doc
 //	interplab.format(name, value) → string            engine Param.Format
 //	interplab.parse(name, text) → {value, error}      engine Param.Parse
-//	interplab.poseStride, packetStride, frameStride, frameTechStride, maxTechniques
+//	interplab.poseStride, packetStride, frameStride, frameTechStride, maxTechniques, scenarioStride
 //
 // The functions that copy return the number of values available, which is
 // more than they copied when dst is too small; the caller then grows dst.

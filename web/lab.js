@@ -19,6 +19,7 @@ import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
+import { ScenarioEditor } from './scenario.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -81,6 +82,56 @@ class Lab {
     this.undoStack = [];
     /** @type {{name: string, from: number, to: number, at: number}[]} undone changes, for redo */
     this.redoStack = [];
+    /** the custom scenario's text the run has (scenario custom reads it); the link's at first */
+    this.scenarioText = byId('scenario-text', HTMLTextAreaElement).value;
+    this.scenarioIndex = this.params.findIndex((p) => p.name === 'scenario');
+    this.idealIndex = this.params.findIndex((p) => p.name === 'ideal');
+    this.scenarioEditor = new ScenarioEditor(engine, (text) => this.applyScenario(text), () => {
+      const p = this.params[this.scenarioIndex];
+      return engine.builtinScenario(p.choices[this.values[this.scenarioIndex]] ?? '');
+    });
+  }
+
+  // customScenario tells whether the run's scenario is the custom one.
+  customScenario() {
+    const p = this.params[this.scenarioIndex];
+    return p.choices[this.values[this.scenarioIndex]] === 'custom';
+  }
+
+  /**
+   * applyScenario runs text as the custom scenario, selecting it if it was
+   * not; it returns "" or the engine's error.
+   * @param {string} text
+   */
+  applyScenario(text) {
+    const r = this.engine.setScenarioText(text);
+    if (r.error) return r.error;
+    this.scenarioText = text;
+    if (!this.customScenario()) {
+      const v = this.params[this.scenarioIndex].choices.indexOf('custom');
+      this.controls.setValue('scenario', v);
+      this.userChange('scenario', v);
+    } else {
+      if (r.restarted) this.restarted();
+      this.updateURL();
+    }
+    return '';
+  }
+
+  // toggleNetwork switches the impairments off and on (the ideal setting):
+  // the same packets with and without the network.
+  toggleNetwork() {
+    const v = this.values[this.idealIndex] ? 0 : 1;
+    this.controls.setValue('ideal', v);
+    this.userChange('ideal', v);
+  }
+
+  // showNetwork makes the toolbar's toggle say whether the network is on.
+  showNetwork() {
+    const on = !this.values[this.idealIndex];
+    const b = byId('network-toggle', HTMLButtonElement);
+    b.setAttribute('aria-pressed', String(on));
+    b.textContent = on ? 'Network on' : 'Network off';
   }
 
   /**
@@ -143,7 +194,7 @@ class Lab {
    */
   create(values) {
     const replay = this.replay;
-    const run = (/** @type {Float64Array} */ v) => (replay ? this.engine.createReplay(v, replay.flat) : this.engine.create(v));
+    const run = (/** @type {Float64Array} */ v) => (replay ? this.engine.createReplay(v, replay.flat) : this.engine.create(v, this.scenarioText));
     const err = run(values);
     this.runErrors = err ? [err] : [];
     if (err && run(this.base) === '') values = this.base;
@@ -249,7 +300,10 @@ class Lab {
   }
 
   updateURL() {
-    const q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
+    let q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
+    if (this.customScenario() && this.scenarioText !== '') {
+      q += (q ? '&' : '') + 'scenarioText=' + encodeURIComponent(this.scenarioText);
+    }
     if (this.replay) {
       // The address names the trace and leaves out what the trace fixes.
       const shown = Float64Array.from(this.values);
@@ -512,6 +566,10 @@ class Lab {
     const stress = byId('stress', HTMLInputElement);
     stress.addEventListener('change', () => this.stress(stress.checked));
     byId('copy-link', HTMLButtonElement).addEventListener('click', () => this.copyLink());
+    byId('network-toggle', HTMLButtonElement).addEventListener('click', () => this.toggleNetwork());
+    this.watchers.push(() => this.showNetwork());
+    this.showNetwork();
+    if (this.scenarioText !== '') this.scenarioEditor.check();
     document.addEventListener('keydown', (e) => {
       // Ctrl+Z undoes a slider change, Ctrl+Shift+Z (or Ctrl+Y) redoes it;
       // in a text box they stay the box's own.

@@ -44,9 +44,26 @@ export interface ParseResult {
   error: string;
 }
 
+/** What interplab.checkScenario answers (engine.CheckScenarioText, engine.SampleScenario). */
+export interface ScenarioCheck {
+  /** "" or the engine's message, naming the line and field */
+  error: string;
+  /** 1-based line of the error; 0 when it is not one line's */
+  line: number;
+  field: string;
+  title: string;
+  /** samples written to dst, each scenarioStride numbers */
+  samples: number;
+  /** when the scenario disturbs the link, s */
+  start: number;
+  end: number;
+  /** the run's duration the samples span, s */
+  duration: number;
+}
+
 /** The interplab object (wasm/main_js.go documents every member). */
 export interface Interplab {
-  create(settings: Float64Array): string;
+  create(settings: Float64Array, scenarioText?: string): string;
   createReplay(settings: Float64Array, trace: Float64Array): string;
   set(name: string, value: number): SetResult;
   restart(): void;
@@ -67,11 +84,19 @@ export interface Interplab {
   metricFields(): MetricField[];
   format(name: string, value: number): string;
   parse(name: string, text: string): ParseResult;
+  /** changes the custom scenario's text (engine.Sim.SetScenarioText) */
+  setScenarioText(text: string): SetResult;
+  /** checks text as the custom scenario and samples its conditions into dst */
+  checkScenario(text: string, dst: Float64Array): ScenarioCheck;
+  /** a built-in scenario's text, "" for an unknown name */
+  builtinScenario(name: string): string;
   readonly poseStride: number;
   readonly packetStride: number;
   readonly frameStride: number;
   readonly frameTechStride: number;
   readonly maxTechniques: number;
+  /** numbers per sample of checkScenario: latency, jitter, loss, bandwidth, extra delay, hiccup loss, down */
+  readonly scenarioStride: number;
 }
 
 /** Go's wasm_exec.js runtime (copied from $(go env GOROOT)/lib/wasm). */

@@ -157,7 +157,7 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 		var bounds []string
 		for _, c := range spec.Constraints {
 			f := engine.MetricField{Name: c.Metric, Scale: 1}
-			for _, g := range fields {
+			for _, g := range append(fields[:len(fields):len(fields)], engine.RecoveryField) {
 				if g.Name == c.Metric {
 					f = g
 				}
@@ -188,6 +188,10 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 	}
 	for i, f := range fields {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, Number(bv[i]*f.Scale), Number(rv[i]*f.Scale))
+	}
+	if res.Base.Recovery != nil && res.Best.Recovery != nil {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", engine.RecoveryMetric, engine.RecoveryField.Display,
+			RecoveryText(*res.Base.Recovery), RecoveryText(*res.Best.Recovery))
 	}
 	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", Number(res.Base.Cost), Number(res.Best.Cost))
 	if err := tw.Flush(); err != nil {
@@ -306,4 +310,13 @@ func Phases(w io.Writer, res engine.Result) error {
 	_, err := fmt.Fprintln(w, "\nrecovery: time after the scenario's end until error and delay stay within 10% (+5 mm, +5 ms)\n"+
 		"of the same run without the scenario, in 1 s windows every 0.1 s, up to 30 s.")
 	return err
+}
+
+// RecoveryText is a tuning's recovery time in ms, or "> T" when a run did
+// not recover within the T ms it was watched.
+func RecoveryText(r engine.TuneRecovery) string {
+	if !r.Recovered {
+		return "> " + Number(r.Time*engine.RecoveryField.Scale)
+	}
+	return Number(r.Time * engine.RecoveryField.Scale)
 }

@@ -48,8 +48,9 @@ func (req *tuneRequest) constraints() ([]engine.Constraint, error) {
 	var cs []engine.Constraint
 	for i, c := range req.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
-		if report.MetricIndex(c.Metric) < 0 {
-			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "one of " + report.MetricNames()}
+		if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric {
+			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
+				Allowed: "one of " + report.MetricNames() + ", or " + engine.RecoveryMetric + " with a scenario"}
 		}
 		v, err := engine.ParseMetric(c.Metric, string(c.Max))
 		if err != nil {
@@ -99,7 +100,14 @@ func (s *Server) tuneSpec(req tuneRequest) (*tuneJob, error) {
 	if budget == 0 {
 		budget = engine.DefaultTuneBudget
 	}
-	if w := jobWork(base, budget*max(1, len(spec.Motions))); w > jobMaxWork {
+	runs := budget * max(1, len(spec.Motions))
+	for _, c := range spec.Constraints {
+		if c.Metric == engine.RecoveryMetric {
+			runs *= 2 // each candidate also runs without the scenario
+			break
+		}
+	}
+	if w := jobWork(base, runs); w > jobMaxWork {
 		return nil, &engine.FieldError{Field: "budget", Value: strconv.Itoa(budget),
 			Allowed: fmt.Sprintf("a smaller budget, mix, entities or duration: the tuning needs %.3g entity-frames, at most %.3g", w, float64(jobMaxWork))}
 	}
@@ -252,7 +260,7 @@ func (s *Server) tunePage(w http.ResponseWriter, r *http.Request) {
 			v.Techniques = append(v.Techniques, t)
 		}
 	}
-	for _, f := range engine.MetricFields {
+	for _, f := range append(engine.MetricFields[:len(engine.MetricFields):len(engine.MetricFields)], engine.RecoveryField) {
 		v.Metrics = append(v.Metrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
 	}
 	for _, m := range engine.Motions {
@@ -282,6 +290,8 @@ func tuneFormOf(req tuneRequest) tuneForm {
 		scale := 1.0
 		if i := report.MetricIndex(c.Metric); i >= 0 {
 			scale = engine.MetricFields[i].Scale
+		} else if c.Metric == engine.RecoveryMetric {
+			scale = engine.RecoveryField.Scale
 		}
 		max := string(c.Max)
 		if v, err := engine.ParseMetric(c.Metric, max); err == nil {
@@ -319,6 +329,10 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
 	for i, f := range engine.MetricFields {
 		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: report.Value(rv2[i], f)})
+	}
+	if res.Base.Recovery != nil && res.Best.Recovery != nil {
+		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(engine.RecoveryField),
+			Base: report.RecoveryText(*res.Base.Recovery), Best: report.RecoveryText(*res.Best.Recovery)})
 	}
 	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
 	return rv, nil

@@ -191,3 +191,30 @@ func TestTuneNoApplyWhenInfeasible(t *testing.T) {
 		t.Errorf("an infeasible tuning's page offers Apply or lacks the note")
 	}
 }
+
+// TestTuneRecoveryForm: the tune form bounds the recovery time over a
+// scenario base; its page shows the recovery of the base and of the
+// recommendation; without a scenario the bound is refused on its row.
+func TestTuneRecoveryForm(t *testing.T) {
+	_, srv := jobsTestServer(t)
+	body := `{"technique":"epicfix","base":"q:scenario=outage-2s&duration=30&entities=2",
+		"constraints":[{"metric":"recovery","max":"500ms"},{"metric":"frozen","max":"5%"}],"budget":6,"seed":3}`
+	acc := jobsStart(t, srv, "/api/tunes", body)
+	jobsFollow(t, jobsDial(t, srv, acc))
+	resp, err := http.Get(srv.URL + acc.Page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), "<td>recovery (ms)</td>") || !strings.Contains(string(page), `<option value="recovery"`) {
+		t.Errorf("the tune page shows no recovery row or option")
+	}
+	var e struct {
+		Field string `json:"field"`
+	}
+	noScenario := strings.Replace(body, "scenario=outage-2s&", "", 1)
+	if code := jobsPost(t, srv, "/api/tunes", noScenario, &e); code != http.StatusBadRequest || e.Field != "constraints[0].metric" {
+		t.Errorf("recovery without a scenario: %d on %q, want 400 on constraints[0].metric", code, e.Field)
+	}
+}
