@@ -19,6 +19,7 @@ import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
+import { AB } from './ab.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -81,6 +82,8 @@ class Lab {
     this.undoStack = [];
     /** @type {{name: string, from: number, to: number, at: number}[]} undone changes, for redo */
     this.redoStack = [];
+    /** @type {AB | null} the A/B view (ab.js), made in start */
+    this.ab = null;
   }
 
   /**
@@ -132,6 +135,11 @@ class Lab {
     if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
     this.controls.listen((name, v) => this.userChange(name, v));
     this.wire();
+    this.ab = new AB({
+      engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
+      restart: () => { this.engine.restart(); this.restarted(); },
+      setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
+    });
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
   }
@@ -174,6 +182,7 @@ class Lab {
     this.metrics.setTechniques(this.techs, e.underrunByDesign());
     this.legend();
     this.pull();
+    this.ab?.restarted();
     this.showMetrics();
   }
 
@@ -302,6 +311,7 @@ class Lab {
     this.view.setFocus(i);
     this.timeline.clear();
     byId('focus', HTMLElement).textContent = String(i);
+    this.ab?.setFocus(i);
   }
 
   // pull copies the latest frame out of the engine.
@@ -317,6 +327,7 @@ class Lab {
     this.view.addPackets(this.pk, np, e.packetStride, e.time());
     this.timeline.add(this.pk, np, this.fr, nf);
     this.lastFrames = e.frames();
+    this.ab?.pull();
   }
 
   // wireCapture wires the PNG and Record buttons.
@@ -413,6 +424,7 @@ class Lab {
     }
     this.metrics.show(this.metricValues);
     this.metrics.showDelays(this.engine.delays());
+    this.ab?.showDeltas(this.techs, this.metricValues);
     byId('clock', HTMLElement).textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
   }
 
@@ -420,6 +432,7 @@ class Lab {
     const t0 = performance.now();
     this.view.draw(this.engine.time());
     this.timeline.draw();
+    this.ab?.draw();
     return performance.now() - t0;
   }
 
@@ -434,6 +447,7 @@ class Lab {
     if (!this.paused && dt > 0) {
       const t0 = performance.now();
       this.engine.step(dt * this.speed);
+      this.ab?.step(dt * this.speed);
       stepMs = performance.now() - t0;
     }
     if (this.engine.frames() !== this.lastFrames) this.pull();
@@ -462,7 +476,10 @@ class Lab {
     const e = this.engine;
     const rate = this.values[this.params.findIndex((p) => p.name === 'renderRate')];
     const target = e.frames() + n;
-    while (e.frames() < target) e.step(1 / rate / 4);
+    while (e.frames() < target) {
+      e.step(1 / rate / 4);
+      this.ab?.step(1 / rate / 4);
+    }
     this.pull();
     this.showMetrics();
     this.draw();
@@ -598,6 +615,7 @@ class Lab {
         trace: this.replay?.name ?? '',
       }),
       capture: this.capture,
+      ab: () => this.ab?.state(),
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       history: () => ({ undo: this.undoStack.length, redo: this.redoStack.length }),
       poses: () => Array.from(this.poses),

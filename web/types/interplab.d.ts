@@ -67,6 +67,8 @@ export interface Interplab {
   metricFields(): MetricField[];
   format(name: string, value: number): string;
   parse(name: string, text: string): ParseResult;
+  /** a second object with this API and a simulation of its own (the A/B view's pinned run); spawn once and reuse it */
+  spawn(): Interplab;
   readonly poseStride: number;
   readonly packetStride: number;
   readonly frameStride: number;
