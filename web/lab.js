@@ -20,6 +20,7 @@ import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
 import { AB } from './ab.js';
+import { initPresets } from './presets.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -300,6 +301,12 @@ class Lab {
     this.undoStack = [];
     this.redoStack = [];
     byId('preset-doc', HTMLElement).textContent = opt.dataset.doc ?? '';
+    if (opt.dataset.custom !== undefined) {
+      // A custom preset lives on this lab only: the link carries its
+      // values against the defaults, so it opens anywhere.
+      this.preset = '';
+      this.base = presetValues(this.engine, this.params, '');
+    }
     this.create(this.controls.values());
     this.updateURL();
   }
@@ -701,5 +708,6 @@ initSession({
   },
   watch: (f) => lab.watchers.push(f),
 });
+initPresets({ engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt) });
 initJobLinks({ query: () => lab.query, watch: (f) => lab.watchers.push(f) });
 globalThis.lab = lab.hooks();
