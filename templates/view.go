@@ -43,6 +43,9 @@ type PresetView struct {
 	// defaults (engine.LibraryTechnique); "" for a preset of the network or
 	// of the lab's own techniques.
 	Library string
+	// Custom marks a preset saved on this lab (from the page, or imported
+	// as a preset file), listed after the built-in ones.
+	Custom bool
 }
 
 // libraryTitles names the library techniques for people, in the order the
@@ -86,7 +89,29 @@ func firstVisit(v PageView) bool { return v.Query == "" && v.Session == nil && v
 func networkPresets(v PageView) []PresetView {
 	var out []PresetView
 	for _, p := range v.Presets {
-		if p.Library == "" {
+		if p.Library == "" && !p.Custom {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// builtinPresets returns the presets that come with the lab.
+func builtinPresets(v PageView) []PresetView {
+	var out []PresetView
+	for _, p := range v.Presets {
+		if !p.Custom {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// customPresets returns the presets saved on this lab.
+func customPresets(v PageView) []PresetView {
+	var out []PresetView
+	for _, p := range v.Presets {
+		if p.Custom {
 			out = append(out, p)
 		}
 	}

@@ -49,6 +49,9 @@
 //	interplab.metricFields() → object[]  name, unit, display, scale, doc
 //	interplab.format(name, value) → string            engine Param.Format
 //	interplab.parse(name, text) → {value, error}      engine Param.Parse
+//	interplab.spawn() → object
+//	    a second object with this API and a simulation of its own (no run
+//	    until its create); the page's A/B view runs the pinned settings in it.
 //	interplab.poseStride, packetStride, frameStride, frameTechStride, maxTechniques, scenarioStride
 //
 // The functions that copy return the number of values available, which is

@@ -20,6 +20,8 @@ import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
 import { ScenarioEditor } from './scenario.js';
+import { AB } from './ab.js';
+import { initPresets } from './presets.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -82,6 +84,8 @@ class Lab {
     this.undoStack = [];
     /** @type {{name: string, from: number, to: number, at: number}[]} undone changes, for redo */
     this.redoStack = [];
+    /** @type {AB | null} the A/B view (ab.js), made in start */
+    this.ab = null;
     /** the custom scenario's text the run has (scenario custom reads it); the link's at first */
     this.scenarioText = byId('scenario-text', HTMLTextAreaElement).value;
     this.scenarioIndex = this.params.findIndex((p) => p.name === 'scenario');
@@ -183,6 +187,11 @@ class Lab {
     if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
     this.controls.listen((name, v) => this.userChange(name, v));
     this.wire();
+    this.ab = new AB({
+      engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
+      restart: () => { this.engine.restart(); this.restarted(); },
+      setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
+    });
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
   }
@@ -225,6 +234,7 @@ class Lab {
     this.metrics.setTechniques(this.techs, e.underrunByDesign());
     this.legend();
     this.pull();
+    this.ab?.restarted();
     this.showMetrics();
   }
 
@@ -345,6 +355,12 @@ class Lab {
     this.undoStack = [];
     this.redoStack = [];
     byId('preset-doc', HTMLElement).textContent = opt.dataset.doc ?? '';
+    if (opt.dataset.custom !== undefined) {
+      // A custom preset lives on this lab only: the link carries its
+      // values against the defaults, so it opens anywhere.
+      this.preset = '';
+      this.base = presetValues(this.engine, this.params, '');
+    }
     this.create(this.controls.values());
     this.updateURL();
   }
@@ -356,6 +372,7 @@ class Lab {
     this.view.setFocus(i);
     this.timeline.clear();
     byId('focus', HTMLElement).textContent = String(i);
+    this.ab?.setFocus(i);
   }
 
   // pull copies the latest frame out of the engine.
@@ -371,6 +388,7 @@ class Lab {
     this.view.addPackets(this.pk, np, e.packetStride, e.time());
     this.timeline.add(this.pk, np, this.fr, nf);
     this.lastFrames = e.frames();
+    this.ab?.pull();
   }
 
   // wireCapture wires the PNG and Record buttons.
@@ -467,6 +485,7 @@ class Lab {
     }
     this.metrics.show(this.metricValues);
     this.metrics.showDelays(this.engine.delays());
+    this.ab?.showDeltas(this.techs, this.metricValues);
     byId('clock', HTMLElement).textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
   }
 
@@ -474,6 +493,7 @@ class Lab {
     const t0 = performance.now();
     this.view.draw(this.engine.time());
     this.timeline.draw();
+    this.ab?.draw();
     return performance.now() - t0;
   }
 
@@ -488,6 +508,7 @@ class Lab {
     if (!this.paused && dt > 0) {
       const t0 = performance.now();
       this.engine.step(dt * this.speed);
+      this.ab?.step(dt * this.speed);
       stepMs = performance.now() - t0;
     }
     if (this.engine.frames() !== this.lastFrames) this.pull();
@@ -516,7 +537,10 @@ class Lab {
     const e = this.engine;
     const rate = this.values[this.params.findIndex((p) => p.name === 'renderRate')];
     const target = e.frames() + n;
-    while (e.frames() < target) e.step(1 / rate / 4);
+    while (e.frames() < target) {
+      e.step(1 / rate / 4);
+      this.ab?.step(1 / rate / 4);
+    }
     this.pull();
     this.showMetrics();
     this.draw();
@@ -656,6 +680,7 @@ class Lab {
         trace: this.replay?.name ?? '',
       }),
       capture: this.capture,
+      ab: () => this.ab?.state(),
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       history: () => ({ undo: this.undoStack.length, redo: this.redoStack.length }),
       poses: () => Array.from(this.poses),
@@ -741,5 +766,6 @@ initSession({
   },
   watch: (f) => lab.watchers.push(f),
 });
+initPresets({ engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt) });
 initJobLinks({ query: () => lab.query, watch: (f) => lab.watchers.push(f) });
 globalThis.lab = lab.hooks();

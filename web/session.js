@@ -157,7 +157,7 @@ function applyEdits(page, el) {
  * @param {Page} page
  * @returns {SaveBody['settings']}
  */
-function settingsJSON(page) {
+export function settingsJSON(page) {
   const values = page.values();
   /** @type {SaveBody['settings']} */
   const out = {};

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"mime"
 	"net/http"
@@ -46,7 +47,9 @@ type apiPreset struct {
 	Name     string          `json:"name"`
 	Title    string          `json:"title"`
 	Doc      string          `json:"doc"`
+	Custom   bool            `json:"custom"`   // saved on this lab (POST /api/presets), not built in
 	Query    string          `json:"query"`    // the settings as a link query against the defaults
+	File     string          `json:"file"`     // where its preset file downloads
 	Settings engine.Settings `json:"settings"` // every vocabulary key
 }
 
@@ -70,27 +73,130 @@ func (s *Server) params(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusOK, out)
 }
 
+// presetList serves GET /api/presets: the built-in presets in display
+// order, then the custom ones by name.
 func (s *Server) presetList(w http.ResponseWriter, r *http.Request) {
-	out := make([]apiPreset, len(s.presets))
-	for i, p := range s.presets {
-		out[i] = toAPIPreset(p)
+	out := make([]apiPreset, 0, len(s.presets))
+	for _, p := range s.presets {
+		out = append(out, toAPIPreset(p, false))
+	}
+	custom, err := s.store.ListPresets()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	for _, c := range custom {
+		out = append(out, toAPIPreset(fromCustom(c), true))
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, out)
 }
 
+// preset serves GET /api/presets/{name} (JSON, as in the list) and
+// GET /api/presets/{name}.json (the preset file, as presets/*.json hold
+// them, for download and import).
 func (s *Server) preset(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	for _, p := range s.presets {
-		if p.Name == name {
-			jsonapi.WriteJSON(w, http.StatusOK, toAPIPreset(p))
-			return
-		}
+	base, asFile := strings.CutSuffix(name, ".json")
+	p, custom, err := s.findPreset(base)
+	if err != nil {
+		fail(w, err)
+		return
 	}
-	jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "unknown preset " + strconv.Quote(jsonapi.Clip(name, 40)), Field: "preset"})
+	if !asFile {
+		jsonapi.WriteJSON(w, http.StatusOK, toAPIPreset(p, custom))
+		return
+	}
+	// The file leaves out order: where a lab lists a preset is its own.
+	data, err := presets.Encode(p, 0)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": p.Name + ".json"}))
+	w.Write(data)
 }
 
-func toAPIPreset(p presets.Preset) apiPreset {
-	return apiPreset{Name: p.Name, Title: p.Title, Doc: p.Doc, Query: link.Query("", p.Settings), Settings: p.Settings}
+// findPreset returns the built-in or custom preset called name.
+func (s *Server) findPreset(name string) (p presets.Preset, custom bool, err error) {
+	for _, p := range s.presets {
+		if p.Name == name {
+			return p, false, nil
+		}
+	}
+	c, err := s.store.LoadPreset(name)
+	if errors.Is(err, store.ErrPresetNotFound) {
+		return presets.Preset{}, false, &jsonapi.Error{Status: http.StatusNotFound, Msg: "unknown preset " + strconv.Quote(jsonapi.Clip(name, 40)), Field: "preset"}
+	}
+	if err != nil {
+		return presets.Preset{}, false, err
+	}
+	return fromCustom(c), true, nil
+}
+
+// savePreset serves POST /api/presets: the body is a preset file (name,
+// title, doc, settings over the defaults), as "Save as preset" on the lab
+// page sends it and as GET /api/presets/{name}.json exports it, so a file
+// exported from any lab imports here. A built-in name is refused (409), so
+// is a custom one in use (409: delete it first), and a bad file names its
+// field (400). 201 answers the preset as GET /api/presets/{name} does.
+func (s *Server) savePreset(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		fail(w, jsonapi.BadRequest("", "read the body: "+err.Error()))
+		return
+	}
+	p, err := presets.Parse(body)
+	if err != nil {
+		field := ""
+		if fe, ok := errors.AsType[*engine.FieldError](err); ok {
+			field = fe.Field
+		}
+		fail(w, jsonapi.BadRequest(field, "preset file: "+err.Error()))
+		return
+	}
+	if presets.Builtin(p.Name) {
+		fail(w, &jsonapi.Error{Status: http.StatusConflict, Field: "name",
+			Msg: fmt.Sprintf("%q is a built-in preset, and built-in presets cannot be overwritten: save under another name", p.Name)})
+		return
+	}
+	err = s.store.SavePreset(store.CustomPreset{Name: p.Name, Title: p.Title, Doc: p.Doc, Settings: p.Settings}, s.now())
+	if errors.Is(err, store.ErrPresetExists) {
+		fail(w, &jsonapi.Error{Status: http.StatusConflict, Field: "name",
+			Msg: fmt.Sprintf("a custom preset named %q exists: delete it first, or save under another name", p.Name)})
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Location", "/api/presets/"+p.Name)
+	jsonapi.WriteJSON(w, http.StatusCreated, toAPIPreset(p, true))
+}
+
+// deletePreset serves DELETE /api/presets/{name}: a custom preset goes for
+// good (its file, exported, brings it back); a built-in one cannot (409).
+func (s *Server) deletePreset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if presets.Builtin(name) {
+		fail(w, &jsonapi.Error{Status: http.StatusConflict, Field: "name",
+			Msg: fmt.Sprintf("%q is a built-in preset: built-in presets cannot be deleted", name)})
+		return
+	}
+	if err := s.store.DeletePreset(name); err != nil {
+		fail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func fromCustom(c store.CustomPreset) presets.Preset {
+	return presets.Preset{Name: c.Name, Title: c.Title, Doc: c.Doc, Settings: c.Settings}
+}
+
+func toAPIPreset(p presets.Preset, custom bool) apiPreset {
+	return apiPreset{Name: p.Name, Title: p.Title, Doc: p.Doc, Custom: custom, Query: link.Query("", p.Settings),
+		File: "/api/presets/" + p.Name + ".json", Settings: p.Settings}
 }
 
 // exportFile serves GET /api/export?format=F&preset=NAME&<overrides> as a
@@ -179,6 +285,10 @@ func answer(err error) *jsonapi.Error {
 		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a trace with this name exists: choose another name or delete it first"}
 	case errors.Is(err, store.ErrTraceSample):
 		return &jsonapi.Error{Status: http.StatusForbidden, Field: "name", Msg: "a built-in sample cannot be deleted"}
+	case errors.Is(err, store.ErrPresetNotFound):
+		return notFound("name", "no such custom preset")
+	case errors.Is(err, store.ErrPresetExists):
+		return &jsonapi.Error{Status: http.StatusConflict, Field: "name", Msg: "a custom preset with this name exists: delete it first or choose another name"}
 	case errors.Is(err, store.ErrFull):
 		return &jsonapi.Error{Status: http.StatusInsufficientStorage, Msg: store.ErrFull.Error()}
 	case errors.Is(err, store.ErrDamaged):

@@ -14,17 +14,23 @@ import (
 //	go test -run='^$' -bench=BenchmarkBrowser -benchtime=1x ./cmd/lab
 //
 // The frame budget: with 1,000 entities the page holds 60 fps; with 10,000
-// the engine step stays under 8 ms a frame (goal 4 ms).
+// the engine step stays under 8 ms a frame (goal 4 ms). With the A/B view
+// open (entities=10000/ab) the step runs both simulations.
 func BenchmarkBrowser(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		link string
+		ab   bool // with the A/B view open: a second run of the same settings pinned
 	}{
-		{"entities=1000", "/?entities=1000"},
-		{"entities=10000", "/?entities=10000"},
+		{"entities=1000", "/?entities=1000", false},
+		{"entities=10000", "/?entities=10000", false},
+		{"entities=10000/ab", "/?entities=10000", true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			tab := openLab(b, bc.link)
+			if bc.ab {
+				tab.eval(`document.getElementById('ab-pin').click(), lab.ab().pinned`, nil)
+			}
 			// Warm up: the first frames compile and allocate.
 			if !tab.poll(`lab.state().frames >= 60`, 30*time.Second) {
 				b.Fatal("the page did not draw 60 frames within 30 s")

@@ -72,6 +72,17 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 			Library: presetLibrary(p.Settings),
 		})
 	}
+	// Custom presets (saved from this page or imported) come after the
+	// built-in ones; a store that cannot list them leaves them out.
+	custom, err := s.store.ListPresets()
+	if err != nil {
+		log.Printf("lab: list custom presets: %v", err)
+	}
+	for _, c := range custom {
+		v.Presets = append(v.Presets, templates.PresetView{
+			Name: c.Name, Title: c.Title, Doc: c.Doc, Query: link.Query("", c.Settings), Custom: true,
+		})
+	}
 	return v
 }
 

@@ -56,10 +56,13 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /lab.wasm", open, plain, s.wasm.ServeHTTP},
 		{"GET /favicon.ico", open, plain, favicon},
 
-		// The parameter table, the presets and the exports (api.go).
+		// The parameter table, the presets (custom ones saved and deleted) and
+		// the exports (api.go).
 		{"GET /api/params", token, gz, s.params},
 		{"GET /api/presets", token, gz, s.presetList},
-		{"GET /api/presets/{name}", token, gz, s.preset},
+		{"GET /api/presets/{name}", token, gz, s.preset}, // {name}.json: the preset file
+		{"POST /api/presets", token, change(maxSessionBody, typeJSON), s.savePreset},
+		{"DELETE /api/presets/{name}", token, change(maxSmallBody, typeJSON), s.deletePreset},
 		{"GET /api/export", token, gz, s.exportFile},
 		{"/api/", token, plain, s.apiNotFound}, // any other API path or method: a JSON 404 or 405
 

@@ -408,13 +408,16 @@ func TestServeWasm(t *testing.T) {
 
 func TestServeMethodsAndUnknownAPI(t *testing.T) {
 	_, ts := newTestServer(t, true)
-	resp, err := http.Post(ts.URL+"/api/presets", "application/json", strings.NewReader("{}"))
+	// POST /api/presets saves a custom preset; PUT has no route.
+	put, _ := http.NewRequest("PUT", ts.URL+"/api/presets", strings.NewReader("{}"))
+	put.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(put)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("POST /api/presets = %s, want 405", resp.Status)
+		t.Errorf("PUT /api/presets = %s, want 405", resp.Status)
 	}
 	resp, body := get(t, ts.URL+"/api/nope")
 	var e errorBody

@@ -64,6 +64,16 @@ var storeMigrations = []string{
 		ended_ns   INTEGER
 	) STRICT;
 	CREATE INDEX jobs_created ON jobs (created_ns DESC);`,
+
+	// 5: the custom presets designers save from the lab page or import
+	// (see presets.go): a preset file's fields, the settings as JSON.
+	`CREATE TABLE presets (
+		name       TEXT PRIMARY KEY,
+		title      TEXT NOT NULL,
+		doc        TEXT NOT NULL,
+		settings   TEXT NOT NULL,
+		created_ns INTEGER NOT NULL
+	) STRICT;`,
 }
 
 // migrate applies the schema steps the database has not seen, in one

@@ -25,8 +25,38 @@ type Store interface {
 	Sessions
 	Traces
 	Jobs
+	Presets
 	Close() error
 }
+
+// Presets are the custom presets designers save from the lab page or
+// import as preset files; the built-in ones (package presets) are not
+// kept here, and the server refuses their names before a store sees them.
+type Presets interface {
+	// SavePreset stores p, created at now; a name in use is ErrPresetExists.
+	SavePreset(p CustomPreset, now time.Time) error
+	// ListPresets returns the custom presets by name.
+	ListPresets() ([]CustomPreset, error)
+	// LoadPreset returns the custom preset called name, or ErrPresetNotFound.
+	LoadPreset(name string) (CustomPreset, error)
+	// DeletePreset removes the custom preset called name for good.
+	DeletePreset(name string) error
+}
+
+// CustomPreset is a preset a designer saved: the fields of a preset file.
+type CustomPreset struct {
+	Name     string
+	Title    string
+	Doc      string
+	Settings engine.Settings
+	Created  time.Time
+}
+
+// Errors of Presets.
+var (
+	ErrPresetNotFound = errors.New("preset not found")
+	ErrPresetExists   = errors.New("preset name taken")
+)
 
 // Sessions are saved sessions. Every save is a new revision of a session;
 // nothing is overwritten. A deleted session is only marked deleted and can
