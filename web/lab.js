@@ -497,11 +497,21 @@ class Lab {
     return performance.now() - t0;
   }
 
+  // renderRate returns the run's client render rate, Hz.
+  renderRate() {
+    const i = this.params.findIndex((q) => q.name === 'renderRate');
+    return this.values[i] > 0 ? this.values[i] : 60;
+  }
+
   /** @param {number} now */
   frame(now) {
     const p = this.perf;
     const real = p.last ? (now - p.last) / 1000 : 0;
-    const dt = Math.min(real, MAX_DT);
+    // With the A/B view open two runs step each frame: at most one render
+    // frame of simulated time per animation frame, so a machine that cannot
+    // keep up shows both in slow motion instead of falling behind further
+    // with every catch-up frame.
+    const dt = Math.min(real, this.ab?.pinned ? 1 / this.renderRate() : MAX_DT);
     p.last = now;
     let stepMs = 0;
     const before = this.engine.frames();
