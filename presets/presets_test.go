@@ -315,3 +315,17 @@ func TestLoadPopulationsBad(t *testing.T) {
 		t.Errorf("LoadPopulations(good) = %v", err)
 	}
 }
+
+// Every preset runs its library techniques as the game it stands for would:
+// no library knob disagrees with the lab's network (engine.Advice).
+func TestPresetsNeedNoAdvice(t *testing.T) {
+	list, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list {
+		if adv := engine.Advice(&p.Settings); len(adv) > 0 {
+			t.Errorf("preset %s: %q", p.Name, adv)
+		}
+	}
+}

@@ -49,6 +49,7 @@ func (l *lab) object() map[string]any {
 		"setFocus":         js.FuncOf(l.setFocus),
 		"techniques":       js.FuncOf(l.techniques),
 		"delays":           js.FuncOf(l.delays),
+		"advice":           js.FuncOf(l.advice),
 		"underrunByDesign": js.FuncOf(l.underrunByDesign),
 		"time":             js.FuncOf(l.time),
 		"frames":           js.FuncOf(l.frameCount),
@@ -345,6 +346,20 @@ func (l *lab) underrunByDesign(js.Value, []js.Value) any {
 	out := make([]any, 0, len(l.sim.Techniques()))
 	for _, t := range l.sim.Techniques() {
 		out = append(out, engine.UnderrunByDesign(t))
+	}
+	return out
+}
+
+// advice returns engine.Advice for the current settings: the library knobs
+// that disagree with the lab's network.
+func (l *lab) advice(js.Value, []js.Value) any {
+	out := []any{}
+	if l.sim == nil {
+		return out
+	}
+	s := l.sim.Settings()
+	for _, a := range engine.Advice(&s) {
+		out = append(out, a)
 	}
 	return out
 }

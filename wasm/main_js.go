@@ -42,6 +42,8 @@
 //	    newest, depth, delay, mode, snap, err).
 //	interplab.setFocus(entity: number)
 //	interplab.techniques() → string[]    the running techniques
+//	interplab.delays() → number[]        each running technique's game delay, s (NaN: none)
+//	interplab.advice() → string[]        library knobs that disagree with the lab's network
 //	interplab.underrunByDesign() → bool[] per running technique: draws past its
 //	    newest packet on every frame by design (engine.UnderrunByDesign)
 //	interplab.time() / frames() / entities() → number

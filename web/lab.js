@@ -331,6 +331,7 @@ class Lab {
       if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', q);
     }
     this.query = q;
+    this.showAdvice();
     for (const f of this.watchers) f();
   }
 
@@ -461,6 +462,19 @@ class Lab {
       seen = null;
     }
     if (dialog.dataset.first !== undefined && seen === null) open();
+  }
+
+  // showAdvice lists the library knobs that disagree with the lab's network
+  // (engine.Advice), so a designer who moves the send rate moves Mirror's too.
+  showAdvice() {
+    const list = this.engine.advice();
+    const box = maybeId('advice', HTMLElement);
+    if (!box) return;
+    box.hidden = list.length === 0;
+    byId('advice-summary', HTMLElement).textContent = list.length === 1
+      ? 'A library setting is not as the game would run it (open for which)'
+      : `${list.length} library settings are not as the game would run them (open for which)`;
+    byId('advice-list', HTMLElement).replaceChildren(...list.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
   }
 
   // showTechniqueControls shows the settings and the exports of the

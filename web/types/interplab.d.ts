@@ -75,6 +75,8 @@ export interface Interplab {
   techniques(): string[];
   /** per running technique, the game's display delay behind the newest snapshot, s; NaN where none */
   delays(): number[];
+  /** engine.Advice: library knobs that disagree with the lab's network, as sentences */
+  advice(): string[];
   /** per running technique, whether it draws past its newest packet by design (engine.UnderrunByDesign): its underrun is 100% and not a fault */
   underrunByDesign(): boolean[];
   time(): number;

@@ -65,6 +65,17 @@ func TestBrowserLibraryPicker(t *testing.T) {
 		t.Errorf("game delay shown for mirror = %q, want %.1f ms (bufferTime + NetworkTransform's offset)", shown.Delay, want*1000)
 	}
 
+	if b.holds(`!document.getElementById('advice').hidden`) {
+		t.Error("advice shown for the Mirror preset, whose rates agree")
+	}
+	// The server's send rate moved, Mirror's not: the page says so.
+	b.navigate("/?preset=mirror-30hz&sendRate=20")
+	var advice string
+	b.eval(`document.getElementById('advice').hidden ? '' : document.getElementById('advice-list').textContent`, &advice)
+	if !strings.Contains(advice, "mirror.sendRate is 30 Hz but the server sends at 20 Hz") {
+		t.Errorf("advice = %q, want mirror.sendRate flagged against sendRate", advice)
+	}
+
 	b.navigateFirst("/")
 	if b.holds(`document.getElementById('library-start').open`) {
 		t.Error("the library picker asked again after a choice")
