@@ -226,3 +226,19 @@ func (p *Population) EntitySettings(base Settings, e int) Settings {
 	s.Duration = min(float64(p.Rounds)*p.Round, 3600)
 	return s
 }
+
+// With returns p with its size overridden where the arguments are not zero:
+// the entities, the rounds per entity and a round's length, s. The CLI, the
+// tuner and the Population page scale a population preset this way.
+func (p Population) With(entities, rounds int, round float64) Population {
+	if entities != 0 {
+		p.Entities = entities
+	}
+	if rounds != 0 {
+		p.Rounds = rounds
+	}
+	if round != 0 {
+		p.Round = round
+	}
+	return p
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/presets"
 )
@@ -58,24 +59,6 @@ is converted (latency=20ms, latency=0.02s, loss=2%, clockDrift=150ppm).
 Exports and saved sessions keep the stored units.
 `
 
-// paramJSON is one parameter in lab params -json: min, max and default in
-// the stored unit, as /api/params gives them.
-type paramJSON struct {
-	Name        string   `json:"name"`
-	Group       string   `json:"group"`
-	Kind        string   `json:"kind"`
-	Unit        string   `json:"unit"`            // the stored unit
-	Display     string   `json:"display"`         // the unit a designer reads
-	Scale       float64  `json:"scale"`           // shown = value × scale
-	Units       []string `json:"units,omitempty"` // units a value may be typed in
-	Min         float64  `json:"min"`
-	Max         float64  `json:"max"`
-	Default     float64  `json:"default"`
-	DefaultText string   `json:"defaultText"` // the default as -set takes it
-	Choices     []string `json:"choices,omitempty"`
-	Doc         string   `json:"doc"`
-}
-
 // runParams is `lab params`.
 func runParams(args []string, stdout, stderr io.Writer) int {
 	fs := labFlags("params", paramsUsage+"\nflags:\n", stderr)
@@ -99,52 +82,7 @@ func runParams(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *asJSON {
-		out := make([]paramJSON, len(list))
-		for i, p := range list {
-			out[i] = paramJSON{Name: p.Name, Group: p.Group, Kind: p.Kind.String(), Unit: p.Unit, Display: p.Display,
-				Scale: p.Scale, Units: p.Units(), Min: p.Min, Max: p.Max, Default: p.Default,
-				DefaultText: p.Format(p.Default), Choices: p.Choices, Doc: p.Doc}
-		}
-		return exit(stderr, "params", printJSON(stdout, out))
+		return exit(stderr, "params", printJSON(stdout, report.Params(list)))
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tGROUP\tTYPE IN\tSTORED\tRANGE\tDEFAULT\tDOC")
-	for _, p := range list {
-		rng, def := paramRange(&p)
-		units := strings.Join(p.Units(), ", ")
-		if units == "" {
-			units = "-"
-		}
-		stored := p.Unit
-		if stored == "" {
-			stored = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Group, units, stored, rng, def, p.Doc)
-	}
-	return exit(stderr, "params", tw.Flush())
-}
-
-// paramRange gives a parameter's range and default as a designer reads
-// them: in the display unit for a number, as names for the others.
-func paramRange(p *engine.Param) (rng, def string) {
-	switch p.Kind {
-	case engine.Bool:
-		return "true|false", p.Format(p.Default)
-	case engine.Enum:
-		return strings.Join(p.Choices, "|"), p.Format(p.Default)
-	case engine.Set:
-		return "any of " + strings.Join(p.Choices, ","), p.Format(p.Default)
-	}
-	scale, unit := p.Scale, p.Display
-	if scale == 0 || unit == "" {
-		scale, unit = 1, p.Unit
-	}
-	show := func(v float64) string { return engine.FormatIn(v, scale) }
-	rng = show(p.Min) + " … " + show(p.Max)
-	def = show(p.Default)
-	if unit != "" {
-		rng += " " + unit
-		def += " " + unit
-	}
-	return rng, def
+	return exit(stderr, "params", report.ParamTable(stdout, list))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"interplab/cmd/lab/internal/report"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestParamsCommand(t *testing.T) {
 	if code := run([]string{"params", "-json", "-group", "network"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("lab params -json = exit %d, stderr %q", code, errb.String())
 	}
-	var js []paramJSON
+	var js []report.Param
 	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js) == 0 {
 		t.Fatalf("lab params -json: %v", err)
 	}

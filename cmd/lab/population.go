@@ -58,16 +58,7 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab population: -population: %v\n", err)
 		return 2
 	}
-	pop := pp.Population
-	if *entities != 0 {
-		pop.Entities = *entities
-	}
-	if *rounds != 0 {
-		pop.Rounds = *rounds
-	}
-	if *round != 0 {
-		pop.Round = *round
-	}
+	pop := pp.Population.With(*entities, *rounds, *round)
 	if *seed >= 0 {
 		pop.Seed = *seed
 	}
@@ -118,48 +109,13 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 	}
 	url := func(e int) string { return "/?" + link.Query(sf.preset, pop.EntitySettings(base, e)) }
 	if *asJSON {
-		return exit(stderr, "population", printJSON(stdout, newPopulationJSON(sf.preset, pp.Name, res, url)))
+		return exit(stderr, "population", printJSON(stdout, report.NewPopulationJSON(sf.preset, pp.Name, res, url)))
 	}
 	title := pp.Title
 	if sf.preset != "" {
 		title = sf.preset + " over " + title
 	}
 	return exit(stderr, "population", report.Population(stdout, title, res, url))
-}
-
-// populationJSON is the output of lab population -json.
-type populationJSON struct {
-	Preset     string                   `json:"preset,omitempty"`
-	Population string                   `json:"population"`
-	Spec       engine.PopulationSpec    `json:"spec"`
-	Techniques []populationTechniqueOut `json:"techniques"`
-}
-
-type populationTechniqueOut struct {
-	Name    string                   `json:"name"`
-	Metrics engine.PopulationMetrics `json:"metrics"`
-	Worst   []populationWorstOut     `json:"worst"`
-}
-
-// populationWorstOut is one of a technique's worst entities: what it drew,
-// how it did, and the query of the lab page that replays it.
-type populationWorstOut struct {
-	engine.PopulationEntity
-	URL string `json:"url"`
-}
-
-func newPopulationJSON(preset, population string, res *engine.PopulationResult, url func(int) string) populationJSON {
-	out := populationJSON{Preset: preset, Population: population, Spec: res.Spec}
-	for k, t := range res.Techniques {
-		to := populationTechniqueOut{Name: t.Name, Metrics: t.Metrics}
-		for _, e := range t.Worst {
-			ent := res.Entities[e]
-			ent.Techniques = []engine.EntityMetrics{ent.Techniques[k]}
-			to.Worst = append(to.Worst, populationWorstOut{ent, url(e)})
-		}
-		out.Techniques = append(out.Techniques, to)
-	}
-	return out
 }
 
 // populationFlagFor names the flag behind a spec's FieldError.

@@ -93,16 +93,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lab tune: -population: %v\n", err)
 			return 2
 		}
-		pop := pp.Population
-		if *entities != 0 {
-			pop.Entities = *entities
-		}
-		if *rounds != 0 {
-			pop.Rounds = *rounds
-		}
-		if *round != 0 {
-			pop.Round = *round
-		}
+		pop := pp.Population.With(*entities, *rounds, *round)
 		spec.Population = &pop
 	}
 	if *motions != "" {

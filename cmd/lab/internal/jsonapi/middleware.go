@@ -36,6 +36,9 @@ func Recover(next http.Handler) http.Handler {
 				return
 			}
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				// net/http's own sentinel: its connection loop recovers it,
+				// closes the one connection and logs nothing; re-raised so a
+				// deliberately aborted response is not sent as complete.
 				panic(v)
 			}
 			log.Printf("lab: panic serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())

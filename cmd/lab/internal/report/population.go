@@ -79,3 +79,42 @@ func PopulationCSV(w io.Writer, res *engine.PopulationResult) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// PopulationJSON is the output of lab population -json: per technique its
+// population figures and its worst entities, each with the lab query that
+// replays it (url).
+type PopulationJSON struct {
+	Preset     string                    `json:"preset,omitempty"`
+	Population string                    `json:"population"`
+	Spec       engine.PopulationSpec     `json:"spec"`
+	Techniques []PopulationTechniqueJSON `json:"techniques"`
+}
+
+// PopulationTechniqueJSON is one technique of a PopulationJSON.
+type PopulationTechniqueJSON struct {
+	Name    string                   `json:"name"`
+	Metrics engine.PopulationMetrics `json:"metrics"`
+	Worst   []PopulationWorstJSON    `json:"worst"`
+}
+
+// PopulationWorstJSON is one of a technique's worst entities: what it drew,
+// how it did, and the query of the lab page that replays it.
+type PopulationWorstJSON struct {
+	engine.PopulationEntity
+	URL string `json:"url"`
+}
+
+// NewPopulationJSON builds the JSON of res; url gives entity e's lab query.
+func NewPopulationJSON(preset, population string, res *engine.PopulationResult, url func(int) string) PopulationJSON {
+	out := PopulationJSON{Preset: preset, Population: population, Spec: res.Spec}
+	for k, t := range res.Techniques {
+		to := PopulationTechniqueJSON{Name: t.Name, Metrics: t.Metrics}
+		for _, e := range t.Worst {
+			ent := res.Entities[e]
+			ent.Techniques = []engine.EntityMetrics{ent.Techniques[k]}
+			to.Worst = append(to.Worst, PopulationWorstJSON{ent, url(e)})
+		}
+		out.Techniques = append(out.Techniques, to)
+	}
+	return out
+}

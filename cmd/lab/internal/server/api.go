@@ -16,6 +16,7 @@ import (
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
+	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
@@ -23,24 +24,6 @@ import (
 )
 
 // The JSON API: the parameter table, the presets and the exports.
-
-// apiParam is one row of GET /api/params.
-type apiParam struct {
-	Name    string   `json:"name"`
-	Group   string   `json:"group"`
-	Kind    string   `json:"kind"` // float, int, bool, enum or set
-	Unit    string   `json:"unit"`
-	Min     float64  `json:"min"`
-	Max     float64  `json:"max"`
-	Step    float64  `json:"step"`
-	Default float64  `json:"default"` // an index for an enum, 0 or 1 for a bool, a bit mask for a set
-	Choices []string `json:"choices"`
-	Doc     string   `json:"doc"`
-	Display string   `json:"display"`
-	Scale   float64  `json:"scale"`
-	Restart bool     `json:"restart"`
-	Units   []string `json:"units"` // units a typed value may carry (20ms, 2%); a plain number is in unit
-}
 
 // apiPreset is one preset in GET /api/presets and /api/presets/{name}.
 type apiPreset struct {
@@ -54,23 +37,7 @@ type apiPreset struct {
 }
 
 func (s *Server) params(w http.ResponseWriter, r *http.Request) {
-	params := engine.Params()
-	out := make([]apiParam, len(params))
-	for i, p := range params {
-		choices := p.Choices
-		if choices == nil {
-			choices = []string{}
-		}
-		out[i] = apiParam{
-			Name: p.Name, Group: p.Group, Kind: p.Kind.String(), Unit: p.Unit,
-			Min: p.Min, Max: p.Max, Step: p.Step, Default: p.Default, Choices: choices,
-			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart, Units: p.Units(),
-		}
-		if out[i].Units == nil {
-			out[i].Units = []string{}
-		}
-	}
-	jsonapi.WriteJSON(w, http.StatusOK, out)
+	jsonapi.WriteJSON(w, http.StatusOK, report.Params(engine.Params()))
 }
 
 // presetList serves GET /api/presets: the built-in presets in display

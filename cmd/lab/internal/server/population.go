@@ -73,16 +73,7 @@ func (s *Server) populationSpec(req populationRequest) (*populationJob, error) {
 	if len(req.Techniques) == 0 {
 		req.Techniques = []string{engine.TechBuffer}
 	}
-	pop := pp.Population
-	if req.Entities != 0 {
-		pop.Entities = req.Entities
-	}
-	if req.Rounds != 0 {
-		pop.Rounds = req.Rounds
-	}
-	if req.Round != 0 {
-		pop.Round = req.Round
-	}
+	pop := pp.Population.With(req.Entities, req.Rounds, req.Round)
 	if req.Seed != nil {
 		pop.Seed = *req.Seed
 	}
