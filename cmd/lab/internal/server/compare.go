@@ -47,11 +47,11 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		}
 		view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
 		view.Choices = s.compareChoices()
-		render(w, r, e.Status, templates.Compare(view))
+		templates.Render(w, r, e.Status, templates.Compare(view))
 		return
 	}
 	view.Choices = s.compareChoices()
-	render(w, r, http.StatusOK, templates.Compare(view)) // no-cache: a session ref may move to a new revision
+	templates.Render(w, r, http.StatusOK, templates.Compare(view)) // no-cache: a session ref may move to a new revision
 }
 
 // Limits of the compare form's chooser.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"interplab/cmd/lab/internal/studies"
 	"io"
 	"net"
 	"net/http"
@@ -41,9 +42,9 @@ func jobsPost(t *testing.T, srv *httptest.Server, path, body string, out any) in
 }
 
 // jobsStart starts a job and returns its 202 answer.
-func jobsStart(t *testing.T, srv *httptest.Server, path, body string) jobAccepted {
+func jobsStart(t *testing.T, srv *httptest.Server, path, body string) studies.Accepted {
 	t.Helper()
-	var acc jobAccepted
+	var acc studies.Accepted
 	if code := jobsPost(t, srv, path, body, &acc); code != http.StatusAccepted {
 		t.Fatalf("POST %s %s = %d, want 202", path, body, code)
 	}
@@ -51,7 +52,7 @@ func jobsStart(t *testing.T, srv *httptest.Server, path, body string) jobAccepte
 }
 
 // jobsDial opens the job's progress WebSocket.
-func jobsDial(t *testing.T, srv *httptest.Server, acc jobAccepted) *websocket.Conn {
+func jobsDial(t *testing.T, srv *httptest.Server, acc studies.Accepted) *websocket.Conn {
 	t.Helper()
 	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+acc.WS, nil)
 	if err != nil {

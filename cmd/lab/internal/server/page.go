@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"log"
 	"net/http"
 	"net/url"
-
-	"github.com/a-h/templ"
 
 	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/link"
@@ -16,22 +13,7 @@ import (
 
 // labPage renders the lab page for the state in the URL's query.
 func (s *Server) labPage(w http.ResponseWriter, r *http.Request) {
-	render(w, r, http.StatusOK, templates.Page(s.pageView(r)))
-}
-
-// render writes the page c with status. It renders into a buffer first, so
-// a failure is a clean 500 (logged), not half a page.
-func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
-		log.Printf("lab: render %s: %v", r.URL.Path, err)
-		http.Error(w, "render page: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	templates.Render(w, r, http.StatusOK, templates.Page(s.pageView(r)))
 }
 
 // pageView builds the page's view model from a share link: the restored

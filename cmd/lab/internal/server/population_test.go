@@ -127,14 +127,3 @@ func TestPopulationCancelKeepsNothing(t *testing.T) {
 		t.Errorf("GET data.csv of a cancelled run = %d, want 409", resp.StatusCode)
 	}
 }
-
-func TestBasePreset(t *testing.T) {
-	tests := []struct{ ref, want string }{
-		{"preset:wifi", "wifi"}, {"q:preset=harbor-before&delay=0.1", "harbor-before"}, {"q:delay=0.1", ""}, {"session:abc", ""}, {"", ""},
-	}
-	for _, tt := range tests {
-		if got := basePreset(tt.ref); got != tt.want {
-			t.Errorf("basePreset(%q) = %q, want %q", tt.ref, got, tt.want)
-		}
-	}
-}

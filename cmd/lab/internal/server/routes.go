@@ -98,24 +98,24 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /compare.csv", token, plain, s.compareCSV},
 
 		// Sweeps, tunings and population runs, and the jobs that run them
-		// (sweep.go, tune.go, population.go, jobs.go, package jobs).
-		{"GET /sweep", token, gz, s.sweepPage},
-		{"GET /sweep/{id}", token, gz, s.sweepPage},
-		{"GET /sweep/{id}/chart", token, gzFresh, s.sweepChart},
-		{"GET /sweep/{id}/data.csv", token, gz, s.sweepCSV},
-		{"POST /api/sweeps", token, change(maxJobBody, typeJSON), s.startSweep},
-		{"GET /tune", token, gz, s.tunePage},
-		{"GET /tune/{id}", token, gz, s.tunePage},
-		{"GET /tune/{id}/chart", token, gzFresh, s.tuneChart},
-		{"GET /tune/{id}/data.csv", token, gz, s.tuneCSV},
-		{"POST /api/tunes", token, change(maxJobBody, typeJSON), s.startTune},
-		{"GET /population", token, gz, s.populationPage},
-		{"GET /population/{id}", token, gz, s.populationPage},
-		{"GET /population/{id}/data.csv", token, gz, s.populationCSV},
-		{"POST /api/populations", token, change(maxJobBody, typeJSON), s.startPopulation},
-		{"GET /api/jobs/{id}", token, plain, s.jobStatus},
-		{"POST /api/jobs/{id}/cancel", token, change(maxSmallBody, typeJSON), s.cancelJob},
-		{"GET /ws/jobs/{id}", token, upgrade, s.jobWS},
+		// (package studies, package jobs).
+		{"GET /sweep", token, gz, s.studies.SweepPage},
+		{"GET /sweep/{id}", token, gz, s.studies.SweepPage},
+		{"GET /sweep/{id}/chart", token, gzFresh, s.studies.SweepChart},
+		{"GET /sweep/{id}/data.csv", token, gz, s.studies.SweepCSV},
+		{"POST /api/sweeps", token, change(maxJobBody, typeJSON), s.studies.StartSweep},
+		{"GET /tune", token, gz, s.studies.TunePage},
+		{"GET /tune/{id}", token, gz, s.studies.TunePage},
+		{"GET /tune/{id}/chart", token, gzFresh, s.studies.TuneChart},
+		{"GET /tune/{id}/data.csv", token, gz, s.studies.TuneCSV},
+		{"POST /api/tunes", token, change(maxJobBody, typeJSON), s.studies.StartTune},
+		{"GET /population", token, gz, s.studies.PopulationPage},
+		{"GET /population/{id}", token, gz, s.studies.PopulationPage},
+		{"GET /population/{id}/data.csv", token, gz, s.studies.PopulationCSV},
+		{"POST /api/populations", token, change(maxJobBody, typeJSON), s.studies.StartPopulation},
+		{"GET /api/jobs/{id}", token, plain, s.studies.JobStatus},
+		{"POST /api/jobs/{id}/cancel", token, change(maxSmallBody, typeJSON), s.studies.CancelJob},
+		{"GET /ws/jobs/{id}", token, upgrade, s.studies.JobWS},
 	}
 	s.patterns = s.patterns[:0]
 	mux := http.NewServeMux()
@@ -148,7 +148,7 @@ func noStore(next http.Handler) http.Handler {
 // Body caps of the routes that change state, bytes.
 const (
 	maxSessionBody = 64 << 10                  // a session's notes of store.MaxNotesRunes four-byte characters, and its settings
-	maxJobBody     = 64 << 10                  // a sweep's or a tuning's request
+	maxJobBody     = 64 << 10                  // a sweep's, a tuning's or a population run's request
 	maxSmallBody   = 4 << 10                   // a name, or nothing
 	maxTraceUpload = traceio.MaxBytes + 64<<10 // a trace file and a multipart envelope
 )

@@ -4,8 +4,9 @@
 // bottom. The handlers live in files by feature: api.go (parameters,
 // presets, exports, the API's errors), page.go and replay.go (the lab
 // page), sessions.go and sessionpages.go, traces.go and tracepage.go,
-// jobs.go, sweep.go and tune.go, compare.go. Who may use the lab, and the
-// headers every answer carries, are package access's.
+// compare.go. The studies (sweeps, tunings, population runs) are package
+// studies'; who may use the lab, and the headers every answer carries,
+// package access's.
 package server
 
 import (
@@ -27,6 +28,7 @@ import (
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/static"
 	"interplab/cmd/lab/internal/store"
+	"interplab/cmd/lab/internal/studies"
 	"interplab/presets"
 	"interplab/web"
 )
@@ -96,7 +98,8 @@ type Server struct {
 	uploads chan struct{} // a trace upload's parse slot (uploadSlots)
 
 	hub     *live.Hub       // live sync of the sessions
-	jobs    *jobs.Runner    // sweeps and tunings
+	jobs    *jobs.Runner    // sweeps, tunings and population runs
+	studies *studies.Pages  // their pages and the job API
 	compare *compare.Runner // comparisons, and their run cache
 
 	// refs resolves variant refs (package compare); resolveRef is
@@ -140,7 +143,7 @@ func New(d Deps) (*Server, error) {
 	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
 		gate: access.New(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
-		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, decodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
+		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
 	// lock makes this server its only user).
 	if n, err := d.Store.InterruptJobs(now()); err != nil {
@@ -150,6 +153,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s.refs = &compare.Resolver{Presets: d.Presets, Store: d.Store}
 	s.resolveRef = s.refs.Variant
+	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail}
 	s.mux = s.routes()
 	s.handler = serveAll(s.mux)
 	return s, nil

@@ -84,7 +84,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Live = append(v.Live, line)
 	}
-	render(w, r, status, templates.Sessions(v))
+	templates.Render(w, r, status, templates.Sessions(v))
 }
 
 // session loads session id for a page, or answers with the error page (404
@@ -142,7 +142,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	view.Saved = link.Query("", saved)
 	view.Edits, v.Errors = sessionQueryEdits(r.URL.Query(), settings)
 	v.Session = view
-	render(w, r, http.StatusOK, templates.Page(v))
+	templates.Render(w, r, http.StatusOK, templates.Page(v))
 }
 
 // sessionQueryEdits reads the query of a session page (/s/ID?loss=0.2) as
@@ -221,7 +221,7 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	for i := len(revs) - 1; i >= 0; i-- {
 		view.Revisions = append(view.Revisions, revs[i])
 	}
-	render(w, r, http.StatusOK, templates.History(view))
+	templates.Render(w, r, http.StatusOK, templates.History(view))
 }
 
 // parseRevText reads a revision number as written in a URL: 1, 2, ... with
@@ -265,5 +265,5 @@ func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 		log.Printf("lab: session pages: %v", err)
 		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Server error", "The sessions could not be read. The server's log says why."
 	}
-	render(w, r, v.Status, templates.ErrorPage(v))
+	templates.Render(w, r, v.Status, templates.ErrorPage(v))
 }

@@ -39,7 +39,7 @@ func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
 		row.Compare = compare.TraceLink(t.Name, "preset:harbor-before", "preset:harbor-after")
 		v.Traces = append(v.Traces, row)
 	}
-	render(w, r, http.StatusOK, templates.Traces(v))
+	templates.Render(w, r, http.StatusOK, templates.Traces(v))
 }
 
 // traceTemplate serves a CSV trace to start from (traceio.Template), as a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"html"
+	"interplab/cmd/lab/internal/studies"
 	"io"
 	"math"
 	"net/http"
@@ -35,7 +36,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 		items := 0
 		for _, m := range msgs {
 			for _, raw := range m.Items {
-				var it tuneItem
+				var it studies.TuneItem
 				if err := json.Unmarshal(raw, &it); err != nil {
 					t.Fatal(err)
 				}
@@ -148,28 +149,6 @@ func TestTuneChartData(t *testing.T) {
 	}
 	if best := series["recommended"]; len(best) != 1 || !reflect.DeepEqual(best[0], tuneFrontPoint(tr.Best)) {
 		t.Errorf("recommended = %v, want the Best candidate", best)
-	}
-}
-
-// TestTuneConstraintUnits: a constraint's max is a number in the SI unit or
-// text with a unit; a bad one names its row and the unit.
-func TestTuneConstraintUnits(t *testing.T) {
-	var req tuneRequest
-	if err := json.Unmarshal([]byte(`{"constraints":[{"metric":"addedLatency","max":"150ms"},{"metric":"underrun","max":"5%"},{"metric":"errP95","max":0.2}]}`), &req); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := req.constraints()
-	want := []engine.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}}
-	if err != nil || !reflect.DeepEqual(cs, want) {
-		t.Errorf("constraints = %v, %v; want %v", cs, err, want)
-	}
-	if f := tuneFormOf(req); f.Constraints[0].Max != "150" || f.Constraints[1].Max != "5" || f.Constraints[2].Max != "20" {
-		t.Errorf("form constraints = %+v, want 150 (ms), 5 (%%), 20 (cm)", f.Constraints)
-	}
-	req.Constraints = []tuneConstraint{{Metric: "addedLatency", Max: "150 furlongs"}}
-	_, err = req.constraints()
-	if fe, ok := err.(*engine.FieldError); !ok || fe.Field != "constraints[0].max" || !strings.Contains(fe.Allowed, "ms") {
-		t.Errorf("constraints(150 furlongs) = %v, want a FieldError on constraints[0].max", err)
 	}
 }
 

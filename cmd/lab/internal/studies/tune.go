@@ -1,4 +1,4 @@
-package server
+package studies
 
 import (
 	"bytes"
@@ -23,11 +23,11 @@ import (
 	"interplab/web"
 )
 
-// tuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
+// TuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
 // is a variant ref. Weights left out are 1 each; a constraint's max is a
 // number in the metric's SI unit, as in engine.Constraint, or text with a
 // unit ("150ms", "5%"), read by engine.ParseMetric.
-type tuneRequest struct {
+type TuneRequest struct {
 	Technique   string              `json:"technique"`
 	Base        string              `json:"base"`
 	Motions     []string            `json:"motions,omitempty"`
@@ -37,14 +37,14 @@ type tuneRequest struct {
 	Seed        uint64              `json:"seed"`
 }
 
-// tuneConstraint is one constraint of a tuneRequest.
+// tuneConstraint is one constraint of a TuneRequest.
 type tuneConstraint struct {
 	Metric string  `json:"metric"`
 	Max    jobText `json:"max"`
 }
 
 // constraints reads the request's constraints; errors name the row.
-func (req *tuneRequest) constraints() ([]engine.Constraint, error) {
+func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 	var cs []engine.Constraint
 	for i, c := range req.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
@@ -63,14 +63,14 @@ func (req *tuneRequest) constraints() ([]engine.Constraint, error) {
 
 // tuneJob is what a tuning job was asked, kept for its page.
 type tuneJob struct {
-	Req    tuneRequest
+	Req    TuneRequest
 	Label  string // the base's label
 	Preset string // the base's preset, for the apply link: "" unless the ref is preset:NAME or a q: naming one
 	Spec   engine.TuneSpec
 }
 
-// tuneItem is one candidate in the progress messages.
-type tuneItem struct {
+// TuneItem is one candidate in the progress messages.
+type TuneItem struct {
 	N            int     `json:"n"` // how many were evaluated before it finished, plus one
 	Cost         float64 `json:"cost"`
 	Feasible     bool    `json:"feasible"`
@@ -79,7 +79,7 @@ type tuneItem struct {
 }
 
 // tuneSpec checks a tuning request and builds the tuning it asks for.
-func (s *Server) tuneSpec(req tuneRequest) (*tuneJob, error) {
+func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	label, base, err := s.resolveBase(req.Base)
 	if err != nil {
 		return nil, jobBaseError(req.Base, err)
@@ -128,37 +128,37 @@ func tunePresetOf(ref string) string {
 	return ""
 }
 
-func (s *Server) startTune(w http.ResponseWriter, r *http.Request) {
-	var req tuneRequest
+func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
+	var req TuneRequest
 	if err := jsonapi.Decode(r, &req); err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
 	tj, err := s.tuneSpec(req)
 	if err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
 	total := tj.Spec.Budget
 	if total == 0 {
 		total = engine.DefaultTuneBudget
 	}
-	j, err := s.jobs.Start("tune", clientOf(r), total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := s.Jobs.Start("tune", clientOf(r), total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
-			progress(tuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
+			progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
 		})
 	})
 	if err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/tune/" + j.ID()})
+	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/tune/" + j.ID()})
 }
 
 // tuneOf returns the tuning job of the request's {id} and its result (nil
 // while it runs), or answers 404.
-func (s *Server) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *engine.TuneResult) {
-	j := s.jobs.Get(r.PathValue("id"))
+func (s *Pages) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *engine.TuneResult) {
+	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "tune" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning", Field: "id"})
 		return nil, nil, nil
@@ -171,7 +171,7 @@ func (s *Server) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tun
 	return j, j.Spec().(*tuneJob), &tr
 }
 
-func (s *Server) tuneChart(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) TuneChart(w http.ResponseWriter, r *http.Request) {
 	j, tj, res := s.tuneOf(w, r)
 	if j == nil {
 		return
@@ -185,7 +185,7 @@ func (s *Server) tuneChart(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
 
-func (s *Server) tuneCSV(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	j, tj, res := s.tuneOf(w, r)
 	if j == nil {
 		return
@@ -232,10 +232,10 @@ func (s *Server) tuneCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// tunePage is GET /tune and GET /tune/{id}.
-func (s *Server) tunePage(w http.ResponseWriter, r *http.Request) {
+// TunePage is GET /tune and GET /tune/{id}.
+func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	form := tuneFormOf(tuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
+	form := tuneFormOf(TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
 		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: "0.12"}}})
 	v := templates.TuneView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
 	if id := r.PathValue("id"); id != "" {
@@ -266,12 +266,12 @@ func (s *Server) tunePage(w http.ResponseWriter, r *http.Request) {
 	for _, m := range engine.Motions {
 		v.Motions = append(v.Motions, templates.JobOption{Value: m, Label: m, Checked: slices.Contains(form.Motions, m)})
 	}
-	render(w, r, http.StatusOK, templates.Tune(v))
+	templates.Render(w, r, http.StatusOK, templates.Tune(v))
 }
 
 // tuneFormOf fills the tuner form with a request: constraints in display
 // units, three rows at least.
-func tuneFormOf(req tuneRequest) tuneForm {
+func tuneFormOf(req TuneRequest) tuneForm {
 	f := tuneForm{TuneForm: templates.TuneForm{Base: req.Base, Technique: req.Technique, Budget: req.Budget,
 		Seed: strconv.FormatUint(req.Seed, 10)}, Motions: req.Motions}
 	if engine.TuneSpace(f.Technique) == nil {

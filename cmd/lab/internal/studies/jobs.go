@@ -1,4 +1,10 @@
-package server
+// Package studies serves the lab's studies: sweeps, tunings and population
+// runs, each run as a job of package jobs. It owns their pages (a form, then
+// the progress, then the results: charts, tables, CSV), the requests that
+// start them, and the job API (status, cancel, the progress WebSocket).
+// Pages is the handlers; the server puts them in its route table, and hands
+// in the job runner, the base-ref resolver and its error writer.
+package studies
 
 import (
 	"encoding/json"
@@ -26,14 +32,27 @@ const (
 	jobMaxWork = 4e8
 )
 
-// jobStatus is GET /api/jobs/{id}.
-func (s *Server) jobStatus(w http.ResponseWriter, r *http.Request) {
-	j := s.jobs.Get(r.PathValue("id"))
+// Pages are the studies' handlers and what they are made of.
+type Pages struct {
+	// Jobs runs the studies; its archive decodes them with DecodeJob.
+	Jobs *jobs.Runner
+	// Settings resolves the base ref of a study to its label and settings
+	// (compare.Resolver.Settings).
+	Settings func(ref string) (label string, s engine.Settings, err error)
+	// Now is the clock that marks a job as watched.
+	Now func() time.Time
+	// Fail answers an error in the API's one error shape.
+	Fail func(w http.ResponseWriter, err error)
+}
+
+// JobStatus is GET /api/jobs/{id}.
+func (s *Pages) JobStatus(w http.ResponseWriter, r *http.Request) {
+	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
 	}
-	j.Touch(s.now()) // somebody is watching it
+	j.Touch(s.Now()) // somebody is watching it
 	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
 }
 
@@ -51,10 +70,10 @@ func clientOf(r *http.Request) string {
 // to stop before answering; the engine stops within milliseconds.
 const jobCancelWait = 5 * time.Second
 
-// cancelJob is POST /api/jobs/{id}/cancel: it cancels the job and
+// CancelJob is POST /api/jobs/{id}/cancel: it cancels the job and
 // answers its status once it has ended (an ended job is left as it is).
-func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
-	j := s.jobs.Get(r.PathValue("id"))
+func (s *Pages) CancelJob(w http.ResponseWriter, r *http.Request) {
+	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
@@ -69,18 +88,18 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
 }
 
-// jobWS is GET /ws/jobs/{id}: the job's progress (see package jobs).
-func (s *Server) jobWS(w http.ResponseWriter, r *http.Request) {
-	j := s.jobs.Get(r.PathValue("id"))
+// JobWS is GET /ws/jobs/{id}: the job's progress (see package jobs).
+func (s *Pages) JobWS(w http.ResponseWriter, r *http.Request) {
+	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such job", Field: "id"})
 		return
 	}
-	s.jobs.ServeWS(w, r, j)
+	s.Jobs.ServeWS(w, r, j)
 }
 
-// jobAccepted is the 202 answer of POST /api/sweeps and /api/tunes.
-type jobAccepted struct {
+// Accepted is the 202 answer of POST /api/sweeps and /api/tunes.
+type Accepted struct {
 	ID    string `json:"id"`
 	Kind  string `json:"kind"`
 	Total int    `json:"total"`
@@ -90,14 +109,14 @@ type jobAccepted struct {
 
 // resolveBase resolves the base ref of a sweep or a tuning (compare.Resolver); an
 // empty one means the engine's defaults.
-func (s *Server) resolveBase(ref string) (string, engine.Settings, error) {
+func (s *Pages) resolveBase(ref string) (string, engine.Settings, error) {
 	if strings.TrimSpace(ref) == "" {
 		return "defaults", engine.Defaults(), nil
 	}
 	if len(ref) > compare.MaxRef {
 		return "", engine.Settings{}, fmt.Errorf("ref of %d bytes: want at most %d", len(ref), compare.MaxRef)
 	}
-	return s.refs.Settings(strings.TrimSpace(ref))
+	return s.Settings(strings.TrimSpace(ref))
 }
 
 // jobViewOf is a job's state for its page.
@@ -117,9 +136,9 @@ func jobBaseError(ref string, err error) error {
 	return jsonapi.BadRequest("base", "base "+strconv.Quote(jsonapi.Clip(ref, 60))+": "+err.Error())
 }
 
-// decodeJob turns an archived job's spec and result back into the types the
+// DecodeJob turns an archived job's spec and result back into the types the
 // sweep and tuner pages use.
-func decodeJob(kind string, spec, result []byte) (any, any, error) {
+func DecodeJob(kind string, spec, result []byte) (any, any, error) {
 	switch kind {
 	case "sweep":
 		sj := &sweepJob{}

@@ -1,4 +1,4 @@
-package server
+package studies
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 //	GET  /population?base=REF&population=NAME  the page: a form, then progress
 //	GET  /population/{id}                      a run's page: progress, or its histograms, percentiles and worst entities
 //	GET  /population/{id}/data.csv             every entity's figures, SI units
-//	POST /api/populations                      start a run: populationRequest → 202 jobAccepted
+//	POST /api/populations                      start a run: populationRequest → 202 Accepted
 //
 // The job's progress, status and cancel are the sweep's (jobs.go). A run
 // that finishes is kept in the store with its result, so its page is a
@@ -58,7 +58,7 @@ type populationJob struct {
 const popMaxWork = 9e8
 
 // populationSpec checks a request and builds the run it asks for.
-func (s *Server) populationSpec(req populationRequest) (*populationJob, error) {
+func (s *Pages) populationSpec(req populationRequest) (*populationJob, error) {
 	label, base, err := s.resolveBase(req.Base)
 	if err != nil {
 		return nil, jobBaseError(req.Base, err)
@@ -93,18 +93,18 @@ func (s *Server) populationSpec(req populationRequest) (*populationJob, error) {
 	return &populationJob{Req: req, Label: label, Population: pp.Title, Spec: spec}, nil
 }
 
-func (s *Server) startPopulation(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) StartPopulation(w http.ResponseWriter, r *http.Request) {
 	var req populationRequest
 	if err := jsonapi.Decode(r, &req); err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
 	pj, err := s.populationSpec(req)
 	if err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
-	j, err := s.jobs.Start("population", clientOf(r), pj.Spec.Population.Entities, pj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := s.Jobs.Start("population", clientOf(r), pj.Spec.Population.Entities, pj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
 			progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
 		})
@@ -114,10 +114,10 @@ func (s *Server) startPopulation(w http.ResponseWriter, r *http.Request) {
 		return res, nil
 	})
 	if err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/population/" + j.ID()})
+	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/population/" + j.ID()})
 }
 
 // populationItem is one finished entity, as the progress stream carries it.
@@ -128,8 +128,8 @@ type populationItem struct {
 
 // populationOf returns the population job of the request's {id} and its
 // result (nil until it has finished), or answers 404.
-func (s *Server) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *populationJob, *engine.PopulationResult) {
-	j := s.jobs.Get(r.PathValue("id"))
+func (s *Pages) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *populationJob, *engine.PopulationResult) {
+	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "population" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such population run", Field: "id"})
 		return nil, nil, nil
@@ -139,7 +139,7 @@ func (s *Server) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job
 	return j, j.Spec().(*populationJob), pr
 }
 
-func (s *Server) populationCSV(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) PopulationCSV(w http.ResponseWriter, r *http.Request) {
 	j, _, res := s.populationOf(w, r)
 	if j == nil {
 		return
@@ -150,7 +150,7 @@ func (s *Server) populationCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	var b bytes.Buffer
 	if err := report.PopulationCSV(&b, res); err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
@@ -158,8 +158,8 @@ func (s *Server) populationCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// populationPage is GET /population and GET /population/{id}.
-func (s *Server) populationPage(w http.ResponseWriter, r *http.Request) {
+// PopulationPage is GET /population and GET /population/{id}.
+func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := populationRequest{Base: q.Get("base"), Population: q.Get("population"), Techniques: q["technique"]}
 	v := templates.PopulationView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
@@ -187,7 +187,7 @@ func (s *Server) populationPage(w http.ResponseWriter, r *http.Request) {
 	for _, p := range list {
 		v.Populations = append(v.Populations, templates.JobOption{Value: p.Name, Label: p.Title, Doc: p.Doc, Checked: p.Name == v.Form.Population})
 	}
-	render(w, r, http.StatusOK, templates.Population(v))
+	templates.Render(w, r, http.StatusOK, templates.Population(v))
 }
 
 func contains(list []string, s string) bool {

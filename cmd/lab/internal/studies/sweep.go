@@ -1,4 +1,4 @@
-package server
+package studies
 
 import (
 	"bytes"
@@ -29,12 +29,12 @@ import (
 //	GET  /sweep/{id}                    a sweep job's page: its form, progress or chart
 //	GET  /sweep/{id}/chart?metric=M     the chart of metric M over the points finished so far: {"option": ECharts option}
 //	GET  /sweep/{id}/data.csv           every finished point's metrics, SI units
-//	POST /api/sweeps                    start a sweep: sweepRequest → 202 jobAccepted
+//	POST /api/sweeps                    start a sweep: sweepRequest → 202 Accepted
 //	GET  /tune?base=REF&technique=T     the tuner page
 //	GET  /tune/{id}                     a tuning job's page: progress, or the front and the recommendation
 //	GET  /tune/{id}/chart               the Pareto chart: {"option": ...}
 //	GET  /tune/{id}/data.csv            every candidate's settings and metrics
-//	POST /api/tunes                     start a tuning: tuneRequest → 202 jobAccepted
+//	POST /api/tunes                     start a tuning: TuneRequest → 202 Accepted
 //	GET  /api/jobs/{id}                 a job's status
 //	POST /api/jobs/{id}/cancel          cancel a job
 //	GET  /ws/jobs/{id}                  a job's progress (package jobs)
@@ -111,7 +111,7 @@ func allowedBy(err error) string {
 }
 
 // sweepSpec checks a sweep request and builds the sweep it asks for.
-func (s *Server) sweepSpec(req sweepRequest) (*sweepJob, error) {
+func (s *Pages) sweepSpec(req sweepRequest) (*sweepJob, error) {
 	label, base, err := s.resolveBase(req.Base)
 	if err != nil {
 		return nil, jobBaseError(req.Base, err)
@@ -145,30 +145,30 @@ func (s *Server) sweepSpec(req sweepRequest) (*sweepJob, error) {
 	return &sweepJob{Req: req, Label: label, Spec: spec}, nil
 }
 
-func (s *Server) startSweep(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) StartSweep(w http.ResponseWriter, r *http.Request) {
 	var req sweepRequest
 	if err := jsonapi.Decode(r, &req); err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
 	sj, err := s.sweepSpec(req)
 	if err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
-	j, err := s.jobs.Start("sweep", clientOf(r), sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
+	j, err := s.Jobs.Start("sweep", clientOf(r), sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
 		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
 	})
 	if err != nil {
-		fail(w, err)
+		s.Fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, jobAccepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/sweep/" + j.ID()})
+	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/sweep/" + j.ID()})
 }
 
 // sweepOf returns the sweep job of the request's {id}, or answers 404.
-func (s *Server) sweepOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *sweepJob) {
-	j := s.jobs.Get(r.PathValue("id"))
+func (s *Pages) sweepOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *sweepJob) {
+	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "sweep" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such sweep", Field: "id"})
 		return nil, nil
@@ -190,7 +190,7 @@ func sweepPointsOf(j *jobs.Job) []engine.SweepPoint {
 	return pts
 }
 
-func (s *Server) sweepChart(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) SweepChart(w http.ResponseWriter, r *http.Request) {
 	j, sj := s.sweepOf(w, r)
 	if j == nil {
 		return
@@ -208,7 +208,7 @@ func (s *Server) sweepChart(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
 
-func (s *Server) sweepCSV(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) SweepCSV(w http.ResponseWriter, r *http.Request) {
 	j, sj := s.sweepOf(w, r)
 	if j == nil {
 		return
@@ -246,8 +246,8 @@ func (s *Server) sweepCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// sweepPage is GET /sweep and GET /sweep/{id}.
-func (s *Server) sweepPage(w http.ResponseWriter, r *http.Request) {
+// SweepPage is GET /sweep and GET /sweep/{id}.
+func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
 	v := templates.SweepView{Form: sweepFormFromQuery(r.URL.Query()), Scripts: []string{web.EChartsDir + "echarts.min.js"}}
 	if id := r.PathValue("id"); id != "" {
 		j, sj := s.sweepOf(w, r)
@@ -281,7 +281,7 @@ func (s *Server) sweepPage(w http.ResponseWriter, r *http.Request) {
 	for _, f := range engine.MetricFields {
 		v.Metrics = append(v.Metrics, templates.JobOption{Value: f.Name, Label: report.AxisName(f), Doc: f.Doc})
 	}
-	render(w, r, http.StatusOK, templates.Sweep(v))
+	templates.Render(w, r, http.StatusOK, templates.Sweep(v))
 }
 
 // sweepDefaultSteps is the steps the form starts with for a parameter:

@@ -1,0 +1,43 @@
+package studies
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"interplab/engine"
+)
+
+// TestTuneConstraintUnits: a constraint's max is a number in the SI unit or
+// text with a unit; a bad one names its row and the unit.
+func TestTuneConstraintUnits(t *testing.T) {
+	var req TuneRequest
+	if err := json.Unmarshal([]byte(`{"constraints":[{"metric":"addedLatency","max":"150ms"},{"metric":"underrun","max":"5%"},{"metric":"errP95","max":0.2}]}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := req.constraints()
+	want := []engine.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}}
+	if err != nil || !reflect.DeepEqual(cs, want) {
+		t.Errorf("constraints = %v, %v; want %v", cs, err, want)
+	}
+	if f := tuneFormOf(req); f.Constraints[0].Max != "150" || f.Constraints[1].Max != "5" || f.Constraints[2].Max != "20" {
+		t.Errorf("form constraints = %+v, want 150 (ms), 5 (%%), 20 (cm)", f.Constraints)
+	}
+	req.Constraints = []tuneConstraint{{Metric: "addedLatency", Max: "150 furlongs"}}
+	_, err = req.constraints()
+	if fe, ok := err.(*engine.FieldError); !ok || fe.Field != "constraints[0].max" || !strings.Contains(fe.Allowed, "ms") {
+		t.Errorf("constraints(150 furlongs) = %v, want a FieldError on constraints[0].max", err)
+	}
+}
+
+func TestBasePreset(t *testing.T) {
+	tests := []struct{ ref, want string }{
+		{"preset:wifi", "wifi"}, {"q:preset=harbor-before&delay=0.1", "harbor-before"}, {"q:delay=0.1", ""}, {"session:abc", ""}, {"", ""},
+	}
+	for _, tt := range tests {
+		if got := basePreset(tt.ref); got != tt.want {
+			t.Errorf("basePreset(%q) = %q, want %q", tt.ref, got, tt.want)
+		}
+	}
+}
