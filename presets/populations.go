@@ -76,11 +76,18 @@ func GetPopulation(name string) (PopulationPreset, error) {
 			return p, nil
 		}
 	}
+	return PopulationPreset{}, fmt.Errorf("unknown population %q (want one of %s)", name, PopulationNames())
+}
+
+// PopulationNames lists the population presets' names, comma-separated,
+// for a message or a flag's help.
+func PopulationNames() string {
+	list, _ := allPopulations()
 	names := make([]string, len(list))
 	for i, p := range list {
 		names[i] = p.Name
 	}
-	return PopulationPreset{}, fmt.Errorf("unknown population %q (want one of %s)", name, strings.Join(names, ", "))
+	return strings.Join(names, ", ")
 }
 
 type populationFile struct {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/store"
 )
 
@@ -19,28 +20,19 @@ Flags:
 
 // runBackup implements lab backup.
 func runBackup(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("backup", backupUsage, stderr)
-	data := fs.String("data", "./data", "the data `dir` of the lab")
-	if code, ok := parseLabFlags(fs, args, 1, stderr); !ok {
+	c := cli.New("backup", backupUsage, stdout, stderr)
+	data := c.Flags.String("data", "./data", "the data `dir` of the lab")
+	pos, code, ok := c.Args(args, 1)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "lab backup: want the backup FILE")
-		fs.Usage()
-		return 2
-	}
-	st, err := store.Open(*data, time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "lab backup: %v\n", err)
-		return 1
-	}
-	defer st.Close()
-	if err := st.Backup(fs.Arg(0)); err != nil {
-		fmt.Fprintf(stderr, "lab backup: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "lab backup: %s backed up to %s\n", store.Path(*data), fs.Arg(0))
-	return 0
+	return c.WithStore(*data, func(st *store.SQLite) int {
+		if err := st.Backup(pos[0]); err != nil {
+			return c.Fail(err)
+		}
+		fmt.Fprintf(stdout, "lab backup: %s backed up to %s\n", store.Path(*data), pos[0])
+		return 0
+	})
 }
 
 const restoreUsage = `Usage: lab restore [-data ./data] FILE
@@ -54,30 +46,24 @@ Flags:
 
 // runRestore implements lab restore.
 func runRestore(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("restore", restoreUsage, stderr)
-	data := fs.String("data", "./data", "the data `dir` of the lab")
-	if code, ok := parseLabFlags(fs, args, 1, stderr); !ok {
+	c := cli.New("restore", restoreUsage, stdout, stderr)
+	data := c.Flags.String("data", "./data", "the data `dir` of the lab")
+	pos, code, ok := c.Args(args, 1)
+	if !ok {
 		return code
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "lab restore: want the backup FILE")
-		fs.Usage()
-		return 2
 	}
 	lock, err := store.Lock(*data, time.Now())
 	if err != nil {
-		fmt.Fprintf(stderr, "lab restore: %v\n", err)
-		return 1
+		return c.Fail(err)
 	}
 	defer lock.Unlock()
-	kept, err := store.Restore(*data, fs.Arg(0), time.Now())
+	kept, err := store.Restore(*data, pos[0], time.Now())
 	if err != nil {
-		fmt.Fprintf(stderr, "lab restore: %v\n", err)
-		return 1
+		return c.Fail(err)
 	}
 	if kept != "" {
 		fmt.Fprintf(stdout, "lab restore: the database it replaced is kept as %s\n", kept)
 	}
-	fmt.Fprintf(stdout, "lab restore: %s restored from %s\n", store.Path(*data), fs.Arg(0))
+	fmt.Fprintf(stdout, "lab restore: %s restored from %s\n", store.Path(*data), pos[0])
 	return 0
 }

@@ -1,32 +1,35 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/export"
 )
 
-// runExport implements lab export: it prints the settings built from
-// -preset and -set in the -format's file form.
+const exportUsage = `Usage: lab export [-format F] [-preset NAME] [-set name=value]...
+
+Prints the settings as a file a game team pastes as is.
+
+Flags:
+`
+
+// runExport is `lab export`.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("export", "Usage: lab export [-format F] [-preset NAME] [-set name=value]...\n\n"+
-		"Prints the settings as a file a game team pastes as is.\n\nFlags:\n", stderr)
-	format := fs.String("format", "json", "export `format`: "+export.Names())
-	sf := settingsFlags(fs)
-	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+	c := cli.New("export", exportUsage, stdout, stderr)
+	format := c.Flags.String("format", "json", "export `format`: "+export.Names())
+	sf := c.SettingsFlags()
+	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	s, err := sf.settings()
+	s, err := sf.Settings()
 	if err != nil {
-		fmt.Fprintf(stderr, "lab export: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
-	file, err := export.Render(*format, sf.preset, s)
+	file, err := export.Render(*format, sf.Preset, s)
 	if err != nil {
-		fmt.Fprintf(stderr, "lab export: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
 	_, err = stdout.Write(file.Body)
-	return exit(stderr, "export", err)
+	return c.Exit(err)
 }

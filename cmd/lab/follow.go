@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/live"
 )
 
@@ -39,21 +39,16 @@ Flags:
 // (or after the first config with -once), 1 when the session is gone or, with
 // -once, on any failure, 2 on a usage error.
 func runFollow(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("follow", followUsage, stderr)
-	once := fs.Bool("once", false, "exit after the first config instead of following")
-	token := fs.String("token", "", "the lab's access `token` (default $LAB_TOKEN)")
-	if code, ok := parseLabFlags(fs, args, 1, stderr); !ok {
+	c := cli.New("follow", followUsage, stdout, stderr)
+	once := c.Flags.Bool("once", false, "exit after the first config instead of following")
+	token := c.Flags.String("token", "", "the lab's access `token` (default $LAB_TOKEN)")
+	pos, code, ok := c.Args(args, 1)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "lab follow: want exactly one URL")
-		fs.Usage()
-		return 2
-	}
-	wsURL, err := live.FollowURL(fs.Arg(0))
+	wsURL, err := live.FollowURL(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "lab follow: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -62,9 +57,5 @@ func runFollow(args []string, stdout, stderr io.Writer) int {
 	}
 	f := live.Follower{URL: wsURL, Token: *token, Once: *once, Stdout: stdout, Stderr: stderr,
 		MinWait: followMinWait, MaxWait: followMaxWait, Jitter: rand.Int64N}
-	if err := f.Run(ctx); err != nil {
-		fmt.Fprintf(stderr, "lab follow: %v\n", err)
-		return 1
-	}
-	return 0
+	return c.Exit(f.Run(ctx))
 }

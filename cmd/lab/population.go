@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
@@ -37,125 +34,64 @@ figures. Interrupt to stop early.
 
 // runPopulation is `lab population`.
 func runPopulation(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("population", populationUsage+"\nflags:\n", stderr)
-	sf := settingsFlags(fs)
-	sf.refused = map[string]string{"techniques": "is chosen by -techniques"}
-	popName := fs.String("population", presets.DefaultPopulation, "the `population` preset: "+populationNames())
-	entities := fs.Int("entities", 0, "simulate `N` entities instead of the population's")
-	rounds := fs.Int("rounds", 0, "`N` rounds per entity instead of the population's")
-	round := fs.Float64("round", 0, "rounds of `S` seconds instead of the population's")
-	seed := fs.Int("seed", -1, "draw the population from seed `N` instead of its own")
-	techniques := fs.String("techniques", engine.TechBuffer, "the `techniques` to run, comma-separated: "+strings.Join(engine.TechniqueNames, ", "))
-	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
-	csvPath := fs.String("csv", "", "write every entity's figures to `FILE` as CSV")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of tables")
-	verbose := fs.Bool("v", false, "print progress and the time taken to standard error")
-	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+	c := cli.New("population", populationUsage+"\nflags:\n", stdout, stderr)
+	sf := c.SettingsFlags()
+	sf.Refused = map[string]string{"techniques": "is chosen by -techniques"}
+	pf := c.PopulationFlags(presets.DefaultPopulation, "the `population` preset", "")
+	seed := c.Flags.Int("seed", -1, "draw the population from seed `N` instead of its own")
+	techniques := c.Flags.String("techniques", engine.TechBuffer, "the `techniques` to run, comma-separated: "+strings.Join(engine.TechniqueNames, ", "))
+	csvPath := c.Flags.String("csv", "", "write every entity's figures to `FILE` as CSV")
+	rf := c.RunFlags("print one JSON object instead of tables", "print progress and the time taken to standard error")
+	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	pp, err := presets.GetPopulation(*popName)
+	pp, pop, err := pf.Get()
 	if err != nil {
-		fmt.Fprintf(stderr, "lab population: -population: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
-	pop := pp.Population.With(*entities, *rounds, *round)
 	if *seed >= 0 {
 		pop.Seed = *seed
 	}
-	base, err := sf.base()
+	base, err := sf.Base()
 	if err == nil {
-		err = sf.apply(&base)
+		err = sf.Apply(&base)
 	}
 	if err == nil {
 		base.Techniques = strings.Split(*techniques, ",")
 		err = base.Validate()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "lab population: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
 	spec := engine.PopulationSpec{Base: base, Population: pop}
 	if err := spec.Validate(); err != nil {
-		fmt.Fprintf(stderr, "lab population: %s%v\n", populationFlagFor(err), err)
-		return 2
+		return c.Bad(fmt.Errorf("%s%w", cli.SpecFlag(err), err))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Interrupt()
 	defer stop()
-	var progress func(engine.PopulationEntity, int, int)
-	if *verbose {
-		progress = func(_ engine.PopulationEntity, done, total int) {
-			if done*10/total != (done-1)*10/total {
-				fmt.Fprintf(stderr, "lab population: %d/%d entities\n", done, total)
-			}
-		}
-	}
 	start := time.Now()
-	res, err := engine.RunPopulation(ctx, spec, *workers, progress)
+	res, err := engine.RunPopulation(ctx, spec, rf.Workers, cli.Progress[engine.PopulationEntity](c, rf, "entities", nil))
 	if err != nil {
-		fmt.Fprintf(stderr, "lab population: %v\n", err)
-		return 1
+		return c.Fail(err)
 	}
-	if *verbose {
+	if rf.Verbose {
 		er := pop.Entities * pop.Rounds
 		took := time.Since(start).Seconds()
-		fmt.Fprintf(stderr, "lab population: %d entity-rounds in %.1f s (%.0f entity-rounds/s)\n", er, took, float64(er)/took)
+		c.Printf("%d entity-rounds in %.1f s (%.0f entity-rounds/s)", er, took, float64(er)/took)
 	}
 	if *csvPath != "" {
-		if err := writeFileWith(*csvPath, func(w io.Writer) error { return report.PopulationCSV(w, res) }); err != nil {
-			fmt.Fprintf(stderr, "lab population: -csv: %v\n", err)
-			return 1
+		if err := cli.WriteFile(*csvPath, func(w io.Writer) error { return report.PopulationCSV(w, res) }); err != nil {
+			return c.Fail(fmt.Errorf("-csv: %w", err))
 		}
 	}
-	url := func(e int) string { return "/?" + link.Query(sf.preset, pop.EntitySettings(base, e)) }
-	if *asJSON {
-		return exit(stderr, "population", printJSON(stdout, report.NewPopulationJSON(sf.preset, pp.Name, res, url)))
+	url := func(e int) string { return "/?" + link.Query(sf.Preset, pop.EntitySettings(base, e)) }
+	if rf.JSON {
+		return c.JSON(report.NewPopulationJSON(sf.Preset, pp.Name, res, url))
 	}
 	title := pp.Title
-	if sf.preset != "" {
-		title = sf.preset + " over " + title
+	if sf.Preset != "" {
+		title = sf.Preset + " over " + title
 	}
-	return exit(stderr, "population", report.Population(stdout, title, res, url))
-}
-
-// populationFlagFor names the flag behind a spec's FieldError.
-func populationFlagFor(err error) string {
-	var fe *engine.FieldError
-	if !errors.As(err, &fe) {
-		return ""
-	}
-	switch fe.Field {
-	case "population.entities", "population.rounds", "population.round", "population.seed":
-		return "-" + strings.TrimPrefix(fe.Field, "population.") + ": "
-	}
-	if strings.HasPrefix(fe.Field, "population.") {
-		return "-population: "
-	}
-	return "-preset/-set: "
-}
-
-func populationNames() string {
-	list, _ := presets.Populations()
-	names := make([]string, len(list))
-	for i, p := range list {
-		names[i] = p.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// writeFileWith creates path and writes it with write, removing it on
-// failure so that no half-written file is left.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
+	return c.Exit(report.Population(stdout, title, res, url))
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
@@ -21,32 +21,32 @@ and each -set overrides one parameter by its vocabulary name.
 With a scenario (-scenario, or -set scenario=NAME) it also prints every
 technique's error and delay before, during and after the scenario and its
 recovery time, measured against a second run without the scenario.
+
+flags:
 `
 
 // runSim is `lab sim`.
 func runSim(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("sim", simUsage+"\nflags:\n", stderr)
-	sf := settingsFlags(fs)
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+	c := cli.New("sim", simUsage, stdout, stderr)
+	sf := c.SettingsFlags()
+	asJSON := c.Flags.Bool("json", false, "print JSON instead of a table")
+	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	s, err := sf.settings()
+	s, err := sf.Settings()
 	if err != nil {
-		fmt.Fprintf(stderr, "lab sim: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
 	res, err := engine.RunPhases(s)
 	if err != nil {
-		fmt.Fprintf(stderr, "lab sim: %v\n", err)
-		return 1
+		return c.Fail(err)
 	}
 	if *asJSON {
-		return exit(stderr, "sim", printJSON(stdout, res))
+		return c.JSON(res)
 	}
 	err = report.Metrics(stdout, res)
 	if err == nil {
 		err = report.Phases(stdout, res)
 	}
-	return exit(stderr, "sim", err)
+	return c.Exit(err)
 }

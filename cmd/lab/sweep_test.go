@@ -33,7 +33,7 @@ func TestSweepJSONMatchesEngine(t *testing.T) {
 	if code := runSweep(args, &out, &errb); code != 0 {
 		t.Fatalf("lab sweep exit %d: %s", code, errb.String())
 	}
-	var got sweepJSON
+	var got report.SweepJSON
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("lab sweep -json: %v\n%s", err, out.String())
 	}

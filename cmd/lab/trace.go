@@ -2,148 +2,79 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
 )
 
-const traceUsage = `usage: lab trace COMMAND [flags]
-
-Recorded traces: real packets to replay through every technique and to
+// traceCommands returns lab trace.
+func traceCommands() *cli.Group {
+	return &cli.Group{Name: "lab trace", Intro: `Recorded traces: real packets to replay through every technique and to
 derive a network preset from. They are kept in the lab's database (the
-same -data directory as lab serve); two samples are built in.
-
-  lab trace import FILE [-name N] [-format csv|jsonl|seed] [-data DIR]
-        store a trace file (see the formats in "lab trace import -h")
-  lab trace ls [-data DIR]
-        list the traces
-  lab trace show NAME [-data DIR] [-json]
-        print a trace's derived network as -set flags and as a preset file
-  lab trace sim NAME [-data DIR] [-preset P] [-set name=value ...] [-json]
-        replay a trace through every technique and print the metrics
-  lab trace rm NAME [-data DIR]
-        delete a stored trace
-`
-
-// runTrace is `lab trace`.
-func runTrace(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || isHelpFlag(args[0]) || args[0] == "help" {
-		w := stderr
-		if len(args) > 0 {
-			w = stdout
-		}
-		fmt.Fprint(w, traceUsage)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	cmds := map[string]func([]string, io.Writer, io.Writer) int{
-		"import": runTraceImport, "ls": runTraceList, "show": runTraceShow, "sim": runTraceSim, "rm": runTraceRemove,
-	}
-	run, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "lab trace: unknown command %q\n\n%s", args[0], traceUsage)
-		return 2
-	}
-	return run(args[1:], stdout, stderr)
+same -data directory as lab serve); two samples are built in.`, Subs: []cli.Sub{
+		{Name: "import", Synopsis: "FILE [-name N] [-format csv|jsonl|seed] [-data DIR]", Summary: "store a trace file (see the formats in \"lab trace import -h\")", Run: cli.NoStdin(runTraceImport)},
+		{Name: "ls", Synopsis: "[-data DIR]", Summary: "list the traces", Run: cli.NoStdin(runTraceList)},
+		{Name: "show", Synopsis: "NAME [-data DIR] [-json]", Summary: "print a trace's derived network as -set flags and as a preset file", Run: cli.NoStdin(runTraceShow)},
+		{Name: "sim", Synopsis: "NAME [-data DIR] [-preset P] [-set name=value ...] [-json]", Summary: "replay a trace through every technique and print the metrics", Run: cli.NoStdin(runTraceSim)},
+		{Name: "rm", Synopsis: "NAME [-data DIR]", Summary: "delete a stored trace", Run: cli.NoStdin(runTraceRemove)},
+	}}
 }
 
-// traceFlags returns the flag set of lab trace name, with -data: usage is
-// the command's synopsis after "lab trace".
-func traceFlags(name, usage string, stderr io.Writer) (*flag.FlagSet, *string) {
-	fs := labFlags("trace "+name, "usage: lab trace "+usage+"\n\nflags:\n", stderr)
-	return fs, fs.String("data", "./data", "the lab's data `dir` (as lab serve -data)")
+// traceCommand returns the command lab trace name, with -data; its usage
+// starts with the synopsis traceCommands gives it.
+func traceCommand(name string, stdout, stderr io.Writer) (*cli.Command, *string) {
+	c := cli.New("trace "+name, traceCommands().SubUsage(name), stdout, stderr)
+	return c, c.DataFlag()
 }
 
-// traceArgs parses args with fs, allowing flags both before and after the
-// positional arguments, and returns those: want of them.
-func traceArgs(fs *flag.FlagSet, args []string, want int) ([]string, bool) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(pos) != want {
-		fmt.Fprintf(fs.Output(), "%s: want %d argument(s), got %d\n", fs.Name(), want, len(pos))
-		fs.Usage()
-		return nil, false
-	}
-	return pos, true
-}
-
-// withStore runs do on the store in dir, and closes it; an error opening
-// it is reported as lab trace cmd's, with exit status 1.
-func withStore(dir, cmd string, stderr io.Writer, do func(st *store.SQLite) int) int {
-	st, err := store.Open(dir, time.Now())
-	if err != nil {
-		fmt.Fprintf(stderr, "lab trace %s: %v\n", cmd, err)
-		return 1
-	}
-	defer st.Close()
-	return do(st)
-}
-
-// loadTrace loads the named trace from st, reporting a failure as lab
-// trace cmd's.
-func loadTrace(st *store.SQLite, name, cmd string, stderr io.Writer) (store.TraceInfo, *engine.Trace, bool) {
+// loadTrace loads the named trace from st, reporting a failure as c's.
+func loadTrace(c *cli.Command, st *store.SQLite, name string) (store.TraceInfo, *engine.Trace, bool) {
 	info, tr, err := st.LoadTrace(name)
 	if errors.Is(err, store.ErrTraceNotFound) {
-		fmt.Fprintf(stderr, "lab trace %s: no trace named %q (see lab trace ls)\n", cmd, name)
+		c.Printf("no trace named %q (see lab trace ls)", name)
 		return info, nil, false
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "lab trace %s: %v\n", cmd, err)
+		c.Fail(err)
 		return info, nil, false
 	}
 	return info, tr, true
 }
 
 func runTraceImport(args []string, stdout, stderr io.Writer) int {
-	fs, data := traceFlags("import", "import FILE [-name N] [-format csv|jsonl|seed] [-data DIR]", stderr)
-	usage := fs.Usage
-	fs.Usage = func() { usage(); fmt.Fprint(stderr, "\n"+traceio.FormatsDoc) }
-	name := fs.String("name", "", "store it as `name` (default: the file's name)")
-	format := fs.String("format", "", "read the file as `format`: csv, jsonl or seed (default: detected)")
-	pos, ok := traceArgs(fs, args, 1)
+	c, data := traceCommand("import", stdout, stderr)
+	usage := c.Flags.Usage
+	c.Flags.Usage = func() { usage(); fmt.Fprint(stderr, "\n"+traceio.FormatsDoc) }
+	name := c.Flags.String("name", "", "store it as `name` (default: the file's name)")
+	format := c.Flags.String("format", "", "read the file as `format`: csv, jsonl or seed (default: detected)")
+	pos, code, ok := c.Args(args, 1)
 	if !ok {
-		return 2
+		return code
 	}
 	file := pos[0]
 	if *name == "" {
 		*name = traceio.NameFrom(file)
 	}
 	if err := traceio.CheckName(*name); err != nil {
-		fmt.Fprintf(stderr, "lab trace import: -name: %v\n", err)
-		return 2
+		return c.Bad(fmt.Errorf("-name: %w", err))
 	}
 	tr, got, err := traceio.ReadFile(file, *format, *name)
 	if err != nil {
-		fmt.Fprintf(stderr, "lab trace import: %v\n", err)
-		return 1
+		return c.Fail(err)
 	}
-	return withStore(*data, "import", stderr, func(st *store.SQLite) int {
+	return c.WithStore(*data, func(st *store.SQLite) int {
 		info, err := st.SaveTrace(tr, got, time.Now())
 		if errors.Is(err, store.ErrTraceExists) {
-			fmt.Fprintf(stderr, "lab trace import: a trace named %q exists: choose another -name or lab trace rm it\n", *name)
-			return 1
+			return c.Fail(fmt.Errorf("a trace named %q exists: choose another -name or lab trace rm it", *name))
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "lab trace import: %v\n", err)
-			return 1
+			return c.Fail(err)
 		}
 		fmt.Fprintf(stdout, "imported %s (%s): %d packets, %d entities, %s s\n",
 			info.Name, info.Format, info.Packets, info.Entities, report.Short(info.Span))
@@ -152,36 +83,35 @@ func runTraceImport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runTraceList(args []string, stdout, stderr io.Writer) int {
-	fs, data := traceFlags("ls", "ls [-data DIR]", stderr)
-	if _, ok := traceArgs(fs, args, 0); !ok {
-		return 2
+	c, data := traceCommand("ls", stdout, stderr)
+	if _, code, ok := c.Args(args, 0); !ok {
+		return code
 	}
-	return withStore(*data, "ls", stderr, func(st *store.SQLite) int {
+	return c.WithStore(*data, func(st *store.SQLite) int {
 		list, err := st.ListTraces()
 		if err != nil {
-			fmt.Fprintf(stderr, "lab trace ls: %v\n", err)
-			return 1
+			return c.Fail(err)
 		}
-		return exit(stderr, "trace ls", report.Traces(stdout, list))
+		return c.Exit(report.Traces(stdout, list))
 	})
 }
 
 func runTraceShow(args []string, stdout, stderr io.Writer) int {
-	fs, data := traceFlags("show", "show NAME [-data DIR] [-json]", stderr)
-	asJSON := fs.Bool("json", false, "print the trace as GET /api/traces/NAME does")
-	pos, ok := traceArgs(fs, args, 1)
+	c, data := traceCommand("show", stdout, stderr)
+	asJSON := c.Flags.Bool("json", false, "print the trace as GET /api/traces/NAME does")
+	pos, code, ok := c.Args(args, 1)
 	if !ok {
-		return 2
+		return code
 	}
-	return withStore(*data, "show", stderr, func(st *store.SQLite) int {
-		info, tr, ok := loadTrace(st, pos[0], "show", stderr)
+	return c.WithStore(*data, func(st *store.SQLite) int {
+		info, tr, ok := loadTrace(c, st, pos[0])
 		if !ok {
 			return 1
 		}
 		if *asJSON {
-			return exit(stderr, "trace show", printJSON(stdout, report.DescribeTrace(info, tr)))
+			return c.JSON(report.DescribeTrace(info, tr))
 		}
-		return exit(stderr, "trace show", report.Trace(stdout, info.Name, info.Format, tr))
+		return c.Exit(report.Trace(stdout, info.Name, info.Format, tr))
 	})
 }
 
@@ -198,63 +128,54 @@ clock's pings; motion is unused.
 `
 
 func runTraceSim(args []string, stdout, stderr io.Writer) int {
-	fs, data := traceFlags("sim", "sim NAME [-data DIR] [-preset P] [-set name=value ...] [-json]", stderr)
-	usage := fs.Usage
-	fs.Usage = func() { usage(); fmt.Fprint(stderr, traceSimDoc) }
-	sf := settingsFlags(fs)
-	sf.refused = map[string]string{"entities": "comes from the trace in a replay", "sendRate": "comes from the trace in a replay"}
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	pos, ok := traceArgs(fs, args, 1)
+	c, data := traceCommand("sim", stdout, stderr)
+	usage := c.Flags.Usage
+	c.Flags.Usage = func() { usage(); fmt.Fprint(stderr, traceSimDoc) }
+	sf := c.SettingsFlags()
+	sf.Refused = map[string]string{"entities": "comes from the trace in a replay", "sendRate": "comes from the trace in a replay"}
+	asJSON := c.Flags.Bool("json", false, "print JSON instead of a table")
+	pos, code, ok := c.Args(args, 1)
 	if !ok {
-		return 2
+		return code
 	}
-	base, err := sf.base()
+	base, err := sf.Base()
 	if err != nil {
-		fmt.Fprintf(stderr, "lab trace sim: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
-	return withStore(*data, "sim", stderr, func(st *store.SQLite) int {
-		info, tr, ok := loadTrace(st, pos[0], "sim", stderr)
+	return c.WithStore(*data, func(st *store.SQLite) int {
+		info, tr, ok := loadTrace(c, st, pos[0])
 		if !ok {
 			return 1
 		}
 		s, _ := traceio.Settings(tr, base)
-		if err := sf.apply(&s); err != nil {
-			fmt.Fprintf(stderr, "lab trace sim: %v\n", err)
-			return 2
+		if err := sf.Apply(&s); err != nil {
+			return c.Bad(err)
 		}
 		res, err := engine.RunTrace(tr, s)
-		if err == nil && *asJSON {
-			err = printJSON(stdout, res)
-		} else if err == nil {
-			r := res.Settings
-			fmt.Fprintf(stdout, "trace %s: %d entities, %s s replayed at %g Hz render (sends at %g Hz, from the trace)\n",
-				info.Name, r.Entities, report.Short(r.Duration), r.RenderRate, r.SendRate)
-			fmt.Fprintf(stdout, "ignored for the packets (they shape only the clock's pings): %s; unused: %s\n\n",
-				strings.Join(engine.ReplayPingOnly, ", "), strings.Join(engine.ReplayUnused, ", "))
-			err = report.MetricsTable(stdout, res)
+		if err != nil {
+			return c.Fail(err)
 		}
-		return exit(stderr, "trace sim", err)
+		if *asJSON {
+			return c.JSON(res)
+		}
+		return c.Exit(report.TraceReplay(stdout, info.Name, res))
 	})
 }
 
 func runTraceRemove(args []string, stdout, stderr io.Writer) int {
-	fs, data := traceFlags("rm", "rm NAME [-data DIR]", stderr)
-	pos, ok := traceArgs(fs, args, 1)
+	c, data := traceCommand("rm", stdout, stderr)
+	pos, code, ok := c.Args(args, 1)
 	if !ok {
-		return 2
+		return code
 	}
-	return withStore(*data, "rm", stderr, func(st *store.SQLite) int {
+	return c.WithStore(*data, func(st *store.SQLite) int {
 		switch err := st.DeleteTrace(pos[0]); {
 		case errors.Is(err, store.ErrTraceNotFound):
-			fmt.Fprintf(stderr, "lab trace rm: no trace named %q\n", pos[0])
-			return 1
+			return c.Fail(fmt.Errorf("no trace named %q", pos[0]))
 		case errors.Is(err, store.ErrTraceSample):
-			fmt.Fprintf(stderr, "lab trace rm: %s is a built-in sample\n", pos[0])
-			return 1
+			return c.Fail(fmt.Errorf("%s is a built-in sample", pos[0]))
 		case err != nil:
-			fmt.Fprintf(stderr, "lab trace rm: %v\n", err)
-			return 1
+			return c.Fail(err)
 		}
 		fmt.Fprintf(stdout, "deleted %s\n", pos[0])
 		return 0

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strings"
 
+	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
-	"interplab/presets"
 )
 
 const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
@@ -47,53 +44,42 @@ players" is -w errP95=1,addedLatency=0,snaps=0,underrun=0
 
 // runTune is `lab tune`.
 func runTune(args []string, stdout, stderr io.Writer) int {
-	fs := labFlags("tune", tuneUsage+"\nflags:\n", stderr)
-	sf := settingsFlags(fs)
-	technique := fs.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
-	motions := fs.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
+	c := cli.New("tune", tuneUsage+"\nflags:\n", stdout, stderr)
+	sf := c.SettingsFlags()
+	technique := c.Flags.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
+	motions := c.Flags.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
 		strings.Join(engine.Motions, ", "))
 	weights := engine.DefaultTuneWeights()
-	fs.Func("w", "cost weights, `name=value,...` over errP95, addedLatency, snaps, underrun; repeatable", func(arg string) error {
+	c.Flags.Func("w", "cost weights, `name=value,...` over errP95, addedLatency, snaps, underrun; repeatable", func(arg string) error {
 		return engine.ParseTuneWeights(arg, &weights)
 	})
 	var constraints []engine.Constraint
-	fs.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit or with a unit (addedLatency=150ms); repeatable", func(arg string) error {
+	c.Flags.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit or with a unit (addedLatency=150ms); repeatable", func(arg string) error {
 		cs, err := engine.ParseConstraints(arg)
 		constraints = append(constraints, cs...)
 		return err
 	})
-	popName := fs.String("population", "", "evaluate every candidate over this `population` preset ("+populationNames()+
-		"); -max then bounds its figures (underrunRounds=0.05,addedLatencyP90=0.15)")
-	entities := fs.Int("entities", 0, "with -population: `N` entities instead of the population's")
-	rounds := fs.Int("rounds", 0, "with -population: `N` rounds per entity instead of the population's")
-	round := fs.Float64("round", 0, "with -population: rounds of `S` seconds instead of the population's")
-	budget := fs.Int("budget", engine.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
-	seed := fs.Uint64("seed", 1, "`seed` of the search")
-	workers := fs.Int("workers", 0, "run on `N` goroutines; 0 for every core")
-	asJSON := fs.Bool("json", false, "print JSON: the spec, the changes and every candidate")
-	verbose := fs.Bool("v", false, "print progress to standard error")
-	if code, ok := parseLabFlags(fs, args, 0, stderr); !ok {
+	pf := c.PopulationFlags("", "evaluate every candidate over this `population` preset; -max then bounds its figures (underrunRounds=0.05,addedLatencyP90=0.15)", "with -population: ")
+	budget := c.Flags.Int("budget", engine.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
+	seed := c.Flags.Uint64("seed", 1, "`seed` of the search")
+	rf := c.RunFlags("print JSON: the spec, the changes and every candidate", "print progress to standard error")
+	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
 	if *technique == "" {
-		fmt.Fprintln(stderr, "lab tune: -technique is required")
-		fs.Usage()
-		return 2
+		return c.Usagef("-technique is required")
 	}
-	base, err := sf.settings()
+	base, err := sf.Settings()
 	if err != nil {
-		fmt.Fprintf(stderr, "lab tune: %v\n", err)
-		return 2
+		return c.Bad(err)
 	}
 	spec := engine.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
 		Budget: *budget, Seed: *seed}
-	if *popName != "" {
-		pp, err := presets.GetPopulation(*popName)
+	if pf.Name != "" {
+		_, pop, err := pf.Get()
 		if err != nil {
-			fmt.Fprintf(stderr, "lab tune: -population: %v\n", err)
-			return 2
+			return c.Bad(err)
 		}
-		pop := pp.Population.With(*entities, *rounds, *round)
 		spec.Population = &pop
 	}
 	if *motions != "" {
@@ -102,39 +88,24 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := spec.Validate(); err != nil {
-		fmt.Fprintf(stderr, "lab tune: %s%v\n", sweepFlagFor(err), err)
-		return 2
+		return c.Bad(fmt.Errorf("%s%w", cli.SpecFlag(err), err))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.Interrupt()
 	defer stop()
-	var progress func(engine.Candidate, int, int)
-	if *verbose {
-		best := math.Inf(1)
-		progress = func(c engine.Candidate, done, total int) {
-			if c.Feasible {
-				best = min(best, c.Cost)
-			}
-			if done*10/total != (done-1)*10/total || done == total {
-				fmt.Fprintf(stderr, "lab tune: %d/%d candidates, least feasible cost %.4g\n", done, total, best)
-			}
+	best := math.Inf(1)
+	res, err := engine.Tune(ctx, spec, rf.Workers, cli.Progress(c, rf, "candidates", func(cand engine.Candidate) string {
+		if cand.Feasible {
+			best = min(best, cand.Cost)
 		}
-	}
-	res, err := engine.Tune(ctx, spec, *workers, progress)
+		return fmt.Sprintf("least feasible cost %.4g", best)
+	}))
 	if err != nil {
-		fmt.Fprintf(stderr, "lab tune: stopped after %d of %d candidates: %v\n", len(res.Candidates), spec.Budget, err)
-		return 1
+		return c.Fail(fmt.Errorf("stopped after %d of %d candidates: %w", len(res.Candidates), spec.Budget, err))
 	}
 	changes := engine.Diff(spec.Base, res.Best.Settings)
-	if *asJSON {
-		return exit(stderr, "tune", printJSON(stdout, tuneJSON{Spec: spec, Changes: changes, Result: res}))
+	if rf.JSON {
+		return c.JSON(report.TuneJSON{Spec: spec, Changes: changes, Result: res})
 	}
-	return exit(stderr, "tune", report.Tune(stdout, spec, res, changes))
-}
-
-// tuneJSON is the output of lab tune -json.
-type tuneJSON struct {
-	Spec    engine.TuneSpec   `json:"spec"`
-	Changes []engine.Change   `json:"changes"` // the recommendation's settings that differ from the base
-	Result  engine.TuneResult `json:"result"`
+	return c.Exit(report.Tune(stdout, spec, res, changes))
 }

@@ -43,7 +43,7 @@ func runTuneTest(t *testing.T, args ...string) string {
 
 func TestTuneJSONMatchesEngine(t *testing.T) {
 	out := runTuneTest(t, append(tuneTestArgs[:len(tuneTestArgs):len(tuneTestArgs)], "-json")...)
-	var got tuneJSON
+	var got report.TuneJSON
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("lab tune -json: %v\n%s", err, out)
 	}

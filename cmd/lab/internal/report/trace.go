@@ -1,6 +1,9 @@
 package report
 
 import (
+	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"interplab/cmd/lab/internal/store"
@@ -50,4 +53,15 @@ func TraceInfoOf(t store.TraceInfo) TraceInfoJSON {
 func DescribeTrace(t store.TraceInfo, tr *engine.Trace) TraceJSON {
 	s, names := traceio.Settings(tr, engine.Defaults())
 	return TraceJSON{TraceInfoJSON: TraceInfoOf(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
+}
+
+// TraceReplay prints a replay of the trace called name, as lab trace sim
+// does: what was replayed, what the replay ignores, and the metrics.
+func TraceReplay(w io.Writer, name string, res engine.Result) error {
+	r := res.Settings
+	fmt.Fprintf(w, "trace %s: %d entities, %s s replayed at %g Hz render (sends at %g Hz, from the trace)\n",
+		name, r.Entities, Short(r.Duration), r.RenderRate, r.SendRate)
+	fmt.Fprintf(w, "ignored for the packets (they shape only the clock's pings): %s; unused: %s\n\n",
+		strings.Join(engine.ReplayPingOnly, ", "), strings.Join(engine.ReplayUnused, ", "))
+	return MetricsTable(w, res)
 }

@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	"flag"
 	"io"
 	"strings"
 	"testing"
@@ -38,10 +37,9 @@ func TestSettingsFlags(t *testing.T) {
 		{args: []string{"-preset", "mars"}, err: `"mars"`},
 	}
 	for _, tt := range tests {
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		sf := settingsFlags(fs)
-		err := fs.Parse(tt.args)
+		c := New("test", "", io.Discard, io.Discard)
+		sf := c.SettingsFlags()
+		err := c.Flags.Parse(tt.args)
 		if tt.parseErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.parseErr) {
 				t.Errorf("%q: Parse error = %v, want one containing %q", tt.args, err, tt.parseErr)
@@ -51,7 +49,7 @@ func TestSettingsFlags(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: Parse error: %v", tt.args, err)
 		}
-		s, err := sf.settings()
+		s, err := sf.Settings()
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%q: error = %v, want one containing %q", tt.args, err, tt.err)

@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"interplab/engine"
+	"interplab/presets"
+)
+
+// Settings are a command's -preset NAME, -scenario NAME|FILE and repeatable
+// -set name=value: settings start from the named preset (engine.Defaults
+// without one), then take the scenario, then every -set in command-line
+// order through engine.Settings.SetText, so values take units
+// (latency=20ms, loss=2%). A -set with no "=", an unknown name or a name in
+// Refused is not a flag syntax error: it is kept and reported by Base as one
+// line (the key and the closest names), without the whole usage.
+type Settings struct {
+	Preset   string
+	Scenario string // a built-in scenario's name, none, or a file of a custom one
+	// Refused are the names -set may not give, and why ("comes from the
+	// trace in a replay").
+	Refused map[string]string
+
+	sets [][2]string
+	err  error // the first bad -set
+}
+
+// SettingsFlags registers -preset, -scenario and -set on the command.
+func (c *Command) SettingsFlags() *Settings {
+	f := &Settings{}
+	fs := c.Flags
+	fs.StringVar(&f.Preset, "preset", "", "start from the named `preset` (lab presets lists them); default: the parameter table's defaults")
+	fs.StringVar(&f.Scenario, "scenario", "", "run the network through a `scenario`: a built-in one ("+
+		strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", ")+") or a file in the scenario text form; same as -set scenario=NAME")
+	fs.Func("set", "set one parameter, `name=value` (lab params lists them), with a unit where natural: latency=20ms, loss=2%, jitterDist=pareto; repeatable", func(arg string) error {
+		name, value, err := parseSet(arg)
+		if why, ok := f.Refused[name]; ok && err == nil {
+			err = fmt.Errorf("-set %s: %s %s", name, name, why)
+		}
+		if err == nil {
+			f.sets = append(f.sets, [2]string{name, value})
+		} else if f.err == nil {
+			f.err = err
+		}
+		return nil
+	})
+	return f
+}
+
+// Base returns the settings of the preset, or engine.Defaults; its error is
+// a bad -set or an unknown preset, with the valid names.
+func (f *Settings) Base() (engine.Settings, error) {
+	if f.err != nil {
+		return engine.Settings{}, f.err
+	}
+	if f.Preset == "" {
+		return engine.Defaults(), nil
+	}
+	p, err := presets.Get(f.Preset)
+	if err != nil {
+		return engine.Settings{}, fmt.Errorf("-preset: %w", err)
+	}
+	return p.Settings, nil
+}
+
+// Apply applies -scenario, then every -set, in order, to s.
+func (f *Settings) Apply(s *engine.Settings) error {
+	if f.Scenario != "" {
+		if err := applyScenario(s, f.Scenario); err != nil {
+			return fmt.Errorf("-scenario %s: %w", f.Scenario, err)
+		}
+	}
+	for _, kv := range f.sets {
+		if err := s.SetText(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("-set %s=%s: %w", kv[0], kv[1], err)
+		}
+	}
+	return nil
+}
+
+// Settings returns the base with -scenario and every -set applied, and
+// validated. Its errors name the preset or the field and the allowed range;
+// they are usage errors (exit status 2).
+func (f *Settings) Settings() (engine.Settings, error) {
+	s, err := f.Base()
+	if err == nil {
+		err = f.Apply(&s)
+	}
+	if err == nil {
+		err = s.Validate()
+	}
+	return s, err
+}
+
+// parseSet splits a -set argument, name=value, and checks the name
+// against the parameter table; the value is checked when it is applied.
+func parseSet(arg string) (name, value string, err error) {
+	name, value, ok := strings.Cut(arg, "=")
+	name = strings.TrimSpace(name)
+	if !ok {
+		return "", "", fmt.Errorf("-set %s: want name=value (e.g. -set latency=20ms)", arg)
+	}
+	if _, known := engine.Lookup(name); !known {
+		msg := fmt.Sprintf("-set %s: unknown parameter %q", arg, name)
+		if close := engine.SuggestParams(name, 3); len(close) > 0 {
+			msg += "; closest: " + strings.Join(close, ", ")
+		}
+		return "", "", errors.New(msg + " (lab params lists them all)")
+	}
+	return name, value, nil
+}
+
+// applyScenario selects the scenario arg names in s: a built-in one or
+// none by name, else the custom scenario in the file arg. The text is
+// checked when the settings are validated.
+func applyScenario(s *engine.Settings, arg string) error {
+	if slices.Contains(engine.Scenarios, arg) && arg != engine.ScenarioCustom {
+		s.Scenario, s.ScenarioText = arg, ""
+		return nil
+	}
+	text, err := os.ReadFile(arg)
+	if err != nil {
+		return fmt.Errorf("not a built-in scenario (%s) nor a readable file: %w",
+			strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", "), err)
+	}
+	s.Scenario, s.ScenarioText = engine.ScenarioCustom, string(text)
+	return nil
+}
+
+// SpecFlag names the flag behind a sweep's, a tuning's or a population
+// run's FieldError, as a prefix of its message: "-x: ", "-max: ",
+// "-entities: ", "-population: ", "-preset/-set: ".
+func SpecFlag(err error) string {
+	fe, ok := errors.AsType[*engine.FieldError](err)
+	if !ok {
+		return ""
+	}
+	switch fe.Field {
+	case "population.entities", "population.rounds", "population.round", "population.seed":
+		return "-" + strings.TrimPrefix(fe.Field, "population.") + ": "
+	}
+	field, _, _ := strings.Cut(fe.Field, ".")
+	field, _, _ = strings.Cut(field, "[")
+	switch field {
+	case "x", "y", "technique", "budget":
+		return "-" + field + ": "
+	case "points":
+		return "-x, -y: "
+	case "motions":
+		return "-motions: "
+	case "weights":
+		return "-w: "
+	case "constraints":
+		return "-max: "
+	case "population":
+		return "-population: "
+	}
+	return "-preset/-set: "
+}
+
+// ParamFlag registers a flag named for the parameter name that sets it in
+// s (with units, as -set does), its help the parameter's doc and range.
+func (c *Command) ParamFlag(s *engine.Settings, name string) {
+	p, _ := engine.Lookup(name)
+	unit := p.Unit
+	if unit == "s" {
+		unit = "seconds"
+	}
+	c.Flags.Var(paramFlag{s, name}, name, fmt.Sprintf("%s\n`%s` in [%s, %s]", p.Doc, unit, p.Format(p.Min), p.Format(p.Max)))
+}
+
+// paramFlag is the flag.Value of ParamFlag.
+type paramFlag struct {
+	s    *engine.Settings
+	name string
+}
+
+func (f paramFlag) String() string {
+	if f.s == nil { // the zero value flag.PrintDefaults makes
+		return ""
+	}
+	return f.s.Text(f.name)
+}
+
+func (f paramFlag) Set(text string) error { return f.s.SetText(f.name, text) }
+
+// Population are -population, -entities, -rounds and -round: a population
+// preset, and the sizes that replace its own.
+type Population struct {
+	Name             string
+	entities, rounds int
+	round            float64
+}
+
+// PopulationFlags registers them: def is -population's default ("" for
+// none), doc what it does, and sizes a prefix of the size flags' help.
+func (c *Command) PopulationFlags(def, doc, sizes string) *Population {
+	p := &Population{}
+	c.Flags.StringVar(&p.Name, "population", def, doc+" (one of "+presets.PopulationNames()+")")
+	c.Flags.IntVar(&p.entities, "entities", 0, sizes+"`N` entities instead of the population's")
+	c.Flags.IntVar(&p.rounds, "rounds", 0, sizes+"`N` rounds per entity instead of the population's")
+	c.Flags.Float64Var(&p.round, "round", 0, sizes+"rounds of `S` seconds instead of the population's")
+	return p
+}
+
+// Get returns the named population preset and its population with the
+// sizes the flags give.
+func (p *Population) Get() (presets.PopulationPreset, engine.Population, error) {
+	pp, err := presets.GetPopulation(p.Name)
+	if err != nil {
+		return pp, engine.Population{}, fmt.Errorf("-population: %w", err)
+	}
+	return pp, pp.Population.With(p.entities, p.rounds, p.round), nil
+}

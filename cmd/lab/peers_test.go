@@ -1,0 +1,30 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPeersCheck: lab peers check replays the committed library cases and
+// passes them all; a tolerance no case can meet fails them, exit 1; bad
+// usage is 2.
+func TestPeersCheck(t *testing.T) {
+	dir := filepath.Join("..", "..", "engine", "testdata", "peers")
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json.gz"))
+	if len(files) == 0 {
+		t.Fatal("no library cases under engine/testdata/peers")
+	}
+	code, out, errs := labRun("peers", "check", dir)
+	if code != 0 || strings.Count(out, "\n") < len(files) {
+		t.Fatalf("lab peers check = %d, %d lines for %d cases:\n%s%s", code, strings.Count(out, "\n"), len(files), out, errs)
+	}
+	if code, out, _ := labRun("peers", "check", "-tol", "1e-15", dir); code != 1 {
+		t.Errorf("lab peers check -tol 1e-15 = %d, want 1 (no replay is exact to 1e-15 m):\n%s", code, out)
+	}
+	for _, args := range [][]string{{"peers"}, {"peers", "frobnicate"}, {"peers", "check"}, {"peers", "check", "-tol", "2", dir}} {
+		if code, _, _ := labRun(args...); code != 2 {
+			t.Errorf("lab %s = %d, want 2", strings.Join(args, " "), code)
+		}
+	}
+}
