@@ -63,7 +63,12 @@ type TuneView struct {
 	Techniques []string
 	Motions    []JobOption // value = name; checked when in the mix
 	Metrics    []TuneMetric
-	Scripts    []string
+	// PopulationMetrics are what the constraints may bound when the
+	// tuning runs over a population; Populations the population presets
+	// (checked: the form's).
+	PopulationMetrics []TuneMetric
+	Populations       []JobOption
+	Scripts           []string
 
 	Job    *JobView
 	Result *TuneResultView // nil until the tuning has ended with candidates
@@ -76,6 +81,11 @@ type TuneForm struct {
 	Constraints     []TuneConstraint
 	Budget          int
 	Seed            string
+	// Population is the population preset every candidate runs over, ""
+	// for the base's one link; Entities, Rounds and Round its sizes ("" or
+	// Round "" for the preset's).
+	Population              string
+	Entities, Rounds, Round string
 }
 
 // TuneConstraint is one bound in the metric's display unit.
@@ -98,6 +108,7 @@ type TuneResultView struct {
 	Violation  string
 	Changes    []TuneRow // settings changed by the recommendation: name, base, recommended
 	Metrics    []TuneRow // every metric and the cost: name, base, recommended
+	Population int       // entities of the population the figures are over; 0 for one link
 	Chart      templ.Component
 	ApplyURL   string // the lab page with the recommended settings
 	Exports    []JobOption

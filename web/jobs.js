@@ -61,10 +61,18 @@ function request() {
     const display = sel.selectedOptions[0]?.dataset.display ?? '';
     constraints.push({ metric: sel.value, max: /^[-+]?[0-9.]+(e[-+]?[0-9]+)?$/i.test(text) && display ? text + display : text });
   });
-  return {
+  /** @type {{technique: string, base: string, motions: string[], weights: Record<string, number>, constraints: {metric: string, max: string}[], budget: number, seed: number, population?: {name: string, entities: number, rounds: number, round?: number}}} */
+  const req = {
     technique: val('technique'), base: val('base'), motions: f.getAll('motions').map(String),
     weights, constraints, budget: int('budget'), seed: int('seed'),
   };
+  if (val('population') !== '') {
+    // Each entity of a population has its own motion: no mix.
+    req.motions = [];
+    req.population = { name: val('population'), entities: int('population.entities'), rounds: int('population.rounds') };
+    if (val('population.round') !== '') req.population.round = Number(val('population.round'));
+  }
+  return req;
 }
 
 /**

@@ -188,3 +188,46 @@ func TestPopulationPageBrowser(t *testing.T) {
 		t.Errorf("lab page address %s, want %s", loc, page.Href)
 	}
 }
+
+// TestTunePopulationBrowser: from the population page, "Tune for this
+// population" opens the tuner with the population and the guide's
+// objective; the form's run tunes over the population and shows its
+// figures.
+func TestTunePopulationBrowser(t *testing.T) {
+	s := newBrowserServer(t)
+	b := openLabOn(t, s, "/?preset=harbor-before")
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+"/population?base=preset:harbor-before")); err != nil {
+		t.Fatal(err)
+	}
+	b.do(chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('a.page-link')].find((a) => a.textContent === 'Tune for this population').click()`))
+	jobsBrowserWait(b, `location.pathname === '/tune' && document.readyState === 'complete' && !!document.getElementById('job-form')`, 30*time.Second)
+	var form struct{ Population, Constraint string }
+	b.eval(`(() => { const f = document.getElementById('job-form');
+		return {Population: f.elements['population'].value, Constraint: f.querySelector('select[name="constraint.metric"]').value}; })()`, &form)
+	if form.Population != "harbor-beta" || form.Constraint != "underrunRounds" {
+		t.Fatalf("tuner form from the population page: %+v, want harbor-beta and an underrunRounds bound", form)
+	}
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const f = document.getElementById('job-form');
+		f.elements['population.entities'].value = '4';
+		f.elements['population.rounds'].value = '1';
+		f.elements['population.round'].value = '10';
+		f.elements['budget'].value = '4';
+	})()`), chromedp.Click(chromedp.ID("start")))
+	jobsBrowserWait(b, `location.pathname.startsWith('/tune/') && document.readyState === 'complete' && !!document.getElementById('tune-result')`, 60*time.Second)
+	var caption string
+	b.eval(`document.querySelector('#metrics caption').textContent`, &caption)
+	if caption != "Population figures (4 entities)" {
+		t.Errorf("result caption %q, want the population figures of 4 entities", caption)
+	}
+	var path string
+	b.eval(`location.pathname`, &path)
+	j := s.jobs.Get(strings.TrimPrefix(path, "/tune/"))
+	if j == nil {
+		t.Fatalf("no job at %s", path)
+	}
+	res, _ := j.Result()
+	if best := res.(engine.TuneResult).Best; best.Population == nil {
+		t.Errorf("the tuning ran without its population: %+v", best)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"interplab/cmd/lab/internal/studies"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"interplab/cmd/lab/internal/jobs"
 
 	"github.com/gorilla/websocket"
+	"interplab/cmd/lab/internal/studies"
 )
 
 // jobsTestServer is a test server whose jobs are cancelled at the end.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"html"
-	"interplab/cmd/lab/internal/studies"
 	"io"
 	"math"
 	"net/http"
@@ -15,7 +14,9 @@ import (
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
+	"interplab/cmd/lab/internal/studies"
 	"interplab/engine"
+	"interplab/presets"
 )
 
 // tunePageBody is a small tuning: the Harbor Vanguard "before" network,
@@ -195,5 +196,75 @@ func TestTuneRecoveryForm(t *testing.T) {
 	noScenario := strings.Replace(body, "scenario=outage-2s&", "", 1)
 	if code := jobsPost(t, srv, "/api/tunes", noScenario, &e); code != http.StatusBadRequest || e.Field != "constraints[0].metric" {
 		t.Errorf("recovery without a scenario: %d on %q, want 400 on constraints[0].metric", code, e.Field)
+	}
+}
+
+// tunePopulationBody is a small tuning over the Harbor population, with
+// the guide's kind of objective: the least p95 across entities of error p95
+// under bounds on the share of entity-rounds underrun and on the p90 of
+// added latency.
+const tunePopulationBody = `{"technique":"buffer","base":"preset:harbor-before",
+	"population":{"name":"harbor-beta","entities":6,"rounds":1,"round":20},
+	"weights":{"errP95":1,"addedLatency":0,"snaps":0,"underrun":0},
+	"constraints":[{"metric":"underrunRounds","max":"50%"},{"metric":"addedLatencyP90","max":"200ms"}],"budget":6,"seed":3}`
+
+// TestTunePopulationJob: the tuner page runs a population tuning: the same
+// recommendation and population figures as engine.Tune on the same spec,
+// a page and a CSV of population figures, and errors that name the field.
+func TestTunePopulationJob(t *testing.T) {
+	s, srv := jobsTestServer(t)
+	acc := jobsStart(t, srv, "/api/tunes", tunePopulationBody)
+	if end := jobsFollow(t, jobsDial(t, srv, acc)); end[len(end)-1].State != jobs.Done {
+		t.Fatalf("population tuning ended %+v", end[len(end)-1])
+	}
+	res, _ := s.jobs.Get(acc.ID).Result()
+	got := res.(engine.TuneResult)
+
+	pp, err := presets.GetPopulation("harbor-beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := presets.Get("harbor-before")
+	pop := pp.Population.With(6, 1, 20)
+	want, err := engine.Tune(context.Background(), engine.TuneSpec{Base: base.Settings, Technique: "buffer", Population: &pop,
+		Weights:     engine.TuneWeights{ErrP95: 1},
+		Constraints: []engine.Constraint{{Metric: "underrunRounds", Max: 0.5}, {Metric: "addedLatencyP90", Max: 0.2}},
+		Budget:      6, Seed: 3}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Best.Population == nil || !reflect.DeepEqual(got.Best.Settings, want.Best.Settings) || *got.Best.Population != *want.Best.Population {
+		t.Fatalf("population tuning's best = %+v %+v, engine.Tune's %+v %+v", got.Best.Settings, got.Best.Population, want.Best.Settings, want.Best.Population)
+	}
+
+	_, page := get(t, srv.URL+acc.Page)
+	if !strings.Contains(string(page), "Population figures (6 entities)") || !strings.Contains(string(page), `id="apply"`) {
+		t.Errorf("the tuning's page shows no population figures or no Apply:\n%s", page)
+	}
+	_, csv := get(t, srv.URL+acc.Page+"/data.csv")
+	if head, _, _ := strings.Cut(string(csv), "\n"); !strings.Contains(head, "underrunRounds") || !strings.Contains(head, "addedLatencyP90") {
+		t.Errorf("the CSV's header = %q, want the population figures", head)
+	}
+	_, form := get(t, srv.URL+"/tune?base=preset:harbor-before&population=harbor-beta")
+	for _, want := range []string{`<option value="harbor-beta" title=`, `selected>Harbor beta`, `data-population="1" selected>underrunRounds`} {
+		if !strings.Contains(string(form), want) {
+			t.Errorf("/tune?population=harbor-beta has no %q", want)
+		}
+	}
+
+	for _, tt := range []struct{ from, to, field string }{
+		{`"metric":"underrunRounds"`, `"metric":"errP95"`, "constraints[0].metric"},
+		{`"name":"harbor-beta"`, `"name":"mars"`, "population.name"},
+		{`"budget":6`, `"budget":6,"motions":["strafe"]`, "motions"},
+		{`"entities":6,"rounds":1,"round":20`, `"rounds":20`, "population.entities"}, // the preset's 1,000 entities × 20 rounds × 6: too much work
+		{`"entities":6`, `"entities":-1`, "population.entities"},
+	} {
+		var e struct {
+			Field string `json:"field"`
+		}
+		body := strings.Replace(tunePopulationBody, tt.from, tt.to, 1)
+		if code := jobsPost(t, srv, "/api/tunes", body, &e); code != http.StatusBadRequest || e.Field != tt.field {
+			t.Errorf("%s: %d on %q, want 400 on %s", tt.to, code, e.Field, tt.field)
+		}
 	}
 }

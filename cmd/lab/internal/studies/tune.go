@@ -19,6 +19,7 @@ import (
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/presets"
 	"interplab/templates"
 	"interplab/web"
 )
@@ -35,7 +36,28 @@ type TuneRequest struct {
 	Constraints []tuneConstraint    `json:"constraints,omitempty"`
 	Budget      int                 `json:"budget,omitempty"`
 	Seed        uint64              `json:"seed"`
+	// Population, when set, evaluates every candidate over a player base
+	// (engine.TuneSpec.Population): Motions must be empty, and the
+	// constraints bound population figures (underrunRounds, addedLatencyP90...).
+	Population *TunePopulation `json:"population,omitempty"`
 }
+
+// TunePopulation is the population of a TuneRequest: a population preset,
+// and sizes that replace its own when not zero.
+type TunePopulation struct {
+	Name     string  `json:"name"`
+	Entities int     `json:"entities,omitempty"`
+	Rounds   int     `json:"rounds,omitempty"`
+	Round    float64 `json:"round,omitempty"`
+}
+
+// Defaults of the tuner form's population: every candidate runs the whole
+// population, so a tuning takes budget × entities × rounds entity-rounds
+// (24 × 100 × 5 of 3 minutes: about a minute on two cores).
+const (
+	tunePopEntities = 100
+	tunePopRounds   = 5
+)
 
 // tuneConstraint is one constraint of a TuneRequest.
 type tuneConstraint struct {
@@ -48,7 +70,12 @@ func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 	var cs []engine.Constraint
 	for i, c := range req.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
-		if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric {
+		if req.Population != nil {
+			if populationMetric(c.Metric) < 0 {
+				return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
+					Allowed: "a population figure: " + populationMetricNames()}
+			}
+		} else if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric {
 			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
 				Allowed: "one of " + report.MetricNames() + ", or " + engine.RecoveryMetric + " with a scenario"}
 		}
@@ -93,12 +120,28 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	if req.Weights != nil {
 		spec.Weights = *req.Weights
 	}
+	if p := req.Population; p != nil {
+		pp, err := presets.GetPopulation(p.Name)
+		if err != nil {
+			return nil, jsonapi.BadRequest("population.name", err.Error())
+		}
+		pop := pp.Population.With(p.Entities, p.Rounds, p.Round)
+		spec.Population = &pop
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	budget := spec.Budget
 	if budget == 0 {
 		budget = engine.DefaultTuneBudget
+	}
+	if pop := spec.Population; pop != nil {
+		work := float64(budget) * float64(pop.Entities) * float64(pop.Rounds) * pop.Round * base.RenderRate
+		if work > jobMaxWork {
+			return nil, &engine.FieldError{Field: "population.entities", Value: strconv.Itoa(pop.Entities),
+				Allowed: fmt.Sprintf("fewer entities, rounds or candidates: the tuning needs %.3g entity-frames, at most %.3g", work, float64(jobMaxWork))}
+		}
+		return &tuneJob{Req: req, Label: label, Preset: tunePresetOf(req.Base), Spec: spec}, nil
 	}
 	runs := budget * max(1, len(spec.Motions))
 	for _, c := range spec.Constraints {
@@ -204,7 +247,11 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	for _, s := range space {
 		head = append(head, s.Name)
 	}
-	for _, f := range engine.MetricFields {
+	fields := engine.MetricFields
+	if tj.Spec.Population != nil {
+		fields = engine.PopulationMetricFields
+	}
+	for _, f := range fields {
 		head = append(head, f.Name+" ("+f.Unit+")")
 	}
 	cw.Write(head)
@@ -221,7 +268,12 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 		for _, s := range space {
 			row = append(row, c.Settings.Text(s.Name))
 		}
-		for _, v := range c.Metrics.Values(vals[:0]) {
+		if c.Population != nil {
+			vals = c.Population.Values(vals[:0])
+		} else {
+			vals = c.Metrics.Values(vals[:0])
+		}
+		for _, v := range vals {
 			row = append(row, num(v))
 		}
 		cw.Write(row)
@@ -235,8 +287,17 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 // TunePage is GET /tune and GET /tune/{id}.
 func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	form := tuneFormOf(TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
-		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: "0.12"}}})
+	req := TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
+		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: "0.12"}}}
+	if name := q.Get("population"); name != "" {
+		// The guide's question: the least p95 across entities of error
+		// p95, with at most 5% of entity-rounds underrun and 90% of the
+		// players within 150 ms.
+		req.Population = &TunePopulation{Name: name, Entities: tunePopEntities, Rounds: tunePopRounds}
+		req.Weights = &engine.TuneWeights{ErrP95: 1}
+		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: "0.05"}, {Metric: "addedLatencyP90", Max: "0.15"}}
+	}
+	form := tuneFormOf(req)
 	v := templates.TuneView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
 	if id := r.PathValue("id"); id != "" {
 		j, tj, res := s.tuneOf(w, r)
@@ -263,6 +324,13 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	for _, f := range append(engine.MetricFields[:len(engine.MetricFields):len(engine.MetricFields)], engine.RecoveryField) {
 		v.Metrics = append(v.Metrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
 	}
+	for _, f := range engine.PopulationMetricFields {
+		v.PopulationMetrics = append(v.PopulationMetrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
+	}
+	pops, _ := presets.Populations()
+	for _, p := range pops {
+		v.Populations = append(v.Populations, templates.JobOption{Value: p.Name, Label: p.Title, Doc: p.Doc, Checked: p.Name == form.Population})
+	}
 	for _, m := range engine.Motions {
 		v.Motions = append(v.Motions, templates.JobOption{Value: m, Label: m, Checked: slices.Contains(form.Motions, m)})
 	}
@@ -286,10 +354,25 @@ func tuneFormOf(req TuneRequest) tuneForm {
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	f.Weights = [4]string{num(w.ErrP95), num(w.AddedLatency), num(w.Snaps), num(w.Underrun)}
+	f.Entities, f.Rounds = strconv.Itoa(tunePopEntities), strconv.Itoa(tunePopRounds)
+	if p := req.Population; p != nil {
+		f.Population = p.Name
+		if p.Entities > 0 {
+			f.Entities = strconv.Itoa(p.Entities)
+		}
+		if p.Rounds > 0 {
+			f.Rounds = strconv.Itoa(p.Rounds)
+		}
+		if p.Round > 0 {
+			f.Round = num(p.Round)
+		}
+	}
 	for _, c := range req.Constraints {
 		scale := 1.0
 		if i := report.MetricIndex(c.Metric); i >= 0 {
 			scale = engine.MetricFields[i].Scale
+		} else if i := populationMetric(c.Metric); i >= 0 {
+			scale = engine.PopulationMetricFields[i].Scale
 		} else if c.Metric == engine.RecoveryMetric {
 			scale = engine.RecoveryField.Scale
 		}
@@ -327,7 +410,12 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})
 	}
 	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
-	for i, f := range engine.MetricFields {
+	fields := engine.MetricFields
+	if res.Base.Population != nil && res.Best.Population != nil {
+		rv.Population = tj.Spec.Population.Entities
+		bv, rv2, fields = res.Base.Population.Values(nil), res.Best.Population.Values(nil), engine.PopulationMetricFields
+	}
+	for i, f := range fields {
 		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: report.Value(rv2[i], f)})
 	}
 	if res.Base.Recovery != nil && res.Best.Recovery != nil {
@@ -336,4 +424,24 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	}
 	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
 	return rv, nil
+}
+
+// populationMetric is the index of the population figure called name in
+// engine.PopulationMetricFields, or -1.
+func populationMetric(name string) int {
+	for i, f := range engine.PopulationMetricFields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// populationMetricNames lists the population figures, for a message.
+func populationMetricNames() string {
+	names := make([]string, len(engine.PopulationMetricFields))
+	for i, f := range engine.PopulationMetricFields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
 }
