@@ -117,6 +117,18 @@ func TuneSpace(technique string) []TuneRange {
 	return space
 }
 
+// TunableTechniques lists the techniques with settings to tune (a
+// TuneSpace), in display order: every one but snap.
+func TunableTechniques() []string {
+	var names []string
+	for i := range techDefs {
+		if len(techDefs[i].tune) > 0 {
+			names = append(names, techDefs[i].name)
+		}
+	}
+	return names
+}
+
 // TuneSpec describes a tuning: which technique, on which network and motion
 // mix, searching which of its settings, for which cost and constraints.
 type TuneSpec struct {
@@ -126,7 +138,7 @@ type TuneSpec struct {
 	// Its Techniques and Motion are kept in every candidate's Settings but
 	// each run uses Technique alone on one motion of Motions.
 	Base      Settings `json:"base"`
-	Technique string   `json:"technique"` // buffer, hermite, epic or epicfix
+	Technique string   `json:"technique"` // a technique with a TuneSpace: every one but snap
 
 	// Motions is the motion mix: each candidate runs once on each script
 	// (a name from Motions) and its metrics are combined by
@@ -177,13 +189,7 @@ func (spec TuneSpec) normalized() TuneSpec {
 func (spec *TuneSpec) Validate() error {
 	s := spec.normalized()
 	if i := techniqueIndex(s.Technique); i < 0 || len(techDefs[i].tune) == 0 {
-		var names []string
-		for i := range techDefs {
-			if len(techDefs[i].tune) > 0 {
-				names = append(names, techDefs[i].name)
-			}
-		}
-		allowed := "one of " + strings.Join(names, ", ")
+		allowed := "one of " + strings.Join(TunableTechniques(), ", ")
 		if i >= 0 {
 			allowed += ": " + s.Technique + " has no settings to tune"
 		}

@@ -15,13 +15,14 @@ const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value 
                 [-w errP95=1,addedLatency=0.5,...] [-max addedLatency=0.15 ...]
                 [-budget N] [-seed N] [-workers N] [-json] [-v]
 
-Searches the technique's own settings (buffer, hermite: delay, adaptive,
-margin, delayCap, extrapolateCap, speedClamp; epic, epicfix: calcAhead,
-displayBehind, slopTime) for the least weighted cost on the settings'
-network, each candidate run on every motion of -motions. It prints the
-recommendation as -set lines ready to paste into lab sim or lab export, its
-metrics against the starting settings', and the Pareto front of added
-latency against the aligned error (errAligned); or JSON with -json.
+Searches the technique's own settings (buffer: delay, adaptive, margin,
+delayCap, extrapolateCap, speedClamp; epic: calcAhead, displayBehind,
+slopTime; a library's: its client knobs, mirror.bufferTimeMultiplier...)
+for the least weighted cost on the settings' network, each candidate run on
+every motion of -motions. It prints the recommendation as -set lines ready
+to paste into lab sim or lab export, its metrics against the base's, and
+the Pareto front of added latency against the aligned error (errAligned);
+or JSON with -json.
 
 The cost is the sum of weight × metric / reference over errP95 (0.1 m),
 addedLatency (0.1 s), snaps (1 per entity per minute) and underrun (10% of
@@ -46,7 +47,7 @@ players" is -w errP95=1,addedLatency=0,snaps=0,underrun=0
 func runTune(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("tune", tuneUsage+"\nflags:\n", stdout, stderr)
 	sf := c.SettingsFlags()
-	technique := c.Flags.String("technique", "", "the `technique` to tune: buffer, hermite, epic or epicfix")
+	technique := c.Flags.String("technique", "", "the `technique` to tune: "+strings.Join(engine.TunableTechniques(), ", "))
 	motions := c.Flags.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
 		strings.Join(engine.Motions, ", "))
 	weights := engine.DefaultTuneWeights()
