@@ -789,7 +789,12 @@ initSession({
     lab.change(name, v);
   },
   watch: (f) => lab.watchers.push(f),
+  scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
+  applyScenario: (text) => lab.applyScenario(text),
 });
-initPresets({ engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt) });
+initPresets({
+  engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt),
+  scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
+});
 initJobLinks({ query: () => lab.query, watch: (f) => lab.watchers.push(f) });
 globalThis.lab = lab.hooks();

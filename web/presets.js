@@ -14,7 +14,8 @@ import { settingsJSON } from './session.js';
  * @typedef {import('./types/interplab').Param} Param
  * @typedef {import('./types/interplab').ApiError} ApiError
  * @typedef {{name: string, title: string, doc: string, custom: boolean, query: string, file: string}} ApiPreset
- * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, choose: (opt: HTMLOptionElement) => void}} PresetsPage
+ * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, choose: (opt: HTMLOptionElement) => void,
+ *   scenarioText: () => string}} PresetsPage
  */
 
 /** @param {PresetsPage} page */
@@ -107,7 +108,10 @@ export function initPresets(page) {
       name,
       title: dialog.title.value.trim() || name,
       doc: dialog.doc.value.trim(),
-      settings: settingsJSON({ engine: page.engine, params: page.params, values: page.values, query: () => '', set: () => {}, watch: () => {} }),
+      settings: settingsJSON({
+        engine: page.engine, params: page.params, values: page.values, query: () => '', set: () => {}, watch: () => {},
+        scenarioText: page.scenarioText, applyScenario: () => '',
+      }),
     });
     dialog.submit.disabled = true;
     const text = await post(body);

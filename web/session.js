@@ -14,7 +14,8 @@ import { presetValues } from './url.js';
  * @typedef {import('./types/interplab').Session} SessionJSON
  * @typedef {import('./types/interplab').ApiError} ApiError
  * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, query: () => string | undefined,
- *   set: (name: string, value: number) => void, watch: (f: () => void) => void}} Page
+ *   set: (name: string, value: number) => void, watch: (f: () => void) => void,
+ *   scenarioText: () => string, applyScenario: (text: string) => string}} Page
  *   what the session features need of the lab page
  * @typedef {{id: string, rev: number, live: boolean}} PageSession the session a page shows
  * @typedef {{name: string, notes: string, settings: Record<string, number | boolean | string | string[]>}} SaveBody
@@ -28,7 +29,9 @@ const MAX_COMPARED = 7; // besides the current settings: /compare takes 2 to 8 v
  * @param {Page} page the lab: engine (the interplab object), params,
  *   values() (stored units, table order), query() (the share query),
  *   set(name, value) (applied as a designer's change), watch(f) (f() after
- *   every change of the settings)
+ *   every change of the settings), scenarioText() (the custom scenario's
+ *   text when it runs, else ""), applyScenario(text) (runs it; "" or the
+ *   engine's error)
  * @returns {{session: PageSession | null, sync: Sync | null}}
  */
 export function initSession(page) {
@@ -95,10 +98,12 @@ function settingsValues(page, settings) {
  */
 function wireUnsaved(page, el) {
   let saved = presetValues(page.engine, page.params, el.dataset.saved ?? '');
+  let savedText = new URLSearchParams(el.dataset.saved ?? '').get('scenarioText') ?? '';
   const marker = byId('unsaved', HTMLElement);
   const dirty = () => {
     const now = page.values();
-    return page.params.some((p, i) => page.engine.format(p.name, now[i]) !== page.engine.format(p.name, saved[i]));
+    return page.scenarioText() !== savedText ||
+      page.params.some((p, i) => page.engine.format(p.name, now[i]) !== page.engine.format(p.name, saved[i]));
   };
   const update = () => {
     const d = dirty();
@@ -117,6 +122,7 @@ function wireUnsaved(page, el) {
     /** @param {Record<string, unknown>} settings the settings just saved, as the sessions API gives them */
     saved: (settings) => {
       saved = settingsValues(page, settings);
+      savedText = typeof settings.scenarioText === 'string' ? settings.scenarioText : '';
       update();
     },
   };
@@ -177,6 +183,8 @@ export function settingsJSON(page) {
         out[p.name] = Number(text);
     }
   });
+  const scenario = page.scenarioText();
+  if (scenario !== '') out.scenarioText = scenario; // the custom scenario's text, with scenario = custom
   return out;
 }
 
@@ -306,6 +314,9 @@ function showConflict(page, session, mine, current, save) {
       row(p.name, theirs, text(mine.settings[p.name]));
     }
   }
+  const theirText = typeof current.settings.scenarioText === 'string' ? current.settings.scenarioText : '';
+  const myText = typeof mine.settings.scenarioText === 'string' ? mine.settings.scenarioText : '';
+  if (theirText !== myText) row('scenario text', theirText, myText);
   if (rows.childElementCount === 0) row('(nothing)', 'the same settings, name and notes', '');
   const keep = byId('conflict-mine', HTMLButtonElement);
   keep.textContent = `Keep mine (save over revision ${current.rev})`;
@@ -314,6 +325,7 @@ function showConflict(page, session, mine, current, save) {
     await save(mine, current.rev);
   };
   byId('conflict-theirs', HTMLButtonElement).onclick = () => {
+    if (theirText !== myText && theirText !== '') page.applyScenario(theirText);
     for (const p of changed) page.set(p.name, page.engine.parse(p.name, text(current.settings[p.name])).value);
     session.rev = current.rev;
     showSaved(current);

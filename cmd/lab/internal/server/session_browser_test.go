@@ -494,3 +494,37 @@ func unescapeQuery(t *testing.T, s string) string {
 	}
 	return u
 }
+
+// TestBrowserSessionScenario: a session saved with a custom scenario keeps
+// its text: the store has it, the session's page runs it with no unsaved
+// edit, and editing the text marks the page unsaved.
+func TestBrowserSessionScenario(t *testing.T) {
+	h, st := newSessionServer(t)
+	const text = "set latency=250ms\noutage at=2 for=1"
+	b := openLabOn(t, h, "/?scenario=custom&scenarioText="+url.QueryEscape(text))
+	b.do(chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("save-dialog")),
+		chromedp.SetValue(chromedp.ID("save-name"), "outage study"), chromedp.Click(chromedp.ID("save-submit")))
+	id := b.waitPath(regexp.MustCompile(`^/s/([a-z2-7]{12})$`))
+	b.waitReady()
+	saved, err := st.Latest(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Settings.Scenario != "custom" || saved.Settings.ScenarioText != text {
+		t.Fatalf("saved scenario %q text %q, want custom and %q", saved.Settings.Scenario, saved.Settings.ScenarioText, text)
+	}
+	var page struct {
+		Text    string
+		Unsaved bool
+	}
+	b.eval(`({Text: document.getElementById('scenario-text').value, Unsaved: !document.getElementById('unsaved').hidden})`, &page)
+	if page.Text != text || page.Unsaved {
+		t.Errorf("the session's page: editor %q, unsaved %v; want the saved text and nothing unsaved", page.Text, page.Unsaved)
+	}
+	b.eval(`(() => { const el = document.getElementById('scenario-text'); el.closest('details').open = true;
+		el.value = "set latency=100ms"; el.dispatchEvent(new Event('input', {bubbles: true})); })()`, nil)
+	b.do(chromedp.Click(chromedp.ID("scenario-apply")))
+	if !b.poll(`!document.getElementById('unsaved').hidden`, 5*time.Second) {
+		t.Error("a new scenario text does not mark the page unsaved")
+	}
+}
