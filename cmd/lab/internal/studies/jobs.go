@@ -119,6 +119,31 @@ func (s *Pages) resolveBase(ref string) (string, engine.Settings, error) {
 	return s.Settings(strings.TrimSpace(ref))
 }
 
+// startJob answers a request to start a study of kind (sweep, tune,
+// population): it decodes the body into a request R, build checks it and
+// returns what the job keeps for its page, its total of items and its work;
+// then the job starts for the request's client and the answer is 202
+// Accepted with the job's page, /KIND/ID. Every error is answered in the
+// API's shape.
+func startJob[R any](s *Pages, w http.ResponseWriter, r *http.Request, kind string, build func(req R) (spec any, total int, work jobs.Work, err error)) {
+	var req R
+	if err := jsonapi.Decode(r, &req); err != nil {
+		s.Fail(w, err)
+		return
+	}
+	spec, total, work, err := build(req)
+	if err != nil {
+		s.Fail(w, err)
+		return
+	}
+	j, err := s.Jobs.Start(kind, clientOf(r), total, spec, work)
+	if err != nil {
+		s.Fail(w, err)
+		return
+	}
+	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: kind, Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/" + kind + "/" + j.ID()})
+}
+
 // jobViewOf is a job's state for its page.
 func jobViewOf(j *jobs.Job, page string) *templates.JobView {
 	st := j.Status()

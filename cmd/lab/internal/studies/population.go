@@ -93,31 +93,23 @@ func (s *Pages) populationSpec(req populationRequest) (*populationJob, error) {
 	return &populationJob{Req: req, Label: label, Population: pp.Title, Spec: spec}, nil
 }
 
+// StartPopulation is POST /api/populations: it starts a population run.
 func (s *Pages) StartPopulation(w http.ResponseWriter, r *http.Request) {
-	var req populationRequest
-	if err := jsonapi.Decode(r, &req); err != nil {
-		s.Fail(w, err)
-		return
-	}
-	pj, err := s.populationSpec(req)
-	if err != nil {
-		s.Fail(w, err)
-		return
-	}
-	j, err := s.Jobs.Start("population", clientOf(r), pj.Spec.Population.Entities, pj, func(ctx context.Context, progress func(any, int)) (any, error) {
-		res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
-			progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
-		})
+	startJob(s, w, r, "population", func(req populationRequest) (any, int, jobs.Work, error) {
+		pj, err := s.populationSpec(req)
 		if err != nil {
-			return nil, err // nothing partial: a cancelled run keeps no result
+			return nil, 0, nil, err
 		}
-		return res, nil
+		return pj, pj.Spec.Population.Entities, func(ctx context.Context, progress func(any, int)) (any, error) {
+			res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
+				progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
+			})
+			if err != nil {
+				return nil, err // nothing partial: a cancelled run keeps no result
+			}
+			return res, nil
+		}, nil
 	})
-	if err != nil {
-		s.Fail(w, err)
-		return
-	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/population/" + j.ID()})
 }
 
 // populationItem is one finished entity, as the progress stream carries it.
@@ -139,6 +131,7 @@ func (s *Pages) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job,
 	return j, j.Spec().(*populationJob), pr
 }
 
+// PopulationCSV is GET /population/{id}/data.csv: every entity's figures.
 func (s *Pages) PopulationCSV(w http.ResponseWriter, r *http.Request) {
 	j, _, res := s.populationOf(w, r)
 	if j == nil {

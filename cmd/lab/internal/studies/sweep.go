@@ -145,25 +145,17 @@ func (s *Pages) sweepSpec(req sweepRequest) (*sweepJob, error) {
 	return &sweepJob{Req: req, Label: label, Spec: spec}, nil
 }
 
+// StartSweep is POST /api/sweeps: it starts a sweep.
 func (s *Pages) StartSweep(w http.ResponseWriter, r *http.Request) {
-	var req sweepRequest
-	if err := jsonapi.Decode(r, &req); err != nil {
-		s.Fail(w, err)
-		return
-	}
-	sj, err := s.sweepSpec(req)
-	if err != nil {
-		s.Fail(w, err)
-		return
-	}
-	j, err := s.Jobs.Start("sweep", clientOf(r), sj.Spec.Points(), sj, func(ctx context.Context, progress func(any, int)) (any, error) {
-		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
+	startJob(s, w, r, "sweep", func(req sweepRequest) (any, int, jobs.Work, error) {
+		sj, err := s.sweepSpec(req)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		return sj, sj.Spec.Points(), func(ctx context.Context, progress func(any, int)) (any, error) {
+			return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
+		}, nil
 	})
-	if err != nil {
-		s.Fail(w, err)
-		return
-	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/sweep/" + j.ID()})
 }
 
 // sweepOf returns the sweep job of the request's {id}, or answers 404.
@@ -190,6 +182,7 @@ func sweepPointsOf(j *jobs.Job) []engine.SweepPoint {
 	return pts
 }
 
+// SweepChart is GET /sweep/{id}/chart: the chart of the points finished so far.
 func (s *Pages) SweepChart(w http.ResponseWriter, r *http.Request) {
 	j, sj := s.sweepOf(w, r)
 	if j == nil {
@@ -208,6 +201,7 @@ func (s *Pages) SweepChart(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
 
+// SweepCSV is GET /sweep/{id}/data.csv: every finished point's metrics.
 func (s *Pages) SweepCSV(w http.ResponseWriter, r *http.Request) {
 	j, sj := s.sweepOf(w, r)
 	if j == nil {

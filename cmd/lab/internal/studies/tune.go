@@ -171,31 +171,23 @@ func tunePresetOf(ref string) string {
 	return ""
 }
 
+// StartTune is POST /api/tunes: it starts a tuning.
 func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
-	var req TuneRequest
-	if err := jsonapi.Decode(r, &req); err != nil {
-		s.Fail(w, err)
-		return
-	}
-	tj, err := s.tuneSpec(req)
-	if err != nil {
-		s.Fail(w, err)
-		return
-	}
-	total := tj.Spec.Budget
-	if total == 0 {
-		total = engine.DefaultTuneBudget
-	}
-	j, err := s.Jobs.Start("tune", clientOf(r), total, tj, func(ctx context.Context, progress func(any, int)) (any, error) {
-		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
-			progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
-		})
+	startJob(s, w, r, "tune", func(req TuneRequest) (any, int, jobs.Work, error) {
+		tj, err := s.tuneSpec(req)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		total := tj.Spec.Budget
+		if total == 0 {
+			total = engine.DefaultTuneBudget
+		}
+		return tj, total, func(ctx context.Context, progress func(any, int)) (any, error) {
+			return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
+				progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
+			})
+		}, nil
 	})
-	if err != nil {
-		s.Fail(w, err)
-		return
-	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: j.Kind(), Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/tune/" + j.ID()})
 }
 
 // tuneOf returns the tuning job of the request's {id} and its result (nil
@@ -214,6 +206,7 @@ func (s *Pages) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tune
 	return j, j.Spec().(*tuneJob), &tr
 }
 
+// TuneChart is GET /tune/{id}/chart: the Pareto chart of a finished tuning.
 func (s *Pages) TuneChart(w http.ResponseWriter, r *http.Request) {
 	j, tj, res := s.tuneOf(w, r)
 	if j == nil {
@@ -228,6 +221,7 @@ func (s *Pages) TuneChart(w http.ResponseWriter, r *http.Request) {
 	jsonapi.WriteJSON(w, http.StatusOK, map[string]any{"option": ch.JSON(), "state": j.Status().State})
 }
 
+// TuneCSV is GET /tune/{id}/data.csv: every candidate's settings and metrics.
 func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	j, tj, res := s.tuneOf(w, r)
 	if j == nil {
