@@ -162,48 +162,31 @@ func jobBaseError(ref string, err error) error {
 }
 
 // DecodeJob turns an archived job's spec and result back into the types the
-// sweep and tuner pages use.
+// sweep, tuner and population pages use.
 func DecodeJob(kind string, spec, result []byte) (any, any, error) {
 	switch kind {
 	case "sweep":
-		sj := &sweepJob{}
-		if err := json.Unmarshal(spec, sj); err != nil {
-			return nil, nil, fmt.Errorf("sweep spec: %w", err)
-		}
-		if result == nil {
-			return sj, nil, nil
-		}
-		var pts []engine.SweepPoint
-		if err := json.Unmarshal(result, &pts); err != nil {
-			return nil, nil, fmt.Errorf("sweep result: %w", err)
-		}
-		return sj, pts, nil
+		return decodeJob[sweepJob, []engine.SweepPoint](kind, spec, result)
 	case "tune":
-		tj := &tuneJob{}
-		if err := json.Unmarshal(spec, tj); err != nil {
-			return nil, nil, fmt.Errorf("tuning spec: %w", err)
-		}
-		if result == nil {
-			return tj, nil, nil
-		}
-		var res engine.TuneResult
-		if err := json.Unmarshal(result, &res); err != nil {
-			return nil, nil, fmt.Errorf("tuning result: %w", err)
-		}
-		return tj, res, nil
+		return decodeJob[tuneJob, engine.TuneResult](kind, spec, result)
 	case "population":
-		pj := &populationJob{}
-		if err := json.Unmarshal(spec, pj); err != nil {
-			return nil, nil, fmt.Errorf("population spec: %w", err)
-		}
-		if result == nil {
-			return pj, nil, nil
-		}
-		res := &engine.PopulationResult{}
-		if err := json.Unmarshal(result, res); err != nil {
-			return nil, nil, fmt.Errorf("population result: %w", err)
-		}
-		return pj, res, nil
+		return decodeJob[populationJob, *engine.PopulationResult](kind, spec, result)
 	}
 	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
+}
+
+// decodeJob decodes a job's spec as a *S and its result, if any, as an R.
+func decodeJob[S, R any](kind string, spec, result []byte) (any, any, error) {
+	sp := new(S)
+	if err := json.Unmarshal(spec, sp); err != nil {
+		return nil, nil, fmt.Errorf("%s spec: %w", kind, err)
+	}
+	if result == nil {
+		return sp, nil, nil
+	}
+	var res R
+	if err := json.Unmarshal(result, &res); err != nil {
+		return nil, nil, fmt.Errorf("%s result: %w", kind, err)
+	}
+	return sp, res, nil
 }

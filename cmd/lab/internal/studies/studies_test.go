@@ -41,3 +41,41 @@ func TestBasePreset(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeJob: every kind of archived study comes back as the types its
+// page reads, with or without a result; an unknown kind or bad JSON is an
+// error.
+func TestDecodeJob(t *testing.T) {
+	enc := func(v any) []byte {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	sweep := &sweepJob{Label: "wifi"}
+	tune := &tuneJob{Label: "lan", Preset: "lan"}
+	pop := &populationJob{Label: "defaults", Population: "Harbor"}
+	for _, tt := range []struct {
+		kind         string
+		spec, result any
+	}{
+		{"sweep", sweep, []engine.SweepPoint{{X: 0.1}}},
+		{"tune", tune, engine.TuneResult{Feasible: true}},
+		{"population", pop, &engine.PopulationResult{Spec: engine.PopulationSpec{Population: engine.Population{Entities: 3}}}},
+	} {
+		spec, res, err := DecodeJob(tt.kind, enc(tt.spec), enc(tt.result))
+		if err != nil || !reflect.DeepEqual(spec, tt.spec) || !reflect.DeepEqual(res, tt.result) {
+			t.Errorf("%s: DecodeJob = %#v, %#v, %v; want %#v, %#v", tt.kind, spec, res, err, tt.spec, tt.result)
+		}
+		if spec, res, err := DecodeJob(tt.kind, enc(tt.spec), nil); err != nil || !reflect.DeepEqual(spec, tt.spec) || res != nil {
+			t.Errorf("%s without a result: %#v, %#v, %v", tt.kind, spec, res, err)
+		}
+		if _, _, err := DecodeJob(tt.kind, []byte("{"), nil); err == nil {
+			t.Errorf("%s: a broken spec decodes", tt.kind)
+		}
+	}
+	if _, _, err := DecodeJob("bake", []byte("{}"), nil); err == nil {
+		t.Error("an unknown kind decodes")
+	}
+}
