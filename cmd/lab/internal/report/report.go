@@ -82,8 +82,20 @@ func unit(display string) string {
 
 // MetricIndex is the index of the metric called name in
 // engine.MetricFields and in Metrics.Values, or -1 when there is none.
-func MetricIndex(name string) int {
-	for i, f := range engine.MetricFields {
+func MetricIndex(name string) int { return fieldIndex(engine.MetricFields, name) }
+
+// MetricNames lists every metric's name, for a message.
+func MetricNames() string { return fieldNames(engine.MetricFields) }
+
+// PopulationMetricIndex is the index of the population figure called name
+// in engine.PopulationMetricFields and in PopulationMetrics.Values, or -1.
+func PopulationMetricIndex(name string) int { return fieldIndex(engine.PopulationMetricFields, name) }
+
+// PopulationMetricNames lists every population figure's name, for a message.
+func PopulationMetricNames() string { return fieldNames(engine.PopulationMetricFields) }
+
+func fieldIndex(fields []engine.MetricField, name string) int {
+	for i, f := range fields {
 		if f.Name == name {
 			return i
 		}
@@ -91,10 +103,9 @@ func MetricIndex(name string) int {
 	return -1
 }
 
-// MetricNames lists every metric's name, for a message.
-func MetricNames() string {
-	names := make([]string, len(engine.MetricFields))
-	for i, f := range engine.MetricFields {
+func fieldNames(fields []engine.MetricField) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")

@@ -6,10 +6,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"interplab/cmd/lab/internal/chart"
 	"interplab/cmd/lab/internal/compare"
@@ -71,9 +69,9 @@ func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 	for i, c := range req.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
 		if req.Population != nil {
-			if populationMetric(c.Metric) < 0 {
+			if report.PopulationMetricIndex(c.Metric) < 0 {
 				return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
-					Allowed: "a population figure: " + populationMetricNames()}
+					Allowed: "a population figure: " + report.PopulationMetricNames()}
 			}
 		} else if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric {
 			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
@@ -141,7 +139,7 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 			return nil, &engine.FieldError{Field: "population.entities", Value: strconv.Itoa(pop.Entities),
 				Allowed: fmt.Sprintf("fewer entities, rounds or candidates: the tuning needs %.3g entity-frames, at most %.3g", work, float64(jobMaxWork))}
 		}
-		return &tuneJob{Req: req, Label: label, Preset: tunePresetOf(req.Base), Spec: spec}, nil
+		return &tuneJob{Req: req, Label: label, Preset: basePreset(req.Base), Spec: spec}, nil
 	}
 	runs := budget * max(1, len(spec.Motions))
 	for _, c := range spec.Constraints {
@@ -154,21 +152,7 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 		return nil, &engine.FieldError{Field: "budget", Value: strconv.Itoa(budget),
 			Allowed: fmt.Sprintf("a smaller budget, mix, entities or duration: the tuning needs %.3g entity-frames, at most %.3g", w, float64(jobMaxWork))}
 	}
-	return &tuneJob{Req: req, Label: label, Preset: tunePresetOf(req.Base), Spec: spec}, nil
-}
-
-// tunePresetOf is the preset a ref starts from, so that the apply link
-// stays short: preset:NAME, or q: with a preset key.
-func tunePresetOf(ref string) string {
-	if name, ok := strings.CutPrefix(ref, "preset:"); ok {
-		return name
-	}
-	if q, ok := strings.CutPrefix(ref, "q:"); ok {
-		if v, err := url.ParseQuery(q); err == nil {
-			return v.Get(link.PresetKey)
-		}
-	}
-	return ""
+	return &tuneJob{Req: req, Label: label, Preset: basePreset(req.Base), Spec: spec}, nil
 }
 
 // StartTune is POST /api/tunes: it starts a tuning.
@@ -365,7 +349,7 @@ func tuneFormOf(req TuneRequest) tuneForm {
 		scale := 1.0
 		if i := report.MetricIndex(c.Metric); i >= 0 {
 			scale = engine.MetricFields[i].Scale
-		} else if i := populationMetric(c.Metric); i >= 0 {
+		} else if i := report.PopulationMetricIndex(c.Metric); i >= 0 {
 			scale = engine.PopulationMetricFields[i].Scale
 		} else if c.Metric == engine.RecoveryMetric {
 			scale = engine.RecoveryField.Scale
@@ -418,24 +402,4 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	}
 	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
 	return rv, nil
-}
-
-// populationMetric is the index of the population figure called name in
-// engine.PopulationMetricFields, or -1.
-func populationMetric(name string) int {
-	for i, f := range engine.PopulationMetricFields {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// populationMetricNames lists the population figures, for a message.
-func populationMetricNames() string {
-	names := make([]string, len(engine.PopulationMetricFields))
-	for i, f := range engine.PopulationMetricFields {
-		names[i] = f.Name
-	}
-	return strings.Join(names, ", ")
 }
