@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -266,5 +268,35 @@ func TestTunePopulationJob(t *testing.T) {
 		if code := jobsPost(t, srv, "/api/tunes", body, &e); code != http.StatusBadRequest || e.Field != tt.field {
 			t.Errorf("%s: %d on %q, want 400 on %s", tt.to, code, e.Field, tt.field)
 		}
+	}
+}
+
+// TestTuneLibraryTechnique: tuning a library's technique from settings
+// that do not run it applies with the technique shown, and offers that
+// library's export, which answers the file.
+func TestTuneLibraryTechnique(t *testing.T) {
+	_, srv := jobsTestServer(t)
+	acc := jobsStart(t, srv, "/api/tunes", `{"technique":"mirror","base":"q:duration=6&entities=2","budget":4,"seed":2}`)
+	if end := jobsFollow(t, jobsDial(t, srv, acc)); end[len(end)-1].State != jobs.Done {
+		t.Fatalf("mirror tuning ended %+v", end[len(end)-1])
+	}
+	_, page := get(t, srv.URL+acc.Page)
+	m := regexp.MustCompile(`id="apply" class="button-link" href="/\?([^"]*)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("no Apply link on the mirror tuning's page")
+	}
+	q, _ := url.ParseQuery(html.UnescapeString(string(m[1])))
+	if !strings.Contains(q.Get("techniques"), "mirror") {
+		t.Errorf("Apply's techniques = %q, want mirror among them", q.Get("techniques"))
+	}
+	e := regexp.MustCompile(`href="(/api/export\?format=mirror&[^"]*)"`).FindSubmatch(page)
+	if e == nil {
+		t.Fatal("no mirror export on the mirror tuning's page")
+	}
+	if resp, body := get(t, srv.URL+html.UnescapeString(string(e[1]))); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "bufferTimeMultiplier") {
+		t.Errorf("the mirror export answers %d: %.200s", resp.StatusCode, body)
+	}
+	if strings.Contains(string(page), "format=ngo&") {
+		t.Error("the page offers NGO's export for settings that do not run ngo")
 	}
 }

@@ -12,11 +12,13 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
@@ -142,6 +144,20 @@ func startJob[R any](s *Pages, w http.ResponseWriter, r *http.Request, kind stri
 		return
 	}
 	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: kind, Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/" + kind + "/" + j.ID()})
+}
+
+// exportLinks are the export links of settings s, whose share query is
+// query: every format that writes any technique's settings, and each
+// library's for its technique when s runs it (export.Render refuses it
+// otherwise).
+func exportLinks(query string, s engine.Settings) []templates.JobOption {
+	var links []templates.JobOption
+	for _, f := range export.List() {
+		if f.Technique == "" || slices.Contains(s.Techniques, f.Technique) {
+			links = append(links, templates.JobOption{Value: "/api/export?format=" + f.Format + "&" + query, Label: f.Format})
+		}
+	}
+	return links
 }
 
 // jobViewOf is a job's state for its page.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/chart"
-	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
@@ -244,9 +243,7 @@ func populationResultView(pj *populationJob, res *engine.PopulationResult) (*tem
 	// The settings run over the population, in every export format (the
 	// network of an export is the base's own link, not the population's).
 	query := link.Query(preset, res.Spec.Base)
-	for _, name := range export.Formats() {
-		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + name + "&" + query, Label: name})
-	}
+	rv.Exports = exportLinks(query, res.Spec.Base)
 	for k, t := range res.Techniques {
 		wv := templates.PopulationWorst{Technique: t.Name}
 		for _, e := range t.Worst {

@@ -11,7 +11,6 @@ import (
 
 	"interplab/cmd/lab/internal/chart"
 	"interplab/cmd/lab/internal/compare"
-	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
@@ -378,12 +377,16 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	if err != nil {
 		return nil, err
 	}
-	query := link.Query(tj.Preset, res.Best.Settings)
-	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
-		Feasible: res.Feasible, Violation: report.Number(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query}
-	for _, name := range export.Formats() {
-		rv.Exports = append(rv.Exports, templates.JobOption{Value: "/api/export?format=" + name + "&" + query, Label: name})
+	// Applied, the recommendation shows the tuned technique beside the
+	// base's, and its library's export is offered.
+	best := res.Best.Settings
+	if !slices.Contains(best.Techniques, tj.Spec.Technique) {
+		best.Techniques = append(slices.Clone(best.Techniques), tj.Spec.Technique)
 	}
+	query := link.Query(tj.Preset, best)
+	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
+		Feasible: res.Feasible, Violation: report.Number(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query,
+		Exports: exportLinks(query, best)}
 	for _, c := range engine.Diff(res.Base.Settings, res.Best.Settings) {
 		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})
 	}
