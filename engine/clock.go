@@ -248,18 +248,6 @@ func (c *ClientClock) addSample(p clockPing) {
 func (c *ClientClock) fit() {
 	at := func(age int) *clockSample { return &c.samples[(c.head+c.n-1-age)%clockHistory] }
 
-	var bins [clockHistory / clockBin]int // ages of the bins' best samples
-	nb := 0
-	for first := 0; first < c.n; first += clockBin {
-		best := first
-		for a := first + 1; a < min(first+clockBin, c.n); a++ {
-			if at(a).delta < at(best).delta {
-				best = a
-			}
-		}
-		bins[nb] = best
-		nb++
-	}
 	// The k smallest round trips, in order of round trip and, on ties,
 	// age (0 = newest, so ties go to the newer sample): each age, newest
 	// first, is inserted after the kept ones it does not beat. Most
@@ -284,6 +272,20 @@ func (c *ClientClock) fit() {
 	}
 	f, ok := clockSlope(ages[:k], at)
 	if !ok {
+		// The fastest sample of every clockBin, for a slope over the
+		// whole history.
+		var bins [clockHistory / clockBin]int // ages of the bins' best samples
+		nb := 0
+		for first := 0; first < c.n; first += clockBin {
+			best := first
+			for a := first + 1; a < min(first+clockBin, c.n); a++ {
+				if at(a).delta < at(best).delta {
+					best = a
+				}
+			}
+			bins[nb] = best
+			nb++
+		}
 		f, ok = clockSlope(bins[:nb], at)
 	}
 	if ok {

@@ -66,7 +66,11 @@ type recordRing[T any] struct {
 
 func newRecordRing[T any](n int) recordRing[T] { return recordRing[T]{buf: make([]T, n)} }
 
+// push keeps v; a ring of no capacity (a quiet Sim's) keeps nothing.
 func (r *recordRing[T]) push(v T) {
+	if len(r.buf) == 0 {
+		return
+	}
 	r.buf[r.pushed%len(r.buf)] = v
 	r.pushed++
 }

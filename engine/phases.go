@@ -225,7 +225,7 @@ func RunPhases(s Settings) (Result, error) { return runPhases(context.Background
 
 // runPhases is RunPhases that gives up with ctx.Err() when ctx is done.
 func runPhases(ctx context.Context, s Settings) (Result, error) {
-	m, err := NewSim(s)
+	m, err := newQuietSim(s)
 	if err != nil {
 		return Result{}, err
 	}
@@ -239,7 +239,7 @@ func runPhases(ctx context.Context, s Settings) (Result, error) {
 	}
 	base := s
 	base.Scenario = ScenarioNone
-	b, err := NewSim(base)
+	b, err := newQuietSim(base)
 	if err != nil {
 		return Result{}, err
 	}

@@ -169,7 +169,7 @@ func runEntity(ctx context.Context, spec *PopulationSpec, e int) (PopulationEnti
 	p := &spec.Population
 	s := p.EntitySettings(spec.Base, e)
 	l, motion, seed := p.Entity(e)
-	m, err := NewSim(s)
+	m, err := newQuietSim(s)
 	if err != nil {
 		return PopulationEntity{}, err
 	}

@@ -13,7 +13,7 @@ func RunSeries(s Settings, step float64) (Result, error) {
 		return Result{}, &FieldError{Field: "step", Value: formatNumber(step),
 			Allowed: "[0, duration = " + formatNumber(s.Duration) + "] s"}
 	}
-	m, err := NewSim(s)
+	m, err := newQuietSim(s)
 	if err != nil {
 		return Result{}, err
 	}

@@ -62,6 +62,9 @@ type Sim struct {
 	series *seriesAcc    // nil unless RunSeries asked for it
 	phases *phaseTracker // nil without a scenario that disturbs the link
 
+	// quiet Sims only measure: they keep no packet or frame records for
+	// Drain (runs, sweeps, population entities, which never drain).
+	quiet    bool
 	packets  recordRing[PacketRecord]
 	frameLog recordRing[FrameRecord]
 
@@ -108,11 +111,17 @@ type FrameRecord struct {
 const recordCap = 1024
 
 // NewSim validates s and returns a simulation at time 0.
-func NewSim(s Settings) (*Sim, error) {
+func NewSim(s Settings) (*Sim, error) { return newSim(s, false) }
+
+// newQuietSim is NewSim for a run that only measures: no records are kept
+// for Drain, which saves their allocation and a copy per packet and frame.
+func newQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
+
+func newSim(s Settings, quiet bool) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Sim{set: s}
+	m := &Sim{set: s, quiet: quiet}
 	m.set.Techniques = append([]string(nil), s.Techniques...) // not shared with the caller
 	m.Restart()
 	return m, nil
@@ -220,8 +229,10 @@ func (m *Sim) Restart() {
 			m.phases = newPhaseTracker(start, end)
 		}
 	}
-	m.packets = newRecordRing[PacketRecord](recordCap)
-	m.frameLog = newRecordRing[FrameRecord](recordCap)
+	if !m.quiet {
+		m.packets = newRecordRing[PacketRecord](recordCap)
+		m.frameLog = newRecordRing[FrameRecord](recordCap)
+	}
 }
 
 // resetLag clears the added-latency history, as when the frame period changes.
@@ -354,16 +365,20 @@ func (m *Sim) send(ts float64) {
 	}
 	tick := math.Floor(ts*m.set.TickRate+1e-9) / m.set.TickRate
 	m.sendBuf = m.link.Send(ts, m.sendBuf[:0])
-	rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: math.NaN(), Dup: len(m.sendBuf) > 1,
-		Pos: m.movers[m.focus].At(tick).Pos}
-	rec.Net, rec.Down = m.link.state(ts)
 	for _, a := range m.sendBuf {
 		m.arrivals.push(arrival{t: a, tick: tick, seq: m.seq})
-		if !(a >= rec.Arrive) {
-			rec.Arrive = a
-		}
 	}
-	m.packets.push(rec)
+	if !m.quiet {
+		rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: math.NaN(), Dup: len(m.sendBuf) > 1,
+			Pos: m.movers[m.focus].At(tick).Pos}
+		rec.Net, rec.Down = m.link.state(ts)
+		for _, a := range m.sendBuf {
+			if !(a >= rec.Arrive) {
+				rec.Arrive = a
+			}
+		}
+		m.packets.push(rec)
+	}
 	m.seq++
 	m.sendK++
 	m.lastSend = ts
@@ -429,7 +444,9 @@ func (m *Sim) frame(t float64, last bool) {
 	}
 
 	rec := &m.rec
-	*rec = FrameRecord{Time: t, Est: now}
+	if !m.quiet {
+		*rec = FrameRecord{Time: t, Est: now}
+	}
 	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(t)}
 	for k, b := range m.batches {
 		b.frame(times[m.base[k]])
@@ -453,5 +470,7 @@ func (m *Sim) frame(t float64, last bool) {
 		m.phases.frame(m, m.nextFrame())
 	}
 	m.truth, m.truth1, m.truth2 = m.truth2, m.truth, m.truth1
-	m.frameLog.push(*rec)
+	if !m.quiet {
+		m.frameLog.push(*rec)
+	}
 }

@@ -31,12 +31,21 @@ type streamClock struct {
 // arrive takes in a packet carrying the state of tick that arrived when the
 // client's estimate of server time was now.
 func (c *streamClock) arrive(now, tick float64) {
-	c.transit[c.next] = now - tick
+	x, out := now-tick, c.transit[c.next]
+	c.transit[c.next] = x
 	c.next = (c.next + 1) % streamSamples
+	full := c.n == streamSamples
 	c.n = min(c.n+1, streamSamples)
-	c.least = c.transit[0]
-	for _, x := range c.transit[1:c.n] {
-		c.least = min(c.least, x)
+	switch {
+	case c.n == 1 || x <= c.least:
+		c.least = x
+	case full && out == c.least:
+		// The minimum left the window: look again (rarely, since the
+		// window's minimum is usually younger than the window).
+		c.least = c.transit[0]
+		for _, x := range c.transit[1:] {
+			c.least = min(c.least, x)
+		}
 	}
 	if !c.started {
 		c.started, c.lag, c.last = true, c.transit[0], now

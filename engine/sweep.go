@@ -228,7 +228,7 @@ const sweepChunk = 2000
 // technique in Techniques order; it gives up with ctx.Err() when ctx is
 // done. Stepping in chunks gives the same numbers as one StepFrames.
 func sweepRun(ctx context.Context, s Settings) ([]Metrics, error) {
-	m, err := NewSim(s)
+	m, err := newQuietSim(s)
 	if err != nil {
 		return nil, err
 	}
