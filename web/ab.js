@@ -2,14 +2,23 @@
 // ab.js is the lab page's side-by-side A/B view. "Pin" pins the current
 // settings (the menu beside it pins a preset or a saved session's latest
 // revision instead); a second canvas then runs the pinned settings in a
-// second simulation of the same module (interplab.spawn), stepped with the
-// same simulated time as the first, and a table shows, per technique run
-// by both, every metric's delta: current − pinned. The engine is seeded
-// and deterministic, so when the settings that shape the packets and the
-// motion are equal the two runs see the same packets; when they differ the
-// view says which. Every change of the current settings restarts both runs,
-// so the deltas always compare the two settings over the same time from
-// t = 0, never a mix of before and after the change. "Unpin" closes it.
+// second simulation, stepped with the same simulated time as the first, and
+// a table shows, per technique run by both, every metric's delta: current −
+// pinned. The engine is seeded and deterministic, so when the settings that
+// shape the packets and the motion are equal the two runs see the same
+// packets; when they differ the view says which. Every change of the
+// current settings restarts both runs, so the deltas always compare the two
+// settings over the same time from t = 0, never a mix of before and after
+// the change. "Unpin" closes it.
+//
+// The pinned simulation runs in a worker (abworker.js) with its own
+// instance of the engine, so that it takes another core instead of half of
+// every animation frame. The page hands it each frame's simulated time;
+// while it is busy the time adds up and goes with the next step, so a slow
+// machine shows the pinned view a frame behind, never a different run. The
+// deltas compare the two runs at the same frame: when the page shows its
+// metrics it sends the worker the time owed and the metrics come back from
+// that very frame.
 
 import { View } from './canvas.js';
 import { techColor } from './colors.js';
@@ -20,8 +29,14 @@ import { presetValues } from './url.js';
  * @typedef {import('./types/interplab').Param} Param
  * @typedef {import('./types/interplab').MetricField} MetricField
  * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, restart: () => void,
- *   setFocus: (i: number) => void, dots: () => boolean, watch: (f: () => void) => void, replay: boolean}} ABPage
+ *   setFocus: (i: number) => void, dots: () => boolean, watch: (f: () => void) => void, replay: boolean,
+ *   frames: () => number}} ABPage
  *   what the A/B view needs of the lab page
+ * @typedef {{op: 'created', gen: number, error: string, techniques: string[], entities: number, poseStride: number}
+ *   | {op: 'frame', gen: number, frames: number, time: number, poses: Float32Array<ArrayBuffer>, packets: Float64Array<ArrayBuffer>, np: number,
+ *      metrics: Float64Array | null, stepMs: number}
+ *   | {op: 'failed', error: string}} WorkerReply
+ *   what abworker.js answers
  */
 
 // The parameters that shape the packets and the motion: with these equal,
@@ -34,20 +49,30 @@ export class AB {
   /** @param {ABPage} page */
   constructor(page) {
     this.page = page;
-    /** @type {Interplab | null} the second simulation, spawned at the first pin */
-    this.sim = null;
+    /** @type {Worker | null} the pinned simulation's worker, started at the first pin */
+    this.worker = null;
+    this.gen = 0; // the run the worker's answers must be of
     this.pinned = false;
+    /** @type {{values: Float64Array<ArrayBuffer>, label: string} | null} a pin the worker has not answered yet */
+    this.pinning = null;
     this.label = '';
     this.values = new Float64Array(0);
     /** @type {string[]} */
     this.techs = [];
     this.entities = 0;
     this.poses = new Float32Array(0);
-    this.metricValues = new Float64Array(0);
-    this.lastFrames = 0;
+    /** @type {Float32Array | null} a poses buffer the view no longer draws, for the worker to fill */
+    this.spare = null;
+    this.owed = 0; // simulated seconds the page has stepped and the worker not yet
+    this.busy = 0; // steps sent and not answered
+    this.time = 0;
+    this.frames = 0;
+    this.stepMs = 0; // the worker's step time, summed over stepCount steps
+    this.stepCount = 0;
+    /** @type {{techs: string[], values: Float64Array, frames: number} | null} the page's metrics awaiting the pinned run's */
+    this.asked = null;
+    this.deltaFrames = -1; // the frame the deltas are of
     this.fields = page.engine.metricFields();
-    this.pk = new Float64Array(1024 * page.engine.packetStride);
-    this.fr = new Float64Array(1024 * page.engine.frameStride);
     /** @type {Record<string, Record<string, number>>} the latest deltas, per technique and metric, in stored units */
     this.deltas = {};
     /** @type {string[]} the shaping parameters whose values differ */
@@ -193,20 +218,105 @@ export class AB {
 
   /**
    * pin runs values in the second view, labelled label, and restarts both
-   * runs so that they start together.
+   * runs so that they start together; the worker checks the values first.
    * @param {Float64Array} values
    * @param {string} label
    */
   pin(values, label) {
-    this.sim ??= this.page.engine.spawn();
-    const err = this.sim.create(values);
-    if (err) {
-      this.fail('cannot pin ' + label + ': ' + err);
-      return;
+    const w = this.start();
+    if (!w) return;
+    this.pinning = { values: Float64Array.from(values), label };
+    this.gen++;
+    w.postMessage({ op: 'create', gen: this.gen, values: this.pinning.values });
+  }
+
+  // start returns the worker, started on first use.
+  start() {
+    if (this.worker) return this.worker;
+    try {
+      const w = new Worker('/static/abworker.js', { type: 'module' });
+      w.onmessage = (ev) => this.answer(ev.data);
+      w.onerror = (ev) => this.fail('the A/B view\'s worker stopped: ' + (ev.message || 'it could not load'));
+      this.worker = w;
+    } catch (e) {
+      this.fail('the A/B view could not start its worker: ' + (e instanceof Error ? e.message : String(e)));
     }
+    return this.worker;
+  }
+
+  /** @param {WorkerReply} m */
+  answer(m) {
+    switch (m.op) {
+      case 'failed':
+        this.fail('the A/B view\'s engine did not start: ' + m.error);
+        return;
+      case 'created':
+        if (m.gen !== this.gen) return;
+        if (this.pinning) {
+          const p = this.pinning;
+          this.pinning = null;
+          if (m.error) {
+            this.fail('cannot pin ' + p.label + ': ' + m.error);
+            return;
+          }
+          this.pinned = true;
+          this.showPinned(p.values, p.label);
+          return; // showPinned restarts both: the restart's answer sets the view up
+        }
+        this.techs = m.techniques;
+        this.entities = m.entities;
+        this.view.reset(this.techs, this.entities, m.poseStride);
+        this.view.dots = this.page.dots();
+        this.buildTable();
+        return;
+      case 'frame': {
+        this.busy--;
+        if (m.gen !== this.gen || !this.pinned) {
+          this.spare = m.poses;
+          return;
+        }
+        this.spare = this.poses;
+        this.poses = m.poses;
+        this.view.update(this.poses, m.frames > 0);
+        this.view.addPackets(m.packets, m.np, this.page.engine.packetStride, m.time);
+        this.frames = m.frames;
+        this.time = m.time;
+        this.stepMs += m.stepMs;
+        this.stepCount++;
+        const a = this.asked;
+        if (m.metrics && a && a.frames === m.frames) {
+          this.asked = null;
+          this.compare(a.techs, a.values, m.metrics);
+          this.deltaFrames = m.frames;
+        }
+        if (this.owed > 0 && this.busy === 0) this.send(false);
+      }
+    }
+  }
+
+  /**
+   * send hands the worker the simulated time owed, and with metrics asks
+   * for the run's metrics at the frame that reaches.
+   * @param {boolean} metrics
+   */
+  send(metrics) {
+    const w = this.worker;
+    if (!w) return;
+    const poses = this.spare;
+    this.spare = null;
+    w.postMessage({ op: 'step', gen: this.gen, dt: this.owed, poses, metrics }, poses ? [poses.buffer] : []);
+    this.owed = 0;
+    this.busy++;
+  }
+
+  /**
+   * showPinned opens the view on the pinned values.
+   * @param {Float64Array<ArrayBuffer>} values
+   * @param {string} label
+   */
+  showPinned(values, label) {
     this.error.hidden = true;
-    this.pinned = true;
-    this.values = Float64Array.from(values);
+    this.values = values;
     this.label = label;
     this.pinButton.textContent = 'Unpin';
     this.pinButton.classList.add('on');
@@ -221,6 +331,8 @@ export class AB {
 
   unpin() {
     this.pinned = false;
+    this.gen++; // frames in flight are dropped
+    this.asked = null;
     this.pinButton.textContent = 'Pin';
     this.pinButton.classList.remove('on');
     this.pinButton.title = 'Pin these settings: a second view runs the same packets with them, with the metric deltas (current − pinned)';
@@ -273,49 +385,37 @@ export class AB {
   // restarted follows a restart of the current run: the pinned one goes
   // back to time 0 too.
   restarted() {
-    const s = this.sim;
-    if (!this.pinned || !s) return;
-    s.restart();
-    this.techs = s.techniques();
-    this.entities = s.entities();
-    this.view.reset(this.techs, this.entities, s.poseStride);
-    this.view.dots = this.page.dots();
-    this.lastFrames = -1;
-    this.pull();
-    this.buildTable();
+    const w = this.worker;
+    if (!this.pinned || !w) return;
+    this.gen++;
+    w.postMessage({ op: 'restart', gen: this.gen });
+    this.owed = 0;
+    this.time = 0;
+    this.frames = 0;
+    this.asked = null;
+    this.deltaFrames = -1;
+    this.deltas = {};
   }
 
   /** @param {number} i the focus entity */
   setFocus(i) {
-    if (!this.sim || !this.pinned) return;
+    if (!this.worker || !this.pinned) return;
     const f = Math.min(i, Math.max(0, this.entities - 1));
-    this.sim.setFocus(f);
+    this.worker.postMessage({ op: 'focus', entity: f });
     this.view.setFocus(f);
   }
 
   /** @param {number} dt simulated seconds, as the current run steps */
   step(dt) {
-    if (this.pinned && this.sim) this.sim.step(dt);
-  }
-
-  pull() {
-    const s = this.sim;
-    if (!this.pinned || !s || s.frames() === this.lastFrames) return;
-    let n = s.poses(this.poses);
-    if (n !== this.poses.length) {
-      this.poses = new Float32Array(n);
-      s.poses(this.poses);
-    }
-    this.view.update(this.poses, s.frames() > 0);
-    const [np] = s.timeline(this.pk, this.fr);
-    this.view.addPackets(this.pk, np, this.page.engine.packetStride, s.time());
-    this.lastFrames = s.frames();
+    if (!this.pinned) return;
+    this.owed += dt;
+    if (this.busy === 0) this.send(false);
   }
 
   draw() {
-    if (!this.pinned || !this.sim) return;
+    if (!this.pinned) return;
     this.view.dots = this.page.dots();
-    this.view.draw(this.sim.time());
+    this.view.draw(this.time);
   }
 
   buildTable() {
@@ -344,18 +444,24 @@ export class AB {
   }
 
   /**
-   * showDeltas shows current − pinned for every technique both run.
+   * showDeltas shows current − pinned for every technique both run, once
+   * the pinned run has reached the current run's frame.
    * @param {string[]} techs the current run's techniques
    * @param {Float64Array} values the current run's metrics (interplab.metrics)
    */
   showDeltas(techs, values) {
-    const s = this.sim;
-    if (!this.pinned || !s) return;
-    const n = s.metrics(this.metricValues);
-    if (n !== this.metricValues.length) {
-      this.metricValues = new Float64Array(n);
-      s.metrics(this.metricValues);
-    }
+    if (!this.pinned) return;
+    this.asked = { techs: techs.slice(), values: values.slice(), frames: this.page.frames() };
+    this.send(true);
+  }
+
+  /**
+   * compare shows current − pinned from the two runs' metrics at one frame.
+   * @param {string[]} techs the current run's techniques
+   * @param {Float64Array} values the current run's metrics
+   * @param {Float64Array} pinned the pinned run's metrics
+   */
+  compare(techs, values, pinned) {
     const nf = this.fields.length;
     /** @type {Record<string, Record<string, number>>} */
     const out = {};
@@ -365,7 +471,7 @@ export class AB {
       out[name] = {};
       this.fields.forEach((f, k) => {
         const td = rows[k]?.cells[i + 1];
-        const d = j < 0 ? NaN : values[j * nf + k] - this.metricValues[i * nf + k];
+        const d = j < 0 ? NaN : values[j * nf + k] - pinned[i * nf + k];
         out[name][f.name] = d;
         if (!td) return;
         td.textContent = j < 0 ? 'not run now' : signed(d * f.scale, f.unit === 'count');
@@ -377,13 +483,20 @@ export class AB {
     this.deltas = out;
   }
 
+  // stepStats is the worker's step time so far, for lab.measure.
+  stepStats() {
+    return { ms: this.stepMs, steps: this.stepCount };
+  }
+
   // state is what tests read (lab.ab()).
   state() {
     return {
       pinned: this.pinned,
       label: this.label,
-      time: this.sim?.time() ?? 0,
-      frames: this.sim?.frames() ?? 0,
+      pinning: this.pinning !== null,
+      time: this.time,
+      frames: this.frames,
+      deltaFrames: this.deltaFrames,
       techniques: this.techs,
       differs: this.differs,
       note: this.note.textContent,

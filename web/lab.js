@@ -191,6 +191,7 @@ class Lab {
       engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
       restart: () => { this.engine.restart(); this.restarted(); },
       setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
+      frames: () => this.engine.frames(),
     });
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
@@ -389,7 +390,6 @@ class Lab {
     this.view.addPackets(this.pk, np, e.packetStride, e.time());
     this.timeline.add(this.pk, np, this.fr, nf);
     this.lastFrames = e.frames();
-    this.ab?.pull();
   }
 
   // wireCapture wires the PNG and Record buttons.
@@ -521,18 +521,18 @@ class Lab {
   frame(now) {
     const p = this.perf;
     const real = p.last ? (now - p.last) / 1000 : 0;
-    // With the A/B view open two runs step each frame: at most one render
-    // frame of simulated time per animation frame, so a machine that cannot
-    // keep up shows both in slow motion instead of falling behind further
-    // with every catch-up frame.
+    // With the A/B view open two runs step each frame (the pinned one in its
+    // worker): at most one render frame of simulated time per animation
+    // frame, so a machine that cannot keep up shows both in slow motion
+    // instead of falling behind further with every catch-up frame.
     const dt = Math.min(real, this.ab?.pinned ? 1 / this.renderRate() : MAX_DT);
     p.last = now;
     let stepMs = 0;
     const before = this.engine.frames();
     if (!this.paused && dt > 0) {
       const t0 = performance.now();
+      this.ab?.step(dt * this.speed); // first: the worker steps while this thread does
       this.engine.step(dt * this.speed);
-      this.ab?.step(dt * this.speed);
       stepMs = performance.now() - t0;
     }
     if (this.engine.frames() !== this.lastFrames) this.pull();
@@ -726,10 +726,12 @@ class Lab {
       // draw time per frame.
       measure: (/** @type {number} */ seconds) => new Promise((resolve) => {
         const acc = { start: 0, frames: 0, wall: 0, step: 0, draw: 0, stepMax: 0, simFrames: 0 };
+        let ab0 = this.ab?.stepStats() ?? { ms: 0, steps: 0 };
         /** @type {(now: number, step: number, draw: number, stepped: number) => void} */
         const s = (now, step, draw, stepped) => {
           if (!acc.start) {
             acc.start = now; // the first sample only starts the clock
+            ab0 = this.ab?.stepStats() ?? ab0;
             return;
           }
           acc.frames++;
@@ -740,6 +742,7 @@ class Lab {
           acc.stepMax = Math.max(acc.stepMax, step);
           if (acc.wall >= seconds) {
             this.samplers = this.samplers.filter((x) => x !== s);
+            const ab1 = this.ab?.stepStats() ?? ab0;
             resolve({
               fps: acc.frames / acc.wall,
               stepMs: acc.step / acc.frames, // per animation frame
@@ -747,6 +750,9 @@ class Lab {
               simFrames: acc.simFrames,
               stepMaxMs: acc.stepMax,
               drawMs: acc.draw / acc.frames,
+              // the A/B view's pinned run, stepped in its worker: ms per step
+              // (a step is one animation frame's time, or more when it lagged)
+              pinnedStepMs: ab1.steps > ab0.steps ? (ab1.ms - ab0.ms) / (ab1.steps - ab0.steps) : 0,
               frames: acc.frames,
               entities: this.entities,
               techniques: this.techs.length,

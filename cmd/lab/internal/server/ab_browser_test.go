@@ -5,6 +5,7 @@ package server
 // (harness in browser_harness_test.go).
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +15,15 @@ import (
 
 // abState is what lab.ab() answers.
 type abState struct {
-	Pinned     bool
-	Label      string
-	Time       float64
-	Frames     int
-	Techniques []string
-	Differs    []string
-	Note       string
-	Deltas     map[string]map[string]*float64
+	Pinned      bool
+	Label       string
+	Time        float64
+	Frames      int
+	DeltaFrames int
+	Techniques  []string
+	Differs     []string
+	Note        string
+	Deltas      map[string]map[string]*float64
 }
 
 func (b *labTab) ab() abState {
@@ -54,8 +56,13 @@ func TestBrowserABDeltas(t *testing.T) {
 	if !b.poll(`lab.settings().delay === '0.2'`, 5*time.Second) {
 		t.Fatalf("typed 200 (ms): delay = %s", b.setting("delay"))
 	}
+	// The pinned run steps in its worker: its deltas are of the frame the
+	// current run showed its metrics at.
 	var frames int
 	b.eval(`lab.advance(600)`, &frames)
+	if !b.poll(fmt.Sprintf(`lab.ab().deltaFrames === %d`, frames), 10*time.Second) {
+		t.Fatalf("the deltas never came for frame %d: %+v", frames, b.ab())
+	}
 	s := b.ab()
 	if s.Frames != frames {
 		t.Errorf("the pinned run is at frame %d, the current one at %d: want them in step (a change restarts both)", s.Frames, frames)

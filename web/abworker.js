@@ -1,0 +1,93 @@
+// @ts-check
+// abworker.js runs the A/B view's pinned simulation (ab.js) in a module
+// worker: its own instance of the engine, on another core, so that an
+// animation frame of the page holds one simulation's step instead of two.
+// It answers ab.js's messages in the order they come:
+//
+//	{op: 'create', gen, values}   → {op: 'created', gen, error, techniques, entities, poseStride}
+//	{op: 'restart', gen}          → the same answer
+//	{op: 'focus', entity}
+//	{op: 'step', gen, dt, poses?, metrics}
+//	                              → {op: 'frame', gen, frames, time, poses, packets, np, metrics, stepMs}
+//
+// gen numbers the runs: ab.js drops the frames of a run it has restarted.
+// The poses buffer travels back and forth transferred, never copied; a
+// step message hands back the one the page no longer draws. metrics asks
+// for the run's metrics with the frame (ab.js asks when it shows deltas).
+// A step longer than the engine's 1 s cut is stepped in parts, so that a
+// catch-up (lab.advance) reaches the same frame as the page's run.
+
+import { loadEngine } from './engine.js';
+
+/** @typedef {import('./types/interplab').Interplab} Interplab */
+
+/** @type {MessageEvent['data'][]} messages that came before the engine */
+const early = [];
+/** @type {((m: any) => void) | null} */
+let handle = null;
+self.onmessage = (ev) => {
+  if (handle) handle(ev.data);
+  else early.push(ev.data);
+};
+
+try {
+  // wasm_exec.js is a classic script that defines globalThis.Go; imported
+  // by a computed name so that the type checker does not look for it.
+  const execURL = '/static/dist/wasm_exec.js';
+  await import(execURL);
+  const sim = await loadEngine('/lab.wasm');
+  const pk = new Float64Array(1024 * sim.packetStride);
+  const fr = new Float64Array(1024 * sim.frameStride);
+  let metrics = new Float64Array(0);
+  /** @param {number} gen @param {string} error */
+  const created = (gen, error) => {
+    self.postMessage({
+      op: 'created', gen, error,
+      techniques: error ? [] : sim.techniques(), entities: error ? 0 : sim.entities(), poseStride: sim.poseStride,
+    });
+  };
+  handle = (m) => {
+    switch (m.op) {
+      case 'create':
+        created(m.gen, sim.create(m.values));
+        break;
+      case 'restart':
+        sim.restart();
+        created(m.gen, '');
+        break;
+      case 'focus':
+        sim.setFocus(m.entity);
+        break;
+      case 'step': {
+        const t0 = performance.now();
+        for (let left = m.dt; left > 0; left -= 0.5) sim.step(Math.min(left, 0.5));
+        const stepMs = performance.now() - t0;
+        /** @type {Float32Array} */
+        let poses = m.poses ?? new Float32Array(0);
+        const n = sim.poses(poses);
+        if (n !== poses.length) {
+          poses = new Float32Array(n);
+          sim.poses(poses);
+        }
+        const [np] = sim.timeline(pk, fr);
+        const packets = pk.slice(0, np * sim.packetStride);
+        /** @type {Float64Array | null} */
+        let mv = null;
+        if (m.metrics) {
+          const k = sim.metrics(metrics);
+          if (k !== metrics.length) {
+            metrics = new Float64Array(k);
+            sim.metrics(metrics);
+          }
+          mv = metrics.slice();
+        }
+        self.postMessage({ op: 'frame', gen: m.gen, frames: sim.frames(), time: sim.time(), poses, packets, np, metrics: mv, stepMs },
+          { transfer: [poses.buffer, packets.buffer] });
+        break;
+      }
+    }
+  };
+  for (const m of early.splice(0)) handle(m);
+} catch (err) {
+  self.postMessage({ op: 'failed', error: err instanceof Error ? err.message : String(err) });
+}
