@@ -127,8 +127,7 @@ async function drawChart(force) {
   if (!res.ok) return;
   const { option } = await res.json();
   const el = byId('sweep-chart', HTMLElement);
-  const chart = echarts.getInstanceByDom(el) ?? echarts.init(el, null, { renderer: 'canvas' });
-  chart.setOption(option, true);
+  labChart(el, option);
   el.dataset.drawn = String(option.series?.[0]?.data?.length ?? 0);
 }
 

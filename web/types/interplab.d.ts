@@ -175,6 +175,7 @@ export interface JobStatus {
 export interface EChart {
   setOption(option: unknown, notMerge?: boolean): void;
   resize(): void;
+  dispose(): void;
   getDom(): HTMLElement;
 }
 
@@ -182,9 +183,11 @@ declare global {
   var interplab: Interplab | undefined;
   var Go: { new (): GoRuntime } | undefined;
   var echarts: {
-    init(el: HTMLElement, theme: null, opts: { renderer: string }): EChart;
+    init(el: HTMLElement, theme: 'dark' | null, opts: { renderer: string }): EChart;
     getInstanceByDom(el: HTMLElement): EChart | undefined;
   };
+  /** Draws a server-rendered chart's options in the page's theme (charts.js). */
+  var labChart: (el: HTMLElement, option: unknown) => void;
   /** The lab's hooks for tests and benchmarks (lab.js hooks). */
   var lab: unknown;
 }

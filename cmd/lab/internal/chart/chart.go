@@ -58,7 +58,8 @@ func round(v float64) float64 { return report.Round(v, 4) }
 
 // global are the options every comparison chart shares: our own
 // ECharts (never a CDN), the variant palette, a PNG download, no animation
-// (a PNG saved at once is complete), a white background (so is the PNG's).
+// (a PNG saved at once is complete), a white background (so is the PNG's;
+// in a dark page labChart puts the page's panel colour in its place).
 // bottom is the room under the plot, in pixels, for the axis name and
 // whatever sits below it.
 func global(id, title, subtitle string, bottom int) []charts.GlobalOpts {
@@ -75,9 +76,14 @@ func global(id, title, subtitle string, bottom int) []charts.GlobalOpts {
 	}
 }
 
+// Scripts are what a page with charts loads, in this order: the vendored
+// ECharts and web/charts.js, whose labChart draws each chart in the page's
+// light or dark theme.
+var Scripts = []string{web.EChartsJS, "/static/charts.js"}
+
 // Component renders a chart into the page through
-// templ.ComponentFunc: its element, and a script that draws it with the
-// ECharts the page loaded. The options are marshalled here, with
+// templ.ComponentFunc: its element, and a script that draws it with
+// labChart (Scripts). The options are marshalled here, with
 // encoding/json escaping <, > and & — go-echarts' own snippet writes them
 // unescaped into the script, where a session named "</script>..." would
 // end it.
@@ -99,8 +105,7 @@ func Component(ch Figure) (templ.Component, error) {
 			nonce = ` nonce="` + html.EscapeString(n) + `"`
 		}
 		_, err := fmt.Fprintf(w, `<div class="chart" id="%s"></div>`+
-			`<script%s>(function(){var c=echarts.init(document.getElementById(%s),null,{renderer:"canvas"});`+
-			`c.setOption(%s);new ResizeObserver(function(){c.resize()}).observe(c.getDom())})()</script>`,
+			`<script%s>labChart(document.getElementById(%s),%s)</script>`,
 			html.EscapeString(ch.ID), nonce, id, opt)
 		return err
 	}), nil

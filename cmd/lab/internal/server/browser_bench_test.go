@@ -42,7 +42,7 @@ func BenchmarkBrowser(b *testing.B) {
 			}
 			var m struct {
 				FPS, StepMs, StepMsPerSimFrame, StepMaxMs, DrawMs, PinnedStepMs float64
-				Frames, Entities, Techniques                      int
+				Frames, Entities, Techniques                                    int
 			}
 			for b.Loop() {
 				tab.eval(`lab.measure(5)`, &m)

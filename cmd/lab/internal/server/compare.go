@@ -141,17 +141,13 @@ func compareView(refs []string, c *compare.Comparison) (templates.CompareView, e
 		{"Added latency against error", "Each technique of each variant as one point: how much delay it adds for how much error.",
 			compare.CSVLatency, latencyCharts},
 	}
+	v.Scripts = chart.Scripts
 	for _, s := range sections {
 		sec := templates.CompareSection{Title: s.title, Doc: s.doc, CSV: compareCSVURL(refs, s.csv)}
 		for _, ch := range s.charts {
 			comp, err := chart.Component(ch)
 			if err != nil {
 				return templates.CompareView{}, err
-			}
-			for _, src := range ch.Chart.GetAssets().JSAssets.Values {
-				if !slices.Contains(v.Scripts, src) {
-					v.Scripts = append(v.Scripts, src)
-				}
 			}
 			sec.Charts = append(sec.Charts, templates.CompareChart{ID: ch.ID, Doc: ch.Doc, Chart: comp})
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -37,11 +38,12 @@ func compareBrowserPath(t *testing.T) string {
 
 // compareBrowserChart is what the page drew in one chart's canvas.
 type compareBrowserChart struct {
-	Canvas        bool // the chart's element holds a canvas
-	Width, Height int  // of the canvas, in device pixels
-	Box           int  // width of the chart's element, in device pixels
-	Ink           int  // pixels that are not background
-	Data          int  // pixels of a variant's colour inside the plot (below the legend)
+	Canvas        bool   // the chart's element holds a canvas
+	Width, Height int    // of the canvas, in device pixels
+	Box           int    // width of the chart's element, in device pixels
+	Background    [3]int // the colour of the canvas's top-left pixel
+	Ink           int    // pixels that are not that background
+	Data          int    // pixels of a variant's colour inside the plot (below the legend)
 }
 
 // compareBrowserReport is what a real browser saw of a page.
@@ -56,8 +58,9 @@ type compareBrowserReport struct {
 // request leave origin (the test server), waits up to wait for every chart
 // of ids to draw data, and reports what it drew, the console errors and the
 // requests. It is independent of the comparison code, for any page that
-// draws ECharts charts into elements with those ids.
-func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids []string, wait time.Duration) (*compareBrowserReport, error) {
+// draws ECharts charts into elements with those ids. scheme, if not "",
+// is the prefers-color-scheme the page sees ("dark" or "light").
+func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids []string, wait time.Duration, scheme string) (*compareBrowserReport, error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome),
 		chromedp.NoSandbox,
@@ -117,6 +120,12 @@ func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids
 		}
 	})
 
+	if scheme != "" {
+		if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			return nil, fmt.Errorf("emulate prefers-color-scheme: %s: %w", scheme, err)
+		}
+	}
 	if err := chromedp.Do(tab, chromedp.Navigate(pageURL)); err != nil {
 		return nil, fmt.Errorf("open %s: %w", pageURL, err)
 	}
@@ -124,9 +133,9 @@ func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids
 	if err != nil {
 		return nil, err
 	}
-	// Count the chart pixels that are not the white background, and those
-	// near a variant colour below the legend (ECharts draws the legend
-	// at 52 px, the plot from 92 px).
+	// Count the chart pixels that are not the background (the top-left
+	// pixel's colour), and those near a variant colour below the legend
+	// (ECharts draws the legend at 52 px, the plot from 92 px).
 	script := `(() => {
 		const palette = ` + compareBrowserPalette() + `;
 		const out = {};
@@ -136,12 +145,13 @@ func compareBrowserLoad(ctx context.Context, chrome, origin, pageURL string, ids
 			const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
 			const top = Math.round(92 * window.devicePixelRatio) * cv.width * 4;
 			let ink = 0, data = 0;
+			const bg = [d[0], d[1], d[2]];
 			for (let i = 0; i < d.length; i += 4) {
 				if (d[i+3] === 0) continue;
-				if (d[i] < 235 || d[i+1] < 235 || d[i+2] < 235) ink++;
+				if (Math.abs(d[i]-bg[0]) + Math.abs(d[i+1]-bg[1]) + Math.abs(d[i+2]-bg[2]) > 60) ink++;
 				if (i >= top && palette.some(c => Math.abs(d[i]-c[0]) + Math.abs(d[i+1]-c[1]) + Math.abs(d[i+2]-c[2]) < 24)) data++;
 			}
-			out[id] = {Canvas: true, Width: cv.width, Height: cv.height, Ink: ink, Data: data,
+			out[id] = {Canvas: true, Width: cv.width, Height: cv.height, Background: bg, Ink: ink, Data: data,
 				Box: Math.round(el.clientWidth * window.devicePixelRatio)};
 		}
 		return out;
@@ -183,45 +193,61 @@ func compareBrowserPalette() string {
 }
 
 // The comparison page loads in real Chromium with no console error, asks
-// nothing of any other server, and draws data in every chart.
+// nothing of any other server, and draws data in every chart, in the light
+// theme on white and in the dark one on the page's dark panel (style.css
+// --panel, #11161d).
 func TestCompareBrowser(t *testing.T) {
 	chrome := compareBrowserPath(t)
 	srv := compareTestServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	for _, tt := range []struct {
+		scheme string
+		bg     func(c [3]int) bool
+		want   string
+	}{
+		{"light", func(c [3]int) bool { return c[0] >= 250 && c[1] >= 250 && c[2] >= 250 }, "white"},
+		{"dark", func(c [3]int) bool { return c[0] <= 40 && c[1] <= 40 && c[2] <= 45 }, "the dark panel"},
+	} {
+		t.Run(tt.scheme, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
 
-	// Charts that must show data: every technique's error over time, the
-	// error p95 bars and the scatter. (Other bars may all be 0.)
-	ids := []string{"compare-latency", "compare-metric-errP95"}
-	for _, tech := range engine.Defaults().Techniques { // the presets compared run the defaults
-		ids = append(ids, "compare-error-"+tech)
+			// Charts that must show data: every technique's error over time, the
+			// error p95 bars and the scatter. (Other bars may all be 0.)
+			ids := []string{"compare-latency", "compare-metric-errP95"}
+			for _, tech := range engine.Defaults().Techniques { // the presets compared run the defaults
+				ids = append(ids, "compare-error-"+tech)
+			}
+			page := srv.URL + "/compare?" + compareTestQuery("preset:wifi", "preset:4g", "preset:lan")
+			rep, err := compareBrowserLoad(ctx, chrome, srv.URL, page, ids, 20*time.Second, tt.scheme)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range rep.Console {
+				t.Errorf("console: %s", m)
+			}
+			for _, u := range rep.Blocked {
+				t.Errorf("the page asked for %s, outside the lab", u)
+			}
+			if !slices.Contains(rep.Requests, "/static/vendor/echarts/echarts.min.js") || !slices.Contains(rep.Requests, "/static/charts.js") {
+				t.Errorf("requests = %q, want the vendored echarts.min.js and charts.js among them", rep.Requests)
+			}
+			for _, id := range ids {
+				c := rep.Charts[id]
+				if !c.Canvas || c.Width < 300 || c.Height < 300 {
+					t.Errorf("%s: canvas %v, %d×%d, want a canvas of at least 300×300", id, c.Canvas, c.Width, c.Height)
+					continue
+				}
+				if c.Width > c.Box {
+					t.Errorf("%s: canvas %d px wide in an element of %d px, want it to fit", id, c.Width, c.Box)
+				}
+				if !tt.bg(c.Background) {
+					t.Errorf("%s: background %v in the %s theme, want %s", id, c.Background, tt.scheme, tt.want)
+				}
+				if c.Ink < c.Width*c.Height/200 || c.Data == 0 {
+					t.Errorf("%s: %d ink pixels, %d of data, want at least %d ink and some data (is it drawn?)", id, c.Ink, c.Data, c.Width*c.Height/200)
+				}
+			}
+			t.Logf("requests %q; charts %+v", rep.Requests, rep.Charts)
+		})
 	}
-	page := srv.URL + "/compare?" + compareTestQuery("preset:wifi", "preset:4g", "preset:lan")
-	rep, err := compareBrowserLoad(ctx, chrome, srv.URL, page, ids, 20*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range rep.Console {
-		t.Errorf("console: %s", m)
-	}
-	for _, u := range rep.Blocked {
-		t.Errorf("the page asked for %s, outside the lab", u)
-	}
-	if !slices.Contains(rep.Requests, "/static/vendor/echarts/echarts.min.js") {
-		t.Errorf("requests = %q, want the vendored echarts.min.js among them", rep.Requests)
-	}
-	for _, id := range ids {
-		c := rep.Charts[id]
-		if !c.Canvas || c.Width < 300 || c.Height < 300 {
-			t.Errorf("%s: canvas %v, %d×%d, want a canvas of at least 300×300", id, c.Canvas, c.Width, c.Height)
-			continue
-		}
-		if c.Width > c.Box {
-			t.Errorf("%s: canvas %d px wide in an element of %d px, want it to fit", id, c.Width, c.Box)
-		}
-		if c.Ink < c.Width*c.Height/200 || c.Data == 0 {
-			t.Errorf("%s: %d ink pixels, %d of data, want at least %d ink and some data (is it drawn?)", id, c.Ink, c.Data, c.Width*c.Height/200)
-		}
-	}
-	t.Logf("requests %q; charts %+v", rep.Requests, rep.Charts)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,8 +74,12 @@ func TestComparePage(t *testing.T) {
 		t.Fatalf("GET /compare = %d %s, want 200 text/html:\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), page)
 	}
 	scripts := regexp.MustCompile(`<script src="([^"]*)"`).FindAllStringSubmatch(page, -1)
-	if len(scripts) != 1 || scripts[0][1] != "/static/vendor/echarts/echarts.min.js" {
-		t.Errorf("page scripts = %q, want only /static/vendor/echarts/echarts.min.js", scripts)
+	var srcs []string
+	for _, m := range scripts {
+		srcs = append(srcs, m[1])
+	}
+	if want := []string{"/static/vendor/echarts/echarts.min.js", "/static/charts.js"}; !slices.Equal(srcs, want) {
+		t.Errorf("page scripts = %q, want only %q", srcs, want)
 	}
 	if m := regexp.MustCompile(`(?i)https?:`).FindString(page); m != "" {
 		t.Errorf("page mentions %q: want no absolute URL, every asset served by the lab", m)

@@ -55,12 +55,14 @@ func testAssets(t testing.TB, withWasm bool) fstest.MapFS {
 		"app.js":      {Data: testAppJS},
 		"dist/README": {Data: []byte("built by make\n")},
 	}
-	// The real style sheets: the server-rendered pages (compare, sweep,
-	// tune) are laid out by them, and the browser tests measure charts.
+	// The real style sheets and chart script: the server-rendered pages
+	// (compare, sweep, tune) are laid out by them and draw their charts
+	// with charts.js, and the browser tests measure charts.
 	sheets, err := fs.Glob(web.FS, "*.css")
 	if err != nil || len(sheets) == 0 {
 		t.Fatalf("web's style sheets: %v", err)
 	}
+	sheets = append(sheets, "charts.js")
 	for _, name := range sheets {
 		b, err := fs.ReadFile(web.FS, name)
 		if err != nil {

@@ -469,7 +469,7 @@ func TestBrowserCompareLink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	ids := []string{"compare-latency", "compare-metric-errP95"}
-	rep, err := compareBrowserLoad(ctx, chrome, b.url, href, ids, 20*time.Second)
+	rep, err := compareBrowserLoad(ctx, chrome, b.url, href, ids, 20*time.Second, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"interplab/engine"
 	"interplab/presets"
 	"interplab/templates"
-	"interplab/web"
 )
 
 // The population page and its job (routes.go):
@@ -154,7 +153,7 @@ func (s *Pages) PopulationCSV(w http.ResponseWriter, r *http.Request) {
 func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := populationRequest{Base: q.Get("base"), Population: q.Get("population"), Techniques: q["technique"]}
-	v := templates.PopulationView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	v := templates.PopulationView{Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, pj, res := s.populationOf(w, r)
 		if j == nil {

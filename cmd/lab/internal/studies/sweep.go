@@ -20,7 +20,6 @@ import (
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/templates"
-	"interplab/web"
 )
 
 // The sweep and tuner pages and their jobs (routes.go):
@@ -242,7 +241,7 @@ func (s *Pages) SweepCSV(w http.ResponseWriter, r *http.Request) {
 
 // SweepPage is GET /sweep and GET /sweep/{id}.
 func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
-	v := templates.SweepView{Form: sweepFormFromQuery(r.URL.Query()), Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	v := templates.SweepView{Form: sweepFormFromQuery(r.URL.Query()), Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, sj := s.sweepOf(w, r)
 		if j == nil {

@@ -18,7 +18,6 @@ import (
 	"interplab/engine"
 	"interplab/presets"
 	"interplab/templates"
-	"interplab/web"
 )
 
 // TuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
@@ -275,7 +274,7 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: "0.05"}, {Metric: "addedLatencyP90", Max: "0.15"}}
 	}
 	form := tuneFormOf(req)
-	v := templates.TuneView{Scripts: []string{web.EChartsDir + "echarts.min.js"}}
+	v := templates.TuneView{Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, tj, res := s.tuneOf(w, r)
 		if j == nil {
