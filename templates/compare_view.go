@@ -16,8 +16,16 @@ type CompareView struct {
 	Sections []CompareSection // error over time, metrics, latency against error
 	Table    CompareTable     // every metric of every variant and technique
 
-	// Choices are the variants the form offers to pick from: presets,
-	// saved sessions and their recent revisions, recorded traces.
+	// Choices are the variants every row of the form offers to pick
+	// from, in groups: presets, saved sessions and their recent
+	// revisions, recorded traces.
+	Choices []CompareChoiceGroup
+}
+
+// CompareChoiceGroup is one group of the compare form's chooser, e.g.
+// "Presets".
+type CompareChoiceGroup struct {
+	Label   string
 	Choices []CompareChoice
 }
 
@@ -66,4 +74,21 @@ type CompareRow struct {
 	Variant, Technique string
 	Color              string // the variant's colour, as CSS
 	Cells              []string
+}
+
+// pickLabel is the first line of a compare row's chooser: what to do when
+// the row is empty or holds a listed variant, and that the ref was typed
+// when it holds one the list does not have.
+func pickLabel(ref string, groups []CompareChoiceGroup) string {
+	if ref == "" {
+		return "pick a variant…"
+	}
+	for _, g := range groups {
+		for _, c := range g.Choices {
+			if c.Ref == ref {
+				return "pick a variant…"
+			}
+		}
+	}
+	return "typed in the box →"
 }

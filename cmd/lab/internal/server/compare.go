@@ -26,11 +26,20 @@ import (
 // q:QUERY (a URL-encoded share query) or trace:NAME[@REF]. Empty refs are
 // skipped, so a form may send blank rows. Two to eight refs are needed. A
 // bad request gets 400: the page shows the error above the form when the
-// client asked for HTML, otherwise it is the API's JSON error.
+// client asked for HTML, otherwise it is the API's JSON error. A page with
+// no refs at all (the navigation's link) is the empty form.
 
 // comparePage is GET /compare.
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	refs := compare.Refs(r.URL.Query())
+	if !slices.ContainsFunc(refs, func(ref string) bool { return strings.TrimSpace(ref) != "" }) &&
+		strings.Contains(r.Header.Get("Accept"), "text/html") {
+		// The page opened from the navigation: an empty form to fill in,
+		// not an error.
+		view := templates.CompareView{Refs: compare.FormRows(refs), Choices: s.compareChoices()}
+		templates.Render(w, r, http.StatusOK, templates.Compare(view))
+		return
+	}
 	c, err := s.compare.Resolve(r.Context(), refs, s.resolveRef)
 	var view templates.CompareView
 	if err == nil {
@@ -60,27 +69,32 @@ const (
 	compareChoiceRevisions = 5  // each one's latest revisions
 )
 
-// compareChoices lists what the compare form offers to pick from: every
-// preset, the latest saved sessions with their recent revisions, and the
-// recorded traces. A store that cannot list them leaves them out: the form
-// still takes refs typed by hand.
-func (s *Server) compareChoices() []templates.CompareChoice {
-	var out []templates.CompareChoice
+// compareChoices lists what the compare form offers to pick from, in
+// groups: every preset, the latest saved sessions with their recent
+// revisions, and the recorded traces. A store that cannot list them leaves
+// them out: the form still takes refs typed by hand.
+func (s *Server) compareChoices() []templates.CompareChoiceGroup {
+	presets := templates.CompareChoiceGroup{Label: "Presets"}
 	for _, p := range s.presets {
-		out = append(out, templates.CompareChoice{Ref: "preset:" + p.Name, Label: "preset · " + p.Title})
+		presets.Choices = append(presets.Choices, templates.CompareChoice{Ref: "preset:" + p.Name, Label: p.Title})
 	}
-	if list, err := s.store.List("", false); err == nil {
+	out := []templates.CompareChoiceGroup{presets}
+	if list, err := s.store.List("", false); err == nil && len(list) > 0 {
+		g := templates.CompareChoiceGroup{Label: "Saved sessions and revisions"}
 		for _, sum := range list[:min(len(list), compareChoiceSessions)] {
-			out = append(out, templates.CompareChoice{Ref: "session:" + sum.ID, Label: "session · " + sum.Name + " (latest, rev " + strconv.Itoa(sum.Rev) + ")"})
+			g.Choices = append(g.Choices, templates.CompareChoice{Ref: "session:" + sum.ID, Label: sum.Name + " (latest, rev " + strconv.Itoa(sum.Rev) + ")"})
 			for rev := sum.Rev - 1; rev >= max(1, sum.Rev-compareChoiceRevisions+1); rev-- {
-				out = append(out, templates.CompareChoice{Ref: "session:" + sum.ID + "@" + strconv.Itoa(rev), Label: "session · " + sum.Name + " · rev " + strconv.Itoa(rev)})
+				g.Choices = append(g.Choices, templates.CompareChoice{Ref: "session:" + sum.ID + "@" + strconv.Itoa(rev), Label: sum.Name + " · rev " + strconv.Itoa(rev)})
 			}
 		}
+		out = append(out, g)
 	}
-	if traces, err := s.store.ListTraces(); err == nil {
+	if traces, err := s.store.ListTraces(); err == nil && len(traces) > 0 {
+		g := templates.CompareChoiceGroup{Label: "Recorded traces (replayed with their own settings)"}
 		for _, t := range traces {
-			out = append(out, templates.CompareChoice{Ref: "trace:" + t.Name, Label: "trace · " + t.Name + " replayed with its own settings"})
+			g.Choices = append(g.Choices, templates.CompareChoice{Ref: "trace:" + t.Name, Label: t.Name})
 		}
+		out = append(out, g)
 	}
 	return out
 }

@@ -19,6 +19,7 @@ import (
 
 	"interplab/cmd/lab/internal/chart"
 	"interplab/cmd/lab/internal/compare"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
 
@@ -250,4 +251,75 @@ func TestCompareBrowser(t *testing.T) {
 			t.Logf("requests %q; charts %+v", rep.Requests, rep.Charts)
 		})
 	}
+}
+
+// TestCompareChooserBrowser picks what to compare in real Chromium: a
+// preset from one row's grouped list, a saved session's older revision
+// from another, a ref typed into a third box selects it in that row's
+// list; the form then compares those three and names them.
+func TestCompareChooserBrowser(t *testing.T) {
+	h, st := newSessionServer(t)
+	first, err := st.Create(store.Draft{Name: "playtest", Settings: engine.Defaults()}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Update(first.ID, time.Now(), func(prev store.Revision) (store.Draft, error) {
+		s := prev.Settings
+		s.Delay = 0.15
+		return store.Draft{Name: prev.Name, Settings: s}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b := openLabOn(t, h, "/?entities=1")
+	b.open("/compare")
+	if !b.poll(`document.querySelectorAll('select.ref-pick').length >= 3`, 10*time.Second) {
+		t.Fatal("the compare form has no chooser rows")
+	}
+	var groups []string
+	b.eval(`Array.from(document.querySelectorAll('select.ref-pick')[0].querySelectorAll('optgroup'), (g) => g.label)`, &groups)
+	if len(groups) < 3 || groups[0] != "Presets" || !strings.HasPrefix(groups[1], "Saved sessions") || !strings.HasPrefix(groups[2], "Recorded traces") {
+		t.Errorf("the chooser's groups are %q, want presets, saved sessions, traces", groups)
+	}
+	pick := func(row int, ref string) {
+		t.Helper()
+		var ok bool
+		b.eval(fmt.Sprintf(`(() => { const s = document.querySelectorAll('select.ref-pick')[%d];
+			if (!Array.from(s.options).some((o) => o.value === %q)) return false;
+			s.value = %q; s.dispatchEvent(new Event('change')); return true; })()`, row, ref, ref), &ok)
+		if !ok {
+			t.Fatalf("row %d lists no %s", row+1, ref)
+		}
+	}
+	pick(0, "preset:wifi")
+	pick(1, "session:"+first.ID+"@1")
+	var boxes []string
+	b.eval(`Array.from(document.querySelectorAll('.ref-row input[name=v]'), (i) => i.value)`, &boxes)
+	if len(boxes) < 3 || boxes[0] != "preset:wifi" || boxes[1] != "session:"+first.ID+"@1" {
+		t.Fatalf("after picking, the boxes hold %q", boxes)
+	}
+	// Typing a listed ref selects it in the row's list.
+	b.do(chromedp.SendKeys(chromedp.ID("v-3"), "preset:lan"))
+	var picked string
+	b.eval(`document.querySelectorAll('select.ref-pick')[2].value`, &picked)
+	if picked != "preset:lan" {
+		t.Errorf("typed preset:lan into row 3: its list shows %q", picked)
+	}
+	b.do(chromedp.Click(chromedp.CSS(`form.refs button[type=submit]`)))
+	if !b.poll(`document.querySelectorAll('ul.variants li').length === 3 && !!document.querySelector('#compare-latency canvas')`, 30*time.Second) {
+		var page string
+		b.eval(`document.body.innerText.slice(0, 600)`, &page)
+		t.Fatalf("the comparison did not come: %s", page)
+	}
+	var labels []string
+	b.eval(`Array.from(document.querySelectorAll('ul.variants li b'), (x) => x.textContent)`, &labels)
+	if len(labels) != 3 || !strings.Contains(labels[1], "playtest") {
+		t.Errorf("compared %q, want wifi, playtest's revision 1 and lan", labels)
+	}
+	// The rows keep the picks, selected in their lists.
+	var kept []string
+	b.eval(`Array.from(document.querySelectorAll('select.ref-pick'), (s) => s.value).slice(0, 3)`, &kept)
+	if want := []string{"preset:wifi", "session:" + first.ID + "@1", "preset:lan"}; !slices.Equal(kept, want) {
+		t.Errorf("after comparing, the lists show %q, want %q", kept, want)
+	}
+	b.finish()
 }

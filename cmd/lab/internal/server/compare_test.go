@@ -307,8 +307,11 @@ func TestCompareBadRequests(t *testing.T) {
 			t.Errorf("error page lacks %s:\n%s", want, page)
 		}
 	}
-	if strings.Contains(page, "<script") {
-		t.Error("error page loads scripts, want none: it has no chart")
+	if strings.Contains(page, "echarts") || strings.Contains(page, "charts.js") {
+		t.Error("error page loads the chart scripts, want none: it has no chart")
+	}
+	if !strings.Contains(page, `<script type="module" src="/static/compare.js">`) {
+		t.Error("error page lacks the chooser's script")
 	}
 	if n := strings.Count(page, `name="v"`); n != compare.MaxVariants {
 		t.Errorf("error page form has %d rows, want %d", n, compare.MaxVariants)
@@ -377,13 +380,31 @@ func TestComparePageChooser(t *testing.T) {
 	}
 	_, body := compareTestGet(t, srv, "/compare", compareTestHTML)
 	page := string(body)
-	if strings.Count(page, `list="variant-choices"`) < 2 || !strings.Contains(page, `<datalist id="variant-choices">`) {
-		t.Fatalf("the compare rows have no chooser:\n%s", page)
+	if strings.Count(page, `<select class="ref-pick"`) < 2 || !strings.Contains(page, `<optgroup label="Presets">`) ||
+		!strings.Contains(page, `<optgroup label="Saved sessions and revisions">`) || !strings.Contains(page, `<optgroup label="Recorded traces`) {
+		t.Fatalf("the compare rows have no grouped chooser:\n%s", page)
 	}
 	for _, want := range []string{`value="preset:wifi"`, `value="session:` + first.ID + `"`, `value="session:` + first.ID + `@1"`,
 		`value="trace:sample-lan"`, "playtest &lt;b&gt;"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the chooser lacks %s", want)
 		}
+	}
+}
+
+// The navigation's link opens the compare page with no refs: an empty form,
+// 200, no error; the API still answers 400 to a request with no variants.
+func TestComparePageEmpty(t *testing.T) {
+	srv := compareTestServer(t)
+	resp, body := compareTestGet(t, srv, "/compare", compareTestHTML)
+	page := string(body)
+	if resp.StatusCode != 200 || strings.Contains(page, `role="alert"`) {
+		t.Errorf("GET /compare (HTML) = %d, alert %v; want 200 and an empty form", resp.StatusCode, strings.Contains(page, `role="alert"`))
+	}
+	if n := strings.Count(page, `name="v"`); n != compare.MaxVariants {
+		t.Errorf("the empty form has %d rows, want %d", n, compare.MaxVariants)
+	}
+	if resp, _ := compareTestGet(t, srv, "/compare", "application/json"); resp.StatusCode != 400 {
+		t.Errorf("GET /compare (JSON) = %d, want 400", resp.StatusCode)
 	}
 }

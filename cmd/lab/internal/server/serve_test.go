@@ -62,7 +62,7 @@ func testAssets(t testing.TB, withWasm bool) fstest.MapFS {
 	if err != nil || len(sheets) == 0 {
 		t.Fatalf("web's style sheets: %v", err)
 	}
-	sheets = append(sheets, "charts.js")
+	sheets = append(sheets, "charts.js", "compare.js")
 	for _, name := range sheets {
 		b, err := fs.ReadFile(web.FS, name)
 		if err != nil {
