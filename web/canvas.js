@@ -22,7 +22,10 @@ export class View {
    */
   constructor(canvas, onFocus) {
     this.canvas = canvas;
-    this.ctx = context2d(canvas);
+    // Opaque: every frame paints the whole canvas, and the browser then
+    // composites it without blending (with the A/B view's second canvas,
+    // 54.6 → 58 fps at 10,000 entities in make bench-browser).
+    this.ctx = context2d(canvas, { alpha: false });
     this.onFocus = onFocus;
     this.stride = 6;
     /** @type {string[]} */
