@@ -94,7 +94,10 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		poses := m.poses[((k+1)*n+lo)*PoseStride:][:len(out)*PoseStride]
 		for j := range out {
 			smp := &out[j]
-			hx, hy := smp.Rot.heading()
+			hx, hy := 1.0, 0.0
+			if !m.noHeadings {
+				hx, hy = smp.Rot.heading()
+			}
 			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
 			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
 			pp[3], pp[4], pp[5] = float32(hx), float32(hy), float32(smp.Mode)

@@ -64,9 +64,10 @@ type Sim struct {
 
 	// quiet Sims only measure: they keep no packet or frame records for
 	// Drain (runs, sweeps, population entities, which never drain).
-	quiet    bool
-	packets  recordRing[PacketRecord]
-	frameLog recordRing[FrameRecord]
+	quiet      bool
+	noHeadings bool // Poses without headings (SetHeadings)
+	packets    recordRing[PacketRecord]
+	frameLog   recordRing[FrameRecord]
 
 	rp *replay // the recorded trace replayed instead of link and movers; nil for a synthetic run
 }
@@ -246,6 +247,12 @@ func (m *Sim) resetLag() {
 		m.accs[k].lagFrames = 0
 	}
 }
+
+// SetHeadings says whether Poses carries the entities' headings, as it
+// does by default. Without them every heading reads (1, 0), facing +X,
+// which saves a sine and a cosine per entity and frame when nothing draws
+// them (the page's stress view draws dots). The run is the same either way.
+func (m *Sim) SetHeadings(on bool) { m.noHeadings = !on }
 
 // SetFocus chooses the entity whose packets and frames Drain records.
 func (m *Sim) SetFocus(entity int) {
@@ -435,7 +442,11 @@ func (m *Sim) frame(t float64, last bool) {
 			m.truthAcc[e] = Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
 		}
 		if last {
-			m.writePose(0, e, st.Pos, QuatFromYaw(st.Yaw), Interpolate)
+			q := Quat{0, 0, 0, 1}
+			if !m.noHeadings {
+				q = QuatFromYaw(st.Yaw)
+			}
+			m.writePose(0, e, st.Pos, q, Interpolate)
 		}
 	}
 	slot := (m.frames - m.lagStart) % m.lag.size()

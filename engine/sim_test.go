@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"reflect"
 	"testing"
 )
 
@@ -90,6 +91,48 @@ func TestPosesLayout(t *testing.T) {
 		if got := p[e*PoseStride]; math.Abs(float64(got)-tr[0]) > 1e-4 {
 			t.Errorf("truth x of entity %d = %v, want %v", e, got, tr[0])
 		}
+	}
+}
+
+// Without headings the poses carry (1, 0) for every heading and the same
+// positions and modes, and the run (its metrics) is the same.
+func TestSetHeadings(t *testing.T) {
+	s := Defaults()
+	s.Entities = 20
+	s.Motion = "turn"
+	with, _ := NewSim(s)
+	without, _ := NewSim(s)
+	without.SetHeadings(false)
+	for range 10 {
+		with.StepFrames(7)
+		without.StepFrames(7)
+	}
+	a, b := with.Poses(), without.Poses()
+	turned := 0
+	for i := 0; i < len(a); i += PoseStride {
+		for _, k := range []int{0, 1, 2, 5} {
+			if a[i+k] != b[i+k] {
+				t.Fatalf("pose %d field %d: %v with headings, %v without", i/PoseStride, k, a[i+k], b[i+k])
+			}
+		}
+		if b[i+3] != 1 || b[i+4] != 0 {
+			t.Fatalf("pose %d without headings: heading (%v, %v), want (1, 0)", i/PoseStride, b[i+3], b[i+4])
+		}
+		if a[i+3] != 1 || a[i+4] != 0 {
+			turned++
+		}
+	}
+	if turned == 0 {
+		t.Error("with headings, every entity faces +X: the test shows nothing")
+	}
+	if ma, mb := with.Metrics(nil), without.Metrics(nil); !reflect.DeepEqual(ma, mb) {
+		t.Errorf("metrics differ without headings:\n%+v\n%+v", ma, mb)
+	}
+	with.SetHeadings(false)
+	with.SetHeadings(true)
+	with.StepFrames(1)
+	if p := with.Poses(); p[3] == 1 && p[4] == 0 && p[PoseStride+3] == 1 && p[PoseStride+4] == 0 {
+		t.Error("headings back on: the poses still face +X")
 	}
 }
 

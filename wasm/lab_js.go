@@ -20,13 +20,14 @@ const (
 // lab is the state behind the interplab object: one simulation and the
 // scratch buffers that keep the per-frame calls free of allocation.
 type lab struct {
-	sim     *engine.Sim
-	metrics []engine.Metrics
-	values  []float64
-	packets []engine.PacketRecord
-	frames  []engine.FrameRecord
-	flat    []float64
-	samples []float64
+	sim        *engine.Sim
+	noHeadings bool // setHeadings(false): kept for the runs create makes
+	metrics    []engine.Metrics
+	values     []float64
+	packets    []engine.PacketRecord
+	frames     []engine.FrameRecord
+	flat       []float64
+	samples    []float64
 
 	posesView, metricsView, packetsView, framesView byteView
 	settingsView, traceView, samplesView            byteView
@@ -47,6 +48,7 @@ func (l *lab) object() map[string]any {
 		"metrics":          js.FuncOf(l.copyMetrics),
 		"timeline":         js.FuncOf(l.timeline),
 		"setFocus":         js.FuncOf(l.setFocus),
+		"setHeadings":      js.FuncOf(l.setHeadings),
 		"techniques":       js.FuncOf(l.techniques),
 		"delays":           js.FuncOf(l.delays),
 		"advice":           js.FuncOf(l.advice),
@@ -105,6 +107,7 @@ func (l *lab) create(_ js.Value, args []js.Value) any {
 	if err != nil {
 		return err.Error()
 	}
+	sim.SetHeadings(!l.noHeadings)
 	l.sim = sim
 	return ""
 }
@@ -127,6 +130,7 @@ func (l *lab) createReplay(_ js.Value, args []js.Value) any {
 	if err != nil {
 		return err.Error()
 	}
+	sim.SetHeadings(!l.noHeadings)
 	l.sim = sim
 	return ""
 }
@@ -302,6 +306,19 @@ func (l *lab) setFocus(_ js.Value, args []js.Value) any {
 	}
 	if l.sim != nil {
 		l.sim.SetFocus(args[0].Int())
+	}
+	return nil
+}
+
+// setHeadings says whether poses carries headings, for this run and the
+// runs create makes after it (engine.Sim.SetHeadings).
+func (l *lab) setHeadings(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeBoolean {
+		return misuse("setHeadings(on: boolean)")
+	}
+	l.noHeadings = !args[0].Bool()
+	if l.sim != nil {
+		l.sim.SetHeadings(!l.noHeadings)
 	}
 	return nil
 }

@@ -265,3 +265,39 @@ func TestWasmText(t *testing.T) {
 		t.Errorf("params() has %d entries, want %d", n, len(engine.Params()))
 	}
 }
+
+// TestWasmHeadings: setHeadings(false) leaves every heading (1, 0) and the
+// positions as they were, and it holds for the runs create makes after it.
+func TestWasmHeadings(t *testing.T) {
+	lab := api(t)
+	s := engine.Defaults()
+	s.Entities = 4
+	s.Motion = "turn"
+	poses := func() []float32 {
+		arr := js.Global().Get("Float32Array").New((1 + len(engine.Defaults().Techniques)) * 4 * engine.PoseStride)
+		n := lab.Call("poses", arr).Int()
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = float32(arr.Index(i).Float())
+		}
+		return out
+	}
+	for _, on := range []bool{true, false} {
+		lab.Call("setHeadings", on)
+		if got := lab.Call("create", settingsArray(s)).String(); got != "" {
+			t.Fatalf("create = %q", got)
+		}
+		lab.Call("step", 0.5)
+		p := poses()
+		facing := 0
+		for i := 0; i < len(p); i += engine.PoseStride {
+			if p[i+3] == 1 && p[i+4] == 0 {
+				facing++
+			}
+		}
+		if n := len(p) / engine.PoseStride; on && facing == n || !on && facing != n {
+			t.Errorf("setHeadings(%v): %d of %d poses face +X", on, facing, n)
+		}
+	}
+	lab.Call("setHeadings", true)
+}

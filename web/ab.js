@@ -72,6 +72,7 @@ export class AB {
     /** @type {{techs: string[], values: Float64Array, frames: number} | null} the page's metrics awaiting the pinned run's */
     this.asked = null;
     this.deltaFrames = -1; // the frame the deltas are of
+    this.headings = true; // whether the worker's engine writes headings
     this.fields = page.engine.metricFields();
     /** @type {Record<string, Record<string, number>>} the latest deltas, per technique and metric, in stored units */
     this.deltas = {};
@@ -408,6 +409,11 @@ export class AB {
   /** @param {number} dt simulated seconds, as the current run steps */
   step(dt) {
     if (!this.pinned) return;
+    const headings = this.view.needsHeadings();
+    if (headings !== this.headings) {
+      this.headings = headings;
+      this.worker?.postMessage({ op: 'headings', on: headings });
+    }
     this.owed += dt;
     if (this.busy === 0) this.send(false);
   }

@@ -7,6 +7,7 @@
 //	{op: 'create', gen, values}   → {op: 'created', gen, error, techniques, entities, poseStride}
 //	{op: 'restart', gen}          → the same answer
 //	{op: 'focus', entity}
+//	{op: 'headings', on}          whether the poses need headings (not for dots)
 //	{op: 'step', gen, dt, poses?, metrics}
 //	                              → {op: 'frame', gen, frames, time, poses, packets, np, metrics, stepMs}
 //
@@ -57,6 +58,9 @@ try {
         break;
       case 'focus':
         sim.setFocus(m.entity);
+        break;
+      case 'headings':
+        sim.setHeadings(m.on);
         break;
       case 'step': {
         const t0 = performance.now();

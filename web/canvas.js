@@ -428,6 +428,12 @@ export class View {
     this.drawFocus(6 * this.dpr);
   }
 
+  // needsHeadings says whether the view draws headings: the stress view's
+  // dots have none, so the engine may leave them out (setHeadings).
+  needsHeadings() {
+    return !(this.dots || this.entities > DOTS_ABOVE);
+  }
+
   /** @param {MouseEvent} e */
   click(e) {
     const rect = this.canvas.getBoundingClientRect();

@@ -86,6 +86,7 @@ class Lab {
     this.redoStack = [];
     /** @type {AB | null} the A/B view (ab.js), made in start */
     this.ab = null;
+    this.headings = true; // whether the engine writes headings into the poses
     /** the custom scenario's text the run has (scenario custom reads it); the link's at first */
     this.scenarioText = byId('scenario-text', HTMLTextAreaElement).value;
     this.scenarioIndex = this.params.findIndex((p) => p.name === 'scenario');
@@ -529,6 +530,11 @@ class Lab {
     p.last = now;
     let stepMs = 0;
     const before = this.engine.frames();
+    const headings = this.view.needsHeadings();
+    if (headings !== this.headings) {
+      this.headings = headings;
+      this.engine.setHeadings(headings); // the stress view's dots need none
+    }
     if (!this.paused && dt > 0) {
       const t0 = performance.now();
       this.ab?.step(dt * this.speed); // first: the worker steps while this thread does

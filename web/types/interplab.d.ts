@@ -72,6 +72,8 @@ export interface Interplab {
   metrics(dst: Float64Array): number;
   timeline(packets: Float64Array, frames: Float64Array): [number, number];
   setFocus(entity: number): void;
+  /** Whether poses carries headings (default true); off, each reads (1, 0). Kept across create. */
+  setHeadings(on: boolean): void;
   techniques(): string[];
   /** per running technique, the game's display delay behind the newest snapshot, s; NaN where none */
   delays(): number[];
