@@ -63,7 +63,6 @@ func (l *lab) object() map[string]any {
 		"setScenarioText":  js.FuncOf(l.setScenarioText),
 		"checkScenario":    js.FuncOf(l.checkScenario),
 		"builtinScenario":  js.FuncOf(builtinScenario),
-		"spawn":            js.FuncOf(spawn),
 
 		"poseStride":      engine.PoseStride,
 		"packetStride":    packetStride,
@@ -73,12 +72,6 @@ func (l *lab) object() map[string]any {
 		"scenarioStride":  engine.ScenarioSampleStride,
 	}
 }
-
-// spawn returns a second interplab object with a simulation of its own in
-// the same module (the page's A/B view runs the pinned settings in it).
-// Like the first, it lives as long as the page: a page spawns once and
-// reuses it with create.
-func spawn(_ js.Value, _ []js.Value) any { return js.ValueOf(newLab().object()) }
 
 // misuse reports a call with the wrong arguments on the console; the Go side
 // cannot throw into JavaScript without ending the program.

@@ -41,6 +41,8 @@
 //	    each of maxTechniques slots indexed like techniques(): renderTime,
 //	    newest, depth, delay, mode, snap, err).
 //	interplab.setFocus(entity: number)
+//	interplab.setHeadings(on: boolean)   whether poses carries headings (engine Sim.SetHeadings);
+//	    kept for the runs create makes after it
 //	interplab.techniques() → string[]    the running techniques
 //	interplab.delays() → number[]        each running technique's game delay, s (NaN: none)
 //	interplab.advice() → string[]        library knobs that disagree with the lab's network
@@ -51,9 +53,6 @@
 //	interplab.metricFields() → object[]  name, unit, display, scale, doc
 //	interplab.format(name, value) → string            engine Param.Format
 //	interplab.parse(name, text) → {value, error}      engine Param.Parse
-//	interplab.spawn() → object
-//	    a second object with this API and a simulation of its own (no run
-//	    until its create); the page's A/B view runs the pinned settings in it.
 //	interplab.poseStride, packetStride, frameStride, frameTechStride, maxTechniques, scenarioStride
 //
 // The functions that copy return the number of values available, which is

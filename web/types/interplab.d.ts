@@ -94,8 +94,6 @@ export interface Interplab {
   checkScenario(text: string, dst: Float64Array): ScenarioCheck;
   /** a built-in scenario's text, "" for an unknown name */
   builtinScenario(name: string): string;
-  /** a second object with this API and a simulation of its own (the A/B view's pinned run); spawn once and reuse it */
-  spawn(): Interplab;
   readonly poseStride: number;
   readonly packetStride: number;
   readonly frameStride: number;
