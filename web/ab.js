@@ -16,9 +16,9 @@
 // every animation frame. The page hands it each frame's simulated time;
 // while it is busy the time adds up and goes with the next step, so a slow
 // machine shows the pinned view a frame behind, never a different run. The
-// deltas compare the two runs at the same frame: when the page shows its
-// metrics it sends the worker the time owed and the metrics come back from
-// that very frame.
+// deltas compare the two runs at the same simulated time: when the page
+// shows its metrics it sends the worker the time owed and asks for the
+// metrics at the time that reaches.
 
 import { View } from './canvas.js';
 import { techColor } from './colors.js';
@@ -34,7 +34,7 @@ import { presetValues } from './url.js';
  *   what the A/B view needs of the lab page
  * @typedef {{op: 'created', gen: number, error: string, techniques: string[], entities: number, poseStride: number}
  *   | {op: 'frame', gen: number, frames: number, time: number, poses: Float32Array<ArrayBuffer>, packets: Float64Array<ArrayBuffer>, np: number,
- *      metrics: Float64Array | null, stepMs: number}
+ *      metrics: Float64Array | null, ask: number, stepMs: number}
  *   | {op: 'failed', error: string}} WorkerReply
  *   what abworker.js answers
  */
@@ -69,8 +69,9 @@ export class AB {
     this.frames = 0;
     this.stepMs = 0; // the worker's step time, summed over stepCount steps
     this.stepCount = 0;
-    /** @type {{techs: string[], values: Float64Array, frames: number} | null} the page's metrics awaiting the pinned run's */
+    /** @type {{id: number, techs: string[], values: Float64Array, frames: number} | null} the page's metrics awaiting the pinned run's */
     this.asked = null;
+    this.asks = 0; // numbers the requests for the pinned run's metrics
     this.deltaFrames = -1; // the frame the deltas are of
     this.headings = true; // whether the worker's engine writes headings
     this.fields = page.engine.metricFields();
@@ -285,27 +286,30 @@ export class AB {
         this.stepMs += m.stepMs;
         this.stepCount++;
         const a = this.asked;
-        if (m.metrics && a && a.frames === m.frames) {
+        if (m.metrics && a && m.ask === a.id) {
+          // The worker has stepped all the time the page had when it asked:
+          // both runs are at the same simulated time (the same frame when
+          // their render rates agree).
           this.asked = null;
           this.compare(a.techs, a.values, m.metrics);
-          this.deltaFrames = m.frames;
+          this.deltaFrames = a.frames;
         }
-        if (this.owed > 0 && this.busy === 0) this.send(false);
+        if (this.owed > 0 && this.busy === 0) this.send(0);
       }
     }
   }
 
   /**
-   * send hands the worker the simulated time owed, and with metrics asks
-   * for the run's metrics at the frame that reaches.
-   * @param {boolean} metrics
+   * send hands the worker the simulated time owed; ask, if not 0, asks for
+   * the run's metrics at the time that reaches, answered with that number.
+   * @param {number} ask
    */
-  send(metrics) {
+  send(ask) {
     const w = this.worker;
     if (!w) return;
     const poses = this.spare;
     this.spare = null;
-    w.postMessage({ op: 'step', gen: this.gen, dt: this.owed, poses, metrics }, poses ? [poses.buffer] : []);
+    w.postMessage({ op: 'step', gen: this.gen, dt: this.owed, poses, metrics: ask !== 0, ask }, poses ? [poses.buffer] : []);
     this.owed = 0;
     this.busy++;
   }
@@ -415,7 +419,7 @@ export class AB {
       this.worker?.postMessage({ op: 'headings', on: headings });
     }
     this.owed += dt;
-    if (this.busy === 0) this.send(false);
+    if (this.busy === 0) this.send(0);
   }
 
   draw() {
@@ -457,8 +461,8 @@ export class AB {
    */
   showDeltas(techs, values) {
     if (!this.pinned) return;
-    this.asked = { techs: techs.slice(), values: values.slice(), frames: this.page.frames() };
-    this.send(true);
+    this.asked = { id: ++this.asks, techs: techs.slice(), values: values.slice(), frames: this.page.frames() };
+    this.send(this.asked.id);
   }
 
   /**

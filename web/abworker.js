@@ -8,13 +8,14 @@
 //	{op: 'restart', gen}          → the same answer
 //	{op: 'focus', entity}
 //	{op: 'headings', on}          whether the poses need headings (not for dots)
-//	{op: 'step', gen, dt, poses?, metrics}
-//	                              → {op: 'frame', gen, frames, time, poses, packets, np, metrics, stepMs}
+//	{op: 'step', gen, dt, poses?, metrics, ask}
+//	                              → {op: 'frame', gen, frames, time, poses, packets, np, metrics, ask, stepMs}
 //
 // gen numbers the runs: ab.js drops the frames of a run it has restarted.
 // The poses buffer travels back and forth transferred, never copied; a
 // step message hands back the one the page no longer draws. metrics asks
-// for the run's metrics with the frame (ab.js asks when it shows deltas).
+// for the run's metrics with the frame (ab.js asks when it shows deltas),
+// and ask comes back with them to say which request they answer.
 // A step longer than the engine's 1 s cut is stepped in parts, so that a
 // catch-up (lab.advance) reaches the same frame as the page's run.
 
@@ -85,7 +86,7 @@ try {
           }
           mv = metrics.slice();
         }
-        self.postMessage({ op: 'frame', gen: m.gen, frames: sim.frames(), time: sim.time(), poses, packets, np, metrics: mv, stepMs },
+        self.postMessage({ op: 'frame', gen: m.gen, frames: sim.frames(), time: sim.time(), poses, packets, np, metrics: mv, ask: m.ask, stepMs },
           { transfer: [poses.buffer, packets.buffer] });
         break;
       }

@@ -103,6 +103,20 @@ func TestBrowserABDeltas(t *testing.T) {
 		t.Errorf("pinned wifi from the menu: %+v", b.ab())
 	}
 
+	// Another render rate: the runs step the same simulated time in
+	// different frames, and the deltas still come, at the same time.
+	b.typeInto("renderRate", "30")
+	if !b.poll(`lab.settings().renderRate === '30'`, 5*time.Second) {
+		t.Fatalf("typed 30 (Hz): renderRate = %s", b.setting("renderRate"))
+	}
+	b.eval(`lab.advance(90)`, &frames)
+	if !b.poll(fmt.Sprintf(`lab.ab().deltaFrames === %d`, frames), 10*time.Second) {
+		t.Fatalf("renderRate 30 against the pinned 60: no deltas for frame %d: %+v", frames, b.ab())
+	}
+	if s := b.ab(); s.Frames != 2*frames {
+		t.Errorf("after %d frames at 30 Hz the pinned run (60 Hz) is at frame %d, want %d", frames, s.Frames, 2*frames)
+	}
+
 	b.do(chromedp.Click(chromedp.ID("ab-pin")))
 	if !b.poll(`!lab.ab().pinned && document.getElementById('ab-pane').hidden && document.getElementById('ab-deltas-box').hidden`, 5*time.Second) {
 		t.Errorf("Unpin did not close the A/B view")
