@@ -210,20 +210,20 @@ func Tune(v TuneView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" size=\"4\"></label> <label>Round <input name=\"population.round\" data-field=\"population.round\" type=\"number\" min=\"1\" step=\"any\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" size=\"4\"></label> <label>Round (s) <input name=\"population.round\" data-field=\"population.round\" type=\"number\" min=\"1\" step=\"any\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(v.Form.Round)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `tune.templ`, Line: 44, Col: 132}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `tune.templ`, Line: 44, Col: 136}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" placeholder=\"preset's\" size=\"5\"> <span class=\"unit\">s</span></label><p class=\"hint\">Every candidate runs every entity on the link it drew, each with its own motion (the mix below is not used). The cost then reads the p95 across entities of error p95, the p90 of added latency and the shares of entity-rounds with a snap and with an underrun; constrain the population figures.</p></fieldset><fieldset data-field=\"motions\"><legend>Motion mix (none: the base's motion)</legend> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" placeholder=\"preset's\" size=\"5\"></label><p class=\"hint\">Every candidate runs every entity on the link it drew, each with its own motion (the mix below is not used). The cost then reads the p95 across entities of error p95, the p90 of added latency and the shares of entity-rounds with a snap and with an underrun; constrain the population figures.</p></fieldset><fieldset data-field=\"motions\"><legend>Motion mix (none: the base's motion)</legend> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
