@@ -590,7 +590,7 @@ func Tune(v TuneView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = seedField(v.Form.Seed).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = seedField(v.Form.Seed, "").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
