@@ -372,18 +372,17 @@ func (m *Sim) send(ts float64) {
 	}
 	tick := math.Floor(ts*m.set.TickRate+1e-9) / m.set.TickRate
 	m.sendBuf = m.link.Send(ts, m.sendBuf[:0])
+	first := math.NaN() // the first arrival; NaN when lost
 	for _, a := range m.sendBuf {
 		m.arrivals.push(arrival{t: a, tick: tick, seq: m.seq})
+		if !(a >= first) {
+			first = a
+		}
 	}
 	if !m.quiet {
-		rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: math.NaN(), Dup: len(m.sendBuf) > 1,
+		rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: first, Dup: len(m.sendBuf) > 1,
 			Pos: m.movers[m.focus].At(tick).Pos}
 		rec.Net, rec.Down = m.link.state(ts)
-		for _, a := range m.sendBuf {
-			if !(a >= rec.Arrive) {
-				rec.Arrive = a
-			}
-		}
 		m.packets.push(rec)
 	}
 	m.seq++
