@@ -32,8 +32,7 @@ import (
 // comparePage is GET /compare.
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	refs := compare.Refs(r.URL.Query())
-	if !slices.ContainsFunc(refs, func(ref string) bool { return strings.TrimSpace(ref) != "" }) &&
-		strings.Contains(r.Header.Get("Accept"), "text/html") {
+	if len(refs) == 0 && strings.Contains(r.Header.Get("Accept"), "text/html") {
 		// The page opened from the navigation: an empty form to fill in,
 		// not an error.
 		view := templates.CompareView{Refs: compare.FormRows(refs), Choices: s.compareChoices()}
