@@ -55,15 +55,16 @@ func testAssets(t testing.TB, withWasm bool) fstest.MapFS {
 		"app.js":      {Data: testAppJS},
 		"dist/README": {Data: []byte("built by make\n")},
 	}
-	// The real style sheets and chart script: the server-rendered pages
-	// (compare, sweep, tune) are laid out by them and draw their charts
-	// with charts.js, and the browser tests measure charts.
-	sheets, err := fs.Glob(web.FS, "*.css")
-	if err != nil || len(sheets) == 0 {
+	// The real style sheets and the compare page's scripts: the
+	// server-rendered pages (compare, sweep, tune) are laid out by them,
+	// draw their charts with charts.js and tie the chooser with compare.js,
+	// and the browser tests measure them.
+	files, err := fs.Glob(web.FS, "*.css")
+	if err != nil || len(files) == 0 {
 		t.Fatalf("web's style sheets: %v", err)
 	}
-	sheets = append(sheets, "charts.js", "compare.js")
-	for _, name := range sheets {
+	files = append(files, "charts.js", "compare.js")
+	for _, name := range files {
 		b, err := fs.ReadFile(web.FS, name)
 		if err != nil {
 			t.Fatal(err)
