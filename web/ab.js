@@ -13,9 +13,12 @@
 //
 // The pinned simulation runs in a worker (abworker.js) with its own
 // instance of the engine, so that it takes another core instead of half of
-// every animation frame. The page hands it each frame's simulated time;
-// while it is busy the time adds up and goes with the next step, so a slow
-// machine shows the pinned view a frame behind, never a different run. The
+// every animation frame. The page hands it each frame's simulated time once
+// it has stepped and drawn its own frame (two steps at once crowd the cores
+// the compositor needs too); the answer comes back while the page waits for
+// the next frame, so the pinned view draws a frame behind the current one.
+// While the worker is busy the time adds up and goes with the next step, so
+// a slow machine shows it further behind, never a different run. The
 // deltas compare the two runs at the same simulated time: when the page
 // shows its metrics it sends the worker the time owed and asks for the
 // metrics at the time that reaches.

@@ -537,12 +537,17 @@ class Lab {
     }
     if (!this.paused && dt > 0) {
       const t0 = performance.now();
-      this.ab?.step(dt * this.speed); // first: the worker steps while this thread does
       this.engine.step(dt * this.speed);
       stepMs = performance.now() - t0;
     }
     if (this.engine.frames() !== this.lastFrames) this.pull();
     const drawMs = this.draw();
+    // The pinned run steps in its worker after this thread's step and draw,
+    // while this thread waits for the next frame. Started first, the two
+    // steps ran at once and crowded the cores the compositor needs too: this
+    // thread's step took longer and frames were dropped. Either way the
+    // answer is drawn at the next frame.
+    if (!this.paused && dt > 0) this.ab?.step(dt * this.speed);
     const stepped = this.engine.frames() - before;
     for (const s of this.samplers) s(now, stepMs, drawMs, stepped);
     p.step += (stepMs - p.step) * 0.1;
