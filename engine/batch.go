@@ -14,6 +14,13 @@ type batch interface {
 	fill(lo int, out []Sample)
 }
 
+// rotationSkipper is a batch that can leave out the rotations it fills,
+// for a Sim whose poses carry no headings (Sim.SetHeadings): nothing else
+// reads them, and positions, metrics and state are the same either way.
+type rotationSkipper interface {
+	skipRotations(skip bool)
+}
+
 // perEntity is a batch of one Technique per entity, for any Technique.
 type perEntity struct {
 	techs []Technique

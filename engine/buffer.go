@@ -70,6 +70,7 @@ type bufBatch struct {
 	slerpOK, eulerOK bool
 	slerp            []slerpPair
 	eulerAt          []eulerPair
+	noRot            bool // nothing reads the rotations (skipRotations): fill leaves them identity
 
 	// The frame set up by frame for fill.
 	kind          int
@@ -241,6 +242,7 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 	b.euler = b.s.Rotation == "euler"
 	b.o0, b.o1 = i0*n, i1*n
 	switch {
+	case b.noRot: // the blends are made when rotations are wanted again
 	case b.euler && !b.eulerOK:
 		for e := range n {
 			b.eulerAt[e].init(b.rot[b.o0+e], b.rot[b.o1+e])
@@ -256,6 +258,12 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 		b.h01, b.h10, b.h11 = hermiteBasis(b.a, t1-t0)
 	}
 }
+
+// skipRotations says whether nothing reads the rotations fill writes: then
+// interpolation writes the identity instead of blending every entity's pair
+// of rotations, about a tenth of a frame's work. Held and extrapolated
+// frames copy a snapshot's rotation either way.
+func (b *bufBatch) skipRotations(skip bool) { b.noRot = skip }
 
 // fill writes entities lo, lo+1, ... of the frame set up by frame into out.
 func (b *bufBatch) fill(lo int, out []Sample) {
@@ -295,7 +303,9 @@ func (b *bufBatch) fillInterpolate(lo int, out []Sample) {
 			py = p0[1] + float64((p1[1]-p0[1])*a)
 			pz = p0[2] + float64((p1[2]-p0[2])*a)
 		}
-		if b.euler {
+		if b.noRot {
+			qw = 1
+		} else if b.euler {
 			qz, qw = b.eulerAt[lo+e].at(a)
 		} else {
 			qx, qy, qz, qw = b.slerp[lo+e].at4(a)

@@ -212,6 +212,7 @@ func (m *Sim) Restart() {
 			m.batches[k] = newBatch(name, s, n)
 		}
 	}
+	m.skipRotations()
 	m.snaps, m.out = make([]Snapshot, n), make([]Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
@@ -251,8 +252,21 @@ func (m *Sim) resetLag() {
 // SetHeadings says whether Poses carries the entities' headings, as it
 // does by default. Without them every heading reads (1, 0), facing +X,
 // which saves a sine and a cosine per entity and frame when nothing draws
-// them (the page's stress view draws dots). The run is the same either way.
-func (m *Sim) SetHeadings(on bool) { m.noHeadings = !on }
+// them (the page's stress view draws dots), and the techniques that can
+// skip blending rotations do. The run is the same either way.
+func (m *Sim) SetHeadings(on bool) {
+	m.noHeadings = !on
+	m.skipRotations()
+}
+
+// skipRotations tells the batches whether their rotations are read.
+func (m *Sim) skipRotations() {
+	for _, b := range m.batches {
+		if r, ok := b.(rotationSkipper); ok {
+			r.skipRotations(m.noHeadings)
+		}
+	}
+}
 
 // SetFocus chooses the entity whose packets and frames Drain records.
 func (m *Sim) SetFocus(entity int) {
