@@ -80,8 +80,19 @@ func misuse(usage string) any {
 	return nil
 }
 
+// arrayTypes holds the typed array constructors the calls check their
+// arguments against, looked up once: a lookup by name on every call (several
+// a frame) made a new string and value each time, garbage the page's
+// collector then had to clear mid-animation.
+var arrayTypes = map[string]js.Value{}
+
 func isArray(v js.Value, ctor string) bool {
-	return v.Type() == js.TypeObject && v.InstanceOf(js.Global().Get(ctor))
+	c, ok := arrayTypes[ctor]
+	if !ok {
+		c = js.Global().Get(ctor)
+		arrayTypes[ctor] = c
+	}
+	return v.Type() == js.TypeObject && v.InstanceOf(c)
 }
 
 func (l *lab) create(_ js.Value, args []js.Value) any {
