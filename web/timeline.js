@@ -100,11 +100,14 @@ export class Timeline {
     const now = this.frames[(this.nf - 1) * fs];
     const t0 = now - WINDOW;
     const g = GUTTER * dpr;
-    const x = (/** @type {number} */ t) => g + ((t - t0) / WINDOW) * (W - g);
+    // Whole pixels: a canvas call given a fraction boxes it in a new heap
+    // number, and at 60 frames a second those add up to a collection that
+    // drops frames; a whole number goes as it is.
+    const x = (/** @type {number} */ t) => Math.round(g + ((t - t0) / WINDOW) * (W - g));
     const axisH = 16 * dpr;
     const netH = 14 * dpr;
     const pktH = netH + 30 * dpr;
-    const laneH = (H - axisH - pktH) / Math.max(1, this.techs.length);
+    const laneH = Math.floor((H - axisH - pktH) / Math.max(1, this.techs.length));
     ctx.font = `${10 * dpr}px ui-monospace, monospace`;
     ctx.textBaseline = 'middle';
 
@@ -114,7 +117,7 @@ export class Timeline {
     // One lane per technique.
     let first = 0;
     while (first < this.nf && this.frames[first * fs] < t0) first++;
-    const frameW = Math.max(1, (W - g) / (WINDOW * 60));
+    const frameW = Math.max(1, Math.round((W - g) / (WINDOW * 60)));
     this.techs.forEach((name, k) => {
       const top = pktH + k * laneH;
       const bottom = top + laneH - 2 * dpr;
@@ -153,14 +156,14 @@ export class Timeline {
       ctx.beginPath();
       for (let i = first; i < this.nf; i++) {
         const o = i * fs;
-        const y = bottom - Math.min(1, this.frames[o + base + 2] / DEPTH_SCALE) * h;
+        const y = Math.round(bottom - Math.min(1, this.frames[o + base + 2] / DEPTH_SCALE) * h);
         if (i === first) ctx.moveTo(x(this.frames[o]), y);
         else ctx.lineTo(x(this.frames[o]), y);
       }
       ctx.stroke();
       // Render margin: newest − render time, in the technique's colour;
       // below the dashed zero line the render time is past the newest.
-      const zero = bottom - h * 0.2;
+      const zero = Math.round(bottom - h * 0.2);
       ctx.strokeStyle = 'rgba(139, 148, 158, 0.4)';
       ctx.setLineDash([2 * dpr, 3 * dpr]);
       ctx.beginPath();
@@ -179,7 +182,7 @@ export class Timeline {
           continue;
         }
         const m = this.frames[o + base + 1] - this.frames[o + base];
-        const y = zero - Math.max(-0.25, Math.min(1, m / MARGIN_SCALE)) * (zero - top);
+        const y = Math.round(zero - Math.max(-0.25, Math.min(1, m / MARGIN_SCALE)) * (zero - top));
         if (!pen) ctx.moveTo(x(this.frames[o]), y);
         else ctx.lineTo(x(this.frames[o]), y);
         pen = true;
@@ -189,7 +192,7 @@ export class Timeline {
       ctx.fillStyle = '#ff7b72';
       for (let i = first; i < this.nf; i++) {
         const o = i * fs;
-        if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, h * 0.4);
+        if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, Math.round(h * 0.4));
       }
     });
 
@@ -240,7 +243,7 @@ export class Timeline {
         ctx.fillStyle = 'rgba(248, 81, 73, 0.45)';
         ctx.fillRect(sx - dpr, top, 3 * dpr, bottom - top);
       }
-      const y = bottom - (this.packets[o + 8] / most) * (bottom - top);
+      const y = Math.round(bottom - (this.packets[o + 8] / most) * (bottom - top));
       if (started) ctx.lineTo(sx, y);
       else ctx.moveTo(sx, y);
       started = true;
