@@ -3,6 +3,10 @@ package server
 import (
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/chromedp"
 )
 
 // BenchmarkBrowser measures the lab page in headless Chromium: the frame
@@ -17,7 +21,9 @@ import (
 // the engine step stays under 8 ms a frame (goal 4 ms). With the A/B view
 // open (entities=10000/ab) the pinned simulation steps in a worker, on
 // another core: step-ms is the page's own, pinned-step-ms the worker's per
-// step.
+// step. alloc-KB/frame is what the page's JavaScript allocates per frame
+// (Chromium's sampling heap profiler, collected objects included): garbage
+// the collector clears mid-animation, whose pauses drop frames.
 func BenchmarkBrowser(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -44,8 +50,18 @@ func BenchmarkBrowser(b *testing.B) {
 				FPS, StepMs, StepMsPerSimFrame, StepMaxMs, DrawMs, PinnedStepMs float64
 				Frames, Entities, Techniques                                    int
 			}
+			yes := true
+			if _, err := chromedp.Call(tab.ctx, heapprofiler.StartSampling, heapprofiler.StartSamplingParams{
+				SamplingInterval: 4096, IncludeObjectsCollectedByMajorGC: &yes, IncludeObjectsCollectedByMinorGC: &yes,
+			}); err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
 				tab.eval(`lab.measure(5)`, &m)
+			}
+			res, err := chromedp.Call(tab.ctx, heapprofiler.StopSampling, cdp.Empty{})
+			if err != nil {
+				b.Fatal(err)
 			}
 			if m.Entities == 0 || m.Techniques != 5 {
 				b.Fatalf("measured %d entities × %d techniques, want every technique", m.Entities, m.Techniques)
@@ -55,10 +71,20 @@ func BenchmarkBrowser(b *testing.B) {
 			b.ReportMetric(m.StepMsPerSimFrame, "step-ms/sim-frame")
 			b.ReportMetric(m.StepMaxMs, "step-max-ms")
 			b.ReportMetric(m.DrawMs, "draw-ms/frame")
+			b.ReportMetric(heapBytes(res.Profile.Head)/1024/float64(m.Frames), "alloc-KB/frame")
 			if bc.ab {
 				b.ReportMetric(m.PinnedStepMs, "pinned-step-ms")
 			}
 			b.ReportMetric(0, "ns/op") // the wall time of a measurement says nothing
 		})
 	}
+}
+
+// heapBytes sums the sampled allocations under n.
+func heapBytes(n *heapprofiler.SamplingHeapProfileNode) float64 {
+	sum := n.SelfSize
+	for _, c := range n.Children {
+		sum += heapBytes(c)
+	}
+	return sum
 }
