@@ -80,23 +80,21 @@ func misuse(usage string) any {
 	return nil
 }
 
-// arrayTypes holds the typed array constructors the calls check their
-// arguments against, looked up once: a lookup by name on every call (several
-// a frame) made a new string and value each time, garbage the page's
-// collector then had to clear mid-animation.
-var arrayTypes = map[string]js.Value{}
+// The typed array constructors the calls check their arguments against,
+// looked up once: a lookup by name on every call (several a frame) made a
+// new string and value each time, garbage the page's collector then had to
+// clear mid-animation.
+var (
+	float32Array = js.Global().Get("Float32Array")
+	float64Array = js.Global().Get("Float64Array")
+)
 
-func isArray(v js.Value, ctor string) bool {
-	c, ok := arrayTypes[ctor]
-	if !ok {
-		c = js.Global().Get(ctor)
-		arrayTypes[ctor] = c
-	}
-	return v.Type() == js.TypeObject && v.InstanceOf(c)
+func isArray(v, ctor js.Value) bool {
+	return v.Type() == js.TypeObject && v.InstanceOf(ctor)
 }
 
 func (l *lab) create(_ js.Value, args []js.Value) any {
-	if len(args) < 1 || len(args) > 2 || !isArray(args[0], "Float64Array") ||
+	if len(args) < 1 || len(args) > 2 || !isArray(args[0], float64Array) ||
 		len(args) == 2 && args[1].Type() != js.TypeString {
 		return misuse("create(settings: Float64Array, scenarioText?: string)")
 	}
@@ -117,7 +115,7 @@ func (l *lab) create(_ js.Value, args []js.Value) any {
 }
 
 func (l *lab) createReplay(_ js.Value, args []js.Value) any {
-	if len(args) != 2 || !isArray(args[0], "Float64Array") || !isArray(args[1], "Float64Array") {
+	if len(args) != 2 || !isArray(args[0], float64Array) || !isArray(args[1], float64Array) {
 		return misuse("createReplay(settings: Float64Array, trace: Float64Array)")
 	}
 	s, msg := l.settings("createReplay", args[0])
@@ -192,7 +190,7 @@ func (l *lab) setScenarioText(_ js.Value, args []js.Value) any {
 // samples of its conditions over the run (engine.SampleScenario), as many
 // as fit.
 func (l *lab) checkScenario(_ js.Value, args []js.Value) any {
-	if len(args) != 2 || args[0].Type() != js.TypeString || !isArray(args[1], "Float64Array") {
+	if len(args) != 2 || args[0].Type() != js.TypeString || !isArray(args[1], float64Array) {
 		return misuse("checkScenario(text: string, dst: Float64Array)")
 	}
 	s := engine.Defaults()
@@ -245,7 +243,7 @@ func (l *lab) step(_ js.Value, args []js.Value) any {
 }
 
 func (l *lab) poses(_ js.Value, args []js.Value) any {
-	if len(args) != 1 || !isArray(args[0], "Float32Array") {
+	if len(args) != 1 || !isArray(args[0], float32Array) {
 		return misuse("poses(dst: Float32Array)")
 	}
 	if l.sim == nil {
@@ -260,7 +258,7 @@ func (l *lab) poses(_ js.Value, args []js.Value) any {
 }
 
 func (l *lab) copyMetrics(_ js.Value, args []js.Value) any {
-	if len(args) != 1 || !isArray(args[0], "Float64Array") {
+	if len(args) != 1 || !isArray(args[0], float64Array) {
 		return misuse("metrics(dst: Float64Array)")
 	}
 	if l.sim == nil {
@@ -277,7 +275,7 @@ func (l *lab) copyMetrics(_ js.Value, args []js.Value) any {
 }
 
 func (l *lab) timeline(_ js.Value, args []js.Value) any {
-	if len(args) != 2 || !isArray(args[0], "Float64Array") || !isArray(args[1], "Float64Array") {
+	if len(args) != 2 || !isArray(args[0], float64Array) || !isArray(args[1], float64Array) {
 		return misuse("timeline(packets: Float64Array, frames: Float64Array)")
 	}
 	if l.sim == nil {
