@@ -535,7 +535,8 @@ class Lab {
       this.headings = headings;
       this.engine.setHeadings(headings); // the stress view's dots need none
     }
-    if (!this.paused && dt > 0) {
+    const stepping = !this.paused && dt > 0;
+    if (stepping) {
       const t0 = performance.now();
       this.engine.step(dt * this.speed);
       stepMs = performance.now() - t0;
@@ -547,7 +548,7 @@ class Lab {
     // steps ran at once and crowded the cores the compositor needs too: this
     // thread's step took longer and frames were dropped. Either way the
     // answer is drawn at the next frame.
-    if (!this.paused && dt > 0) this.ab?.step(dt * this.speed);
+    if (stepping) this.ab?.step(dt * this.speed);
     const stepped = this.engine.frames() - before;
     for (const s of this.samplers) s(now, stepMs, drawMs, stepped);
     p.step += (stepMs - p.step) * 0.1;
