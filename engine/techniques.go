@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Technique names, in the order the lab shows them.
 const (
 	TechEPIC    = "epic"    // the seed's interpolator, exactly as written
@@ -142,3 +144,28 @@ func bufferDelay(s *Settings) float64 { return s.Delay }
 // LibraryTechnique tells whether name is a technique that reproduces a
 // netcode library (mirror, ngo, ...) rather than one of the lab's own.
 func LibraryTechnique(name string) bool { return techniqueIndex(name) >= labTechniques }
+
+// PrimaryTechnique returns the technique the designer is working on in s:
+// the first library technique among s.Techniques (a Mirror game compares
+// the lab's buffer against mirror, but tunes and ships mirror); else the
+// buffer if it runs (the guide's technique, what the studies started on
+// before); else the first of s.Techniques with settings to tune; else the
+// buffer. Pages that
+// start from the lab (tune, population, sweep, compare, exports) start on
+// it.
+func (s *Settings) PrimaryTechnique() string {
+	for _, t := range s.Techniques {
+		if LibraryTechnique(t) {
+			return t
+		}
+	}
+	if slices.Contains(s.Techniques, TechBuffer) {
+		return TechBuffer
+	}
+	for _, t := range s.Techniques {
+		if i := techniqueIndex(t); i >= 0 && len(techDefs[i].tune) > 0 {
+			return t
+		}
+	}
+	return TechBuffer
+}
