@@ -21,6 +21,20 @@ type rotationSkipper interface {
 	skipRotations(skip bool)
 }
 
+// delaySharer is a batch whose entities share their timing, so every
+// sample of a frame carries the same Delay: the Sim reads the live delay
+// (Sim.LiveDelays) from one of them instead of averaging them all.
+type delaySharer interface {
+	sharesDelay()
+}
+
+func (*bufBatch) sharesDelay()    {}
+func (*mirrorBatch) sharesDelay() {}
+func (*ngoBatch) sharesDelay()    {}
+func (*sourceBatch) sharesDelay() {}
+func (*geckosBatch) sharesDelay() {}
+func (*unrealBatch) sharesDelay() {}
+
 // perEntity is a batch of one Technique per entity, for any Technique.
 type perEntity struct {
 	techs []Technique

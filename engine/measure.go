@@ -17,7 +17,8 @@ type frameMeasure struct {
 }
 
 // measure takes technique k's display of entities lo, lo+1, ... (out) into
-// the metrics, the timeline and, on the last frame of a step, the poses.
+// the metrics, the timeline and, on the last frame of a step, the poses and
+// the live delay (LiveDelays).
 func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	a, n := &m.accs[k], m.n
 	// This loop runs for every entity and technique each frame: no calls,
@@ -101,6 +102,19 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
 			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
 			pp[3], pp[4], pp[5] = float32(hx), float32(hy), float32(smp.Mode)
+		}
+		if live := m.live[k]; live != liveNone {
+			sum, drawn := m.liveSum[k], m.liveN[k]
+			for j := range out {
+				if out[j].Mode != Empty {
+					sum += out[j].Delay
+					drawn++
+					if live == liveShared {
+						break // every entity has the same: one will do
+					}
+				}
+			}
+			m.liveSum[k], m.liveN[k] = sum, drawn
 		}
 	}
 	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {

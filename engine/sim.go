@@ -59,6 +59,13 @@ type Sim struct {
 	lagTruth  []Vec3
 	lagDisp   []Vec3 // NaN where the technique showed nothing
 
+	// The latest frame that wrote the poses (the last of a step): per
+	// technique, the sum of Sample.Delay over the entities it drew and
+	// their number, for LiveDelays.
+	live    []liveKind
+	liveSum []float64
+	liveN   []int
+
 	series *seriesAcc    // nil unless RunSeries asked for it
 	phases *phaseTracker // nil without a scenario that disturbs the link
 
@@ -212,6 +219,17 @@ func (m *Sim) Restart() {
 			m.batches[k] = newBatch(name, s, n)
 		}
 	}
+	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
+	for k, name := range m.techs {
+		switch _, shared := m.batches[k].(delaySharer); {
+		case techniqueDef(name).delay == nil:
+			m.live[k] = liveNone
+		case shared:
+			m.live[k] = liveShared
+		default:
+			m.live[k] = livePerEntity
+		}
+	}
 	m.skipRotations()
 	m.snaps, m.out = make([]Snapshot, n), make([]Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
@@ -315,6 +333,33 @@ func (m *Sim) Metrics(dst []Metrics) []Metrics {
 			openRounds = m.n
 		}
 		dst = append(dst, m.accs[k].metrics(openRounds, open, m.lag))
+	}
+	return dst
+}
+
+// liveKind is how a technique's live delay is taken from its samples.
+type liveKind uint8
+
+const (
+	liveNone      liveKind = iota // the technique has no game delay
+	liveShared                    // its batch gives every entity the same Delay: one sample a chunk
+	livePerEntity                 // the mean of every entity's
+)
+
+// LiveDelays appends, per running technique in Techniques order, its game
+// delay as the latest frame has it, in seconds: the mean over the entities
+// it drew of Sample.Delay, the display delay behind the newest snapshot
+// that the technique's state gives now (Mirror's bufferTime as dynamic
+// adjustment moves it, the buffer's adaptive delay, ...), beside the
+// steady-state figure of EffectiveDelay. NaN where the technique has no
+// game delay (EffectiveDelay is not ok) or drew nothing yet.
+func (m *Sim) LiveDelays(dst []float64) []float64 {
+	for k := range m.techs {
+		d := math.NaN()
+		if m.live[k] != liveNone && m.liveN[k] > 0 {
+			d = m.liveSum[k] / float64(m.liveN[k])
+		}
+		dst = append(dst, d)
 	}
 	return dst
 }
@@ -476,6 +521,10 @@ func (m *Sim) frame(t float64, last bool) {
 		b.frame(times[m.base[k]])
 	}
 	snapStep := snapFactor * m.set.MaxSpeed * dt
+	if last {
+		clear(m.liveSum)
+		clear(m.liveN)
+	}
 	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: 1 / (dt * dt * dt * dt),
 		cur: m.frames % 3, prev1: (m.frames + 2) % 3, prev2: (m.frames + 1) % 3}
 	for lo := 0; lo < n; lo += fillChunk {

@@ -45,7 +45,12 @@ type Sample struct {
 	Newest float64
 	// Depth is the number of received snapshots newer than Time.
 	Depth int
-	// Delay is the interpolation delay in use, s; 0 where there is none.
+	// Delay is the technique's game delay as its state has it now, s: the
+	// display delay behind the newest snapshot, counted the way
+	// EffectiveDelay counts it in steady state (the buffer's delay as the
+	// adaptive delay moves it; Mirror's bufferTime as dynamic adjustment
+	// moves it plus NetworkTransform's offset; ...). 0 where there is none.
+	// Sim.LiveDelays averages it over the entities.
 	Delay float64
 }
 

@@ -44,7 +44,8 @@ type techDef struct {
 	// delay, if not nil, is the display delay behind the newest snapshot
 	// that the technique's settings give a game, s, in steady state: for
 	// a library, what the designer should expect the shipped game to show
-	// (Mirror: bufferTime plus NetworkTransform's timeline offset).
+	// (Mirror: bufferTime plus NetworkTransform's timeline offset). Its
+	// live counterpart is the Sample.Delay the technique fills in.
 	delay func(s *Settings) float64
 
 	// batch makes the technique for n entities that share their packets;
