@@ -240,3 +240,29 @@ func TestLiveDelayPerEntity(t *testing.T) {
 		}
 	}
 }
+
+func TestLiveDelayNGO(t *testing.T) {
+	ngo := map[string]string{"tickRate": "30", "sendRate": "30"}
+	// Ideal: ServerTime dithers around its target by the slew step of
+	// one frame, so the live delay is the formula within that step.
+	m := liveDelaySim(t, TechNGO, with(ngo, "ideal", "true"))
+	advance(m, 5)
+	want, step := formula(t, m), 0.01/60+1e-9
+	if lo, hi := liveDelayRange(m, 5); !(lo >= want-step && hi <= want+step) {
+		t.Errorf("ngo ideal: live delay in [%v, %v], want %v ± %v", lo, hi, want, step)
+	}
+	// The latency grows by 100 ms: the next TimeSync puts ServerTime's
+	// target 100 ms back, and ServerTime slews there at 1% of real time,
+	// so for seconds the render time is nearer the newest state.
+	if _, err := m.Set("latency", 0.15); err != nil {
+		t.Fatal(err)
+	}
+	advance(m, 2)
+	if got := liveDelay(m); !(got <= want-0.07) {
+		t.Errorf("ngo 2 s after latency 50 → 150 ms: live delay %v, want below %v (the formula less most of 100 ms)", got, want-0.07)
+	}
+	advance(m, 15)
+	if got := liveDelay(m); !(math.Abs(got-want) <= step+1e-3) {
+		t.Errorf("ngo 17 s after latency 50 → 150 ms: live delay %v, want back at %v", got, want)
+	}
+}

@@ -176,8 +176,13 @@ var ngoDef = techDef{name: TechNGO, group: "ngo", base: localTime,
 // MaximumInterpolationTime less one frame of the lab's render rate.
 func ngoDelay(s *Settings) float64 {
 	n := &s.NGOSettings
-	smooth := max(0, float64(float32(n.MaximumInterpolationTime))-1/s.RenderRate)
-	return float64(float32(n.ServerBufferSec)) + float64(n.TicksAgo)*ngoTickInterval(n.TickRate) + smooth
+	return float64(float32(n.ServerBufferSec)) + float64(n.TicksAgo)*ngoTickInterval(n.TickRate) + ngoSmoothLag(s)
+}
+
+// ngoSmoothLag is the second stage's lag on steady motion:
+// MaximumInterpolationTime less one frame of the lab's render rate, s.
+func ngoSmoothLag(s *Settings) float64 {
+	return max(0, float64(float32(s.NGOSettings.MaximumInterpolationTime))-1/s.RenderRate)
 }
 
 // ngoBatch is the ngo technique for entities that share their packets:
@@ -200,7 +205,7 @@ type ngoBatch struct {
 	framed  bool // a frame has run: prevNow holds
 	prevNow float64
 	dt      float32 // Time.deltaTime
-	delay   float64 // Sample.Delay
+	delay   float64 // Sample.Delay: the live game delay (see frame)
 	k       ngoConst
 }
 
@@ -263,7 +268,12 @@ func (b *ngoBatch) receive(tickTime, _ float64, snaps []Snapshot) {
 
 func labVec32(p *Vec3) vec32 { return vec32{float32(p[0]), float32(p[1]), float32(p[2])} }
 
-// frame runs the client's UpdateTime at local time now.
+// frame runs the client's UpdateTime at local time now, and works out the
+// live game delay, ngoDelay as the client's state has it: how far ServerTime
+// is behind the last synced server time run on by the frames (ServerBufferSec
+// when the offset has settled on its target; more or less while it slews
+// after a TimeSync moved the target, by up to HardResetThresholdSec), plus
+// ticksAgo ticks and the second stage's lag.
 func (b *ngoBatch) frame(now float64) {
 	n := &b.s.NGOSettings
 	b.k = newNGOConst(n)
@@ -274,7 +284,7 @@ func (b *ngoBatch) frame(now float64) {
 	b.framed, b.prevNow = true, now
 	b.cl.frame(dt, ngoLabRTT(b.s), &b.k)
 	b.dt = b.k.deltaTime(dt)
-	b.delay = float64(float32(n.ServerBufferSec)) + b.k.ticksAgo*b.k.tickInterval
+	b.delay = (b.cl.time.lastSynced - b.cl.server) + b.k.ticksAgo*b.k.tickInterval + ngoSmoothLag(b.s)
 }
 
 // fill runs each transform's interpolation for the frame and writes what
