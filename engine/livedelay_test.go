@@ -266,3 +266,33 @@ func TestLiveDelayNGO(t *testing.T) {
 		t.Errorf("ngo 17 s after latency 50 → 150 ms: live delay %v, want back at %v", got, want)
 	}
 }
+
+func TestLiveDelaySource(t *testing.T) {
+	src := map[string]string{"tickRate": "66.66666666666667", "sendRate": "20"}
+	m := liveDelaySim(t, TechSource, with(src, "ideal", "true"))
+	advance(m, 5)
+	// The clock is held to the packets' ticks within
+	// cl_clock_correction_adjustment_min_offset (10 ms) and the frame a
+	// packet waits to be read.
+	want := formula(t, m)
+	lo, hi := liveDelayRange(m, 5)
+	if !(lo >= want-0.01-1.0/60 && hi <= want+0.01+1.0/60) {
+		t.Errorf("source ideal: live delay in [%v, %v], want %v within the clock's 10 ms and a frame", lo, hi, want)
+	}
+	// A cvar change moves it by as much, at once.
+	before := liveDelay(m)
+	if _, err := m.Set("source.cl_interp", 0.2); err != nil {
+		t.Fatal(err)
+	}
+	m.StepFrames(1)
+	if got, wantMove := liveDelay(m)-before, formula(t, m)-want; !(math.Abs(got-wantMove) <= 0.002) {
+		t.Errorf("source: cl_interp 0.1 → 0.2 moved the live delay by %v, want %v", got, wantMove)
+	}
+	// Clock drift the correction has to chase shows as a live delay away
+	// from the formula; the correction keeps it within its max_offset.
+	m = liveDelaySim(t, TechSource, with(src, "clockDrift", "0.01", "jitter", "20ms"))
+	lo, hi = liveDelayRange(m, 20)
+	if !(hi-lo >= 0.005 && lo >= formula(t, m)-0.1 && hi <= formula(t, m)+0.1) {
+		t.Errorf("source with 1%% clock drift and jitter: live delay in [%v, %v], want it to move, within 100 ms of %v", lo, hi, formula(t, m))
+	}
+}

@@ -120,6 +120,17 @@ func (t *sourceTechnique) Sample(now float64) Sample {
 func (t *sourceTechnique) frame(now float64, k *sourceConfig, out *Sample) {
 	t.read(now, k)
 	t.ent.render(now, t.clock.curtime(&k.clock), k, out)
+	out.Delay = sourceLiveDelay(&t.clock, k)
+}
+
+// sourceLiveDelay is the game delay as the client's state has it: the
+// interp amount behind the clock, less the clock's lead over the packets'
+// ticks (see sourceClock.lead): the render time's distance behind the
+// newest tick, which the clock correction holds within
+// cl_clock_correction_adjustment_min_offset of the interp amount once it
+// has caught up.
+func sourceLiveDelay(c *sourceClock, k *sourceConfig) float64 {
+	return float64(k.amount) - c.lead(&k.clock)
 }
 
 // frameAt is frame with the render curtime given: a case's, to check the

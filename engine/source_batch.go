@@ -12,6 +12,7 @@ type sourceBatch struct {
 	ents     []sourceEntity
 	now      float64
 	curtime  float32
+	delay    float64 // the frame's live game delay (sourceLiveDelay)
 
 	// Packets that arrived since the last frame: their server times, and
 	// their snapshots, len(ents) per packet.
@@ -51,10 +52,12 @@ func (b *sourceBatch) frame(now float64) {
 	}
 	b.pendTime, b.pendPos, b.pendRot = b.pendTime[:0], b.pendPos[:0], b.pendRot[:0]
 	b.curtime = b.clock.curtime(&k.clock)
+	b.delay = sourceLiveDelay(&b.clock, k)
 }
 
 func (b *sourceBatch) fill(lo int, out []Sample) {
 	for e := range out {
 		b.ents[lo+e].render(b.now, b.curtime, &b.k, &out[e])
+		out[e].Delay = b.delay
 	}
 }

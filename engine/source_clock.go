@@ -60,11 +60,7 @@ func (c *sourceClock) advance(t float64, k *sourceClockConfig) {
 // max_amount at max_offset, never past d; the ring is moved by the same
 // amount so the correction is not counted twice.
 func (c *sourceClock) adjustment(dt float64, k *sourceClockConfig) float64 {
-	sum := 0.0
-	for _, o := range c.ring {
-		sum += o
-	}
-	d := sum / sourceClockRing * k.interval
+	d := c.lead(k)
 	ad := d
 	if ad < 0 {
 		ad = -ad
@@ -85,6 +81,17 @@ func (c *sourceClock) adjustment(dt float64, k *sourceClockConfig) float64 {
 		c.ring[i] += adj / k.interval
 	}
 	return adj
+}
+
+// lead is the mean offset of the clock over the server ticks of the last
+// sourceClockRing packets, s: how far the clock runs ahead of the packets
+// (behind when negative), the error the correction works on.
+func (c *sourceClock) lead(k *sourceClockConfig) float64 {
+	sum := 0.0
+	for _, o := range c.ring {
+		sum += o
+	}
+	return sum / sourceClockRing * k.interval
 }
 
 // serverTick takes in the server tick n of an accepted packet: the first
