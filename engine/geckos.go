@@ -119,6 +119,10 @@ type geckosBatch struct {
 
 	offset float64 // the time offset, ms; -1 = not set
 	adds   int     // snapshots added so far: the next one's sequence number
+	// The newest snapshot's time and its own sample of the offset (now −
+	// time when it arrived), ms: the render time's lag behind it is the
+	// buffer plus how far the offset in use is above that sample.
+	newestT, newestLag float64
 
 	// The vault: ring positions in (time, sequence) order, each naming a
 	// storage slot of pos, rot and seq.
@@ -169,6 +173,9 @@ func (b *geckosBatch) receive(tick, now float64, snaps []Snapshot) {
 		if sample := nowMs - t; math.Abs(b.offset-sample) > geckosOffsetReset {
 			b.offset = sample
 		}
+	}
+	if b.adds == 0 || t > b.newestT {
+		b.newestT, b.newestLag = t, nowMs-t
 	}
 	if b.count > gs.VaultSize-1 && b.count > 0 {
 		b.free = append(b.free, b.slots[b.head])
@@ -232,11 +239,23 @@ func (b *geckosBatch) grow() {
 }
 
 // frame is calcInterpolation at local time now (s).
+//
+// Its Delay is the live game delay: the interpolation buffer, plus how far
+// the time offset in use (taken from one snapshot, re-taken only when one
+// disagrees by more than 50 ms) is above the newest snapshot's own sample
+// of it: the render time's distance behind the newest snapshot as the
+// library's clock has it. On a steady link that is the buffer; with jitter
+// it moves by the luck of the snapshot the offset came from, within 50 ms
+// with autoCorrectTimeOffset; without, drift builds it up.
 func (b *geckosBatch) frame(now float64) {
 	buf := geckosBuffer(&b.s.GeckosSettings)
 	st := (float64(now*1000) - b.offset) - buf
 	mask := len(b.times) - 1
-	b.common = Sample{Time: st / 1000, Delay: buf / 1000}
+	delay := buf
+	if b.adds > 0 {
+		delay += b.offset - b.newestLag
+	}
+	b.common = Sample{Time: st / 1000, Delay: delay / 1000}
 	b.kind = Hold
 	if !b.drawn {
 		b.kind = Empty

@@ -296,3 +296,31 @@ func TestLiveDelaySource(t *testing.T) {
 		t.Errorf("source with 1%% clock drift and jitter: live delay in [%v, %v], want it to move, within 100 ms of %v", lo, hi, formula(t, m))
 	}
 }
+
+func TestLiveDelayGeckos(t *testing.T) {
+	g := map[string]string{"tickRate": "20", "sendRate": "20", "geckos.serverFPS": "20"}
+	m := liveDelaySim(t, TechGeckos, with(g, "ideal", "true"))
+	advance(m, 2)
+	want := formula(t, m)
+	if lo, hi := liveDelayRange(m, 5); !(math.Abs(lo-want) <= 1e-9 && math.Abs(hi-want) <= 1e-9) {
+		t.Errorf("geckos ideal: live delay in [%v, %v], want %v", lo, hi, want)
+	}
+	// Jitter: the time offset taken from one snapshot is off from the
+	// newest one's by that snapshot's luck. The auto-correction keeps it
+	// from more than 50 ms below (a newer snapshot whose sample is that
+	// much lower becomes the offset); a late copy of an older one can
+	// put it far above.
+	m = liveDelaySim(t, TechGeckos, with(g, "jitter", "20ms", "jitterDist", "normal"))
+	advance(m, 1)
+	lo, hi := liveDelayRange(m, 20)
+	if !(hi-lo >= 0.01 && lo >= want-0.05-1e-9) {
+		t.Errorf("geckos under 20 ms of jitter: live delay in [%v, %v], want it to move, not below %v", lo, hi, want-0.05)
+	}
+	// Without the auto-correction, clock drift builds up in the offset:
+	// 0.5% of 20 s is 100 ms.
+	m = liveDelaySim(t, TechGeckos, with(g, "ideal", "true", "clockDrift", "0.005", "geckos.autoCorrectTimeOffset", "false"))
+	advance(m, 20)
+	if got := liveDelay(m); !(math.Abs(got-want) >= 0.09) {
+		t.Errorf("geckos, 0.5%% clock drift, no auto-correction, after 20 s: live delay %v, want about 100 ms off %v", got, want)
+	}
+}
