@@ -59,9 +59,15 @@ var unrealParams = []Param{
 		set: func(s *Settings, v float64) { s.NetworkNoSmoothUpdateDistance = v }},
 }
 
-// unrealDef is the unreal-cmc row of the technique table. Its delay is 0:
-// the proxy is drawn at the newest update extrapolated to the present, not
-// behind it (the one-way latency is still there, as for every technique).
+// unrealDef is the unreal-cmc row of the technique table. Its delay is 0,
+// and so is its live delay (Sample.Delay): the proxy is drawn at the newest
+// update extrapolated to the present, not behind it (the one-way latency
+// is still there, as for every technique). The mesh smoothing is not
+// counted: it is a position offset left by a correction and decaying over
+// NetworkSimulatedSmoothLocationTime, not a time behind the update (on
+// steady motion the extrapolated capsule is where the next update puts it
+// and there is nothing to smooth); what it costs shows in the error and
+// the added latency.
 var unrealDef = techDef{name: TechUnreal, group: "unreal", base: localTime,
 	tune: []string{"unreal.networkSimulatedSmoothLocationTime", "unreal.networkMaxSmoothUpdateDistance",
 		"unreal.networkNoSmoothUpdateDistance"},

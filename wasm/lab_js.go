@@ -28,6 +28,7 @@ type lab struct {
 	frames     []engine.FrameRecord
 	flat       []float64
 	samples    []float64
+	live       []float64 // liveDelays' scratch
 
 	posesView, metricsView, packetsView, framesView byteView
 	settingsView, traceView, samplesView            byteView
@@ -51,6 +52,7 @@ func (l *lab) object() map[string]any {
 		"setHeadings":      js.FuncOf(l.setHeadings),
 		"techniques":       js.FuncOf(l.techniques),
 		"delays":           js.FuncOf(l.delays),
+		"liveDelays":       js.FuncOf(l.liveDelays),
 		"advice":           js.FuncOf(l.advice),
 		"underrunByDesign": js.FuncOf(l.underrunByDesign),
 		"time":             js.FuncOf(l.time),
@@ -351,6 +353,21 @@ func (l *lab) delays(js.Value, []js.Value) any {
 			d = math.NaN()
 		}
 		out = append(out, d)
+	}
+	return out
+}
+
+// liveDelays returns, per running technique, its game delay as its state
+// has it on the latest frame (engine.Sim.LiveDelays), in seconds; NaN where
+// the technique has none or has drawn nothing yet.
+func (l *lab) liveDelays(js.Value, []js.Value) any {
+	if l.sim == nil {
+		return []any{}
+	}
+	l.live = l.sim.LiveDelays(l.live[:0])
+	out := make([]any, len(l.live))
+	for k, d := range l.live {
+		out[k] = d
 	}
 	return out
 }

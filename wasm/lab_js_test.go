@@ -301,3 +301,43 @@ func TestWasmHeadings(t *testing.T) {
 	}
 	lab.Call("setHeadings", true)
 }
+
+// TestWasmLiveDelays checks liveDelays against the engine's Sim.LiveDelays
+// for the same run, beside delays (the steady-state figure): NaN where a
+// technique has no game delay, and Mirror's moving with its dynamic
+// adjustment under jitter.
+func TestWasmLiveDelays(t *testing.T) {
+	lab := api(t)
+	s := engine.Defaults()
+	s.Entities, s.Jitter = 4, 0.03
+	s.TickRate, s.SendRate, s.MirrorSettings.SendRate = 30, 30, 30
+	s.Techniques = []string{engine.TechEPIC, engine.TechBuffer, engine.TechMirror}
+	if got := lab.Call("create", settingsArray(s)).String(); got != "" {
+		t.Fatalf("create = %q", got)
+	}
+	m, err := engine.NewSim(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		lab.Call("step", 0.5)
+		m.Step(0.5)
+	}
+	live, steady := lab.Call("liveDelays"), lab.Call("delays")
+	want := m.LiveDelays(nil)
+	if live.Length() != len(want) {
+		t.Fatalf("liveDelays() has %d values, want %d", live.Length(), len(want))
+	}
+	for k, name := range m.Techniques() {
+		got := live.Index(k).Float()
+		if got != want[k] && !(math.IsNaN(got) && math.IsNaN(want[k])) {
+			t.Errorf("liveDelays()[%d] (%s) = %v, want %v", k, name, got, want[k])
+		}
+	}
+	if d := live.Index(0).Float(); !math.IsNaN(d) {
+		t.Errorf("epic's live delay = %v, want NaN", d)
+	}
+	if l, f := live.Index(2).Float(), steady.Index(2).Float(); !(l > f+0.005) {
+		t.Errorf("mirror under 30 ms of jitter: live delay %v, want above its steady-state %v", l, f)
+	}
+}

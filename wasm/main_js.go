@@ -44,7 +44,9 @@
 //	interplab.setHeadings(on: boolean)   whether poses carries headings (engine Sim.SetHeadings);
 //	    kept for the runs create makes after it
 //	interplab.techniques() → string[]    the running techniques
-//	interplab.delays() → number[]        each running technique's game delay, s (NaN: none)
+//	interplab.delays() → number[]        each running technique's game delay in steady state, s (NaN: none)
+//	interplab.liveDelays() → number[]    each running technique's game delay as its state has it on
+//	    the latest frame (engine.Sim.LiveDelays), s (NaN: none, or nothing drawn yet)
 //	interplab.advice() → string[]        library knobs that disagree with the lab's network
 //	interplab.underrunByDesign() → bool[] per running technique: draws past its
 //	    newest packet on every frame by design (engine.UnderrunByDesign)

@@ -499,7 +499,7 @@ class Lab {
       this.engine.metrics(this.metricValues);
     }
     this.metrics.show(this.metricValues);
-    this.metrics.showDelays(this.engine.delays());
+    this.metrics.showDelays(this.engine.delays(), this.engine.liveDelays());
     this.ab?.showDeltas(this.techs, this.metricValues);
     byId('clock', HTMLElement).textContent = `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`;
   }

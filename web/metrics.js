@@ -50,13 +50,17 @@ export class MetricsPanel {
     }
     // The delay a game built on each technique's library has with these
     // settings, counted the library's way (Mirror: bufferTime plus
-    // NetworkTransform's offset): what the designer should expect to ship.
+    // NetworkTransform's offset): what the designer should expect to ship,
+    // in steady state and, beside it, as the run's state has it now.
     const delays = t.tHead?.insertRow();
     if (delays) {
       delays.className = 'game-delay';
       const th = document.createElement('th');
       th.scope = 'row';
-      th.title = "The display delay behind the newest snapshot that a game built on the technique's library has with these settings, counted the way the library counts it; – where the technique has no fixed delay.";
+      th.title = "The display delay behind the newest snapshot that a game built on the technique's library has, counted the way the library counts it. " +
+        'First the steady-state figure these settings give on a steady link; "now" is the delay the technique\'s state gives on the latest frame ' +
+        "(Mirror's bufferTime as dynamic adjustment moves it, the buffer's adaptive delay, NGO's and Source's clocks, geckos' time offset), averaged over the entities. " +
+        '– where the technique has no such delay.';
       th.append('game delay ', Object.assign(document.createElement('small'), { textContent: 'ms' }));
       delays.appendChild(th);
       this.delayCells = techs.map((name) => {
@@ -90,12 +94,22 @@ export class MetricsPanel {
   }
 
   /**
-   * showDelays displays each technique's game delay (interplab.delays), s.
+   * showDelays displays each technique's game delay: in steady state
+   * (interplab.delays) and, beside it, on the latest frame
+   * (interplab.liveDelays), s: "100 (now 187)".
    * @param {number[]} delays
+   * @param {number[]} live
    */
-  showDelays(delays) {
+  showDelays(delays, live) {
     this.delayCells.forEach((td, i) => {
-      td.textContent = formatShown(delays[i] * 1000);
+      const steady = formatShown(delays[i] * 1000);
+      const now = live[i] * 1000;
+      td.textContent = Number.isFinite(now) ? `${steady} (now ${formatShown(now)})` : steady;
+      td.dataset.steady = String(delays[i]);
+      td.dataset.live = String(live[i]);
+      td.title = Number.isFinite(now)
+        ? `${steady} ms in steady state with these settings; ${formatShown(now)} ms now, from the technique's state on the latest frame.`
+        : '';
     });
   }
 

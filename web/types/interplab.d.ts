@@ -75,8 +75,10 @@ export interface Interplab {
   /** Whether poses carries headings (default true); off, each reads (1, 0). Kept across create. */
   setHeadings(on: boolean): void;
   techniques(): string[];
-  /** per running technique, the game's display delay behind the newest snapshot, s; NaN where none */
+  /** per running technique, the game's display delay behind the newest snapshot in steady state (engine.EffectiveDelay), s; NaN where none */
   delays(): number[];
+  /** per running technique, that delay as the technique's state has it on the latest frame (engine.Sim.LiveDelays), s; NaN where none or nothing drawn yet */
+  liveDelays(): number[];
   /** engine.Advice: library knobs that disagree with the lab's network, as sentences */
   advice(): string[];
   /** per running technique, whether it draws past its newest packet by design (engine.UnderrunByDesign): its underrun is 100% and not a fault */
