@@ -69,13 +69,6 @@ type SessionSummary struct {
 	Damaged string
 }
 
-// ErrorView is an error page: a status and what went wrong, in words.
-type ErrorView struct {
-	Status  int
-	Title   string
-	Message string
-}
-
 // Shown returns p's value v as a designer reads it: in the display unit when
 // the parameter has one ("120 ms", "3.0 %"), else its text form ("pareto",
 // "epic,buffer", "true").

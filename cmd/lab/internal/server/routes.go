@@ -3,6 +3,7 @@ package server
 import (
 	"interplab/cmd/lab/internal/access"
 	"net/http"
+	"slices"
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/traceio"
@@ -20,7 +21,8 @@ import (
 // lab's own pages (or an origin of Deps.AllowOrigins), and its body must
 // be of the types it names (a request with no body and no type passes)
 // and at most its cap (413 over it). A WebSocket upgrade checks the Origin
-// before anything else.
+// before anything else. A page route answers its errors as an HTML page
+// (pageErrors), the API as JSON.
 func (s *Server) routes() *http.ServeMux {
 	const typeJSON = "application/json"
 	var (
@@ -116,12 +118,18 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /api/jobs/{id}", token, plain, s.studies.JobStatus},
 		{"POST /api/jobs/{id}/cancel", token, change(maxSmallBody, typeJSON), s.studies.CancelJob},
 		{"GET /ws/jobs/{id}", token, upgrade, s.studies.JobWS},
+
+		// Any other path or method: an HTML 404 or 405 page (errorpage.go).
+		{"/", token, plain, s.notFound},
 	}
 	s.patterns = s.patterns[:0]
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		s.patterns = append(s.patterns, rt.pattern)
 		chain := rt.chain
+		if pageRoute(rt.pattern) {
+			chain = append(slices.Clip(chain), pageErrors) // innermost: it reads the handler's own answer
+		}
 		if !rt.open {
 			chain = append([]jsonapi.Middleware{s.gate.Require}, chain...)
 		}

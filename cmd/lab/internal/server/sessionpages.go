@@ -265,5 +265,5 @@ func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 		log.Printf("lab: session pages: %v", err)
 		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Server error", "The sessions could not be read. The server's log says why."
 	}
-	templates.Render(w, r, v.Status, templates.ErrorPage(v))
+	writeErrorPage(w, r, v)
 }
