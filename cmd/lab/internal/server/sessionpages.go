@@ -140,7 +140,13 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	v.Settings = settings
 	v.Query = link.Query("", settings)
 	view.Saved = link.Query("", saved)
-	view.Edits, v.Errors = sessionQueryEdits(r.URL.Query(), settings)
+	// ParseQuery keeps the pairs it could read and says what it could not:
+	// both reach the designer, as on the lab page.
+	q, qerr := url.ParseQuery(r.URL.RawQuery)
+	view.Edits, v.Errors = sessionQueryEdits(q, settings)
+	if qerr != nil {
+		v.Errors = append([]string{"malformed link: " + qerr.Error()}, v.Errors...)
+	}
 	v.Session = view
 	templates.Render(w, r, http.StatusOK, templates.Page(v))
 }
