@@ -253,6 +253,7 @@ function wireSave(page, session) {
       session.rev = reply.rev;
       dialog.close();
       showSaved(reply);
+      showSaveStatus(reply.unchanged ? `nothing changed: still rev ${reply.rev}` : `saved as rev ${reply.rev}`);
       return true;
     } catch (ex) {
       showError('could not reach the server: ' + (ex instanceof Error ? ex.message : ex), '');
@@ -351,6 +352,22 @@ function showSaved(r) {
   byId('save-name', HTMLInputElement).value = r.name;
   if (r.notes !== undefined) byId('save-notes', HTMLTextAreaElement).value = r.notes;
   if (r.settings) savedHook?.saved(r.settings);
+}
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let saveStatusTimer;
+
+/**
+ * showSaveStatus says in the session bar what the last save did, for a few
+ * seconds: a save that changed nothing makes no revision, and says so.
+ * @param {string} text
+ */
+function showSaveStatus(text) {
+  const el = byId('save-status', HTMLElement);
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(saveStatusTimer);
+  saveStatusTimer = setTimeout(() => { el.hidden = true; }, 6000);
 }
 
 /**

@@ -128,6 +128,8 @@ export interface Revision {
   notes: string;
   time: string;
   settings: Record<string, number | boolean | string | string[]>;
+  /** on the answer to a save that changed nothing: no revision was made, this is the one edited */
+  unchanged?: boolean;
 }
 
 /** A session in GET /api/sessions/{id}: its latest revision and history. */

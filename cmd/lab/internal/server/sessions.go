@@ -33,7 +33,9 @@ import (
 // on since that revision, the save is refused with 409 Conflict, its body
 // holding the latest revision as "current", and nothing is written: the
 // client shows the conflict and saves again over the latest revision, or
-// takes it. A save that names no revision is a 428. The session's live
+// takes it. A save that names no revision is a 428. A save that changes
+// nothing makes no revision: it answers 200 with the revision it edited and
+// "unchanged": true. The session's live
 // clients are then told what the save changed, and keep their other live
 // changes. Settings keys are the vocabulary. Errors are the API's (api.go):
 // 400 for bad input, 404 for an unknown or malformed session id or an
@@ -57,6 +59,9 @@ type sessionRevisionJSON struct {
 	Notes    string          `json:"notes"`
 	Time     time.Time       `json:"time"`
 	Settings engine.Settings `json:"settings"`
+	// Unchanged is set on the answer to a save that changed nothing, and
+	// so made no revision: this is the revision it edited.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // sessionJSON is a session in the API: its latest revision and history.
@@ -161,9 +166,14 @@ func (s *Server) saveSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s.hub.Saved(prev, rev)
+	out := toRevisionJSON(rev)
+	if rev.Rev == prev.Rev {
+		out.Unchanged = true // the store kept the revision: nothing to tell the live clients
+	} else {
+		s.hub.Saved(prev, rev)
+	}
 	w.Header().Set("ETag", revisionETag(rev.Rev))
-	jsonapi.WriteJSON(w, http.StatusOK, toRevisionJSON(rev))
+	jsonapi.WriteJSON(w, http.StatusOK, out)
 }
 
 // revisionETag is a revision's entity tag: "N".

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -223,7 +224,9 @@ func (st *SQLite) Rename(id, name string, now time.Time) (Revision, error) {
 // Update saves a new revision of session id computed by edit from the
 // latest one. edit runs inside the write transaction, so no other save can
 // come between the revision it reads and the one it writes; it must be
-// quick. An error from edit is returned as is.
+// quick. An error from edit is returned as is. A draft that changes
+// nothing (name, notes and settings as the latest revision's) saves
+// nothing and returns the latest revision.
 func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (_ Revision, err error) {
 	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
@@ -251,6 +254,9 @@ func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Dra
 	if err != nil {
 		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
 	}
+	if unchanged(prev, d, settings) {
+		return prev, nil // nothing to keep: no empty revision
+	}
 	rev := prev.Rev + 1
 	if _, err := tx.Exec(`INSERT INTO revisions (session_id, rev, name, notes, settings, created_ns)
 		VALUES (?, ?, ?, ?, ?, ?)`, id, rev, d.Name, d.Notes, string(settings), now.UnixNano()); err != nil {
@@ -264,6 +270,16 @@ func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Dra
 		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
 	}
 	return Revision{ID: id, Rev: rev, Name: d.Name, Notes: d.Notes, Settings: d.Settings, Time: now}, nil
+}
+
+// unchanged tells whether draft d, whose settings marshal to settings, is
+// the revision prev all over: the same name, notes and settings.
+func unchanged(prev Revision, d Draft, settings []byte) bool {
+	if prev.Name != d.Name || prev.Notes != d.Notes {
+		return false
+	}
+	was, err := json.Marshal(prev.Settings)
+	return err == nil && bytes.Equal(was, settings)
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.

@@ -68,7 +68,9 @@ type Sessions interface {
 	Create(d Draft, now time.Time) (Revision, error)
 	// Update saves a new revision of session id computed by edit from the
 	// latest one; no other save comes between the two. edit must be quick;
-	// its error is returned as is.
+	// its error is returned as is. A draft that changes nothing (the same
+	// name, notes and settings) makes no revision: Update returns the
+	// latest one.
 	Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (Revision, error)
 	// Latest returns the latest revision of a live session.
 	Latest(id string) (Revision, error)
