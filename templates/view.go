@@ -5,6 +5,7 @@ package templates
 
 import (
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,11 +294,16 @@ func exportHidden(e ExportView, s *engine.Settings) bool {
 	return e.Technique != "" && !slices.Contains(s.Techniques, e.Technique)
 }
 
-// exportURL is the download address of the current settings in format f.
-func exportURL(f, query string) string {
+// exportURL is the download address of the current settings in format f;
+// on a session page it names the session's revision (from=session:ID@REV),
+// which the export's heading names.
+func exportURL(f, query string, s *SessionView) string {
 	u := "/api/export?format=" + f
 	if query != "" {
 		u += "&" + query
+	}
+	if s != nil {
+		u += "&from=" + url.QueryEscape("session:"+s.ID+"@"+strconv.Itoa(s.Rev))
 	}
 	return u
 }

@@ -329,12 +329,24 @@ class Lab {
     } else {
       mirror(q);
     }
-    for (const a of document.querySelectorAll('a.export')) {
-      if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', q);
-    }
+    this.exportLinks(q);
     this.query = q;
     this.showAdvice();
     for (const f of this.watchers) f();
+  }
+
+  /**
+   * exportLinks points the export links at the state of query; on a session
+   * page they name the session's revision (from=session:ID@REV), which the
+   * export's heading names.
+   * @param {string} query
+   */
+  exportLinks(query) {
+    const bar = maybeId('session', HTMLElement);
+    const from = bar ? `session:${bar.dataset.id}@${bar.dataset.rev}` : '';
+    for (const a of document.querySelectorAll('a.export')) {
+      if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', query, from);
+    }
   }
 
   renderErrors() {
@@ -606,6 +618,8 @@ class Lab {
     preset.addEventListener('change', () => this.choosePreset(preset.selectedOptions[0]));
     this.wireLibraryPicker(preset);
     this.wireCapture();
+    // A save moves the session to a new revision: the links name it when used.
+    for (const a of document.querySelectorAll('a.export')) a.addEventListener('click', () => this.exportLinks(this.query ?? ''));
     byId('pause', HTMLButtonElement).addEventListener('click', () => this.setPaused(!this.paused));
     byId('step', HTMLButtonElement).addEventListener('click', () => {
       this.setPaused(true);

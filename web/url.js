@@ -65,10 +65,12 @@ export function mirror(query) {
 }
 
 /**
- * exportURL is the download address of the current state in format.
+ * exportURL is the download address of the current state in format; from,
+ * when not empty, says where the values come from (session:ID@REV).
  * @param {string} format
  * @param {string} query
+ * @param {string} [from]
  */
-export function exportURL(format, query) {
-  return '/api/export?format=' + format + (query ? '&' + query : '');
+export function exportURL(format, query, from = '') {
+  return '/api/export?format=' + format + (query ? '&' + query : '') + (from ? '&from=' + encodeURIComponent(from) : '');
 }

@@ -26,7 +26,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	file, err := export.Render(*format, sf.Preset, s)
+	file, err := export.Render(*format, export.Origin{Preset: sf.Preset}, s)
 	if err != nil {
 		return c.Bad(err)
 	}

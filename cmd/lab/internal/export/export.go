@@ -33,7 +33,7 @@ type format struct {
 	technique   string // the technique whose settings it writes; "" for every technique
 	contentType string
 	filename    func(preset string) string
-	write       func(b *bytes.Buffer, preset string, s engine.Settings)
+	write       func(b *bytes.Buffer, o Origin, s engine.Settings)
 }
 
 // formats lists every export, in the order the page offers them.
@@ -98,10 +98,37 @@ func Names() string {
 	return strings.Join(names, ", ")
 }
 
-// Render renders s, tuned from the named preset ("" for the defaults), in the
-// given format, with the download's content type and file name. s must be
-// valid (engine.Settings.Validate).
-func Render(format string, preset string, s engine.Settings) (File, error) {
+// Origin says where the settings of an export come from.
+type Origin struct {
+	// Preset is the preset the settings start from, "" for none: the JSON
+	// export's "preset" (what the values are read back against) and the
+	// download's name.
+	Preset string
+	// From is where the values come from, as the heading of the export
+	// says it: `session "Harbor" rev 3`, "tuned: tuning 3f2a…". "" names
+	// the preset, or the lab's defaults when there is none.
+	From string
+}
+
+// label is the heading's account of where s comes from: o.From, else the
+// preset, else the lab's defaults, said only when s is the defaults. (The
+// settings that differ are not listed: a heading that changed with every
+// setting would hide the lines that carry it.)
+func (o Origin) label(s *engine.Settings) string {
+	switch {
+	case o.From != "":
+		return o.From
+	case o.Preset != "":
+		return "preset " + strconv.Quote(o.Preset)
+	case len(engine.Diff(engine.Defaults(), *s)) == 0:
+		return "the lab's defaults"
+	}
+	return "settings changed from the lab's defaults"
+}
+
+// Render renders s, from o, in the given format, with the download's content
+// type and file name. s must be valid (engine.Settings.Validate).
+func Render(format string, o Origin, s engine.Settings) (File, error) {
 	for _, f := range formats {
 		if f.name == format {
 			if err := s.Validate(); err != nil {
@@ -112,8 +139,8 @@ func Render(format string, preset string, s engine.Settings) (File, error) {
 					format, f.technique, f.technique, strings.Join(s.Techniques, ", "))
 			}
 			var b bytes.Buffer
-			f.write(&b, preset, s)
-			return File{Body: b.Bytes(), ContentType: f.contentType, Name: f.filename(preset)}, nil
+			f.write(&b, o, s)
+			return File{Body: b.Bytes(), ContentType: f.contentType, Name: f.filename(o.Preset)}, nil
 		}
 	}
 	return File{}, fmt.Errorf("unknown export format %q: want one of %s", format, Names())
@@ -176,14 +203,6 @@ func value(s *engine.Settings, name string) float64 {
 		return math.NaN() // every name the exports list is in the table (TestExportParamsKnown)
 	}
 	return p.Get(s)
-}
-
-// presetLabel describes where the settings started from.
-func presetLabel(preset string) string {
-	if preset == "" {
-		return "the lab's defaults"
-	}
-	return "preset " + strconv.Quote(preset)
 }
 
 // bufferParams are the snapshot-buffer values a game's own

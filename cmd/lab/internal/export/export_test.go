@@ -28,7 +28,7 @@ func TestExportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range formats {
-		file, err := Render(f.name, p.Name, withTechnique(p.Settings, f.technique))
+		file, err := Render(f.name, Origin{Preset: p.Name}, withTechnique(p.Settings, f.technique))
 		if err != nil {
 			t.Fatalf("Render(%s) error: %v", f.name, err)
 		}
@@ -131,7 +131,7 @@ func TestExportLineChanges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		base := withTechnique(p.Settings, Technique(tt.format))
-		beforeFile, err := Render(tt.format, p.Name, base)
+		beforeFile, err := Render(tt.format, Origin{Preset: p.Name}, base)
 		before := beforeFile.Body
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestExportLineChanges(t *testing.T) {
 		if err := s.SetText(name, value); err != nil {
 			t.Fatal(err)
 		}
-		afterFile, err := Render(tt.format, p.Name, s)
+		afterFile, err := Render(tt.format, Origin{Preset: p.Name}, s)
 		after := afterFile.Body
 		if err != nil {
 			t.Fatalf("Render(%s) with %s error: %v", tt.format, tt.set, err)
@@ -176,7 +176,7 @@ func TestExportJSONDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range list {
-		file, err := Render("json", p.Name, p.Settings)
+		file, err := Render("json", Origin{Preset: p.Name}, p.Settings)
 		body, contentType := file.Body, file.ContentType
 		if err != nil {
 			t.Fatal(err)
@@ -221,12 +221,12 @@ func TestExportJSONDecodes(t *testing.T) {
 }
 
 func TestExportErrors(t *testing.T) {
-	if _, err := Render("yaml", "", engine.Defaults()); err == nil || !strings.Contains(err.Error(), "netem") {
+	if _, err := Render("yaml", Origin{}, engine.Defaults()); err == nil || !strings.Contains(err.Error(), "netem") {
 		t.Errorf("Render(yaml) error = %v, want one listing the formats", err)
 	}
 	bad := engine.Defaults()
 	bad.SendRate = bad.TickRate + 1
-	if _, err := Render("json", "", bad); err == nil || !strings.Contains(err.Error(), "sendRate") {
+	if _, err := Render("json", Origin{}, bad); err == nil || !strings.Contains(err.Error(), "sendRate") {
 		t.Errorf("export of invalid settings: error = %v, want one naming sendRate", err)
 	}
 }
@@ -254,7 +254,7 @@ func TestExportCppCompiles(t *testing.T) {
 	}
 	s := engine.Defaults()
 	s.CalcAhead, s.DisplayBehind, s.SlopTime, s.Delay, s.Adaptive = 0.07, 0.125, 1, 0.09, true
-	headerFile, err := Render("cpp", "", s)
+	headerFile, err := Render("cpp", Origin{}, s)
 	header := headerFile.Body
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +317,7 @@ func TestExportNetemParses(t *testing.T) {
 	extra.JitterDist, extra.Duplicate, extra.Loss, extra.LossModel = "uniform", 0.01, 0.2, "burst"
 	cases := append(list, presets.Preset{Name: "", Settings: extra})
 	for _, p := range cases {
-		scriptFile, err := Render("netem", p.Name, p.Settings)
+		scriptFile, err := Render("netem", Origin{Preset: p.Name}, p.Settings)
 		script := scriptFile.Body
 		if err != nil {
 			t.Fatal(err)
@@ -332,7 +332,7 @@ func TestExportNetemParses(t *testing.T) {
 	for _, name := range engine.Scenarios[1 : len(engine.Scenarios)-1] {
 		s := engine.Defaults()
 		s.Scenario, s.Bandwidth, s.Reorder, s.ReorderGap, s.Duplicate = name, 2e6, 0.02, 4, 0.01
-		file, err := Render("netem", "", s)
+		file, err := Render("netem", Origin{}, s)
 		if err != nil {
 			t.Fatal(err)
 		}

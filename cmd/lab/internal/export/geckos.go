@@ -12,7 +12,7 @@ import (
 // technique ran: the constructor's serverFPS and autoCorrectTimeOffset,
 // interpolationBuffer.set in ms (left as a comment when the technique used
 // the constructor's default) and vault.setMaxSize.
-func writeGeckos(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeGeckos(b *bytes.Buffer, o Origin, s engine.Settings) {
 	g := &s.GeckosSettings
 	buf, _ := engine.EffectiveDelay(engine.TechGeckos, &s)
 	fps := "undefined"
@@ -39,7 +39,7 @@ import { SnapshotInterpolation } from '@geckos.io/snapshot-interpolation'
 // autoCorrectTimeOffset %t: %s
 export const SI = new SnapshotInterpolation(%s, { autoCorrectTimeOffset: %t })
 
-`, presetLabel(preset), ms(buf), ms(buf), fps, fpsDoc, g.AutoCorrectTimeOffset, geckosDoc("geckos.autoCorrectTimeOffset"),
+`, o.label(&s), ms(buf), ms(buf), fps, fpsDoc, g.AutoCorrectTimeOffset, geckosDoc("geckos.autoCorrectTimeOffset"),
 		fps, g.AutoCorrectTimeOffset)
 	if g.InterpolationBuffer >= 0 {
 		fmt.Fprintf(b, "// interpolationBuffer, ms: how far behind the estimated server time to render.\nSI.interpolationBuffer.set(%s)\n",

@@ -71,7 +71,7 @@ func TestExportGeckosRoundTrip(t *testing.T) {
 		s.GeckosSettings = g
 		s.Techniques = []string{engine.TechGeckos}
 		s.Jitter, s.JitterDist, s.Loss, s.Duplicate, s.ClockDrift, s.Duration = 0.03, "pareto", 0.05, 0.02, 0.002, 20
-		file, err := Render("geckos", "", s)
+		file, err := Render("geckos", Origin{}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestExportGeckosLines(t *testing.T) {
 
 func render(t *testing.T, s engine.Settings) string {
 	t.Helper()
-	f, err := Render("geckos", "", s)
+	f, err := Render("geckos", Origin{}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func containsAll(lines, want []string) bool {
 
 func TestExportGeckosNeedsTechnique(t *testing.T) {
 	s := engine.Defaults()
-	if _, err := Render("geckos", "", s); err == nil || !strings.Contains(err.Error(), "add geckos to techniques") {
+	if _, err := Render("geckos", Origin{}, s); err == nil || !strings.Contains(err.Error(), "add geckos to techniques") {
 		t.Errorf("Render(geckos) without the technique: error = %v, want one asking to add it", err)
 	}
 }

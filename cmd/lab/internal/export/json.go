@@ -31,8 +31,8 @@ import (
 // into engine.Settings as is.
 
 // writeJSON writes the canonical JSON (see the schema above).
-func writeJSON(b *bytes.Buffer, preset string, s engine.Settings) {
-	fmt.Fprintf(b, "{\n  \"schema\": 1,\n  \"preset\": %s,\n  \"settings\": {\n", jsonLit(preset))
+func writeJSON(b *bytes.Buffer, o Origin, s engine.Settings) {
+	fmt.Fprintf(b, "{\n  \"schema\": 1,\n  \"preset\": %s,\n  \"settings\": {\n", jsonLit(o.Preset))
 	params := engine.Params()
 	for i := range params {
 		p := &params[i]

@@ -16,7 +16,7 @@ const mirrorCommit = "c885a6a4d50dbe8e95438c98a4ff68dd72dd7e7a"
 // on Mirror: NetworkManager.sendRate, the snapshot interpolation settings
 // NetworkManager hands to NetworkClient, and the fields of each
 // NetworkTransformUnreliable, in Mirror's names, types and units.
-func writeMirror(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeMirror(b *bytes.Buffer, o Origin, s engine.Settings) {
 	m := &s.MirrorSettings
 	si := float64(float32(1) / float32(m.SendRate))
 	delay, _ := engine.EffectiveDelay(engine.TechMirror, &s)
@@ -42,7 +42,7 @@ func writeMirror(b *bytes.Buffer, preset string, s engine.Settings) {
 //     plus sendInterval × sendIntervalMultiplier with timelineOffset).
 // What players see is latency + that: Mirror's "latency + bufferTime + sendInterval".
 // Mirror holds the newest snapshot when its buffer runs dry; it never extrapolates.
-`, presetLabel(preset), mirrorCommit, msRound(delay), bufferNote, msRound(shift))
+`, o.label(&s), mirrorCommit, msRound(delay), bufferNote, msRound(shift))
 	if float64(m.SendRate) != s.SendRate {
 		fmt.Fprintf(b, `//
 // WARNING: the lab's server sent at %s Hz but NetworkManager.sendRate is %d Hz here;

@@ -120,7 +120,7 @@ func TestMirrorExportRoundTrip(t *testing.T) {
 		name string
 		s    engine.Settings
 	}{{"mirror-30hz", p.Settings}, {"tuned", tuned}} {
-		file, err := Render("mirror", tt.name, tt.s)
+		file, err := Render("mirror", Origin{Preset: tt.name}, tt.s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,7 +38,7 @@ const netemBurstStep = 0.1
 //   - bandwidth: rate bandwidth bit, with limit queueLimit.
 //   - outage: loss 100% when its backlog is dropped; delivered as a burst,
 //     delays that end at the outage's end (see netemBurstStep).
-func writeNetem(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeNetem(b *bytes.Buffer, o Origin, s engine.Settings) {
 	steps, sc := netTimeline(s)
 	delayNote := fmt.Sprintf("mean one-way delay latency + jitter = %s + %s ms", ms(s.Latency), ms(s.Jitter))
 	if s.Jitter > 0 {
@@ -90,7 +90,7 @@ func writeNetem(b *bytes.Buffer, preset string, s engine.Settings) {
 # Network: %s.%s
 %sset -e
 DEV="${1:-eth0}"
-`, presetLabel(preset), fileNamed("-netem.sh")(preset), delayNote, lossNote, scenarioLabel(s, sc), timedNote, notes.String())
+`, o.label(&s), fileNamed("-netem.sh")(o.Preset), delayNote, lossNote, scenarioLabel(s, sc), timedNote, notes.String())
 	now := 0.0
 	command := func(at float64, note string, args []string) {
 		if d := at - now; d > 0 {

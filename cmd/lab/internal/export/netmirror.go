@@ -13,7 +13,7 @@ import (
 // fields at each change: latency (ms), jitter (s: the amplitude of a Perlin
 // noise in [0, 1], whose mean is about half of it, so twice the lab's mean
 // jitter, at most 1), unreliableLoss and unreliableScramble (%).
-func writeMirrorNetwork(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeMirrorNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 	steps, sc := netTimeline(s)
 	var notes strings.Builder
 	cannot(&notes, "// ", "LatencySimulation", s, steps, map[string]string{
@@ -47,7 +47,7 @@ public class InterpLabMirrorScenario : MonoBehaviour
     // at (s), latency (ms), jitter (s), unreliableLoss (%%), unreliableScramble (%%)
     static readonly (float at, float latency, float jitter, float loss, float scramble)[] Steps =
     {
-`, presetLabel(preset), scenarioLabel(s, sc), notes.String())
+`, o.label(&s), scenarioLabel(s, sc), notes.String())
 	for _, st := range steps {
 		fmt.Fprintf(b, "        (%s, %s, %s, %s, %s), // %s\n", floatLit(st.at),
 			floatLit((st.c.Latency+st.c.Extra)*1000), floatLit(min(2*st.c.Jitter, 1)),

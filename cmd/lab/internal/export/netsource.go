@@ -13,7 +13,7 @@ import (
 // network, scenario included: one alias per change setting net_fakelag (ms,
 // the mean one-way delay latency + jitter), net_fakejitter (ms, the lab's
 // jitter) and net_fakeloss (%), and a chain of wait commands between them.
-func writeSourceNetwork(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeSourceNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 	steps, sc := netTimeline(s)
 	var notes strings.Builder
 	cannot(&notes, "// ", "Source's fake lag", s, steps, map[string]string{
@@ -34,7 +34,7 @@ func writeSourceNetwork(b *bytes.Buffer, preset string, s engine.Settings) {
 // + jitter, and jitter), net_fakeloss in percent. wait counts frames: the
 // timeline holds fps_max %d, so it keeps time only while the client renders
 // that fast; run the aliases by hand otherwise.
-%s`, presetLabel(preset), scenarioLabel(s, sc), sourceFPS, notes.String())
+%s`, o.label(&s), scenarioLabel(s, sc), sourceFPS, notes.String())
 	for i, st := range steps {
 		fmt.Fprintf(b, "alias interplab_net%d \"net_fakelag %d; net_fakejitter %d; net_fakeloss %d\" // at %s s: %s\n", i,
 			int(math.Round((st.c.Latency+st.c.Jitter+st.c.Extra)*1000)), int(math.Round(st.c.Jitter*1000)),

@@ -18,7 +18,7 @@ import (
 // delay ± the jitter (evenly) and drops dropRate% of them. The delay is the
 // lab's mean one-way delay, latency + jitter (+ a spike's), the jitter the
 // lab's jitter; the drop rate the loss, 100 in an outage.
-func writeUnityNetwork(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeUnityNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 	steps, sc := netTimeline(s)
 	var notes strings.Builder
 	cannot(&notes, "// ", "the debug simulator", s, steps, map[string]string{
@@ -51,7 +51,7 @@ public class InterpLabNetworkScenario : MonoBehaviour
     // at (s), packetDelay (ms), packetJitter (ms), dropRate (%%)
     static readonly (float at, int delay, int jitter, int dropRate)[] Steps =
     {
-`, presetLabel(preset), scenarioLabel(s, sc), notes.String())
+`, o.label(&s), scenarioLabel(s, sc), notes.String())
 	for _, st := range steps {
 		fmt.Fprintf(b, "        (%s, %d, %d, %d), // %s\n", floatLit(st.at),
 			int(math.Round((st.c.Latency+st.c.Jitter+st.c.Extra)*1000)), int(math.Round(st.c.Jitter*1000)),

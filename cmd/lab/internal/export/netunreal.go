@@ -14,7 +14,7 @@ import (
 // NetEmulation.PktLag (ms, the mean one-way delay latency + jitter),
 // PktLagVariance (ms, an even spread of ± jitter), PktLoss (whole %),
 // PktOrder (1 when the lab reorders explicitly) and PktDup (whole %).
-func writeUnrealNetwork(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeUnrealNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 	steps, sc := netTimeline(s)
 	var notes strings.Builder
 	cannot(&notes, "; ", "Unreal's packet simulation", s, steps, map[string]string{
@@ -40,7 +40,7 @@ func writeUnrealNetwork(b *bytes.Buffer, preset string, s engine.Settings) {
 ; Units: PktLag and PktLagVariance in ms (the mean one-way delay latency +
 ; jitter, spread evenly by +/- jitter); PktLoss and PktDup in whole percent;
 ; PktOrder 0 or 1.
-%s`, presetLabel(preset), scenarioLabel(s, sc), notes.String())
+%s`, o.label(&s), scenarioLabel(s, sc), notes.String())
 	for _, st := range steps {
 		fmt.Fprintf(b, "\n; at %s s: %s\nNetEmulation.PktLag %d\nNetEmulation.PktLagVariance %d\nNetEmulation.PktLoss %d\nNetEmulation.PktOrder %d\nNetEmulation.PktDup %d\n",
 			num(st.at), st.note, int(math.Round((st.c.Latency+st.c.Jitter+st.c.Extra)*1000)), int(math.Round(st.c.Jitter*1000)),

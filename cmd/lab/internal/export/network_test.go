@@ -24,7 +24,7 @@ func TestExportNetworkGolden(t *testing.T) {
 		s := engine.Defaults()
 		s.Scenario = scenario
 		for _, f := range networkFormats {
-			file, err := Render(f, "", s)
+			file, err := Render(f, Origin{}, s)
 			if err != nil {
 				t.Fatalf("Render(%s, %s): %v", f, scenario, err)
 			}
@@ -180,7 +180,7 @@ hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 	cases["custom"] = s
 	for name, s := range cases {
 		t.Run(name, func(t *testing.T) {
-			file, err := Render("netem", "", s)
+			file, err := Render("netem", Origin{}, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +257,7 @@ func TestNetemScriptRuns(t *testing.T) {
 	}
 	s := engine.Defaults()
 	s.Duration, s.Scenario, s.ScenarioText = 3, engine.ScenarioCustom, "spike at=1 for=0.5 delay=100ms\noutage at=2 for=0.3 backlog=drop"
-	file, err := Render("netem", "", s)
+	file, err := Render("netem", Origin{}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

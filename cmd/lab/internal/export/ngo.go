@@ -54,7 +54,7 @@ var ngoFields = []ngoField{
 // project: the knobs of the ngo technique under NGO's names and units, an
 // Apply method for those a game sets, and the values NGO fixes, with a
 // warning wherever the lab ran a value the shipped package cannot have.
-func writeNGO(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeNGO(b *bytes.Buffer, o Origin, s engine.Settings) {
 	n := &s.NGOSettings
 	delay, _ := engine.EffectiveDelay(engine.TechNGO, &s)
 	tick := 1 / float64(n.TickRate)
@@ -74,7 +74,7 @@ using UnityEngine;
 public static class InterpLabNGOSettings
 {
     // Settable in the inspector, or from code with Apply.
-`, presetLabel(preset), engine.NGOVersion,
+`, o.label(&s), engine.NGOVersion,
 		ms3(n.ServerBufferSec), n.TicksAgo, ms3(tick), ms3(smooth), num(s.RenderRate), ms3(delay), sendNote(&s))
 	for i, f := range ngoFields {
 		if i == 4 {

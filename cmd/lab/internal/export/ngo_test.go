@@ -90,7 +90,7 @@ func TestNGOExportRoundTrip(t *testing.T) {
 				}
 			}
 			s.Duration, s.Entities, s.Jitter = 20, 8, 0.015
-			file, err := Render("ngo", p.Name, s)
+			file, err := Render("ngo", Origin{Preset: p.Name}, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,8 +130,8 @@ func TestNGOExportWarnsOffNGO(t *testing.T) {
 		if err := s.SetText(name, v); err != nil {
 			t.Fatal(err)
 		}
-		before, _ := Render("ngo", "", p.Settings)
-		file, err := Render("ngo", "", s)
+		before, _ := Render("ngo", Origin{}, p.Settings)
+		file, err := Render("ngo", Origin{}, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ var sourceCvars = []struct {
 // writeSource writes the source technique's cvars as Source engine .cfg
 // lines (Source SDK 2013 multiplayer): the client's for autoexec.cfg, the
 // server's for server.cfg, the tick rate as the launch option.
-func writeSource(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeSource(b *bytes.Buffer, o Origin, s engine.Settings) {
 	// The engine's delay is a float32: shown to the microsecond.
 	delay, _ := engine.EffectiveDelay(engine.TechSource, &s)
 	fmt.Fprintf(b, `// Interp Lab settings (%s) for the Source engine (Source SDK 2013
@@ -55,7 +55,7 @@ func writeSource(b *bytes.Buffer, preset string, s engine.Settings) {
 // until the next connect). cl_extrapolate and cl_extrapolate_amount are
 // cheat-protected: they take effect only on a server with sv_cheats 1, else
 // the defaults (1, 0.25) apply.
-`, presetLabel(preset), num(math.Round(delay*1e6)/1e3), s.SourceSettings.Tickrate)
+`, o.label(&s), num(math.Round(delay*1e6)/1e3), s.SourceSettings.Tickrate)
 	server := false
 	for _, c := range sourceCvars {
 		if !c.client && !server {

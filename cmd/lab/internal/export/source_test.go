@@ -68,7 +68,7 @@ func TestExportSourceRoundTrip(t *testing.T) {
 		}
 	}
 	for _, s := range []engine.Settings{base, tuned} {
-		f, err := Render("source", "", s)
+		f, err := Render("source", Origin{}, s)
 		if err != nil {
 			t.Fatal(err)
 		}

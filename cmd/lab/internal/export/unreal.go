@@ -27,7 +27,7 @@ var unrealEnum = map[string]string{"disabled": "Disabled", "linear": "Linear", "
 // Defaults the same values go into. The properties are EditDefaultsOnly,
 // not config: an .ini section would be read by nothing, so the export is
 // code and Details-panel values, in Unreal's names and units (cm, s).
-func writeUnreal(b *bytes.Buffer, preset string, s engine.Settings) {
+func writeUnreal(b *bytes.Buffer, o Origin, s engine.Settings) {
 	delay, _ := engine.EffectiveDelay(engine.TechUnreal, &s)
 	fmt.Fprintf(b, `// Interp Lab settings (%s) for Unreal Engine 5.4's
 // UCharacterMovementComponent: how this game's clients draw other players'
@@ -43,7 +43,7 @@ func writeUnreal(b *bytes.Buffer, preset string, s engine.Settings) {
 // Defaults, Character Movement (Networking), show the advanced properties
 // and set:
 //
-`, presetLabel(preset))
+`, o.label(&s))
 	for _, f := range unrealFields {
 		fmt.Fprintf(b, "//     %-40s %s\n", f.label, unrealDetails(&s, f.param))
 	}

@@ -94,7 +94,7 @@ func TestExportUnrealRoundTrip(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := base
 			tt.set(&s)
-			file, err := Render("unreal", "", s)
+			file, err := Render("unreal", Origin{}, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestExportUnrealCompiles(t *testing.T) {
 	s := withTechnique(engine.Defaults(), engine.TechUnreal)
 	s.NetworkSmoothingMode, s.NetworkSimulatedSmoothLocationTime = "linear", 0.125
 	s.NetworkMaxSmoothUpdateDistance, s.NetworkNoSmoothUpdateDistance = 200, 512.5
-	file, err := Render("unreal", "", s)
+	file, err := Render("unreal", Origin{}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,15 +167,17 @@ func toAPIPreset(p presets.Preset, custom bool) apiPreset {
 }
 
 // exportFile serves GET /api/export?format=F&preset=NAME&<overrides> as a
-// download. Any problem with the query is a 400 naming the field.
+// download, its heading saying where the values come from (from=, see
+// exportOrigin). Any problem with the query is a 400 naming the field.
 func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		jsonapi.WriteError(w, jsonapi.BadRequest("", "malformed query: "+err.Error()))
 		return
 	}
-	format := q.Get("format")
+	format, from := q.Get("format"), q["from"]
 	q.Del("format")
+	q.Del("from")
 	if format == "" {
 		jsonapi.WriteError(w, jsonapi.BadRequest("format", "missing format: want one of "+export.Names()))
 		return
@@ -189,7 +191,12 @@ func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, jsonapi.BadRequest(errs[0].Field, strings.Join(msgs, "; ")))
 		return
 	}
-	file, err := export.Render(format, preset, settings)
+	origin, err := s.exportOrigin(preset, settings, from)
+	if err != nil {
+		jsonapi.WriteError(w, err)
+		return
+	}
+	file, err := export.Render(format, origin, settings)
 	if err != nil {
 		jsonapi.WriteError(w, jsonapi.BadRequest("format", err.Error()))
 		return

@@ -281,7 +281,7 @@ func TestBrowserExports(t *testing.T) {
 			}
 		}
 		downloads++
-		want, err := export.Render(name, "harbor-after", got)
+		want, err := export.Render(name, export.Origin{Preset: "harbor-after"}, got)
 		if err != nil {
 			t.Fatalf("export %s: %v", name, err)
 		}

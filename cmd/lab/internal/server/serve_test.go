@@ -232,7 +232,7 @@ func TestServeExport(t *testing.T) {
 			t.Errorf("export %s = %s: %s", name, resp.Status, body)
 			continue
 		}
-		want, _ := export.Render(name, "harbor-after", s)
+		want, _ := export.Render(name, export.Origin{Preset: "harbor-after"}, s)
 		if got := resp.Header.Get("Content-Type"); got != want.ContentType {
 			t.Errorf("export %s: Content-Type = %q, want %q", name, got, want.ContentType)
 		}

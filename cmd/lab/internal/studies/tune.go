@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 
@@ -287,6 +288,9 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
+			}
+			for i := range rv.Exports { // their headings say the values are this tuning's
+				rv.Exports[i].Value += "&from=" + url.QueryEscape("tune:"+id)
 			}
 			v.Result = rv
 		}
