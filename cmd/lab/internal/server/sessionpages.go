@@ -138,7 +138,8 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	plain.URL.RawQuery = ""
 	v := s.pageView(plain)
 	v.Settings = settings
-	v.Query = link.Query("", settings)
+	v.Preset = s.nearestPreset(saved)
+	v.Query = link.Query(v.Preset, settings)
 	view.Saved = link.Query("", saved)
 	// ParseQuery keeps the pairs it could read and says what it could not:
 	// both reach the designer, as on the lab page.
@@ -151,13 +152,43 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	templates.Render(w, r, http.StatusOK, templates.Page(v))
 }
 
+// nearestPreset is the built-in preset a session's settings s differ
+// least from (the fewest settings), "" when none is nearer than the
+// defaults: what the session was saved from, as far as its settings tell,
+// for the page's preset picker.
+func (s *Server) nearestPreset(settings engine.Settings) string {
+	best, fewest := "", len(engine.Diff(engine.Defaults(), settings))
+	for _, p := range s.presets {
+		if n := len(engine.Diff(p.Settings, settings)); n < fewest {
+			best, fewest = p.Name, n
+		}
+	}
+	return best
+}
+
 // sessionQueryEdits reads the query of a session page (/s/ID?loss=0.2) as
 // edits on top of the settings shown: the ones the engine takes, in
 // parameter-table order as "name=text&...", and an error for each it
 // refuses (an unknown name with the closest ones, a value out of range in
 // the unit typed). The page applies the edits as unsaved changes.
+//
+// A query that names a preset is the address the page itself keeps (the
+// preset, then every setting that differs from it): it is read as a share
+// link, and the edits are the settings where that state differs from the
+// session's.
 func sessionQueryEdits(q url.Values, settings engine.Settings) (string, []string) {
 	var errs []string
+	if _, ok := q[link.PresetKey]; ok {
+		_, state, ferrs := link.Parse(q)
+		for _, e := range ferrs {
+			errs = append(errs, e.Error())
+		}
+		var parts []string
+		for _, c := range engine.Diff(settings, state) {
+			parts = append(parts, url.QueryEscape(c.Name)+"="+url.QueryEscape(c.Value))
+		}
+		return strings.Join(parts, "&"), errs
+	}
 	s := settings
 	for name, vals := range q {
 		if _, ok := engine.Lookup(name); !ok {
