@@ -135,8 +135,7 @@ func Render(format string, o Origin, s engine.Settings) (File, error) {
 				return File{}, fmt.Errorf("export %s: %w", format, err)
 			}
 			if f.technique != "" && !slices.Contains(s.Techniques, f.technique) {
-				return File{}, fmt.Errorf("export %s writes the %s technique's settings: add %s to techniques (now %s)",
-					format, f.technique, f.technique, strings.Join(s.Techniques, ", "))
+				return File{}, &TechniqueError{Format: format, Technique: f.technique, Techniques: slices.Clone(s.Techniques)}
 			}
 			var b bytes.Buffer
 			f.write(&b, o, s)
@@ -144,6 +143,19 @@ func Render(format string, o Origin, s engine.Settings) (File, error) {
 		}
 	}
 	return File{}, fmt.Errorf("unknown export format %q: want one of %s", format, Names())
+}
+
+// TechniqueError is Render's refusal of a technique's export for settings
+// that do not run the technique.
+type TechniqueError struct {
+	Format     string   // the export asked for
+	Technique  string   // the technique whose settings it writes
+	Techniques []string // the techniques the settings run
+}
+
+func (e *TechniqueError) Error() string {
+	return fmt.Sprintf("export %s writes the %s technique's settings: add %s to techniques (now %s)",
+		e.Format, e.Technique, e.Technique, strings.Join(e.Techniques, ", "))
 }
 
 // fileNamed names a download after the preset: interplab-wifi.json.
