@@ -27,6 +27,8 @@ export class MetricsPanel {
     this.byDesign = [];
     /** @type {HTMLTableCellElement[]} the game-delay cell of each technique */
     this.delayCells = [];
+    /** @type {HTMLTableCellElement[]} the live game-delay cell of each technique */
+    this.liveCells = [];
   }
 
   /**
@@ -48,29 +50,39 @@ export class MetricsPanel {
       th.dataset.tech = name;
       head.appendChild(th);
     }
-    // The delay a game built on each technique's library has with these
-    // settings, counted the library's way (Mirror: bufferTime plus
-    // NetworkTransform's offset): what the designer should expect to ship,
-    // in steady state and, beside it, as the run's state has it now.
-    const delays = t.tHead?.insertRow();
-    if (delays) {
-      delays.className = 'game-delay';
+    // The delay a game built on each technique's library has, counted the
+    // library's way (Mirror: bufferTime plus NetworkTransform's offset):
+    // what these settings give in steady state, and beneath it what the
+    // technique's state gives now (Mirror's dynamic adjustment, ...).
+    // Two rows, not one cell, so the columns stay as narrow as the numbers.
+    /**
+     * @param {string} className
+     * @param {string} label
+     * @param {string} title
+     */
+    const delayRow = (className, label, title) => {
+      const row = t.tHead?.insertRow();
+      if (!row) return [];
+      row.className = className;
       const th = document.createElement('th');
       th.scope = 'row';
-      th.title = "The display delay behind the newest snapshot that a game built on the technique's library has, counted the way the library counts it. " +
-        'First the steady-state figure these settings give on a steady link; "now" is the delay the technique\'s state gives on the latest frame ' +
-        "(Mirror's bufferTime as dynamic adjustment moves it, the buffer's adaptive delay, NGO's and Source's clocks, geckos' time offset), averaged over the entities. " +
-        '– where the technique has no such delay.';
-      th.append('game delay ', Object.assign(document.createElement('small'), { textContent: 'ms' }));
-      delays.appendChild(th);
-      this.delayCells = techs.map((name) => {
+      th.title = title;
+      th.append(label, Object.assign(document.createElement('small'), { textContent: 'ms' }));
+      row.appendChild(th);
+      return techs.map((name) => {
         const td = document.createElement('td');
         td.dataset.tech = name;
         td.textContent = '–';
-        delays.appendChild(td);
+        row.appendChild(td);
         return td;
       });
-    }
+    };
+    this.delayCells = delayRow('game-delay', 'game delay ',
+      "The display delay behind the newest snapshot that a game built on the technique's library has with these settings, in steady state on a steady link, " +
+      'counted the way the library counts it; – where the technique has no such delay. The row beneath is the same delay as the run has it now.');
+    this.liveCells = delayRow('game-delay-now', 'now ',
+      "The game delay as the technique's state gives it on the latest frame, averaged over the entities: Mirror's bufferTime as dynamic adjustment moves it, " +
+      "the buffer's adaptive delay, NGO's and Source's clocks, geckos' time offset. The row above is the steady-state figure these settings give.");
     const body = t.createTBody();
     this.cells = this.fields.map((f) => {
       const row = body.insertRow();
@@ -94,22 +106,18 @@ export class MetricsPanel {
   }
 
   /**
-   * showDelays displays each technique's game delay: in steady state
-   * (interplab.delays) and, beside it, on the latest frame
-   * (interplab.liveDelays), s: "100 (now 187)".
+   * showDelays displays each technique's game delay, s: in steady state
+   * (interplab.delays) and, in the row beneath, on the latest frame
+   * (interplab.liveDelays).
    * @param {number[]} delays
    * @param {number[]} live
    */
   showDelays(delays, live) {
     this.delayCells.forEach((td, i) => {
-      const steady = formatShown(delays[i] * 1000);
-      const now = live[i] * 1000;
-      td.textContent = Number.isFinite(now) ? `${steady} (now ${formatShown(now)})` : steady;
-      td.dataset.steady = String(delays[i]);
-      td.dataset.live = String(live[i]);
-      td.title = Number.isFinite(now)
-        ? `${steady} ms in steady state with these settings; ${formatShown(now)} ms now, from the technique's state on the latest frame.`
-        : '';
+      td.textContent = formatShown(delays[i] * 1000);
+    });
+    this.liveCells.forEach((td, i) => {
+      td.textContent = formatShown(live[i] * 1000);
     });
   }
 

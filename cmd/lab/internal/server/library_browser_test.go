@@ -48,7 +48,7 @@ func TestBrowserLibraryPicker(t *testing.T) {
 		const i = lab.state().techniques.indexOf('mirror');
 		const cells = document.querySelectorAll('#metrics tr.game-delay td');
 		return { MirrorGroup: vis('fieldset.group-mirror'), NGOGroup: vis('fieldset.group-ngo'),
-			MirrorExport: vis('#export-mirror'), NGOExport: vis('#export-ngo'), Delay: cells[i].textContent.split(' ')[0] };
+			MirrorExport: vis('#export-mirror'), NGOExport: vis('#export-ngo'), Delay: cells[i].textContent };
 	})()`, &shown)
 	if !shown.MirrorGroup || shown.NGOGroup {
 		t.Errorf("Mirror knobs shown %v, NGO knobs shown %v; want only Mirror's", shown.MirrorGroup, shown.NGOGroup)
