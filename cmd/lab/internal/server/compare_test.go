@@ -374,7 +374,7 @@ func TestComparePageChooser(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := s.store.Update(first.ID, storeT0.Add(time.Minute), func(prev store.Revision) (store.Draft, error) {
-		return store.Draft{Name: prev.Name, Settings: prev.Settings}, nil
+		return store.Draft{Name: prev.Name, Notes: "a second revision", Settings: prev.Settings}, nil // a save that changes nothing makes none
 	}); err != nil {
 		t.Fatal(err)
 	}
