@@ -49,6 +49,13 @@ type Deps struct {
 	// AllowOrigins are the origins, besides the server's own, whose pages
 	// may change state ("https://tools.example.com").
 	AllowOrigins []string
+	// Addr is the address the lab listens on (lab serve -addr), which
+	// decides the host names it answers to (access.Hosts): on loopback,
+	// or "", loopback's only.
+	Addr string
+	// AllowHosts are more host names the lab answers to, as
+	// access.ParseHosts returns them (lab serve -allow-host).
+	AllowHosts []string
 	// Token, if not "", is the access token every request but the login
 	// page's must carry (package access); at least access.MinTokenLen
 	// characters.
@@ -87,7 +94,8 @@ type Server struct {
 	presets []presets.Preset
 	store   store.Store
 	now     func() time.Time
-	allow   []string
+	hosts   *access.Hosts   // the names it answers to
+	origins *access.Origins // the pages that may change state
 	gate    *access.Gate
 	limits  Limits
 
@@ -140,7 +148,11 @@ func New(d Deps) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
+	hosts, err := access.NewHosts(d.Addr, d.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s := &Server{presets: d.Presets, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
 		gate: access.New(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
 		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
@@ -155,7 +167,7 @@ func New(d Deps) (*Server, error) {
 	s.resolveRef = s.refs.Variant
 	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail}
 	s.mux = s.routes()
-	s.handler = serveAll(s.mux)
+	s.handler = s.serveAll(s.mux)
 	return s, nil
 }
 
