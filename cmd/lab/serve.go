@@ -19,7 +19,7 @@ import (
 	"interplab/web"
 )
 
-const serveUsage = `Usage: lab serve [-addr localhost:8080] [-data ./data] [-token TOKEN] [-allow-origin ORIGIN]...
+const serveUsage = `Usage: lab serve [-addr localhost:8080] [-data ./data] [-token TOKEN] [-allow-host NAME]... [-allow-origin ORIGIN]...
 
 Serves the lab page, the presets, exports, saved sessions, comparison
 charts and live sync.
@@ -28,6 +28,11 @@ It listens on this machine only unless -addr says otherwise (:8080 is every
 interface); then it needs an access token, -token or LAB_TOKEN (at least
 16 characters): the API takes it as Authorization: Bearer TOKEN, browsers
 sign in at /login.
+
+It answers only to its own host names (a page of another site cannot reach
+it through DNS rebinding): localhost and loopback addresses on its port and,
+beyond loopback, the machine's addresses and host name; -allow-host (or
+LAB_ALLOW_HOST, comma-separated) adds more, such as a proxy's name.
 
 Flags:
 `
@@ -39,6 +44,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	addr := c.Flags.String("addr", "localhost:8080", "listen on `address` (host:port; :8080 for every interface)")
 	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
 	data := c.Flags.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
+	var allowHosts []string
+	c.Flags.Func("allow-host", "also answer to host `name` (lab.example.com for any port, NAME:PORT for one; default $LAB_ALLOW_HOST); repeatable or comma-separated", func(arg string) error {
+		list, err := access.ParseHosts(arg)
+		allowHosts = append(allowHosts, list...)
+		return err
+	})
 	var allow []string
 	c.Flags.Func("allow-origin", "let pages of `origin` (https://tools.example.com) change state, besides the lab's own; repeatable or comma-separated", func(arg string) error {
 		list, err := access.ParseOrigins(arg)
@@ -54,6 +65,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err := access.CheckListen(*addr, *token); err != nil {
 		return c.Bad(err)
 	}
+	if env := os.Getenv("LAB_ALLOW_HOST"); env != "" && allowHosts == nil {
+		list, err := access.ParseHosts(env)
+		if err != nil {
+			return c.Bad(fmt.Errorf("LAB_ALLOW_HOST: %w", err))
+		}
+		allowHosts = list
+	}
 	list, err := presets.All()
 	if err != nil {
 		return c.Fail(err)
@@ -68,7 +86,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return c.Fail(err)
 	}
 	defer st.Close()
-	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow, Token: *token})
+	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow, Token: *token,
+		Addr: *addr, AllowHosts: allowHosts})
 	if err != nil {
 		return c.Fail(err)
 	}
