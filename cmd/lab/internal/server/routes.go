@@ -21,7 +21,8 @@ import (
 // of Deps.AllowOrigins, and its body must
 // be of the types it names (a request with no body and no type passes)
 // and at most its cap (413 over it). A WebSocket upgrade checks the Origin
-// before anything else.
+// before anything else, then its client's count of WebSockets (a 429 at
+// Limits.SocketsPerClient).
 func (s *Server) routes() *http.ServeMux {
 	const typeJSON = "application/json"
 	var (
@@ -29,7 +30,7 @@ func (s *Server) routes() *http.ServeMux {
 		gz      = []jsonapi.Middleware{jsonapi.Gzip}          // a page or an API answer, compressed for clients that accept gzip
 		fresh   = []jsonapi.Middleware{noStore}               // an answer that changes under the same URL: never cached
 		gzFresh = []jsonapi.Middleware{jsonapi.Gzip, noStore} // both
-		upgrade = []jsonapi.Middleware{s.origins.SameOrigin}
+		upgrade = []jsonapi.Middleware{s.origins.SameOrigin, s.sockets.Limit}
 	)
 	change := func(maxBody int64, types ...string) []jsonapi.Middleware {
 		return []jsonapi.Middleware{noStore, s.origins.SameOrigin, jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody)}

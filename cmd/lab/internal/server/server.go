@@ -20,8 +20,6 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
@@ -67,11 +65,13 @@ type Deps struct {
 
 // Limits bound what one client can hold of the server: time to send a
 // request's header and body, to take its answer, to sit idle, header bytes,
-// and open connections.
+// open HTTP connections (everyone's), and open WebSockets (each client's:
+// an upgraded connection leaves MaxConns for SocketsPerClient).
 type Limits struct {
 	ReadHeader, Read, Write, Idle time.Duration
 	MaxHeaderBytes                int
 	MaxConns                      int
+	SocketsPerClient              int
 }
 
 // DefaultLimits are generous for people on a LAN and games on a WAN, and
@@ -79,14 +79,16 @@ type Limits struct {
 // connections or memory: a 32 MiB trace upload at 1 MB/s takes 33 s, a
 // comparison of 8 long variants about a minute, and WebSockets (hijacked)
 // keep their own deadlines. 1,024 connections is 500 viewers and their
-// games with room to spare, well under the process's file limit.
+// games with room to spare, well under the process's file limit; a
+// client's WebSockets are its tabs and games (access.MaxSocketsPerClient).
 var DefaultLimits = Limits{
-	ReadHeader:     10 * time.Second,
-	Read:           2 * time.Minute,
-	Write:          5 * time.Minute,
-	Idle:           2 * time.Minute,
-	MaxHeaderBytes: 64 << 10,
-	MaxConns:       1024,
+	ReadHeader:       10 * time.Second,
+	Read:             2 * time.Minute,
+	Write:            5 * time.Minute,
+	Idle:             2 * time.Minute,
+	MaxHeaderBytes:   64 << 10,
+	MaxConns:         1024,
+	SocketsPerClient: access.MaxSocketsPerClient,
 }
 
 // Server is the lab's HTTP handler. Close stops its live sync and jobs.
@@ -96,6 +98,7 @@ type Server struct {
 	now     func() time.Time
 	hosts   *access.Hosts   // the names it answers to
 	origins *access.Origins // the pages that may change state
+	sockets *access.Sockets // each client's open WebSockets
 	gate    *access.Gate
 	limits  Limits
 
@@ -153,7 +156,7 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
-		gate: access.New(d.Token, now), limits: limits,
+		sockets: access.NewSockets(limits.SocketsPerClient), gate: access.New(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
 		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
@@ -188,8 +191,8 @@ const shutdownTimeout = 5 * time.Second
 
 // Serve serves s on ln until ctx is done, then lets requests in flight
 // finish (for at most shutdownTimeout). It keeps s's limits: at most
-// MaxConns connections at once (more wait to be accepted), and the
-// timeouts.
+// MaxConns HTTP connections at once (more wait to be accepted; an upgraded
+// one is a WebSocket and no longer counts), and the timeouts.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	l := s.limits
 	hs := &http.Server{
@@ -200,7 +203,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       l.Idle,
 		MaxHeaderBytes:    l.MaxHeaderBytes,
 	}
-	ln = netutil.LimitListener(ln, l.MaxConns)
+	ln, hs.ConnState = access.LimitListener(ln, l.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
