@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/a-h/templ"
 
@@ -123,11 +124,31 @@ func (a *Gate) takeFailure() bool {
 	return true
 }
 
-// safeNext is where a sign-in may send the browser on: a path of this
-// server, never another site ("//evil.example" or "https://...").
+// safeNext is where a sign-in may send the browser on: next if it is a
+// path of this lab, else "/". It must be one as it is and once
+// percent-decoded with its control characters dropped, as a browser
+// drops tabs and line breaks from an address ("/%09/evil.example" is
+// "//evil.example" to it) and reads a backslash as a slash: it starts
+// with one "/", holds no backslash and no raw control character, and has
+// no scheme or host.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	decoded, err := url.PathUnescape(next)
+	if err != nil || strings.ContainsFunc(next, unicode.IsControl) {
 		return "/"
+	}
+	stripped := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, decoded)
+	for _, p := range []string{next, stripped} {
+		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, "\\") {
+			return "/"
+		}
+		if u, err := url.Parse(p); err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+			return "/"
+		}
 	}
 	return next
 }

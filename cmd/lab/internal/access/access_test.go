@@ -42,6 +42,8 @@ func TestWrongTokensMetered(t *testing.T) {
 func TestSafeNext(t *testing.T) {
 	for next, want := range map[string]string{
 		"/s/abc?x=1": "/s/abc?x=1", "": "/", "//evil.example": "/", "https://evil.example/": "/", "/\\evil": "/", "sessions": "/",
+		"/%09/evil.example": "/", "/\t/evil.example": "/", "/%5Cevil.example": "/", "/%0a/evil.example": "/", "%2F%2Fevil.example": "/",
+		"/%2F/evil.example": "/", "/%zz": "/", "/s/abc?ref=q%3Apreset%3Dwifi": "/s/abc?ref=q%3Apreset%3Dwifi",
 	} {
 		if got := safeNext(next); got != want {
 			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
