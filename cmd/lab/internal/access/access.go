@@ -21,10 +21,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -43,28 +44,18 @@ const Cookie = "lab_session"
 // cookieMaxAge is how long a browser stays signed in.
 const cookieMaxAge = 30 * 24 * time.Hour
 
-// Failed sign-ins are metered by a token bucket, so the token cannot be
-// guessed at network speed: loginBurst at once, then loginRate a second.
-const (
-	loginRate  = 1.0
-	loginBurst = 10
-)
-
 // Gate checks requests against the lab's token.
 type Gate struct {
 	token  []byte // "" for none: every request is let in
 	cookie string // the cookie's value: hex HMAC-SHA256 of a fixed label, keyed by the token
-
-	mu     sync.Mutex
-	tokens float64   // failed sign-ins left in the bucket
-	last   time.Time // when the bucket was last filled
+	meter  *meter // each client's wrong tokens
 	now    func() time.Time
 }
 
 // New returns the gate of token ("" for none: every request is let in);
-// now is the clock that meters failed sign-ins.
+// now is the clock that meters wrong tokens.
 func New(token string, now func() time.Time) *Gate {
-	a := &Gate{token: []byte(token), tokens: loginBurst, now: now}
+	a := &Gate{token: []byte(token), meter: newMeter(), now: now}
 	if token != "" {
 		m := hmac.New(sha256.New, a.token)
 		m.Write([]byte("interplab session cookie v1"))
@@ -73,26 +64,41 @@ func New(token string, now func() time.Time) *Gate {
 	return a
 }
 
-// allowed tells whether r carries the token or the cookie that stands for it.
-func (a *Gate) allowed(r *http.Request) bool {
-	if len(a.token) == 0 {
-		return true
-	}
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(auth)), a.token) == 1
-	}
-	if c, err := r.Cookie(Cookie); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1
-	}
-	return false
+// rightToken tells whether token is the lab's.
+func (a *Gate) rightToken(token string) bool {
+	return subtle.ConstantTimeCompare([]byte(token), a.token) == 1
 }
 
-// Require lets in requests that carry the token: the others get a 401 in
-// JSON (the API, WebSockets, anything that is not a page) or, for a
-// browser asking for a page, a redirect to the login page.
+// Require lets in requests that carry the token, as a bearer token or as
+// the cookie that stands for it: the others get a 401 in JSON (the API,
+// WebSockets, anything that is not a page) or, for a browser asking for a
+// page, a redirect to the login page. A bearer token is metered: a client
+// that sent too many wrong ones gets a 429 until its wait ends, whatever
+// it sends.
 func (a *Gate) Require(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.allowed(r) {
+		if len(a.token) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			client, now := ClientAddr(r), a.now()
+			if until, locked, waits := a.meter.wait(client, now); waits {
+				tooMany(w, until, now)
+				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked)})
+				return
+			}
+			if a.rightToken(strings.TrimSpace(auth)) {
+				a.meter.succeed(client)
+				next.ServeHTTP(w, r)
+				return
+			}
+			a.meter.fail(client, now)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
+			jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized, Msg: "that is not this lab's access token"})
+			return
+		}
+		if c, err := r.Cookie(Cookie); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1 {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -107,21 +113,23 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 	})
 }
 
-// takeFailure takes a failed sign-in from the bucket, and tells whether
-// there was one left.
-func (a *Gate) takeFailure() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := a.now()
-	if dt := now.Sub(a.last).Seconds(); dt > 0 {
-		a.tokens = min(loginBurst, a.tokens+dt*loginRate)
-		a.last = now
+// tooMany sets the headers of a 429 for a client that must wait until
+// until: Retry-After in whole seconds, rounded up.
+func tooMany(w http.ResponseWriter, until, now time.Time) {
+	secs := (until.Sub(now) + time.Second - 1) / time.Second
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	w.Header().Set("Cache-Control", "no-store")
+}
+
+// waitMessage says why and until when a client that sent too many wrong
+// tokens must wait.
+func waitMessage(until, now time.Time, locked bool) string {
+	if locked {
+		return fmt.Sprintf("too many wrong access tokens from this address (%d): it is locked out until %s (%v), the right token too",
+			LockoutFailures, until.UTC().Format("15:04:05 UTC"), Lockout)
 	}
-	if a.tokens < 1 {
-		return false
-	}
-	a.tokens--
-	return true
+	return fmt.Sprintf("too many wrong access tokens from this address: try again in %v (at %s)",
+		until.Sub(now).Round(time.Second), until.UTC().Format("15:04:05 UTC"))
 }
 
 // safeNext is where a sign-in may send the browser on: next if it is a
@@ -175,15 +183,19 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"))
-	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), a.token) != 1 {
-		if !a.takeFailure() {
-			w.Header().Set("Retry-After", "1")
-			render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: "Too many wrong tokens: wait a moment and try again."})
-			return
-		}
+	client, now := ClientAddr(r), a.now()
+	if until, locked, waits := a.meter.wait(client, now); waits {
+		tooMany(w, until, now)
+		msg := waitMessage(until, now, locked)
+		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: strings.ToUpper(msg[:1]) + msg[1:] + "."})
+		return
+	}
+	if !a.rightToken(r.PostForm.Get("token")) {
+		a.meter.fail(client, now)
 		render(w, r, http.StatusUnauthorized, templates.LoginView{Next: next, Error: "That is not this lab's token."})
 		return
 	}
+	a.meter.succeed(client)
 	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: a.cookie, Path: "/", MaxAge: int(cookieMaxAge.Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, next, http.StatusSeeOther)

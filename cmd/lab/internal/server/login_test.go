@@ -3,11 +3,15 @@ package server
 import (
 	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // onLab tells whether a browser that follows the redirect Location from
@@ -92,4 +96,173 @@ func TestLoginNextStaysOnTheLab(t *testing.T) {
 			t.Errorf("sign in with next %q goes to %q, want it kept", next, loc)
 		}
 	}
+}
+
+// testClock is a clock that moves only when told.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// clockedTokenServer is a served lab with the access token testToken on
+// clock's time; it returns the lab's URL.
+func clockedTokenServer(t *testing.T, clock *testClock) string {
+	t.Helper()
+	d := tokenDeps(t)
+	d.Now = clock.Now
+	s, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return serve(t, s).URL
+}
+
+// Wrong tokens, bearer or typed in the form, slow their client down: a
+// few are free, then each waits longer than the last (1 s, doubling), and
+// after 20 the client is locked out for 15 min, the right token too.
+// Meanwhile another address is let in. The client sent 300 wrong
+// bearer tokens in 0.2 s, and the right one was let in at once after.
+func TestWrongTokensSlowedThenLockedOut(t *testing.T) {
+	clock := &testClock{now: storeT0}
+	base := clockedTokenServer(t, clock)
+	formType := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	bearer := func(token string) *http.Response {
+		return roundTrip(t, "GET", base+"/api/sessions", "", "Authorization", "Bearer "+token)
+	}
+	form := func(token string) *http.Response {
+		return roundTrip(t, "POST", base+"/login", url.Values{"token": {token}, "next": {"/sessions"}}.Encode(), formType...)
+	}
+	wrong := func(i int) *http.Response { // bearer and form in turn
+		if i%2 == 0 {
+			return bearer("wrong-but-long-enough")
+		}
+		return form("wrong-but-long-enough")
+	}
+	retryAfter := func(resp *http.Response) time.Duration {
+		s, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		if err != nil {
+			t.Fatalf("a %d with Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+		return time.Duration(s) * time.Second
+	}
+
+	failures := 0
+	for ; failures < 5; failures++ {
+		if resp := wrong(failures); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d = %d, want 401", failures+1, resp.StatusCode)
+		}
+	}
+	wantWait := time.Second
+	for failures < 20 {
+		resp := wrong(failures)
+		if resp.StatusCode != http.StatusTooManyRequests || retryAfter(resp) != wantWait {
+			t.Fatalf("wrong token at once after %d = %d (Retry-After %q), want 429 (Retry-After %v)",
+				failures, resp.StatusCode, resp.Header.Get("Retry-After"), wantWait.Seconds())
+		}
+		if resp := bearer(testToken); resp.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("the right token while its client waits = %d, want 429", resp.StatusCode)
+		}
+		clock.Add(wantWait - time.Millisecond)
+		if resp := wrong(failures); resp.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("wrong token just before the wait of %v ends = %d, want 429", wantWait, resp.StatusCode)
+		}
+		clock.Add(time.Millisecond)
+		if resp := wrong(failures); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d, after waiting %v = %d, want 401", failures+1, wantWait, resp.StatusCode)
+		}
+		failures++
+		wantWait = min(2*wantWait, time.Minute)
+	}
+
+	// Locked out: 15 min, said in Retry-After and in words, for the right
+	// token too, bearer or form.
+	ends := clock.Now().Add(15 * time.Minute)
+	resp := bearer(testToken)
+	if resp.StatusCode != http.StatusTooManyRequests || retryAfter(resp) != 15*time.Minute {
+		t.Fatalf("the right token after 20 wrong ones = %d (Retry-After %q), want 429 for 15 min", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	page := roundTripBody(t, "POST", base+"/login", url.Values{"token": {testToken}, "next": {"/"}}.Encode(), formType...)
+	if page.status != http.StatusTooManyRequests || !strings.Contains(page.body, ends.UTC().Format("15:04:05")) {
+		t.Errorf("signing in with the right token while locked out = %d %.300s, want 429 naming when it ends", page.status, page.body)
+	}
+	// Another address is not locked out.
+	if resp := fromAddress(t, "127.0.0.2", "GET", base+"/api/sessions", "Authorization", "Bearer "+testToken); resp.StatusCode != http.StatusOK {
+		t.Errorf("the right token from another address = %d, want 200", resp.StatusCode)
+	}
+	clock.Add(15*time.Minute - time.Second)
+	if resp := bearer(testToken); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("the right token a second before the lock-out ends = %d, want 429", resp.StatusCode)
+	}
+	clock.Add(time.Second)
+	if resp := bearer(testToken); resp.StatusCode != http.StatusOK {
+		t.Errorf("the right token once the lock-out ended = %d, want 200", resp.StatusCode)
+	}
+	if resp := form(testToken); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("signing in once the lock-out ended = %d, want 303", resp.StatusCode)
+	}
+	// The right token forgave the client's failures.
+	if resp := wrong(0); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token after the right one = %d, want 401", resp.StatusCode)
+	}
+}
+
+// roundTripBody is roundTrip's answer with its body.
+func roundTripBody(t *testing.T, method, url, body string, header ...string) struct {
+	status int
+	body   string
+} {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return struct {
+		status int
+		body   string
+	}{resp.StatusCode, string(data)}
+}
+
+// fromAddress sends method url with the header pairs from the loopback
+// address ip (another client than 127.0.0.1), skipping the test where the
+// system cannot bind it.
+func fromAddress(t *testing.T, ip, method, url string, header ...string) *http.Response {
+	t.Helper()
+	tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Skipf("cannot send from %s: %v", ip, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
 }
