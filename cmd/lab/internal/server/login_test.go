@@ -1,17 +1,26 @@
 package server
 
 import (
+	"bytes"
+	"encoding/base64"
 	"html"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"interplab/cmd/lab/internal/access"
+	"interplab/cmd/lab/internal/store"
+	"interplab/presets"
 )
 
 // onLab tells whether a browser that follows the redirect Location from
@@ -265,4 +274,137 @@ func fromAddress(t *testing.T, ip, method, url string, header ...string) *http.R
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp
+}
+
+// tokenLab serves a lab with token on the store in dir, on clock's time,
+// until stop (or the end of the test); it returns the lab's URL.
+func tokenLab(t *testing.T, dir, token string, clock *testClock) (base string, stop func()) {
+	t.Helper()
+	list, err := presets.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(dir, storeT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Deps{Presets: list, Assets: testAssets(t, false), Store: st, Token: token, Now: clock.Now})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			ts.Close()
+			s.Close()
+			st.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return ts.URL, stop
+}
+
+// signIn signs in to the lab at base with token and returns the session
+// cookie's value.
+func signIn(t *testing.T, base, token string) string {
+	t.Helper()
+	resp := roundTrip(t, "POST", base+"/login", url.Values{"token": {token}, "next": {"/"}}.Encode(),
+		"Content-Type", "application/x-www-form-urlencoded")
+	for _, c := range resp.Cookies() {
+		if c.Name == access.Cookie && c.Value != "" {
+			return c.Value
+		}
+	}
+	t.Fatalf("sign in = %d with no session cookie", resp.StatusCode)
+	return ""
+}
+
+// withCookie is the status of GET /api/sessions with the session cookie
+// value.
+func withCookie(t *testing.T, base, value string) int {
+	t.Helper()
+	return roundTrip(t, "GET", base+"/api/sessions", "", "Cookie", access.Cookie+"="+value).StatusCode
+}
+
+// A sign-in is a session of the lab's own: a random id in the cookie (the
+// issue's cookie was a fixed HMAC of the token, the same for everybody and
+// forever), kept in the database as a hash only, revoked by signing out,
+// ended after 30 days.
+func TestLogoutRevokesTheCookie(t *testing.T) {
+	dir := t.TempDir()
+	clock := &testClock{now: storeT0}
+	base, stop := tokenLab(t, dir, testToken, clock)
+	a, b := signIn(t, base, testToken), signIn(t, base, testToken)
+	if a == b {
+		t.Errorf("two sign-ins got the same cookie %q", a)
+	}
+	if raw, err := base64.RawURLEncoding.DecodeString(a); err != nil || len(raw) != 32 {
+		t.Errorf("cookie %q is not 32 random bytes in base64url: %v", a, err)
+	}
+	for _, v := range []string{a, b} {
+		if status := withCookie(t, base, v); status != http.StatusOK {
+			t.Fatalf("with a fresh cookie: %d, want 200", status)
+		}
+	}
+	resp := roundTrip(t, "POST", base+"/logout", "", "Cookie", access.Cookie+"="+a, "Content-Type", "application/x-www-form-urlencoded")
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign out = %d, want 303", resp.StatusCode)
+	}
+	if status := withCookie(t, base, a); status != http.StatusUnauthorized {
+		t.Errorf("the cookie of a browser that signed out = %d, want 401", status)
+	}
+	if status := withCookie(t, base, b); status != http.StatusOK {
+		t.Errorf("another browser's cookie after one signed out = %d, want 200", status)
+	}
+	clock.Add(30*24*time.Hour - time.Second)
+	if status := withCookie(t, base, b); status != http.StatusOK {
+		t.Errorf("a cookie a second before 30 days = %d, want 200", status)
+	}
+	clock.Add(time.Second)
+	if status := withCookie(t, base, b); status != http.StatusUnauthorized {
+		t.Errorf("a cookie after 30 days = %d, want 401", status)
+	}
+	// The database holds no cookie that works.
+	stop()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err == nil && (bytes.Contains(data, []byte(a)) || bytes.Contains(data, []byte(b))) {
+			t.Errorf("%s holds a session cookie", filepath.Base(f))
+		}
+	}
+}
+
+// Sign-ins outlive a restart with the same token; a new token revokes
+// them all, for good, even if the old token comes back.
+func TestTokenChangeRevokesEverySignIn(t *testing.T) {
+	dir := t.TempDir()
+	clock := &testClock{now: storeT0}
+	base, stop := tokenLab(t, dir, testToken, clock)
+	cookie := signIn(t, base, testToken)
+	stop()
+
+	base, stop = tokenLab(t, dir, testToken, clock)
+	if status := withCookie(t, base, cookie); status != http.StatusOK {
+		t.Errorf("after a restart with the same token: %d, want 200", status)
+	}
+	stop()
+
+	const newToken = "a-new-token-for-the-lab"
+	base, stop = tokenLab(t, dir, newToken, clock)
+	if status := withCookie(t, base, cookie); status != http.StatusUnauthorized {
+		t.Errorf("after the token changed: %d, want 401", status)
+	}
+	fresh := signIn(t, base, newToken)
+	stop()
+
+	base, _ = tokenLab(t, dir, testToken, clock)
+	if status := withCookie(t, base, cookie); status != http.StatusUnauthorized {
+		t.Errorf("with the old token back: the cookie of before the change = %d, want 401", status)
+	}
+	if status := withCookie(t, base, fresh); status != http.StatusUnauthorized {
+		t.Errorf("with the old token back: a cookie of the new token = %d, want 401", status)
+	}
 }

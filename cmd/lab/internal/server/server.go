@@ -155,8 +155,12 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	gate, err := access.New(d.Token, d.Store, now)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
-		sockets: access.NewSockets(limits.SocketsPerClient), gate: access.New(d.Token, now), limits: limits,
+		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
 		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
