@@ -43,8 +43,11 @@ const (
 	Done        = "done"
 	Cancelled   = "cancelled"
 	Failed      = "failed"
-	Interrupted = "interrupted" // the process stopped while it ran (a job from an archive)
+	Interrupted = "interrupted" // the lab stopped while it ran (Close, or a job from an archive of a process that ended)
 )
+
+// interruptedWhy is an interrupted job's error.
+const interruptedWhy = "the lab stopped while it ran: start it again"
 
 // ErrBusy is Start's error when MaxRunning jobs are running.
 var ErrBusy = fmt.Errorf("%d jobs are running: wait for one to end or cancel it", MaxRunning)
@@ -207,8 +210,10 @@ func (j *Job) unwatch(ch chan struct{}) {
 // execute runs the job's work to its end and records how it ended. It is
 // the one place a job's work runs: a work that panics fails its job (the
 // panic is logged with its stack), and so does a result that cannot be
-// encoded (a NaN or an infinity in it), never the process.
-func (j *Job) execute(ctx context.Context, work Work) {
+// encoded (a NaN or an infinity in it), never the process. A work
+// cancelled because the runner closes (stop is done) was interrupted, not
+// cancelled.
+func (j *Job) execute(ctx context.Context, work Work, stop <-chan struct{}) {
 	res, err := j.run(ctx, work)
 	if err == nil {
 		if _, merr := json.Marshal(res); merr != nil {
@@ -224,12 +229,24 @@ func (j *Job) execute(ctx context.Context, work Work) {
 		j.state = Failed
 	case err == nil:
 		j.state = Done
+	case errors.Is(err, context.Canceled) && closed(stop):
+		j.state, j.err = Interrupted, interruptedWhy
 	case errors.Is(err, context.Canceled):
 		j.state = Cancelled
 	default:
 		j.state, j.err = Failed, err.Error()
 	}
 	j.notifyLocked()
+}
+
+// closed tells whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // run calls work, turning a panic into an error.
@@ -338,7 +355,8 @@ func (j *Job) fail(why string) {
 	j.cancel()
 }
 
-// Close cancels every running job and waits for them to end.
+// Close stops every running job, which ends interrupted, and waits for
+// them to end.
 func (r *Runner) Close() {
 	r.stop()
 	<-r.swept
@@ -379,7 +397,7 @@ func (r *Runner) Get(id string) *Job {
 		ended: make(chan struct{}), done: rec.Done, state: rec.State, err: rec.Error, result: result,
 		watchers: map[chan struct{}]struct{}{}}
 	if j.state == Running {
-		j.state, j.err = Interrupted, "the lab stopped while it ran: start it again"
+		j.state, j.err = Interrupted, interruptedWhy
 	}
 	close(j.ended)
 	return j
@@ -446,7 +464,7 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	r.save(j)
 
 	go func() {
-		j.execute(ctx, work)
+		j.execute(ctx, work, r.base.Done())
 		r.save(j)
 		close(j.ended)
 		r.mu.Lock()

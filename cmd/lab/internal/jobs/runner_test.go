@@ -145,15 +145,17 @@ func TestRunnerKeepsTheLatest(t *testing.T) {
 	}
 }
 
-func TestRunnerCloseCancels(t *testing.T) {
+// Close (the lab stopping) interrupts the running jobs: nobody cancelled
+// them, and the README tells designers to start them again.
+func TestRunnerCloseInterrupts(t *testing.T) {
 	r := NewRunner()
 	j, err := r.Start("sweep", "", 1, nil, blocking)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
-	if st := j.Status(); st.State != Cancelled {
-		t.Errorf("after Close the job is %s, want cancelled", st.State)
+	if st := j.Status(); st.State != Interrupted || st.Error == "" {
+		t.Errorf("after Close the job is %s (%q), want interrupted with why", st.State, st.Error)
 	}
 }
 
