@@ -108,7 +108,7 @@ func (a *Gate) newSignIn(now time.Time) (string, error) {
 // signedIn tells whether cookie value v is a live sign-in of this token,
 // and returns its id's hash; it forgets a sign-in that has ended.
 func (a *Gate) signedIn(v string) (string, bool, error) {
-	if raw, err := base64.RawURLEncoding.DecodeString(v); err != nil || len(raw) != idBytes {
+	if !validID(v) {
 		return "", false, nil
 	}
 	id := hashOf(v)

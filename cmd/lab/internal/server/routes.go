@@ -133,10 +133,12 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // serveAll is the middleware every request runs, around the route table:
-// Recover, the security headers, and the Host check, which refuses a name
-// that is not the lab's before any route sees the request (package access).
+// Recover, the security headers, the Host check, which refuses a name that
+// is not the lab's before any route sees the request, and, without a
+// token, a cookie for each browser that the jobs count callers by
+// (package access).
 func (s *Server) serveAll(mux http.Handler) http.Handler {
-	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers, s.hosts.Check)
+	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers, s.hosts.Check, s.gate.Browsers)
 }
 
 // noStore marks an answer as never to be cached: sessions, traces and job

@@ -172,7 +172,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s.refs = &compare.Resolver{Presets: d.Presets, Store: d.Store}
 	s.resolveRef = s.refs.Variant
-	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail}
+	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail, Client: gate.Caller}
 	s.mux = s.routes()
 	s.handler = s.serveAll(s.mux)
 	return s, nil
