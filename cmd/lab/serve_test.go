@@ -65,6 +65,18 @@ func TestServeAllowHost(t *testing.T) {
 	}
 }
 
+// TestServeJobs checks lab serve's -jobs values: a clear error naming
+// -jobs and its range.
+func TestServeJobs(t *testing.T) {
+	for _, bad := range []string{"0", "-1", "33", "two", ""} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"serve", "-jobs", bad, "-addr", "127.0.0.1:0", "-data", t.TempDir()}, nil, &out, &errb); code != 2 ||
+			!strings.Contains(errb.String(), "-jobs") || !strings.Contains(errb.String(), "[1, 32]") {
+			t.Errorf("lab serve -jobs %q = %d, %q; want 2 naming -jobs and [1, 32]", bad, code, errb.String())
+		}
+	}
+}
+
 // lab serve listens beyond loopback only with an access token, of at least
 // 16 characters.
 func TestServeNeedsATokenBeyondLoopback(t *testing.T) {

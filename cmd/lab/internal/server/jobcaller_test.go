@@ -2,11 +2,13 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"interplab/cmd/lab/internal/access"
+	"interplab/cmd/lab/internal/jobs"
 )
 
 // startAs posts a long sweep to the lab at base with the header pairs and
@@ -86,5 +88,45 @@ func TestJobLimitPerSignIn(t *testing.T) {
 	}
 	if code, msg := startAs(t, base, "Cookie", access.Cookie+"="+b); code != http.StatusAccepted {
 		t.Errorf("sign-in B's job, from the same address = %d %q, want 202", code, msg)
+	}
+}
+
+// The lab runs Deps.JobSlots jobs at once (lab serve -jobs), and refuses
+// a number out of range naming -jobs and the range.
+func TestJobSlots(t *testing.T) {
+	d := tokenDeps(t)
+	d.Token, d.JobSlots = "", 3
+	s, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ts := serve(t, s)
+	post := func(ip string) (int, string) {
+		t.Helper()
+		resp, err := fromAddr(ip).Post(ts.URL+"/api/sweeps", "application/json", strings.NewReader(jobsLong))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var e struct{ Error string }
+		json.NewDecoder(resp.Body).Decode(&e)
+		return resp.StatusCode, e.Error
+	}
+	for _, ip := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
+		if code, msg := post(ip); code != http.StatusAccepted {
+			t.Fatalf("a job from %s with 3 slots = %d %q, want 202", ip, code, msg)
+		}
+	}
+	if code, msg := post("127.0.0.4"); code != http.StatusTooManyRequests || !strings.Contains(msg, "3 jobs are running") || !strings.Contains(msg, "-jobs") {
+		t.Errorf("a fourth job = %d %q, want 429 saying 3 run at once and naming -jobs", code, msg)
+	}
+
+	for _, n := range []int{-1, jobs.MaxSlots + 1} {
+		d := tokenDeps(t)
+		d.JobSlots = n
+		if _, err := New(d); err == nil || !strings.Contains(err.Error(), "-jobs") || !strings.Contains(err.Error(), fmt.Sprintf("[%d, %d]", jobs.MinSlots, jobs.MaxSlots)) {
+			t.Errorf("New with %d job slots = %v, want an error naming -jobs and its range", n, err)
+		}
 	}
 }

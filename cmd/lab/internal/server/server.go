@@ -61,6 +61,10 @@ type Deps struct {
 	// Limits are the HTTP server's timeouts and connection limit; the
 	// zero value means DefaultLimits.
 	Limits Limits
+	// JobSlots is how many sweeps, tunings and population runs run at
+	// once (lab serve -jobs), in [jobs.MinSlots, jobs.MaxSlots]; 0 means
+	// jobs.DefaultSlots.
+	JobSlots int
 }
 
 // Limits bound what one client can hold of the server: time to send a
@@ -159,10 +163,18 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	slots := d.JobSlots
+	if slots == 0 {
+		slots = jobs.DefaultSlots
+	}
+	runner, err := jobs.NewArchivedRunner(slots, d.Store, studies.DecodeJob)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
 		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
-		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
+		hub: live.New(d.Store, now), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
 	// lock makes this server its only user).
 	if n, err := d.Store.InterruptJobs(now()); err != nil {
