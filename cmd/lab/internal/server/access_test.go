@@ -31,7 +31,7 @@ func tokenServer(t *testing.T) (*Server, string, *store.SQLite) {
 
 // tokenDeps are the Deps of a lab with the access token testToken, on a
 // fresh store that closes at the end of the test.
-func tokenDeps(t *testing.T) Deps {
+func tokenDeps(t testing.TB) Deps {
 	t.Helper()
 	list, err := presets.All()
 	if err != nil {

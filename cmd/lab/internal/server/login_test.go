@@ -38,7 +38,7 @@ func onLab(base, location string) bool {
 
 // roundTrip sends method url with body and the header pairs, and returns
 // the answer as it came: redirects not followed, Location not parsed.
-func roundTrip(t *testing.T, method, url, body string, header ...string) *http.Response {
+func roundTrip(t testing.TB, method, url, body string, header ...string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -308,7 +308,7 @@ func tokenLab(t *testing.T, dir, token string, clock *testClock) (base string, s
 
 // signIn signs in to the lab at base with token and returns the session
 // cookie's value.
-func signIn(t *testing.T, base, token string) string {
+func signIn(t testing.TB, base, token string) string {
 	t.Helper()
 	resp := roundTrip(t, "POST", base+"/login", url.Values{"token": {token}, "next": {"/"}}.Encode(),
 		"Content-Type", "application/x-www-form-urlencoded")
