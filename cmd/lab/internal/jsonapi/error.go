@@ -1,7 +1,8 @@
 // Package jsonapi is the lab's HTTP API layer: the one error shape and the
 // one writer of JSON answers, strict decoding of JSON bodies, and the
-// middleware every route of the server is built from (recover, same
-// origin, content type, body cap).
+// middleware every route of the server is built from (recover, content
+// type, body cap; the Origin check is package access's, against the lab's
+// own host names).
 //
 // Every error the API answers is the JSON object
 //

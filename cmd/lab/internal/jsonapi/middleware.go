@@ -6,7 +6,6 @@ import (
 	"log"
 	"mime"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -46,40 +45,6 @@ func Recover(next http.Handler) http.Handler {
 		}()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// SameOrigin refuses, with a 403, a request a browser sent from a page of
-// another site: one whose Origin is neither the request's own (its host
-// equal to the request's Host) nor one of allow (origins such as
-// "https://tools.example.com"). A request without Origin passes unless
-// its Sec-Fetch-Site says another site sent it: games and command-line
-// clients send neither.
-func SameOrigin(allow []string) Middleware {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !originAllowed(r, allow) {
-				WriteError(w, &Error{Status: http.StatusForbidden, Msg: "cross-origin request refused"})
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
-func originAllowed(r *http.Request, allow []string) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		switch r.Header.Get("Sec-Fetch-Site") {
-		case "", "same-origin", "none":
-			return true
-		}
-		return false
-	}
-	if slices.Contains(allow, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
 }
 
 // RequireType refuses, with a 415, a request whose body is not of one of

@@ -26,8 +26,7 @@ func middlewareServer(t *testing.T) *httptest.Server {
 		}
 		WriteJSON(w, http.StatusOK, v)
 	})
-	srv := httptest.NewServer(Chain(h, Recover, SameOrigin([]string{"https://tools.example"}),
-		RequireType("application/json"), MaxBody(64)))
+	srv := httptest.NewServer(Chain(h, Recover, RequireType("application/json"), MaxBody(64)))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -46,11 +45,6 @@ func TestMiddleware(t *testing.T) {
 		{name: "no origin (a game)", contentType: "application/json", body: `{}`, status: 200},
 		{name: "allow-listed origin", origin: "https://tools.example", contentType: "application/json", body: `{}`, status: 200},
 		{name: "no body, no type", origin: srv.URL, status: 200},
-		{name: "cross-site text/plain", origin: "http://evil.example", contentType: "text/plain", body: `{}`, status: 403},
-		{name: "cross-site JSON", origin: "http://evil.example", contentType: "application/json", body: `{}`, status: 403},
-		{name: "origin with another port", origin: "http://127.0.0.1:1", contentType: "application/json", body: `{}`, status: 403},
-		{name: "null origin", origin: "null", contentType: "application/json", body: `{}`, status: 403},
-		{name: "cross-site fetch without Origin", fetchSite: "cross-site", contentType: "application/json", body: `{}`, status: 403},
 		{name: "same-origin fetch without Origin", fetchSite: "same-origin", contentType: "application/json", body: `{}`, status: 200},
 		{name: "text/plain", origin: srv.URL, contentType: "text/plain", body: `{}`, status: 415},
 		{name: "form", contentType: "application/x-www-form-urlencoded", body: `name=a`, status: 415},

@@ -20,6 +20,19 @@ const testToken = "correct-horse-battery-staple"
 // tokenServer is a served lab with the access token testToken.
 func tokenServer(t *testing.T) (*Server, string, *store.SQLite) {
 	t.Helper()
+	d := tokenDeps(t)
+	s, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, serve(t, s).URL, d.Store.(*store.SQLite)
+}
+
+// tokenDeps are the Deps of a lab with the access token testToken, on a
+// fresh store that closes at the end of the test.
+func tokenDeps(t testing.TB) Deps {
+	t.Helper()
 	list, err := presets.All()
 	if err != nil {
 		t.Fatal(err)
@@ -29,12 +42,7 @@ func tokenServer(t *testing.T) (*Server, string, *store.SQLite) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s, err := New(Deps{Presets: list, Assets: testAssets(t, false), Store: st, Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s, serve(t, s).URL, st
+	return Deps{Presets: list, Assets: testAssets(t, false), Store: st, Token: testToken}
 }
 
 // noFollow is a client that shows redirects instead of following them.

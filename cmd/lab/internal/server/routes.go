@@ -10,17 +10,19 @@ import (
 )
 
 // routes returns the lab's one route table. Every request runs Recover (a
-// fault is a logged 500, and the server serves on) and the security
-// headers; then, when the lab has an access token, every route not marked
+// fault is a logged 500, and the server serves on), the security headers
+// and the Host check (a 421 for a name that is not the lab's); then, when the lab has an access token, every route not marked
 // open asks for it; then each route runs the middleware named beside it,
 // outermost first, and its handler.
 //
 // Reads are open. Every route that changes state (POST, PUT, DELETE) runs
 // change: its answer is never cached, a browser may call it only from the
-// lab's own pages (or an origin of Deps.AllowOrigins), and its body must
+// lab's own pages (an origin with one of the lab's host names) or an origin
+// of Deps.AllowOrigins, and its body must
 // be of the types it names (a request with no body and no type passes)
 // and at most its cap (413 over it). A WebSocket upgrade checks the Origin
-// before anything else.
+// before anything else, then its client's count of WebSockets (a 429 at
+// Limits.SocketsPerClient).
 func (s *Server) routes() *http.ServeMux {
 	const typeJSON = "application/json"
 	var (
@@ -28,10 +30,10 @@ func (s *Server) routes() *http.ServeMux {
 		gz      = []jsonapi.Middleware{jsonapi.Gzip}          // a page or an API answer, compressed for clients that accept gzip
 		fresh   = []jsonapi.Middleware{noStore}               // an answer that changes under the same URL: never cached
 		gzFresh = []jsonapi.Middleware{jsonapi.Gzip, noStore} // both
-		upgrade = []jsonapi.Middleware{jsonapi.SameOrigin(s.allow)}
+		upgrade = []jsonapi.Middleware{s.origins.SameOrigin, s.sockets.Limit}
 	)
 	change := func(maxBody int64, types ...string) []jsonapi.Middleware {
-		return []jsonapi.Middleware{noStore, jsonapi.SameOrigin(s.allow), jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody)}
+		return []jsonapi.Middleware{noStore, s.origins.SameOrigin, jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody)}
 	}
 	// The second column says who may use a route when the lab has an
 	// access token: anyone (open: the login page and the static files),
@@ -131,9 +133,12 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // serveAll is the middleware every request runs, around the route table:
-// Recover, and the security headers (package access).
-func serveAll(mux http.Handler) http.Handler {
-	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers)
+// Recover, the security headers, the Host check, which refuses a name that
+// is not the lab's before any route sees the request, and, without a
+// token, a cookie for each browser that the jobs count callers by
+// (package access).
+func (s *Server) serveAll(mux http.Handler) http.Handler {
+	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers, s.hosts.Check, s.gate.Browsers)
 }
 
 // noStore marks an answer as never to be cached: sessions, traces and job

@@ -83,6 +83,12 @@ func testAssets(t testing.TB, withWasm bool) fstest.MapFS {
 // when nil). The server closes at the end of the test, then the store.
 func testServer(t testing.TB, assets fs.FS, dir string, now func() time.Time) (*Server, *store.SQLite) {
 	t.Helper()
+	return testServerLimits(t, assets, dir, now, Limits{})
+}
+
+// testServerLimits is testServer with limits l.
+func testServerLimits(t testing.TB, assets fs.FS, dir string, now func() time.Time, l Limits) (*Server, *store.SQLite) {
+	t.Helper()
 	list, err := presets.All()
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +98,7 @@ func testServer(t testing.TB, assets fs.FS, dir string, now func() time.Time) (*
 		t.Fatalf("store.Open: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s, err := New(Deps{Presets: list, Assets: assets, Store: st, Now: now})
+	s, err := New(Deps{Presets: list, Assets: assets, Store: st, Now: now, Limits: l})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -291,12 +291,14 @@ func TestSessionsHostileInput(t *testing.T) {
 	e := newSessionsEnv(t, t.TempDir())
 	ok := e.create(t, "ok", nil)
 	path := "/api/sessions/" + ok.ID
+	port := e.srv.URL[strings.LastIndex(e.srv.URL, ":")+1:]
 	tests := []struct {
 		name        string
 		method      string
 		path        string
 		contentType string // "" means application/json when there is a body
 		origin      string
+		host        string // the Host header, PORT for the server's port; "" for the server's own
 		body        string
 		status      int
 		field       string // "-" when the answer need not be JSON (the mux's own 404)
@@ -327,6 +329,15 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "form body", method: "POST", path: "/api/sessions", contentType: "application/x-www-form-urlencoded", body: `name=a`, status: 415},
 		{name: "foreign origin", method: "POST", path: "/api/sessions", origin: "http://evil.example", body: `{"name":"a"}`, status: 403},
 		{name: "foreign origin delete", method: "DELETE", path: path, origin: "http://evil.example", status: 403},
+		{name: "rebinding list", method: "GET", path: "/api/sessions", host: "evil.example:PORT", origin: "http://evil.example:PORT", status: 421, field: "Host"},
+		{name: "rebinding read", method: "GET", path: path, host: "evil.example:PORT", status: 421, field: "Host"},
+		{name: "rebinding create", method: "POST", path: "/api/sessions", host: "evil.example:PORT", origin: "http://evil.example:PORT", body: `{"name":"a"}`, status: 421, field: "Host"},
+		{name: "rebinding save", method: "PUT", path: path, host: "evil.example:PORT", origin: "http://evil.example:PORT", body: `{"rev":1,"notes":"x"}`, status: 421, field: "Host"},
+		{name: "rebinding delete", method: "DELETE", path: path, host: "evil.example:PORT", origin: "http://evil.example:PORT", status: 421, field: "Host"},
+		{name: "rebinding live sync", method: "GET", path: "/ws" + strings.TrimPrefix(path, "/api"), host: "evil.example:PORT", status: 421, field: "Host"},
+		{name: "loopback name, another port", method: "DELETE", path: path, host: "localhost:1", status: 421, field: "Host"},
+		{name: "origin of the lab's name on another port", method: "DELETE", path: path, origin: "http://127.0.0.1:1", status: 403, field: "Origin"},
+		{name: "empty host", method: "GET", path: "/api/sessions", host: " ", status: 421, field: "Host"},
 		{name: "encoded ../ id", method: "GET", path: "/api/sessions/..%2F..%2Fetc%2Fpasswd", status: 404, field: "id"},
 		{name: "raw ../ path", method: "GET", path: "/api/sessions/../../etc/passwd", status: 404, field: "-"},
 		{name: "quote id", method: "PUT", path: "/api/sessions/abc'%20OR%201", body: `{"name":"a"}`, status: 404, field: "id"},
@@ -364,7 +375,10 @@ func TestSessionsHostileInput(t *testing.T) {
 			req.Header.Set("Content-Type", ct)
 		}
 		if tt.origin != "" {
-			req.Header.Set("Origin", tt.origin)
+			req.Header.Set("Origin", strings.ReplaceAll(tt.origin, "PORT", port))
+		}
+		if tt.host != "" {
+			req.Host = strings.ReplaceAll(tt.host, "PORT", port)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -19,13 +19,15 @@ import (
 	"interplab/engine"
 )
 
-// Store is what the lab keeps: sessions and traces. Its implementations
+// Store is what the lab keeps: sessions, traces, job records, custom
+// presets and sign-ins. Its implementations
 // are safe for concurrent use.
 type Store interface {
 	Sessions
 	Traces
 	Jobs
 	Presets
+	Logins
 	Close() error
 }
 

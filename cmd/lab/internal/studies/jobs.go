@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -45,6 +44,9 @@ type Pages struct {
 	Now func() time.Time
 	// Fail answers an error in the API's one error shape.
 	Fail func(w http.ResponseWriter, err error)
+	// Client names who sent a request, for the jobs' per-client limit
+	// (access.Gate.Caller: a browser, a sign-in, or an address).
+	Client func(r *http.Request) string
 }
 
 // JobStatus is GET /api/jobs/{id}.
@@ -56,16 +58,6 @@ func (s *Pages) JobStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	j.Touch(s.Now()) // somebody is watching it
 	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
-}
-
-// clientOf names who sent r, for the jobs' per-client limit: the remote
-// address without its port (every request of one machine is one client).
-func clientOf(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // jobCancelWait is how long POST /api/jobs/{id}/cancel waits for the job
@@ -138,7 +130,7 @@ func startJob[R any](s *Pages, w http.ResponseWriter, r *http.Request, kind stri
 		s.Fail(w, err)
 		return
 	}
-	j, err := s.Jobs.Start(kind, clientOf(r), total, spec, work)
+	j, err := s.Jobs.Start(kind, s.Client(r), total, spec, work)
 	if err != nil {
 		s.Fail(w, err)
 		return
