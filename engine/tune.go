@@ -221,14 +221,17 @@ func (spec *TuneSpec) Validate() error {
 			if err := validateRecovery(i, &base); err != nil {
 				return err
 			}
-		} else if metricIndex(c.Metric) < 0 {
-			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), or recovery"}
+		} else if metricIndex(c.Metric) < 0 && c.Metric != ExtraLatencyMetric {
+			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), extraLatency, or recovery"}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
-	return s.validateSpaceAndBudget()
+	if err := s.validateSpaceAndBudget(); err != nil {
+		return err
+	}
+	return s.checkFloors(&base)
 }
 
 // validateSpaceAndBudget checks the searched parameters and the budget of
@@ -296,7 +299,19 @@ type TuneResult struct {
 	Feasible   bool        `json:"feasible"`   // Best meets every constraint; false when no candidate does
 	Pareto     []Candidate `json:"pareto"`     // ParetoFront of Candidates
 	Candidates []Candidate `json:"candidates"` // every candidate, in the order evaluated
+
+	// Transit is the base link's mean one-way transit, s (LinkTransit):
+	// what extraLatency takes off the added latency.
+	Transit float64 `json:"transit"`
 }
+
+// ExtraLatency returns the extraLatency of metrics m of one of r's
+// candidates: |m.AddedLatency| less r.Transit, in seconds.
+func (r *TuneResult) ExtraLatency(m Metrics) float64 { return extraLatency(m, r.Transit) }
+
+// extraLatency is the added latency beyond a mean transit, by its
+// magnitude as every bound on added latency is.
+func extraLatency(m Metrics, transit float64) float64 { return math.Abs(m.AddedLatency) - transit }
 
 // CombineMetrics combines one candidate's metrics over the motions of a mix:
 // Frames and Snaps are summed, ErrMax and SnapMax are the maximum, and every

@@ -56,7 +56,10 @@ func (spec *TuneSpec) validatePopulation(s TuneSpec, base Settings) error {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
-	return s.validateSpaceAndBudget()
+	if err := s.validateSpaceAndBudget(); err != nil {
+		return err
+	}
+	return s.checkPopulationFloors(&base)
 }
 
 func populationMetricIndex(name string) int {

@@ -35,6 +35,8 @@ type tuneSearch struct {
 	workers  int
 	progress func(c Candidate, done, total int)
 
+	transit float64 // the base link's mean one-way transit, s (LinkTransit), for extraLatency
+
 	cands   []Candidate
 	units   [][]float64         // each candidate's point in the unit cube
 	changed []int               // how many of each candidate's technique settings differ from the base's
@@ -45,7 +47,7 @@ type tuneSearch struct {
 
 func newTuneSearch(spec TuneSpec, workers int, progress func(Candidate, int, int)) *tuneSearch {
 	t := &tuneSearch{spec: spec, rng: newRNG(spec.Seed, 0x74756e65), workers: workers, progress: progress,
-		seen: make(map[string]struct{})}
+		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base)}
 	for _, r := range spec.Space {
 		p, _ := Lookup(r.Name)
 		d := tuneDim{p: p, min: r.Min, max: r.Max}
@@ -437,17 +439,22 @@ func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 	c.Cost = t.spec.Weights.Cost(c.Metrics, s.RenderRate)
 	values := c.Metrics.Values(nil)
 	for _, k := range t.spec.Constraints {
-		if k.Metric == RecoveryMetric {
+		var v, scale float64
+		switch k.Metric {
+		case RecoveryMetric:
 			continue // see bound
-		}
-		i := metricIndex(k.Metric)
-		v := values[i]
-		if k.Metric == "addedLatency" {
-			v = math.Abs(v)
+		case ExtraLatencyMetric:
+			v, scale = extraLatency(c.Metrics, t.transit), ExtraLatencyField.Scale
+		default:
+			i := metricIndex(k.Metric)
+			v, scale = values[i], MetricFields[i].Scale
+			if k.Metric == "addedLatency" {
+				v = math.Abs(v)
+			}
 		}
 		if v > k.Max {
 			c.Feasible = false
-			c.Violation += float64((v - k.Max) * MetricFields[i].Scale)
+			c.Violation += float64((v - k.Max) * scale)
 		}
 	}
 	return c
@@ -506,7 +513,7 @@ func (t *tuneSearch) ranked() []int {
 }
 
 func (t *tuneSearch) result() TuneResult {
-	r := TuneResult{Candidates: t.cands}
+	r := TuneResult{Candidates: t.cands, Transit: t.transit}
 	if len(t.cands) == 0 {
 		return r
 	}

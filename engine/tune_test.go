@@ -194,7 +194,7 @@ func TestTuneCandidates(t *testing.T) {
 func TestTuneInfeasible(t *testing.T) {
 	spec := harborTuneSpec()
 	spec.Base.Duration, spec.Budget = 4, 12
-	spec.Constraints = []Constraint{{Metric: "addedLatency", Max: -1}, {Metric: "snaps", Max: 0}}
+	spec.Constraints = []Constraint{{Metric: "errP95", Max: 0.001}, {Metric: "snaps", Max: -1}}
 	r, err := Tune(context.Background(), spec, 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -204,9 +204,9 @@ func TestTuneInfeasible(t *testing.T) {
 			r.Feasible, r.Best.Feasible, len(r.Pareto))
 	}
 	for i, c := range r.Candidates {
-		want := (math.Abs(c.Metrics.AddedLatency)+1)*1000 + float64(c.Metrics.Snaps)
+		want := (c.Metrics.ErrP95-0.001)*100 + float64(c.Metrics.Snaps+1)
 		if math.Abs(c.Violation-want) > 1e-9*want {
-			t.Errorf("candidate %d: Violation = %v, want %v (ms above −1 s plus snaps above 0)", i, c.Violation, want)
+			t.Errorf("candidate %d: Violation = %v, want %v (cm above 1 mm plus snaps above −1)", i, c.Violation, want)
 		}
 		if c.Violation < r.Best.Violation {
 			t.Errorf("candidate %d violates by %v, less than Best's %v", i, c.Violation, r.Best.Violation)
