@@ -452,12 +452,21 @@ func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 				v = math.Abs(v)
 			}
 		}
-		if v > k.Max {
-			c.Feasible = false
-			c.Violation += float64((v - k.Max) * scale)
-		}
+		c.breach(TuneBreach{Metric: k.Metric, Value: v, Max: k.Max, Over: v - k.Max}, scale)
 	}
 	return c
+}
+
+// breach records b if its value is above its bound: the candidate is not
+// feasible, and its violation grows by b.Over in the metric's display unit
+// (scale).
+func (c *Candidate) breach(b TuneBreach, scale float64) {
+	if b.Over <= 0 {
+		return
+	}
+	c.Feasible = false
+	c.Violation += float64(b.Over * scale)
+	c.Breaks = append(c.Breaks, b)
 }
 
 // bound applies the recovery constraints to c, its Recovery set: a run
@@ -471,10 +480,8 @@ func (t *tuneSearch) bound(c *Candidate) {
 		if !c.Recovery.Recovered {
 			over = max(over, 0) + recoveryBucket
 		}
-		if over > 0 {
-			c.Feasible = false
-			c.Violation += float64(over * RecoveryField.Scale)
-		}
+		c.breach(TuneBreach{Metric: RecoveryMetric, Value: c.Recovery.Time, Max: k.Max, Over: over, Beyond: !c.Recovery.Recovered},
+			RecoveryField.Scale)
 	}
 }
 
@@ -520,8 +527,20 @@ func (t *tuneSearch) result() TuneResult {
 	if t.hasBase {
 		r.Base = t.cands[0]
 	}
-	r.Best = t.cands[t.ranked()[0]]
-	r.Feasible = r.Best.Feasible
+	ranked := t.ranked()
+	best := &t.cands[ranked[0]]
+	r.Feasible = best.Feasible
+	switch {
+	case !r.Feasible:
+		for _, i := range ranked[:min(tuneClosest, len(ranked))] {
+			r.Closest = append(r.Closest, t.cands[i])
+		}
+	case t.hasBase && best.Cost < r.Base.Cost:
+		r.Best, r.Recommended = *best, true
+	}
 	r.Pareto = ParetoFront(t.cands)
 	return r
 }
+
+// tuneClosest is how many candidates a result lists when none is feasible.
+const tuneClosest = 3
