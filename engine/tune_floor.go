@@ -31,6 +31,19 @@ func TuneMetricFields() []MetricField {
 	return append(fields, RecoveryField)
 }
 
+// TuneMetric returns the metric called name that a tuning can bound: one
+// of MetricFields, PopulationMetricFields or the tuner's own extraLatency
+// and recovery.
+func TuneMetric(name string) (MetricField, bool) {
+	if i := metricIndex(name); i >= 0 {
+		return MetricFields[i], true
+	}
+	if i := populationMetricIndex(name); i >= 0 {
+		return PopulationMetricFields[i], true
+	}
+	return tuneField(name)
+}
+
 // tuneField returns the tuner's own metric called name, extraLatency or
 // recovery, which are not fields of Metrics.
 func tuneField(name string) (MetricField, bool) {
