@@ -7,6 +7,7 @@
 package studies
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -184,11 +185,40 @@ func DecodeJob(kind string, spec, result []byte) (any, any, error) {
 	case "sweep":
 		return decodeJob[sweepJob, []engine.SweepPoint](kind, spec, result)
 	case "tune":
-		return decodeJob[tuneJob, engine.TuneResult](kind, spec, result)
+		sp, res, err := decodeJob[tuneJob, engine.TuneResult](kind, spec, result)
+		if tr, ok := res.(engine.TuneResult); ok && err == nil {
+			res = upgradeTuneResult(tr, result)
+		}
+		return sp, res, err
 	case "population":
 		return decodeJob[populationJob, *engine.PopulationResult](kind, spec, result)
 	}
 	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
+}
+
+// upgradeTuneResult reads a tuning archived before results said whether
+// they recommend (raw has no "recommended"): then Best was always set, the
+// least violating candidate when none was feasible. It is a recommendation
+// only if it is feasible and cheaper than the base, as Tune decides now;
+// otherwise it is dropped, and with nothing feasible the three closest are
+// listed (without their breaches, which were not recorded).
+func upgradeTuneResult(r engine.TuneResult, raw []byte) engine.TuneResult {
+	var has struct {
+		Recommended *bool `json:"recommended"`
+	}
+	if json.Unmarshal(raw, &has) != nil || has.Recommended != nil {
+		return r
+	}
+	r.Recommended = r.Best.Feasible && r.Best.Cost < r.Base.Cost
+	if !r.Recommended {
+		r.Best = engine.Candidate{}
+	}
+	if !r.Feasible && len(r.Closest) == 0 {
+		closest := slices.Clone(r.Candidates)
+		slices.SortStableFunc(closest, func(a, b engine.Candidate) int { return cmp.Compare(a.Violation, b.Violation) })
+		r.Closest = closest[:min(3, len(closest))]
+	}
+	return r
 }
 
 // decodeJob decodes a job's spec as a *S and its result, if any, as an R.
