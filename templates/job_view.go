@@ -60,7 +60,7 @@ type SweepParam struct {
 // TuneView is the tuner page: the form, and a job's progress or results.
 type TuneView struct {
 	Form       TuneForm
-	Techniques []TuneTechnique // what the tuner can search, each with its floor on the base's link
+	Techniques []TuneTechnique // what the tuner can search, the base's primary technique first, each with its floor on the base's link
 	Motions    []JobOption     // value = name; checked when in the mix
 	Metrics    []TuneMetric
 	// PopulationMetrics are what the constraints may bound when the

@@ -147,14 +147,16 @@ func startJob[R any](s *Pages, w http.ResponseWriter, r *http.Request, kind stri
 	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: kind, Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/" + kind + "/" + j.ID()})
 }
 
-// exportLinks are the export links of settings s, whose share query is
-// query: every format that writes any technique's settings, and each
-// library's for its technique when s runs it (export.Render refuses it
-// otherwise).
-func exportLinks(query string, s engine.Settings) []templates.JobOption {
+// exportLinks are the export links of the settings whose share query is
+// query, which run technique: every format that writes any technique's
+// settings (json, netem, a library's network), and technique's own, if it
+// has one. Only the technique the study was about: a Mirror designer's
+// tuning offers the Mirror export, not the C++ header of the epic that
+// runs beside it for comparison.
+func exportLinks(query, technique string) []templates.JobOption {
 	var links []templates.JobOption
 	for _, f := range export.List() {
-		if f.Technique == "" || slices.Contains(s.Techniques, f.Technique) {
+		if f.Technique == "" || f.Technique == technique {
 			links = append(links, templates.JobOption{Value: "/api/export?format=" + f.Format + "&" + query, Label: f.Format})
 		}
 	}

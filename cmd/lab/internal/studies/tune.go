@@ -267,7 +267,9 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 // added latency, which includes the network's own, may not be.
 var tuneDefaultBound = tuneConstraint{Metric: engine.ExtraLatencyMetric, Max: "0.06"}
 
-// TunePage is GET /tune and GET /tune/{id}.
+// TunePage is GET /tune and GET /tune/{id}. Opened from the lab, the form
+// starts on the base's technique (engine.Settings.PrimaryTechnique: the
+// designer's library's, else the buffer) unless the query names one.
 func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
@@ -281,6 +283,9 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: "0.05"}, {Metric: "addedLatencyP90", Max: "0.15"}}
 	}
 	_, base, baseErr := s.resolveBase(req.Base)
+	if req.Technique == "" && baseErr == nil {
+		req.Technique = base.PrimaryTechnique()
+	}
 	form := tuneFormOf(req)
 	v := templates.TuneView{Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
@@ -301,7 +306,7 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Form = form.TuneForm
-	for _, t := range engine.TunableTechniques() {
+	for _, t := range primaryFirst(base.PrimaryTechnique(), engine.TunableTechniques()) {
 		opt := templates.TuneTechnique{Name: t}
 		if baseErr == nil {
 			opt.Floor = tuneFloorText(t, &base)
@@ -377,6 +382,21 @@ type tuneForm struct {
 	Motions []string
 }
 
+// primaryFirst is techniques with primary moved to the front, the others
+// in their order: a library designer's page lists their library first.
+func primaryFirst(primary string, techniques []string) []string {
+	out := make([]string, 0, len(techniques))
+	if slices.Contains(techniques, primary) {
+		out = append(out, primary)
+	}
+	for _, t := range techniques {
+		if t != primary {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // tuneFloorText says what the network of base allows technique's added
 // latency (engine.LatencyFloor), for the form's hint; "" when it sets no
 // floor.
@@ -406,13 +426,13 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 	switch {
 	case res.Recommended:
 		// Applied, the recommendation shows the tuned technique beside
-		// the base's, and its library's export is offered.
+		// the base's, and the tuned technique's export is offered.
 		best := res.Best.Settings
 		if !slices.Contains(best.Techniques, tj.Spec.Technique) {
 			best.Techniques = append(slices.Clone(best.Techniques), tj.Spec.Technique)
 		}
 		query := link.Query(tj.Preset, best)
-		rv.ApplyURL, rv.Exports = "/?"+query, exportLinks(query, best)
+		rv.ApplyURL, rv.Exports = "/?"+query, exportLinks(query, tj.Spec.Technique)
 		rv.BestCost = report.Number(res.Best.Cost)
 		for _, c := range engine.Diff(base, res.Best.Settings) {
 			rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: base.Text(c.Name), Best: c.Value})
