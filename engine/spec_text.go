@@ -83,7 +83,8 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 }
 
 // ParseConstraints reads "metric=max,...": names of MetricFields,
-// recovery (RecoveryField, for a tuning over a scenario), or of
+// extraLatency (ExtraLatencyField), recovery (RecoveryField, for a tuning
+// over a scenario), or of
 // PopulationMetricFields for a tuning over a population (TuneSpec.Validate
 // checks which); max a plain number in the metric's SI unit or with a unit
 // (addedLatency=150ms, underrun=5%).
@@ -95,9 +96,9 @@ func ParseConstraints(text string) ([]Constraint, error) {
 		if !ok {
 			return cs, &FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
 		}
-		if metricIndex(name) < 0 && populationMetricIndex(name) < 0 && name != RecoveryMetric {
+		if _, tuner := tuneField(name); metricIndex(name) < 0 && populationMetricIndex(name) < 0 && !tuner {
 			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
-				"; recovery, with a scenario; or, tuning over a population, " + populationMetricNames()}
+				"; extraLatency (the delay beyond the network); recovery, with a scenario; or, tuning over a population, " + populationMetricNames()}
 		}
 		v, err := ParseMetric(name, num)
 		if err != nil {

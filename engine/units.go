@@ -142,15 +142,16 @@ func (p *Param) allowedTyped(u unitDiv, listUnits bool) string {
 
 // ParseMetric reads a value of the named metric, as lab tune -max and the
 // tune form take it: a plain number in the metric's SI unit, or with a unit
-// (150ms, 5%, 20cm); names of MetricFields or PopulationMetricFields.
+// (150ms, 5%, 20cm); names of MetricFields, PopulationMetricFields and
+// the tuner's own extraLatency and recovery.
 func ParseMetric(name, text string) (float64, error) {
 	var f MetricField
 	if i := metricIndex(name); i >= 0 {
 		f = MetricFields[i]
 	} else if i := populationMetricIndex(name); i >= 0 {
 		f = PopulationMetricFields[i]
-	} else if name == RecoveryMetric {
-		f = RecoveryField
+	} else if tf, ok := tuneField(name); ok {
+		f = tf
 	} else {
 		return 0, &FieldError{Field: name, Value: text, Allowed: "a metric name: " + metricNames() +
 			"; or, over a population, " + populationMetricNames()}

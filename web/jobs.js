@@ -227,5 +227,19 @@ for (const sel of form.querySelectorAll('select.axis-name')) {
   unit();
 }
 
+// The tuner's hint says what the base's network allows the chosen
+// technique's added latency (the server's engine.LatencyFloor, per option).
+const floorHint = maybeId('floor', HTMLElement);
+if (kind === 'tune' && floorHint) {
+  const technique = form.elements.namedItem('technique');
+  if (technique instanceof HTMLSelectElement) {
+    technique.addEventListener('change', () => {
+      const floor = technique.selectedOptions[0]?.dataset.floor ?? '';
+      floorHint.textContent = floor;
+      floorHint.hidden = floor === '';
+    });
+  }
+}
+
 maybeId('metric', HTMLSelectElement)?.addEventListener('change', () => drawChart(true));
 if (box.dataset.state === 'running') watch();

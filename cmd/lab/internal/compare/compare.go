@@ -199,17 +199,34 @@ func (r *Runner) Run(ctx context.Context, vs []Variant) (*Comparison, error) {
 			"compare: the variants need %.3g entity-technique-frames, more than the %.3g a comparison may run: lower entities or duration, or run fewer techniques",
 			work, float64(maxWork))}
 	}
-	for _, t := range engine.TechniqueNames {
-		if ran[t] {
-			c.Techniques = append(c.Techniques, t)
-		}
-	}
+	c.Techniques = techniqueOrder(first.PrimaryTechnique(), ran)
 	res, err := r.runAll(ctx, c.Variants, c.Step)
 	if err != nil {
 		return nil, err
 	}
 	c.Results = res
 	return c, nil
+}
+
+// techniqueOrder lists the techniques ran: the library the designer is on
+// first (primary, the first variant's Settings.PrimaryTechnique, when it is
+// a library's), then the other libraries', then the lab's own, each in
+// engine.TechniqueNames order. A Mirror designer's comparison opens on
+// mirror, with buffer and epic after it as the comparison they are; one of
+// the lab's own techniques keeps the table's order.
+func techniqueOrder(primary string, ran map[string]bool) []string {
+	var out []string
+	if ran[primary] && engine.LibraryTechnique(primary) {
+		out = append(out, primary)
+	}
+	for _, library := range []bool{true, false} {
+		for _, t := range engine.TechniqueNames {
+			if ran[t] && !slices.Contains(out, t) && engine.LibraryTechnique(t) == library {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 func variantError(i int, label string, err error) error {

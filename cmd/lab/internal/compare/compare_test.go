@@ -190,3 +190,32 @@ func TestLRU(t *testing.T) {
 		}
 	}
 }
+
+// A comparison of library settings lists the library the first variant is
+// on first, then the other libraries', then the lab's own techniques; one
+// of the lab's own settings keeps the table's order.
+func TestTechniqueOrder(t *testing.T) {
+	ran := func(names ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	tests := []struct {
+		primary string
+		ran     map[string]bool
+		want    []string
+	}{
+		{engine.TechMirror, ran("epic", "buffer", "mirror"), []string{"mirror", "epic", "buffer"}},
+		{engine.TechSource, ran("epic", "buffer", "mirror", "source"), []string{"source", "mirror", "epic", "buffer"}},
+		{engine.TechBuffer, ran("epic", "buffer", "hermite"), []string{"epic", "buffer", "hermite"}},
+		{engine.TechBuffer, ran("buffer", "ngo"), []string{"ngo", "buffer"}},
+		{engine.TechMirror, ran("epic", "buffer"), []string{"epic", "buffer"}},
+	}
+	for _, tt := range tests {
+		if got := techniqueOrder(tt.primary, tt.ran); !slices.Equal(got, tt.want) {
+			t.Errorf("techniqueOrder(%s, %v) = %v, want %v", tt.primary, tt.ran, got, tt.want)
+		}
+	}
+}

@@ -227,7 +227,7 @@ func TestTunePopulationBrowser(t *testing.T) {
 		t.Fatalf("no job at %s", path)
 	}
 	res, _ := j.Result()
-	if best := res.(engine.TuneResult).Best; best.Population == nil {
-		t.Errorf("the tuning ran without its population: %+v", best)
+	if base := res.(engine.TuneResult).Base; base.Population == nil {
+		t.Errorf("the tuning ran without its population: %+v", base)
 	}
 }

@@ -13,16 +13,16 @@ import (
 // text with a unit; a bad one names its row and the unit.
 func TestTuneConstraintUnits(t *testing.T) {
 	var req TuneRequest
-	if err := json.Unmarshal([]byte(`{"constraints":[{"metric":"addedLatency","max":"150ms"},{"metric":"underrun","max":"5%"},{"metric":"errP95","max":0.2}]}`), &req); err != nil {
+	if err := json.Unmarshal([]byte(`{"constraints":[{"metric":"addedLatency","max":"150ms"},{"metric":"underrun","max":"5%"},{"metric":"errP95","max":0.2},{"metric":"extraLatency","max":"60ms"}]}`), &req); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := req.constraints()
-	want := []engine.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}}
+	want := []engine.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}, {Metric: "extraLatency", Max: 0.06}}
 	if err != nil || !reflect.DeepEqual(cs, want) {
 		t.Errorf("constraints = %v, %v; want %v", cs, err, want)
 	}
-	if f := tuneFormOf(req); f.Constraints[0].Max != "150" || f.Constraints[1].Max != "5" || f.Constraints[2].Max != "20" {
-		t.Errorf("form constraints = %+v, want 150 (ms), 5 (%%), 20 (cm)", f.Constraints)
+	if f := tuneFormOf(req); f.Constraints[0].Max != "150" || f.Constraints[1].Max != "5" || f.Constraints[2].Max != "20" || f.Constraints[3].Max != "60" {
+		t.Errorf("form constraints = %+v, want 150 (ms), 5 (%%), 20 (cm), 60 (ms)", f.Constraints)
 	}
 	req.Constraints = []tuneConstraint{{Metric: "addedLatency", Max: "150 furlongs"}}
 	_, err = req.constraints()
@@ -77,5 +77,33 @@ func TestDecodeJob(t *testing.T) {
 	}
 	if _, _, err := DecodeJob("bake", []byte("{}"), nil); err == nil {
 		t.Error("an unknown kind decodes")
+	}
+}
+
+// TestDecodeJobUpgradesOldTunings: a tuning archived before results said
+// whether they recommend kept its least violating candidate as Best; read
+// back, it recommends only what Tune would recommend now.
+func TestDecodeJobUpgradesOldTunings(t *testing.T) {
+	spec := []byte(`{}`)
+	for _, tt := range []struct {
+		name, result    string
+		wantRecommended bool
+		wantClosest     int
+	}{
+		{"a feasible, cheaper best", `{"base":{"cost":10,"feasible":true},"best":{"cost":5,"feasible":true},"feasible":true,"candidates":[]}`, true, 0},
+		{"the base as best", `{"base":{"cost":10,"feasible":true},"best":{"cost":10,"feasible":true},"feasible":true,"candidates":[]}`, false, 0},
+		{"nothing feasible", `{"base":{"cost":10,"violation":5},"best":{"cost":1,"violation":3},"feasible":false,"candidates":[{"cost":10,"violation":5},{"cost":1,"violation":3}]}`, false, 2},
+	} {
+		_, res, err := DecodeJob("tune", spec, []byte(tt.result))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.(engine.TuneResult)
+		if r.Recommended != tt.wantRecommended || len(r.Closest) != tt.wantClosest || !r.Recommended && !reflect.DeepEqual(r.Best, engine.Candidate{}) {
+			t.Errorf("%s: recommended %v, best %+v, %d closest; want %v, %d", tt.name, r.Recommended, r.Best, len(r.Closest), tt.wantRecommended, tt.wantClosest)
+		}
+		if tt.wantClosest > 0 && r.Closest[0].Violation != 3 {
+			t.Errorf("%s: closest[0] violates by %v, want the least, 3", tt.name, r.Closest[0].Violation)
+		}
 	}
 }

@@ -239,9 +239,19 @@ func (s *Pages) SweepCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// SweepPage is GET /sweep and GET /sweep/{id}.
+// SweepPage is GET /sweep and GET /sweep/{id}. Opened from the lab, the
+// form starts on the base's technique (engine.Settings.PrimaryTechnique),
+// listed first, unless the query names one.
 func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
-	v := templates.SweepView{Form: sweepFormFromQuery(r.URL.Query()), Scripts: chart.Scripts}
+	q := r.URL.Query()
+	_, base, baseErr := s.resolveBase(q.Get("base"))
+	if baseErr != nil {
+		base = engine.Defaults()
+	}
+	if q.Get("technique") == "" {
+		q.Set("technique", base.PrimaryTechnique())
+	}
+	v := templates.SweepView{Form: sweepFormFromQuery(q), Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, sj := s.sweepOf(w, r)
 		if j == nil {
@@ -263,7 +273,7 @@ func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
 			v.Chart = comp
 		}
 	}
-	v.Techniques = engine.TechniqueNames
+	v.Techniques = primaryFirst(base.PrimaryTechnique(), engine.TechniqueNames)
 	for _, pr := range engine.Params() {
 		if pr.Kind == engine.Set {
 			continue
