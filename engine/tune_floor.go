@@ -33,13 +33,16 @@ func TuneMetricFields() []MetricField {
 
 // TuneMetric returns the metric called name that a tuning can bound: one
 // of MetricFields, PopulationMetricFields or the tuner's own extraLatency
-// and recovery.
+// and recovery; or blank, the bound every tuning applies (see BlankMetric).
 func TuneMetric(name string) (MetricField, bool) {
 	if i := metricIndex(name); i >= 0 {
 		return MetricFields[i], true
 	}
 	if i := populationMetricIndex(name); i >= 0 {
 		return PopulationMetricFields[i], true
+	}
+	if name == BlankMetric {
+		return BlankField, true // a bound Tune always applies, never one typed
 	}
 	return tuneField(name)
 }

@@ -437,6 +437,9 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 	c := Candidate{Settings: s, Metrics: CombineMetrics(runs), Feasible: true}
 	c.Cost = t.spec.Weights.Cost(c.Metrics, s.RenderRate)
+	if b := blankShare(c.Metrics, &s, len(runs)); b > maxBlank {
+		c.breach(TuneBreach{Metric: BlankMetric, Value: b, Max: maxBlank, Over: b - maxBlank}, BlankField.Scale)
+	}
 	values := c.Metrics.Values(nil)
 	for _, k := range t.spec.Constraints {
 		var v, scale float64
