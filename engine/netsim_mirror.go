@@ -122,3 +122,117 @@ func (mq *mirrorSimQueue) flush(T float64, out []mirrorSimMsg) []mirrorSimMsg {
 	mq.q = kept
 	return out
 }
+
+// MirrorLatencySimFor returns the fields the mirror-network export sets on
+// LatencySimulation for one step of the plan of s: latency the step's
+// latency plus a spike's delay, in ms; jitter twice the lab's mean jitter
+// (the noise averages about one half), at most Mirror's 1 s; jitterSpeed 1
+// (Mirror's default); unreliableLoss the step's loss (100 in an outage);
+// unreliableScramble the lab's reorder share, in percent.
+func MirrorLatencySimFor(s *Settings, st *NetSimStep) MirrorLatencySim {
+	return MirrorLatencySim{
+		Latency:            float32((st.C.Latency + st.C.Extra) * 1000),
+		Jitter:             float32(min(2*st.C.Jitter, 1)),
+		JitterSpeed:        1,
+		UnreliableLoss:     float32(st.Loss() * 100),
+		UnreliableScramble: float32(s.Reorder * 100),
+	}
+}
+
+// mirrorNetSim is the netSim "mirror" link: the server's LatencySimulation
+// playing the mirror-network export's steps, the snapshots on the unreliable
+// channel, over a wrapped transport on a LAN (no delay of its own). Server
+// frames come at tickRate; a snapshot is sent in the frame of its send time
+// and reaches the client in the frame that flushes it.
+//
+// What the lab does not carry over: Mathf.PerlinNoise is not public, so the
+// noise is Perlin's improved gradient noise on the diagonal (mirrorNoise),
+// a curve of the same kind, not Unity's values; the order inside one flush
+// (where the scramble acts) reaches the techniques as send order, since what
+// one frame hands on arrives at one instant; and the client clock's pings
+// keep the lab's link.
+type mirrorNetSim struct {
+	s     *Settings
+	plan  netSimSchedule
+	draws mirrorLabDraws
+}
+
+func newMirrorNetSim(s *Settings, seed uint64) *mirrorNetSim {
+	return &mirrorNetSim{s: s, plan: netSimSchedule{s: s}, draws: mirrorLabDraws{r: newRNG(seed, netSimStreamMirror)}}
+}
+
+func (m *mirrorNetSim) send(sent float64, arrivals []float64) []float64 {
+	sim := MirrorLatencySimFor(m.s, m.plan.at(sent))
+	due := sent + float64(sim.latency(sent, &m.draws))
+	if sim.drop(&m.draws) {
+		return arrivals
+	}
+	sim.insertAt(0, &m.draws) // the scramble draw, which only orders a flush
+	return append(arrivals, max(sent, nextFrame(due, m.s.TickRate)))
+}
+
+// mirrorLabDraws is LatencySimulation's randomness in the lab: the noise
+// curve and a seeded stream for System.Random.
+type mirrorLabDraws struct{ r *rng }
+
+func (d *mirrorLabDraws) noise(x float32) float32 { return mirrorNoise(x) }
+func (d *mirrorLabDraws) nextDouble() float64     { return d.r.Float64() }
+func (d *mirrorLabDraws) next(max int) int        { return int(d.r.Float64() * float64(max)) }
+
+// mirrorNoise stands in for Unity's Mathf.PerlinNoise(x, x): Ken Perlin's
+// improved noise (2002: quintic fade, his permutation, the four diagonal
+// gradients of 2-D noise) at (x, x), mapped from [−1, 1] to [0, 1]. Every
+// product is rounded on its own, so it gives the same values everywhere.
+func mirrorNoise(xf float32) float32 {
+	x := float64(xf)
+	fl := perlinFloor(x)
+	i := int(int64(fl)) & 255
+	f := x - fl
+	u := perlinFade(f)
+	// On the diagonal both coordinates share a cell and a fraction.
+	a, b := perlinPerm[i]+i, perlinPerm[(i+1)&255]+i
+	n00 := perlinGrad(perlinPerm[a&255], f, f)
+	n10 := perlinGrad(perlinPerm[b&255], f-1, f)
+	n01 := perlinGrad(perlinPerm[(a+1)&255], f, f-1)
+	n11 := perlinGrad(perlinPerm[(b+1)&255], f-1, f-1)
+	n := perlinLerp(u, perlinLerp(u, n00, n10), perlinLerp(u, n01, n11))
+	return float32(float64(n+1) / 2)
+}
+
+func perlinFloor(x float64) float64 {
+	t := float64(int64(x))
+	if t > x {
+		t--
+	}
+	return t
+}
+
+func perlinFade(t float64) float64 {
+	return float64(float64(t*t) * float64(t*float64(float64(t*float64(float64(t*6)-15))+10)))
+}
+
+func perlinLerp(t, a, b float64) float64 { return a + float64(t*(b-a)) }
+
+// perlinGrad returns the dot product of (x, y) with one of the four diagonal
+// gradients, chosen by the hash h.
+func perlinGrad(h int, x, y float64) float64 {
+	if h&1 != 0 {
+		x = -x
+	}
+	if h&2 != 0 {
+		y = -y
+	}
+	return x + y
+}
+
+// perlinPerm is Ken Perlin's reference permutation of 0..255.
+var perlinPerm = [256]int{151, 160, 137, 91, 90, 15, 131, 13, 201, 95, 96, 53, 194, 233, 7, 225, 140, 36, 103, 30, 69, 142,
+	8, 99, 37, 240, 21, 10, 23, 190, 6, 148, 247, 120, 234, 75, 0, 26, 197, 62, 94, 252, 219, 203, 117, 35, 11, 32, 57, 177,
+	33, 88, 237, 149, 56, 87, 174, 20, 125, 136, 171, 168, 68, 175, 74, 165, 71, 134, 139, 48, 27, 166, 77, 146, 158, 231,
+	83, 111, 229, 122, 60, 211, 133, 230, 220, 105, 92, 41, 55, 46, 245, 40, 244, 102, 143, 54, 65, 25, 63, 161, 1, 216, 80,
+	73, 209, 76, 132, 187, 208, 89, 18, 169, 200, 196, 135, 130, 116, 188, 159, 86, 164, 100, 109, 198, 173, 186, 3, 64, 52,
+	217, 226, 250, 124, 123, 5, 202, 38, 147, 118, 126, 255, 82, 85, 212, 207, 206, 59, 227, 47, 16, 58, 17, 182, 189, 28, 42,
+	223, 183, 170, 213, 119, 248, 152, 2, 44, 154, 163, 70, 221, 153, 101, 155, 167, 43, 172, 9, 129, 22, 39, 253, 19, 98,
+	108, 110, 79, 113, 224, 232, 178, 185, 112, 104, 218, 246, 97, 228, 251, 34, 242, 193, 238, 210, 144, 12, 191, 179, 162,
+	241, 81, 51, 145, 235, 249, 14, 239, 107, 49, 192, 214, 31, 181, 199, 106, 157, 184, 84, 204, 176, 115, 121, 50, 45, 127,
+	4, 150, 254, 138, 236, 205, 93, 222, 114, 67, 29, 24, 72, 243, 141, 128, 195, 78, 66, 215, 61, 156, 180}
