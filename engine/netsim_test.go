@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -170,5 +174,46 @@ func TestNetSimPlanKeepsUp(t *testing.T) {
 	b := l.Send(2, nil)
 	if a[0]-1 > 0.07 || b[0]-2 < 0.2 {
 		t.Errorf("latency 50 ms then 200 ms: delays %g and %g s", a[0]-1, b[0]-2)
+	}
+}
+
+// TestNetSimGolden pins what each simulator model delivers for a scenario
+// that uses loss, a spike, an outage and a ramp, to the bit
+// (testdata/netsim/models.golden, rewritten by go test -update): the same
+// seed gives the same packets natively, with FMA and in WebAssembly.
+func TestNetSimGolden(t *testing.T) {
+	var b strings.Builder
+	for _, name := range NetSims[1:] {
+		s := Defaults()
+		s.NetSim, s.Loss, s.Duplicate, s.Jitter = name, 0.03, 0.02, 0.02
+		s.Scenario, s.ScenarioText = ScenarioCustom, "ramp at=2 for=3 latency=120ms\nspike at=6 for=0.4 delay=200ms\noutage at=8 for=1 backlog=drop"
+		sent, arr := netSimSends(&s, 12*20, 20)
+		for i, a := range arr {
+			fmt.Fprintf(&b, "%s %.17g", name, sent[i])
+			for _, x := range a {
+				fmt.Fprintf(&b, " %.17g", x)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	golden := filepath.Join("testdata", "netsim", "models.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got := b.String(); got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("line %d = %q, want %q", i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%d lines, want %d", len(gl), len(wl))
 	}
 }
