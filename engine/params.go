@@ -381,6 +381,9 @@ var labParams = []Param{
 	enumParam(Param{Name: "scenario", Group: "network", Default: 0, Choices: Scenarios, Restart: true,
 		Doc: "Conditions that change over the run (spikes, outages, ramps); custom reads scenarioText."},
 		func(s *Settings) *string { return &s.Scenario }),
+	enumParam(Param{Name: "netSim", Group: "network", Default: 0, Choices: NetSims, Restart: true,
+		Doc: "The link: the lab's own, or a model of the game engine's network simulator playing this network's export (what QA will get)."},
+		func(s *Settings) *string { return &s.NetSim }),
 
 	// Buffer
 	{Name: "delay", Group: "buffer", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.1, Display: "ms", Scale: ms,

@@ -33,6 +33,7 @@ type Settings struct {
 	UplinkRatio float64 `json:"uplinkRatio"` // client→server latency as a multiple of latency
 	Scenario    string  `json:"scenario"`    // none, a built-in scenario, or custom
 	Ideal       bool    `json:"ideal"`       // impairments off: every packet once, after exactly latency
+	NetSim      string  `json:"netSim"`      // lab, or a game engine's simulator playing the network export (NetSims)
 
 	// ScenarioText is the text of the custom scenario (see Scenario), used
 	// when Scenario is "custom". It is not a parameter: no slider or URL

@@ -286,6 +286,10 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 type ExportView struct {
 	Format, Label string
 	Technique     string // "" when the export writes settings of any technique
+	// Preview is the comparison page of the lab's network against the game
+	// engine's own simulator playing this export, and NetSim that
+	// simulator; both "" when the engine does not model it.
+	Preview, NetSim string
 }
 
 // exportHidden tells whether e's technique is not among s's techniques.

@@ -9,7 +9,7 @@
 
 import { loadEngine } from './engine.js';
 import { Controls } from './controls.js';
-import { presetValues, shareQuery, mirror, exportURL } from './url.js';
+import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.js';
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
@@ -331,6 +331,9 @@ class Lab {
     }
     for (const a of document.querySelectorAll('a.export')) {
       if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', q);
+    }
+    for (const a of document.querySelectorAll('a.export-preview')) {
+      if (a instanceof HTMLAnchorElement) a.href = previewURL(a.dataset.netsim ?? '', q);
     }
     this.query = q;
     this.showAdvice();

@@ -72,3 +72,14 @@ export function mirror(query) {
 export function exportURL(format, query) {
   return '/api/export?format=' + format + (query ? '&' + query : '');
 }
+
+/**
+ * previewURL is the comparison page of the current state over the lab's
+ * network and over the game engine simulator netSim (export.PreviewURL).
+ * @param {string} netSim
+ * @param {string} query
+ */
+export function previewURL(netSim, query) {
+  const both = query ? query + '&' : '';
+  return '/compare?v=' + encodeURIComponent('q:' + query) + '&v=' + encodeURIComponent('q:' + both + 'netSim=' + netSim);
+}

@@ -155,3 +155,22 @@ func TestSimScenarioFile(t *testing.T) {
 		t.Errorf("lab sim -scenario missing: exit %d: %s", code, errb.String())
 	}
 }
+
+// TestSimNetSim: lab sim -netsim NAME runs the settings over the lab's
+// network and over NAME's simulator and prints, per technique, both values
+// of every metric and their difference; a simulator the lab does not model
+// is refused with the choices.
+func TestSimNetSim(t *testing.T) {
+	code, out, errs := labRun("sim", "-netsim", "unreal", "-set", "duration=5", "-set", "loss=0.5%")
+	if code != 0 {
+		t.Fatalf("lab sim -netsim unreal = %d:\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"Unreal's packet simulation playing the unreal-network export", "buffer lab", "unreal", "errRMS", "smoothness"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lab sim -netsim unreal output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := labRun("sim", "-netsim", "source"); code != 2 || !strings.Contains(errs, "want one of mirror, unity, unreal") {
+		t.Errorf("lab sim -netsim source = %d, %q; want 2 naming the choices", code, errs)
+	}
+}

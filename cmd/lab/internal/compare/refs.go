@@ -110,6 +110,9 @@ func (s *Resolver) Settings(ref string) (string, engine.Settings, error) {
 		if preset != "" {
 			label = preset + " + changes"
 		}
+		if st.NetSim != engine.NetSimLab {
+			label += " over " + st.NetSim + "'s simulator"
+		}
 		return label, st, nil
 	case "session":
 		id, revText, hasRev := strings.Cut(arg, "@")

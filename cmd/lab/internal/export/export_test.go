@@ -89,14 +89,6 @@ func TestExportLineChanges(t *testing.T) {
 		{"netem", "jitter=0.03", []string{
 			"# delay: mean one-way delay latency + jitter = 40 + 30 ms",
 			"netem delay 70ms 30ms distribution paretonormal loss random 1%"}},
-		{"netem", "jitterDist=normal", []string{
-			"distribution normal",
-			"# Everything these settings use, netem expresses.",
-			"netem delay 60ms 20ms distribution normal loss random 1%"}},
-		{"netem", "jitterDist=uniform", []string{
-			"(netem's default distribution)",
-			"# Everything these settings use, netem expresses.",
-			"netem delay 60ms 20ms loss random 1%"}},
 		{"netem", "duplicate=0.02", []string{"netem delay 60ms 20ms distribution paretonormal loss random 1% duplicate 2%"}},
 		// p = 0.01 × (1/3) / 0.99, r = 1/3, in percent.
 		{"netem", "lossModel=burst", []string{

@@ -43,6 +43,11 @@ func parseSourceCfg(cfg []byte) (engine.SourceSettings, error) {
 			return s.SourceSettings, err
 		}
 	}
+	if !seen["cl_interpolate"] {
+		// Development-only, never written: a released game interpolates.
+		s.SourceSettings.ClInterpolate = true
+		seen["cl_interpolate"] = true
+	}
 	for _, p := range engine.Params() {
 		if p.Group == "source" && !seen[strings.TrimPrefix(p.Name, "source.")] {
 			return s.SourceSettings, fmt.Errorf("the cfg does not set %s", p.Name)
@@ -92,5 +97,43 @@ func TestExportSourceRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got.Techniques, want.Techniques) {
 			t.Errorf("run with the read-back settings = %+v, want %+v", got.Techniques, want.Techniques)
 		}
+	}
+}
+
+// TestExportSourceFlags: every cheat-protected cvar is marked as such on its
+// own line, cl_interpolate (development-only: a released game cannot set it)
+// is never written, and a lab run without interpolation says the export
+// cannot give it.
+func TestExportSourceFlags(t *testing.T) {
+	cheat := map[string]bool{"cl_extrapolate": true, "cl_extrapolate_amount": true, "cl_clock_correction": true,
+		"cl_clockdrift_max_ms": true, "cl_clock_correction_adjustment_min_offset": true,
+		"cl_clock_correction_adjustment_max_offset": true, "cl_clock_correction_adjustment_max_amount": true}
+	s := engine.Defaults()
+	s.Techniques = []string{engine.TechSource}
+	f, err := Render("source", "", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(f.Body), "\n")
+	for i, line := range lines {
+		name, _, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "//") || line == "" {
+			continue
+		}
+		if name == "cl_interpolate" {
+			t.Errorf("line %d sets cl_interpolate, which is development-only", i+1)
+		}
+		marked := i > 0 && strings.Contains(lines[i-1], "FCVAR_CHEAT")
+		if cheat[name] != marked {
+			t.Errorf("line %d: %s is cheat-protected %v, marked %v (comment above: %q)", i+1, name, cheat[name], marked, lines[i-1])
+		}
+	}
+	s.SourceSettings.ClInterpolate = false
+	f, err = Render("source", "", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.Body), "cl_interpolate 0 cannot be set in a released game") {
+		t.Errorf("with cl_interpolate 0 the export does not say it cannot give it:\n%s", f.Body)
 	}
 }

@@ -258,6 +258,24 @@ func TestBrowserExports(t *testing.T) {
 		t.Fatal("the jitter slider did not move")
 	}
 
+	// The "vs" links follow the settings too: each compares the page's
+	// settings over the lab's network and over its engine's simulator.
+	var query string
+	b.eval(`location.search.slice(1)`, &query)
+	for _, name := range export.Formats() {
+		sim := export.NetSim(name)
+		if sim == "" {
+			continue
+		}
+		var href string
+		b.eval(`document.getElementById("preview-`+name+`").getAttribute("href")`, &href)
+		got, err1 := url.Parse(href)
+		want, err2 := url.Parse(export.PreviewURL(sim, query))
+		if err1 != nil || err2 != nil || got.Path != want.Path || !slices.Equal(got.Query()["v"], want.Query()["v"]) {
+			t.Errorf("preview link of %s = %s, want the comparison %s", name, href, want)
+		}
+	}
+
 	dir := t.TempDir()
 	if _, err := chromedp.CallBrowser(b.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),

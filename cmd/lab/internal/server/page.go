@@ -42,7 +42,11 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		Query:    link.Query(preset, settings),
 	}
 	for _, e := range export.List() {
-		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique})
+		ev := templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique, NetSim: export.NetSim(e.Format)}
+		if ev.NetSim != "" {
+			ev.Preview = export.PreviewURL(ev.NetSim, v.Query)
+		}
+		v.Exports = append(v.Exports, ev)
 	}
 	if replaying {
 		s.replayPage(&v, trace, q)
