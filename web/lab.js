@@ -725,6 +725,12 @@ class Lab {
         return Array.from(this.poses.subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
       },
       screen: (/** @type {number} */ row, /** @type {number} */ e) => this.view.screenOf(row, e),
+      // the scale bar's box in the view, in page coordinates (CSS pixels)
+      scaleBox: () => {
+        const r = this.view.canvas.getBoundingClientRect();
+        const b = this.view.scaleBox;
+        return { x: r.x + b.x, y: r.y + b.y, w: b.w, h: b.h };
+      },
       metrics: () => {
         this.showMetrics();
         /** @type {Record<string, Record<string, number>>} */
