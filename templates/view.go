@@ -260,6 +260,24 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 	return f
 }
 
+// nameParts splits a parameter's name after each dot and underscore:
+// "source.cl_interp" → "source.", "cl_", "interp".
+func nameParts(name string) []string {
+	var out []string
+	for name != "" {
+		i := strings.IndexAny(name, "._")
+		if i < 0 {
+			break
+		}
+		out = append(out, name[:i+1])
+		name = name[i+1:]
+	}
+	if name != "" {
+		out = append(out, name)
+	}
+	return out
+}
+
 // unitsHint says which units a typed value may carry: ", or with a unit:
 // ms, s".
 func unitsHint(f fieldView) string {
