@@ -33,7 +33,7 @@ import { presetValues } from './url.js';
  * @typedef {import('./types/interplab').MetricField} MetricField
  * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, restart: () => void,
  *   setFocus: (i: number) => void, dots: () => boolean, watch: (f: () => void) => void, replay: boolean,
- *   frames: () => number}} ABPage
+ *   frames: () => number, primary: () => string}} ABPage
  *   what the A/B view needs of the lab page
  * @typedef {{op: 'created', gen: number, error: string, techniques: string[], entities: number, poseStride: number}
  *   | {op: 'frame', gen: number, frames: number, time: number, poses: Float32Array<ArrayBuffer>, packets: Float64Array<ArrayBuffer>, np: number,
@@ -60,8 +60,10 @@ export class AB {
     this.pinning = null;
     this.label = '';
     this.values = new Float64Array(0);
-    /** @type {string[]} */
+    /** @type {string[]} the pinned run's techniques, in its rows' order */
     this.techs = [];
+    /** @type {string[]} the delta table's columns: the pinned run's techniques, the library the designer is on first */
+    this.cols = [];
     this.entities = 0;
     this.poses = new Float32Array(0);
     /** @type {Float32Array | null} a poses buffer the view no longer draws, for the worker to fill */
@@ -432,11 +434,13 @@ export class AB {
   }
 
   buildTable() {
+    const lib = this.page.primary();
+    this.cols = this.techs.includes(lib) ? [lib, ...this.techs.filter((n) => n !== lib)] : this.techs.slice();
     const t = this.table;
     t.replaceChildren();
     const head = t.createTHead().insertRow();
     head.append(document.createElement('th'));
-    for (const name of this.techs) {
+    for (const name of this.cols) {
       const th = Object.assign(document.createElement('th'), { textContent: name });
       th.style.color = techColor(name);
       head.append(th);
@@ -448,7 +452,7 @@ export class AB {
       const th = Object.assign(document.createElement('th'), { scope: 'row', title: f.doc });
       th.append(f.name + ' ', Object.assign(document.createElement('small'), { textContent: f.display || f.unit }));
       tr.append(th);
-      for (const name of this.techs) {
+      for (const name of this.cols) {
         const td = tr.insertCell();
         td.dataset.tech = name;
         td.textContent = '–';
@@ -479,11 +483,12 @@ export class AB {
     /** @type {Record<string, Record<string, number>>} */
     const out = {};
     const rows = this.table.tBodies[0]?.rows ?? [];
-    this.techs.forEach((name, i) => {
+    this.cols.forEach((name, c) => {
+      const i = this.techs.indexOf(name);
       const j = techs.indexOf(name);
       out[name] = {};
       this.fields.forEach((f, k) => {
-        const td = rows[k]?.cells[i + 1];
+        const td = rows[k]?.cells[c + 1];
         const d = j < 0 ? NaN : values[j * nf + k] - pinned[i * nf + k];
         out[name][f.name] = d;
         if (!td) return;

@@ -86,6 +86,10 @@ class Lab {
     this.redoStack = [];
     /** @type {AB | null} the A/B view (ab.js), made in start */
     this.ab = null;
+    /** the library techniques (the server lists them on the side panel), to tell them from the lab's own */
+    this.libraries = new Set((byId('controls', HTMLFormElement).dataset.libraries ?? '').split(' ').filter(Boolean));
+    /** @type {string | null} the library the side panel was last arranged for ("" for none); null before the first time */
+    this.arrangedFor = null;
     this.headings = true; // whether the engine writes headings into the poses
     /** the custom scenario's text the run has (scenario custom reads it); the link's at first */
     this.scenarioText = byId('scenario-text', HTMLTextAreaElement).value;
@@ -192,7 +196,7 @@ class Lab {
       engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
       restart: () => { this.engine.restart(); this.restarted(); },
       setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
-      frames: () => this.engine.frames(),
+      frames: () => this.engine.frames(), primary: () => this.primary(),
     });
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
@@ -478,18 +482,75 @@ class Lab {
     byId('advice-list', HTMLElement).replaceChildren(...list.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
   }
 
+  /**
+   * primary returns the library technique the designer is on: the first
+   * library technique running, as engine's PrimaryTechnique picks it; ""
+   * when only the lab's own run.
+   */
+  primary() {
+    return this.techs.find((t) => this.libraries.has(t)) ?? '';
+  }
+
   // showTechniqueControls shows the settings and the exports of the
   // selected techniques only: a library's knobs and its export appear with
-  // its technique.
+  // its technique. On a library the side panel starts on it (the order of
+  // templates' groupRank): under the "Compare with the lab's techniques"
+  // toggle, its knobs, the other libraries running, the scenario and the
+  // network, then the lab's own techniques, folded when they come in; the
+  // library's export comes first.
   showTechniqueControls() {
     const on = new Set(this.techs);
-    for (const f of document.querySelectorAll('fieldset[data-techniques]')) {
-      if (!(f instanceof HTMLElement) || !f.dataset.techniques) continue;
-      f.hidden = !f.dataset.techniques.split(' ').some((t) => on.has(t));
+    const lib = this.primary();
+    const switched = this.arrangedFor !== null && (this.arrangedFor === '') !== (lib === '');
+    this.arrangedFor = lib;
+    for (const f of byId('controls', HTMLFormElement).children) {
+      if (!(f instanceof HTMLFieldSetElement)) continue;
+      const techs = (f.dataset.techniques ?? '').split(' ').filter(Boolean);
+      const library = techs.some((t) => this.libraries.has(t));
+      const hide = techs.length > 0 && !techs.some((t) => on.has(t));
+      const appears = f.hidden && !hide;
+      f.hidden = hide;
+      const rank = lib === '' ? 0 : library && techs.includes(lib) ? 0 : library && !hide ? 1 : techs.length === 0 ? 2 : 3;
+      f.style.order = String(rank);
+      const body = f.querySelector(':scope > details');
+      if (!(body instanceof HTMLDetailsElement)) continue;
+      // A group that comes in, or the lab's when the designer moves between
+      // a library and the lab, opens as the server would render it; the
+      // rest keep what the designer folded or unfolded.
+      if (library && appears) body.open = true;
+      else if (techs.length > 0 && !library && (appears || switched)) body.open = lib === '';
     }
-    for (const a of document.querySelectorAll('a.export[data-technique]')) {
-      if (a instanceof HTMLElement && a.dataset.technique) a.hidden = !on.has(a.dataset.technique);
+    const compare = maybeId('compare-lab', HTMLElement);
+    if (compare) {
+      compare.hidden = lib === '';
+      compare.style.order = '-1';
+      byId('compare-lab-toggle', HTMLInputElement).checked = this.techs.some((t) => !this.libraries.has(t));
     }
+    for (const a of document.querySelectorAll('a.export')) {
+      if (!(a instanceof HTMLElement)) continue;
+      if (a.dataset.technique) a.hidden = !on.has(a.dataset.technique);
+      a.style.order = lib !== '' && a.dataset.technique === lib ? '-1' : '0';
+      a.classList.toggle('primary', lib !== '' && a.dataset.technique === lib);
+    }
+  }
+
+  /**
+   * compareLab brings the lab's buffer and EPIC in beside the library the
+   * designer is on (on), or takes every one of the lab's techniques out
+   * (off): a designer change of the techniques, undone by Ctrl+Z.
+   * @param {boolean} on
+   */
+  compareLab(on) {
+    const i = this.params.findIndex((p) => p.name === 'techniques');
+    const p = this.params[i];
+    let mask = this.values[i];
+    p.choices.forEach((c, k) => {
+      if (this.libraries.has(c)) return;
+      if (!on) mask &= ~(1 << k);
+      else if (c === 'buffer' || c === 'epic') mask |= 1 << k;
+    });
+    this.controls.setValue('techniques', mask);
+    this.userChange('techniques', mask);
   }
 
   showMetrics() {
@@ -590,8 +651,12 @@ class Lab {
     byId('pause', HTMLButtonElement).classList.toggle('on', on);
   }
 
+  // legend names the colours of the view: the ground truth, then the
+  // library the designer is on, then the rest.
   legend() {
-    const items = [['truth', 'ground truth'], ...this.techs.map((t) => [t, t])];
+    const lib = this.primary();
+    const techs = lib ? [lib, ...this.techs.filter((t) => t !== lib)] : this.techs;
+    const items = [['truth', 'ground truth'], ...techs.map((t) => [t, t])];
     byId('legend', HTMLElement).replaceChildren(...items.map(([c, label]) => {
       const s = document.createElement('span');
       s.className = 'legend-item' + (c === 'truth' ? ' truth' : '');
@@ -626,6 +691,8 @@ class Lab {
     const stress = byId('stress', HTMLInputElement);
     stress.addEventListener('change', () => this.stress(stress.checked));
     byId('copy-link', HTMLButtonElement).addEventListener('click', () => this.copyLink());
+    const compare = maybeId('compare-lab-toggle', HTMLInputElement);
+    compare?.addEventListener('change', () => this.compareLab(compare.checked));
     byId('network-toggle', HTMLButtonElement).addEventListener('click', () => this.toggleNetwork());
     this.watchers.push(() => this.showNetwork());
     this.showNetwork();
