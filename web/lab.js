@@ -442,6 +442,7 @@ class Lab {
     if (!dialog) return;
     const KEY = 'interplab.library';
     dialog.addEventListener('close', () => {
+      document.body.classList.remove('picking');
       const v = dialog.returnValue;
       try {
         localStorage.setItem(KEY, v || 'dismissed');
@@ -455,8 +456,11 @@ class Lab {
       preset.value = name;
       this.choosePreset(opt);
     });
+    // The error banners wait while the question is asked (body.picking
+    // hides them): the answer, a preset, clears a link's errors.
     const open = () => {
       dialog.returnValue = '';
+      document.body.classList.add('picking');
       dialog.showModal();
     };
     maybeId('library-open', HTMLButtonElement)?.addEventListener('click', open);

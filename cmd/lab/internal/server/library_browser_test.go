@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"interplab/engine"
 	"interplab/presets"
@@ -203,5 +204,47 @@ func TestBrowserLibraryFirst(t *testing.T) {
 				t.Errorf("unticking compare: techniques %v, want %s alone", b.libraryPanel().Techniques, tt.tech)
 			}
 		})
+	}
+}
+
+// TestBrowserLibraryPickerPromises: the first-visit picker promises no
+// step that does not come, and opens over no error banner: a first visit
+// on a link the lab cannot use keeps its errors until the question is
+// answered; picking a library clears them (the link is left), Escape
+// shows them.
+func TestBrowserLibraryPickerPromises(t *testing.T) {
+	b := openLab(t, "/?preset=wifi")
+	var hint string
+	b.eval(`document.querySelector('#library-start .hint').textContent`, &hint)
+	if strings.Contains(hint, "network you pick next") || strings.Contains(strings.ToLower(hint), "next") {
+		t.Errorf("the picker says %q: it promises a next step, and none comes", hint)
+	}
+
+	const visible = `(() => { const e = document.getElementById('errors'); return !e.hidden && e.checkVisibility(); })()`
+	for _, answer := range []string{"mirror-30hz", ""} {
+		b.eval(`localStorage.clear(), true`, nil)
+		b.navigateFirst("/?latncy=0.2")
+		if !b.poll(`document.getElementById('library-start').open`, 10*time.Second) {
+			t.Fatal("the library picker did not open on a first visit")
+		}
+		if b.holds(visible) {
+			t.Error("the picker opened over the error banner")
+		}
+		if answer != "" {
+			b.do(chromedp.Click(chromedp.CSS(`#library-start button[value="` + answer + `"]`)))
+			if !b.poll(`!document.getElementById('library-start').open && location.search.includes('preset=`+answer+`')`, 5*time.Second) {
+				t.Fatalf("picking %s did not load it: %s", answer, b.location())
+			}
+			if b.holds(visible) {
+				t.Errorf("after picking %s the link's errors still show", answer)
+			}
+			continue
+		}
+		b.do(chromedp.KeyEvent(kb.Escape))
+		var text string
+		b.eval(`document.getElementById('error-list').textContent`, &text)
+		if !b.poll(visible, 5*time.Second) || !strings.Contains(text, "latncy") {
+			t.Errorf("after Escape the link's error (%q) does not show", text)
+		}
 	}
 }
