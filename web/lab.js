@@ -14,7 +14,7 @@ import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
 import { techColor } from './colors.js';
-import { initSession } from './session.js';
+import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
@@ -330,8 +330,8 @@ class Lab {
       const rest = shareQuery(this.engine, this.params, this.preset, this.base, shown);
       mirror('trace=' + encodeURIComponent(this.replay.name) + (rest ? '&' + rest : ''));
       maybeId('trace-leave', HTMLAnchorElement)?.setAttribute('href', '/?' + q);
-    } else {
-      mirror(q);
+    } else if (!maybeId('session', HTMLElement)) {
+      mirror(q); // a session's page carries only its unsaved changes (session.js)
     }
     for (const a of document.querySelectorAll('a.export')) {
       if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', q);
@@ -750,20 +750,11 @@ class Lab {
     }
   }
 
-  async copyLink() {
-    const url = location.href;
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      const t = Object.assign(document.createElement('textarea'), { value: url });
-      document.body.appendChild(t);
-      t.select();
-      document.execCommand('copy');
-      t.remove();
-    }
-    const c = byId('copied', HTMLElement);
-    c.hidden = false;
-    setTimeout(() => (c.hidden = true), 1500);
+  // copyLink copies the page's link: the state it shows (the address), or
+  // on a session's page the session's name alone (/s/ID, /s/ID/r/N): see
+  // session.js for why, and for the link with the unsaved changes.
+  copyLink() {
+    return copyText(maybeId('session', HTMLElement) ? location.origin + location.pathname : location.href);
   }
 
   // hooks is what tests and benchmarks drive (globalThis.lab).
