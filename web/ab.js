@@ -94,6 +94,7 @@ export class AB {
     this.head = ui.head;
     this.note = ui.note;
     this.canvas = ui.canvas;
+    this.legend = ui.legend;
     this.section = ui.section;
     this.table = ui.table;
     this.view = new View(ui.canvas, (i) => this.page.setFocus(i));
@@ -131,7 +132,8 @@ export class AB {
     const canvas = Object.assign(document.createElement('canvas'), { id: 'ab-view' });
     canvas.setAttribute('aria-label', 'The pinned settings: the same packets');
     const wrap = Object.assign(document.createElement('div'), { className: 'ab-canvas' });
-    wrap.append(canvas);
+    const legend = Object.assign(document.createElement('div'), { className: 'legend', id: 'ab-legend' });
+    wrap.append(canvas, legend);
     pane.append(head, note, wrap);
     view.after(pane);
 
@@ -142,7 +144,7 @@ export class AB {
     section.append(h, table);
     metrics.append(section);
 
-    return { pinButton, from, error, pane, head, note, canvas, section, table };
+    return { pinButton, from, error, pane, head, note, canvas, legend, section, table };
   }
 
   wire() {
@@ -275,6 +277,7 @@ export class AB {
         this.view.reset(this.techs, this.entities, m.poseStride);
         this.view.dots = this.page.dots();
         this.buildTable();
+        this.showLegend();
         return;
       case 'frame': {
         this.busy--;
@@ -431,6 +434,16 @@ export class AB {
     if (!this.pinned) return;
     this.view.dots = this.page.dots();
     this.view.draw(this.time);
+  }
+
+  // showLegend names the pinned view's colours, as the page's legend does
+  // the current one's: the ground truth, then the table's columns.
+  showLegend() {
+    this.legend.replaceChildren(...[['truth', 'ground truth'], ...this.cols.map((t) => [t, t])].map(([c, label]) => {
+      const s = Object.assign(document.createElement('span'), { className: 'legend-item' + (c === 'truth' ? ' truth' : ''), textContent: label });
+      s.style.setProperty('--c', techColor(c));
+      return s;
+    }));
   }
 
   buildTable() {

@@ -50,7 +50,17 @@ class Lab {
     this.controls = new Controls(byId('controls', HTMLFormElement), this.params, (name, text) => engine.parse(name, text));
     this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
     this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
-    this.capture = new Capture(byId('view', HTMLCanvasElement), byId('timeline', HTMLCanvasElement), byId('metrics', HTMLTableElement));
+    this.capture = new Capture({
+      views: () => this.captureViews(),
+      timeline: byId('timeline', HTMLCanvasElement),
+      tables: () => [byId('metrics', HTMLTableElement), ...(this.ab?.pinned ? [this.ab.table] : [])],
+      title: () => this.captureTitle(),
+      settings: () => this.changedSettings(),
+      link: () => this.session?.link() ?? location.href,
+      clock: () => `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`,
+    });
+    /** @type {{link: () => string, saved: () => Float64Array} | null} on a session's page: its revision's link with the unsaved changes, and its saved values (session.js) */
+    this.session = null;
     this.metrics = new MetricsPanel(byId('metrics', HTMLTableElement), engine.metricFields());
     /** @type {Map<string, {v: number, error: string}>} a value the engine refused, retried after each change */
     this.pending = new Map();
@@ -574,7 +584,55 @@ class Lab {
     this.view.draw(this.engine.time());
     this.timeline.draw();
     this.ab?.draw();
+    if (this.capture.recording) this.capture.frame();
     return performance.now() - t0;
+  }
+
+  // captureViews is what a capture shows: the view, and with the A/B view
+  // pinned the pinned run's beside it, each with its legend (the library
+  // the designer is on first, as on the page).
+  captureViews() {
+    const lib = this.primary();
+    const order = (/** @type {string[]} */ techs) => (techs.includes(lib) ? [lib, ...techs.filter((t) => t !== lib)] : techs);
+    const ab = this.ab?.pinned ? this.ab : null;
+    const views = [{ canvas: this.view.canvas, title: ab ? 'current settings' : 'the view', legend: order(this.techs) }];
+    if (ab) views.push({ canvas: ab.canvas, title: 'pinned: ' + ab.label, legend: order(ab.techs) });
+    return views;
+  }
+
+  // captureTitle says what a capture shows: the session and its revision,
+  // the replayed trace, or the preset.
+  captureTitle() {
+    const s = maybeId('session', HTMLElement);
+    if (s) return `session “${s.dataset.name ?? ''}”, revision ${s.dataset.rev ?? '?'}` + (s.dataset.unsaved === 'true' ? ', with unsaved changes' : '');
+    const opt = byId('preset', HTMLSelectElement).selectedOptions[0];
+    const preset = opt?.value ? (opt.textContent ?? opt.value).replace(/\s+/g, ' ').trim() : '';
+    const what = opt?.dataset.custom !== undefined ? `custom preset ${preset} (its values against the lab's defaults)`
+      : preset ? `preset ${preset} (${opt.value})` : "the lab's defaults";
+    return this.replay ? `replay of the trace ${this.replay.name}, ${what}` : what;
+  }
+
+  /**
+   * changedSettings lists the settings that differ from what the page
+   * started from (the preset, or on a session's page its saved revision),
+   * in display units: "latency = 120 ms (preset: 50 ms)".
+   * @returns {{from: string, list: string[]}}
+   */
+  changedSettings() {
+    const e = this.engine;
+    const saved = this.session?.saved() ?? null;
+    const base = saved ?? this.base;
+    const was = saved ? 'saved' : this.preset ? 'preset' : 'default';
+    const from = saved ? 'the saved revision' : this.preset ? 'the preset' : "the lab's defaults";
+    /** @param {Param} p @param {number} v */
+    const shown = (p, v) => (p.display && p.scale ? `${Number((v * p.scale).toPrecision(6))} ${p.display}` : e.format(p.name, v));
+    const out = [];
+    for (const [i, p] of this.params.entries()) {
+      if (e.format(p.name, this.values[i]) === e.format(p.name, base[i])) continue;
+      out.push(`${p.name} = ${shown(p, this.values[i])} (${was}: ${shown(p, base[i])})`);
+    }
+    if (this.customScenario() && this.scenarioText !== '') out.push('scenarioText = ' + this.scenarioText.replaceAll('\n', ' ⏎ '));
+    return { from, list: out };
   }
 
   // renderRate returns the run's client render rate, Hz.
@@ -865,7 +923,7 @@ try {
 const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
 const lab = new Lab(engine, replay, replayErrors);
 lab.start();
-initSession({
+lab.session = initSession({
   engine,
   params: lab.params,
   values: () => lab.values,
@@ -877,7 +935,7 @@ initSession({
   watch: (f) => lab.watchers.push(f),
   scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
   applyScenario: (text) => lab.applyScenario(text),
-});
+}).capture;
 initPresets({
   engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt),
   scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),

@@ -32,7 +32,10 @@ const MAX_COMPARED = 7; // besides the current settings: /compare takes 2 to 8 v
  *   every change of the settings), scenarioText() (the custom scenario's
  *   text when it runs, else ""), applyScenario(text) (runs it; "" or the
  *   engine's error)
- * @returns {{session: PageSession | null, sync: Sync | null}}
+ * @returns {{session: PageSession | null, sync: Sync | null,
+ *   capture: {link: () => string, saved: () => Float64Array} | null}} capture:
+ *   on a session's page, what a capture says of it: the link to the
+ *   revision shown with the unsaved changes, and the revision's values
  */
 export function initSession(page) {
   const el = maybeId('session', HTMLElement);
@@ -68,7 +71,14 @@ export function initSession(page) {
   });
   if (el && unsaved) applyEdits(page, el);
   savedHook = unsaved;
-  return { session, sync };
+  const capture = session && unsaved ? {
+    link: () => {
+      const q = unsaved.edits();
+      return `${location.origin}/s/${encodeURIComponent(session.id)}/r/${session.rev}` + (q ? '?' + q : '');
+    },
+    saved: () => unsaved.values(),
+  } : null;
+  return { session, sync, capture };
 }
 
 /** @type {{update: () => void, saved: (settings: Record<string, unknown>) => void} | null} the session page's unsaved marker */
@@ -171,6 +181,8 @@ function wireUnsaved(page, el) {
   update();
   return {
     update,
+    edits,
+    values: () => saved,
     /** @param {Record<string, unknown>} settings the settings just saved, as the sessions API gives them */
     saved: (settings) => {
       saved = settingsValues(page, settings);

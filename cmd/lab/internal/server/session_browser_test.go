@@ -630,6 +630,19 @@ func TestBrowserSessionLinkNames(t *testing.T) {
 	if plain := c.copied("copy-link"); plain != path {
 		t.Errorf("Copy link with an unsaved change = %s, want %s", plain, path)
 	}
+	// A bug report's PNG names the revision and carries the unsaved change:
+	// its link reopens what it shows even after the session moves on.
+	var shot struct{ Link, Settings string }
+	c.eval(`lab.capture.png().then(() => ({
+		Link: lab.capture.drawn.texts.filter((t) => t.kind === 'link').map((t) => t.text).join(''),
+		Settings: lab.capture.drawn.texts.filter((t) => t.kind.startsWith('setting')).map((t) => t.text).join(' | '),
+	}))`, &shot)
+	if want := c.url + path + "/r/3?loss=" + loss; shot.Link != want {
+		t.Errorf("the PNG's link = %s, want %s", shot.Link, want)
+	}
+	if !strings.Contains(shot.Settings, "differ from the saved revision") || !strings.Contains(shot.Settings, "loss = ") {
+		t.Errorf("the PNG's settings %q, want loss against the saved revision", shot.Settings)
+	}
 
 	// A revision's page links to that revision; its edits go with the
 	// revision's link, and open there as unsaved edits.
