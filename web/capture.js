@@ -19,6 +19,9 @@ import { context2d } from './dom.js';
 /** Longest recording, s: a clip for a bug report, not a screen recorder. */
 export const MAX_RECORD_SECONDS = 10;
 
+/** Frames per second a recording composes and records. */
+const RECORD_FPS = 30;
+
 /**
  * @typedef {{canvas: HTMLCanvasElement, title: string, legend: string[]}} CaptureView
  *   a view to capture: its canvas, a line over it saying which run it is,
@@ -65,6 +68,7 @@ export class Capture {
     this.stage = null;
     /** @type {CaptureView[]} the views the running recording composes */
     this.recordingViews = [];
+    this.composedAt = -Infinity; // when frame() last composed, ms (performance.now)
   }
 
   /**
@@ -258,8 +262,9 @@ export class Capture {
     this.stage = stage;
     this.recordingViews = views;
     this.recorded = { width: stage.width, height: stage.height, texts: [], views: slots };
+    this.composedAt = -Infinity;
     this.frame();
-    const rec = new MediaRecorder(stage.captureStream(30), { mimeType: type });
+    const rec = new MediaRecorder(stage.captureStream(RECORD_FPS), { mimeType: type });
     /** @type {Blob[]} */
     const chunks = [];
     rec.addEventListener('dataavailable', (e) => {
@@ -283,12 +288,18 @@ export class Capture {
 
   /**
    * frame composes the views' latest frames onto the recording's canvas,
-   * each in its slot under its title and legend, with the clock below.
+   * each in its slot under its title and legend, with the clock below, at
+   * most RECORD_FPS times a second: copying a view makes the browser draw
+   * it out at once, on this thread (about 5 ms a view in headless Chromium
+   * without a GPU), so frames the stream would not keep are not composed.
    */
   frame() {
     const stage = this.stage;
     const rec = this.recorded;
     if (!stage || !rec) return;
+    const now = performance.now();
+    if (now - this.composedAt < 1000 / RECORD_FPS - 4) return;
+    this.composedAt = now;
     const dpr = window.devicePixelRatio || 1;
     const ctx = context2d(stage, { alpha: false });
     ctx.fillStyle = BG;
