@@ -266,3 +266,56 @@ func TestEveryParamGroupHasATitle(t *testing.T) {
 		}
 	}
 }
+
+// TestPageLibraryFirst: on a library's technique the side panel starts on
+// its knobs, open, the lab's own techniques' last and folded, the compare
+// toggle shown (on when they run); on the lab's own nothing moves.
+func TestPageLibraryFirst(t *testing.T) {
+	tests := []struct {
+		techniques string
+		order      string // the groups shown, top to bottom, a * after each folded
+		compare    string // the toggle: "" absent, "off" or "on"
+	}{
+		{"epic,buffer", "scenario network buffer epic", ""},
+		{"mirror", "mirror scenario network", "off"},
+		{"epic,buffer,mirror", "mirror scenario network buffer* epic*", "on"},
+		{"ngo,source", "ngo source scenario network", "off"},
+		{"source,geckos", "geckos source scenario network", "off"},
+	}
+	for _, tt := range tests {
+		s := engine.Defaults()
+		if err := s.SetText("techniques", tt.techniques); err != nil {
+			t.Fatal(err)
+		}
+		doc := render(t, PageView{Params: engine.Params(), Settings: s})
+		var order []string
+		for _, f := range find(doc, func(n *html.Node) bool { return n.Data == "fieldset" }) {
+			if _, hidden := attr(f, "hidden"); hidden {
+				continue
+			}
+			class, _ := attr(f, "class")
+			name := strings.TrimPrefix(strings.Fields(class)[1], "group-")
+			if d := find(f, func(n *html.Node) bool { return n.Data == "details" }); len(d) > 0 {
+				if _, open := attr(d[0], "open"); !open {
+					name += "*"
+				}
+			}
+			order = append(order, name)
+		}
+		if got := strings.Join(order, " "); got != tt.order {
+			t.Errorf("techniques %s: groups %q, want %q", tt.techniques, got, tt.order)
+		}
+		compare := ""
+		if box := byID(doc, "compare-lab"); box != nil {
+			if _, hidden := attr(box, "hidden"); !hidden {
+				compare = "off"
+				if _, on := attr(byID(doc, "compare-lab-toggle"), "checked"); on {
+					compare = "on"
+				}
+			}
+		}
+		if compare != tt.compare {
+			t.Errorf("techniques %s: compare toggle %q, want %q", tt.techniques, compare, tt.compare)
+		}
+	}
+}

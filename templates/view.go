@@ -149,6 +149,12 @@ type groupView struct {
 	// hides the group while none of them is selected.
 	Techniques string
 	Hidden     bool
+	// Library marks the group of a library technique's knobs.
+	Library bool
+	// Open tells whether the group starts unfolded: every group does but
+	// the lab's own techniques' while the designer is on a library's, when
+	// they are a comparison, folded and last.
+	Open bool
 }
 
 // groupTechniques returns the techniques whose own settings are group g.
@@ -188,14 +194,21 @@ type choiceView struct {
 	Selected bool
 }
 
-// groups builds the controls of v's parameter table, grouped.
+// groups builds the controls of v's parameter table, grouped. On a
+// library's technique (engine's PrimaryTechnique) the library comes first:
+// its knobs, the other libraries running, then the scenario and the
+// network, then the lab's own techniques, folded. web/lab.js keeps the same
+// order (groupRank) as the techniques change.
 func groups(v PageView) []groupView {
 	var out []groupView
+	lib := libraryPrimary(v)
 	for _, g := range groupTitles {
-		gv := groupView{Name: g.name, Title: g.title}
+		gv := groupView{Name: g.name, Title: g.title, Open: true}
 		if techs := groupTechniques(g.name); len(techs) > 0 {
 			gv.Techniques = strings.Join(techs, " ")
 			gv.Hidden = !slices.ContainsFunc(techs, func(t string) bool { return slices.Contains(v.Settings.Techniques, t) })
+			gv.Library = engine.LibraryTechnique(techs[0])
+			gv.Open = gv.Library || lib == ""
 		}
 		for i := range v.Params {
 			p := &v.Params[i]
@@ -207,7 +220,54 @@ func groups(v PageView) []groupView {
 			out = append(out, gv)
 		}
 	}
+	if lib != "" {
+		slices.SortStableFunc(out, func(a, b groupView) int { return groupRank(a, lib) - groupRank(b, lib) })
+	}
 	return out
+}
+
+// groupRank places a group in the side panel while the designer is on
+// library technique lib: lib's knobs, the other libraries running, the
+// scenario and the network, the rest.
+func groupRank(g groupView, lib string) int {
+	switch {
+	case g.Library && slices.Contains(strings.Fields(g.Techniques), lib):
+		return 0
+	case g.Library && !g.Hidden:
+		return 1
+	case g.Techniques == "":
+		return 2
+	}
+	return 3
+}
+
+// libraryPrimary returns the library technique the designer is on (the
+// settings' PrimaryTechnique when it is a library's), "" when they are on
+// the lab's own.
+func libraryPrimary(v PageView) string {
+	if t := v.Settings.PrimaryTechnique(); engine.LibraryTechnique(t) {
+		return t
+	}
+	return ""
+}
+
+// comparingLab tells whether any of the lab's own techniques runs beside
+// the libraries': the state of the "Compare with the lab's techniques"
+// toggle.
+func comparingLab(v PageView) bool {
+	return slices.ContainsFunc(v.Settings.Techniques, func(t string) bool { return !engine.LibraryTechnique(t) })
+}
+
+// libraryTechniques lists the library techniques, space-separated, for
+// web/lab.js to tell them from the lab's.
+func libraryTechniques() string {
+	var out []string
+	for _, t := range engine.TechniqueNames {
+		if engine.LibraryTechnique(t) {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func field(p *engine.Param, s *engine.Settings) fieldView {
@@ -260,6 +320,24 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 	return f
 }
 
+// nameParts splits a parameter's name after each dot and underscore:
+// "source.cl_interp" → "source.", "cl_", "interp".
+func nameParts(name string) []string {
+	var out []string
+	for name != "" {
+		i := strings.IndexAny(name, "._")
+		if i < 0 {
+			break
+		}
+		out = append(out, name[:i+1])
+		name = name[i+1:]
+	}
+	if name != "" {
+		out = append(out, name)
+	}
+	return out
+}
+
 // unitsHint says which units a typed value may carry: ", or with a unit:
 // ms, s".
 func unitsHint(f fieldView) string {
@@ -290,6 +368,24 @@ type ExportView struct {
 	// engine's own simulator playing this export, and NetSim that
 	// simulator; both "" when the engine does not model it.
 	Preview, NetSim string
+}
+
+// exports returns v's export links, those of the library technique the
+// designer is on first: the export menu starts on what ships.
+func exports(v PageView) []ExportView {
+	lib := libraryPrimary(v)
+	out := slices.Clone(v.Exports)
+	slices.SortStableFunc(out, func(a, b ExportView) int {
+		return boolRank(a.Technique != lib || lib == "") - boolRank(b.Technique != lib || lib == "")
+	})
+	return out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // exportHidden tells whether e's technique is not among s's techniques.

@@ -147,13 +147,19 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 
 // sessionQueryEdits reads the query of a session page (/s/ID?loss=0.2) as
 // edits on top of the settings shown: the ones the engine takes, in
-// parameter-table order as "name=text&...", and an error for each it
+// parameter-table order as "name=text&...", then the custom scenario's
+// text (scenarioText, as a share link carries it), and an error for each it
 // refuses (an unknown name with the closest ones, a value out of range in
-// the unit typed). The page applies the edits as unsaved changes.
+// the unit typed). The page applies the edits as unsaved changes. Such a
+// query is what "Copy link with my unsaved changes" makes: the session's
+// own links (/s/ID, /s/ID/r/N) carry none.
 func sessionQueryEdits(q url.Values, settings engine.Settings) (string, []string) {
 	var errs []string
 	s := settings
 	for name, vals := range q {
+		if name == link.ScenarioTextKey {
+			continue
+		}
 		if _, ok := engine.Lookup(name); !ok {
 			errs = append(errs, engine.UnknownParamError(name, strings.Join(vals, ",")).Error())
 		}
@@ -184,6 +190,12 @@ func sessionQueryEdits(q url.Values, settings engine.Settings) (string, []string
 	var parts []string
 	for _, name := range order {
 		parts = append(parts, url.QueryEscape(name)+"="+url.QueryEscape(edits.Get(name)))
+	}
+	switch vals := q[link.ScenarioTextKey]; {
+	case len(vals) > 1:
+		errs = append(errs, (&engine.FieldError{Field: link.ScenarioTextKey, Value: strings.Join(vals, ","), Allowed: "one value"}).Error())
+	case len(vals) == 1 && vals[0] != settings.ScenarioText:
+		parts = append(parts, link.ScenarioTextKey+"="+url.QueryEscape(vals[0]))
 	}
 	return strings.Join(parts, "&"), errs
 }

@@ -243,3 +243,33 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 		t.Error("a session deleted over 30 days ago is offered for restore")
 	}
 }
+
+// TestSessionQueryEdits: a session page's query is read as edits on the
+// settings shown, the custom scenario's text among them (a link with the
+// designer's unsaved changes carries it); what the page shows already is no
+// edit, and each refusal is named.
+func TestSessionQueryEdits(t *testing.T) {
+	shown := engine.Defaults()
+	shown.Scenario, shown.ScenarioText = "custom", "outage at=2 for=1"
+	tests := []struct {
+		query, edits string
+		errs         int
+	}{
+		{"latency=0.2", "latency=0.2", 0},
+		{"latency=0.05", "", 0}, // the page's own value
+		{"scenarioText=outage+at%3D3+for%3D1&loss=0.01", "loss=0.01&scenarioText=outage+at%3D3+for%3D1", 0},
+		{"scenarioText=outage+at%3D2+for%3D1", "", 0},
+		{"scenarioText=a&scenarioText=b", "", 1},
+		{"lsss=1&latency=9", "", 2},
+	}
+	for _, tt := range tests {
+		q, err := url.ParseQuery(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edits, errs := sessionQueryEdits(q, shown)
+		if edits != tt.edits || len(errs) != tt.errs {
+			t.Errorf("sessionQueryEdits(%s) = %q, %q; want %q and %d errors", tt.query, edits, errs, tt.edits, tt.errs)
+		}
+	}
+}
