@@ -111,8 +111,10 @@ func (s *Settings) Validate() error {
 		return err
 	}
 	if s.Adaptive && s.DelayCap < s.Delay {
-		return &FieldError{Field: "delayCap", Value: formatNumber(s.DelayCap),
-			Allowed: "[delay = " + formatNumber(s.Delay) + ", 1] s: the cap may not be below the base delay"}
+		p, _ := Lookup("delayCap")
+		q := p.quantity()
+		return &FieldError{Field: "delayCap", Value: p.Format(s.DelayCap),
+			Allowed: "[delay = " + q.shown(s.Delay) + ", " + q.shown(p.Max) + "]: the cap may not be below the base delay"}
 	}
 	return nil
 }

@@ -163,7 +163,7 @@ func TestSettingsFromQueryErrorText(t *testing.T) {
 }
 
 func TestLinkScenarioErrors(t *testing.T) {
-	q := url.Values{"scenario": {"custom"}, "scenarioText": {"spike at=2 for=1 delay=0.3\noutage at=2.5 for=1"}}
+	q := url.Values{"scenario": {"custom"}, "scenarioText": {"spike at=2 for=1 delay=300ms\noutage at=2.5 for=1"}}
 	_, s, errs := Parse(q)
 	if len(errs) != 1 || errs[0].Field != "scenarioText" || errs[0].Value != "outage at=2.5 for=1" || !strings.Contains(errs[0].Allowed, "line 2, field at") {
 		t.Fatalf("Parse(%v) errors = %v, want the custom text's line 2 named", q, errs)
