@@ -97,8 +97,10 @@ func (s *Settings) Validate() error {
 		}
 	}
 	if s.SendRate > s.TickRate {
-		return &FieldError{Field: "sendRate", Value: formatNumber(s.SendRate),
-			Allowed: "[1, tickRate = " + formatNumber(s.TickRate) + "] Hz: the server sends at most once a tick"}
+		p, _ := Lookup("sendRate")
+		q := p.quantity()
+		return &FieldError{Field: "sendRate", Value: p.Format(s.SendRate),
+			Allowed: "[" + q.shown(p.Min) + ", tickRate = " + q.shown(s.TickRate) + "]: the server sends at most once a tick"}
 	}
 	for i := range techDefs {
 		if d := &techDefs[i]; d.check != nil {

@@ -330,6 +330,16 @@ func (p *Param) DisplayUnit() (unit string, scale float64) {
 	return q.display, q.scale
 }
 
+// Range is a number's range in the display unit, as errors and lab params
+// give it: "[0, 1000] ms", "[0, 100000] kbit/s", "[0, 4294967295]",
+// "[0.1×, 10×]"; the allowed values in words for the other kinds.
+func (p *Param) Range() string {
+	if p.Kind != Float && p.Kind != Int {
+		return p.allowed()
+	}
+	return p.quantity().rangeText(p.Min, p.Max)
+}
+
 // Show formats a stored value for a person, exactly, in the display unit
 // with its unit: "120 ms", "2 %", "256 kbit/s", "1.5×", "2761734960"; names
 // for a Bool, an Enum or a Set.

@@ -67,7 +67,7 @@ func TestSimBadUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"out of range", []string{"-set", "loss=2"}, "loss"},
+		{"out of range", []string{"-set", "loss=95"}, "loss"},
 		{"unknown parameter", []string{"-set", "nosuch=1"}, "nosuch"},
 		{"unknown preset", []string{"-preset", "moon"}, "moon"},
 		{"stray argument", []string{"extra"}, "extra"},
