@@ -22,8 +22,9 @@ import (
 
 // TuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
 // is a variant ref. Weights left out are 1 each; a constraint's max is a
-// number in the metric's SI unit, as in engine.Constraint, or text with a
-// unit ("150ms", "5%"), read by engine.ParseMetric.
+// number in the metric's SI unit, as in engine.Constraint, or text as a
+// person types it, read by engine.ParseMetric: a plain number in the
+// metric's display unit ("150" ms, "5" %) or with a unit ("150ms", "5%").
 type TuneRequest struct {
 	Technique   string              `json:"technique"`
 	Base        string              `json:"base"`
@@ -75,9 +76,9 @@ func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
 				Allowed: "one of " + report.MetricNames() + ", or " + engine.RecoveryMetric + " with a scenario"}
 		}
-		v, err := engine.ParseMetric(c.Metric, string(c.Max))
+		v, err := c.Max.metric(c.Metric)
 		if err != nil {
-			return nil, &engine.FieldError{Field: field + ".max", Value: string(c.Max), Allowed: allowedBy(err)}
+			return nil, &engine.FieldError{Field: field + ".max", Value: c.Max.String(), Allowed: allowedBy(err)}
 		}
 		cs = append(cs, engine.Constraint{Metric: c.Metric, Max: v})
 	}
@@ -264,14 +265,14 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
-		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: "0.12"}}}
+		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: textOf("120ms")}}}
 	if name := q.Get("population"); name != "" {
 		// The guide's question: the least p95 across entities of error
 		// p95, with at most 5% of entity-rounds underrun and 90% of the
 		// players within 150 ms.
 		req.Population = &TunePopulation{Name: name, Entities: tunePopEntities, Rounds: tunePopRounds}
 		req.Weights = &engine.TuneWeights{ErrP95: 1}
-		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: "0.05"}, {Metric: "addedLatencyP90", Max: "0.15"}}
+		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: textOf("5%")}, {Metric: "addedLatencyP90", Max: textOf("150ms")}}
 	}
 	form := tuneFormOf(req)
 	v := templates.TuneView{Scripts: chart.Scripts}
@@ -352,8 +353,8 @@ func tuneFormOf(req TuneRequest) tuneForm {
 		} else if c.Metric == engine.RecoveryMetric {
 			scale = engine.RecoveryField.Scale
 		}
-		max := string(c.Max)
-		if v, err := engine.ParseMetric(c.Metric, max); err == nil {
+		max := c.Max.String()
+		if v, err := c.Max.metric(c.Metric); err == nil {
 			max = num(report.Round(v*scale, 9))
 		}
 		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: max})
