@@ -92,7 +92,7 @@ func TestRunMatchesEngine(t *testing.T) {
 		t.Errorf("techniques = %v, want %v", c.Techniques, want)
 	}
 	joined := strings.Join(c.Forced, "\n")
-	for _, want := range []string{"lan: motion mix → strafe", "lan: seed 1 → 3", "4g: maxSpeed 9 → 7", "4g: duration 30 → 10"} {
+	for _, want := range []string{"lan: motion mix → strafe", "lan: seed 1 → 3", "4g: maxSpeed 9 m/s → 7 m/s", "4g: duration 30 s → 10 s"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("forced notes %q lack %q", c.Forced, want)
 		}
