@@ -224,7 +224,7 @@ func (p *Param) allowed() string {
 	case Set:
 		return "one or more of " + strings.Join(p.Choices, ", ")
 	}
-	r := p.quantity().rangeText(p.Min, p.Max)
+	r := p.Range()
 	if p.Kind == Int {
 		r = "a whole number in " + r
 	}
