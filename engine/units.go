@@ -205,7 +205,14 @@ func plainShifted(e string, k int) string {
 // 1235). It rounds the shortest decimal that reads back as x, half away
 // from zero, so 0.125 to 2 digits is 0.13; web/format.js mirrors it digit
 // for digit.
-func Readable(x float64, sig int) string {
+func Readable(x float64, sig int) string { return ReadableIn(x, 1, sig) }
+
+// ReadableIn is Readable(v × scale, sig) for a stored value v shown ×
+// scale (a Param's or a metric's Scale), with the decimal point moved in
+// the text when scale is a power of ten, so no float noise from the
+// product reaches the rounding: ReadableIn(0.0002, 1000, 6) is "0.2".
+func ReadableIn(v, scale float64, sig int) string {
+	x := v * scale
 	a := math.Abs(x)
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
@@ -215,7 +222,7 @@ func Readable(x float64, sig int) string {
 	case a < 1e-9 || a >= 1e21:
 		return strconv.FormatFloat(x, 'g', sig, 64)
 	}
-	s := roundDecimal(decimal(a, 1), sig)
+	s := roundDecimal(decimal(math.Abs(v), scale), sig)
 	if x < 0 && s != "0" {
 		s = "-" + s
 	}
@@ -340,14 +347,23 @@ func (p *Param) Range() string {
 	return p.quantity().rangeText(p.Min, p.Max)
 }
 
-// Show formats a stored value for a person, exactly, in the display unit
-// with its unit: "120 ms", "2 %", "256 kbit/s", "1.5×", "2761734960"; names
-// for a Bool, an Enum or a Set.
+// ShowDigits is how many significant digits Show and the page's number
+// boxes give a value that is not a whole number in its display unit.
+const ShowDigits = 6
+
+// Show formats a stored value for a person in the display unit with its
+// unit, to ShowDigits significant digits: "120 ms", "0.2 ms", "0.0186 %",
+// "256 kbit/s", "1.5×", "2761734960"; names for a Bool, an Enum or a Set.
 func (p *Param) Show(v float64) string {
 	if p.Kind != Float && p.Kind != Int {
 		return p.Format(v)
 	}
-	return p.quantity().shown(v)
+	q := p.quantity()
+	num := ReadableIn(v, q.scale, ShowDigits)
+	if q.display == "count" {
+		return num
+	}
+	return withUnit(num, q.display)
 }
 
 // parseNumber is Param.Parse for a Float or Int: a number, plain (in the

@@ -289,3 +289,31 @@ func TestParseConstraintUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestShow(t *testing.T) {
+	tests := []struct {
+		name string
+		v    float64
+		want string
+	}{
+		{"jitter", 0.0002, "0.2 ms"},
+		{"loss", 0.000186, "0.0186 %"},
+		{"latency", 0.04961234567890123, "49.6123 ms"},
+		{"latency", 0.3, "300 ms"},
+		{"bandwidth", 256000, "256 kbit/s"},
+		{"seed", 2761734960, "2761734960"},
+		{"uplinkRatio", 1.5, "1.5×"},
+		{"mirror.catchupNegativeThreshold", -1, "-1×"},
+		{"clockDrift", -0.00015, "-150 ppm"},
+		{"jitterDist", 2, "pareto"},
+	}
+	for _, tt := range tests {
+		p, _ := Lookup(tt.name)
+		if got := p.Show(tt.v); got != tt.want {
+			t.Errorf("%s.Show(%v) = %q, want %q", tt.name, tt.v, got, tt.want)
+		}
+	}
+	if got := ReadableIn(0.30000000000000004, 1000, 6); got != "300" {
+		t.Errorf("ReadableIn(0.30000000000000004, 1000, 6) = %q, want 300", got)
+	}
+}
