@@ -47,7 +47,7 @@ func TestTuneConstraintUnits(t *testing.T) {
 
 func TestBasePreset(t *testing.T) {
 	tests := []struct{ ref, want string }{
-		{"preset:wifi", "wifi"}, {"q:preset=harbor-before&delay=0.1", "harbor-before"}, {"q:delay=0.1", ""}, {"session:abc", ""}, {"", ""},
+		{"preset:wifi", "wifi"}, {"q:preset=harbor-before&delay=100", "harbor-before"}, {"q:delay=100", ""}, {"session:abc", ""}, {"", ""},
 	}
 	for _, tt := range tests {
 		if got := basePreset(tt.ref); got != tt.want {
