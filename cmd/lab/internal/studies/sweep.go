@@ -312,7 +312,8 @@ func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
 		if pr.Kind == engine.Set {
 			continue
 		}
-		v.Params = append(v.Params, templates.SweepParam{Name: pr.Name, Group: pr.Group, Unit: pr.Unit, Doc: pr.Doc,
+		unit, _ := pr.DisplayUnit()
+		v.Params = append(v.Params, templates.SweepParam{Name: pr.Name, Group: pr.Group, Unit: unit, Doc: pr.Doc,
 			Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(&pr)})
 	}
 	for _, f := range engine.MetricFields {
