@@ -299,8 +299,6 @@ func presetDoc(v PageView) string {
 	return ""
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // exportTitle is an export link's tooltip.
 func exportTitle(e ExportView) string {
 	if e.Technique == "" {
