@@ -161,7 +161,14 @@ func TestPageShown(t *testing.T) {
 	s.Jitter = 0.0002
 	s.Duplicate = 0.000186
 	s.Bandwidth = 256000
+	s.Seed = 2761734960
 	doc := render(t, PageView{Params: engine.Params(), Settings: s})
+	// The seed's number input holds it in full, not 2.76173496e+09.
+	if n := byID(doc, "p-seed"); n == nil {
+		t.Error("no seed control")
+	} else if got, _ := attr(n, "value"); got != "2761734960" {
+		t.Errorf("seed value = %q, want 2761734960", got)
+	}
 	tests := []struct {
 		name, shown string
 	}{
