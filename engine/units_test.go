@@ -317,3 +317,27 @@ func TestShow(t *testing.T) {
 		t.Errorf("ReadableIn(0.30000000000000004, 1000, 6) = %q, want 300", got)
 	}
 }
+
+// FuzzParamText: no text makes Parse panic or return a value out of range,
+// and whatever Parse takes, Format writes back to the same value.
+func FuzzParamText(f *testing.F) {
+	for _, s := range []string{"120", "0.12s", "2%", "256kbit/s", "2Mbit", "-150ppm", "5.", ".5", "+5e-3", "1e400", "1e-400",
+		"0x10", "12 ms ", "ms", "-0", "1.5×", "NaN", "inf", "4294967295"} {
+		f.Add(uint8(0), s)
+		f.Add(uint8(14), s)
+	}
+	f.Fuzz(func(t *testing.T, i uint8, text string) {
+		p := &params[int(i)%len(params)]
+		v, err := p.Parse(text)
+		if err != nil {
+			return
+		}
+		if p.check(v) != nil {
+			t.Fatalf("%s.Parse(%q) = %v, out of range", p.Name, text, v)
+		}
+		back := p.Format(v)
+		if again, err := p.Parse(back); err != nil || again != v {
+			t.Fatalf("%s.Parse(%q) = %v; Format %q reads back as %v, %v", p.Name, text, v, back, again, err)
+		}
+	})
+}
