@@ -221,8 +221,14 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	if len(space) == 0 {
 		space = engine.TuneSpace(tj.Spec.Technique)
 	}
+	// The searched settings in SI units, like the metrics: numbers a
+	// spreadsheet reads, not the text form (120ms).
 	for _, s := range space {
-		head = append(head, s.Name)
+		if p, ok := engine.Lookup(s.Name); ok && p.Unit != "" && (p.Kind == engine.Float || p.Kind == engine.Int) {
+			head = append(head, s.Name+" ("+p.Unit+")")
+		} else {
+			head = append(head, s.Name)
+		}
 	}
 	fields := engine.MetricFields
 	if tj.Spec.Population != nil {
@@ -243,7 +249,11 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 		key := compare.Key(c.Settings, 0)
 		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
 		for _, s := range space {
-			row = append(row, c.Settings.Text(s.Name))
+			if p, ok := engine.Lookup(s.Name); ok && (p.Kind == engine.Float || p.Kind == engine.Int) {
+				row = append(row, num(p.Get(&c.Settings)))
+			} else {
+				row = append(row, c.Settings.Text(s.Name))
+			}
 		}
 		if c.Population != nil {
 			vals = c.Population.Values(vals[:0])
