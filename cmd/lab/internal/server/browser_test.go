@@ -489,7 +489,7 @@ func TestBrowserRefused(t *testing.T) {
 	if !shown.Hidden || len(shown.Invalid) > 0 {
 		t.Errorf("after sendRate 10: errors %q, invalid %v; want none", shown.Items, shown.Invalid)
 	}
-	if loc := b.location(); loc != "/?tickRate=10&sendRate=10" {
-		t.Errorf("address = %q, want /?tickRate=10&sendRate=10", loc)
+	if loc := b.location(); loc != "/?tickRate=10Hz&sendRate=10Hz" {
+		t.Errorf("address = %q, want /?tickRate=10Hz&sendRate=10Hz", loc)
 	}
 }
