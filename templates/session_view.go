@@ -25,7 +25,7 @@ type SessionView struct {
 	// defaults: what the page's unsaved-changes marker compares with.
 	Saved string
 	// Edits are the settings the address's query asked for
-	// (/s/{id}?loss=0.2), canonical "name=text&..."; the page applies them
+	// (/s/{id}?loss=20, 20 %), canonical "name=text&..." (loss=20%); the page applies them
 	// as unsaved edits, with a notice.
 	Edits string
 }

@@ -130,7 +130,7 @@ function wireUnsaved(page, el) {
 }
 
 /**
- * applyEdits applies the settings the address asked for (/s/ID?loss=0.2,
+ * applyEdits applies the settings the address asked for (/s/ID?loss=20, 20 %,
  * read by the server into data-edits) as the designer's unsaved changes,
  * and says so.
  * @param {Page} page
