@@ -72,36 +72,37 @@ func newQuantity(unit, display string, scale float64) quantity {
 	return quantity{unit, display, scale}
 }
 
-// units returns the units a value may be typed in: the stored unit's
-// family, and the display unit. "count" and "" have none.
-func (q quantity) units() []unitDiv {
-	us := slices.Clone(unitFamilies[q.unit])
-	if q.display != "" && q.display != "count" && !slices.ContainsFunc(us, func(u unitDiv) bool { return u.Suffix == q.display }) {
-		us = append(us, unitDiv{q.display, q.scale})
+// eachUnit yields the units a value may be typed in: the stored unit's
+// family, then the display unit when the family lacks it. "count" and ""
+// have none.
+func (q quantity) eachUnit(yield func(unitDiv) bool) {
+	fam := unitFamilies[q.unit]
+	for _, u := range fam {
+		if !yield(u) {
+			return
+		}
 	}
-	return us
+	if q.display != "" && q.display != "count" && !slices.ContainsFunc(fam, func(u unitDiv) bool { return u.Suffix == q.display }) {
+		yield(unitDiv{q.display, q.scale})
+	}
 }
+
+// units lists eachUnit's units.
+func (q quantity) units() []unitDiv { return slices.Collect(q.eachUnit) }
 
 // parse reads a number, plain (in the display unit) or with a unit among
 // the quantity's. ok is false when the text is not a finite number with a
 // known unit.
 func (q quantity) parse(text string) (v float64, ok bool) {
 	text = strings.TrimSpace(text)
-	us := q.units()
 	// The longest matching suffix wins: "ms" before "s", "kbit/s" before "bit/s".
-	best := -1
-	lower := strings.ToLower(text)
-	for i, u := range us {
-		if len(text) > len(u.Suffix) && strings.HasSuffix(lower, strings.ToLower(u.Suffix)) &&
-			(best < 0 || len(u.Suffix) > len(us[best].Suffix)) {
-			best = i
+	best := unitDiv{Div: q.scale}
+	for u := range q.eachUnit {
+		if n := len(u.Suffix); len(text) > n && n > len(best.Suffix) && strings.EqualFold(text[len(text)-n:], u.Suffix) {
+			best = u
 		}
 	}
-	num, div := text, q.scale
-	if best >= 0 {
-		num, div = strings.TrimSpace(text[:len(text)-len(us[best].Suffix)]), us[best].Div
-	}
-	return parseScaled(num, div)
+	return parseScaled(strings.TrimSpace(text[:len(text)-len(best.Suffix)]), best.Div)
 }
 
 // parseScaled reads num / div. When div is a power of ten the decimal point
@@ -388,8 +389,12 @@ func (p *Param) parseNumber(text string) (float64, error) {
 func (p *Param) formatValue(v float64) string {
 	q := p.quantity()
 	s := decimal(v, q.scale)
-	if slices.Contains(symbolUnits, q.display) && slices.ContainsFunc(q.units(), func(u unitDiv) bool { return u.Suffix == q.display }) {
-		s += q.display
+	if slices.Contains(symbolUnits, q.display) {
+		for u := range q.eachUnit {
+			if u.Suffix == q.display {
+				return s + q.display
+			}
+		}
 	}
 	return s
 }
