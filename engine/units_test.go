@@ -341,3 +341,20 @@ func FuzzParamText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParamText formats every parameter's default and a value inside
+// its range and parses the text back: a share link's worth of values, both
+// ways.
+func BenchmarkParamText(b *testing.B) {
+	for b.Loop() {
+		for i := range params {
+			p := &params[i]
+			for _, v := range []float64{p.Default, p.Min + (p.Max-p.Min)*0.37} {
+				if p.Kind != Float {
+					v = p.Default
+				}
+				p.Parse(p.Format(v))
+			}
+		}
+	}
+}

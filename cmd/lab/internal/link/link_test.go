@@ -178,3 +178,13 @@ func TestLinkScenarioErrors(t *testing.T) {
 		t.Errorf("Parse(%v) errors = %v, want the run too short for the scenario", q, errs)
 	}
 }
+
+// BenchmarkLinkQuery writes and reads a share link of a changed preset.
+func BenchmarkLinkQuery(b *testing.B) {
+	p, _ := presets.Get("wifi")
+	s := p.Settings
+	s.Latency, s.Loss, s.Bandwidth, s.Delay, s.Seed = 0.123, 0.0186, 256000, 0.0875, 2761734960
+	for b.Loop() {
+		Parse(Values("wifi", s))
+	}
+}
