@@ -72,7 +72,7 @@ func (w TuneWeights) validate() error {
 		v    float64
 	}{{"errP95", w.ErrP95}, {"addedLatency", w.AddedLatency}, {"snaps", w.Snaps}, {"underrun", w.Underrun}} {
 		if !(f.v >= 0 && f.v <= MaxTuneWeight) {
-			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "[0, 1e6]"}
+			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "[0, 1000000]"}
 		}
 	}
 	if w == (TuneWeights{}) {
@@ -249,14 +249,14 @@ func (s *TuneSpec) validateSpaceAndBudget() error {
 			return &FieldError{Field: field + ".name", Value: r.Name, Allowed: "a parameter not already searched"}
 		}
 		if p.check(r.Min) != nil {
-			return &FieldError{Field: field + ".min", Value: formatNumber(r.Min), Allowed: p.allowed()}
+			return &FieldError{Field: field + ".min", Value: p.valueText(r.Min), Allowed: p.allowed()}
 		}
 		if p.check(r.Max) != nil {
-			return &FieldError{Field: field + ".max", Value: formatNumber(r.Max), Allowed: p.allowed()}
+			return &FieldError{Field: field + ".max", Value: p.valueText(r.Max), Allowed: p.allowed()}
 		}
 		if r.Max < r.Min {
-			return &FieldError{Field: field + ".max", Value: formatNumber(r.Max),
-				Allowed: "at least " + field + ".min = " + formatNumber(r.Min)}
+			return &FieldError{Field: field + ".max", Value: p.valueText(r.Max),
+				Allowed: "at least " + field + ".min = " + p.valueText(r.Min)}
 		}
 	}
 	if s.Budget < 1 || s.Budget > MaxTuneBudget {

@@ -382,12 +382,12 @@ func TestTuneSpecValidate(t *testing.T) {
 		{"bad base", func(s *TuneSpec) { s.Base.SendRate = 30 }, "sendRate", "tickRate"},
 		{"unknown motion", func(s *TuneSpec) { s.Motions = []string{"strafe", "moonwalk"} }, "motions[1]", "circle"},
 		{"repeated motion", func(s *TuneSpec) { s.Motions = []string{"turn", "turn"} }, "motions[1]", "not already"},
-		{"negative weight", func(s *TuneSpec) { s.Weights.Snaps = -1 }, "weights.snaps", "[0, 1e6]"},
-		{"NaN weight", func(s *TuneSpec) { s.Weights.ErrP95 = math.NaN() }, "weights.errP95", "[0, 1e6]"},
+		{"negative weight", func(s *TuneSpec) { s.Weights.Snaps = -1 }, "weights.snaps", "[0, 1000000]"},
+		{"NaN weight", func(s *TuneSpec) { s.Weights.ErrP95 = math.NaN() }, "weights.errP95", "[0, 1000000]"},
 		// A weight of 1e308 made the cost +Inf, which the server could not
 		// encode as JSON: it must be refused where it is read.
-		{"huge weight", func(s *TuneSpec) { s.Weights.ErrP95 = 1e308 }, "weights.errP95", "[0, 1e6]"},
-		{"infinite weight", func(s *TuneSpec) { s.Weights.Underrun = math.Inf(1) }, "weights.underrun", "[0, 1e6]"},
+		{"huge weight", func(s *TuneSpec) { s.Weights.ErrP95 = 1e308 }, "weights.errP95", "[0, 1000000]"},
+		{"infinite weight", func(s *TuneSpec) { s.Weights.Underrun = math.Inf(1) }, "weights.underrun", "[0, 1000000]"},
 		{"zero weights", func(s *TuneSpec) { s.Weights = TuneWeights{} }, "weights", "positive"},
 		{"unknown metric", func(s *TuneSpec) { s.Constraints[0].Metric = "lag" }, "constraints[0].metric", "MetricFields"},
 		{"infinite bound", func(s *TuneSpec) { s.Constraints[0].Max = math.Inf(1) }, "constraints[0].max", "finite"},
@@ -396,8 +396,8 @@ func TestTuneSpecValidate(t *testing.T) {
 		{"searched twice", func(s *TuneSpec) {
 			s.Space = []TuneRange{{Name: "delay", Max: 0.1}, {Name: "delay", Max: 0.2}}
 		}, "space[1].name", "not already"},
-		{"range out of table", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Max: 0.7}} }, "space[0].max", "[0, 0.5] s"},
-		{"range reversed", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Min: 0.2, Max: 0.1}} }, "space[0].max", "space[0].min = 0.2"},
+		{"range out of table", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Max: 0.7}} }, "space[0].max", "[0, 500] ms"},
+		{"range reversed", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Min: 0.2, Max: 0.1}} }, "space[0].max", "space[0].min = 200ms"},
 		{"negative budget", func(s *TuneSpec) { s.Budget = -1 }, "budget", "[1, 5000]"},
 		{"huge budget", func(s *TuneSpec) { s.Budget = 5001 }, "budget", "[1, 5000]"},
 	}

@@ -208,7 +208,7 @@ func TestLoadBad(t *testing.T) {
 	}{
 		{"unknown setting", `{"name":"x","title":"X","doc":"d","settings":{"jiter":0.1}}`, []string{"x.json", `"jiter"`}},
 		{"unknown top-level key", `{"name":"x","title":"X","doc":"d","colour":"red","settings":{}}`, []string{"x.json", `"colour"`}},
-		{"out of range", `{"name":"x","title":"X","doc":"d","settings":{"loss":2}}`, []string{"x.json", "loss", "[0, 0.9]"}},
+		{"out of range", `{"name":"x","title":"X","doc":"d","settings":{"loss":2}}`, []string{"x.json", `loss = "200%" is not allowed: want [0, 90] %`}},
 		{"bad enum", `{"name":"x","title":"X","doc":"d","settings":{"jitterDist":"cauchy"}}`, []string{"x.json", "jitterDist", "cauchy"}},
 		{"wrong type", `{"name":"x","title":"X","doc":"d","settings":{"latency":"fast"}}`, []string{"x.json", "latency"}},
 		{"float int", `{"name":"x","title":"X","doc":"d","settings":{"entities":1.5}}`, []string{"x.json", "entities"}},

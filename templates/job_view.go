@@ -50,7 +50,8 @@ type SweepAxis struct {
 	Steps          int
 }
 
-// SweepParam is a parameter the form offers, with the range it starts with.
+// SweepParam is a parameter the form offers, with the range it starts with;
+// Unit is the unit a plain number is in (its display unit).
 type SweepParam struct {
 	Name, Group, Unit, Doc string
 	Min, Max               string // the parameter's whole range, as text

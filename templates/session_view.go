@@ -25,7 +25,7 @@ type SessionView struct {
 	// defaults: what the page's unsaved-changes marker compares with.
 	Saved string
 	// Edits are the settings the address's query asked for
-	// (/s/{id}?loss=0.2), canonical "name=text&..."; the page applies them
+	// (/s/{id}?loss=20, 20 %), canonical "name=text&..." (loss=20%); the page applies them
 	// as unsaved edits, with a notice.
 	Edits string
 }
@@ -76,19 +76,10 @@ type ErrorView struct {
 	Message string
 }
 
-// Shown returns p's value v as a designer reads it: in the display unit when
-// the parameter has one ("120 ms", "3.0 %"), else its text form ("pareto",
-// "epic,buffer", "true").
-func Shown(p *engine.Param, v float64) string {
-	if (p.Kind != engine.Float && p.Kind != engine.Int) || p.Display == "" {
-		return p.Format(v)
-	}
-	scale := p.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	return strconv.FormatFloat(v*scale, 'f', decimals(p.Step*scale), 64) + " " + p.Display
-}
+// Shown returns p's value v as a designer reads it (engine.Param.Show): in
+// the display unit with its unit ("120 ms", "3.5 %", "0.2 ms"), else its
+// text form ("pareto", "epic,buffer", "true").
+func Shown(p *engine.Param, v float64) string { return p.Show(v) }
 
 // CompareURL is the comparison page's address for the given variant refs.
 func CompareURL(refs ...string) string {

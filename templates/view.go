@@ -4,7 +4,6 @@
 package templates
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,8 +179,7 @@ type fieldView struct {
 	Min, Max, Step, Value string
 	Display               string   // unit shown
 	Scale                 string   // shown = value × Scale
-	Decimals              int      // digits after the point when shown
-	Shown                 string   // the value as shown, with Decimals digits
+	Shown                 string   // the value as shown in the box: in Display, engine.ShowDigits significant digits
 	Unit                  string   // what a plain number typed in the box means: Display, or the stored unit
 	Units                 []string // the units a typed value may carry (engine Param.Units)
 
@@ -295,20 +293,18 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 		return f
 	}
 	f.Control = "range"
-	if p.Max-p.Min > 100000 {
-		// A seed is an identifier, not a quantity: a slider would be useless.
+	_, scale := p.DisplayUnit()
+	if (p.Max-p.Min)*scale > 100000 {
+		// A seed is an identifier, not a quantity: a slider would be
+		// useless. (Bandwidth's 100000 kbit/s is a quantity, with a box
+		// in kbit/s.)
 		f.Control = "number"
 	}
-	scale := p.Scale
-	if scale == 0 {
-		scale = 1
-	}
 	f.Min, f.Max, f.Step = num(p.Min), num(p.Max), num(p.Step)
-	f.Value = p.Format(val)
+	f.Value = num(val)
 	f.Display = p.Display
 	f.Scale = num(scale)
-	f.Decimals = decimals(p.Step * scale)
-	f.Shown = strconv.FormatFloat(val*scale, 'f', f.Decimals, 64)
+	f.Shown = engine.ReadableIn(val, scale, engine.ShowDigits)
 	f.Unit = p.Display
 	if f.Unit == "" {
 		f.Unit = p.Unit
@@ -345,15 +341,6 @@ func unitsHint(f fieldView) string {
 		return ""
 	}
 	return ", or with a unit (" + strings.Join(f.Units, ", ") + ")"
-}
-
-// decimals returns how many digits after the point show a quantity whose
-// slider step is step (in shown units): 0 for 1 ms, 1 for 0.1 %.
-func decimals(step float64) int {
-	if step <= 0 || step >= 1 {
-		return 0
-	}
-	return int(math.Ceil(-math.Log10(step) - 1e-9))
 }
 
 // num formats an attribute number without an exponent: 4294967295, 0.0001.
@@ -411,8 +398,6 @@ func presetDoc(v PageView) string {
 	}
 	return ""
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // exportTitle is an export link's tooltip.
 func exportTitle(e ExportView) string {

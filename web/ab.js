@@ -26,6 +26,7 @@
 import { View } from './canvas.js';
 import { techColor } from './colors.js';
 import { presetValues } from './url.js';
+import { fromJSON } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -220,7 +221,7 @@ export class AB {
     return Float64Array.from(this.page.params, (p) => {
       const v = settings[p.name];
       if (v === undefined) return p.default;
-      const r = e.parse(p.name, Array.isArray(v) ? v.join(',') : String(v));
+      const r = fromJSON(e, p.name, v);
       return r.error ? p.default : r.value;
     });
   }

@@ -6,6 +6,7 @@
 import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
 import { presetValues, shareQuery, mirror } from './url.js';
+import { fromJSON, readable, SHOW_DIGITS } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -94,7 +95,7 @@ function settingsValues(page, settings) {
   return Float64Array.from(page.params, (p) => {
     const v = settings[p.name];
     if (v === undefined) return p.default;
-    const r = page.engine.parse(p.name, Array.isArray(v) ? v.join(',') : String(v));
+    const r = fromJSON(page.engine, p.name, v);
     return r.error ? p.default : r.value;
   });
 }
@@ -193,7 +194,7 @@ function wireUnsaved(page, el) {
 }
 
 /**
- * applyEdits applies the settings the address asked for (/s/ID?loss=0.2,
+ * applyEdits applies the settings the address asked for (/s/ID?loss=20, 20 %,
  * read by the server into data-edits) as the designer's unsaved changes,
  * and says so.
  * @param {Page} page
@@ -217,7 +218,7 @@ function applyEdits(page, el) {
     if (r.error) continue;
     page.set(name, r.value);
     const p = page.params.find((q) => q.name === name);
-    const scaled = p && p.display && p.scale ? `${Number((r.value * p.scale).toPrecision(6))} ${p.display}` : page.engine.format(name, r.value);
+    const scaled = p && p.display && p.scale ? `${readable(r.value, p.scale, SHOW_DIGITS)} ${p.display}` : page.engine.format(name, r.value);
     shown.push(`${name} = ${scaled}`);
   }
   if (shown.length === 0) return;
@@ -250,7 +251,7 @@ export function settingsJSON(page) {
         out[p.name] = text.split(',');
         break;
       default:
-        out[p.name] = Number(text);
+        out[p.name] = values[i]; // stored units, as the API's numbers are
     }
   });
   const scenario = page.scenarioText();
@@ -374,14 +375,18 @@ function showConflict(page, session, mine, current, save) {
   };
   if (current.name !== mine.name) row('name', current.name, mine.name);
   if ((current.notes ?? '') !== mine.notes) row('notes', current.notes ?? '', mine.notes);
-  const text = (/** @type {unknown} */ v) => (Array.isArray(v) ? v.join(',') : String(v));
+  // Values as the page shows them (120ms, 2%), not as the JSON stores them.
+  const text = (/** @type {Param} */ p, /** @type {unknown} */ v) => {
+    const r = fromJSON(page.engine, p.name, v);
+    return r.error ? (Array.isArray(v) ? v.join(',') : String(v)) : page.engine.format(p.name, r.value);
+  };
   /** @type {Param[]} */
   const changed = [];
   for (const p of page.params) {
-    const theirs = text(current.settings[p.name]);
-    if (theirs !== text(mine.settings[p.name])) {
+    const theirs = text(p, current.settings[p.name]);
+    if (theirs !== text(p, mine.settings[p.name])) {
       changed.push(p);
-      row(p.name, theirs, text(mine.settings[p.name]));
+      row(p.name, theirs, text(p, mine.settings[p.name]));
     }
   }
   const theirText = typeof current.settings.scenarioText === 'string' ? current.settings.scenarioText : '';
@@ -396,7 +401,7 @@ function showConflict(page, session, mine, current, save) {
   };
   byId('conflict-theirs', HTMLButtonElement).onclick = () => {
     if (theirText !== myText && theirText !== '') page.applyScenario(theirText);
-    for (const p of changed) page.set(p.name, page.engine.parse(p.name, text(current.settings[p.name])).value);
+    for (const p of changed) page.set(p.name, fromJSON(page.engine, p.name, current.settings[p.name]).value);
     session.rev = current.rev;
     showSaved(current);
     dialog.close();

@@ -107,7 +107,7 @@ func TestPopulationBadInput(t *testing.T) {
 		{[]string{"-population", "mars"}, "unknown population \"mars\""},
 		{[]string{"-techniques", "teleport"}, "techniques = \"teleport\""},
 		{[]string{"-set", "techniques=snap"}, "techniques is chosen by -techniques"},
-		{[]string{"-set", "delay=7"}, "delay"},
+		{[]string{"-set", "delay=7s"}, `delay = "7s" is not allowed: want [0, 500] ms`},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -123,7 +123,7 @@ func TestTunePopulationCLI(t *testing.T) {
 	var out, errb bytes.Buffer
 	args := []string{"-technique", "buffer", "-preset", "harbor-before", "-population", "harbor-beta",
 		"-entities", "3", "-rounds", "2", "-round", "4", "-budget", "4",
-		"-w", "errP95=1,addedLatency=0,snaps=0,underrun=0", "-max", "underrunRounds=0.05,addedLatencyP90=0.15", "-json"}
+		"-w", "errP95=1,addedLatency=0,snaps=0,underrun=0", "-max", "underrunRounds=5%,addedLatencyP90=150ms", "-json"}
 	code := runTune(args, &out, &errb)
 	var got struct {
 		Result struct {

@@ -67,7 +67,7 @@ func TestSimBadUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"out of range", []string{"-set", "loss=2"}, "loss"},
+		{"out of range", []string{"-set", "loss=95"}, "loss"},
 		{"unknown parameter", []string{"-set", "nosuch=1"}, "nosuch"},
 		{"unknown preset", []string{"-preset", "moon"}, "moon"},
 		{"stray argument", []string{"extra"}, "extra"},
@@ -137,7 +137,7 @@ func TestSimScenarioFile(t *testing.T) {
 		msg        string
 	}{
 		{"ok.txt", "title mine\nspike at=2 for=1s delay=200ms\n", 0, "scenario custom (mine)"},
-		{"overlap.txt", "spike at=2 for=1 delay=0.2\noutage at=2.5 for=1\n", 2, "scenario line 2, field at: outage over [2.5, 3.5) s overlaps the spike on line 1"},
+		{"overlap.txt", "spike at=2 for=1 delay=200ms\noutage at=2.5 for=1\n", 2, "scenario line 2, field at: outage over [2.5, 3.5) s overlaps the spike on line 1"},
 		{"long.txt", "outage at=4 for=2\n", 2, "raise duration to 6 or more"},
 	} {
 		path := dir + "/" + tt.name

@@ -15,7 +15,7 @@ import (
 
 // tuneTestArgs tunes the buffer on harbor-before, small enough for a test.
 var tuneTestArgs = []string{"-technique", "buffer", "-preset", "harbor-before", "-set", "duration=10", "-set", "entities=2",
-	"-motions", "strafe,turn", "-max", "addedLatency=0.15", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
+	"-motions", "strafe,turn", "-max", "addedLatency=150", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
 
 // tuneTestSpec is the spec tuneTestArgs describe.
 func tuneTestSpec(t *testing.T) engine.TuneSpec {
@@ -216,7 +216,7 @@ func TestTuneUsage(t *testing.T) {
 		{"unknown metric", []string{"-technique", "buffer", "-max", "lag=1"}, 2, `-max: constraints = "lag" is not allowed`},
 		{"bad bound", []string{"-technique", "buffer", "-max", "underrun"}, 2, "-max"},
 		{"budget", []string{"-technique", "buffer", "-budget", "-3"}, 2, "-budget: budget"},
-		{"bad set", []string{"-technique", "buffer", "-set", "loss=2"}, 2, "loss"},
+		{"bad set", []string{"-technique", "buffer", "-set", "loss=95"}, 2, "loss"},
 		{"stray argument", []string{"-technique", "buffer", "extra"}, 2, `"extra"`},
 	}
 	for _, tt := range tests {

@@ -171,7 +171,7 @@ func (r *Runner) Run(ctx context.Context, vs []Variant) (*Comparison, error) {
 			if i == 0 || p.Get(&s) == p.Get(&first) || v.Trace != nil && p.Name == "entities" {
 				continue
 			}
-			c.Forced = append(c.Forced, fmt.Sprintf("%s: %s %s → %s", labels[i], p.Name, s.Text(p.Name), first.Text(p.Name)))
+			c.Forced = append(c.Forced, fmt.Sprintf("%s: %s %s → %s", labels[i], p.Name, p.Show(p.Get(&s)), p.Show(p.Get(&first))))
 			if err := p.Set(&s, p.Get(&first)); err != nil {
 				return nil, variantError(0, vs[0].Label, err) // first was valid: cannot happen
 			}

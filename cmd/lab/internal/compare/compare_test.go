@@ -17,9 +17,9 @@ func testSettings(t testing.TB) map[string]engine.Settings {
 	t.Helper()
 	out := map[string]engine.Settings{}
 	for name, set := range map[string]string{
-		"lan":  "latency=0.01 jitter=0.002 duration=8 entities=3",
-		"wifi": "latency=0.03 jitter=0.02 loss=0.02 motion=strafe duration=10 entities=4 seed=3",
-		"4g": "latency=0.06 jitter=0.04 loss=0.05 lossModel=burst adaptive=true seed=7 duration=30 maxSpeed=9 " +
+		"lan":  "latency=10 jitter=2 duration=8 entities=3",
+		"wifi": "latency=30 jitter=20 loss=2 motion=strafe duration=10 entities=4 seed=3",
+		"4g": "latency=60 jitter=40 loss=5 lossModel=burst adaptive=true seed=7 duration=30 maxSpeed=9 " +
 			"techniques=snap,buffer",
 	} {
 		s := engine.Defaults()
@@ -92,7 +92,7 @@ func TestRunMatchesEngine(t *testing.T) {
 		t.Errorf("techniques = %v, want %v", c.Techniques, want)
 	}
 	joined := strings.Join(c.Forced, "\n")
-	for _, want := range []string{"lan: motion mix → strafe", "lan: seed 1 → 3", "4g: maxSpeed 9 → 7", "4g: duration 30 → 10"} {
+	for _, want := range []string{"lan: motion mix → strafe", "lan: seed 1 → 3", "4g: maxSpeed 9 m/s → 7 m/s", "4g: duration 30 s → 10 s"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("forced notes %q lack %q", c.Forced, want)
 		}

@@ -35,7 +35,8 @@ const netemBurstStep = 0.1
 //     packet lost in the bad state (1-h = 100%) and none in the good one
 //     (1-k = 0%), all in percent.
 //   - duplicate: duplicate duplicate%; reorder: reorder reorder% gap reorderGap.
-//   - bandwidth: rate bandwidth bit, with limit queueLimit.
+//   - bandwidth: rate bandwidth kbit (tc's kbit is 1000 bit/s, as the lab's
+//     kbit/s), with limit queueLimit.
 //   - outage: loss 100% when its backlog is dropped; delivered as a burst,
 //     delays that end at the outage's end (see netemBurstStep).
 func writeNetem(b *bytes.Buffer, preset string, s engine.Settings) {
@@ -163,7 +164,7 @@ func netemArgs(s engine.Settings, st engine.NetSimStep, hold float64) []string {
 		args = append(args, "reorder", pct(s.Reorder)+"%", "gap", num(float64(s.ReorderGap)))
 	}
 	if c.Bandwidth > 0 {
-		args = append(args, "rate", num(c.Bandwidth)+"bit", "limit", num(float64(s.QueueLimit)))
+		args = append(args, "rate", engine.FormatIn(c.Bandwidth, 0.001)+"kbit", "limit", num(float64(s.QueueLimit)))
 	}
 	return args
 }

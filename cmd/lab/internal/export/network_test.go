@@ -132,11 +132,12 @@ func parseNetemArgs(t *testing.T, at float64, args []string) netemState {
 				i += 5
 			}
 		case "rate":
-			v, err := strconv.ParseFloat(strings.TrimSuffix(args[i+1], "bit"), 64)
-			if err != nil {
+			kbit, ok := strings.CutSuffix(args[i+1], "kbit") // tc's kbit: 1000 bit/s
+			v, err := strconv.ParseFloat(kbit, 64)
+			if err != nil || !ok {
 				t.Fatalf("bad rate in %v", args)
 			}
-			st.rate = v
+			st.rate = v * 1000
 			i++
 		case "limit":
 			st.limit, _ = strconv.Atoi(args[i+1])

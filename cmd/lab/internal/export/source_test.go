@@ -39,7 +39,7 @@ func parseSourceCfg(cfg []byte) (engine.SourceSettings, error) {
 			return s.SourceSettings, fmt.Errorf("%s set twice", name)
 		}
 		seen[name] = true
-		if err := s.SetText("source."+name, value); err != nil {
+		if err := setStored(&s, "source."+name, value); err != nil {
 			return s.SourceSettings, err
 		}
 	}
@@ -64,8 +64,8 @@ func TestExportSourceRoundTrip(t *testing.T) {
 	base.Duration, base.Jitter, base.Loss, base.ClockDrift = 8, 0.02, 0.03, 0.0005
 	base.Techniques = []string{engine.TechSource}
 	tuned := base
-	for _, set := range []string{"source.tickrate=128", "source.cl_updaterate=33", "source.cl_interp=0.03",
-		"source.cl_interp_ratio=1.5", "source.cl_extrapolate_amount=0.1", "source.sv_maxupdaterate=100",
+	for _, set := range []string{"source.tickrate=128", "source.cl_updaterate=33", "source.cl_interp=30ms",
+		"source.cl_interp_ratio=1.5", "source.cl_extrapolate_amount=100ms", "source.sv_maxupdaterate=100",
 		"source.cl_clockdrift_max_ms=100", "source.cl_clock_correction_adjustment_max_amount=150", "sendRate=33"} {
 		name, value, _ := strings.Cut(set, "=")
 		if err := tuned.SetText(name, value); err != nil {

@@ -85,7 +85,7 @@ func TestAccessToken(t *testing.T) {
 		{"API with a wrong token", "GET", "/api/sessions", []string{"Authorization", "Bearer wrong-but-long-enough"}, http.StatusUnauthorized, ""},
 		{"API with the token", "GET", "/api/sessions", bearer, http.StatusOK, ""},
 		{"unknown API without the token", "GET", "/api/nope", nil, http.StatusUnauthorized, ""},
-		{"a page goes to sign in", "GET", "/s/" + rev.ID + "?loss=0.1", html, http.StatusSeeOther, "/login?next=" + url.QueryEscape("/s/"+rev.ID+"?loss=0.1")},
+		{"a page goes to sign in", "GET", "/s/" + rev.ID + "?loss=10", html, http.StatusSeeOther, "/login?next=" + url.QueryEscape("/s/"+rev.ID+"?loss=10")},
 		{"a page with the token", "GET", "/sessions", append(bearer, html...), http.StatusOK, ""},
 		{"the login page", "GET", "/login", html, http.StatusOK, ""},
 		{"static files", "GET", "/static/style.css", nil, http.StatusOK, ""},

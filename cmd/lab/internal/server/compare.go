@@ -186,10 +186,6 @@ func compareView(refs []string, c *compare.Comparison) (templates.CompareView, e
 	return v, nil
 }
 
-// compareShow is a setting's value as a designer reads it, with its unit.
-func compareShow(p *engine.Param, s *engine.Settings) string {
-	if (p.Kind == engine.Float || p.Kind == engine.Int) && p.Display != "" && p.Scale != 0 {
-		return strconv.FormatFloat(p.Get(s)*p.Scale, 'g', -1, 64) + " " + p.Display
-	}
-	return s.Text(p.Name)
-}
+// compareShow is a setting's value as a designer reads it, with its unit
+// (engine.Param.Show: 120 ms, not 120.00000000000001 ms).
+func compareShow(p *engine.Param, s *engine.Settings) string { return p.Show(p.Get(s)) }

@@ -326,7 +326,7 @@ func TestBrowserLayoutSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := openLabOn(t, h, "/s/"+rev.ID+"?loss=0.05")
+	b := openLabOn(t, h, "/s/"+rev.ID+"?loss=5")
 	b.waitLive()
 	checkLayout(t, b)
 }

@@ -166,8 +166,8 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 	want.Latency = 0.15
 	began := time.Now()
 	a.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp))
-	if !b.poll(`document.getElementById('p-latency').value === '0.15' && lab.settings().latency === '0.15' &&
-		new URLSearchParams(location.search).get('latency') === '0.15'`, syncWithin) {
+	if !b.poll(`document.getElementById('p-latency').value === '0.15' && lab.settings().latency === '150ms' &&
+		new URLSearchParams(location.search).get('latency') === '150ms'`, syncWithin) {
 		var got struct {
 			Slider, Engine, Location string
 		}
@@ -177,8 +177,8 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 	t.Logf("tab b followed tab a in %v", time.Since(began))
 	// A session page's address carries only what differs from the saved
 	// revision: the live latency, not the session's own entities=4.
-	if loc := b.location(); loc != path+"?latency=0.15" {
-		t.Errorf("tab b's address = %s, want %s?latency=0.15", loc, path)
+	if loc := b.location(); loc != path+"?latency=150ms" {
+		t.Errorf("tab b's address = %s, want %s?latency=150ms", loc, path)
 	}
 	set := game.read(t, syncWithin)
 	if set.Type != "set" || set.Name != "latency" || set.Value != 0.15 {
@@ -275,7 +275,7 @@ func TestBrowserSyncModule(t *testing.T) {
 	// Both at once: tickRate is refused first, then sent again after sendRate 10 is accepted.
 	b.eval(`stand.values[0] = 10, stand.values[1] = 10, stand.sync.local()`, nil)
 	if !b.poll(`stand.values[0] === 10 && stand.values[1] === 10 && stand.log.errors.at(-1) === '' &&
-		lab.settings().tickRate === '10' && lab.settings().sendRate === '10'`, syncWithin) {
+		lab.settings().tickRate === '10Hz' && lab.settings().sendRate === '10Hz'`, syncWithin) {
 		var got any
 		b.eval(`({values: [...stand.values], log: stand.log, page: [lab.settings().tickRate, lab.settings().sendRate]})`, &got)
 		t.Fatalf("tickRate and sendRate 10 together: %v, want both on the server and on the page", got)
@@ -299,8 +299,8 @@ func TestBrowserSyncModule(t *testing.T) {
 // markup shows as text everywhere.
 func TestBrowserSessionSave(t *testing.T) {
 	h, st := newSessionServer(t)
-	b := openLabOn(t, h, "/?preset=wifi&latency=0.12&entities=3")
-	_, want := settingsFromLink(t, "/?preset=wifi&latency=0.12&entities=3")
+	b := openLabOn(t, h, "/?preset=wifi&latency=120&entities=3")
+	_, want := settingsFromLink(t, "/?preset=wifi&latency=120&entities=3")
 	const name = `<script>window.pwned = 1</script> Harbor & co`
 
 	// A bad name first: the API's error shows in the dialog (and Chromium

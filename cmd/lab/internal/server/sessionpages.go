@@ -145,7 +145,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	templates.Render(w, r, http.StatusOK, templates.Page(v))
 }
 
-// sessionQueryEdits reads the query of a session page (/s/ID?loss=0.2) as
+// sessionQueryEdits reads the query of a session page (/s/ID?loss=20) as
 // edits on top of the settings shown: the ones the engine takes, in
 // parameter-table order as "name=text&...", then the custom scenario's
 // text (scenarioText, as a share link carries it), and an error for each it

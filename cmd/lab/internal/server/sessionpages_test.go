@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,12 @@ func pageSettings(t *testing.T, page string) engine.Settings {
 		if m == nil {
 			t.Fatalf("the page has no control for %s", p.Name)
 		}
-		if err := s.SetText(p.Name, m[1]); err != nil {
+		// A slider's value is in the stored unit (its box shows the display unit).
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatalf("%s: value %q: %v", p.Name, m[1], err)
+		}
+		if err := p.Set(&s, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +132,7 @@ func TestSessionPageStartsLive(t *testing.T) {
 	}
 	defer c.Close()
 	readWS(t, c)
-	sendWS(t, c, `{"type":"set","name":"jitter","value":"0.04"}`)
+	sendWS(t, c, `{"type":"set","name":"jitter","value":"40ms"}`)
 	if m := readWS(t, c); m.Type != "config" || m.Config.Settings.Jitter != 0.04 {
 		t.Fatalf("after set jitter: %+v", m)
 	}
@@ -184,7 +190,7 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 	page := string(body)
 	for _, want := range []string{
 		`<li data-name="latency"><code>latency</code> 50 ms → <b>120 ms</b></li>`,
-		`<li data-name="loss"><code>loss</code> 0.0 % → <b>3.5 %</b></li>`,
+		`<li data-name="loss"><code>loss</code> 0 % → <b>3.5 %</b></li>`,
 		`<li data-name="adaptive"><code>adaptive</code> false → <b>true</b></li>`,
 		`<li data-name="motion"><code>motion</code> mix → <b>circle</b></li>`,
 		`<p class="rev-notes">more ping` + "\n" + `and loss</p>`,

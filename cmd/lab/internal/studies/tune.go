@@ -22,8 +22,9 @@ import (
 
 // TuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
 // is a variant ref. Weights left out are 1 each; a constraint's max is a
-// number in the metric's SI unit, as in engine.Constraint, or text with a
-// unit ("150ms", "5%"), read by engine.ParseMetric.
+// number in the metric's SI unit, as in engine.Constraint, or text as a
+// person types it, read by engine.ParseMetric: a plain number in the
+// metric's display unit ("150" ms, "5" %) or with a unit ("150ms", "5%").
 type TuneRequest struct {
 	Technique   string              `json:"technique"`
 	Base        string              `json:"base"`
@@ -75,9 +76,9 @@ func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
 				Allowed: "one of " + report.MetricNames() + ", " + engine.ExtraLatencyMetric + ", or " + engine.RecoveryMetric + " with a scenario"}
 		}
-		v, err := engine.ParseMetric(c.Metric, string(c.Max))
+		v, err := c.Max.metric(c.Metric)
 		if err != nil {
-			return nil, &engine.FieldError{Field: field + ".max", Value: string(c.Max), Allowed: allowedBy(err)}
+			return nil, &engine.FieldError{Field: field + ".max", Value: c.Max.String(), Allowed: allowedBy(err)}
 		}
 		cs = append(cs, engine.Constraint{Metric: c.Metric, Max: v})
 	}
@@ -220,8 +221,14 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	if len(space) == 0 {
 		space = engine.TuneSpace(tj.Spec.Technique)
 	}
+	// The searched settings in SI units, like the metrics: numbers a
+	// spreadsheet reads, not the text form (120ms).
 	for _, s := range space {
-		head = append(head, s.Name)
+		if p, ok := engine.Lookup(s.Name); ok && p.Unit != "" && (p.Kind == engine.Float || p.Kind == engine.Int) {
+			head = append(head, s.Name+" ("+p.Unit+")")
+		} else {
+			head = append(head, s.Name)
+		}
 	}
 	fields := engine.MetricFields
 	if tj.Spec.Population != nil {
@@ -242,7 +249,11 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 		key := compare.Key(c.Settings, 0)
 		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
 		for _, s := range space {
-			row = append(row, c.Settings.Text(s.Name))
+			if p, ok := engine.Lookup(s.Name); ok && (p.Kind == engine.Float || p.Kind == engine.Int) {
+				row = append(row, num(p.Get(&c.Settings)))
+			} else {
+				row = append(row, c.Settings.Text(s.Name))
+			}
 		}
 		if c.Population != nil {
 			vals = c.Population.Values(vals[:0])
@@ -265,7 +276,7 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 // link (50 ms + 10 ms of jitter) that is the 120 ms of added latency the
 // form used to start with; on any other link it can be met, as a bound on
 // added latency, which includes the network's own, may not be.
-var tuneDefaultBound = tuneConstraint{Metric: engine.ExtraLatencyMetric, Max: "0.06"}
+var tuneDefaultBound = tuneConstraint{Metric: engine.ExtraLatencyMetric, Max: textOf("60ms")}
 
 // TunePage is GET /tune and GET /tune/{id}. Opened from the lab, the form
 // starts on the base's technique (engine.Settings.PrimaryTechnique: the
@@ -280,7 +291,7 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 		// players within 150 ms.
 		req.Population = &TunePopulation{Name: name, Entities: tunePopEntities, Rounds: tunePopRounds}
 		req.Weights = &engine.TuneWeights{ErrP95: 1}
-		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: "0.05"}, {Metric: "addedLatencyP90", Max: "0.15"}}
+		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: textOf("5%")}, {Metric: "addedLatencyP90", Max: textOf("150ms")}}
 	}
 	_, base, baseErr := s.resolveBase(req.Base)
 	if req.Technique == "" && baseErr == nil {
@@ -364,8 +375,8 @@ func tuneFormOf(req TuneRequest) tuneForm {
 		if f, ok := engine.TuneMetric(c.Metric); ok {
 			scale = f.Scale
 		}
-		max := string(c.Max)
-		if v, err := engine.ParseMetric(c.Metric, max); err == nil {
+		max := c.Max.String()
+		if v, err := c.Max.metric(c.Metric); err == nil {
 			max = num(report.Round(v*scale, 9))
 		}
 		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: max})

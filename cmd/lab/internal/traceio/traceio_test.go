@@ -168,7 +168,7 @@ func TestParseTraceLimits(t *testing.T) {
 	}
 }
 
-func formatNumber(v float64) string { return engine.Params()[0].Format(v) }
+func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // WriteCSV's output reads back as the same trace, to its rounding.
 func TestWriteTraceCSVRoundTrip(t *testing.T) {
