@@ -18,7 +18,7 @@ import (
 // storeT0 is the tests' clock origin.
 var storeT0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func openTestStore(t *testing.T, dir string, now time.Time) *SQLite {
+func openTestStore(t testing.TB, dir string, now time.Time) *SQLite {
 	t.Helper()
 	st, err := Open(dir, now)
 	if err != nil {

@@ -96,6 +96,14 @@ type Traces interface {
 	ListTraces() ([]TraceInfo, error)
 	// LoadTrace returns the sample or stored trace called name.
 	LoadTrace(name string) (TraceInfo, *engine.Trace, error)
+	// TraceInfo returns what LoadTrace would, without the packets:
+	// nothing is decoded.
+	TraceInfo(name string) (TraceInfo, error)
+	// TraceFlat returns the trace's metadata and its flat encoding
+	// (engine.Trace.AppendFlat's numbers as little-endian float64s), read
+	// as the caller reads, holding a bounded part of it; a damaged trace
+	// is an error of Read.
+	TraceFlat(name string) (TraceInfo, io.Reader, error)
 	// DeleteTrace removes the stored trace called name for good.
 	DeleteTrace(name string) error
 }
