@@ -25,6 +25,7 @@ import (
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/static"
 	"interplab/cmd/lab/internal/store"
@@ -95,7 +96,8 @@ type Server struct {
 	vendor *static.Files // web's vendored files under web.VendorMount
 	wasm   static.Wasm   // /lab.wasm
 
-	uploads chan struct{} // a trace upload's parse slot (uploadSlots)
+	uploads chan struct{}  // a trace upload's parse slot (uploadSlots)
+	reads   *jsonapi.Slots // a heavy read's slot (reads.go)
 
 	hub     *live.Hub       // live sync of the sessions
 	jobs    *jobs.Runner    // sweeps, tunings and population runs
@@ -142,7 +144,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
 		gate: access.New(d.Token, now), limits: limits,
-		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
+		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSlots(readSlots, readWait),
 		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
 	// lock makes this server its only user).

@@ -1,15 +1,14 @@
 package server
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"log"
 	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"interplab/cmd/lab/internal/jsonapi"
@@ -17,6 +16,7 @@ import (
 	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
 )
 
 // The traces API (routes.go):
@@ -189,40 +189,78 @@ func (s *Server) listTraces(w http.ResponseWriter, r *http.Request) {
 	}{out})
 }
 
+// getTrace answers a trace's description from what the store keeps of
+// it: no packet is read. A trace the store could not measure (its packets
+// are damaged) is loaded, as a heavy read, to say why.
 func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) {
 	name, ok := traceName(w, r)
 	if !ok {
 		return
 	}
-	info, tr, err := s.store.LoadTrace(name)
+	info, err := s.store.TraceInfo(name)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, report.DescribeTrace(info, tr))
+	if info.Network.Sends == 0 { // not measured: a valid trace has a send
+		release, ok := s.takeRead(w, r)
+		if !ok {
+			return
+		}
+		defer release()
+		var tr *engine.Trace
+		if info, tr, err = s.store.LoadTrace(name); err != nil {
+			fail(w, err)
+			return
+		}
+		info.Network, info.MaxSpeed = tr.Network(), tr.MaxSpeed()
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, report.DescribeTraceInfo(info))
 }
 
+// traceFlat streams a trace's packets (see the top of the file) as the
+// store reads them, a block at a time, in a heavy read's slot. A trace
+// whose packets turn out damaged after the answer started is cut short
+// (the connection is closed), never sent as if complete.
 func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
 	name, ok := traceName(w, r)
 	if !ok {
 		return
 	}
-	_, tr, err := s.store.LoadTrace(name)
+	release, ok := s.takeRead(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	info, flat, err := s.store.TraceFlat(name)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	flat := tr.AppendFlat(nil)
-	var b bytes.Buffer
-	b.Grow(8 * len(flat))
-	var word [8]byte
-	for _, v := range flat {
-		binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
-		b.Write(word[:])
-	}
+	size := int64(8 * (engine.TraceFlatHeader + engine.TraceFlatStride*info.Packets))
 	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10)) // the gzip middleware drops it when it compresses
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Write(b.Bytes())
+	streamDeadline(w, size)
+	src := &readErr{r: flat}
+	if _, err := io.Copy(w, src); err != nil && src.err != nil {
+		log.Printf("lab: trace %s: %v", name, src.err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// readErr remembers its reader's error, to tell it from the writer's.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		e.err = err
+	}
+	return n, err
 }
 
 func (s *Server) deleteTrace(w http.ResponseWriter, r *http.Request) {
