@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"mime"
 	"net/http"
@@ -108,9 +107,15 @@ func (s *Server) findPreset(name string) (p presets.Preset, custom bool, err err
 // is a custom one in use (409: delete it first), and a bad file names its
 // field (400). 201 answers the preset as GET /api/presets/{name} does.
 func (s *Server) savePreset(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := jsonapi.ReadBody(r)
 	if err != nil {
-		fail(w, jsonapi.BadRequest("", "read the body: "+err.Error()))
+		fail(w, err)
+		return
+	}
+	// Strict JSON first (no key twice, UTF-8), as every body the API reads;
+	// presets.Parse then reads the file's fields.
+	if err := jsonapi.Valid(body, ""); err != nil {
+		fail(w, err)
 		return
 	}
 	p, err := presets.Parse(body)
