@@ -237,6 +237,15 @@ func answer(err error) *jsonapi.Error {
 		}
 		return jsonapi.BadRequest(fe.Field, fe.Error())
 	}
+	if se, ok := errors.AsType[*engine.ScenarioError](err); ok {
+		// A scenario's own line and field are in the message; the
+		// request's field is the setting that holds it.
+		field := "scenarioText"
+		if se.Field == "scenario" || se.Line == 0 && se.Field != "scenarioText" {
+			field = "scenario"
+		}
+		return &jsonapi.Error{Status: http.StatusBadRequest, Field: field, Line: se.Line, Msg: se.Error()}
+	}
 	if ie, ok := errors.AsType[*traceio.InputError](err); ok {
 		return &jsonapi.Error{Status: http.StatusBadRequest, Msg: ie.Error(), Field: ie.Field, Line: ie.Line}
 	}
