@@ -72,8 +72,8 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /api/sessions/{id}", token, fresh, s.getSession},
 		{"GET /api/sessions/{id}/revisions/{rev}", token, fresh, s.sessionRevision},
 		{"PUT /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.saveSession},
-		{"DELETE /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.deleteSession},
-		{"POST /api/sessions/{id}/restore", token, change(maxSessionBody, typeJSON), s.restoreSession},
+		{"DELETE /api/sessions/{id}", token, change(maxSmallBody, typeJSON), s.deleteSession},
+		{"POST /api/sessions/{id}/restore", token, change(maxSmallBody, typeJSON), s.restoreSession},
 		{"POST /api/sessions/{id}/trace", token, change(maxSmallBody, typeJSON), s.saveLiveTrace},
 		{"GET /ws/sessions/{id}", token, upgrade, s.sessionWS},
 
