@@ -147,7 +147,7 @@ func noStore(next http.Handler) http.Handler {
 
 // Body caps of the routes that change state, bytes.
 const (
-	maxSessionBody = 64 << 10                  // a session's notes of store.MaxNotesRunes four-byte characters, and its settings
+	maxSessionBody = 256 << 10                 // a session's notes of store.MaxNotesRunes characters (40 KiB of four-byte ones), its settings, and room to tell notes over the cap from a body too big
 	maxJobBody     = 64 << 10                  // a sweep's, a tuning's or a population run's request
 	maxSmallBody   = 4 << 10                   // a name, or nothing
 	maxTraceUpload = traceio.MaxBytes + 64<<10 // a trace file and a multipart envelope

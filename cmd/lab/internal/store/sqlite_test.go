@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
@@ -326,9 +327,8 @@ func TestStoreHostileInput(t *testing.T) {
 		} else {
 			_, err = st.Save(tt.id, tt.draft, storeT0)
 		}
-		var fe *engine.FieldError
-		if !errors.As(err, &fe) || fe.Field != tt.field {
-			t.Errorf("%s: error %v, want a *engine.FieldError on %q", tt.name, err, tt.field)
+		if _, field := jsonapi.Text(err); err == nil || field != tt.field {
+			t.Errorf("%s: error %v, want an error naming %q", tt.name, err, tt.field)
 		}
 	}
 	// Nothing of that reached the database.

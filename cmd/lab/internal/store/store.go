@@ -61,8 +61,9 @@ var (
 // Sessions are saved sessions. Every save is a new revision of a session;
 // nothing is overwritten. A deleted session is only marked deleted and can
 // be restored for RestoreWindow. Malformed input is an *engine.FieldError
-// naming its field (a malformed id's field is "id"); a missing session or
-// revision is one of the Err values below.
+// naming its field (a malformed id's field is "id"), or a *jsonapi.Error
+// naming it for text over its cap; a missing session or revision is one of
+// the Err values below.
 type Sessions interface {
 	// Create saves d as revision 1 of a new session with a fresh random id.
 	Create(d Draft, now time.Time) (Revision, error)
@@ -272,8 +273,12 @@ func (d *Draft) Check() error {
 		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(d.Name, 40),
 			Allowed: "1 to " + strconv.Itoa(MaxNameRunes) + " characters, no control characters"}
 	}
+	if n := utf8.RuneCountInString(d.Notes); n > MaxNotesRunes {
+		// In the designer's terms: what the box holds, and what they gave.
+		return jsonapi.BadRequest("notes", fmt.Sprintf("notes: at most %d characters, got %d", MaxNotesRunes, n))
+	}
 	badNotes := func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
-	if utf8.RuneCountInString(d.Notes) > MaxNotesRunes || !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
+	if !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
 		return &engine.FieldError{Field: "notes", Value: jsonapi.Clip(d.Notes, 40),
 			Allowed: "at most " + strconv.Itoa(MaxNotesRunes) + " characters, no control characters but tabs and line breaks"}
 	}
