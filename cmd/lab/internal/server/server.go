@@ -57,6 +57,9 @@ type Deps struct {
 	// Limits are the HTTP server's timeouts and connection limit; the
 	// zero value means DefaultLimits.
 	Limits Limits
+	// Spool holds trace uploads while they arrive; DirSpool("") (the
+	// system's temporary directory) when nil.
+	Spool Spool
 }
 
 // Limits bound what one client can hold of the server: time to send a
@@ -96,6 +99,7 @@ type Server struct {
 	vendor *static.Files // web's vendored files under web.VendorMount
 	wasm   static.Wasm   // /lab.wasm
 
+	spool   Spool          // where uploads wait to be parsed
 	uploads chan struct{}  // a trace upload's parse slot (uploadSlots)
 	reads   *jsonapi.Slots // a heavy read's slot (reads.go)
 
@@ -142,7 +146,11 @@ func New(d Deps) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
+	spool := d.Spool
+	if spool == nil {
+		spool = DirSpool("")
+	}
+	s := &Server{presets: d.Presets, spool: spool, store: d.Store, now: now, allow: d.AllowOrigins,
 		gate: access.New(d.Token, now), limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSlots(readSlots, readWait),
 		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}

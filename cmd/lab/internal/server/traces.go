@@ -7,9 +7,9 @@ import (
 	"log"
 	"mime"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
@@ -62,24 +62,25 @@ const uploadSlots = 2
 func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name, format := q.Get("name"), q.Get("format")
-	spool, err := os.CreateTemp("", "lab-upload-*")
+	spool, err := s.spool.Create()
 	if err != nil {
-		fail(w, fmt.Errorf("spool the upload: %w", err))
+		fail(w, spoolError(err))
 		return
 	}
-	defer func() {
-		spool.Close()
-		os.Remove(spool.Name())
-	}()
+	defer spool.Close()
+	dst := &writeErr{w: spool}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		name, format, err = readTraceMultipart(r, spool, name, format)
+		name, format, err = readTraceMultipart(r, dst, name, format)
 	} else {
-		_, err = io.Copy(spool, r.Body)
+		_, err = io.Copy(dst, r.Body)
 		if err != nil {
 			err = traceReadError(err)
 		} else if name == "" {
 			err = &traceio.InputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
 		}
+	}
+	if dst.err != nil {
+		err = spoolError(dst.err) // the spool's fault, not the client's
 	}
 	if err != nil {
 		fail(w, err)
@@ -164,6 +165,32 @@ func readTraceMultipart(r *http.Request, spool io.Writer, name, format string) (
 		return "", "", &traceio.InputError{Field: "file", Msg: "missing the part \"file\""}
 	}
 	return name, format, nil
+}
+
+// writeErr remembers its writer's error, to tell it from the reader's.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (e *writeErr) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// spoolError is the answer to a spool that cannot take an upload: a 507
+// when its disk is full, which names no path of the server's, else the
+// server's own fault (a logged 500).
+func spoolError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		log.Printf("lab: spool an upload: %v", err)
+		return &jsonapi.Error{Status: http.StatusInsufficientStorage,
+			Msg: "the disk that holds uploads while they arrive is full: nothing was saved; free some space on the lab's machine and try again"}
+	}
+	return fmt.Errorf("spool the upload: %w", err)
 }
 
 // traceReadError turns an upload's read error into a 413 or a 400.
