@@ -71,9 +71,11 @@ type Sessions interface {
 	// latest one; no other save comes between the two. edit must be quick;
 	// its error is returned as is.
 	Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (Revision, error)
-	// Latest returns the latest revision of a live session.
+	// Latest returns the latest revision of a live session that can be
+	// read: a damaged one (ErrDamaged) is passed over for the one before.
 	Latest(id string) (Revision, error)
-	// Get returns a session, deleted or not, with its history.
+	// Get returns a session, deleted or not, with its history; damaged
+	// revisions are marked in it (see Session).
 	Get(id string) (Session, error)
 	// Revision returns one revision of a live session.
 	Revision(id string, rev int) (Revision, error)
@@ -84,6 +86,10 @@ type Sessions interface {
 	Delete(id string, now time.Time) error
 	// Restore undeletes a session deleted less than RestoreWindow ago.
 	Restore(id string, now time.Time) error
+	// DamagedRevisions returns, for each of the sessions ids that has
+	// any, its revisions whose stored settings are not a JSON object,
+	// without decoding the others: what a list can afford to check.
+	DamagedRevisions(ids []string) (map[string][]int, error)
 }
 
 // Traces are recorded packet traces: the built-in samples (names starting
@@ -142,7 +148,8 @@ const MaxJobs = 200
 
 // ErrDamaged is a stored session or revision that cannot be read (its
 // settings are not JSON, a row is missing): the error names which; the rest
-// of the store is unaffected.
+// of the store is unaffected. A session with a damaged revision opens at
+// its latest revision that can be read; one with none is ErrDamaged.
 var ErrDamaged = errors.New("damaged")
 
 // ErrJobNotFound is LoadJob's error for an unknown id.
@@ -190,12 +197,16 @@ type RevisionInfo struct {
 	Rev     int
 	Name    string
 	Time    time.Time
-	Changed []string // vocabulary names of the settings that differ from the previous revision
+	Changed []string // vocabulary names of the settings that differ from the previous readable revision
+	// Damaged says why the revision cannot be read; "" when it can. A
+	// damaged revision has no Changed.
+	Damaged string
 }
 
-// Session is a session's latest revision with its history.
+// Session is a session's latest readable revision with its history.
 type Session struct {
-	Revision                // the latest revision
+	Revision                // the latest revision that can be read: Latest unless that one is damaged
+	Latest   int            // the latest revision's number
 	Created  time.Time      // time of revision 1
 	Deleted  time.Time      // zero unless deleted
 	History  []RevisionInfo // every revision, oldest first
