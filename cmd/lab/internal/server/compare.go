@@ -27,7 +27,9 @@ import (
 // skipped, so a form may send blank rows. Two to eight refs are needed. A
 // bad request gets 400: the page shows the error above the form when the
 // client asked for HTML, otherwise it is the API's JSON error. A page with
-// no refs at all (the navigation's link) is the empty form.
+// no refs at all (the navigation's link) is the empty form. A comparison is
+// a heavy read (reads.go), checked before it loads a trace: a 503 with
+// Retry-After when the slots stay taken.
 
 // comparePage is GET /compare.
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {

@@ -41,13 +41,16 @@ import (
 //
 // /flat answers application/octet-stream: engine.Trace.AppendFlat's numbers
 // (engine.TraceFlatHeader, then engine.TraceFlatStride per packet) as
-// little-endian float64s, ready for a Float64Array and engine.TraceFromFlat.
+// little-endian float64s, ready for a Float64Array and engine.TraceFromFlat,
+// streamed from the store as a heavy read (reads.go). GET /api/traces/{name}
+// reads no packets: the store keeps the trace's measures.
 //
 // Errors are the API's (api.go), with "line" the file's line at fault
 // (absent when the error is not about one line): 400 for a malformed file
 // or bad name, 404 for an unknown trace or session, 409 for a name in use or
-// a live trace with no packets, 403 for deleting a sample, and the route
-// table's 403, 413 (over 32 MiB) and 415.
+// a live trace with no packets, 403 for deleting a sample, 503 when the
+// heavy reads' slots stay taken, 507 when the disk that spools uploads is
+// full, and the route table's 403, 413 (over 32 MiB) and 415.
 
 // traceUploadTypes are the Content-Types an import may declare: a form
 // upload, or the file itself as CSV, JSON lines or text.
