@@ -411,9 +411,14 @@ func (sc *Scenario) Validate(run float64) error {
 				} else if e.For == 0 {
 					field = "at"
 				}
-				return &ScenarioError{Line: e.Line, Field: field,
-					Msg: e.Kind.String() + " ends at " + secs(end) + " s, after the run's end (duration = " + secs(run) +
-						" s): raise duration to " + secs(math.Ceil(end)) + " or more, or end the " + e.Kind.String() + " by " + secs(run) + " s"}
+				msg := e.Kind.String() + " ends at " + secs(end) + " s, after the run's end (duration = " + secs(run) + " s)"
+				if longest, _ := Lookup("duration"); math.Ceil(end) > longest.Max {
+					// No duration holds it: name the bound, not a raise to it.
+					msg += ", which is at most " + secs(longest.Max) + " s: end the " + e.Kind.String() + " by " + secs(run) + " s"
+				} else {
+					msg += ": raise duration to " + secs(math.Ceil(end)) + " or more, or end the " + e.Kind.String() + " by " + secs(run) + " s"
+				}
+				return &ScenarioError{Line: e.Line, Field: field, Msg: msg}
 			}
 		}
 	}
@@ -499,8 +504,14 @@ func (e *ScenarioEvent) check() error {
 	return nil
 }
 
-// secs formats a time in seconds for a message.
-func secs(v float64) string { return formatNumber(math.Round(v*1e6) / 1e6) }
+// secs formats a time in seconds for a message, to the microsecond (a
+// time too large for that as it is).
+func secs(v float64) string {
+	if math.Abs(v) >= 1e12 {
+		return formatNumber(v)
+	}
+	return formatNumber(math.Round(v*1e6) / 1e6)
+}
 
 // Text returns the scenario's text form, which ParseScenario reads back to
 // the same scenario (line numbers aside).

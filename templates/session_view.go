@@ -28,6 +28,9 @@ type SessionView struct {
 	// (/s/{id}?loss=20, 20 %), canonical "name=text&..." (loss=20%); the page applies them
 	// as unsaved edits, with a notice.
 	Edits string
+	// Notice says which revisions cannot be read (damaged) and what that
+	// costs, shown as a banner; "" when none is damaged.
+	Notice string
 }
 
 // RevisionView is one revision in a session's history.
@@ -36,7 +39,8 @@ type RevisionView struct {
 	Name    string
 	Notes   string
 	Time    string       // when it was saved, as shown
-	Changes []ChangeView // the settings it changed from the previous revision
+	Changes []ChangeView // the settings it changed from the previous readable revision
+	Damaged string       // why it cannot be read; "" when it can
 }
 
 // ChangeView is one setting a revision changed, its values as shown to a

@@ -97,3 +97,36 @@ func TestRecoverLetsAbortThrough(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 	t.Error("Recover swallowed http.ErrAbortHandler")
 }
+
+// A chunked body over the cap is a 413 before the handler runs, even for
+// a handler that never reads its body; under the cap the handler reads it
+// whole.
+func TestMaxBodyChunkedBeforeHandler(t *testing.T) {
+	ran := 0
+	var got string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ran++
+		b, _ := io.ReadAll(r.Body)
+		got = string(b)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	srv := httptest.NewServer(Chain(h, MaxBody(64)))
+	defer srv.Close()
+	for _, tt := range []struct {
+		body   string
+		status int
+	}{{strings.Repeat("x", 65), 413}, {strings.Repeat("y", 64), 204}} {
+		req, _ := http.NewRequest("DELETE", srv.URL, io.MultiReader(strings.NewReader(tt.body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("chunked DELETE of %d bytes = %d, want %d", len(tt.body), resp.StatusCode, tt.status)
+		}
+	}
+	if ran != 1 || got != strings.Repeat("y", 64) {
+		t.Errorf("the handler ran %d times and read %q, want once with the body under the cap", ran, got)
+	}
+}

@@ -13,6 +13,14 @@ import (
 
 // labPage renders the lab page for the state in the URL's query.
 func (s *Server) labPage(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has(linkTraceKey) {
+		// A replay loads its trace's packets: a heavy read (reads.go).
+		release, ok := s.takeReadPage(w, r)
+		if !ok {
+			return
+		}
+		defer release()
+	}
 	templates.Render(w, r, http.StatusOK, templates.Page(s.pageView(r)))
 }
 

@@ -74,8 +74,8 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /api/sessions/{id}", token, fresh, s.getSession},
 		{"GET /api/sessions/{id}/revisions/{rev}", token, fresh, s.sessionRevision},
 		{"PUT /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.saveSession},
-		{"DELETE /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.deleteSession},
-		{"POST /api/sessions/{id}/restore", token, change(maxSessionBody, typeJSON), s.restoreSession},
+		{"DELETE /api/sessions/{id}", token, change(maxSmallBody, typeJSON), s.deleteSession},
+		{"POST /api/sessions/{id}/restore", token, change(maxSmallBody, typeJSON), s.restoreSession},
 		{"POST /api/sessions/{id}/trace", token, change(maxSmallBody, typeJSON), s.saveLiveTrace},
 		{"GET /ws/sessions/{id}", token, upgrade, s.sessionWS},
 
@@ -152,7 +152,7 @@ func noStore(next http.Handler) http.Handler {
 
 // Body caps of the routes that change state, bytes.
 const (
-	maxSessionBody = 64 << 10                  // a session's notes of store.MaxNotesRunes four-byte characters, and its settings
+	maxSessionBody = 256 << 10                 // a session's notes of store.MaxNotesRunes characters (40 KiB of four-byte ones), its settings, and room to tell notes over the cap from a body too big
 	maxJobBody     = 64 << 10                  // a sweep's, a tuning's or a population run's request
 	maxSmallBody   = 4 << 10                   // a name, or nothing
 	maxTraceUpload = traceio.MaxBytes + 64<<10 // a trace file and a multipart envelope

@@ -23,6 +23,7 @@ import (
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/static"
 	"interplab/cmd/lab/internal/store"
@@ -65,6 +66,10 @@ type Deps struct {
 	// once (lab serve -jobs), in [jobs.MinSlots, jobs.MaxSlots]; 0 means
 	// jobs.DefaultSlots.
 	JobSlots int
+
+	// Spool holds trace uploads while they arrive; DirSpool("") (the
+	// system's temporary directory) when nil.
+	Spool Spool
 }
 
 // Limits bound what one client can hold of the server: time to send a
@@ -110,7 +115,9 @@ type Server struct {
 	vendor *static.Files // web's vendored files under web.VendorMount
 	wasm   static.Wasm   // /lab.wasm
 
-	uploads chan struct{} // a trace upload's parse slot (uploadSlots)
+	spool   Spool          // where uploads wait to be parsed
+	uploads chan struct{}  // a trace upload's parse slot (uploadSlots)
+	reads   *jsonapi.Slots // a heavy read's slot (reads.go)
 
 	hub     *live.Hub       // live sync of the sessions
 	jobs    *jobs.Runner    // sweeps, tunings and population runs
@@ -171,9 +178,13 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{presets: d.Presets, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
+	spool := d.Spool
+	if spool == nil {
+		spool = DirSpool("")
+	}
+	s := &Server{presets: d.Presets, spool: spool, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
 		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
-		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
+		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSlots(readSlots, readWait),
 		hub: live.New(d.Store, now), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
 	// lock makes this server its only user).

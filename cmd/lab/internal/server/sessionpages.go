@@ -55,6 +55,18 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		sessionPageFail(w, r, err)
 		return
 	}
+	// Damaged revisions, by SQLite's JSON check of the sessions shown: the
+	// latest is also checked whole below.
+	var shown []string
+	for _, sum := range list {
+		if sum.Deleted.IsZero() && len(shown) < sessionsPageMax {
+			shown = append(shown, sum.ID)
+		}
+	}
+	damaged, err := s.store.DamagedRevisions(shown)
+	if err != nil {
+		log.Printf("lab: sessions page: %v", err) // the list goes on without the marks
+	}
 	now := s.now()
 	for _, sum := range list {
 		line := templates.SessionSummary{ID: sum.ID, Name: sum.Name, Rev: sum.Rev, Updated: sum.Updated.Format(sessionTimeLayout)}
@@ -74,17 +86,41 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			line.Notes = notesExcerpt(rev.Notes)
+			bad := damaged[sum.ID]
+			if rev.Rev != sum.Rev && !slices.Contains(bad, sum.Rev) {
+				bad = append(bad, sum.Rev) // damaged in a way only decoding shows
+			}
+			if len(bad) > 0 {
+				line.Damaged = damagedLine(bad, rev.Rev, sum.Rev)
+			}
 		case errors.Is(err, store.ErrSessionDeleted), errors.Is(err, store.ErrSessionNotFound):
 			// Deleted or purged since the list was read.
 		default:
 			// One session that cannot be read is listed as damaged; the
 			// others are not its hostages.
 			log.Printf("lab: sessions page: %v", err)
-			line.Damaged = "damaged: its latest revision cannot be read"
+			line.Damaged = "damaged: no revision can be read"
 		}
 		v.Live = append(v.Live, line)
 	}
 	templates.Render(w, r, status, templates.Sessions(v))
+}
+
+// damagedLine is the sessions page's mark of a session whose revisions bad
+// cannot be read, which opens at revision opens of latest.
+func damagedLine(bad []int, opens, latest int) string {
+	revs := make([]string, len(bad))
+	for i, r := range bad {
+		revs[i] = strconv.Itoa(r)
+	}
+	which := "revision " + revs[0]
+	if len(revs) > 1 {
+		which = "revisions " + strings.Join(revs, ", ")
+	}
+	if opens != latest {
+		return fmt.Sprintf("damaged: %s cannot be read; it opens at revision %d", which, opens)
+	}
+	return "damaged: " + which + " cannot be read (see its history)"
 }
 
 // session loads session id for a page, or answers with the error page (404
@@ -108,7 +144,8 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	view := &templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
+	view := &templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Latest, Name: sess.Name, Notes: sess.Notes,
+		Notice: damageNotice(sess)}
 	settings := sess.Settings
 	saved := sess.Settings
 	if text := r.PathValue("rev"); text != "" {
@@ -131,7 +168,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	}
 	for i := len(sess.History) - 1; i >= 0; i-- {
 		h := sess.History[i]
-		view.Revisions = append(view.Revisions, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout)})
+		view.Revisions = append(view.Revisions, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout), Damaged: h.Damaged})
 	}
 	// The plain lab page's view, with no link to read, then the session's state.
 	plain := r.Clone(r.Context())
@@ -207,10 +244,15 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	view := templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
+	view := templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Latest, Name: sess.Name, Notes: sess.Notes,
+		Notice: damageNotice(sess)}
 	var prev engine.Settings
 	revs := make([]templates.RevisionView, 0, len(sess.History))
 	for _, h := range sess.History {
+		if h.Damaged != "" {
+			revs = append(revs, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout), Damaged: h.Damaged})
+			continue
+		}
 		rev, err := s.store.Revision(id, h.Rev)
 		if err != nil {
 			sessionPageFail(w, r, err)

@@ -302,6 +302,7 @@ func TestSessionsHostileInput(t *testing.T) {
 		body        string
 		status      int
 		field       string // "-" when the answer need not be JSON (the mux's own 404)
+		chunked     bool   // the body is sent without a length
 	}{
 		{name: "bad JSON", method: "POST", path: "/api/sessions", body: `{"name":`, status: 400},
 		{name: "not an object", method: "POST", path: "/api/sessions", body: `[1,2]`, status: 400},
@@ -357,11 +358,25 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "ws unknown session", method: "GET", path: "/ws/sessions/zzzzzzzzzzzz", status: 404, field: "id"},
 		{name: "ws bad id", method: "GET", path: "/ws/sessions/%3Cscript%3E", status: 404, field: "id"},
 		{name: "ws without upgrade", method: "GET", path: "/ws" + strings.TrimPrefix(path, "/api"), status: 400},
+		// The second hardening round's (issue 21).
+		{name: "duplicate key", method: "POST", path: "/api/sessions", body: `{"name":"a","name":"b"}`, status: 400, field: "name"},
+		{name: "duplicate setting", method: "PUT", path: path, body: `{"rev":1,"settings":{"loss":0.1,"loss":0.9}}`, status: 400, field: "loss"},
+		{name: "invalid UTF-8", method: "POST", path: "/api/sessions", body: "{\"name\":\"\xc0\xaf\"}", status: 400, field: "name"},
+		{name: "scenario text that does not parse", method: "POST", path: "/api/sessions",
+			body: `{"name":"a","settings":{"scenario":"custom","scenarioText":"outage at=1 for=soon"}}`, status: 400, field: "scenarioText"},
+		{name: "endless outage", method: "PUT", path: path,
+			body: `{"rev":1,"settings":{"scenario":"custom","scenarioText":"outage at=1 for=1e308"}}`, status: 400, field: "scenarioText"},
+		{name: "notes over the cap", method: "PUT", path: path, body: `{"rev":1,"notes":"` + strings.Repeat("n", 70000) + `"}`, status: 400, field: "notes"},
+		{name: "chunked delete over the cap", method: "DELETE", path: path, body: `{"x":"` + strings.Repeat("x", 196<<10) + `"}`, chunked: true, status: 413},
+		{name: "chunked save over the cap", method: "PUT", path: path, body: `{"rev":1,"notes":"` + strings.Repeat("x", 300<<10) + `"}`, chunked: true, status: 413},
 	}
 	for _, tt := range tests {
 		var body io.Reader
 		if tt.body != "" {
 			body = strings.NewReader(tt.body)
+			if tt.chunked {
+				body = io.MultiReader(body) // no length: sent chunked
+			}
 		}
 		req, err := http.NewRequest(tt.method, e.srv.URL+tt.path, body)
 		if err != nil {
