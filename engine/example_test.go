@@ -51,7 +51,7 @@ func ExampleSettings_Validate() {
 	s := engine.Defaults()
 	s.Loss = 1.2
 	fmt.Println(s.Validate())
-	// Output: loss = "1.2" is not allowed: want [0, 0.9] fraction
+	// Output: loss = "120%" is not allowed: want [0, 90] %
 }
 
 // A population run: the buffer at one tick of delay against two ticks, over

@@ -44,8 +44,9 @@ type Link struct {
 	reorder *rng // one draw per packet: whether it is sent ahead (netem reorder)
 	bad     bool // Gilbert–Elliott state: inside a loss burst
 
-	scen             *Scenario // the scenario in force; nil for none
-	scenName, scText string    // the settings it was made from
+	scen             *Scenario    // the scenario in force; nil for none
+	game             netSimulator // the game engine's simulator s.NetSim chooses; nil for the lab's link
+	scenName, scText string       // the settings it was made from
 
 	queue      []float64 // departure times of the packets in the bottleneck queue, oldest first
 	sinceReord int       // packets delayed since the last reordered one (netem's counter)
@@ -85,6 +86,7 @@ func NewLink(s *Settings, seed uint64) *Link {
 		delay:   newRNG(seed, linkStreamDelay),
 		dup:     newRNG(seed, linkStreamDup),
 		reorder: newRNG(seed, linkStreamReorder),
+		game:    newNetSimulator(s, seed),
 	}
 }
 
@@ -142,7 +144,9 @@ func (l *Link) scenario() *Scenario {
 // A packet that gets through is duplicated with probability s.Duplicate.
 //
 // With s.Ideal, every packet arrives once, after exactly s.Latency: the
-// impairments are off, for an A/B against the same sends.
+// impairments are off, for an A/B against the same sends. Otherwise, with
+// s.NetSim other than "lab", the game engine's simulator it names decides
+// instead of the stages above (see NetSims).
 func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	s := l.s
 	uLoss := l.loss.Float64()
@@ -154,6 +158,9 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 		// The draws above are taken all the same, so switched back the
 		// link carries on with the numbers it would have drawn.
 		return append(arrivals, sent+s.Latency)
+	}
+	if l.game != nil {
+		return l.game.send(sent, arrivals)
 	}
 	sc := l.scenario()
 	c := sc.Conditions(s, sent)

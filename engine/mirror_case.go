@@ -92,7 +92,7 @@ func (c *MirrorCase) settings() (Settings, error) {
 func caseParam(s *Settings, name string, v float64) error {
 	p, _ := Lookup("mirror." + name)
 	if err := p.Set(s, v); err != nil {
-		return &FieldError{Field: "settings." + name, Value: formatNumber(v), Allowed: p.allowed()}
+		return &FieldError{Field: "settings." + name, Value: p.valueText(v), Allowed: p.allowed()}
 	}
 	return nil
 }

@@ -48,7 +48,8 @@ type Param struct {
 	Restart bool     // changing it restarts a running simulation
 
 	// Display is the unit a designer thinks in, and Scale converts to it:
-	// shown = value × Scale (seconds shown as ms, fractions as %).
+	// shown = value × Scale (seconds shown as ms, fractions as %). A plain
+	// number a person types is in Display (Unit when Display is "").
 	Display string
 	Scale   float64
 
@@ -85,10 +86,12 @@ func (p *Param) Set(s *Settings, v float64) error {
 }
 
 // Parse converts text (a number, an enum choice, true or false, or a
-// comma-separated list of choices for a Set) to the parameter's value and
-// checks its range. A number may carry a unit (20ms, 0.02s, 2%, 150ppm; see
-// Units); a plain number is in the stored unit. A range error gives the
-// range in the unit typed.
+// comma-separated list of choices for a Set) to the parameter's value, in
+// the stored unit, and checks its range. A plain number is in the display
+// unit, the unit shown beside the parameter's box (latency "120" is 120 ms,
+// loss "2" is 2 %, bandwidth "256" is 256 kbit/s); a number may carry a
+// unit instead (0.12s, 2%, 256kbit/s, 150ppm; see Units). A range error
+// gives the range in the display unit.
 func (p *Param) Parse(text string) (float64, error) {
 	text = strings.TrimSpace(text)
 	bad := func() (float64, error) {
@@ -128,7 +131,11 @@ func (p *Param) Parse(text string) (float64, error) {
 	return v, nil
 }
 
-// Format returns the text form of the parameter's value v: the inverse of Parse.
+// Format returns the text form of the parameter's value v, the inverse of
+// Parse (Parse(Format(v)) == v): a number in the display unit, with the
+// unit when it is a unit of measure (120ms, 2%, 256kbit/s), so the text
+// reads the same whatever rule its reader takes plain numbers by; names for
+// a Bool, an Enum or a Set. Links and -set lines are written with it.
 func (p *Param) Format(v float64) string {
 	switch p.Kind {
 	case Bool:
@@ -145,6 +152,8 @@ func (p *Param) Format(v float64) string {
 			}
 		}
 		return strings.Join(names, ",")
+	case Float, Int:
+		return p.formatValue(v)
 	}
 	return formatNumber(v)
 }
@@ -191,9 +200,18 @@ func (p *Param) check(v float64) error {
 		ok = v == math.Trunc(v)
 	}
 	if !ok {
-		return &FieldError{Field: p.Name, Value: formatNumber(v), Allowed: p.allowed()}
+		return &FieldError{Field: p.Name, Value: p.valueText(v), Allowed: p.allowed()}
 	}
 	return nil
+}
+
+// valueText is v as an error quotes a stored value: Format's text, or the
+// number when Format has no name for it (an Enum index out of range).
+func (p *Param) valueText(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return formatNumber(v)
+	}
+	return p.Format(v)
 }
 
 // allowed describes the allowed values in words, for error messages.
@@ -206,10 +224,7 @@ func (p *Param) allowed() string {
 	case Set:
 		return "one or more of " + strings.Join(p.Choices, ", ")
 	}
-	r := "[" + formatNumber(p.Min) + ", " + formatNumber(p.Max) + "]"
-	if p.Unit != "" {
-		r += " " + p.Unit
-	}
+	r := p.Range()
 	if p.Kind == Int {
 		r = "a whole number in " + r
 	}
@@ -246,7 +261,8 @@ func (e *FieldError) Error() string {
 	return e.Field + " = " + strconv.Quote(e.Value) + " is not allowed: want " + e.Allowed
 }
 
-func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// formatNumber formats v exactly, without an exponent: 2761734960, 0.0002.
+func formatNumber(v float64) string { return decimal(v, 1) }
 
 func indexOf(list []string, s string) int {
 	for i, x := range list {
@@ -347,7 +363,7 @@ var labParams = []Param{
 		get: func(s *Settings) float64 { return s.RenderRate },
 		set: func(s *Settings, v float64) { s.RenderRate = v }},
 	{Name: "clockDrift", Group: "network", Unit: "fraction", Min: -0.01, Max: 0.01, Step: 0.0001, Default: 0, Display: "ppm", Scale: 1e6,
-		Doc: "How much faster the client's clock runs than the server's (0.001 = 1000 ppm).",
+		Doc: "How much faster the client's clock runs than the server's, in parts per million (1000 ppm = 0.1% = 1 ms a second).",
 		get: func(s *Settings) float64 { return s.ClockDrift },
 		set: func(s *Settings, v float64) { s.ClockDrift = v }},
 	{Name: "bandwidth", Group: "network", Unit: "bit/s", Min: 0, Max: 1e8, Step: 1000, Default: 0, Display: "kbit/s", Scale: 0.001,
@@ -381,6 +397,9 @@ var labParams = []Param{
 	enumParam(Param{Name: "scenario", Group: "network", Default: 0, Choices: Scenarios, Restart: true,
 		Doc: "Conditions that change over the run (spikes, outages, ramps); custom reads scenarioText."},
 		func(s *Settings) *string { return &s.Scenario }),
+	enumParam(Param{Name: "netSim", Group: "network", Default: 0, Choices: NetSims, Restart: true,
+		Doc: "The link: the lab's own, or a model of the game engine's network simulator playing this network's export (what QA will get)."},
+		func(s *Settings) *string { return &s.NetSim }),
 
 	// Buffer
 	{Name: "delay", Group: "buffer", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.1, Display: "ms", Scale: ms,

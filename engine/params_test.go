@@ -54,16 +54,16 @@ func TestValidateRejects(t *testing.T) {
 		field string
 		want  string // part of the message
 	}{
-		{"negative latency", func(s *Settings) { s.Latency = -0.01 }, "latency", "[0, 1] s"},
+		{"negative latency", func(s *Settings) { s.Latency = -0.01 }, "latency", `latency = "-10ms" is not allowed: want [0, 1000] ms`},
 		{"NaN calcAhead", func(s *Settings) { s.CalcAhead = math.NaN() }, "calcAhead", "NaN"},
 		{"Inf slopTime", func(s *Settings) { s.SlopTime = math.Inf(1) }, "slopTime", "+Inf"},
-		{"loss above range", func(s *Settings) { s.Loss = 1.5 }, "loss", "[0, 0.9]"},
+		{"loss above range", func(s *Settings) { s.Loss = 1.5 }, "loss", `loss = "150%" is not allowed: want [0, 90] %`},
 		{"fractional entities impossible via struct; zero entities", func(s *Settings) { s.Entities = 0 }, "entities", "whole number in [1, 10000]"},
 		{"unknown jitter distribution", func(s *Settings) { s.JitterDist = "cauchy" }, "jitterDist", "\"cauchy\" is not allowed: want one of uniform, normal, pareto, lognormal"},
 		{"unknown technique", func(s *Settings) { s.Techniques = []string{"kalman"} }, "techniques", "\"kalman\""},
 		{"no technique", func(s *Settings) { s.Techniques = nil }, "techniques", "one or more of"},
 		{"send faster than tick", func(s *Settings) { s.TickRate, s.SendRate = 20, 30 }, "sendRate", "tickRate = 20"},
-		{"cap below delay", func(s *Settings) { s.Adaptive, s.Delay, s.DelayCap = true, 0.2, 0.1 }, "delayCap", "delay = 0.2"},
+		{"cap below delay", func(s *Settings) { s.Adaptive, s.Delay, s.DelayCap = true, 0.2, 0.1 }, "delayCap", `delayCap = "100ms" is not allowed: want [delay = 200 ms, 1000 ms]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,10 +87,13 @@ func TestParse(t *testing.T) {
 		want       float64
 		wantErr    bool
 	}{
-		{"calcAhead", "0.25", 0.25, false},
+		{"calcAhead", "250", 0.25, false},
+		{"calcAhead", "0.25", 0.00025, false},
+		{"calcAhead", "0.25s", 0.25, false},
 		{"calcAhead", "NaN", 0, true},
 		{"calcAhead", "inf", 0, true},
-		{"calcAhead", "1.5", 0, true},
+		{"calcAhead", "1500", 0, true},
+		{"calcAhead", "1.5s", 0, true},
 		{"calcAhead", "abc", 0, true},
 		{"entities", "12", 12, false},
 		{"entities", "12.5", 0, true},
@@ -120,8 +123,8 @@ func TestParse(t *testing.T) {
 func TestSetTextLeavesSettingsOnError(t *testing.T) {
 	s := Defaults()
 	before := s
-	if err := s.SetText("latency", "2"); err == nil {
-		t.Fatal("SetText(latency, 2) = nil, want an error")
+	if err := s.SetText("latency", "2000"); err == nil {
+		t.Fatal("SetText(latency, 2000) = nil, want an error")
 	}
 	if err := s.SetText("nosuch", "1"); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Fatalf("SetText(nosuch) = %v, want an error naming it", err)

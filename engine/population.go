@@ -118,7 +118,7 @@ func (p *Population) Validate() error {
 	}
 	rp, _ := Lookup("round")
 	if rp.check(p.Round) != nil {
-		return &FieldError{Field: "population.round", Value: formatNumber(p.Round), Allowed: rp.allowed()}
+		return &FieldError{Field: "population.round", Value: rp.valueText(p.Round), Allowed: rp.allowed()}
 	}
 	sp, _ := Lookup("seed")
 	if sp.check(float64(p.Seed)) != nil {
@@ -137,16 +137,16 @@ func (r Spread) check(field, param string) error {
 	p, _ := Lookup(param)
 	f := "population." + field
 	if p.check(r.Min) != nil {
-		return &FieldError{Field: f + ".min", Value: formatNumber(r.Min), Allowed: p.allowed()}
+		return &FieldError{Field: f + ".min", Value: p.valueText(r.Min), Allowed: p.allowed()}
 	}
 	if p.check(r.Max) != nil {
-		return &FieldError{Field: f + ".max", Value: formatNumber(r.Max), Allowed: p.allowed()}
+		return &FieldError{Field: f + ".max", Value: p.valueText(r.Max), Allowed: p.allowed()}
 	}
 	if r.Max < r.Min {
-		return &FieldError{Field: f + ".max", Value: formatNumber(r.Max), Allowed: "at least " + f + ".min = " + formatNumber(r.Min)}
+		return &FieldError{Field: f + ".max", Value: p.valueText(r.Max), Allowed: "at least " + f + ".min = " + p.valueText(r.Min)}
 	}
 	if r.Log && !(r.Min > 0) {
-		return &FieldError{Field: f + ".min", Value: formatNumber(r.Min), Allowed: "above 0 for a log-uniform spread"}
+		return &FieldError{Field: f + ".min", Value: p.valueText(r.Min), Allowed: "above 0 for a log-uniform spread"}
 	}
 	return nil
 }

@@ -42,8 +42,8 @@ func TestPopulationValidate(t *testing.T) {
 		field  string
 		allow  string
 	}{
-		{"negative latency", func(p *Population) { p.Latency.Min = -0.01 }, "population.latency.min", "[0, 1] s"},
-		{"loss above 1", func(p *Population) { p.HighVariance.Loss.Max = 1.5 }, "population.highVariance.loss.max", "[0, 0.9] fraction"},
+		{"negative latency", func(p *Population) { p.Latency.Min = -0.01 }, "population.latency.min", "[0, 1000] ms"},
+		{"loss above 1", func(p *Population) { p.HighVariance.Loss.Max = 1.5 }, "population.highVariance.loss.max", "[0, 90] %"},
 		{"zero entities", func(p *Population) { p.Entities = 0 }, "population.entities", "[1, 100000]"},
 		{"a million entities", func(p *Population) { p.Entities = 1000000 }, "population.entities", "[1, 100000]"},
 		{"too much work", func(p *Population) { p.Entities, p.Rounds, p.Round = 100000, 1000, 60 }, "population.entities", "entity-seconds"},
@@ -54,7 +54,7 @@ func TestPopulationValidate(t *testing.T) {
 		{"short round", func(p *Population) { p.Round = 0.5 }, "population.round", "[1, 3600] s"},
 		{"jitter dist", func(p *Population) { p.Stable.JitterDist = "cauchy" }, "population.stable.jitterDist", "one of"},
 		{"motion", func(p *Population) { p.Motion = "dance" }, "population.motion", "one of"},
-		{"drift", func(p *Population) { p.ClockDrift.Max = 0.5 }, "population.clockDrift.max", "[-0.01, 0.01]"},
+		{"drift", func(p *Population) { p.ClockDrift.Max = 0.5 }, "population.clockDrift.max", "[-10000, 10000] ppm"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -26,9 +27,12 @@ import (
 //	outage at=20 for=2 backlog=burst    # nothing arrives for 2 s; then the backlog (or drop)
 //	hiccup at=10 until=50 every=8 for=250ms delay=150ms loss=30%
 //
-// Times are in seconds, or with a unit (ms, s); fractions plain or in %;
-// bandwidth in bit/s, or with kbit or mbit (0 is unlimited). step, ramp and
-// set take any of latency, jitter, loss and bandwidth.
+// A plain number is in the unit the lab shows the quantity in: times on the
+// run's timeline (at, for, until, every) in seconds; latency, jitter and a
+// spike's or hiccup's delay in ms; loss in %; bandwidth in kbit/s (0 is
+// unlimited). Any may carry a unit instead: 500ms, 0.3s, 2%, 256kbit/s,
+// 2Mbit, 64000bit/s. step, ramp and set take any of latency, jitter, loss
+// and bandwidth.
 type Scenario struct {
 	Title  string          // what the designer reads; may be ""
 	Events []ScenarioEvent // in time order (by At; ParseScenario sorts them)
@@ -301,40 +305,29 @@ func (e *ScenarioEvent) setField(key, val string) *ScenarioError {
 		return nil
 	}
 	if e.Kind == EventHiccup && key == "loss" {
-		v, ok := parseFraction(val)
-		if !ok {
-			return bad("a fraction in [0, 1] (0.3 or 30%)")
+		v, err := parseIn(hiccupLoss, val, 1)
+		if err != nil {
+			return &ScenarioError{Field: key, Msg: err.Error()}
 		}
 		e.Loss = v
 		return nil
 	}
 	if f := indexOf(condNames[:], key); f >= 0 {
-		var v float64
-		var ok bool
-		want := "a time (0.04, 40ms)"
-		switch f {
-		case condLoss:
-			v, ok = parseFraction(val)
-			want = "a fraction (0.05 or 5%)"
-		case condBandwidth:
-			v, ok = parseBandwidth(val)
-			want = "a rate in bit/s (64000, 64kbit, 2mbit)"
-		default:
-			v, ok = parseSeconds(val)
-		}
-		if !ok {
-			return bad(want)
-		}
 		p, _ := Lookup(key)
-		if err := p.check(v); err != nil {
-			return &ScenarioError{Field: key, Msg: strconv.Quote(val) + " is out of range: want " + p.allowed()}
+		v, err := p.Parse(val)
+		if err != nil {
+			return &ScenarioError{Field: key, Msg: strconv.Quote(val) + " is not allowed: want " + allowedOf(err)}
 		}
 		e.Has[f], e.Value[f] = true, v
 		return nil
 	}
-	v, ok := parseSeconds(val)
-	if !ok {
-		return bad("a time (2, 2s or 300ms)")
+	q := timelineTime
+	if key == "delay" {
+		q = extraDelay
+	}
+	v, err := parseIn(q, val, math.Inf(1))
+	if err != nil {
+		return &ScenarioError{Field: key, Msg: err.Error()}
 	}
 	switch key {
 	case "at":
@@ -351,52 +344,30 @@ func (e *ScenarioEvent) setField(key, val string) *ScenarioError {
 	return nil
 }
 
-// parseSeconds reads a time: seconds, or a number with ms or s.
-func parseSeconds(s string) (float64, bool) {
-	scale := 1.0
-	switch {
-	case strings.HasSuffix(s, "ms"):
-		s, scale = s[:len(s)-2], 0.001
-	case strings.HasSuffix(s, "s"):
-		s = s[:len(s)-1]
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, false
-	}
-	return v * scale, true
-}
+// The quantities of a scenario line that are not parameters: times on the
+// run's timeline (at, for, until, every) in seconds, as duration is; the
+// extra delay of a spike or hiccup in ms, as latency is; a hiccup's loss in
+// %, as loss is.
+var (
+	timelineTime = newQuantity("s", "s", 1)
+	extraDelay   = newQuantity("s", "ms", ms)
+	hiccupLoss   = newQuantity("fraction", "%", pct)
+)
 
-// parseFraction reads a fraction: plain, or a percentage with %.
-func parseFraction(s string) (float64, bool) {
-	scale := 1.0
-	if strings.HasSuffix(s, "%") {
-		s, scale = s[:len(s)-1], 0.01
+// parseIn reads a value of q in [0, max] (max +Inf for a time).
+func parseIn(q quantity, val string, max float64) (float64, error) {
+	want := "a time ≥ 0 " + q.display
+	if !math.IsInf(max, 1) {
+		want = q.rangeText(0, max)
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v*scale > 1 {
-		return 0, false
+	v, ok := q.parse(val)
+	if !ok {
+		return 0, errors.New(strconv.Quote(val) + " is not allowed: want " + want + " (" + q.typedHint() + ")")
 	}
-	return v * scale, true
-}
-
-// parseBandwidth reads a rate in bit/s, or with kbit or mbit (tc's units:
-// 1 kbit = 1000 bit/s).
-func parseBandwidth(s string) (float64, bool) {
-	scale := 1.0
-	switch {
-	case strings.HasSuffix(s, "mbit"):
-		s, scale = s[:len(s)-4], 1e6
-	case strings.HasSuffix(s, "kbit"):
-		s, scale = s[:len(s)-4], 1e3
-	case strings.HasSuffix(s, "bit"):
-		s = s[:len(s)-3]
+	if v < 0 || v > max {
+		return 0, errors.New(strconv.Quote(val) + " is not allowed: want " + want)
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, false
-	}
-	return v * scale, true
+	return v, nil
 }
 
 // Validate checks the scenario: every event's fields present and
@@ -440,9 +411,14 @@ func (sc *Scenario) Validate(run float64) error {
 				} else if e.For == 0 {
 					field = "at"
 				}
-				return &ScenarioError{Line: e.Line, Field: field,
-					Msg: e.Kind.String() + " ends at " + secs(end) + " s, after the run's end (duration = " + secs(run) +
-						" s): raise duration to " + secs(math.Ceil(end)) + " or more, or end the " + e.Kind.String() + " by " + secs(run) + " s"}
+				msg := e.Kind.String() + " ends at " + secs(end) + " s, after the run's end (duration = " + secs(run) + " s)"
+				if longest, _ := Lookup("duration"); math.Ceil(end) > longest.Max {
+					// No duration holds it: name the bound, not a raise to it.
+					msg += ", which is at most " + secs(longest.Max) + " s: end the " + e.Kind.String() + " by " + secs(run) + " s"
+				} else {
+					msg += ": raise duration to " + secs(math.Ceil(end)) + " or more, or end the " + e.Kind.String() + " by " + secs(run) + " s"
+				}
+				return &ScenarioError{Line: e.Line, Field: field, Msg: msg}
 			}
 		}
 	}
@@ -528,8 +504,14 @@ func (e *ScenarioEvent) check() error {
 	return nil
 }
 
-// secs formats a time in seconds for a message.
-func secs(v float64) string { return formatNumber(math.Round(v*1e6) / 1e6) }
+// secs formats a time in seconds for a message, to the microsecond (a
+// time too large for that as it is).
+func secs(v float64) string {
+	if math.Abs(v) >= 1e12 {
+		return formatNumber(v)
+	}
+	return formatNumber(math.Round(v*1e6) / 1e6)
+}
 
 // Text returns the scenario's text form, which ParseScenario reads back to
 // the same scenario (line numbers aside).
@@ -553,14 +535,15 @@ func (sc *Scenario) Text() string {
 		}
 		for f := range numConds {
 			if e.Has[f] {
-				b.WriteString(" " + condNames[f] + "=" + formatNumber(e.Value[f]))
+				p, _ := Lookup(condNames[f])
+				b.WriteString(" " + condNames[f] + "=" + p.Format(e.Value[f]))
 			}
 		}
 		if e.Delay > 0 {
-			b.WriteString(" delay=" + secs(e.Delay))
+			b.WriteString(" delay=" + decimal(e.Delay, extraDelay.scale) + extraDelay.display)
 		}
 		if e.Loss > 0 {
-			b.WriteString(" loss=" + formatNumber(e.Loss))
+			b.WriteString(" loss=" + decimal(e.Loss, hiccupLoss.scale) + hiccupLoss.display)
 		}
 		if e.Kind == EventOutage {
 			b.WriteString(" backlog=" + map[bool]string{false: "burst", true: "drop"}[e.Drop])

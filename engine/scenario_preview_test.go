@@ -53,7 +53,7 @@ func TestScenarioAsJobNetwork(t *testing.T) {
 func TestSetScenarioText(t *testing.T) {
 	s := Defaults()
 	s.Duration = 20
-	if _, err := CheckScenarioText(s, "spike at=5 for=x delay=1"); err == nil {
+	if _, err := CheckScenarioText(s, "spike at=5 for=x delay=100"); err == nil {
 		t.Error("a bad text passes the check")
 	}
 	sc, err := CheckScenarioText(s, "ramp at=0 for=10 latency=150ms\nspike at=15 for=1 delay=200ms")

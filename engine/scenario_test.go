@@ -24,22 +24,22 @@ func TestParseScenarioErrors(t *testing.T) {
 	}{
 		{name: "unknown kind", text: "# c\nwobble at=1", line: 2, field: "wobble", msg: "unknown line kind"},
 		{name: "not key=value", text: "spike at=1 for=1 300ms", line: 1, field: "300ms", msg: "want key=value"},
-		{name: "field of another kind", text: "outage at=1 for=1 delay=1", line: 1, field: "delay", msg: "not a field of outage"},
-		{name: "bad time", text: "\n\nspike at=1 for=soon delay=1", line: 3, field: "for", msg: `"soon" is not a time`},
+		{name: "field of another kind", text: "outage at=1 for=1 delay=100", line: 1, field: "delay", msg: "not a field of outage"},
+		{name: "bad time", text: "\n\nspike at=1 for=soon delay=100", line: 3, field: "for", msg: `"soon" is not allowed: want a time`},
 		{name: "bad backlog", text: "outage at=1 for=1 backlog=later", line: 1, field: "backlog", msg: "burst or drop"},
-		{name: "out of range", text: "step at=1 latency=3s", line: 1, field: "latency", msg: "out of range"},
+		{name: "out of range", text: "step at=1 latency=3s", line: 1, field: "latency", msg: "want [0, 1000] ms"},
 		{name: "twice", text: "step at=1 at=2 latency=1ms", line: 1, field: "at", msg: "given twice"},
 		{name: "empty step", text: "step at=1", line: 1, msg: "changes nothing"},
-		{name: "ramp without length", text: "ramp at=1 latency=0.1", line: 1, field: "for", msg: "for > 0"},
-		{name: "hiccup longer than period", text: "hiccup at=1 until=9 every=1 for=2 delay=0.1", line: 1, field: "for", msg: "(0, every = 1)"},
-		{name: "overlapping ramps", text: "ramp at=10 for=10 latency=0.1\nramp at=15 for=10 latency=0.2", line: 2, field: "latency",
+		{name: "ramp without length", text: "ramp at=1 latency=100", line: 1, field: "for", msg: "for > 0"},
+		{name: "hiccup longer than period", text: "hiccup at=1 until=9 every=1 for=2 delay=100", line: 1, field: "for", msg: "(0, every = 1)"},
+		{name: "overlapping ramps", text: "ramp at=10 for=10 latency=100\nramp at=15 for=10 latency=200", line: 2, field: "latency",
 			msg: "overlaps the ramp on line 1 over [10, 20] s: start it after 20 s"},
-		{name: "step inside a ramp", text: "ramp at=10 for=10 jitter=0.1\nstep at=12 jitter=0.2", line: 2, field: "jitter", msg: "overlaps the ramp on line 1"},
+		{name: "step inside a ramp", text: "ramp at=10 for=10 jitter=100\nstep at=12 jitter=200", line: 2, field: "jitter", msg: "overlaps the ramp on line 1"},
 		{name: "steps at the same time", text: "step at=10 loss=1%\nstep at=10 loss=2%", line: 2, field: "loss", msg: "overlaps"},
-		{name: "overlapping impairments", text: "outage at=10 for=2\nspike at=11 for=1 delay=0.3", line: 2, field: "at", msg: "overlaps the outage on line 1"},
+		{name: "overlapping impairments", text: "outage at=10 for=2\nspike at=11 for=1 delay=300", line: 2, field: "at", msg: "overlaps the outage on line 1"},
 		{name: "longer than the run", text: "outage at=59 for=2", run: 60, line: 1, field: "for",
 			msg: "ends at 61 s, after the run's end (duration = 60 s): raise duration to 61 or more"},
-		{name: "hiccups past the run", text: "hiccup at=1 until=90 every=8 for=1 loss=1", run: 60, line: 1, field: "until", msg: "raise duration to 90"},
+		{name: "hiccups past the run", text: "hiccup at=1 until=90 every=8 for=1 loss=100", run: 60, line: 1, field: "until", msg: "raise duration to 90"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,13 +59,83 @@ func TestParseScenarioErrors(t *testing.T) {
 	}
 }
 
+// Scenario text follows the one rule: the link's quantities are plain
+// numbers in the unit their boxes show (latency, jitter and a spike's delay
+// in ms, loss in %, bandwidth in kbit/s), times on the run's timeline in
+// seconds; any of them may carry a unit.
+func TestScenarioUnits(t *testing.T) {
+	tests := []struct {
+		line  string
+		field int // condition field, or -1 for the event's own fields
+		want  float64
+	}{
+		{"set latency=40", condLatency, 0.04},
+		{"set latency=40ms", condLatency, 0.04},
+		{"set latency=0.04s", condLatency, 0.04},
+		{"set jitter=0.2", condJitter, 0.0002},
+		{"set loss=2", condLoss, 0.02},
+		{"set loss=2%", condLoss, 0.02},
+		{"set loss=0.02", condLoss, 0.0002},
+		{"set bandwidth=256", condBandwidth, 256000},
+		{"set bandwidth=256kbit/s", condBandwidth, 256000},
+		{"set bandwidth=256kbit", condBandwidth, 256000},
+		{"set bandwidth=2Mbit/s", condBandwidth, 2e6},
+		{"set bandwidth=2mbit", condBandwidth, 2e6},
+		{"set bandwidth=64000bit/s", condBandwidth, 64000},
+	}
+	for _, tt := range tests {
+		sc, err := ParseScenario(tt.line)
+		if err != nil {
+			t.Errorf("ParseScenario(%q) = %v", tt.line, err)
+			continue
+		}
+		if got := sc.Events[0].Value[tt.field]; got != tt.want {
+			t.Errorf("ParseScenario(%q): %s = %v, want %v", tt.line, condNames[tt.field], got, tt.want)
+		}
+	}
+	sc, err := ParseScenario("spike at=20 for=0.5 delay=300\nhiccup at=30 until=50 every=8 for=250ms delay=0.15s loss=30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spike, hiccup := sc.Events[0], sc.Events[1]
+	if spike.At != 20 || spike.For != 0.5 || spike.Delay != 0.3 {
+		t.Errorf("spike at=20 for=0.5 delay=300 = at %v for %v delay %v, want 20 s, 0.5 s, 300 ms", spike.At, spike.For, spike.Delay)
+	}
+	if hiccup.For != 0.25 || hiccup.Delay != 0.15 || hiccup.Loss != 0.3 {
+		t.Errorf("hiccup for=250ms delay=0.15s loss=30 = for %v delay %v loss %v, want 0.25 s, 0.15 s, 30 %%", hiccup.For, hiccup.Delay, hiccup.Loss)
+	}
+	// The text form writes every quantity with its unit.
+	want := "spike at=20 for=0.5 delay=300ms\nhiccup at=30 until=50 every=8 for=0.25 delay=150ms loss=30%\n"
+	if got := sc.Text(); got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	sc, _ = ParseScenario("step at=10 latency=120 jitter=0.2 loss=0.0186 bandwidth=256")
+	if got, want := sc.Text(), "step at=10 latency=120ms jitter=0.2ms loss=0.0186% bandwidth=256kbit/s\n"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	for line, msg := range map[string]string{
+		"set latency=2000":   `"2000" is not allowed: want [0, 1000] ms`,
+		"set loss=95":        `"95" is not allowed: want [0, 90] %`,
+		"set bandwidth=2e6":  `"2e6" is not allowed: want [0, 100000] kbit/s`,
+		"set bandwidth=fast": `"fast" is not allowed: want [0, 100000] kbit/s (a plain number in kbit/s, or with a unit: kbit/s, Mbit/s, bit/s, kbit, Mbit, bit)`,
+		"hiccup at=1 until=9 every=2 for=1 loss=101": `"101" is not allowed: want [0, 100] %`,
+		"spike at=1 for=1 delay=-5":                  `"-5" is not allowed: want a time ≥ 0 ms`,
+		"spike at=1 for=soon delay=5":                `"soon" is not allowed: want a time ≥ 0 s (a plain number in s, or with a unit: ms, s)`,
+	} {
+		_, err := ParseScenario(line)
+		if err == nil || !strings.HasSuffix(err.Error(), msg) {
+			t.Errorf("ParseScenario(%q) = %v, want it to end %q", line, err, msg)
+		}
+	}
+}
+
 func TestParseScenarioAdjacent(t *testing.T) {
 	// Events that touch but do not overlap are fine.
 	text := `ramp at=10 for=10 latency=100ms
 step at=20 latency=50ms
 step at=30 for=5 latency=80ms
 step at=35 latency=60ms
-spike at=40 for=1 delay=0.2
+spike at=40 for=1 delay=200
 outage at=41 for=1 backlog=drop
 hiccup at=42 until=50 every=2 for=0.5 loss=10%`
 	if _, err := ParseScenario(text); err != nil {

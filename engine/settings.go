@@ -33,6 +33,7 @@ type Settings struct {
 	UplinkRatio float64 `json:"uplinkRatio"` // client→server latency as a multiple of latency
 	Scenario    string  `json:"scenario"`    // none, a built-in scenario, or custom
 	Ideal       bool    `json:"ideal"`       // impairments off: every packet once, after exactly latency
+	NetSim      string  `json:"netSim"`      // lab, or a game engine's simulator playing the network export (NetSims)
 
 	// ScenarioText is the text of the custom scenario (see Scenario), used
 	// when Scenario is "custom". It is not a parameter: no slider or URL
@@ -97,8 +98,10 @@ func (s *Settings) Validate() error {
 		}
 	}
 	if s.SendRate > s.TickRate {
-		return &FieldError{Field: "sendRate", Value: formatNumber(s.SendRate),
-			Allowed: "[1, tickRate = " + formatNumber(s.TickRate) + "] Hz: the server sends at most once a tick"}
+		p, _ := Lookup("sendRate")
+		q := p.quantity()
+		return &FieldError{Field: "sendRate", Value: p.Format(s.SendRate),
+			Allowed: "[" + q.shown(p.Min) + ", tickRate = " + q.shown(s.TickRate) + "]: the server sends at most once a tick"}
 	}
 	for i := range techDefs {
 		if d := &techDefs[i]; d.check != nil {
@@ -111,8 +114,10 @@ func (s *Settings) Validate() error {
 		return err
 	}
 	if s.Adaptive && s.DelayCap < s.Delay {
-		return &FieldError{Field: "delayCap", Value: formatNumber(s.DelayCap),
-			Allowed: "[delay = " + formatNumber(s.Delay) + ", 1] s: the cap may not be below the base delay"}
+		p, _ := Lookup("delayCap")
+		q := p.quantity()
+		return &FieldError{Field: "delayCap", Value: p.Format(s.DelayCap),
+			Allowed: "[delay = " + q.shown(s.Delay) + ", " + q.shown(p.Max) + "]: the cap may not be below the base delay"}
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ func TestDiff(t *testing.T) {
 		want   []Change
 	}{
 		{name: "same", mutate: func(*Settings) {}, want: []Change{}},
-		{name: "one float", mutate: func(s *Settings) { s.Jitter = 0.02 }, want: []Change{{"jitter", "0.02"}}},
+		{name: "one float", mutate: func(s *Settings) { s.Jitter = 0.02 }, want: []Change{{"jitter", "20ms"}}},
 		{name: "enum and bool", mutate: func(s *Settings) { s.Motion, s.Adaptive = "turn", true },
 			want: []Change{{"adaptive", "true"}, {"motion", "turn"}}},
 		{name: "techniques", mutate: func(s *Settings) { s.Techniques = []string{"epic"} }, want: []Change{{"techniques", "epic"}}},

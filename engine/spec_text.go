@@ -11,7 +11,9 @@ import (
 
 // ParseAxis reads an axis: name=min:max:steps, name=min:max (a whole-number
 // parameter, every value) or name (a Bool or Enum, every value). min and
-// max go through the parameter's Parse, so enum names and true/false work.
+// max go through the parameter's Parse: plain numbers in the display unit
+// (delay=20:200:10 is 20 ms to 200 ms), numbers with a unit, enum names and
+// true/false.
 // The steps and the order of min and max are left to SweepSpec.Validate.
 func ParseAxis(text string) (Axis, error) {
 	name, rest, hasRange := strings.Cut(text, "=")
@@ -83,10 +85,12 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 }
 
 // ParseConstraints reads "metric=max,...": names of MetricFields,
-// recovery (RecoveryField, for a tuning over a scenario), or of
+// extraLatency (ExtraLatencyField), recovery (RecoveryField, for a tuning
+// over a scenario), or of
 // PopulationMetricFields for a tuning over a population (TuneSpec.Validate
-// checks which); max a plain number in the metric's SI unit or with a unit
-// (addedLatency=150ms, underrun=5%).
+// checks which); max a plain number in the metric's display unit, as lab
+// sim shows it (addedLatency=150 is 150 ms, underrun=5 is 5 %), or with a
+// unit (addedLatency=0.15s, underrun=5%, errP95=20cm).
 func ParseConstraints(text string) ([]Constraint, error) {
 	var cs []Constraint
 	for _, kv := range strings.Split(text, ",") {
@@ -95,9 +99,9 @@ func ParseConstraints(text string) ([]Constraint, error) {
 		if !ok {
 			return cs, &FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
 		}
-		if metricIndex(name) < 0 && populationMetricIndex(name) < 0 && name != RecoveryMetric {
+		if _, tuner := tuneField(name); metricIndex(name) < 0 && populationMetricIndex(name) < 0 && !tuner {
 			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
-				"; recovery, with a scenario; or, tuning over a population, " + populationMetricNames()}
+				"; extraLatency (the delay beyond the network); recovery, with a scenario; or, tuning over a population, " + populationMetricNames()}
 		}
 		v, err := ParseMetric(name, num)
 		if err != nil {

@@ -11,18 +11,20 @@ func TestParseAxis(t *testing.T) {
 		want    Axis
 		wantErr string
 	}{
-		{arg: "delay=0:0.2:5", want: Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 5}},
+		{arg: "delay=0:200:5", want: Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 5}},
 		{arg: " sendRate = 10:20:3", want: Axis{Name: "sendRate", Min: 10, Max: 20, Steps: 3}},
 		{arg: "motion=strafe:circle", want: Axis{Name: "motion", Min: 0, Max: 3, Steps: 4}},
 		{arg: "adaptive", want: Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2}},
 		{arg: "speedClamp=false:true:2", want: Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}},
 		{arg: "entities=1:8", want: Axis{Name: "entities", Min: 1, Max: 8, Steps: 8}},
 		{arg: "delay", wantErr: "delay=min:max:steps"},
-		{arg: "delay=0:0.2", wantErr: "delay=min:max:steps"},
+		{arg: "delay=0:200ms:5", want: Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 5}},
+		{arg: "delay=0s:0.2s:5", want: Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 5}},
+		{arg: "delay=0:200", wantErr: "delay=min:max:steps"},
 		{arg: "nosuch=1:2:3", wantErr: `unknown parameter "nosuch"`},
-		{arg: "delay=a:0.2:3", wantErr: "delay"},
-		{arg: "delay=0:0.9:3", wantErr: "[0, 0.5] s"},
-		{arg: "delay=0:0.2:x", wantErr: "steps"},
+		{arg: "delay=a:200:3", wantErr: "delay"},
+		{arg: "delay=0:900:3", wantErr: "[0, 500] ms"},
+		{arg: "delay=0:200:x", wantErr: "steps"},
 		{arg: "motion=strafe:moon", wantErr: "one of strafe"},
 		{arg: "techniques", wantErr: "cannot be swept"},
 	}
@@ -51,7 +53,7 @@ func TestParseTuneText(t *testing.T) {
 			t.Errorf("ParseTuneWeights(%q) = %v, want an error naming %q", text, err, want)
 		}
 	}
-	cs, err := ParseConstraints("addedLatency=0.15,underrun=0.02")
+	cs, err := ParseConstraints("addedLatency=150,underrun=2")
 	if err != nil || len(cs) != 2 || cs[0] != (Constraint{"addedLatency", 0.15}) || cs[1] != (Constraint{"underrun", 0.02}) {
 		t.Errorf("ParseConstraints = %+v, %v", cs, err)
 	}

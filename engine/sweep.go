@@ -59,14 +59,14 @@ func (a *Axis) validate(field string) error {
 		return &FieldError{Field: field + ".name", Value: a.Name, Allowed: "a number, Bool or Enum parameter"}
 	}
 	if err := p.check(a.Min); err != nil {
-		return &FieldError{Field: field + ".min", Value: formatNumber(a.Min), Allowed: p.allowed()}
+		return &FieldError{Field: field + ".min", Value: p.valueText(a.Min), Allowed: p.allowed()}
 	}
 	if err := p.check(a.Max); err != nil {
-		return &FieldError{Field: field + ".max", Value: formatNumber(a.Max), Allowed: p.allowed()}
+		return &FieldError{Field: field + ".max", Value: p.valueText(a.Max), Allowed: p.allowed()}
 	}
 	if a.Max < a.Min {
-		return &FieldError{Field: field + ".max", Value: formatNumber(a.Max),
-			Allowed: "at least " + field + ".min = " + formatNumber(a.Min)}
+		return &FieldError{Field: field + ".max", Value: p.valueText(a.Max),
+			Allowed: "at least " + field + ".min = " + p.valueText(a.Min)}
 	}
 	most := MaxSweepPoints
 	if p.Kind != Float && a.Max-a.Min+1 < MaxSweepPoints {

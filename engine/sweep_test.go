@@ -65,9 +65,9 @@ func TestSweepSpecValidate(t *testing.T) {
 		{"unknown technique", func(s *SweepSpec) { s.Technique = "lerp" }, "technique", "buffer"},
 		{"unknown parameter", func(s *SweepSpec) { s.X.Name = "delai" }, "x.name", "parameter name"},
 		{"set parameter", func(s *SweepSpec) { s.X = Axis{Name: "techniques", Min: 1, Max: 3, Steps: 3} }, "x.name", "Bool or Enum"},
-		{"min out of range", func(s *SweepSpec) { s.X.Min = -0.1 }, "x.min", "[0, 0.5] s"},
-		{"max out of range", func(s *SweepSpec) { s.X.Max = 0.6 }, "x.max", "[0, 0.5] s"},
-		{"max below min", func(s *SweepSpec) { s.X.Min, s.X.Max = 0.2, 0.1 }, "x.max", "x.min = 0.2"},
+		{"min out of range", func(s *SweepSpec) { s.X.Min = -0.1 }, "x.min", "[0, 500] ms"},
+		{"max out of range", func(s *SweepSpec) { s.X.Max = 0.6 }, "x.max", "[0, 500] ms"},
+		{"max below min", func(s *SweepSpec) { s.X.Min, s.X.Max = 0.2, 0.1 }, "x.max", "x.min = 200ms"},
 		{"no steps", func(s *SweepSpec) { s.X.Steps = 0 }, "x.steps", "[1, 10000]"},
 		{"too many steps", func(s *SweepSpec) { s.X.Steps = 10001 }, "x.steps", "[1, 10000]"},
 		{"bool steps", func(s *SweepSpec) { s.X = Axis{Name: "speedClamp", Max: 1, Steps: 3} }, "x.steps", "[1, 2]"},
@@ -78,7 +78,7 @@ func TestSweepSpecValidate(t *testing.T) {
 			s.X.Steps = 101
 			s.Y = &Axis{Name: "margin", Max: 0.1, Steps: 100}
 		}, "points", "at most 10000"},
-		{"bad base", func(s *SweepSpec) { s.Base.Loss = 2 }, "loss", "[0, 0.9]"},
+		{"bad base", func(s *SweepSpec) { s.Base.Loss = 2 }, "loss", "[0, 90] %"},
 	}
 	for _, tt := range tests {
 		spec := SweepSpec{Base: sweepTestBase(), Technique: TechBuffer, X: delay}

@@ -72,7 +72,7 @@ func (w TuneWeights) validate() error {
 		v    float64
 	}{{"errP95", w.ErrP95}, {"addedLatency", w.AddedLatency}, {"snaps", w.Snaps}, {"underrun", w.Underrun}} {
 		if !(f.v >= 0 && f.v <= MaxTuneWeight) {
-			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "[0, 1e6]"}
+			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "[0, 1000000]"}
 		}
 	}
 	if w == (TuneWeights{}) {
@@ -221,14 +221,17 @@ func (spec *TuneSpec) Validate() error {
 			if err := validateRecovery(i, &base); err != nil {
 				return err
 			}
-		} else if metricIndex(c.Metric) < 0 {
-			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), or recovery"}
+		} else if metricIndex(c.Metric) < 0 && c.Metric != ExtraLatencyMetric {
+			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), extraLatency, or recovery"}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
-	return s.validateSpaceAndBudget()
+	if err := s.validateSpaceAndBudget(); err != nil {
+		return err
+	}
+	return s.checkFloors(&base)
 }
 
 // validateSpaceAndBudget checks the searched parameters and the budget of
@@ -246,14 +249,14 @@ func (s *TuneSpec) validateSpaceAndBudget() error {
 			return &FieldError{Field: field + ".name", Value: r.Name, Allowed: "a parameter not already searched"}
 		}
 		if p.check(r.Min) != nil {
-			return &FieldError{Field: field + ".min", Value: formatNumber(r.Min), Allowed: p.allowed()}
+			return &FieldError{Field: field + ".min", Value: p.valueText(r.Min), Allowed: p.allowed()}
 		}
 		if p.check(r.Max) != nil {
-			return &FieldError{Field: field + ".max", Value: formatNumber(r.Max), Allowed: p.allowed()}
+			return &FieldError{Field: field + ".max", Value: p.valueText(r.Max), Allowed: p.allowed()}
 		}
 		if r.Max < r.Min {
-			return &FieldError{Field: field + ".max", Value: formatNumber(r.Max),
-				Allowed: "at least " + field + ".min = " + formatNumber(r.Min)}
+			return &FieldError{Field: field + ".max", Value: p.valueText(r.Max),
+				Allowed: "at least " + field + ".min = " + p.valueText(r.Min)}
 		}
 	}
 	if s.Budget < 1 || s.Budget > MaxTuneBudget {
@@ -278,7 +281,11 @@ type Candidate struct {
 	Metrics   Metrics  `json:"metrics"`   // combined over the motion mix (CombineMetrics)
 	Cost      float64  `json:"cost"`      // TuneSpec.Weights.Cost of Metrics
 	Feasible  bool     `json:"feasible"`  // every constraint holds
-	Violation float64  `json:"violation"` // how far the constraints are broken: 0 when feasible (see Tune)
+	Violation float64  `json:"violation"` // how far the constraints are broken, summed in display units to rank: 0 when feasible (see Tune)
+
+	// Breaks lists the constraints the candidate breaks, in the order of
+	// TuneSpec.Constraints; empty when it is feasible.
+	Breaks []TuneBreach `json:"breaks,omitempty"`
 
 	// Recovery is the recovery time, when a constraint bounds it; nil
 	// otherwise.
@@ -289,14 +296,51 @@ type Candidate struct {
 	Population *PopulationMetrics `json:"population,omitempty"`
 }
 
+// TuneBreach is one constraint a candidate breaks: its value of the metric
+// is above the bound. Values are in the metric's SI unit (MetricField.Unit),
+// the added latency's by its magnitude.
+type TuneBreach struct {
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"` // the candidate's
+	Max    float64 `json:"max"`   // the bound
+	Over   float64 `json:"over"`  // how far Value is above Max
+
+	// Beyond is set when Value is only a lower bound: a recovery that did
+	// not come within the Value seconds watched. Over then counts one
+	// recovery step more (see Tune).
+	Beyond bool `json:"beyond,omitempty"`
+}
+
 // TuneResult is the outcome of Tune.
 type TuneResult struct {
-	Base       Candidate   `json:"base"`       // the base settings, evaluated like the others (Candidates[0])
-	Best       Candidate   `json:"best"`       // the recommendation
-	Feasible   bool        `json:"feasible"`   // Best meets every constraint; false when no candidate does
+	Base Candidate `json:"base"` // the base settings, evaluated like the others (Candidates[0])
+
+	// Best is the recommendation when Recommended, the zero Candidate
+	// otherwise: never a candidate that breaks a constraint or costs as
+	// much as the base.
+	Best        Candidate `json:"best,omitzero"`
+	Recommended bool      `json:"recommended"` // Best is a recommendation: it meets every constraint and costs less than the base
+	Feasible    bool      `json:"feasible"`    // some candidate (the base, maybe) meets every constraint
+
+	// Closest holds, when no candidate is feasible, the three (or fewer)
+	// that break the constraints least, least first: what to loosen.
+	Closest []Candidate `json:"closest,omitempty"`
+
 	Pareto     []Candidate `json:"pareto"`     // ParetoFront of Candidates
 	Candidates []Candidate `json:"candidates"` // every candidate, in the order evaluated
+
+	// Transit is the base link's mean one-way transit, s (LinkTransit):
+	// what extraLatency takes off the added latency.
+	Transit float64 `json:"transit"`
 }
+
+// ExtraLatency returns the extraLatency of metrics m of one of r's
+// candidates: |m.AddedLatency| less r.Transit, in seconds.
+func (r *TuneResult) ExtraLatency(m Metrics) float64 { return extraLatency(m, r.Transit) }
+
+// extraLatency is the added latency beyond a mean transit, by its
+// magnitude as every bound on added latency is.
+func extraLatency(m Metrics, transit float64) float64 { return math.Abs(m.AddedLatency) - transit }
 
 // CombineMetrics combines one candidate's metrics over the motions of a mix:
 // Frames and Snaps are summed, ErrMax and SnapMax are the maximum, and every
@@ -353,13 +397,21 @@ func CombineMetrics(ms []Metrics) Metrics {
 // before the budget when the space is small. The result does not depend on
 // workers or on scheduling.
 //
-// A candidate is feasible when every constraint holds (on addedLatency, by
-// its magnitude). Its Violation sums, over the broken constraints, how far
-// the metric is above the bound in the metric's display unit
-// (MetricField.Scale: cm, ms, %, count). The recommendation is the feasible
-// candidate of least cost; when none is feasible, Feasible is false and
-// Best is the candidate of least violation. Ties go to the candidate that
-// changes fewer settings from the base, then to the earlier one.
+// A candidate is feasible when every constraint holds (on addedLatency and
+// extraLatency, by the added latency's magnitude). Its Breaks say which
+// constraints it breaks and by how much; its Violation sums how far, each
+// in the metric's display unit (MetricField.Scale: cm, ms, %, count), to
+// rank the infeasible ones. Candidates rank feasible first, then by least
+// violation, least cost, fewest settings changed from the base, and
+// evaluation order.
+//
+// The base is always a candidate, and a recommendation is never worse than
+// it on the objective: Tune recommends (Recommended, Best) the feasible
+// candidate of least cost only when that cost is below the base's. When a
+// feasible candidate exists but none costs less than the base, it
+// recommends nothing: the base is as good as anything tried. When none is
+// feasible, Feasible is false, nothing is recommended, and Closest lists
+// the three that break the constraints least.
 //
 // Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0), one run per
 // candidate and motion. progress, if not nil, is called once per evaluated

@@ -56,7 +56,10 @@ func (spec *TuneSpec) validatePopulation(s TuneSpec, base Settings) error {
 			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
-	return s.validateSpaceAndBudget()
+	if err := s.validateSpaceAndBudget(); err != nil {
+		return err
+	}
+	return s.checkPopulationFloors(&base)
 }
 
 func populationMetricIndex(name string) int {
@@ -98,10 +101,7 @@ func (t *tuneSearch) populationCandidate(s Settings, pm PopulationMetrics) Candi
 		if strings.HasPrefix(k.Metric, "addedLatency") {
 			v = math.Abs(v)
 		}
-		if v > k.Max {
-			c.Feasible = false
-			c.Violation += float64((v - k.Max) * PopulationMetricFields[i].Scale)
-		}
+		c.breach(TuneBreach{Metric: k.Metric, Value: v, Max: k.Max, Over: v - k.Max}, PopulationMetricFields[i].Scale)
 	}
 	return c
 }

@@ -35,6 +35,8 @@ type tuneSearch struct {
 	workers  int
 	progress func(c Candidate, done, total int)
 
+	transit float64 // the base link's mean one-way transit, s (LinkTransit), for extraLatency
+
 	cands   []Candidate
 	units   [][]float64         // each candidate's point in the unit cube
 	changed []int               // how many of each candidate's technique settings differ from the base's
@@ -45,7 +47,7 @@ type tuneSearch struct {
 
 func newTuneSearch(spec TuneSpec, workers int, progress func(Candidate, int, int)) *tuneSearch {
 	t := &tuneSearch{spec: spec, rng: newRNG(spec.Seed, 0x74756e65), workers: workers, progress: progress,
-		seen: make(map[string]struct{})}
+		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base)}
 	for _, r := range spec.Space {
 		p, _ := Lookup(r.Name)
 		d := tuneDim{p: p, min: r.Min, max: r.Max}
@@ -435,22 +437,39 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 	c := Candidate{Settings: s, Metrics: CombineMetrics(runs), Feasible: true}
 	c.Cost = t.spec.Weights.Cost(c.Metrics, s.RenderRate)
+	if b := blankShare(c.Metrics, &s, len(runs)); b > maxBlank {
+		c.breach(TuneBreach{Metric: BlankMetric, Value: b, Max: maxBlank, Over: b - maxBlank}, BlankField.Scale)
+	}
 	values := c.Metrics.Values(nil)
 	for _, k := range t.spec.Constraints {
-		if k.Metric == RecoveryMetric {
+		var v, scale float64
+		switch k.Metric {
+		case RecoveryMetric:
 			continue // see bound
+		case ExtraLatencyMetric:
+			v, scale = extraLatency(c.Metrics, t.transit), ExtraLatencyField.Scale
+		default:
+			i := metricIndex(k.Metric)
+			v, scale = values[i], MetricFields[i].Scale
+			if k.Metric == "addedLatency" {
+				v = math.Abs(v)
+			}
 		}
-		i := metricIndex(k.Metric)
-		v := values[i]
-		if k.Metric == "addedLatency" {
-			v = math.Abs(v)
-		}
-		if v > k.Max {
-			c.Feasible = false
-			c.Violation += float64((v - k.Max) * MetricFields[i].Scale)
-		}
+		c.breach(TuneBreach{Metric: k.Metric, Value: v, Max: k.Max, Over: v - k.Max}, scale)
 	}
 	return c
+}
+
+// breach records b if its value is above its bound: the candidate is not
+// feasible, and its violation grows by b.Over in the metric's display unit
+// (scale).
+func (c *Candidate) breach(b TuneBreach, scale float64) {
+	if b.Over <= 0 {
+		return
+	}
+	c.Feasible = false
+	c.Violation += float64(b.Over * scale)
+	c.Breaks = append(c.Breaks, b)
 }
 
 // bound applies the recovery constraints to c, its Recovery set: a run
@@ -464,10 +483,8 @@ func (t *tuneSearch) bound(c *Candidate) {
 		if !c.Recovery.Recovered {
 			over = max(over, 0) + recoveryBucket
 		}
-		if over > 0 {
-			c.Feasible = false
-			c.Violation += float64(over * RecoveryField.Scale)
-		}
+		c.breach(TuneBreach{Metric: RecoveryMetric, Value: c.Recovery.Time, Max: k.Max, Over: over, Beyond: !c.Recovery.Recovered},
+			RecoveryField.Scale)
 	}
 }
 
@@ -506,15 +523,27 @@ func (t *tuneSearch) ranked() []int {
 }
 
 func (t *tuneSearch) result() TuneResult {
-	r := TuneResult{Candidates: t.cands}
+	r := TuneResult{Candidates: t.cands, Transit: t.transit}
 	if len(t.cands) == 0 {
 		return r
 	}
 	if t.hasBase {
 		r.Base = t.cands[0]
 	}
-	r.Best = t.cands[t.ranked()[0]]
-	r.Feasible = r.Best.Feasible
+	ranked := t.ranked()
+	best := &t.cands[ranked[0]]
+	r.Feasible = best.Feasible
+	switch {
+	case !r.Feasible:
+		for _, i := range ranked[:min(tuneClosest, len(ranked))] {
+			r.Closest = append(r.Closest, t.cands[i])
+		}
+	case t.hasBase && best.Cost < r.Base.Cost:
+		r.Best, r.Recommended = *best, true
+	}
 	r.Pareto = ParetoFront(t.cands)
 	return r
 }
+
+// tuneClosest is how many candidates a result lists when none is feasible.
+const tuneClosest = 3

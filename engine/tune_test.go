@@ -189,27 +189,127 @@ func TestTuneCandidates(t *testing.T) {
 	}
 }
 
-// With constraints no candidate meets, Tune says so and recommends the
-// least-violating candidate.
+// With constraints no candidate meets, Tune says so and recommends
+// nothing: it lists the three that break them least, each with what it
+// breaks and by how much.
 func TestTuneInfeasible(t *testing.T) {
 	spec := harborTuneSpec()
 	spec.Base.Duration, spec.Budget = 4, 12
-	spec.Constraints = []Constraint{{Metric: "addedLatency", Max: -1}, {Metric: "snaps", Max: 0}}
+	spec.Constraints = []Constraint{{Metric: "errP95", Max: 0.001}, {Metric: "snaps", Max: -1}}
 	r, err := Tune(context.Background(), spec, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Feasible || r.Best.Feasible || len(r.Pareto) != 0 {
-		t.Errorf("impossible constraints: Feasible %v, Best.Feasible %v, %d on the front; want false, false, 0",
-			r.Feasible, r.Best.Feasible, len(r.Pareto))
+	if r.Feasible || r.Recommended || !reflect.DeepEqual(r.Best, Candidate{}) || len(r.Pareto) != 0 {
+		t.Errorf("impossible constraints: Feasible %v, Recommended %v, Best %+v, %d on the front; want false, false, none, 0",
+			r.Feasible, r.Recommended, r.Best.Settings, len(r.Pareto))
+	}
+	if len(r.Closest) != 3 {
+		t.Fatalf("%d closest candidates, want 3", len(r.Closest))
 	}
 	for i, c := range r.Candidates {
-		want := (math.Abs(c.Metrics.AddedLatency)+1)*1000 + float64(c.Metrics.Snaps)
+		want := (c.Metrics.ErrP95-0.001)*100 + float64(c.Metrics.Snaps+1)
 		if math.Abs(c.Violation-want) > 1e-9*want {
-			t.Errorf("candidate %d: Violation = %v, want %v (ms above −1 s plus snaps above 0)", i, c.Violation, want)
+			t.Errorf("candidate %d: Violation = %v, want %v (cm above 1 mm plus snaps above −1)", i, c.Violation, want)
 		}
-		if c.Violation < r.Best.Violation {
-			t.Errorf("candidate %d violates by %v, less than Best's %v", i, c.Violation, r.Best.Violation)
+		if c.Violation < r.Closest[0].Violation {
+			t.Errorf("candidate %d violates by %v, less than the closest's %v", i, c.Violation, r.Closest[0].Violation)
+		}
+		want2 := []TuneBreach{{Metric: "errP95", Value: c.Metrics.ErrP95, Max: 0.001, Over: c.Metrics.ErrP95 - 0.001},
+			{Metric: "snaps", Value: float64(c.Metrics.Snaps), Max: -1, Over: float64(c.Metrics.Snaps + 1)}}
+		if !reflect.DeepEqual(c.Breaks, want2) {
+			t.Errorf("candidate %d breaks %+v, want %+v", i, c.Breaks, want2)
+		}
+	}
+	for i := 1; i < len(r.Closest); i++ {
+		if r.Closest[i].Violation < r.Closest[i-1].Violation {
+			t.Errorf("closest[%d] violates by %v, less than closest[%d]'s %v", i, r.Closest[i].Violation, i-1, r.Closest[i-1].Violation)
+		}
+	}
+}
+
+// The review's case: mirror on a 120 ms link with addedLatency ≤ 130 ms,
+// above the floor (123 ms) but beyond what mirror's own knobs reach. Nothing
+// is recommended; the closest say what they break, in the metric's units.
+func TestTuneNothingMeetsTheBounds(t *testing.T) {
+	spec := TuneSpec{Base: mirrorFar(), Technique: TechMirror, Weights: DefaultTuneWeights(),
+		Constraints: []Constraint{{Metric: "addedLatency", Max: 0.13}}, Budget: 16, Seed: 1}
+	r, err := Tune(context.Background(), spec, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Feasible || r.Recommended || len(r.Closest) != 3 {
+		t.Fatalf("Feasible %v, Recommended %v, %d closest; want false, false, 3", r.Feasible, r.Recommended, len(r.Closest))
+	}
+	for i, c := range r.Closest {
+		lat := math.Abs(c.Metrics.AddedLatency)
+		if len(c.Breaks) != 1 || c.Breaks[0].Metric != "addedLatency" || c.Breaks[0].Value != lat || c.Breaks[0].Over != lat-0.13 {
+			t.Errorf("closest[%d] breaks %+v, want addedLatency %v over 0.13 s", i, c.Breaks, lat)
+		}
+	}
+}
+
+// A budget of one evaluates the base alone: nothing beats it, so nothing is
+// recommended, though it meets the bounds.
+func TestTuneKeepsTheBase(t *testing.T) {
+	spec := harborTuneSpec()
+	spec.Base.Duration, spec.Budget = 3, 1
+	r, err := Tune(context.Background(), spec, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Feasible || r.Recommended || !reflect.DeepEqual(r.Best, Candidate{}) || len(r.Closest) != 0 {
+		t.Errorf("the base alone: Feasible %v, Recommended %v, Best %+v, %d closest; want true, false, none, 0",
+			r.Feasible, r.Recommended, r.Best.Settings, len(r.Closest))
+	}
+}
+
+// A recommendation is never worse than the base on the objective: whenever
+// Tune recommends, the recommendation meets the bounds and costs less than
+// the base; when it does not, some feasible candidate would have cost as
+// much or more, or none is feasible. Over a few bases, techniques, bounds
+// and seeds.
+func TestTuneNeverWorseThanTheBase(t *testing.T) {
+	far := mirrorFar()
+	harbor := harborBefore()
+	harbor.Entities, harbor.Duration = 3, 6
+	cases := []struct {
+		name      string
+		base      Settings
+		technique string
+		bounds    []Constraint
+	}{
+		{"mirror far, no bound", far, TechMirror, nil},
+		{"mirror far, extraLatency ≤ 60 ms", far, TechMirror, []Constraint{{Metric: ExtraLatencyMetric, Max: 0.06}}},
+		{"mirror far, addedLatency ≤ 250 ms", far, TechMirror, []Constraint{{Metric: "addedLatency", Max: 0.25}}},
+		{"buffer far, underrun ≤ 1%", far, TechBuffer, []Constraint{{Metric: "underrun", Max: 0.01}}},
+		{"harbor, addedLatency ≤ 150 ms", harbor, TechBuffer, []Constraint{{Metric: "addedLatency", Max: 0.15}}},
+		{"harbor epicfix, frozen ≤ 1%", harbor, TechEPICFix, []Constraint{{Metric: "frozen", Max: 0.01}}},
+	}
+	for _, tc := range cases {
+		for seed := uint64(1); seed <= 3; seed++ {
+			spec := TuneSpec{Base: tc.base, Technique: tc.technique, Weights: DefaultTuneWeights(), Constraints: tc.bounds,
+				Motions: []string{"strafe", "stopgo"}, Budget: 12, Seed: seed}
+			r, err := Tune(context.Background(), spec, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			least := math.Inf(1) // the least cost that meets the bounds
+			for _, c := range r.Candidates {
+				if c.Feasible {
+					least = min(least, c.Cost)
+				}
+			}
+			switch {
+			case r.Recommended && !(r.Best.Feasible && r.Best.Cost < r.Base.Cost && r.Best.Cost == least):
+				t.Errorf("%s, seed %d: recommends cost %v (feasible %v) against the base's %v; least feasible %v",
+					tc.name, seed, r.Best.Cost, r.Best.Feasible, r.Base.Cost, least)
+			case !r.Recommended && least < r.Base.Cost:
+				t.Errorf("%s, seed %d: recommends nothing, though a feasible candidate costs %v against the base's %v",
+					tc.name, seed, least, r.Base.Cost)
+			case r.Feasible != (least < math.Inf(1)):
+				t.Errorf("%s, seed %d: Feasible %v, least feasible cost %v", tc.name, seed, r.Feasible, least)
+			}
 		}
 	}
 }
@@ -282,12 +382,12 @@ func TestTuneSpecValidate(t *testing.T) {
 		{"bad base", func(s *TuneSpec) { s.Base.SendRate = 30 }, "sendRate", "tickRate"},
 		{"unknown motion", func(s *TuneSpec) { s.Motions = []string{"strafe", "moonwalk"} }, "motions[1]", "circle"},
 		{"repeated motion", func(s *TuneSpec) { s.Motions = []string{"turn", "turn"} }, "motions[1]", "not already"},
-		{"negative weight", func(s *TuneSpec) { s.Weights.Snaps = -1 }, "weights.snaps", "[0, 1e6]"},
-		{"NaN weight", func(s *TuneSpec) { s.Weights.ErrP95 = math.NaN() }, "weights.errP95", "[0, 1e6]"},
+		{"negative weight", func(s *TuneSpec) { s.Weights.Snaps = -1 }, "weights.snaps", "[0, 1000000]"},
+		{"NaN weight", func(s *TuneSpec) { s.Weights.ErrP95 = math.NaN() }, "weights.errP95", "[0, 1000000]"},
 		// A weight of 1e308 made the cost +Inf, which the server could not
 		// encode as JSON: it must be refused where it is read.
-		{"huge weight", func(s *TuneSpec) { s.Weights.ErrP95 = 1e308 }, "weights.errP95", "[0, 1e6]"},
-		{"infinite weight", func(s *TuneSpec) { s.Weights.Underrun = math.Inf(1) }, "weights.underrun", "[0, 1e6]"},
+		{"huge weight", func(s *TuneSpec) { s.Weights.ErrP95 = 1e308 }, "weights.errP95", "[0, 1000000]"},
+		{"infinite weight", func(s *TuneSpec) { s.Weights.Underrun = math.Inf(1) }, "weights.underrun", "[0, 1000000]"},
 		{"zero weights", func(s *TuneSpec) { s.Weights = TuneWeights{} }, "weights", "positive"},
 		{"unknown metric", func(s *TuneSpec) { s.Constraints[0].Metric = "lag" }, "constraints[0].metric", "MetricFields"},
 		{"infinite bound", func(s *TuneSpec) { s.Constraints[0].Max = math.Inf(1) }, "constraints[0].max", "finite"},
@@ -296,8 +396,8 @@ func TestTuneSpecValidate(t *testing.T) {
 		{"searched twice", func(s *TuneSpec) {
 			s.Space = []TuneRange{{Name: "delay", Max: 0.1}, {Name: "delay", Max: 0.2}}
 		}, "space[1].name", "not already"},
-		{"range out of table", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Max: 0.7}} }, "space[0].max", "[0, 0.5] s"},
-		{"range reversed", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Min: 0.2, Max: 0.1}} }, "space[0].max", "space[0].min = 0.2"},
+		{"range out of table", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Max: 0.7}} }, "space[0].max", "[0, 500] ms"},
+		{"range reversed", func(s *TuneSpec) { s.Space = []TuneRange{{Name: "delay", Min: 0.2, Max: 0.1}} }, "space[0].max", "space[0].min = 200ms"},
 		{"negative budget", func(s *TuneSpec) { s.Budget = -1 }, "budget", "[1, 5000]"},
 		{"huge budget", func(s *TuneSpec) { s.Budget = 5001 }, "budget", "[1, 5000]"},
 	}

@@ -208,7 +208,7 @@ func TestLoadBad(t *testing.T) {
 	}{
 		{"unknown setting", `{"name":"x","title":"X","doc":"d","settings":{"jiter":0.1}}`, []string{"x.json", `"jiter"`}},
 		{"unknown top-level key", `{"name":"x","title":"X","doc":"d","colour":"red","settings":{}}`, []string{"x.json", `"colour"`}},
-		{"out of range", `{"name":"x","title":"X","doc":"d","settings":{"loss":2}}`, []string{"x.json", "loss", "[0, 0.9]"}},
+		{"out of range", `{"name":"x","title":"X","doc":"d","settings":{"loss":2}}`, []string{"x.json", `loss = "200%" is not allowed: want [0, 90] %`}},
 		{"bad enum", `{"name":"x","title":"X","doc":"d","settings":{"jitterDist":"cauchy"}}`, []string{"x.json", "jitterDist", "cauchy"}},
 		{"wrong type", `{"name":"x","title":"X","doc":"d","settings":{"latency":"fast"}}`, []string{"x.json", "latency"}},
 		{"float int", `{"name":"x","title":"X","doc":"d","settings":{"entities":1.5}}`, []string{"x.json", "entities"}},
@@ -244,15 +244,25 @@ func TestLoadEmpty(t *testing.T) {
 	}
 }
 
-// The Unreal preset shows the library's technique beside the lab's buffer
-// and the seed's EPIC, so the designer sees their game against the lab's.
-func TestUnrealDefaultsTechniques(t *testing.T) {
-	p, err := Get("unreal-defaults")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := p.Settings.Text("techniques"), "epic,buffer,unreal-cmc"; got != want {
-		t.Errorf("unreal-defaults techniques = %s, want %s", got, want)
+// A library's preset runs the library's technique alone: the designer on
+// Mirror, NGO, Source, Unreal or geckos starts on their game, and meets
+// the lab's buffer and EPIC only when they ask to compare (the page's
+// "Compare with the lab's techniques").
+func TestLibraryPresetsRunTheLibraryAlone(t *testing.T) {
+	for name, want := range map[string]string{
+		"mirror-30hz": "mirror", "ngo-defaults": "ngo", "source-66tick": "source",
+		"unreal-defaults": "unreal-cmc", "geckos-20fps": "geckos",
+	} {
+		p, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Settings.Text("techniques"); got != want {
+			t.Errorf("%s techniques = %s, want %s", name, got, want)
+		}
+		if got := p.Settings.PrimaryTechnique(); got != want {
+			t.Errorf("%s primary technique = %s, want %s", name, got, want)
+		}
 	}
 }
 

@@ -9,3 +9,13 @@ func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 func jobLinkHref(path, query string) string {
 	return path + "?base=" + url.QueryEscape("q:"+query)
 }
+
+// tuneFloorOf is the floor hint of the technique the tuner form has chosen.
+func tuneFloorOf(v TuneView) string {
+	for _, t := range v.Techniques {
+		if t.Name == v.Form.Technique {
+			return t.Floor
+		}
+	}
+	return ""
+}

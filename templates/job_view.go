@@ -50,7 +50,8 @@ type SweepAxis struct {
 	Steps          int
 }
 
-// SweepParam is a parameter the form offers, with the range it starts with.
+// SweepParam is a parameter the form offers, with the range it starts with;
+// Unit is the unit a plain number is in (its display unit).
 type SweepParam struct {
 	Name, Group, Unit, Doc string
 	Min, Max               string // the parameter's whole range, as text
@@ -60,8 +61,8 @@ type SweepParam struct {
 // TuneView is the tuner page: the form, and a job's progress or results.
 type TuneView struct {
 	Form       TuneForm
-	Techniques []string
-	Motions    []JobOption // value = name; checked when in the mix
+	Techniques []TuneTechnique // what the tuner can search, the base's primary technique first, each with its floor on the base's link
+	Motions    []JobOption     // value = name; checked when in the mix
 	Metrics    []TuneMetric
 	// PopulationMetrics are what the constraints may bound when the
 	// tuning runs over a population; Populations the population presets
@@ -93,6 +94,13 @@ type TuneConstraint struct {
 	Metric, Max string
 }
 
+// TuneTechnique is a technique the tuner may search, and what the base's
+// network allows its added latency ("" when it sets no floor), shown under
+// the constraints while it is chosen.
+type TuneTechnique struct {
+	Name, Floor string
+}
+
 // TuneMetric is a metric the constraints may bound, with its display unit
 // and the scale from SI (shown = value × Scale).
 type TuneMetric struct {
@@ -104,14 +112,29 @@ type TuneResultView struct {
 	Label      string // the base settings' label
 	Seed       string
 	Candidates int
-	Feasible   bool
-	Violation  string
+
+	// Recommended: a candidate meets the constraints and costs less than
+	// the base; only then are Apply and the exports offered. Feasible:
+	// some candidate meets the constraints (else Closest says how near
+	// they came).
+	Recommended, Feasible bool
+	BestCost, BaseCost    string
+	BaseBreaks            string        // what the base breaks, in units; "" when it meets every constraint
+	Cheapest              string        // nothing recommended, the base breaking the constraints: the cheapest candidate that meets them
+	Closest               []TuneClosest // nothing feasible: the candidates that break the constraints least
+
 	Changes    []TuneRow // settings changed by the recommendation: name, base, recommended
-	Metrics    []TuneRow // every metric and the cost: name, base, recommended
+	Metrics    []TuneRow // every metric and the cost: name, base, recommended ("" without a recommendation)
 	Population int       // entities of the population the figures are over; 0 for one link
 	Chart      templ.Component
 	ApplyURL   string // the lab page with the recommended settings
 	Exports    []JobOption
+}
+
+// TuneClosest is a candidate that breaks the constraints: what it breaks
+// (in units), its cost and the settings it changes.
+type TuneClosest struct {
+	Breaks, Cost, Settings string
 }
 
 // TuneRow is one row of a comparison table.

@@ -158,7 +158,17 @@ func TestPageShown(t *testing.T) {
 	s.Loss = 0.035
 	s.ClockDrift = 0.0002
 	s.BurstLength = 2.5
+	s.Jitter = 0.0002
+	s.Duplicate = 0.000186
+	s.Bandwidth = 256000
+	s.Seed = 2761734960
 	doc := render(t, PageView{Params: engine.Params(), Settings: s})
+	// The seed's number input holds it in full, not 2.76173496e+09.
+	if n := byID(doc, "p-seed"); n == nil {
+		t.Error("no seed control")
+	} else if got, _ := attr(n, "value"); got != "2761734960" {
+		t.Errorf("seed value = %q, want 2761734960", got)
+	}
 	tests := []struct {
 		name, shown string
 	}{
@@ -167,6 +177,10 @@ func TestPageShown(t *testing.T) {
 		{"clockDrift", "200"},
 		{"burstLength", "2.5"},
 		{"tickRate", "60"},
+		// Small values keep their digits: not 0 and 0.0 (issue 22).
+		{"jitter", "0.2"},
+		{"duplicate", "0.0186"},
+		{"bandwidth", "256"},
 	}
 	for _, tt := range tests {
 		n := byID(doc, "n-"+tt.name)
@@ -186,11 +200,11 @@ func TestPageErrorsAndPresets(t *testing.T) {
 		Settings: engine.Defaults(),
 		Preset:   "wifi",
 		Presets: []PresetView{
-			{Name: "lan", Title: "LAN", Doc: "A wired LAN.", Query: "latency=0.001"},
-			{Name: "wifi", Title: "Home Wi-Fi", Doc: "Jittery home Wi-Fi.", Query: "jitter=0.03"},
+			{Name: "lan", Title: "LAN", Doc: "A wired LAN.", Query: "latency=1ms"},
+			{Name: "wifi", Title: "Home Wi-Fi", Doc: "Jittery home Wi-Fi.", Query: "jitter=30ms"},
 		},
-		Errors: []string{`loss = "7" is not allowed: want [0, 0.9] fraction`},
-		Query:  "preset=wifi&loss=0.05",
+		Errors: []string{`loss = "95" is not allowed: want [0, 90] %`},
+		Query:  "preset=wifi&loss=5%25",
 		Exports: []ExportView{{Format: "json", Label: "JSON"}, {Format: "cpp", Label: "C++", Technique: engine.TechEPIC},
 			{Format: "lib", Label: "Lib", Technique: "lib"}, {Format: "netem", Label: "netem"}},
 	}
@@ -214,8 +228,8 @@ func TestPageErrorsAndPresets(t *testing.T) {
 	if _, ok := attr(opts[2], "selected"); !ok {
 		t.Error("preset wifi is not selected")
 	}
-	if q, _ := attr(opts[1], "data-query"); q != "latency=0.001" {
-		t.Errorf("lan data-query = %q, want latency=0.001", q)
+	if q, _ := attr(opts[1], "data-query"); q != "latency=1ms" {
+		t.Errorf("lan data-query = %q, want latency=1ms", q)
 	}
 	if got := text(byID(doc, "preset-doc")); got != "Jittery home Wi-Fi." {
 		t.Errorf("preset doc = %q, want the selected preset's", got)
@@ -232,23 +246,9 @@ func TestPageErrorsAndPresets(t *testing.T) {
 		if _, hidden := attr(a, "hidden"); hidden != (f == "lib") {
 			t.Errorf("export %s hidden = %v, want %v", f, hidden, f == "lib")
 		}
-		want := "/api/export?format=" + f + "&preset=wifi&loss=0.05"
+		want := "/api/export?format=" + f + "&preset=wifi&loss=5%25"
 		if href, _ := attr(a, "href"); href != want {
 			t.Errorf("export %s href = %q, want %q", f, href, want)
-		}
-	}
-}
-
-func TestDecimals(t *testing.T) {
-	tests := []struct {
-		step float64
-		want int
-	}{
-		{1, 0}, {100, 0}, {0.5, 1}, {0.1, 1}, {0.01, 2}, {0.001 * 100, 1}, {0.0001 * 1e6, 0},
-	}
-	for _, tt := range tests {
-		if got := decimals(tt.step); got != tt.want {
-			t.Errorf("decimals(%v) = %d, want %d", tt.step, got, tt.want)
 		}
 	}
 }
@@ -263,6 +263,59 @@ func TestEveryParamGroupHasATitle(t *testing.T) {
 	for _, p := range engine.Params() {
 		if !titled[p.Group] {
 			t.Errorf("parameter %s: group %q has no title in groupTitles, so the page has no control for it", p.Name, p.Group)
+		}
+	}
+}
+
+// TestPageLibraryFirst: on a library's technique the side panel starts on
+// its knobs, open, the lab's own techniques' last and folded, the compare
+// toggle shown (on when they run); on the lab's own nothing moves.
+func TestPageLibraryFirst(t *testing.T) {
+	tests := []struct {
+		techniques string
+		order      string // the groups shown, top to bottom, a * after each folded
+		compare    string // the toggle: "" absent, "off" or "on"
+	}{
+		{"epic,buffer", "scenario network buffer epic", ""},
+		{"mirror", "mirror scenario network", "off"},
+		{"epic,buffer,mirror", "mirror scenario network buffer* epic*", "on"},
+		{"ngo,source", "ngo source scenario network", "off"},
+		{"source,geckos", "geckos source scenario network", "off"},
+	}
+	for _, tt := range tests {
+		s := engine.Defaults()
+		if err := s.SetText("techniques", tt.techniques); err != nil {
+			t.Fatal(err)
+		}
+		doc := render(t, PageView{Params: engine.Params(), Settings: s})
+		var order []string
+		for _, f := range find(doc, func(n *html.Node) bool { return n.Data == "fieldset" }) {
+			if _, hidden := attr(f, "hidden"); hidden {
+				continue
+			}
+			class, _ := attr(f, "class")
+			name := strings.TrimPrefix(strings.Fields(class)[1], "group-")
+			if d := find(f, func(n *html.Node) bool { return n.Data == "details" }); len(d) > 0 {
+				if _, open := attr(d[0], "open"); !open {
+					name += "*"
+				}
+			}
+			order = append(order, name)
+		}
+		if got := strings.Join(order, " "); got != tt.order {
+			t.Errorf("techniques %s: groups %q, want %q", tt.techniques, got, tt.order)
+		}
+		compare := ""
+		if box := byID(doc, "compare-lab"); box != nil {
+			if _, hidden := attr(box, "hidden"); !hidden {
+				compare = "off"
+				if _, on := attr(byID(doc, "compare-lab-toggle"), "checked"); on {
+					compare = "on"
+				}
+			}
+		}
+		if compare != tt.compare {
+			t.Errorf("techniques %s: compare toggle %q, want %q", tt.techniques, compare, tt.compare)
 		}
 	}
 }

@@ -25,9 +25,12 @@ type SessionView struct {
 	// defaults: what the page's unsaved-changes marker compares with.
 	Saved string
 	// Edits are the settings the address's query asked for
-	// (/s/{id}?loss=0.2), canonical "name=text&..."; the page applies them
+	// (/s/{id}?loss=20, 20 %), canonical "name=text&..." (loss=20%); the page applies them
 	// as unsaved edits, with a notice.
 	Edits string
+	// Notice says which revisions cannot be read (damaged) and what that
+	// costs, shown as a banner; "" when none is damaged.
+	Notice string
 }
 
 // RevisionView is one revision in a session's history.
@@ -36,7 +39,8 @@ type RevisionView struct {
 	Name    string
 	Notes   string
 	Time    string       // when it was saved, as shown
-	Changes []ChangeView // the settings it changed from the previous revision
+	Changes []ChangeView // the settings it changed from the previous readable revision
+	Damaged string       // why it cannot be read; "" when it can
 }
 
 // ChangeView is one setting a revision changed, its values as shown to a
@@ -69,19 +73,10 @@ type SessionSummary struct {
 	Damaged string
 }
 
-// Shown returns p's value v as a designer reads it: in the display unit when
-// the parameter has one ("120 ms", "3.0 %"), else its text form ("pareto",
-// "epic,buffer", "true").
-func Shown(p *engine.Param, v float64) string {
-	if (p.Kind != engine.Float && p.Kind != engine.Int) || p.Display == "" {
-		return p.Format(v)
-	}
-	scale := p.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	return strconv.FormatFloat(v*scale, 'f', decimals(p.Step*scale), 64) + " " + p.Display
-}
+// Shown returns p's value v as a designer reads it (engine.Param.Show): in
+// the display unit with its unit ("120 ms", "3.5 %", "0.2 ms"), else its
+// text form ("pareto", "epic,buffer", "true").
+func Shown(p *engine.Param, v float64) string { return p.Show(v) }
 
 // CompareURL is the comparison page's address for the given variant refs.
 func CompareURL(refs ...string) string {

@@ -16,7 +16,11 @@ func TestShown(t *testing.T) {
 		want string
 	}{
 		{"latency", 0.12, "120 ms"},
-		{"latency", 0.1234, "123 ms"},
+		{"latency", 0.1234, "123.4 ms"},
+		{"jitter", 0.0002, "0.2 ms"},
+		{"loss", 0.000186, "0.0186 %"},
+		{"bandwidth", 256000, "256 kbit/s"},
+		{"seed", 2761734960, "2761734960"},
 		{"loss", 0.035, "3.5 %"},
 		{"tickRate", 60, "60 Hz"},
 		{"jitterDist", 2, "pareto"},
@@ -36,8 +40,8 @@ func TestShown(t *testing.T) {
 }
 
 func TestCompareURL(t *testing.T) {
-	got := CompareURL("q:preset=wifi&loss=0.03", "session:abcdefgh2345@2")
-	want := "/compare?v=q%3Apreset%3Dwifi%26loss%3D0.03&v=session%3Aabcdefgh2345%402"
+	got := CompareURL("q:preset=wifi&loss=3", "session:abcdefgh2345@2")
+	want := "/compare?v=q%3Apreset%3Dwifi%26loss%3D3&v=session%3Aabcdefgh2345%402"
 	if got != want {
 		t.Errorf("CompareURL = %q, want %q", got, want)
 	}

@@ -425,7 +425,7 @@ func Sweep(v SweepView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<p>Runs the technique at every point of the grid, each a whole run of the base settings' scenario and network, on every core of the server. Min and max are plain numbers in the parameter's stored unit (s, Hz, fraction), numbers with a unit (20ms, 0.2s, 2%), or its names.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<p>Runs the technique at every point of the grid, each a whole run of the base settings' scenario and network, on every core of the server. Min and max are plain numbers in the unit shown beside them (ms, %, kbit/s), numbers with a unit (20ms, 0.2s, 2%), or its names.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

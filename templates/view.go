@@ -4,7 +4,6 @@
 package templates
 
 import (
-	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -150,6 +149,12 @@ type groupView struct {
 	// hides the group while none of them is selected.
 	Techniques string
 	Hidden     bool
+	// Library marks the group of a library technique's knobs.
+	Library bool
+	// Open tells whether the group starts unfolded: every group does but
+	// the lab's own techniques' while the designer is on a library's, when
+	// they are a comparison, folded and last.
+	Open bool
 }
 
 // groupTechniques returns the techniques whose own settings are group g.
@@ -175,8 +180,7 @@ type fieldView struct {
 	Min, Max, Step, Value string
 	Display               string   // unit shown
 	Scale                 string   // shown = value × Scale
-	Decimals              int      // digits after the point when shown
-	Shown                 string   // the value as shown, with Decimals digits
+	Shown                 string   // the value as shown in the box: in Display, engine.ShowDigits significant digits
 	Unit                  string   // what a plain number typed in the box means: Display, or the stored unit
 	Units                 []string // the units a typed value may carry (engine Param.Units)
 
@@ -189,14 +193,21 @@ type choiceView struct {
 	Selected bool
 }
 
-// groups builds the controls of v's parameter table, grouped.
+// groups builds the controls of v's parameter table, grouped. On a
+// library's technique (engine's PrimaryTechnique) the library comes first:
+// its knobs, the other libraries running, then the scenario and the
+// network, then the lab's own techniques, folded. web/lab.js keeps the same
+// order (groupRank) as the techniques change.
 func groups(v PageView) []groupView {
 	var out []groupView
+	lib := libraryPrimary(v)
 	for _, g := range groupTitles {
-		gv := groupView{Name: g.name, Title: g.title}
+		gv := groupView{Name: g.name, Title: g.title, Open: true}
 		if techs := groupTechniques(g.name); len(techs) > 0 {
 			gv.Techniques = strings.Join(techs, " ")
 			gv.Hidden = !slices.ContainsFunc(techs, func(t string) bool { return slices.Contains(v.Settings.Techniques, t) })
+			gv.Library = engine.LibraryTechnique(techs[0])
+			gv.Open = gv.Library || lib == ""
 		}
 		for i := range v.Params {
 			p := &v.Params[i]
@@ -208,7 +219,54 @@ func groups(v PageView) []groupView {
 			out = append(out, gv)
 		}
 	}
+	if lib != "" {
+		slices.SortStableFunc(out, func(a, b groupView) int { return groupRank(a, lib) - groupRank(b, lib) })
+	}
 	return out
+}
+
+// groupRank places a group in the side panel while the designer is on
+// library technique lib: lib's knobs, the other libraries running, the
+// scenario and the network, the rest.
+func groupRank(g groupView, lib string) int {
+	switch {
+	case g.Library && slices.Contains(strings.Fields(g.Techniques), lib):
+		return 0
+	case g.Library && !g.Hidden:
+		return 1
+	case g.Techniques == "":
+		return 2
+	}
+	return 3
+}
+
+// libraryPrimary returns the library technique the designer is on (the
+// settings' PrimaryTechnique when it is a library's), "" when they are on
+// the lab's own.
+func libraryPrimary(v PageView) string {
+	if t := v.Settings.PrimaryTechnique(); engine.LibraryTechnique(t) {
+		return t
+	}
+	return ""
+}
+
+// comparingLab tells whether any of the lab's own techniques runs beside
+// the libraries': the state of the "Compare with the lab's techniques"
+// toggle.
+func comparingLab(v PageView) bool {
+	return slices.ContainsFunc(v.Settings.Techniques, func(t string) bool { return !engine.LibraryTechnique(t) })
+}
+
+// libraryTechniques lists the library techniques, space-separated, for
+// web/lab.js to tell them from the lab's.
+func libraryTechniques() string {
+	var out []string
+	for _, t := range engine.TechniqueNames {
+		if engine.LibraryTechnique(t) {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 func field(p *engine.Param, s *engine.Settings) fieldView {
@@ -236,20 +294,18 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 		return f
 	}
 	f.Control = "range"
-	if p.Max-p.Min > 100000 {
-		// A seed is an identifier, not a quantity: a slider would be useless.
+	_, scale := p.DisplayUnit()
+	if (p.Max-p.Min)*scale > 100000 {
+		// A seed is an identifier, not a quantity: a slider would be
+		// useless. (Bandwidth's 100000 kbit/s is a quantity, with a box
+		// in kbit/s.)
 		f.Control = "number"
 	}
-	scale := p.Scale
-	if scale == 0 {
-		scale = 1
-	}
 	f.Min, f.Max, f.Step = num(p.Min), num(p.Max), num(p.Step)
-	f.Value = p.Format(val)
+	f.Value = num(val)
 	f.Display = p.Display
 	f.Scale = num(scale)
-	f.Decimals = decimals(p.Step * scale)
-	f.Shown = strconv.FormatFloat(val*scale, 'f', f.Decimals, 64)
+	f.Shown = engine.ReadableIn(val, scale, engine.ShowDigits)
 	f.Unit = p.Display
 	if f.Unit == "" {
 		f.Unit = p.Unit
@@ -261,6 +317,24 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 	return f
 }
 
+// nameParts splits a parameter's name after each dot and underscore:
+// "source.cl_interp" → "source.", "cl_", "interp".
+func nameParts(name string) []string {
+	var out []string
+	for name != "" {
+		i := strings.IndexAny(name, "._")
+		if i < 0 {
+			break
+		}
+		out = append(out, name[:i+1])
+		name = name[i+1:]
+	}
+	if name != "" {
+		out = append(out, name)
+	}
+	return out
+}
+
 // unitsHint says which units a typed value may carry: ", or with a unit:
 // ms, s".
 func unitsHint(f fieldView) string {
@@ -268,15 +342,6 @@ func unitsHint(f fieldView) string {
 		return ""
 	}
 	return ", or with a unit (" + strings.Join(f.Units, ", ") + ")"
-}
-
-// decimals returns how many digits after the point show a quantity whose
-// slider step is step (in shown units): 0 for 1 ms, 1 for 0.1 %.
-func decimals(step float64) int {
-	if step <= 0 || step >= 1 {
-		return 0
-	}
-	return int(math.Ceil(-math.Log10(step) - 1e-9))
 }
 
 // num formats an attribute number without an exponent: 4294967295, 0.0001.
@@ -287,6 +352,28 @@ func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 type ExportView struct {
 	Format, Label string
 	Technique     string // "" when the export writes settings of any technique
+	// Preview is the comparison page of the lab's network against the game
+	// engine's own simulator playing this export, and NetSim that
+	// simulator; both "" when the engine does not model it.
+	Preview, NetSim string
+}
+
+// exports returns v's export links, those of the library technique the
+// designer is on first: the export menu starts on what ships.
+func exports(v PageView) []ExportView {
+	lib := libraryPrimary(v)
+	out := slices.Clone(v.Exports)
+	slices.SortStableFunc(out, func(a, b ExportView) int {
+		return boolRank(a.Technique != lib || lib == "") - boolRank(b.Technique != lib || lib == "")
+	})
+	return out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // exportHidden tells whether e's technique is not among s's techniques.
@@ -317,8 +404,6 @@ func presetDoc(v PageView) string {
 	}
 	return ""
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // exportTitle is an export link's tooltip.
 func exportTitle(e ExportView) string {

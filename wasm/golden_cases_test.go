@@ -33,8 +33,8 @@ var goldenCases = []struct {
 	{
 		name: "wifi-adaptive",
 		set: map[string]string{
-			"jitter": "0.03", "jitterDist": "pareto", "loss": "0.02", "duplicate": "0.01",
-			"adaptive": "true", "margin": "0.02", "clockDrift": "0.0005",
+			"jitter": "30ms", "jitterDist": "pareto", "loss": "2%", "duplicate": "1%",
+			"adaptive": "true", "margin": "20ms", "clockDrift": "500ppm",
 			"entities": "20", "motion": "mix", "seed": "7",
 		},
 		seconds: 15,
@@ -43,8 +43,8 @@ var goldenCases = []struct {
 	{
 		name: "4g-burst",
 		set: map[string]string{
-			"latency": "0.08", "jitter": "0.04", "jitterDist": "lognormal",
-			"loss": "0.1", "lossModel": "burst", "burstLength": "5",
+			"latency": "80ms", "jitter": "40ms", "jitterDist": "lognormal",
+			"loss": "10%", "lossModel": "burst", "burstLength": "5",
 			"rotation": "euler", "speedClamp": "false", "sendRate": "10", "renderRate": "144",
 			"entities": "8", "motion": "turn", "seed": "42", "round": "4",
 		},
@@ -54,8 +54,8 @@ var goldenCases = []struct {
 	{
 		name: "crowd",
 		set: map[string]string{
-			"jitterDist": "uniform", "jitter": "0.02", "entities": "300", "seed": "3",
-			"techniques": "epicfix,snap,hermite", "calcAhead": "0.07", "displayBehind": "0.1",
+			"jitterDist": "uniform", "jitter": "20ms", "entities": "300", "seed": "3",
+			"techniques": "epicfix,snap,hermite", "calcAhead": "70ms", "displayBehind": "100ms",
 		},
 		seconds: 3,
 		dts:     []float64{1.0 / 60},

@@ -253,9 +253,13 @@ func TestWasmText(t *testing.T) {
 	if got := lab.Call("format", "jitterDist", 2).String(); got != "pareto" {
 		t.Errorf("format(jitterDist, 2) = %q", got)
 	}
-	r := lab.Call("parse", "loss", "0.05")
+	// A plain number is in the display unit (%), as in the page's box.
+	r := lab.Call("parse", "loss", "5")
 	if r.Get("error").String() != "" || r.Get("value").Float() != 0.05 {
-		t.Errorf("parse(loss, 0.05) = %v, %q", r.Get("value"), r.Get("error").String())
+		t.Errorf("parse(loss, 5) = %v, %q", r.Get("value"), r.Get("error").String())
+	}
+	if got := lab.Call("format", "bandwidth", 256000).String(); got != "256kbit/s" {
+		t.Errorf("format(bandwidth, 256000) = %q, want 256kbit/s", got)
 	}
 	r = lab.Call("parse", "loss", "lots")
 	if e := r.Get("error").String(); !strings.HasPrefix(e, "loss = \"lots\"") {

@@ -29,19 +29,19 @@ var replayCases = []struct {
 	{
 		name: "sample-4g",
 		record: map[string]string{
-			"latency": "0.03", "jitter": "0.015", "jitterDist": "lognormal",
-			"loss": "0.02", "lossModel": "burst", "burstLength": "4",
+			"latency": "30ms", "jitter": "15ms", "jitterDist": "lognormal",
+			"loss": "2%", "lossModel": "burst", "burstLength": "4",
 			"entities": "2", "seed": "5", "motion": "mix", "duration": "15",
 		},
 	},
 	{
 		name: "wifi-dups-adaptive",
 		record: map[string]string{
-			"latency": "0.02", "jitter": "0.03", "jitterDist": "pareto", "loss": "0.05", "duplicate": "0.05",
+			"latency": "20ms", "jitter": "30ms", "jitterDist": "pareto", "loss": "5%", "duplicate": "5%",
 			"entities": "5", "seed": "9", "motion": "turn", "duration": "8", "sendRate": "30",
 		},
 		replay: map[string]string{
-			"adaptive": "true", "margin": "0.02", "clockDrift": "0.0005", "renderRate": "144",
+			"adaptive": "true", "margin": "20ms", "clockDrift": "500ppm", "renderRate": "144",
 			"techniques": "epic,epicfix,snap,buffer,hermite", "seed": "3",
 		},
 	},

@@ -27,7 +27,7 @@ func TestWasmScenario(t *testing.T) {
 	n := 30
 	stride := ip.Get("scenarioStride").Int()
 	dst := js.Global().Get("Float64Array").New(n * stride)
-	c := ip.Call("checkScenario", "set latency=80ms\nspike at=5 for=x delay=1", dst)
+	c := ip.Call("checkScenario", "set latency=80ms\nspike at=5 for=x delay=100", dst)
 	if c.Get("line").Int() != 2 || c.Get("field").String() != "for" || c.Get("samples").Int() != 0 {
 		t.Errorf("bad text: line %v field %v samples %v (%s)", c.Get("line"), c.Get("field"), c.Get("samples"), c.Get("error"))
 	}

@@ -26,6 +26,7 @@
 import { View } from './canvas.js';
 import { techColor } from './colors.js';
 import { presetValues } from './url.js';
+import { fromJSON } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -33,7 +34,7 @@ import { presetValues } from './url.js';
  * @typedef {import('./types/interplab').MetricField} MetricField
  * @typedef {{engine: Interplab, params: Param[], values: () => Float64Array, restart: () => void,
  *   setFocus: (i: number) => void, dots: () => boolean, watch: (f: () => void) => void, replay: boolean,
- *   frames: () => number}} ABPage
+ *   frames: () => number, primary: () => string}} ABPage
  *   what the A/B view needs of the lab page
  * @typedef {{op: 'created', gen: number, error: string, techniques: string[], entities: number, poseStride: number}
  *   | {op: 'frame', gen: number, frames: number, time: number, poses: Float32Array<ArrayBuffer>, packets: Float64Array<ArrayBuffer>, np: number,
@@ -60,8 +61,10 @@ export class AB {
     this.pinning = null;
     this.label = '';
     this.values = new Float64Array(0);
-    /** @type {string[]} */
+    /** @type {string[]} the pinned run's techniques, in its rows' order */
     this.techs = [];
+    /** @type {string[]} the delta table's columns: the pinned run's techniques, the library the designer is on first */
+    this.cols = [];
     this.entities = 0;
     this.poses = new Float32Array(0);
     /** @type {Float32Array | null} a poses buffer the view no longer draws, for the worker to fill */
@@ -92,6 +95,7 @@ export class AB {
     this.head = ui.head;
     this.note = ui.note;
     this.canvas = ui.canvas;
+    this.legend = ui.legend;
     this.section = ui.section;
     this.table = ui.table;
     this.view = new View(ui.canvas, (i) => this.page.setFocus(i));
@@ -129,7 +133,8 @@ export class AB {
     const canvas = Object.assign(document.createElement('canvas'), { id: 'ab-view' });
     canvas.setAttribute('aria-label', 'The pinned settings: the same packets');
     const wrap = Object.assign(document.createElement('div'), { className: 'ab-canvas' });
-    wrap.append(canvas);
+    const legend = Object.assign(document.createElement('div'), { className: 'legend', id: 'ab-legend' });
+    wrap.append(canvas, legend);
     pane.append(head, note, wrap);
     view.after(pane);
 
@@ -140,7 +145,7 @@ export class AB {
     section.append(h, table);
     metrics.append(section);
 
-    return { pinButton, from, error, pane, head, note, canvas, section, table };
+    return { pinButton, from, error, pane, head, note, canvas, legend, section, table };
   }
 
   wire() {
@@ -216,7 +221,7 @@ export class AB {
     return Float64Array.from(this.page.params, (p) => {
       const v = settings[p.name];
       if (v === undefined) return p.default;
-      const r = e.parse(p.name, Array.isArray(v) ? v.join(',') : String(v));
+      const r = fromJSON(e, p.name, v);
       return r.error ? p.default : r.value;
     });
   }
@@ -273,6 +278,7 @@ export class AB {
         this.view.reset(this.techs, this.entities, m.poseStride);
         this.view.dots = this.page.dots();
         this.buildTable();
+        this.showLegend();
         return;
       case 'frame': {
         this.busy--;
@@ -431,12 +437,24 @@ export class AB {
     this.view.draw(this.time);
   }
 
+  // showLegend names the pinned view's colours, as the page's legend does
+  // the current one's: the ground truth, then the table's columns.
+  showLegend() {
+    this.legend.replaceChildren(...[['truth', 'ground truth'], ...this.cols.map((t) => [t, t])].map(([c, label]) => {
+      const s = Object.assign(document.createElement('span'), { className: 'legend-item' + (c === 'truth' ? ' truth' : ''), textContent: label });
+      s.style.setProperty('--c', techColor(c));
+      return s;
+    }));
+  }
+
   buildTable() {
+    const lib = this.page.primary();
+    this.cols = this.techs.includes(lib) ? [lib, ...this.techs.filter((n) => n !== lib)] : this.techs.slice();
     const t = this.table;
     t.replaceChildren();
     const head = t.createTHead().insertRow();
     head.append(document.createElement('th'));
-    for (const name of this.techs) {
+    for (const name of this.cols) {
       const th = Object.assign(document.createElement('th'), { textContent: name });
       th.style.color = techColor(name);
       head.append(th);
@@ -448,7 +466,7 @@ export class AB {
       const th = Object.assign(document.createElement('th'), { scope: 'row', title: f.doc });
       th.append(f.name + ' ', Object.assign(document.createElement('small'), { textContent: f.display || f.unit }));
       tr.append(th);
-      for (const name of this.techs) {
+      for (const name of this.cols) {
         const td = tr.insertCell();
         td.dataset.tech = name;
         td.textContent = '–';
@@ -479,11 +497,12 @@ export class AB {
     /** @type {Record<string, Record<string, number>>} */
     const out = {};
     const rows = this.table.tBodies[0]?.rows ?? [];
-    this.techs.forEach((name, i) => {
+    this.cols.forEach((name, c) => {
+      const i = this.techs.indexOf(name);
       const j = techs.indexOf(name);
       out[name] = {};
       this.fields.forEach((f, k) => {
-        const td = rows[k]?.cells[i + 1];
+        const td = rows[k]?.cells[c + 1];
         const d = j < 0 ? NaN : values[j * nf + k] - pinned[i * nf + k];
         out[name][f.name] = d;
         if (!td) return;

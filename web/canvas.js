@@ -54,6 +54,8 @@ export class View {
     this.settled = false;
     /** @type {ImageData | null} the stress view's pixels */
     this.image = null;
+    /** where the last frame drew the scale bar and its label, CSS pixels of the canvas: what an overlay must keep clear of */
+    this.scaleBox = { x: 0, y: 0, w: 0, h: 0 };
     this.pixels = new Uint32Array(0);
     this.resize();
     new ResizeObserver(() => this.resize()).observe(canvas);
@@ -265,7 +267,12 @@ export class View {
     ctx.lineTo(x + len, y - 4 * d);
     ctx.stroke();
     ctx.font = `${11 * d}px ui-monospace, monospace`;
-    ctx.fillText(step >= 1 ? `${step} m` : `${Math.round(step * 100)} cm`, x + len + 6 * d, y);
+    const label = step >= 1 ? `${step} m` : `${Math.round(step * 100)} cm`;
+    ctx.fillText(label, x + len + 6 * d, y);
+    const m = ctx.measureText(label);
+    const top = Math.min(y - 4 * d, y - m.actualBoundingBoxAscent);
+    const bottom = Math.max(y + d, y + m.actualBoundingBoxDescent);
+    this.scaleBox = { x: x / d, y: top / d, w: (len + 6 * d + m.width) / d, h: (bottom - top) / d };
   }
 
   /** @param {number} now */

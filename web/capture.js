@@ -1,22 +1,54 @@
 // @ts-check
-// capture.js saves what the designer sees, for a bug report: a PNG of the
-// view, the timeline strip and the metrics table in one image, and a WebM
-// recording of the view (MediaRecorder). Nothing leaves the browser: both
-// are downloaded as files.
+// capture.js saves what the designer sees, for a bug report. The PNG is one
+// image that stands alone: when and where it was taken (the time, the
+// run's clock, the link that reopens the state), the view, or with the A/B
+// view pinned both views side by side, each with its legend, the timeline,
+// the metrics (and the A/B deltas), and the settings that differ from the
+// preset. The WebM records the view, or both views side by side, composed
+// onto one canvas each animation frame with their legends and the clock,
+// and that canvas's stream is recorded (MediaRecorder). Nothing leaves the
+// browser: both are downloaded as files.
+//
+// Every piece of text a capture draws is also kept, with its box, in
+// `drawn` (and each recording's layout in `recorded`): what a test reads to
+// check the image says what it should, where it should.
+
+import { techColor } from './colors.js';
+import { context2d } from './dom.js';
 
 /** Longest recording, s: a clip for a bug report, not a screen recorder. */
 export const MAX_RECORD_SECONDS = 10;
 
+/** Frames per second a recording composes and records. */
+const RECORD_FPS = 30;
+
+/**
+ * @typedef {{canvas: HTMLCanvasElement, title: string, legend: string[]}} CaptureView
+ *   a view to capture: its canvas, a line over it saying which run it is,
+ *   and its legend (technique names, in order)
+ * @typedef {{views: () => CaptureView[], timeline: HTMLCanvasElement, tables: () => HTMLTableElement[],
+ *   title: () => string, settings: () => {from: string, list: string[]}, link: () => string, clock: () => string}} CapturePage
+ *   what a capture takes from the lab page: its views, the timeline strip,
+ *   the metrics tables, what it shows (a preset, a session), the settings
+ *   that differ from that ("the preset", "the saved revision") as
+ *   "name = value" lines, the link that reopens the state, and the run's
+ *   clock
+ * @typedef {{kind: string, text: string, x: number, y: number, w: number, h: number}} DrawnText
+ *   a piece of text drawn, with its box in the image's pixels
+ * @typedef {{x: number, y: number, w: number, h: number}} Box
+ * @typedef {{width: number, height: number, texts: DrawnText[], views: Box[]}} Drawn
+ *   what a capture drew
+ */
+
+const BG = '#0d1117'; // the stage's colour: canvases, timeline and the capture's own
+const FG = '#d5dce4';
+const MUTED = '#8b949e';
+const FONT = 'ui-monospace, "DejaVu Sans Mono", monospace';
+
 export class Capture {
-  /**
-   * @param {HTMLCanvasElement} view
-   * @param {HTMLCanvasElement} timeline
-   * @param {HTMLTableElement} metrics
-   */
-  constructor(view, timeline, metrics) {
-    this.view = view;
-    this.timeline = timeline;
-    this.metrics = metrics;
+  /** @param {CapturePage} page */
+  constructor(page) {
+    this.page = page;
     /** @type {MediaRecorder | null} */
     this.recorder = null;
     this.started = 0;
@@ -28,38 +60,166 @@ export class Capture {
     this.onRecorded = null;
     /** @type {number | undefined} */
     this.timer = undefined;
+    /** @type {Drawn | null} what the last PNG drew */
+    this.drawn = null;
+    /** @type {Drawn | null} the layout of the running (or last) recording's frames */
+    this.recorded = null;
+    /** @type {HTMLCanvasElement | null} the canvas a recording composes its frames on */
+    this.stage = null;
+    /** @type {CaptureView[]} the views the running recording composes */
+    this.recordingViews = [];
+    this.composedAt = -Infinity; // when frame() last composed, ms (performance.now)
   }
 
   /**
-   * png draws the view, the timeline and the metrics table into one image.
+   * png draws the bug report image.
    * @returns {Promise<Blob>}
    */
   png() {
-    const css = getComputedStyle(document.documentElement);
-    const bg = css.getPropertyValue('--bg').trim() || '#0d1117';
-    const fg = css.getPropertyValue('--text').trim() || '#e6edf3';
     const dpr = window.devicePixelRatio || 1;
-    const rows = [...this.metrics.rows].map((r) => [...r.cells].map((c) => c.textContent?.trim() ?? ''));
+    const views = this.page.views();
+    const gap = 8 * dpr;
+    const m = 12 * dpr;
     const line = 16 * dpr;
-    const w = Math.max(this.view.width, this.timeline.width);
-    const tableH = rows.length * line + 8 * dpr;
+    const viewsW = views.reduce((w, v) => w + v.canvas.width, 0) + gap * (views.length - 1);
+    const W = Math.max(viewsW, this.page.timeline.width, 720 * dpr) + 2 * m;
+    const inner = W - 2 * m;
+    const scratch = context2d(document.createElement('canvas'));
+    const font = (/** @type {number} */ px, bold = false) => `${bold ? 'bold ' : ''}${px * dpr}px ${FONT}`;
+
+    // Lay everything out first (the canvas's size must be known before it
+    // is drawn on), then draw.
+    /** @type {((ctx: CanvasRenderingContext2D) => void)[]} */
+    const ops = [];
+    /** @type {DrawnText[]} */
+    const texts = [];
+    /** @type {Box[]} */
+    const boxes = [];
+    let y = m;
+    /**
+     * text lays out one line of text at (x, y), its top; it returns its width.
+     * @param {string} kind
+     * @param {string} s
+     * @param {number} x
+     * @param {string} f
+     * @param {string} color
+     * @param {number} [maxW]
+     */
+    const text = (kind, s, x, f, color, maxW) => {
+      scratch.font = f;
+      const w = Math.min(scratch.measureText(s).width, maxW ?? Infinity);
+      const top = y;
+      ops.push((ctx) => {
+        ctx.font = f;
+        ctx.fillStyle = color;
+        ctx.textBaseline = 'top';
+        ctx.fillText(s, x, top, maxW);
+      });
+      texts.push({ kind, text: s, x, y: top, w, h: line * 0.8 });
+      return w;
+    };
+    /**
+     * para lays out text wrapped to the inner width, breaking at spaces (or
+     * anywhere in a word longer than a line, as a link is).
+     * @param {string} kind
+     * @param {string} s
+     * @param {string} f
+     * @param {string} color
+     */
+    const para = (kind, s, f, color) => {
+      scratch.font = f;
+      for (const l of wrap(scratch, s, inner)) {
+        text(kind, l, m, f, color);
+        y += line;
+      }
+    };
+
+    para('title', `Interp Lab · ${this.page.title()}`, font(13, true), FG);
+    para('time', `captured ${localTime(new Date())} · ${this.page.clock()}`, font(12), FG);
+    para('link', this.page.link(), font(12), '#58a6ff');
+    y += line / 2;
+
+    // The views, side by side, each under its title and legend.
+    let x = m;
+    const top = y;
+    let bottom = y;
+    for (const v of views) {
+      y = top;
+      text('view-title', v.title, x, font(12, true), FG, v.canvas.width);
+      y += line;
+      let lx = x;
+      for (const name of ['truth', ...v.legend]) {
+        const label = name === 'truth' ? 'ground truth' : name;
+        const c = techColor(name);
+        const cx = lx + 5 * dpr;
+        const cy = y + 6 * dpr;
+        ops.push((ctx) => {
+          ctx.beginPath();
+          ctx.arc(cx, cy, 4.5 * dpr, 0, 2 * Math.PI);
+          if (name === 'truth') {
+            ctx.strokeStyle = c;
+            ctx.lineWidth = 1.5 * dpr;
+            ctx.stroke();
+          } else {
+            ctx.fillStyle = c;
+            ctx.fill();
+          }
+        });
+        lx += 14 * dpr + text('legend', label, lx + 14 * dpr, font(12), FG) + 10 * dpr;
+      }
+      y += line + 2 * dpr;
+      const src = v.canvas;
+      const at = { x, y, w: src.width, h: src.height };
+      ops.push((ctx) => ctx.drawImage(src, at.x, at.y));
+      boxes.push(at);
+      bottom = Math.max(bottom, y + src.height);
+      x += src.width + gap;
+    }
+    y = bottom + gap;
+    const tl = this.page.timeline;
+    const tlY = y;
+    ops.push((ctx) => ctx.drawImage(tl, m, tlY));
+    y += tl.height + line;
+
+    // The metrics tables, as text in columns.
+    for (const table of this.page.tables()) {
+      const rows = [...table.rows].map((r) => [...r.cells].map((c) => c.textContent?.replace(/\s+/g, ' ').trim() ?? ''));
+      if (rows.length === 0) continue;
+      const caption = table.closest('section, div')?.querySelector('h2')?.firstChild?.textContent?.trim() ?? '';
+      if (caption) {
+        text('table-title', caption, m, font(12, true), FG);
+        y += line;
+      }
+      scratch.font = font(12);
+      const cols = Math.max(...rows.map((r) => r.length));
+      const widths = Array.from({ length: cols }, (_, j) => Math.max(...rows.map((r) => scratch.measureText(r[j] ?? '').width)) + 14 * dpr);
+      const scale = Math.min(1, inner / widths.reduce((a, b) => a + b, 0));
+      for (const [i, r] of rows.entries()) {
+        let cx = m;
+        r.forEach((cell, j) => {
+          const w = widths[j] * scale;
+          const color = i === 0 && j > 0 ? techColor(cell) : FG; // the header names techniques
+          text(j === 0 ? 'metric' : 'value', cell, cx, font(12, i === 0), color, w - 6 * dpr);
+          cx += w;
+        });
+        y += line;
+      }
+      y += line / 2;
+    }
+
+    const changed = this.page.settings();
+    para('settings-title', changed.list.length ? `Settings that differ from ${changed.from}:` : `Settings: those of ${changed.from}, unchanged.`, font(12, true), FG);
+    for (const s of changed.list) para('setting', s, font(12), FG);
+    y += m - line / 2;
+
     const out = document.createElement('canvas');
-    out.width = w;
-    out.height = this.view.height + this.timeline.height + tableH;
-    const ctx = out.getContext('2d');
-    if (!ctx) return Promise.reject(new Error('no 2d context'));
-    ctx.fillStyle = bg;
+    out.width = Math.ceil(W);
+    out.height = Math.ceil(y);
+    const ctx = context2d(out);
+    ctx.fillStyle = BG;
     ctx.fillRect(0, 0, out.width, out.height);
-    ctx.drawImage(this.view, 0, 0);
-    ctx.drawImage(this.timeline, 0, this.view.height);
-    ctx.font = `${12 * dpr}px ui-monospace, monospace`;
-    ctx.textBaseline = 'top';
-    ctx.fillStyle = fg;
-    const cols = Math.max(1, ...rows.map((r) => r.length));
-    const colW = w / cols;
-    rows.forEach((r, i) => {
-      r.forEach((text, j) => ctx.fillText(text, 6 * dpr + j * colW, this.view.height + this.timeline.height + 4 * dpr + i * line, colW - 8 * dpr));
-    });
+    for (const op of ops) op(ctx);
+    this.drawn = { width: out.width, height: out.height, texts, views: boxes };
     return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('toBlob failed'))), 'image/png'));
   }
 
@@ -74,14 +234,37 @@ export class Capture {
   }
 
   /**
-   * record starts recording the view; it stops by itself after
-   * MAX_RECORD_SECONDS, or at stop(). onRecorded gets the WebM.
+   * record starts recording the view, or both views of the A/B view side
+   * by side, as they are when it starts; it stops by itself after
+   * MAX_RECORD_SECONDS, or at stop(). onRecorded gets the WebM. The page
+   * calls frame() after it draws each animation frame.
    */
   record() {
     if (this.recorder) return;
     const type = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t));
     if (!type) throw new Error('this browser cannot record WebM');
-    const rec = new MediaRecorder(this.view.captureStream(30), { mimeType: type });
+    const dpr = window.devicePixelRatio || 1;
+    const views = this.page.views();
+    const gap = 8 * dpr;
+    const head = 22 * dpr; // a strip over each view: its title and legend
+    const foot = 20 * dpr; // the clock
+    /** @type {Box[]} */
+    const slots = [];
+    let x = 0;
+    for (const v of views) {
+      slots.push({ x, y: head, w: v.canvas.width, h: v.canvas.height });
+      x += v.canvas.width + gap;
+    }
+    const stage = document.createElement('canvas');
+    // Even sides: VP8 and VP9 code 2×2 blocks of chroma.
+    stage.width = 2 * Math.ceil((x - gap) / 2);
+    stage.height = 2 * Math.ceil((head + Math.max(...slots.map((s) => s.h)) + foot) / 2);
+    this.stage = stage;
+    this.recordingViews = views;
+    this.recorded = { width: stage.width, height: stage.height, texts: [], views: slots };
+    this.composedAt = -Infinity;
+    this.frame();
+    const rec = new MediaRecorder(stage.captureStream(RECORD_FPS), { mimeType: type });
     /** @type {Blob[]} */
     const chunks = [];
     rec.addEventListener('dataavailable', (e) => {
@@ -92,6 +275,7 @@ export class Capture {
       for (const t of rec.stream.getTracks()) t.stop();
       this.last = new Blob(chunks, { type: 'video/webm' });
       this.recorder = null;
+      this.stage = null;
       clearTimeout(this.timer);
       this.onRecorded?.(this.last);
     });
@@ -102,10 +286,115 @@ export class Capture {
     this.timer = window.setTimeout(() => this.stop(), MAX_RECORD_SECONDS * 1000);
   }
 
+  /**
+   * frame composes the views' latest frames onto the recording's canvas,
+   * each in its slot under its title and legend, with the clock below, at
+   * most RECORD_FPS times a second: copying a view makes the browser draw
+   * it out at once, on this thread (about 5 ms a view in headless Chromium
+   * without a GPU), so frames the stream would not keep are not composed.
+   */
+  frame() {
+    const stage = this.stage;
+    const rec = this.recorded;
+    if (!stage || !rec) return;
+    const now = performance.now();
+    if (now - this.composedAt < 1000 / RECORD_FPS - 4) return;
+    this.composedAt = now;
+    const dpr = window.devicePixelRatio || 1;
+    const ctx = context2d(stage, { alpha: false });
+    ctx.fillStyle = BG;
+    ctx.fillRect(0, 0, stage.width, stage.height);
+    ctx.textBaseline = 'middle';
+    /** @type {DrawnText[]} */
+    const texts = [];
+    this.recordingViews.forEach((v, i) => {
+      const s = rec.views[i];
+      ctx.drawImage(v.canvas, s.x, s.y, s.w, s.h);
+      let x = s.x + 6 * dpr;
+      const y = s.y / 2;
+      ctx.font = `bold ${12 * dpr}px ${FONT}`;
+      ctx.fillStyle = FG;
+      ctx.fillText(v.title, x, y);
+      texts.push({ kind: 'view-title', text: v.title, x, y: 0, w: ctx.measureText(v.title).width, h: s.y });
+      x += ctx.measureText(v.title).width + 12 * dpr;
+      ctx.font = `${12 * dpr}px ${FONT}`;
+      for (const name of ['truth', ...v.legend]) {
+        const label = name === 'truth' ? 'ground truth' : name;
+        ctx.beginPath();
+        ctx.arc(x + 4 * dpr, y, 4 * dpr, 0, 2 * Math.PI);
+        if (name === 'truth') {
+          ctx.strokeStyle = techColor(name);
+          ctx.lineWidth = 1.5 * dpr;
+          ctx.stroke();
+        } else {
+          ctx.fillStyle = techColor(name);
+          ctx.fill();
+        }
+        ctx.fillStyle = FG;
+        ctx.fillText(label, x + 12 * dpr, y);
+        const w = ctx.measureText(label).width;
+        texts.push({ kind: 'legend', text: label, x: x + 12 * dpr, y: 0, w, h: s.y });
+        x += w + 22 * dpr;
+      }
+    });
+    const clock = this.page.clock();
+    ctx.font = `${12 * dpr}px ${FONT}`;
+    ctx.fillStyle = MUTED;
+    const cy = stage.height - 10 * dpr;
+    ctx.fillText(clock, 6 * dpr, cy);
+    texts.push({ kind: 'time', text: clock, x: 6 * dpr, y: cy - 8 * dpr, w: ctx.measureText(clock).width, h: 16 * dpr });
+    rec.texts = texts;
+  }
+
   /** stop ends the recording, if one runs. */
   stop() {
     if (this.recorder && this.recorder.state !== 'inactive') this.recorder.stop();
   }
+}
+
+/**
+ * wrap breaks s into lines no wider than width in ctx's font: at spaces,
+ * or anywhere in a word longer than a line.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} s
+ * @param {number} width
+ * @returns {string[]}
+ */
+export function wrap(ctx, s, width) {
+  const lines = [];
+  let cur = '';
+  for (const word of s.split(' ')) {
+    const next = cur ? cur + ' ' + word : word;
+    if (ctx.measureText(next).width <= width) {
+      cur = next;
+      continue;
+    }
+    if (cur) lines.push(cur);
+    cur = '';
+    let rest = word;
+    while (ctx.measureText(rest).width > width) {
+      let n = rest.length - 1;
+      while (n > 1 && ctx.measureText(rest.slice(0, n)).width > width) n--;
+      lines.push(rest.slice(0, n));
+      rest = rest.slice(n);
+    }
+    cur = rest;
+  }
+  if (cur || lines.length === 0) lines.push(cur);
+  return lines;
+}
+
+/**
+ * localTime writes d as the designer's local date and time with its offset
+ * from UTC: 2026-11-24 17:50:03 UTC+01:00.
+ * @param {Date} d
+ */
+export function localTime(d) {
+  const p = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  const off = -d.getTimezoneOffset();
+  const sign = off < 0 ? '−' : '+';
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ` +
+    `UTC${sign}${p(Math.floor(Math.abs(off) / 60))}:${p(Math.abs(off) % 60)}`;
 }
 
 /**

@@ -3,6 +3,11 @@
 // rendered from the engine's parameter table. Every control carries its
 // vocabulary name as its name attribute; values cross this module in stored
 // units (seconds, fractions, an index for an enum, a bit mask for a set).
+// The number box beside a slider shows and takes the value in the display
+// unit written beside it: a plain number typed there is in that unit, as
+// everywhere in the lab (engine Param.Parse).
+
+import { readable, SHOW_DIGITS } from './format.js';
 
 /** @typedef {import('./types/interplab').Param} Param */
 /** @typedef {HTMLInputElement | HTMLSelectElement} Control */
@@ -132,16 +137,15 @@ export class Controls {
 
   /**
    * shown formats v (stored units) as the number box shows it: in the
-   * display unit, to the slider's precision, or to the typed precision.
+   * display unit, whole numbers in full and others to SHOW_DIGITS
+   * significant digits (0.2 ms, 0.0186 %), as the server rendered it
+   * (engine.ReadableIn).
    * @param {string} name
    * @param {number} v
    */
   shown(name, v) {
     const el = this.inputs(name)[0];
-    const scale = Number(el?.dataset.scale || 1);
-    const x = v * scale;
-    if (this.precise.has(name)) return String(Number(x.toPrecision(9)));
-    return x.toFixed(Number(el?.dataset.decimals || 0));
+    return readable(v, Number(el?.dataset.scale || 1), SHOW_DIGITS);
   }
 
   /**
@@ -168,17 +172,16 @@ export class Controls {
 
   /**
    * typed reads the text typed in parameter p's number box through the
-   * engine: a plain number is in the unit shown beside the box (ms, %),
-   * a number with a unit is converted (20ms, 0.02s, 2%). It returns the
-   * value in stored units, or the engine's message.
+   * engine, as typed: a plain number is in the unit shown beside the box
+   * (ms, %, kbit/s), a number with a unit is converted (20ms, 0.02s, 2%,
+   * 2Mbit/s). It returns the value in stored units, or the engine's
+   * message, which quotes the text as typed.
    * @param {Param} p
    * @param {string} text
    * @returns {{value: number, error: string}}
    */
   typed(p, text) {
-    text = text.trim();
-    if (/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) && p.display && p.scale) text += p.display;
-    return this.parse(p.name, text);
+    return this.parse(p.name, text.trim());
   }
 
   /**

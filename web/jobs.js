@@ -7,6 +7,7 @@
 // options).
 
 import { byId, maybeId } from './dom.js';
+import { readable } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').JobStatus} JobStatus
@@ -56,10 +57,9 @@ function request() {
   metrics.forEach((sel, i) => {
     const max = maxes[i];
     if (!(sel instanceof HTMLSelectElement) || !(max instanceof HTMLInputElement) || sel.value === '') return;
-    // A plain number is in the unit shown; the server reads units (engine.ParseMetric).
-    const text = max.value.trim();
-    const display = sel.selectedOptions[0]?.dataset.display ?? '';
-    constraints.push({ metric: sel.value, max: /^[-+]?[0-9.]+(e[-+]?[0-9]+)?$/i.test(text) && display ? text + display : text });
+    // As typed: a plain number is in the unit shown, which the server reads
+    // it in (engine.ParseMetric), so an error quotes what was typed.
+    constraints.push({ metric: sel.value, max: max.value.trim() });
   });
   /** @type {{technique: string, base: string, motions: string[], weights: Record<string, number>, constraints: {metric: string, max: string}[], budget: number, seed: number, population?: {name: string, entities: number, rounds: number, round?: number}}} */
   const req = {
@@ -166,7 +166,7 @@ let bestCost = Infinity;
 /** @param {unknown[]} items the tuner's candidates, as server/tune.go tuneItem */
 function showBest(items) {
   for (const it of /** @type {{feasible: boolean, cost: number}[]} */ (items)) if (it.feasible) bestCost = Math.min(bestCost, it.cost);
-  if (bestCost < Infinity) progressText.textContent += ` · least feasible cost ${bestCost.toPrecision(4)}`;
+  if (bestCost < Infinity) progressText.textContent += ` · least feasible cost ${readable(bestCost, 1, 4)}`;
 }
 
 form.addEventListener('submit', async (ev) => {
@@ -225,6 +225,20 @@ for (const sel of form.querySelectorAll('select.axis-name')) {
     unit();
   });
   unit();
+}
+
+// The tuner's hint says what the base's network allows the chosen
+// technique's added latency (the server's engine.LatencyFloor, per option).
+const floorHint = maybeId('floor', HTMLElement);
+if (kind === 'tune' && floorHint) {
+  const technique = form.elements.namedItem('technique');
+  if (technique instanceof HTMLSelectElement) {
+    technique.addEventListener('change', () => {
+      const floor = technique.selectedOptions[0]?.dataset.floor ?? '';
+      floorHint.textContent = floor;
+      floorHint.hidden = floor === '';
+    });
+  }
 }
 
 maybeId('metric', HTMLSelectElement)?.addEventListener('change', () => drawChart(true));

@@ -9,12 +9,12 @@
 
 import { loadEngine } from './engine.js';
 import { Controls } from './controls.js';
-import { presetValues, shareQuery, mirror, exportURL } from './url.js';
+import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.js';
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
 import { techColor } from './colors.js';
-import { initSession } from './session.js';
+import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
@@ -50,7 +50,17 @@ class Lab {
     this.controls = new Controls(byId('controls', HTMLFormElement), this.params, (name, text) => engine.parse(name, text));
     this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
     this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
-    this.capture = new Capture(byId('view', HTMLCanvasElement), byId('timeline', HTMLCanvasElement), byId('metrics', HTMLTableElement));
+    this.capture = new Capture({
+      views: () => this.captureViews(),
+      timeline: byId('timeline', HTMLCanvasElement),
+      tables: () => [byId('metrics', HTMLTableElement), ...(this.ab?.pinned ? [this.ab.table] : [])],
+      title: () => this.captureTitle(),
+      settings: () => this.changedSettings(),
+      link: () => this.session?.link() ?? location.href,
+      clock: () => `t = ${this.engine.time().toFixed(2)} s · frame ${this.engine.frames()}`,
+    });
+    /** @type {{link: () => string, saved: () => Float64Array} | null} on a session's page: its revision's link with the unsaved changes, and its saved values (session.js) */
+    this.session = null;
     this.metrics = new MetricsPanel(byId('metrics', HTMLTableElement), engine.metricFields());
     /** @type {Map<string, {v: number, error: string}>} a value the engine refused, retried after each change */
     this.pending = new Map();
@@ -86,6 +96,10 @@ class Lab {
     this.redoStack = [];
     /** @type {AB | null} the A/B view (ab.js), made in start */
     this.ab = null;
+    /** the library techniques (the server lists them on the side panel), to tell them from the lab's own */
+    this.libraries = new Set((byId('controls', HTMLFormElement).dataset.libraries ?? '').split(' ').filter(Boolean));
+    /** @type {string | null} the library the side panel was last arranged for ("" for none); null before the first time */
+    this.arrangedFor = null;
     this.headings = true; // whether the engine writes headings into the poses
     /** the custom scenario's text the run has (scenario custom reads it); the link's at first */
     this.scenarioText = byId('scenario-text', HTMLTextAreaElement).value;
@@ -192,7 +206,7 @@ class Lab {
       engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
       restart: () => { this.engine.restart(); this.restarted(); },
       setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
-      frames: () => this.engine.frames(),
+      frames: () => this.engine.frames(), primary: () => this.primary(),
     });
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
@@ -326,8 +340,8 @@ class Lab {
       const rest = shareQuery(this.engine, this.params, this.preset, this.base, shown);
       mirror('trace=' + encodeURIComponent(this.replay.name) + (rest ? '&' + rest : ''));
       maybeId('trace-leave', HTMLAnchorElement)?.setAttribute('href', '/?' + q);
-    } else {
-      mirror(q);
+    } else if (!maybeId('session', HTMLElement)) {
+      mirror(q); // a session's page carries only its unsaved changes (session.js)
     }
     this.exportLinks(q);
     this.query = q;
@@ -336,9 +350,9 @@ class Lab {
   }
 
   /**
-   * exportLinks points the export links at the state of query; on a session
-   * page they name the session's revision (from=session:ID@REV), which the
-   * export's heading names.
+   * exportLinks points the export links and their 'vs' previews at the state
+   * of query; on a session page the exports name the session's revision
+   * (from=session:ID@REV), which the export's heading names.
    * @param {string} query
    */
   exportLinks(query) {
@@ -346,6 +360,9 @@ class Lab {
     const from = bar ? `session:${bar.dataset.id}@${bar.dataset.rev}` : '';
     for (const a of document.querySelectorAll('a.export')) {
       if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', query, from);
+    }
+    for (const a of document.querySelectorAll('a.export-preview')) {
+      if (a instanceof HTMLAnchorElement) a.href = previewURL(a.dataset.netsim ?? '', query);
     }
   }
 
@@ -450,6 +467,7 @@ class Lab {
     if (!dialog) return;
     const KEY = 'interplab.library';
     dialog.addEventListener('close', () => {
+      document.body.classList.remove('picking');
       const v = dialog.returnValue;
       try {
         localStorage.setItem(KEY, v || 'dismissed');
@@ -463,8 +481,11 @@ class Lab {
       preset.value = name;
       this.choosePreset(opt);
     });
+    // The error banners wait while the question is asked (body.picking
+    // hides them): the answer, a preset, clears a link's errors.
     const open = () => {
       dialog.returnValue = '';
+      document.body.classList.add('picking');
       dialog.showModal();
     };
     maybeId('library-open', HTMLButtonElement)?.addEventListener('click', open);
@@ -490,18 +511,75 @@ class Lab {
     byId('advice-list', HTMLElement).replaceChildren(...list.map((t) => Object.assign(document.createElement('li'), { textContent: t })));
   }
 
+  /**
+   * primary returns the library technique the designer is on: the first
+   * library technique running, as engine's PrimaryTechnique picks it; ""
+   * when only the lab's own run.
+   */
+  primary() {
+    return this.techs.find((t) => this.libraries.has(t)) ?? '';
+  }
+
   // showTechniqueControls shows the settings and the exports of the
   // selected techniques only: a library's knobs and its export appear with
-  // its technique.
+  // its technique. On a library the side panel starts on it (the order of
+  // templates' groupRank): under the "Compare with the lab's techniques"
+  // toggle, its knobs, the other libraries running, the scenario and the
+  // network, then the lab's own techniques, folded when they come in; the
+  // library's export comes first.
   showTechniqueControls() {
     const on = new Set(this.techs);
-    for (const f of document.querySelectorAll('fieldset[data-techniques]')) {
-      if (!(f instanceof HTMLElement) || !f.dataset.techniques) continue;
-      f.hidden = !f.dataset.techniques.split(' ').some((t) => on.has(t));
+    const lib = this.primary();
+    const switched = this.arrangedFor !== null && (this.arrangedFor === '') !== (lib === '');
+    this.arrangedFor = lib;
+    for (const f of byId('controls', HTMLFormElement).children) {
+      if (!(f instanceof HTMLFieldSetElement)) continue;
+      const techs = (f.dataset.techniques ?? '').split(' ').filter(Boolean);
+      const library = techs.some((t) => this.libraries.has(t));
+      const hide = techs.length > 0 && !techs.some((t) => on.has(t));
+      const appears = f.hidden && !hide;
+      f.hidden = hide;
+      const rank = lib === '' ? 0 : library && techs.includes(lib) ? 0 : library && !hide ? 1 : techs.length === 0 ? 2 : 3;
+      f.style.order = String(rank);
+      const body = f.querySelector(':scope > details');
+      if (!(body instanceof HTMLDetailsElement)) continue;
+      // A group that comes in, or the lab's when the designer moves between
+      // a library and the lab, opens as the server would render it; the
+      // rest keep what the designer folded or unfolded.
+      if (library && appears) body.open = true;
+      else if (techs.length > 0 && !library && (appears || switched)) body.open = lib === '';
     }
-    for (const a of document.querySelectorAll('a.export[data-technique]')) {
-      if (a instanceof HTMLElement && a.dataset.technique) a.hidden = !on.has(a.dataset.technique);
+    const compare = maybeId('compare-lab', HTMLElement);
+    if (compare) {
+      compare.hidden = lib === '';
+      compare.style.order = '-1';
+      byId('compare-lab-toggle', HTMLInputElement).checked = this.techs.some((t) => !this.libraries.has(t));
     }
+    for (const a of document.querySelectorAll('a.export')) {
+      if (!(a instanceof HTMLElement)) continue;
+      if (a.dataset.technique) a.hidden = !on.has(a.dataset.technique);
+      a.style.order = lib !== '' && a.dataset.technique === lib ? '-1' : '0';
+      a.classList.toggle('primary', lib !== '' && a.dataset.technique === lib);
+    }
+  }
+
+  /**
+   * compareLab brings the lab's buffer and EPIC in beside the library the
+   * designer is on (on), or takes every one of the lab's techniques out
+   * (off): a designer change of the techniques, undone by Ctrl+Z.
+   * @param {boolean} on
+   */
+  compareLab(on) {
+    const i = this.params.findIndex((p) => p.name === 'techniques');
+    const p = this.params[i];
+    let mask = this.values[i];
+    p.choices.forEach((c, k) => {
+      if (this.libraries.has(c)) return;
+      if (!on) mask &= ~(1 << k);
+      else if (c === 'buffer' || c === 'epic') mask |= 1 << k;
+    });
+    this.controls.setValue('techniques', mask);
+    this.userChange('techniques', mask);
   }
 
   showMetrics() {
@@ -521,7 +599,55 @@ class Lab {
     this.view.draw(this.engine.time());
     this.timeline.draw();
     this.ab?.draw();
+    if (this.capture.recording) this.capture.frame();
     return performance.now() - t0;
+  }
+
+  // captureViews is what a capture shows: the view, and with the A/B view
+  // pinned the pinned run's beside it, each with its legend (the library
+  // the designer is on first, as on the page).
+  captureViews() {
+    const lib = this.primary();
+    const order = (/** @type {string[]} */ techs) => (techs.includes(lib) ? [lib, ...techs.filter((t) => t !== lib)] : techs);
+    const ab = this.ab?.pinned ? this.ab : null;
+    const views = [{ canvas: this.view.canvas, title: ab ? 'current settings' : 'the view', legend: order(this.techs) }];
+    if (ab) views.push({ canvas: ab.canvas, title: 'pinned: ' + ab.label, legend: order(ab.techs) });
+    return views;
+  }
+
+  // captureTitle says what a capture shows: the session and its revision,
+  // the replayed trace, or the preset.
+  captureTitle() {
+    const s = maybeId('session', HTMLElement);
+    if (s) return `session “${s.dataset.name ?? ''}”, revision ${s.dataset.rev ?? '?'}` + (s.dataset.unsaved === 'true' ? ', with unsaved changes' : '');
+    const opt = byId('preset', HTMLSelectElement).selectedOptions[0];
+    const preset = opt?.value ? (opt.textContent ?? opt.value).replace(/\s+/g, ' ').trim() : '';
+    const what = opt?.dataset.custom !== undefined ? `custom preset ${preset} (its values against the lab's defaults)`
+      : preset ? `preset ${preset} (${opt.value})` : "the lab's defaults";
+    return this.replay ? `replay of the trace ${this.replay.name}, ${what}` : what;
+  }
+
+  /**
+   * changedSettings lists the settings that differ from what the page
+   * started from (the preset, or on a session's page its saved revision),
+   * in display units: "latency = 120 ms (preset: 50 ms)".
+   * @returns {{from: string, list: string[]}}
+   */
+  changedSettings() {
+    const e = this.engine;
+    const saved = this.session?.saved() ?? null;
+    const base = saved ?? this.base;
+    const was = saved ? 'saved' : this.preset ? 'preset' : 'default';
+    const from = saved ? 'the saved revision' : this.preset ? 'the preset' : "the lab's defaults";
+    /** @param {Param} p @param {number} v */
+    const shown = (p, v) => (p.display && p.scale ? `${Number((v * p.scale).toPrecision(6))} ${p.display}` : e.format(p.name, v));
+    const out = [];
+    for (const [i, p] of this.params.entries()) {
+      if (e.format(p.name, this.values[i]) === e.format(p.name, base[i])) continue;
+      out.push(`${p.name} = ${shown(p, this.values[i])} (${was}: ${shown(p, base[i])})`);
+    }
+    if (this.customScenario() && this.scenarioText !== '') out.push('scenarioText = ' + this.scenarioText.replaceAll('\n', ' ⏎ '));
+    return { from, list: out };
   }
 
   // renderRate returns the run's client render rate, Hz.
@@ -602,8 +728,12 @@ class Lab {
     byId('pause', HTMLButtonElement).classList.toggle('on', on);
   }
 
+  // legend names the colours of the view: the ground truth, then the
+  // library the designer is on, then the rest.
   legend() {
-    const items = [['truth', 'ground truth'], ...this.techs.map((t) => [t, t])];
+    const lib = this.primary();
+    const techs = lib ? [lib, ...this.techs.filter((t) => t !== lib)] : this.techs;
+    const items = [['truth', 'ground truth'], ...techs.map((t) => [t, t])];
     byId('legend', HTMLElement).replaceChildren(...items.map(([c, label]) => {
       const s = document.createElement('span');
       s.className = 'legend-item' + (c === 'truth' ? ' truth' : '');
@@ -640,6 +770,8 @@ class Lab {
     const stress = byId('stress', HTMLInputElement);
     stress.addEventListener('change', () => this.stress(stress.checked));
     byId('copy-link', HTMLButtonElement).addEventListener('click', () => this.copyLink());
+    const compare = maybeId('compare-lab-toggle', HTMLInputElement);
+    compare?.addEventListener('change', () => this.compareLab(compare.checked));
     byId('network-toggle', HTMLButtonElement).addEventListener('click', () => this.toggleNetwork());
     this.watchers.push(() => this.showNetwork());
     this.showNetwork();
@@ -693,20 +825,11 @@ class Lab {
     }
   }
 
-  async copyLink() {
-    const url = location.href;
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch {
-      const t = Object.assign(document.createElement('textarea'), { value: url });
-      document.body.appendChild(t);
-      t.select();
-      document.execCommand('copy');
-      t.remove();
-    }
-    const c = byId('copied', HTMLElement);
-    c.hidden = false;
-    setTimeout(() => (c.hidden = true), 1500);
+  // copyLink copies the page's link: the state it shows (the address), or
+  // on a session's page the session's name alone (/s/ID, /s/ID/r/N): see
+  // session.js for why, and for the link with the unsaved changes.
+  copyLink() {
+    return copyText(maybeId('session', HTMLElement) ? location.origin + location.pathname : location.href);
   }
 
   // hooks is what tests and benchmarks drive (globalThis.lab).
@@ -739,6 +862,12 @@ class Lab {
         return Array.from(this.poses.subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
       },
       screen: (/** @type {number} */ row, /** @type {number} */ e) => this.view.screenOf(row, e),
+      // the scale bar's box in the view, in page coordinates (CSS pixels)
+      scaleBox: () => {
+        const r = this.view.canvas.getBoundingClientRect();
+        const b = this.view.scaleBox;
+        return { x: r.x + b.x, y: r.y + b.y, w: b.w, h: b.h };
+      },
       metrics: () => {
         this.showMetrics();
         /** @type {Record<string, Record<string, number>>} */
@@ -811,7 +940,7 @@ try {
 const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
 const lab = new Lab(engine, replay, replayErrors);
 lab.start();
-initSession({
+lab.session = initSession({
   engine,
   params: lab.params,
   values: () => lab.values,
@@ -823,7 +952,7 @@ initSession({
   watch: (f) => lab.watchers.push(f),
   scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
   applyScenario: (text) => lab.applyScenario(text),
-});
+}).capture;
 initPresets({
   engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt),
   scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),

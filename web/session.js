@@ -5,7 +5,8 @@
 
 import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
-import { presetValues } from './url.js';
+import { presetValues, shareQuery, mirror } from './url.js';
+import { fromJSON, readable, SHOW_DIGITS } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -32,7 +33,10 @@ const MAX_COMPARED = 7; // besides the current settings: /compare takes 2 to 8 v
  *   every change of the settings), scenarioText() (the custom scenario's
  *   text when it runs, else ""), applyScenario(text) (runs it; "" or the
  *   engine's error)
- * @returns {{session: PageSession | null, sync: Sync | null}}
+ * @returns {{session: PageSession | null, sync: Sync | null,
+ *   capture: {link: () => string, saved: () => Float64Array} | null}} capture:
+ *   on a session's page, what a capture says of it: the link to the
+ *   revision shown with the unsaved changes, and the revision's values
  */
 export function initSession(page) {
   const el = maybeId('session', HTMLElement);
@@ -68,7 +72,14 @@ export function initSession(page) {
   });
   if (el && unsaved) applyEdits(page, el);
   savedHook = unsaved;
-  return { session, sync };
+  const capture = session && unsaved ? {
+    link: () => {
+      const q = unsaved.edits();
+      return `${location.origin}/s/${encodeURIComponent(session.id)}/r/${session.rev}` + (q ? '?' + q : '');
+    },
+    saved: () => unsaved.values(),
+  } : null;
+  return { session, sync, capture };
 }
 
 /** @type {{update: () => void, saved: (settings: Record<string, unknown>) => void} | null} the session page's unsaved marker */
@@ -84,15 +95,44 @@ function settingsValues(page, settings) {
   return Float64Array.from(page.params, (p) => {
     const v = settings[p.name];
     if (v === undefined) return p.default;
-    const r = page.engine.parse(p.name, Array.isArray(v) ? v.join(',') : String(v));
+    const r = fromJSON(page.engine, p.name, v);
     return r.error ? p.default : r.value;
   });
+}
+
+/**
+ * copyText puts text on the clipboard and says so beside Copy link
+ * (#copied, which keeps the text in data-text).
+ * @param {string} text
+ */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const t = Object.assign(document.createElement('textarea'), { value: text });
+    document.body.appendChild(t);
+    t.select();
+    document.execCommand('copy');
+    t.remove();
+  }
+  const c = byId('copied', HTMLElement);
+  c.dataset.text = text;
+  c.title = text;
+  c.hidden = false;
+  setTimeout(() => (c.hidden = true), 1500);
 }
 
 /**
  * wireUnsaved shows, on a session page, whether the settings differ from
  * the saved revision (#unsaved, and a • before the title), and asks before
  * leaving the page with unsaved changes.
+ *
+ * A session's links name it: its address is /s/ID (the live session) or
+ * /s/ID/r/N (a revision) with only the unsaved changes as a query, and
+ * Copy link copies the bare name, so a link opened after the session moved
+ * on shows where it is, never the values it had as edits that a save would
+ * write back over a colleague's. "Copy link with my unsaved changes" (shown
+ * while there are some) copies the name with those changes, and only them.
  * @param {Page} page
  * @param {HTMLElement} el the session bar
  */
@@ -105,11 +145,34 @@ function wireUnsaved(page, el) {
     return page.scenarioText() !== savedText ||
       page.params.some((p, i) => page.engine.format(p.name, now[i]) !== page.engine.format(p.name, saved[i]));
   };
+  // edits is the unsaved changes as a query: each setting that differs from
+  // the saved revision, and the custom scenario's text when it does.
+  const edits = () => {
+    let q = shareQuery(page.engine, page.params, '', saved, page.values());
+    const text = page.scenarioText();
+    if (text !== '' && text !== savedText) q += (q ? '&' : '') + 'scenarioText=' + encodeURIComponent(text);
+    return q;
+  };
+  const copy = byId('copy-link', HTMLButtonElement);
+  copy.title = el.dataset.live === 'true'
+    ? 'Copy a link to this session: it opens on the session as it is then, never on these values'
+    : 'Copy a link to this revision';
+  const withEdits = Object.assign(document.createElement('button'), {
+    type: 'button', id: 'copy-link-edits', textContent: 'Copy link with my unsaved changes', hidden: true,
+    title: "Copy this session's link with your unsaved changes, and only those, to be applied as unsaved changes where it is opened",
+  });
+  copy.after(withEdits);
+  withEdits.addEventListener('click', () => {
+    const q = edits();
+    copyText(location.origin + location.pathname + (q ? '?' + q : ''));
+  });
   const update = () => {
     const d = dirty();
     marker.hidden = !d;
+    withEdits.hidden = !d;
     el.dataset.unsaved = String(d);
     document.title = (d ? '• ' : '') + document.title.replace(/^• /, '');
+    mirror(edits());
   };
   window.addEventListener('beforeunload', (e) => {
     if (!dirty()) return;
@@ -119,6 +182,8 @@ function wireUnsaved(page, el) {
   update();
   return {
     update,
+    edits,
+    values: () => saved,
     /** @param {Record<string, unknown>} settings the settings just saved, as the sessions API gives them */
     saved: (settings) => {
       saved = settingsValues(page, settings);
@@ -129,7 +194,7 @@ function wireUnsaved(page, el) {
 }
 
 /**
- * applyEdits applies the settings the address asked for (/s/ID?loss=0.2,
+ * applyEdits applies the settings the address asked for (/s/ID?loss=20, 20 %,
  * read by the server into data-edits) as the designer's unsaved changes,
  * and says so.
  * @param {Page} page
@@ -143,11 +208,17 @@ function applyEdits(page, el) {
   const refused = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent ?? '');
   const shown = [];
   for (const [name, text] of edits) {
+    if (name === 'scenarioText') {
+      const err = page.applyScenario(text);
+      if (err) refused.push(err);
+      else shown.push('the custom scenario');
+      continue;
+    }
     const r = page.engine.parse(name, text);
     if (r.error) continue;
     page.set(name, r.value);
     const p = page.params.find((q) => q.name === name);
-    const scaled = p && p.display && p.scale ? `${Number((r.value * p.scale).toPrecision(6))} ${p.display}` : page.engine.format(name, r.value);
+    const scaled = p && p.display && p.scale ? `${readable(r.value, p.scale, SHOW_DIGITS)} ${p.display}` : page.engine.format(name, r.value);
     shown.push(`${name} = ${scaled}`);
   }
   if (shown.length === 0) return;
@@ -180,7 +251,7 @@ export function settingsJSON(page) {
         out[p.name] = text.split(',');
         break;
       default:
-        out[p.name] = Number(text);
+        out[p.name] = values[i]; // stored units, as the API's numbers are
     }
   });
   const scenario = page.scenarioText();
@@ -305,14 +376,18 @@ function showConflict(page, session, mine, current, save) {
   };
   if (current.name !== mine.name) row('name', current.name, mine.name);
   if ((current.notes ?? '') !== mine.notes) row('notes', current.notes ?? '', mine.notes);
-  const text = (/** @type {unknown} */ v) => (Array.isArray(v) ? v.join(',') : String(v));
+  // Values as the page shows them (120ms, 2%), not as the JSON stores them.
+  const text = (/** @type {Param} */ p, /** @type {unknown} */ v) => {
+    const r = fromJSON(page.engine, p.name, v);
+    return r.error ? (Array.isArray(v) ? v.join(',') : String(v)) : page.engine.format(p.name, r.value);
+  };
   /** @type {Param[]} */
   const changed = [];
   for (const p of page.params) {
-    const theirs = text(current.settings[p.name]);
-    if (theirs !== text(mine.settings[p.name])) {
+    const theirs = text(p, current.settings[p.name]);
+    if (theirs !== text(p, mine.settings[p.name])) {
       changed.push(p);
-      row(p.name, theirs, text(mine.settings[p.name]));
+      row(p.name, theirs, text(p, mine.settings[p.name]));
     }
   }
   const theirText = typeof current.settings.scenarioText === 'string' ? current.settings.scenarioText : '';
@@ -327,7 +402,7 @@ function showConflict(page, session, mine, current, save) {
   };
   byId('conflict-theirs', HTMLButtonElement).onclick = () => {
     if (theirText !== myText && theirText !== '') page.applyScenario(theirText);
-    for (const p of changed) page.set(p.name, page.engine.parse(p.name, text(current.settings[p.name])).value);
+    for (const p of changed) page.set(p.name, fromJSON(page.engine, p.name, current.settings[p.name]).value);
     session.rev = current.rev;
     showSaved(current);
     dialog.close();

@@ -11,6 +11,8 @@
 // config that was on its way before the change cannot undo it. Changes
 // applied from the server are never sent back.
 
+import { fromJSON } from './format.js';
+
 const RETRY_MIN = 500; // ms before the first reconnection; doubled after each failure
 const RETRY_MAX = 10000; // ms, the longest wait between reconnections
 const SEND_EVERY = 40; // ms: a slider dragged faster sends its latest value at this pace
@@ -216,7 +218,7 @@ export class Sync {
     for (const p of this.page.params) {
       const raw = settings[p.name];
       if (raw === undefined) continue;
-      const r = this.page.parse(p.name, Array.isArray(raw) ? raw.join(',') : String(raw));
+      const r = fromJSON(this.page, p.name, raw);
       if (r.error === '') out.set(p.name, this.page.format(p.name, r.value));
     }
     return out;

@@ -1,8 +1,10 @@
 // @ts-check
 // url.js keeps the address bar a share link of the current state:
 // ?preset=NAME&<only the values that differ from the preset>, each value in
-// the engine's text form (Param.Format: numbers in stored units, enum names,
-// true or false, comma-separated technique lists).
+// the engine's text form (Param.Format: numbers in the display unit with the
+// unit, latency=120ms, loss=2%, bandwidth=256kbit/s; enum names, true or
+// false, comma-separated technique lists). A plain number in a link is in
+// the display unit, as in the number boxes.
 
 /** @typedef {import('./types/interplab').Interplab} Interplab */
 /** @typedef {import('./types/interplab').Param} Param */
@@ -73,4 +75,15 @@ export function mirror(query) {
  */
 export function exportURL(format, query, from = '') {
   return '/api/export?format=' + format + (query ? '&' + query : '') + (from ? '&from=' + encodeURIComponent(from) : '');
+}
+
+/**
+ * previewURL is the comparison page of the current state over the lab's
+ * network and over the game engine simulator netSim (export.PreviewURL).
+ * @param {string} netSim
+ * @param {string} query
+ */
+export function previewURL(netSim, query) {
+  const both = query ? query + '&' : '';
+  return '/compare?v=' + encodeURIComponent('q:' + query) + '&v=' + encodeURIComponent('q:' + both + 'netSim=' + netSim);
 }

@@ -11,11 +11,12 @@ import (
 // epicFlags are the settings `lab epic` takes, in the seed's order.
 var epicFlags = []string{"calcAhead", "displayBehind", "slopTime"}
 
-const epicUsage = `usage: lab epic [-calcAhead seconds] [-displayBehind seconds] [-slopTime seconds] < packets
+const epicUsage = `usage: lab epic [-calcAhead ms] [-displayBehind ms] [-slopTime ms] < packets
 
 Runs the seed's EPIC driver program: reads lines "x,y,z / x,y,z / t" (position,
 velocity, time) until 'q' or the end of input, and prints what the interpolator
-shows every 0.05 s, exactly as the seed does.
+shows every 0.05 s, exactly as the seed does. A plain number is in ms, as
+everywhere in the lab (-calcAhead 100); or give a unit (-calcAhead 0.1s).
 
 `
 

@@ -36,14 +36,17 @@ func runPresets(args []string, stdout, stderr io.Writer) int {
 	return c.Exit(report.PresetTable(stdout, list))
 }
 
-const paramsUsage = `usage: lab params [-group G] [-json]
+const paramsUsage = `usage: lab params [-group G] [-preset NAME] [-set name=value]... [-json]
 
-Lists the parameters -set takes (and the API, links and forms): name,
-group, the units a value may be typed in, the stored unit, the range and
-the default in the unit a designer reads, and one line of help. A plain
-number is in the stored unit (latency=0.02 is 20 ms); a number with a unit
-is converted (latency=20ms, latency=0.02s, loss=2%, clockDrift=150ppm).
-Exports and saved sessions keep the stored units.
+Lists the parameters -set takes (and links, the API's text values and the
+forms): name, group, the unit a plain number is in (the unit the page
+shows beside the parameter's box), the range and the default in that unit,
+the other units a number may carry, the unit the JSON stores, and one line
+of help. latency=120 is 120 ms, loss=2 is 2 %, bandwidth=256 is 256 kbit/s;
+latency=0.12s, loss=20000ppm and bandwidth=0.256Mbit/s say the same with a
+unit. Saved sessions, presets, exports' JSON and the API's numbers keep the
+stored (JSON) unit. With -preset or -set, a VALUE column shows the
+resulting settings.
 
 flags:
 `
@@ -53,8 +56,17 @@ func runParams(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("params", paramsUsage, stdout, stderr)
 	group := c.Flags.String("group", "", "only the parameters of `group` (epic, network, buffer, scenario or a library technique's)")
 	asJSON := c.Flags.Bool("json", false, "print JSON, values in the stored unit")
+	sf := c.SettingsFlags()
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
+	}
+	var settings *engine.Settings
+	if sf.Given() {
+		s, err := sf.Settings()
+		if err != nil {
+			return c.Bad(err)
+		}
+		settings = &s
 	}
 	var list []engine.Param
 	var groups []string
@@ -71,7 +83,10 @@ func runParams(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *asJSON {
+		if settings != nil {
+			return c.JSON(report.ParamValues(list, settings))
+		}
 		return c.JSON(report.Params(list))
 	}
-	return c.Exit(report.ParamTable(stdout, list))
+	return c.Exit(report.ParamTable(stdout, list, settings))
 }

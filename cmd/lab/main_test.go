@@ -23,9 +23,9 @@ func TestRunDispatch(t *testing.T) {
 		{args: []string{"serve", "-addr", "no-port"}, wantStatus: 1, wantErr: "lab serve:"},
 		{args: []string{"export", "-h"}, wantStatus: 0, wantErr: "-format"},
 		{args: []string{"export", "-preset", "wifi"}, wantStatus: 0, wantOut: `"preset": "wifi"`},
-		{args: []string{"export", "-format", "netem", "-preset", "wifi", "-set", "loss=0.1"}, wantStatus: 0, wantOut: "loss random 10%"},
+		{args: []string{"export", "-format", "netem", "-preset", "wifi", "-set", "loss=10"}, wantStatus: 0, wantOut: "loss random 10%"},
 		{args: []string{"export", "-format", "yaml"}, wantStatus: 2, wantErr: "unknown export format"},
-		{args: []string{"export", "-set", "loss=2"}, wantStatus: 2, wantErr: "loss"},
+		{args: []string{"export", "-set", "loss=95"}, wantStatus: 2, wantErr: `loss = "95" is not allowed: want [0, 90] %`},
 		{args: []string{"export", "-set", "lost=0.1"}, wantStatus: 2, wantErr: `"lost"`},
 		{args: []string{"export", "-preset", "mars"}, wantStatus: 2, wantErr: `"mars"`},
 		{args: []string{"export", "stray"}, wantStatus: 2, wantErr: `unexpected argument "stray"`},
@@ -47,7 +47,7 @@ func TestRunDispatch(t *testing.T) {
 
 func TestRunExportMatchesExport(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if status := run([]string{"export", "-format", "json", "-preset", "4g", "-set", "delay=0.12"}, nil, &stdout, &stderr); status != 0 {
+	if status := run([]string{"export", "-format", "json", "-preset", "4g", "-set", "delay=120"}, nil, &stdout, &stderr); status != 0 {
 		t.Fatalf("status %d: %s", status, stderr.String())
 	}
 	var doc struct {

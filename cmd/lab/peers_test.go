@@ -22,7 +22,12 @@ func TestPeersCheck(t *testing.T) {
 	if code, out, _ := labRun("peers", "check", "-tol", "1e-15", dir); code != 1 {
 		t.Errorf("lab peers check -tol 1e-15 = %d, want 1 (no replay is exact to 1e-15 m):\n%s", code, out)
 	}
-	for _, args := range [][]string{{"peers"}, {"peers", "frobnicate"}, {"peers", "check"}, {"peers", "check", "-tol", "2", dir}} {
+	netsim := filepath.Join("..", "..", "engine", "testdata", "netsim")
+	code, out, errs = labRun("peers", "check", netsim)
+	if code != 0 || !strings.Contains(out, "[mirror-latencysim]") || !strings.Contains(out, "10 of 10 cases reproduced") {
+		t.Fatalf("lab peers check %s = %d:\n%s%s", netsim, code, out, errs)
+	}
+	for _, args := range [][]string{{"peers"}, {"peers", "frobnicate"}, {"peers", "check"}, {"peers", "check", "-tol", "2", dir}, {"peers", "check", "-tol-time", "0", netsim}} {
 		if code, _, _ := labRun(args...); code != 2 {
 			t.Errorf("lab %s = %d, want 2", strings.Join(args, " "), code)
 		}

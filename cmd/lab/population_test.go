@@ -107,7 +107,7 @@ func TestPopulationBadInput(t *testing.T) {
 		{[]string{"-population", "mars"}, "unknown population \"mars\""},
 		{[]string{"-techniques", "teleport"}, "techniques = \"teleport\""},
 		{[]string{"-set", "techniques=snap"}, "techniques is chosen by -techniques"},
-		{[]string{"-set", "delay=7"}, "delay"},
+		{[]string{"-set", "delay=7s"}, `delay = "7s" is not allowed: want [0, 500] ms`},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -123,28 +123,30 @@ func TestTunePopulationCLI(t *testing.T) {
 	var out, errb bytes.Buffer
 	args := []string{"-technique", "buffer", "-preset", "harbor-before", "-population", "harbor-beta",
 		"-entities", "3", "-rounds", "2", "-round", "4", "-budget", "4",
-		"-w", "errP95=1,addedLatency=0,snaps=0,underrun=0", "-max", "underrunRounds=0.05,addedLatencyP90=0.15", "-json"}
-	if code := runTune(args, &out, &errb); code != 0 {
-		t.Fatalf("lab tune -population exit %d: %s", code, errb.String())
-	}
+		"-w", "errP95=1,addedLatency=0,snaps=0,underrun=0", "-max", "underrunRounds=5%,addedLatencyP90=150ms", "-json"}
+	code := runTune(args, &out, &errb)
 	var got struct {
 		Result struct {
-			Best struct {
+			Base struct {
 				Population *struct {
 					UnderrunRounds  *float64 `json:"underrunRounds"`
 					AddedLatencyP90 *float64 `json:"addedLatencyP90"`
 				} `json:"population"`
-			} `json:"best"`
+			} `json:"base"`
+			Feasible bool `json:"feasible"`
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-		t.Fatal(err)
+		t.Fatalf("lab tune -population exit %d: %v, %s", code, err, errb.String())
 	}
-	if p := got.Result.Best.Population; p == nil || p.UnderrunRounds == nil || p.AddedLatencyP90 == nil {
-		t.Errorf("lab tune -population -json: best has no population figures:\n%s", out.String())
+	if want := map[bool]int{true: 0, false: 3}[got.Result.Feasible]; code != want {
+		t.Errorf("lab tune -population -json: exit %d with feasible %v, want %d", code, got.Result.Feasible, want)
+	}
+	if p := got.Result.Base.Population; p == nil || p.UnderrunRounds == nil || p.AddedLatencyP90 == nil {
+		t.Errorf("lab tune -population -json: base has no population figures:\n%s", out.String())
 	}
 	out.Reset()
-	if code := runTune(args[:len(args)-1], &out, &errb); code != 0 || !strings.Contains(out.String(), "addedLatencyP90 ≤ 150 ms") {
-		t.Errorf("lab tune -population = %d:\n%s", code, out.String())
+	if runTune(args[:len(args)-1], &out, &errb); !strings.Contains(out.String(), "addedLatencyP90 ≤ 150 ms") {
+		t.Errorf("lab tune -population:\n%s", out.String())
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/cli"
+	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/server"
 	"interplab/cmd/lab/internal/static"
 	"interplab/cmd/lab/internal/store"
@@ -19,7 +21,7 @@ import (
 	"interplab/web"
 )
 
-const serveUsage = `Usage: lab serve [-addr localhost:8080] [-data ./data] [-token TOKEN] [-allow-origin ORIGIN]...
+const serveUsage = `Usage: lab serve [-addr localhost:8080] [-data ./data] [-token TOKEN] [-jobs 2] [-allow-host NAME]... [-allow-origin ORIGIN]...
 
 Serves the lab page, the presets, exports, saved sessions, comparison
 charts and live sync.
@@ -28,6 +30,11 @@ It listens on this machine only unless -addr says otherwise (:8080 is every
 interface); then it needs an access token, -token or LAB_TOKEN (at least
 16 characters): the API takes it as Authorization: Bearer TOKEN, browsers
 sign in at /login.
+
+It answers only to its own host names (a page of another site cannot reach
+it through DNS rebinding): localhost and loopback addresses on its port and,
+beyond loopback, the machine's addresses and host name; -allow-host (or
+LAB_ALLOW_HOST, comma-separated) adds more, such as a proxy's name.
 
 Flags:
 `
@@ -39,6 +46,21 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	addr := c.Flags.String("addr", "localhost:8080", "listen on `address` (host:port; :8080 for every interface)")
 	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
 	data := c.Flags.String("data", "./data", "keep saved sessions in `dir` (created on first run)")
+	slots := jobs.DefaultSlots
+	c.Flags.Func("jobs", fmt.Sprintf("run at most `n` sweeps, tunings and population runs at once, in [%d, %d] (default %d)", jobs.MinSlots, jobs.MaxSlots, jobs.DefaultSlots), func(arg string) error {
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			return fmt.Errorf("%q is not a number: want how many jobs run at once, in [%d, %d]", arg, jobs.MinSlots, jobs.MaxSlots)
+		}
+		slots = n
+		return jobs.CheckSlots(n)
+	})
+	var allowHosts []string
+	c.Flags.Func("allow-host", "also answer to host `name` (lab.example.com for any port, NAME:PORT for one; default $LAB_ALLOW_HOST); repeatable or comma-separated", func(arg string) error {
+		list, err := access.ParseHosts(arg)
+		allowHosts = append(allowHosts, list...)
+		return err
+	})
 	var allow []string
 	c.Flags.Func("allow-origin", "let pages of `origin` (https://tools.example.com) change state, besides the lab's own; repeatable or comma-separated", func(arg string) error {
 		list, err := access.ParseOrigins(arg)
@@ -54,6 +76,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err := access.CheckListen(*addr, *token); err != nil {
 		return c.Bad(err)
 	}
+	if env := os.Getenv("LAB_ALLOW_HOST"); env != "" && allowHosts == nil {
+		list, err := access.ParseHosts(env)
+		if err != nil {
+			return c.Bad(fmt.Errorf("LAB_ALLOW_HOST: %w", err))
+		}
+		allowHosts = list
+	}
 	list, err := presets.All()
 	if err != nil {
 		return c.Fail(err)
@@ -68,7 +97,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return c.Fail(err)
 	}
 	defer st.Close()
-	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow, Token: *token})
+	srv, err := server.New(server.Deps{Presets: list, Assets: web.FS, Store: st, AllowOrigins: allow, Token: *token,
+		Addr: *addr, AllowHosts: allowHosts, JobSlots: slots})
 	if err != nil {
 		return c.Fail(err)
 	}

@@ -47,6 +47,36 @@ func TestServeAllowOrigin(t *testing.T) {
 	}
 }
 
+// TestServeAllowHost checks lab serve's -allow-host values, and
+// LAB_ALLOW_HOST's.
+func TestServeAllowHost(t *testing.T) {
+	for _, bad := range []string{"http://lab.example", "lab.example:0", "lab example", "lab.example/x"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"serve", "-allow-host", bad, "-addr", "127.0.0.1:0", "-data", t.TempDir()}, nil, &out, &errb); code != 2 ||
+			!strings.Contains(errb.String(), "is not a host name") {
+			t.Errorf("lab serve -allow-host %q = %d, %q; want 2 saying it is not a host name", bad, code, errb.String())
+		}
+	}
+	t.Setenv("LAB_ALLOW_HOST", "lab.example,bad host")
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve", "-addr", "127.0.0.1:0", "-data", t.TempDir()}, nil, &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), "LAB_ALLOW_HOST") || !strings.Contains(errb.String(), "bad host") {
+		t.Errorf("lab serve with LAB_ALLOW_HOST=%q = %d, %q; want 2 naming LAB_ALLOW_HOST and the bad name", "lab.example,bad host", code, errb.String())
+	}
+}
+
+// TestServeJobs checks lab serve's -jobs values: a clear error naming
+// -jobs and its range.
+func TestServeJobs(t *testing.T) {
+	for _, bad := range []string{"0", "-1", "33", "two", ""} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"serve", "-jobs", bad, "-addr", "127.0.0.1:0", "-data", t.TempDir()}, nil, &out, &errb); code != 2 ||
+			!strings.Contains(errb.String(), "-jobs") || !strings.Contains(errb.String(), "[1, 32]") {
+			t.Errorf("lab serve -jobs %q = %d, %q; want 2 naming -jobs and [1, 32]", bad, code, errb.String())
+		}
+	}
+}
+
 // lab serve listens beyond loopback only with an access token, of at least
 // 16 characters.
 func TestServeNeedsATokenBeyondLoopback(t *testing.T) {

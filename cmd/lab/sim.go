@@ -1,14 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 )
 
-const simUsage = `usage: lab sim [-preset NAME] [-scenario NAME|FILE] [-set name=value ...] [-json]
+const simUsage = `usage: lab sim [-preset NAME] [-scenario NAME|FILE] [-set name=value ...] [-netsim NAME] [-json]
 
 Runs the simulation headless for the settings' duration and prints every
 technique's metrics: a table with the best value of each row marked *, or
@@ -22,6 +24,12 @@ With a scenario (-scenario, or -set scenario=NAME) it also prints every
 technique's error and delay before, during and after the scenario and its
 recovery time, measured against a second run without the scenario.
 
+With -netsim mirror, unity or unreal it runs the settings twice, over the
+lab's own network and over a model of that engine's own network simulator
+playing the network's export (-format NAME-network), and prints every
+technique's metrics for both and their difference: what QA will get with
+the export. (-set netSim=NAME runs the simulator alone.)
+
 flags:
 `
 
@@ -30,12 +38,16 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("sim", simUsage, stdout, stderr)
 	sf := c.SettingsFlags()
 	asJSON := c.Flags.Bool("json", false, "print JSON instead of a table")
+	netSim := c.Flags.String("netsim", "", "compare the lab's network with this engine's simulator playing its export: `NAME` (mirror, unity, unreal)")
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
 	s, err := sf.Settings()
 	if err != nil {
 		return c.Bad(err)
+	}
+	if *netSim != "" {
+		return simNetSim(c, s, *netSim, *asJSON)
 	}
 	res, err := engine.RunPhases(s)
 	if err != nil {
@@ -49,4 +61,26 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 		err = report.Phases(stdout, res)
 	}
 	return c.Exit(err)
+}
+
+// simNetSim is lab sim -netsim NAME: the settings over the lab's network and
+// over NAME's simulator, side by side.
+func simNetSim(c *cli.Command, s engine.Settings, name string, asJSON bool) int {
+	if err := s.SetText("netSim", name); err != nil || name == engine.NetSimLab {
+		return c.Bad(fmt.Errorf("-netsim = %q is not allowed: want one of %s", name, strings.Join(engine.NetSims[1:], ", ")))
+	}
+	lab, sim := s, s
+	lab.NetSim = engine.NetSimLab
+	a, err := engine.Run(lab)
+	if err != nil {
+		return c.Fail(err)
+	}
+	b, err := engine.Run(sim)
+	if err != nil {
+		return c.Fail(err)
+	}
+	if asJSON {
+		return c.JSON(map[string]engine.Result{"lab": a, name: b})
+	}
+	return c.Exit(report.NetSimDiff(c.Stdout, name, a, b))
 }

@@ -67,7 +67,7 @@ func TestSimBadUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"out of range", []string{"-set", "loss=2"}, "loss"},
+		{"out of range", []string{"-set", "loss=95"}, "loss"},
 		{"unknown parameter", []string{"-set", "nosuch=1"}, "nosuch"},
 		{"unknown preset", []string{"-preset", "moon"}, "moon"},
 		{"stray argument", []string{"extra"}, "extra"},
@@ -137,7 +137,7 @@ func TestSimScenarioFile(t *testing.T) {
 		msg        string
 	}{
 		{"ok.txt", "title mine\nspike at=2 for=1s delay=200ms\n", 0, "scenario custom (mine)"},
-		{"overlap.txt", "spike at=2 for=1 delay=0.2\noutage at=2.5 for=1\n", 2, "scenario line 2, field at: outage over [2.5, 3.5) s overlaps the spike on line 1"},
+		{"overlap.txt", "spike at=2 for=1 delay=200ms\noutage at=2.5 for=1\n", 2, "scenario line 2, field at: outage over [2.5, 3.5) s overlaps the spike on line 1"},
 		{"long.txt", "outage at=4 for=2\n", 2, "raise duration to 6 or more"},
 	} {
 		path := dir + "/" + tt.name
@@ -153,5 +153,24 @@ func TestSimScenarioFile(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runSim([]string{"-scenario", dir + "/missing"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "not a built-in scenario") {
 		t.Errorf("lab sim -scenario missing: exit %d: %s", code, errb.String())
+	}
+}
+
+// TestSimNetSim: lab sim -netsim NAME runs the settings over the lab's
+// network and over NAME's simulator and prints, per technique, both values
+// of every metric and their difference; a simulator the lab does not model
+// is refused with the choices.
+func TestSimNetSim(t *testing.T) {
+	code, out, errs := labRun("sim", "-netsim", "unreal", "-set", "duration=5", "-set", "loss=0.5%")
+	if code != 0 {
+		t.Fatalf("lab sim -netsim unreal = %d:\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"Unreal's packet simulation playing the unreal-network export", "buffer lab", "unreal", "errRMS", "smoothness"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lab sim -netsim unreal output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errs := labRun("sim", "-netsim", "source"); code != 2 || !strings.Contains(errs, "want one of mirror, unity, unreal") {
+		t.Errorf("lab sim -netsim source = %d, %q; want 2 naming the choices", code, errs)
 	}
 }

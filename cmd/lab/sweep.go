@@ -19,9 +19,9 @@ metric at every point: a column for one parameter, a table with a row per y
 value and a column per x value for two, in the units a designer reads. With
 -json it prints every point's metrics.
 
-An axis is name=min:max:steps, min and max plain numbers in the
-parameter's stored unit (seconds, fractions, Hz), numbers with a unit
-(-x delay=20ms:200ms:10, -x loss=0%:5%:6) or, for a Bool or Enum, its names
+An axis is name=min:max:steps, min and max plain numbers in the unit lab
+params shows (ms, %, kbit/s, Hz: -x delay=20:200:10), numbers with a unit
+(-x delay=20ms:0.2s:10, -x loss=0%:5%:6) or, for a Bool or Enum, its names
 (motion=strafe:circle); steps may be left out for a whole-number parameter
 (every value) and min:max too for a Bool or Enum (-x adaptive). Settings
 start from the preset (or the engine defaults) and each -set overrides one

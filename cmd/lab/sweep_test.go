@@ -29,7 +29,7 @@ var sweepTestArgs = []string{"-preset", "harbor-before", "-set", "duration=3", "
 
 func TestSweepJSONMatchesEngine(t *testing.T) {
 	var out, errb bytes.Buffer
-	args := append(sweepTestArgs[:len(sweepTestArgs):len(sweepTestArgs)], "-x", "delay=0.02:0.1:3", "-y", "adaptive", "-json")
+	args := append(sweepTestArgs[:len(sweepTestArgs):len(sweepTestArgs)], "-x", "delay=20:100:3", "-y", "adaptive", "-json")
 	if code := runSweep(args, &out, &errb); code != 0 {
 		t.Fatalf("lab sweep exit %d: %s", code, errb.String())
 	}
@@ -64,9 +64,9 @@ func TestSweepTable(t *testing.T) {
 		args []string
 		spec engine.SweepSpec
 	}{
-		{"one parameter", []string{"-x", "delay=0.02:0.2:4", "-metric", "underrun"},
+		{"one parameter", []string{"-x", "delay=20ms:0.2s:4", "-metric", "underrun"},
 			engine.SweepSpec{X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.2, Steps: 4}}},
-		{"two parameters", []string{"-x", "extrapolateCap=0:1:3", "-y", "speedClamp", "-metric", "underrun"},
+		{"two parameters", []string{"-x", "extrapolateCap=0:1000:3", "-y", "speedClamp", "-metric", "underrun"},
 			engine.SweepSpec{X: engine.Axis{Name: "extrapolateCap", Min: 0, Max: 1, Steps: 3},
 				Y: &engine.Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}}},
 	}
@@ -114,7 +114,7 @@ func TestSweepTableInvalidPoints(t *testing.T) {
 		t.Fatalf("lab sweep exit %d: %s", code, errb.String())
 	}
 	text := out.String()
-	if !strings.Contains(text, "  -\n") || !strings.Contains(text, "sendRate=40: sendRate") {
+	if !strings.Contains(text, "  -\n") || !strings.Contains(text, "sendRate=40Hz: sendRate = \"40Hz\" is not allowed: want [1 Hz, tickRate = 30 Hz]") {
 		t.Errorf("lab sweep does not mark and list the invalid point sendRate=40:\n%s", text)
 	}
 }
@@ -130,12 +130,12 @@ func TestSweepUsage(t *testing.T) {
 		{"no technique", []string{"-x", "adaptive"}, 2, "-technique is required"},
 		{"no x", []string{"-technique", "buffer"}, 2, "-x is required"},
 		{"unknown technique", []string{"-technique", "lerp", "-x", "adaptive"}, 2, "-technique: technique"},
-		{"bad axis", []string{"-technique", "buffer", "-x", "delay=0:2:3"}, 2, "-x"},
-		{"bad steps", []string{"-technique", "buffer", "-x", "delay=0:0.2:0"}, 2, "-x: x.steps"},
-		{"same axes", []string{"-technique", "buffer", "-x", "delay=0:0.2:2", "-y", "delay=0:0.1:2"}, 2, "-y: y.name"},
-		{"too many points", []string{"-technique", "buffer", "-x", "delay=0:0.2:200", "-y", "margin=0:0.2:200"}, 2, "points"},
+		{"bad axis", []string{"-technique", "buffer", "-x", "delay=0:2000:3"}, 2, `-x: delay = "2000" is not allowed: want [0, 500] ms`},
+		{"bad steps", []string{"-technique", "buffer", "-x", "delay=0:200:0"}, 2, "-x: x.steps"},
+		{"same axes", []string{"-technique", "buffer", "-x", "delay=0:200:2", "-y", "delay=0:100:2"}, 2, "-y: y.name"},
+		{"too many points", []string{"-technique", "buffer", "-x", "delay=0:200:200", "-y", "margin=0:200:200"}, 2, "points"},
 		{"bad metric", []string{"-technique", "buffer", "-x", "adaptive", "-metric", "lag"}, 2, "-metric"},
-		{"bad set", []string{"-technique", "buffer", "-x", "adaptive", "-set", "loss=2"}, 2, "loss"},
+		{"bad set", []string{"-technique", "buffer", "-x", "adaptive", "-set", "loss=95"}, 2, "loss"},
 		{"stray argument", []string{"-technique", "buffer", "-x", "adaptive", "extra"}, 2, `"extra"`},
 	}
 	for _, tt := range tests {

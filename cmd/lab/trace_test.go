@@ -57,7 +57,8 @@ func TestTraceCommands(t *testing.T) {
 	code, out, errs = labRun("trace", "show", "office-run", "-data", data)
 	_, lat, _ := strings.Cut(out, "-set latency=")
 	lat, _, _ = strings.Cut(lat, " ")
-	if v, err := strconv.ParseFloat(lat, 64); code != 0 || err != nil || math.Abs(v-0.02) > 0.0005 ||
+	lat, isMs := strings.CutSuffix(lat, "ms")
+	if v, err := strconv.ParseFloat(lat, 64); code != 0 || err != nil || !isMs || math.Abs(v-20) > 0.5 ||
 		!strings.Contains(out, "-set jitterDist=normal") {
 		t.Fatalf("lab trace show = %d %q %q, want -set lines with the network (latency 20 ms, normal)", code, out, errs)
 	}
@@ -83,11 +84,11 @@ func TestTraceCommands(t *testing.T) {
 		t.Errorf("lab trace show -json sample-lan = %d %q", code, out)
 	}
 
-	code, out, errs = labRun("trace", "sim", "office-run", "-data", data, "-set", "delay=0.12")
+	code, out, errs = labRun("trace", "sim", "office-run", "-data", data, "-set", "delay=120")
 	if code != 0 || !strings.Contains(out, "trace office-run: 2 entities, 30 s replayed") || !strings.Contains(out, "errRMS") {
 		t.Fatalf("lab trace sim = %d %q %q", code, out, errs)
 	}
-	code, out, _ = labRun("trace", "sim", "office-run", "-data", data, "-json", "-set", "delay=0.12")
+	code, out, _ = labRun("trace", "sim", "office-run", "-data", data, "-json", "-set", "delay=120")
 	var res engine.Result
 	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Settings.Delay != 0.12 || res.Settings.JitterDist != "normal" {
 		t.Errorf("lab trace sim -json = %d, settings %+v", code, res.Settings)
@@ -116,7 +117,7 @@ func TestTraceCommands(t *testing.T) {
 		{[]string{"trace", "frobnicate"}, 2, "unknown command"},
 		{[]string{"trace", "show", "office-run", "-data", data}, 1, "no trace named"},
 		{[]string{"trace", "rm", "sample-lan", "-data", data}, 1, "built-in sample"},
-		{[]string{"trace", "sim", "sample-lan", "-data", data, "-set", "latency=9"}, 2, "latency"},
+		{[]string{"trace", "sim", "sample-lan", "-data", data, "-set", "latency=9s"}, 2, "latency"},
 		{[]string{"trace", "sim", "sample-lan", "-data", data, "-set", "entities=3"}, 2, "comes from the trace"},
 		{[]string{"trace", "import", "-data", data}, 2, "argument"},
 		{[]string{"trace", "import", file, "-name", "Bad Name", "-data", data}, 2, "name"},

@@ -12,25 +12,35 @@ import (
 )
 
 const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
-                [-w errP95=1,addedLatency=0.5,...] [-max addedLatency=0.15 ...]
+                [-w errP95=1,addedLatency=0.5,...] [-max addedLatency=150ms ...]
                 [-budget N] [-seed N] [-workers N] [-json] [-v]
 
 Searches the technique's own settings (buffer: delay, adaptive, margin,
 delayCap, extrapolateCap, speedClamp; epic: calcAhead, displayBehind,
 slopTime; a library's: its client knobs, mirror.bufferTimeMultiplier...)
 for the least weighted cost on the settings' network, each candidate run on
-every motion of -motions. It prints the recommendation as -set lines ready
-to paste into lab sim or lab export, its metrics against the base's, and
-the Pareto front of added latency against the aligned error (errAligned);
-or JSON with -json.
+every motion of -motions, the starting settings among them. It prints the
+recommendation as -set lines ready to paste into lab sim or lab export, its
+metrics against the starting settings', and the Pareto front of added
+latency against the aligned error (errAligned); or JSON with -json.
+
+A recommendation meets every bound and costs less than the starting
+settings; there is none when nothing tried beats them ("keep your
+settings") or when nothing meets the bounds, and then no -set line is
+printed: the closest candidates are listed instead, each with the bounds it
+breaks and by how much.
 
 The cost is the sum of weight × metric / reference over errP95 (0.1 m),
 addedLatency (0.1 s), snaps (1 per entity per minute) and underrun (10% of
 frames): with every weight 1 each reference costs the same. -w sets some
 weights and keeps the others at 1. -max bounds any metric of lab sim, a plain number in
-its SI unit (s, m, fraction, count) or with a unit (addedLatency=150ms,
-underrun=5%, errP95=20cm); a candidate that breaks a bound is not
-recommended unless none meets them all, which the output then says. Added
+the unit lab sim shows it in (ms, cm, %, count) or with a unit
+(addedLatency=150ms, underrun=5%, errP95=20cm, addedLatency=0.15s), and
+extraLatency, the delay beyond the network: the added latency less the
+link's mean one-way transit (latency + jitter), so extraLatency=60ms means
+the same on every link. Added latency includes the network's own: a bound on
+it below what the link alone allows (on a 120 ms link, mirror cannot show
+less than 123 ms) is refused before the search, naming that floor. Added
 latency counts by its magnitude: a display that leads the truth is out of
 step too. The same -seed gives the same result on any number of cores.
 Interrupt to stop early.
@@ -40,8 +50,17 @@ entity on its own link, and the cost and -max read its figures: the cost
 weighs errP95P95 (the p95 across entities of error p95), addedLatencyP90,
 snapRounds and underrunRounds; the guide's question "good for 95% of our
 players" is -w errP95=1,addedLatency=0,snaps=0,underrun=0
--max underrunRounds=0.05,addedLatencyP90=0.15.
+-max underrunRounds=5%,addedLatencyP90=150ms.
+
+Exit status: 0 with a recommendation, or when nothing tried beats the
+starting settings; 1 when the tuning fails or is interrupted; 2 for bad
+usage, a bound below the network's floor included; 3 when no candidate
+meets the bounds (nothing is recommended).
 `
+
+// tuneInfeasible is lab tune's exit status when no candidate meets the
+// bounds.
+const tuneInfeasible = 3
 
 // runTune is `lab tune`.
 func runTune(args []string, stdout, stderr io.Writer) int {
@@ -55,12 +74,12 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		return engine.ParseTuneWeights(arg, &weights)
 	})
 	var constraints []engine.Constraint
-	c.Flags.Func("max", "upper bounds, `metric=value,...` in the metric's SI unit or with a unit (addedLatency=150ms); repeatable", func(arg string) error {
+	c.Flags.Func("max", "upper bounds, `metric=value,...`: a plain number in the unit lab sim shows (ms, cm, %), or with a unit (addedLatency=150ms); repeatable", func(arg string) error {
 		cs, err := engine.ParseConstraints(arg)
 		constraints = append(constraints, cs...)
 		return err
 	})
-	pf := c.PopulationFlags("", "evaluate every candidate over this `population` preset; -max then bounds its figures (underrunRounds=0.05,addedLatencyP90=0.15)", "with -population: ")
+	pf := c.PopulationFlags("", "evaluate every candidate over this `population` preset; -max then bounds its figures (underrunRounds=5%,addedLatencyP90=150ms)", "with -population: ")
 	budget := c.Flags.Int("budget", engine.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
 	seed := c.Flags.Uint64("seed", 1, "`seed` of the search")
 	rf := c.RunFlags("print JSON: the spec, the changes and every candidate", "print progress to standard error")
@@ -104,9 +123,18 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Fail(fmt.Errorf("stopped after %d of %d candidates: %w", len(res.Candidates), spec.Budget, err))
 	}
-	changes := engine.Diff(spec.Base, res.Best.Settings)
-	if rf.JSON {
-		return c.JSON(report.TuneJSON{Spec: spec, Changes: changes, Result: res})
+	var changes []engine.Change
+	if res.Recommended {
+		changes = engine.Diff(spec.Base, res.Best.Settings)
 	}
-	return c.Exit(report.Tune(stdout, spec, res, changes))
+	code := 0
+	if rf.JSON {
+		code = c.JSON(report.TuneJSON{Spec: spec, Changes: changes, Result: res})
+	} else {
+		code = c.Exit(report.Tune(stdout, spec, res, changes))
+	}
+	if code == 0 && !res.Feasible {
+		return tuneInfeasible
+	}
+	return code
 }

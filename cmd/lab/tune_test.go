@@ -15,7 +15,7 @@ import (
 
 // tuneTestArgs tunes the buffer on harbor-before, small enough for a test.
 var tuneTestArgs = []string{"-technique", "buffer", "-preset", "harbor-before", "-set", "duration=10", "-set", "entities=2",
-	"-motions", "strafe,turn", "-max", "addedLatency=0.15", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
+	"-motions", "strafe,turn", "-max", "addedLatency=150", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
 
 // tuneTestSpec is the spec tuneTestArgs describe.
 func tuneTestSpec(t *testing.T) engine.TuneSpec {
@@ -83,6 +83,9 @@ func TestTuneText(t *testing.T) {
 			sets++
 		}
 	}
+	if !want.Recommended {
+		t.Fatalf("the test's tuning recommends nothing: pick a case that does")
+	}
 	if sets == 0 || !reflect.DeepEqual(s, want.Best.Settings) {
 		t.Errorf("the %d -set lines give %+v, want the recommendation %+v:\n%s", sets, s, want.Best.Settings, out)
 	}
@@ -128,11 +131,71 @@ func tuneHasRow(out string, row []string) bool {
 	return false
 }
 
+// With constraints nothing meets, lab tune recommends nothing: no -set
+// lines, the closest candidates with what they break in units, and exit
+// status 3.
 func TestTuneInfeasibleText(t *testing.T) {
-	args := append(tuneTestArgs[:len(tuneTestArgs):len(tuneTestArgs)], "-max", "addedLatency=-1", "-budget", "4")
-	out := runTuneTest(t, args...)
-	if !strings.Contains(out, "NO CANDIDATE MEETS THE CONSTRAINTS") || !strings.Contains(out, "none: no candidate is feasible") {
-		t.Errorf("lab tune with impossible constraints does not say so:\n%s", out)
+	args := append(tuneTestArgs[:len(tuneTestArgs):len(tuneTestArgs)], "-max", "errP95=1mm", "-budget", "4")
+	var out, errb bytes.Buffer
+	code := runTune(args, &out, &errb)
+	text := out.String()
+	if code != 3 || strings.Contains(text, "-set") || !strings.Contains(text, "NOTHING MEETS THE CONSTRAINTS") ||
+		!strings.Contains(text, "cm > 0.1 cm bound, by ") || !strings.Contains(text, "none: no candidate is feasible") {
+		t.Errorf("lab tune with impossible constraints = exit %d (%s), want 3, no -set line, the closest in cm:\n%s", code, errb.String(), text)
+	}
+}
+
+// The review's case, the command of issue 22: mirror-30hz on a 120 ms link.
+// Whatever lab tune says, it recommends nothing worse than the base, and
+// says why in units; the bound the review's form had, addedLatency ≤ 120 ms,
+// is refused with the floor the network sets; one above the floor that
+// mirror's knobs cannot reach recommends nothing and exits 3.
+func TestTuneReviewCase(t *testing.T) {
+	review := []string{"-technique", "mirror", "-preset", "mirror-30hz", "-set", "latency=120ms", "-set", "jitter=30ms", "-set", "loss=2%"}
+	run := func(extra ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := runTune(append(review[:len(review):len(review)], extra...), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, js, stderr := run("-json")
+	if code != 0 {
+		t.Fatalf("lab tune (review case) -json: exit %d, %s", code, stderr)
+	}
+	var got report.TuneJSON
+	if err := json.Unmarshal([]byte(js), &got); err != nil {
+		t.Fatal(err)
+	}
+	r := got.Result
+	if r.Recommended && !(r.Best.Feasible && r.Best.Cost < r.Base.Cost) || !r.Recommended && len(got.Changes) > 0 {
+		t.Errorf("review case -json: recommended %v at cost %v against the base's %v, %d changes", r.Recommended, r.Best.Cost, r.Base.Cost, len(got.Changes))
+	}
+	code, text, _ := run()
+	if code != 0 {
+		t.Fatalf("lab tune (review case): exit %d", code)
+	}
+	if !strings.Contains(text, "mean one-way transit 150 ms") {
+		t.Errorf("review case: the text does not give the link's transit:\n%s", text)
+	}
+	if r.Recommended {
+		want := "recommended: cost " + report.Number(r.Best.Cost) + " against your settings' " + report.Number(r.Base.Cost)
+		if !strings.Contains(text, want) || !strings.Contains(text, "-set ") {
+			t.Errorf("review case: the text lacks %q and -set lines:\n%s", want, text)
+		}
+	} else if !strings.Contains(text, "keep your settings: nothing tried beats them") || strings.Contains(text, "-set ") {
+		t.Errorf("review case: nothing recommended, but the text does not say to keep the settings:\n%s", text)
+	}
+
+	code, _, stderr = run("-max", "addedLatency=120ms")
+	for _, want := range []string{"addedLatency cannot go below 123 ms on this link", "the network's latency is 120 ms", "extraLatency"} {
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("review case, addedLatency ≤ 120 ms: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+		}
+	}
+
+	code, text, _ = run("-max", "addedLatency=130ms", "-budget", "12")
+	if code != 3 || strings.Contains(text, "-set ") || strings.Count(text, "ms > 130 ms bound, by ") != 4 { // 3 closest and the base
+		t.Errorf("review case, addedLatency ≤ 130 ms: exit %d; want 3, no -set line, the 3 closest and the base with what they break:\n%s", code, text)
 	}
 }
 
@@ -153,7 +216,7 @@ func TestTuneUsage(t *testing.T) {
 		{"unknown metric", []string{"-technique", "buffer", "-max", "lag=1"}, 2, `-max: constraints = "lag" is not allowed`},
 		{"bad bound", []string{"-technique", "buffer", "-max", "underrun"}, 2, "-max"},
 		{"budget", []string{"-technique", "buffer", "-budget", "-3"}, 2, "-budget: budget"},
-		{"bad set", []string{"-technique", "buffer", "-set", "loss=2"}, 2, "loss"},
+		{"bad set", []string{"-technique", "buffer", "-set", "loss=95"}, 2, "loss"},
 		{"stray argument", []string{"-technique", "buffer", "extra"}, 2, `"extra"`},
 	}
 	for _, tt := range tests {

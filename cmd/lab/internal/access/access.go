@@ -1,11 +1,19 @@
-// Package access decides who may use a lab served beyond its own machine,
-// and sets the security headers of every answer.
+// Package access decides who may use the lab, and sets the security
+// headers of every answer.
+//
+// Every request first passes the Host check (Hosts): a lab answers only to
+// its own names, so that a page of another site cannot reach it through
+// DNS rebinding; and a page may change state only from the lab's own
+// origins (Origins). Connections are capped per client (LimitListener,
+// Sockets).
 //
 // A lab served with a token, a shared secret (lab serve -token or
 // LAB_TOKEN), lets in only requests that carry it: as "Authorization:
-// Bearer TOKEN" (the API, a game, lab follow) or as the cookie the login
-// page sets for a browser, which holds an HMAC of the token, never the token
-// itself. Without a token, on loopback, every request is let in.
+// Bearer TOKEN" (the API, a game, lab follow), or a browser's sign-in: the
+// login page gives the browser a cookie holding a random id, whose
+// sign-in the store keeps (store.Logins) until it signs out, 30 days pass
+// or the token changes. Wrong tokens slow their client down and lock it
+// out (meter.go). Without a token, on loopback, every request is let in.
 //
 // Every answer carries a Content-Security-Policy that lets the lab's pages
 // load only from the lab (scripts too, inline ones only with the request's
@@ -14,86 +22,148 @@
 package access
 
 import (
-	"bytes"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/a-h/templ"
 
 	"interplab/cmd/lab/internal/jsonapi"
-	"interplab/templates"
+	"interplab/cmd/lab/internal/store"
 )
 
 // MinTokenLen is the shortest access token lab serve accepts.
 const MinTokenLen = 16
 
-// Cookie is the name of the cookie that stands for the token.
+// Cookie is the name of the cookie that holds a browser's sign-in.
 const Cookie = "lab_session"
 
-// cookieMaxAge is how long a browser stays signed in.
-const cookieMaxAge = 30 * 24 * time.Hour
+// SignInFor is how long a browser stays signed in.
+const SignInFor = 30 * 24 * time.Hour
 
-// Failed sign-ins are metered by a token bucket, so the token cannot be
-// guessed at network speed: loginBurst at once, then loginRate a second.
-const (
-	loginRate  = 1.0
-	loginBurst = 10
-)
+// idBytes is the length of a sign-in's random id, before base64url.
+const idBytes = 32
 
 // Gate checks requests against the lab's token.
 type Gate struct {
-	token  []byte // "" for none: every request is let in
-	cookie string // the cookie's value: hex HMAC-SHA256 of a fixed label, keyed by the token
-
-	mu     sync.Mutex
-	tokens float64   // failed sign-ins left in the bucket
-	last   time.Time // when the bucket was last filled
-	now    func() time.Time
+	token     []byte       // "" for none: every request is let in
+	tokenHash string       // the token's hash, kept with each sign-in
+	logins    store.Logins // the sign-ins
+	meter     *meter       // each client's wrong tokens
+	now       func() time.Time
 }
 
-// New returns the gate of token ("" for none: every request is let in);
-// now is the clock that meters failed sign-ins.
-func New(token string, now func() time.Time) *Gate {
-	a := &Gate{token: []byte(token), tokens: loginBurst, now: now}
-	if token != "" {
-		m := hmac.New(sha256.New, a.token)
-		m.Write([]byte("interplab session cookie v1"))
-		a.cookie = hex.EncodeToString(m.Sum(nil))
+// New returns the gate of token ("" for none: every request is let in)
+// whose sign-ins logins keeps; now is the clock of the sign-ins and of
+// the meter of wrong tokens. It forgets the sign-ins made under another
+// token, and the expired.
+func New(token string, logins store.Logins, now func() time.Time) (*Gate, error) {
+	a := &Gate{token: []byte(token), logins: logins, meter: newMeter(), now: now}
+	if token == "" {
+		return a, nil
 	}
-	return a
+	a.tokenHash = hashOf("interplab access token v1\x00" + token)
+	n, err := logins.PruneLogins(a.tokenHash, now())
+	if err != nil {
+		return nil, fmt.Errorf("access: %w", err)
+	}
+	if n > 0 {
+		log.Printf("lab: %d sign-ins of another access token or expired: forgotten", n)
+	}
+	return a, nil
 }
 
-// allowed tells whether r carries the token or the cookie that stands for it.
-func (a *Gate) allowed(r *http.Request) bool {
-	if len(a.token) == 0 {
-		return true
-	}
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(auth)), a.token) == 1
-	}
-	if c, err := r.Cookie(Cookie); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(a.cookie)) == 1
-	}
-	return false
+// hashOf is the hex SHA-256 of s. The token's is kept with each sign-in:
+// the token has at least MinTokenLen characters, and the database it is
+// kept in holds everything the token guards.
+func hashOf(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }
 
-// Require lets in requests that carry the token: the others get a 401 in
-// JSON (the API, WebSockets, anything that is not a page) or, for a
-// browser asking for a page, a redirect to the login page.
+// rightToken tells whether token is the lab's.
+func (a *Gate) rightToken(token string) bool {
+	return subtle.ConstantTimeCompare([]byte(token), a.token) == 1
+}
+
+// newSignIn stores a sign-in made at now and returns its cookie's value.
+func (a *Gate) newSignIn(now time.Time) (string, error) {
+	var b [idBytes]byte
+	rand.Read(b[:])
+	id := base64.RawURLEncoding.EncodeToString(b[:])
+	err := a.logins.SaveLogin(store.Login{ID: hashOf(id), Token: a.tokenHash, Created: now, Expires: now.Add(SignInFor)})
+	return id, err
+}
+
+// signedIn tells whether cookie value v is a live sign-in of this token,
+// and returns its id's hash; it forgets a sign-in that has ended.
+func (a *Gate) signedIn(v string) (string, bool, error) {
+	if !validID(v) {
+		return "", false, nil
+	}
+	id := hashOf(v)
+	l, err := a.logins.LoadLogin(id)
+	if errors.Is(err, store.ErrLoginNotFound) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	if subtle.ConstantTimeCompare([]byte(l.Token), []byte(a.tokenHash)) != 1 || !a.now().Before(l.Expires) {
+		return "", false, a.logins.DeleteLogin(id)
+	}
+	return id, true, nil
+}
+
+// Require lets in requests that carry the token, as a bearer token or as
+// a browser's sign-in: the others get a 401 in JSON (the API, WebSockets,
+// anything that is not a page) or, for a browser asking for a page, a
+// redirect to the login page. A bearer token is metered: a client that
+// sent too many wrong ones gets a 429 until its wait ends, whatever it
+// sends.
 func (a *Gate) Require(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.allowed(r) {
+		if len(a.token) == 0 {
 			next.ServeHTTP(w, r)
 			return
+		}
+		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			client, now := ClientAddr(r), a.now()
+			if until, locked, waits := a.meter.wait(client, now); waits {
+				tooMany(w, until, now)
+				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked)})
+				return
+			}
+			if a.rightToken(strings.TrimSpace(auth)) {
+				a.meter.succeed(client)
+				next.ServeHTTP(w, r)
+				return
+			}
+			a.meter.fail(client, now)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
+			jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized, Msg: "that is not this lab's access token"})
+			return
+		}
+		if c, err := r.Cookie(Cookie); err == nil {
+			_, ok, err := a.signedIn(c.Value)
+			if err != nil {
+				jsonapi.WriteError(w, fmt.Errorf("check a sign-in: %w", err))
+				return
+			}
+			if ok {
+				next.ServeHTTP(w, r)
+				return
+			}
 		}
 		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
 			strings.Contains(r.Header.Get("Accept"), "text/html") {
@@ -106,73 +176,23 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 	})
 }
 
-// takeFailure takes a failed sign-in from the bucket, and tells whether
-// there was one left.
-func (a *Gate) takeFailure() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := a.now()
-	if dt := now.Sub(a.last).Seconds(); dt > 0 {
-		a.tokens = min(loginBurst, a.tokens+dt*loginRate)
-		a.last = now
-	}
-	if a.tokens < 1 {
-		return false
-	}
-	a.tokens--
-	return true
+// tooMany sets the headers of a 429 for a client that must wait until
+// until: Retry-After in whole seconds, rounded up.
+func tooMany(w http.ResponseWriter, until, now time.Time) {
+	secs := (until.Sub(now) + time.Second - 1) / time.Second
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	w.Header().Set("Cache-Control", "no-store")
 }
 
-// safeNext is where a sign-in may send the browser on: a path of this
-// server, never another site ("//evil.example" or "https://...").
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
+// waitMessage says why and until when a client that sent too many wrong
+// tokens must wait.
+func waitMessage(until, now time.Time, locked bool) string {
+	if locked {
+		return fmt.Sprintf("too many wrong access tokens from this address (%d): it is locked out until %s (%v), the right token too",
+			LockoutFailures, until.UTC().Format("15:04:05 UTC"), Lockout)
 	}
-	return next
-}
-
-// LoginPage is GET /login.
-func (a *Gate) LoginPage(w http.ResponseWriter, r *http.Request) {
-	if len(a.token) == 0 {
-		http.Redirect(w, r, "/", http.StatusSeeOther) // nothing to sign in to
-		return
-	}
-	render(w, r, http.StatusOK, templates.LoginView{Next: safeNext(r.URL.Query().Get("next"))})
-}
-
-// Login is POST /login, a form with the token and where to go next: the
-// right token sets the session cookie (HttpOnly, SameSite=Strict, Secure
-// over TLS) and goes on; a wrong one shows the form again with a 401.
-func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
-	if len(a.token) == 0 {
-		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		jsonapi.WriteError(w, jsonapi.BadRequest("token", "bad form: "+err.Error()))
-		return
-	}
-	next := safeNext(r.PostForm.Get("next"))
-	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), a.token) != 1 {
-		if !a.takeFailure() {
-			w.Header().Set("Retry-After", "1")
-			render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: "Too many wrong tokens: wait a moment and try again."})
-			return
-		}
-		render(w, r, http.StatusUnauthorized, templates.LoginView{Next: next, Error: "That is not this lab's token."})
-		return
-	}
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: a.cookie, Path: "/", MaxAge: int(cookieMaxAge.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, next, http.StatusSeeOther)
-}
-
-// Logout is POST /logout: it forgets the session cookie.
-func (a *Gate) Logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
+	return fmt.Sprintf("too many wrong access tokens from this address: try again in %v (at %s)",
+		until.Sub(now).Round(time.Second), until.UTC().Format("15:04:05 UTC"))
 }
 
 // Headers sets the headers every answer carries, and gives the request a
@@ -193,17 +213,4 @@ func Headers(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		next.ServeHTTP(w, r.WithContext(templ.WithNonce(r.Context(), nonce)))
 	})
-}
-
-// render writes the login page with status.
-func render(w http.ResponseWriter, r *http.Request, status int, v templates.LoginView) {
-	var buf bytes.Buffer
-	if err := templates.Login(v).Render(r.Context(), &buf); err != nil {
-		jsonapi.WriteError(w, err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
 }

@@ -19,7 +19,7 @@ type Runs struct {
 	Results    []engine.Result // one per variant, in order
 	Step       float64         // width of the error series' windows, s
 	Duration   float64         // s, shared by every variant
-	Techniques []string        // every technique any variant ran, in engine.TechniqueNames order
+	Techniques []string        // every technique any variant ran: the designer's library first, then engine.TechniqueNames order
 }
 
 // Technique returns variant i's result for the named technique, or nil when

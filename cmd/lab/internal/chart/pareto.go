@@ -23,7 +23,7 @@ func frontY(c engine.Candidate) float64 { return round(c.Metrics.ErrAligned * 10
 // labelled base with seed: every candidate's aligned error against its
 // added latency's magnitude, the infeasible ones grey, the feasible ones
 // blue, the Pareto front as a line through its points, the base and the
-// recommendation marked.
+// recommendation, if there is one, marked.
 func Pareto(technique, base string, seed uint64, res *engine.TuneResult) Chart {
 	xf, _, _ := metric("addedLatency")
 	yf, _, _ := metric("errAligned")
@@ -60,8 +60,10 @@ func Pareto(technique, base string, seed uint64, res *engine.TuneResult) Chart {
 	start := point("base, cost "+report.Number(res.Base.Cost), res.Base, 14)
 	start.Symbol = "diamond"
 	s.AddSeries("base", []opts.ScatterData{start})
-	best := point("recommended, cost "+report.Number(res.Best.Cost), res.Best, 22)
-	best.Symbol = "pin"
-	s.AddSeries("recommended", []opts.ScatterData{best})
+	if res.Recommended {
+		best := point("recommended, cost "+report.Number(res.Best.Cost), res.Best, 22)
+		best.Symbol = "pin"
+		s.AddSeries("recommended", []opts.ScatterData{best})
+	}
 	return s
 }

@@ -173,7 +173,8 @@ func categoryLabel(p *engine.Param, v float64) string {
 	if p.Kind == engine.Bool || p.Kind == engine.Enum {
 		return p.Format(v)
 	}
-	return strconv.FormatFloat(shown(p, v), 'g', 4, 64)
+	_, scale := p.DisplayUnit()
+	return engine.ReadableIn(v, scale, 4) // 100000, not 1e+05
 }
 
 // axisName is a parameter's name with the unit its axis shows.

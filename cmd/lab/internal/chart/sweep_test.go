@@ -86,3 +86,18 @@ func TestSweepHeatmapFramesUnderrun(t *testing.T) {
 		t.Errorf("epic: framed = %v, %s; want none framed and the by-design note", got, js)
 	}
 }
+
+// TestCategoryLabel: a heatmap's labels are in the axis's unit without an
+// exponent or float noise.
+func TestCategoryLabel(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		v    float64
+		want string
+	}{{"bandwidth", 1e8, "100000"}, {"latency", 0.3, "300"}, {"loss", 0.000186, "0.0186"}, {"adaptive", 1, "true"}} {
+		p, _ := engine.Lookup(tt.name)
+		if got := categoryLabel(p, tt.v); got != tt.want {
+			t.Errorf("categoryLabel(%s, %v) = %q, want %q", tt.name, tt.v, got, tt.want)
+		}
+	}
+}

@@ -14,8 +14,10 @@ import (
 // Settings are a command's -preset NAME, -scenario NAME|FILE and repeatable
 // -set name=value: settings start from the named preset (engine.Defaults
 // without one), then take the scenario, then every -set in command-line
-// order through engine.Settings.SetText, so values take units
-// (latency=20ms, loss=2%). A -set with no "=", an unknown name or a name in
+// order through engine.Settings.SetText: a plain number is in the unit lab
+// params shows (latency=120 is 120 ms, loss=2 is 2 %, bandwidth=256 is
+// 256 kbit/s) and a number may carry a unit (latency=0.12s, bandwidth=2Mbit).
+// A -set with no "=", an unknown name or a name in
 // Refused is not a flag syntax error: it is kept and reported by Base as one
 // line (the key and the closest names), without the whole usage.
 type Settings struct {
@@ -36,7 +38,7 @@ func (c *Command) SettingsFlags() *Settings {
 	fs.StringVar(&f.Preset, "preset", "", "start from the named `preset` (lab presets lists them); default: the parameter table's defaults")
 	fs.StringVar(&f.Scenario, "scenario", "", "run the network through a `scenario`: a built-in one ("+
 		strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", ")+") or a file in the scenario text form; same as -set scenario=NAME")
-	fs.Func("set", "set one parameter, `name=value` (lab params lists them), with a unit where natural: latency=20ms, loss=2%, jitterDist=pareto; repeatable", func(arg string) error {
+	fs.Func("set", "set one parameter, `name=value` (lab params lists them): a plain number in the unit lab params shows, or with a unit: latency=120ms, loss=2%, bandwidth=256kbit/s, jitterDist=pareto; repeatable", func(arg string) error {
 		name, value, err := parseSet(arg)
 		if why, ok := f.Refused[name]; ok && err == nil {
 			err = fmt.Errorf("-set %s: %s %s", name, name, why)
@@ -49,6 +51,11 @@ func (c *Command) SettingsFlags() *Settings {
 		return nil
 	})
 	return f
+}
+
+// Given tells whether -preset, -scenario or any -set was given.
+func (f *Settings) Given() bool {
+	return f.Preset != "" || f.Scenario != "" || len(f.sets) > 0 || f.err != nil
 }
 
 // Base returns the settings of the preset, or engine.Defaults; its error is
@@ -163,14 +170,13 @@ func SpecFlag(err error) string {
 }
 
 // ParamFlag registers a flag named for the parameter name that sets it in
-// s (with units, as -set does), its help the parameter's doc and range.
+// s (a plain number in the display unit, or with a unit, as -set does), its
+// help the parameter's doc and range.
 func (c *Command) ParamFlag(s *engine.Settings, name string) {
 	p, _ := engine.Lookup(name)
-	unit := p.Unit
-	if unit == "s" {
-		unit = "seconds"
-	}
-	c.Flags.Var(paramFlag{s, name}, name, fmt.Sprintf("%s\n`%s` in [%s, %s]", p.Doc, unit, p.Format(p.Min), p.Format(p.Max)))
+	unit, _ := p.DisplayUnit()
+	c.Flags.Var(paramFlag{s, name}, name, fmt.Sprintf("%s\na plain number in `%s`, or with a unit (%s): %s",
+		p.Doc, unit, strings.Join(p.Units(), ", "), p.Range()))
 }
 
 // paramFlag is the flag.Value of ParamFlag.

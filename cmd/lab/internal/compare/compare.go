@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"interplab/cmd/lab/internal/chart"
+	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 )
 
@@ -61,6 +62,12 @@ const (
 	cacheRuns = 64
 )
 
+// MaxTracePackets bounds the packets of the traces one comparison holds,
+// each trace counted once however many variants replay it: the largest
+// trace, or smaller ones up to as many packets: it bounds what a
+// comparison holds, its traces and their replays while they run.
+const MaxTracePackets = engine.TraceMaxPackets
+
 // steps are the window widths, in seconds, the error series may use:
 // the smallest that gives at most maxWindows windows is chosen.
 var steps = []float64{0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60}
@@ -72,8 +79,28 @@ var steps = []float64{0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60}
 type Variant struct {
 	Label    string
 	Settings engine.Settings
-	Trace    *engine.Trace // when not nil, the variant replays it (engine.RunTraceSeries)
-	TraceKey string        // identifies Trace's content in the run cache
+
+	// TraceName, when not "", names the trace the variant replays
+	// (engine.RunTraceSeries), and TraceInfo is what the store keeps of
+	// it: Plan checks the comparison's work and the packets it would hold
+	// from them, before any trace is loaded. Trace is its packets: loaded
+	// by Exec, or given (then TraceName and TraceInfo may be left out).
+	TraceName string
+	TraceInfo store.TraceInfo
+	Trace     *engine.Trace
+	TraceKey  string // identifies Trace's content in the run cache; set by Exec
+}
+
+// replays reports whether v replays a trace.
+func (v *Variant) replays() bool { return v.Trace != nil || v.TraceName != "" }
+
+// traceSize returns the span (s), entities and packets of the trace v
+// replays, from the trace when it is loaded, else from its TraceInfo.
+func (v *Variant) traceSize() (span float64, entities, packets int) {
+	if v.Trace != nil {
+		return v.Trace.Span(), v.Trace.Entities, len(v.Trace.Packets)
+	}
+	return v.TraceInfo.Span, v.TraceInfo.Entities, v.TraceInfo.Packets
 }
 
 // Error is a comparison that cannot run because of what was asked.
@@ -112,9 +139,10 @@ func NewRunner(slots int) *Runner {
 	return &Runner{slots: make(chan struct{}, max(1, slots)), cache: newLRU(cacheRuns)}
 }
 
-// Resolve resolves refs into variants with resolve and runs them. Every
-// ref is at most MaxRef bytes; an empty label becomes the ref.
-func (r *Runner) Resolve(ctx context.Context, refs []string, resolve func(ref string) (Variant, error)) (*Comparison, error) {
+// Variants resolves refs into variants with resolve, which loads no
+// trace: 2 to 8 refs of at most MaxRef bytes each; an empty label becomes
+// the ref.
+func Variants(refs []string, resolve func(ref string) (Variant, error)) ([]Variant, error) {
 	if n := len(refs); n < MinVariants || n > MaxVariants {
 		return nil, &Error{Field: "v", Err: fmt.Errorf("compare %d variants: want %d to %d refs (v=preset:NAME, v=session:ID...)",
 			n, MinVariants, MaxVariants)}
@@ -133,7 +161,7 @@ func (r *Runner) Resolve(ctx context.Context, refs []string, resolve func(ref st
 		}
 		vs[i] = v
 	}
-	return r.Run(ctx, vs)
+	return vs, nil
 }
 
 // Scenario returns the parameters every variant takes from the first.
@@ -147,11 +175,26 @@ func Scenario() []*engine.Param {
 	return ps
 }
 
-// Run checks the variants, gives them the first one's scenario, and
-// runs each with engine.RunSeries (RunTraceSeries for a trace), in parallel
-// on the runner's slots, shared by every comparison it runs. A variant that
-// cannot run is reported as an *Error naming it.
+// Run is Plan, then Exec for variants whose traces are given: it checks
+// the variants, gives them the first one's scenario, and runs each.
 func (r *Runner) Run(ctx context.Context, vs []Variant) (*Comparison, error) {
+	c, err := r.Plan(vs)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Exec(ctx, c, nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Plan checks the variants and gives them the first one's scenario,
+// loading and running nothing: their number, their settings, the work of
+// the comparison (maxWork) and the packets of the traces it would hold
+// (MaxTracePackets, each trace counted once), the last two from what the
+// store keeps of each trace. A variant that cannot run is reported as an
+// *Error naming it. The comparison it returns runs with Exec.
+func (r *Runner) Plan(vs []Variant) (*Comparison, error) {
 	if n := len(vs); n < MinVariants || n > MaxVariants {
 		return nil, &Error{Field: "v", Err: fmt.Errorf("compare %d variants: want %d to %d", n, MinVariants, MaxVariants)}
 	}
@@ -164,14 +207,15 @@ func (r *Runner) Run(ctx context.Context, vs []Variant) (*Comparison, error) {
 	labels := uniqueLabels(vs)
 	ran := make(map[string]bool)
 	work := 0.0
+	held := make(map[string]int) // packets of each trace held, by name
 	for i, v := range vs {
 		s := v.Settings
 		s.Techniques = slices.Clone(s.Techniques)
 		for _, p := range Scenario() {
-			if i == 0 || p.Get(&s) == p.Get(&first) || v.Trace != nil && p.Name == "entities" {
+			if i == 0 || p.Get(&s) == p.Get(&first) || v.replays() && p.Name == "entities" {
 				continue
 			}
-			c.Forced = append(c.Forced, fmt.Sprintf("%s: %s %s → %s", labels[i], p.Name, s.Text(p.Name), first.Text(p.Name)))
+			c.Forced = append(c.Forced, fmt.Sprintf("%s: %s %s → %s", labels[i], p.Name, p.Show(p.Get(&s)), p.Show(p.Get(&first))))
 			if err := p.Set(&s, p.Get(&first)); err != nil {
 				return nil, variantError(0, vs[0].Label, err) // first was valid: cannot happen
 			}
@@ -187,11 +231,18 @@ func (r *Runner) Run(ctx context.Context, vs []Variant) (*Comparison, error) {
 			}
 		}
 		frames, entities := math.Round(s.Duration*s.RenderRate), s.Entities
-		if v.Trace != nil {
-			frames, entities = math.Round(min(s.Duration, v.Trace.Span())*s.RenderRate), v.Trace.Entities
+		if v.replays() {
+			span, ents, packets := v.traceSize()
+			frames, entities = math.Round(min(s.Duration, span)*s.RenderRate), ents
+			key := v.TraceName
+			if key == "" {
+				key = fmt.Sprintf("variant %d", i) // a trace given: its own
+			}
+			held[key] = packets
 		}
 		work += frames * float64(techs) * float64(max(entities, CostEntities))
-		c.Variants = append(c.Variants, Variant{Label: labels[i], Settings: s, Trace: v.Trace, TraceKey: v.TraceKey})
+		c.Variants = append(c.Variants, Variant{Label: labels[i], Settings: s, TraceName: v.TraceName, TraceInfo: v.TraceInfo,
+			Trace: v.Trace, TraceKey: v.TraceKey})
 		c.Labels = append(c.Labels, labels[i])
 	}
 	if work > maxWork {
@@ -199,17 +250,74 @@ func (r *Runner) Run(ctx context.Context, vs []Variant) (*Comparison, error) {
 			"compare: the variants need %.3g entity-technique-frames, more than the %.3g a comparison may run: lower entities or duration, or run fewer techniques",
 			work, float64(maxWork))}
 	}
-	for _, t := range engine.TechniqueNames {
-		if ran[t] {
-			c.Techniques = append(c.Techniques, t)
+	packets := 0
+	for _, n := range held {
+		packets += n
+	}
+	if packets > MaxTracePackets {
+		return nil, &Error{Field: "v", Err: fmt.Errorf(
+			"compare: the variants replay %d traces of %d packets in all, more than the %d a comparison may hold: replay fewer or shorter traces (one trace may be replayed by every variant)",
+			len(held), packets, MaxTracePackets)}
+	}
+	c.Techniques = techniqueOrder(first.PrimaryTechnique(), ran)
+	return c, nil
+}
+
+// Exec loads, with load, the traces the variants of c replay that are not
+// loaded yet, each once, and runs the variants (see runAll). A trace that
+// changed since Plan read its size is refused.
+func (r *Runner) Exec(ctx context.Context, c *Comparison, load func(name string) (*engine.Trace, error)) error {
+	loaded := make(map[string]*engine.Trace)
+	for i := range c.Variants {
+		v := &c.Variants[i]
+		if v.Trace == nil && v.TraceName != "" {
+			tr, ok := loaded[v.TraceName]
+			if !ok {
+				if load == nil {
+					return errors.New("compare: a trace variant with no trace and no loader")
+				}
+				var err error
+				if tr, err = load(v.TraceName); err != nil {
+					return &Error{Field: "v", Err: fmt.Errorf("variant %d (%s): trace %s: %w", i+1, v.Label, v.TraceName, err)}
+				}
+				if len(tr.Packets) != v.TraceInfo.Packets {
+					return &Error{Field: "v", Err: fmt.Errorf("variant %d (%s): trace %s changed while the comparison started: try again", i+1, v.Label, v.TraceName)}
+				}
+				loaded[v.TraceName] = tr
+			}
+			v.Trace = tr
+		}
+		if v.Trace != nil && v.TraceKey == "" {
+			v.TraceKey = TraceKey(v.Trace)
 		}
 	}
 	res, err := r.runAll(ctx, c.Variants, c.Step)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.Results = res
-	return c, nil
+	return nil
+}
+
+// techniqueOrder lists the techniques ran: the library the designer is on
+// first (primary, the first variant's Settings.PrimaryTechnique, when it is
+// a library's), then the other libraries', then the lab's own, each in
+// engine.TechniqueNames order. A Mirror designer's comparison opens on
+// mirror, with buffer and epic after it as the comparison they are; one of
+// the lab's own techniques keeps the table's order.
+func techniqueOrder(primary string, ran map[string]bool) []string {
+	var out []string
+	if ran[primary] && engine.LibraryTechnique(primary) {
+		out = append(out, primary)
+	}
+	for _, library := range []bool{true, false} {
+		for _, t := range engine.TechniqueNames {
+			if ran[t] && !slices.Contains(out, t) && engine.LibraryTechnique(t) == library {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 func variantError(i int, label string, err error) error {

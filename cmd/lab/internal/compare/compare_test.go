@@ -17,9 +17,9 @@ func testSettings(t testing.TB) map[string]engine.Settings {
 	t.Helper()
 	out := map[string]engine.Settings{}
 	for name, set := range map[string]string{
-		"lan":  "latency=0.01 jitter=0.002 duration=8 entities=3",
-		"wifi": "latency=0.03 jitter=0.02 loss=0.02 motion=strafe duration=10 entities=4 seed=3",
-		"4g": "latency=0.06 jitter=0.04 loss=0.05 lossModel=burst adaptive=true seed=7 duration=30 maxSpeed=9 " +
+		"lan":  "latency=10 jitter=2 duration=8 entities=3",
+		"wifi": "latency=30 jitter=20 loss=2 motion=strafe duration=10 entities=4 seed=3",
+		"4g": "latency=60 jitter=40 loss=5 lossModel=burst adaptive=true seed=7 duration=30 maxSpeed=9 " +
 			"techniques=snap,buffer",
 	} {
 		s := engine.Defaults()
@@ -92,7 +92,7 @@ func TestRunMatchesEngine(t *testing.T) {
 		t.Errorf("techniques = %v, want %v", c.Techniques, want)
 	}
 	joined := strings.Join(c.Forced, "\n")
-	for _, want := range []string{"lan: motion mix → strafe", "lan: seed 1 → 3", "4g: maxSpeed 9 → 7", "4g: duration 30 → 10"} {
+	for _, want := range []string{"lan: motion mix → strafe", "lan: seed 1 → 3", "4g: maxSpeed 9 m/s → 7 m/s", "4g: duration 30 s → 10 s"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("forced notes %q lack %q", c.Forced, want)
 		}
@@ -187,6 +187,35 @@ func TestLRU(t *testing.T) {
 	for key, step := range map[string]float64{"a": 1, "c": 3} {
 		if r, ok := l.get(key); !ok || r.SeriesStep != step {
 			t.Errorf("get(%q) = %v, %v, want step %v", key, r.SeriesStep, ok, step)
+		}
+	}
+}
+
+// A comparison of library settings lists the library the first variant is
+// on first, then the other libraries', then the lab's own techniques; one
+// of the lab's own settings keeps the table's order.
+func TestTechniqueOrder(t *testing.T) {
+	ran := func(names ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, n := range names {
+			m[n] = true
+		}
+		return m
+	}
+	tests := []struct {
+		primary string
+		ran     map[string]bool
+		want    []string
+	}{
+		{engine.TechMirror, ran("epic", "buffer", "mirror"), []string{"mirror", "epic", "buffer"}},
+		{engine.TechSource, ran("epic", "buffer", "mirror", "source"), []string{"source", "mirror", "epic", "buffer"}},
+		{engine.TechBuffer, ran("epic", "buffer", "hermite"), []string{"epic", "buffer", "hermite"}},
+		{engine.TechBuffer, ran("buffer", "ngo"), []string{"ngo", "buffer"}},
+		{engine.TechMirror, ran("epic", "buffer"), []string{"epic", "buffer"}},
+	}
+	for _, tt := range tests {
+		if got := techniqueOrder(tt.primary, tt.ran); !slices.Equal(got, tt.want) {
+			t.Errorf("techniqueOrder(%s, %v) = %v, want %v", tt.primary, tt.ran, got, tt.want)
 		}
 	}
 }

@@ -43,22 +43,25 @@ type Resolver struct {
 type RefStore interface {
 	Latest(id string) (store.Revision, error)
 	Revision(id string, rev int) (store.Revision, error)
+	TraceInfo(name string) (store.TraceInfo, error)
 	LoadTrace(name string) (store.TraceInfo, *engine.Trace, error)
 }
 
 // Variant resolves a comparison ref: a trace ref as above, anything else
-// with Settings.
+// with Settings. A trace variant comes with what the store keeps of its
+// trace, not its packets: Runner.Exec loads them (with Trace) once Plan
+// has checked the comparison.
 func (s *Resolver) Variant(ref string) (Variant, error) {
 	if !strings.HasPrefix(ref, TracePrefix) {
 		label, st, err := s.Settings(ref)
 		return Variant{Label: label, Settings: st}, err
 	}
 	name, sub, hasSub := strings.Cut(strings.TrimPrefix(ref, TracePrefix), "@")
-	_, tr, err := s.Store.LoadTrace(name)
+	info, err := s.Store.TraceInfo(name)
 	if err != nil {
 		return Variant{}, fmt.Errorf("trace %s: %w", name, err)
 	}
-	v := Variant{Trace: tr, TraceKey: TraceKey(tr)}
+	v := Variant{TraceName: name, TraceInfo: info}
 	if hasSub {
 		if strings.HasPrefix(sub, TracePrefix) {
 			return Variant{}, fmt.Errorf("trace %s: settings from %s: want preset:NAME, session:ID[@REV] or q:QUERY", name, sub)
@@ -70,9 +73,15 @@ func (s *Resolver) Variant(ref string) (Variant, error) {
 		v.Label, v.Settings = name+" replay, "+label, st
 	} else {
 		v.Label = name + " replay"
-		v.Settings, _ = traceio.Settings(tr, engine.Defaults())
+		v.Settings, _ = traceio.SettingsFrom(info.Network, info.MaxSpeed, engine.Defaults())
 	}
 	return v, nil
+}
+
+// Trace loads the packets of the trace called name, for Runner.Exec.
+func (s *Resolver) Trace(name string) (*engine.Trace, error) {
+	_, tr, err := s.Store.LoadTrace(name)
+	return tr, err
 }
 
 // TraceLink returns the comparison of trace name replayed with the
@@ -109,6 +118,9 @@ func (s *Resolver) Settings(ref string) (string, engine.Settings, error) {
 		label := "settings"
 		if preset != "" {
 			label = preset + " + changes"
+		}
+		if st.NetSim != engine.NetSimLab {
+			label += " over " + st.NetSim + "'s simulator"
 		}
 		return label, st, nil
 	case "session":

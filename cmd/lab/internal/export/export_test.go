@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,6 +53,22 @@ func TestExportGolden(t *testing.T) {
 
 // withTechnique returns s with technique added to its techniques (a
 // library's export writes only its technique's settings); "" adds none.
+// setStored sets the named parameter from text as an export's code or cfg
+// writes it, for the read-back tests: a number in the parameter's stored
+// unit (the library's own: seconds for cl_interp, a fraction for
+// catchupSpeed), or a name.
+func setStored(s *engine.Settings, name, text string) error {
+	p, ok := engine.Lookup(name)
+	if ok && (p.Kind == engine.Float || p.Kind == engine.Int) {
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return err
+		}
+		return p.Set(s, v)
+	}
+	return s.SetText(name, text)
+}
+
 func withTechnique(s engine.Settings, technique string) engine.Settings {
 	if technique != "" && !slices.Contains(s.Techniques, technique) {
 		s.Techniques = append(slices.Clone(s.Techniques), technique)
@@ -67,16 +84,16 @@ func TestExportLineChanges(t *testing.T) {
 		set    string   // name=value applied to the golden preset
 		want   []string // the changed lines, in order, each as a substring
 	}{
-		{"json", "loss=0.05", []string{`    "loss": 0.05,`}},
+		{"json", "loss=5%", []string{`    "loss": 0.05,`}},
 		{"json", "techniques=snap,buffer", []string{`    "techniques": ["snap", "buffer"]`}},
 		{"json", "adaptive=false", []string{`    "adaptive": false,`}},
-		{"cpp", "calcAhead=0.05", []string{"    0.05f,  // calcAhead, s:"}},
-		{"cpp", "slopTime=1", []string{"    1.0f,  // slopTime, s:"}},
-		{"cpp", "delay=0.12", []string{"constexpr float delay = 0.12f;"}},
+		{"cpp", "calcAhead=50ms", []string{"    0.05f,  // calcAhead, s:"}},
+		{"cpp", "slopTime=1000ms", []string{"    1.0f,  // slopTime, s:"}},
+		{"cpp", "delay=120ms", []string{"constexpr float delay = 0.12f;"}},
 		{"cpp", "adaptWindow=64", []string{"constexpr int adaptWindow = 64;"}},
 		{"cpp", "rotation=euler", []string{`constexpr const char* rotation = "euler";`}},
 		{"mirror", "mirror.bufferLimit=16", []string{"        bufferLimit = 16, // snapshots:"}},
-		{"mirror", "mirror.catchupSpeed=0.05", []string{"        catchupSpeed = 0.05, // How much faster"}},
+		{"mirror", "mirror.catchupSpeed=5%", []string{"        catchupSpeed = 0.05, // How much faster"}},
 		{"mirror", "mirror.sendIntervalMultiplier=2", []string{
 			"// Effective display delay behind the newest snapshot: 83.333 ms in steady state",
 			"//   + NetworkTransform's shift of its snapshots, 50 ms",
@@ -86,18 +103,12 @@ func TestExportLineChanges(t *testing.T) {
 			"// Effective display delay behind the newest snapshot: 33.333 ms in steady state",
 			"//   + NetworkTransform's shift of its snapshots, 0 ms",
 			"        nt.timelineOffset = false;"}},
-		{"netem", "jitter=0.03", []string{
+		{"netem", "jitter=30ms", []string{
 			"# delay: mean one-way delay latency + jitter = 40 + 30 ms",
 			"netem delay 70ms 30ms distribution paretonormal loss random 1%"}},
-		{"netem", "jitterDist=normal", []string{
-			"distribution normal",
-			"# Everything these settings use, netem expresses.",
-			"netem delay 60ms 20ms distribution normal loss random 1%"}},
-		{"netem", "jitterDist=uniform", []string{
-			"(netem's default distribution)",
-			"# Everything these settings use, netem expresses.",
-			"netem delay 60ms 20ms loss random 1%"}},
-		{"netem", "duplicate=0.02", []string{"netem delay 60ms 20ms distribution paretonormal loss random 1% duplicate 2%"}},
+		{"netem", "bandwidth=256kbit/s", []string{"netem delay 60ms 20ms distribution paretonormal loss random 1% rate 256kbit limit 1000"}},
+		{"netem", "bandwidth=0.0645Mbit/s", []string{"rate 64.5kbit limit 1000"}},
+		{"netem", "duplicate=2%", []string{"netem delay 60ms 20ms distribution paretonormal loss random 1% duplicate 2%"}},
 		// p = 0.01 × (1/3) / 0.99, r = 1/3, in percent.
 		{"netem", "lossModel=burst", []string{
 			"# loss: Gilbert-Elliott loss:",
@@ -105,10 +116,10 @@ func TestExportLineChanges(t *testing.T) {
 		{"unreal", "unreal.networkSmoothingMode=linear", []string{
 			"//     Network Smoothing Mode                   Linear",
 			"    Move.NetworkSmoothingMode = ENetworkSmoothingMode::Linear;"}},
-		{"unreal", "unreal.networkSimulatedSmoothLocationTime=0.25", []string{
+		{"unreal", "unreal.networkSimulatedSmoothLocationTime=250ms", []string{
 			"//     Network Simulated Smooth Location Time   0.25 s",
 			"    Move.NetworkSimulatedSmoothLocationTime = 0.25f;"}},
-		{"unreal", "unreal.networkSimulatedSmoothRotationTime=0", []string{
+		{"unreal", "unreal.networkSimulatedSmoothRotationTime=0ms", []string{
 			"//     Network Simulated Smooth Rotation Time   0 s",
 			"    Move.NetworkSimulatedSmoothRotationTime = 0.0f;"}},
 		{"unreal", "unreal.networkMaxSmoothUpdateDistance=100", []string{
@@ -118,12 +129,12 @@ func TestExportLineChanges(t *testing.T) {
 			"//     Network No Smooth Update Distance        512.5 cm",
 			"    Move.NetworkNoSmoothUpdateDistance = 512.5f;"}},
 		{"unreal", "sendRate=10", []string{"// server sending 10 updates a second"}},
-		{"unreal", "delay=0.15", nil}, // the buffer's settings are not Unreal's
-		{"source", "source.cl_interp=0.15", []string{"// Effective interpolation delay: 165 ms", "cl_interp 0.15"}},
+		{"unreal", "delay=150ms", nil}, // the buffer's settings are not Unreal's
+		{"source", "source.cl_interp=150ms", []string{"// Effective interpolation delay: 165 ms", "cl_interp 0.15"}},
 		{"source", "source.cl_extrapolate=false", []string{"cl_extrapolate 0"}},
 		{"source", "source.tickrate=128", []string{"// Effective interpolation delay: 109.375 ms", "-tickrate 128"}},
 		{"source", "source.sv_maxupdaterate=128", []string{"sv_maxupdaterate 128"}},
-		{"source", "delay=0.15", nil}, // the buffer's delay is not the source technique's
+		{"source", "delay=150ms", nil}, // the buffer's delay is not the source technique's
 	}
 	p, err := presets.Get(exportGoldenPreset)
 	if err != nil {

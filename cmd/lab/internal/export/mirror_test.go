@@ -53,7 +53,7 @@ func parseMirror(t *testing.T, body []byte) engine.MirrorSettings {
 		if !ok {
 			t.Fatalf("export sets %q, which no mirror parameter writes", name)
 		}
-		if err := s.SetText(f.param, strconv.FormatFloat(v, 'g', -1, 64)); err != nil {
+		if err := setStored(&s, f.param, strconv.FormatFloat(v, 'g', -1, 64)); err != nil {
 			t.Fatalf("%s = %s: %v", name, lit, err)
 		}
 	}
@@ -107,10 +107,10 @@ func TestMirrorExportRoundTrip(t *testing.T) {
 	}
 	tuned := p.Settings
 	for _, set := range []string{"mirror.bufferTimeMultiplier=2.7", "mirror.bufferLimit=12", "mirror.catchupNegativeThreshold=-0.7",
-		"mirror.catchupPositiveThreshold=1.3", "mirror.catchupSpeed=0.035", "mirror.slowdownSpeed=0.061", "mirror.driftEmaDuration=2",
+		"mirror.catchupPositiveThreshold=1.3", "mirror.catchupSpeed=3.5%", "mirror.slowdownSpeed=6.1%", "mirror.driftEmaDuration=2",
 		"mirror.dynamicAdjustment=false", "mirror.dynamicAdjustmentTolerance=0.3", "mirror.deliveryTimeEmaDuration=3",
 		"mirror.sendIntervalMultiplier=2", "mirror.timelineOffset=false", "mirror.onlySyncOnChange=true",
-		"mirror.bufferResetMultiplier=2.5", "mirror.positionSensitivity=0.05"} {
+		"mirror.bufferResetMultiplier=2.5", "mirror.positionSensitivity=50mm"} {
 		name, v, _ := strings.Cut(set, "=")
 		if err := tuned.SetText(name, v); err != nil {
 			t.Fatal(err)

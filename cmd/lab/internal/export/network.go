@@ -3,147 +3,144 @@ package export
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"interplab/engine"
 )
 
-// netStep is a span of a run over which the network exports hold one set of
-// conditions: a scenario becomes a sequence of them.
-type netStep struct {
-	at, end float64           // s
-	c       engine.Conditions // the conditions over the step (a ramp's: at its middle)
-	outage  bool              // nothing arrives during the step
-	burst   bool              // and what was sent arrives at its end (else it is dropped)
-	note    string            // what the step is, for a comment
+// The network exports (netem and one per game engine's own simulator) write
+// the plan of the lab's network (engine.NetSimPlan: a scenario as steps of
+// steady conditions) in their target's settings. Each says exactly what it
+// cannot express: every value it rounds or drops is listed with the lab's
+// value and the one written (a netGap), and an export that loses more than
+// lossyShare of the lab's network says so in its first lines.
+
+// lossyShare is the relative error of a step's loss beyond which an export
+// is marked lossy: a loss written 25% above or below the lab's.
+const lossyShare = 0.25
+
+// netGap is one value of the lab's network an export does not write as it
+// is.
+type netGap struct {
+	at   float64 // the step's start, s; < 0 for the whole run
+	what string  // the target's setting or the lab's feature: "PktLoss", "jitterDist"
+	lab  string  // the lab's value: "0.5%"
+	out  string  // what the export writes instead: "1 (whole percent)", "left out"
 }
 
-// Ramps become steps of rampStep seconds, at most rampSteps of them.
-const (
-	rampStep  = 1.0
-	rampSteps = 100
-)
-
-// netTimeline returns the conditions of s over its run as steps, in time
-// order, and the scenario (nil without one). s must be valid.
-//
-// The steps change wherever the scenario does: at each event's start and
-// end, at each hiccup, and every rampStep seconds along a ramp, whose
-// step takes the value at its middle. Outages act on arrival times in the
-// lab; the exports apply them to the span itself, which moves their edges by
-// the one-way delay.
-func netTimeline(s engine.Settings) ([]netStep, *engine.Scenario) {
-	sc, _ := engine.ScenarioOf(&s)
-	times := []float64{0, s.Duration}
-	notes := map[float64]string{0: "start"}
-	if sc != nil {
-		for _, e := range sc.Events {
-			line := fmt.Sprintf(" (line %d)", e.Line)
-			switch e.Kind {
-			case engine.EventSet:
-				notes[0] = "start, with the scenario's set" + line
-			case engine.EventHiccup:
-				for t, k := e.At, 1; t < e.Until; t, k = e.At+float64(k)*e.Every, k+1 {
-					times = append(times, t, min(t+e.For, e.Until))
-					notes[t] = fmt.Sprintf("hiccup %d%s", k, line)
-					notes[min(t+e.For, e.Until)] = "hiccup over"
-				}
-			case engine.EventRamp:
-				n := min(rampSteps, max(1, int(math.Ceil(e.For/rampStep))))
-				for k := range n {
-					t := e.At + e.For*float64(k)/float64(n)
-					times = append(times, t)
-					notes[t] = fmt.Sprintf("ramp%s, step %d of %d", line, k+1, n)
-				}
-				times = append(times, e.End())
-				notes[e.End()] = "ramp over"
-			default:
-				times = append(times, e.At, e.End())
-				notes[e.At] = e.Kind.String() + line
-				if e.End() > e.At {
-					notes[e.End()] = e.Kind.String() + " over"
-				}
-			}
-		}
-	}
-	slices.Sort(times)
-	times = slices.Compact(times)
-	var steps []netStep
-	for i := 0; i+1 < len(times) && times[i] < s.Duration; i++ {
-		at, end := times[i], min(times[i+1], s.Duration)
-		mid := (at + end) / 2
-		st := netStep{at: at, end: end, c: sc.Conditions(&s, mid), note: notes[at]}
-		if o, ok := sc.Outage(mid); ok {
-			st.outage, st.burst = true, !o.Drop
-		}
-		if n := len(steps); n > 0 && steps[n-1].c == st.c && steps[n-1].outage == st.outage && steps[n-1].burst == st.burst {
-			steps[n-1].end = end // nothing changed
-			continue
-		}
-		if st.note == "" {
-			st.note = "conditions change"
-		}
-		steps = append(steps, st)
-	}
-	return steps, sc
+// netReport collects an export's gaps and why it is lossy.
+type netReport struct {
+	gaps  []netGap
+	lossy []string
 }
 
-// netFeatures lists what the settings' network uses that a target may not
-// express: the names below, in this order.
-func netFeatures(s engine.Settings, steps []netStep) []string {
-	var used []string
-	add := func(ok bool, what string) {
-		if ok {
-			used = append(used, what)
-		}
-	}
-	var bw, burstOutage, dropOutage, hiccupLoss bool
-	for _, st := range steps {
-		bw = bw || st.c.Bandwidth > 0
-		burstOutage = burstOutage || st.outage && st.burst
-		dropOutage = dropOutage || st.outage && !st.burst
-		hiccupLoss = hiccupLoss || st.c.Drop > 0
-	}
-	add(s.Jitter > 0 && s.JitterDist != "uniform", "jitterDist "+s.JitterDist+" (the lab's extra delay is one-sided with mean jitter)")
-	add(s.Loss > 0 && s.LossModel == "burst", "burst loss (Gilbert-Elliott, burstLength "+num(s.BurstLength)+")")
-	add(s.Duplicate > 0, "duplicate "+pct(s.Duplicate)+"%")
-	add(s.Reorder > 0, "reorder "+pct(s.Reorder)+"% with gap "+num(float64(s.ReorderGap)))
-	add(bw, "bandwidth with packetSize "+num(float64(s.PacketSize))+" bytes and queueLimit "+num(float64(s.QueueLimit))+" packets")
-	add(burstOutage, "an outage's backlog delivered as a burst at its end")
-	add(dropOutage, "an outage (nothing delivered)")
-	add(hiccupLoss, "a hiccup's loss on top of the base loss")
-	add(s.UplinkRatio != 1, "uplinkRatio "+num(s.UplinkRatio)+" (client-to-server latency "+ms(s.Latency*s.UplinkRatio)+" ms)")
-	return used
+// gap lists a value the export writes otherwise than the lab's.
+func (r *netReport) gap(at float64, what, lab, out string) {
+	r.gaps = append(r.gaps, netGap{at, what, lab, out})
 }
 
-// cannot writes, as one comment line starting with prefix, what of the
-// settings' network the target cannot express (those of netFeatures that
-// start with a key of how) and what the file does instead (its value).
-func cannot(b *strings.Builder, prefix, target string, s engine.Settings, steps []netStep, how map[string]string) {
-	var items []string
-	for _, f := range netFeatures(s, steps) {
-		for word, instead := range how {
-			if strings.HasPrefix(f, word) {
-				items = append(items, f+" -> "+instead)
-			}
+// whole lists a feature of the run the export cannot express.
+func (r *netReport) whole(what, lab, out string) { r.gap(-1, what, lab, out) }
+
+// lose marks the export lossy, saying why.
+func (r *netReport) lose(why string) {
+	for _, w := range r.lossy {
+		if w == why {
+			return
 		}
 	}
-	if len(items) == 0 {
-		fmt.Fprintf(b, "%sEverything these settings use, %s expresses.\n", prefix, target)
+	r.lossy = append(r.lossy, why)
+}
+
+// lossGap lists a step's loss written as out (a share) for the lab's want,
+// with the target's setting and text, and marks the export lossy when it is
+// off by more than lossyShare.
+func (r *netReport) lossGap(st *engine.NetSimStep, setting string, want, out float64, outText string) {
+	if math.Abs(out-want) <= 1e-9 {
 		return
 	}
-	fmt.Fprintf(b, "%sNot expressible in %s: %s.\n", prefix, target, strings.Join(items, "; "))
+	r.gap(st.At, setting, pct(want)+"%", outText)
+	if want == 0 || math.Abs(out-want)/want > lossyShare {
+		r.lose(fmt.Sprintf("the loss at %s s is written as %s for the lab's %s%%, off by more than %s%%", num(st.At), outText, pct(want), num(lossyShare*100)))
+	}
 }
 
-// stepLoss returns the share of packets a step loses: the outage's all,
-// else the base loss or a hiccup's, whichever is larger (the lab draws
-// both from one number).
-func stepLoss(st netStep) float64 {
-	if st.outage {
-		return 1
+// msGap lists a time written rounded to whole milliseconds.
+func (r *netReport) msGap(st *engine.NetSimStep, setting string, want float64, out int) {
+	if math.Abs(float64(out)-want*1000) > 1e-6 {
+		r.gap(st.At, setting, ms(want)+" ms", fmt.Sprintf("%d ms (whole milliseconds)", out))
 	}
-	return max(st.c.Loss, st.c.Drop)
+}
+
+// features lists what the lab's network uses that a target may not express,
+// with how the target stands in for it (instead, by feature: "jitterDist",
+// "burst loss", "duplicate", "reorder", "bandwidth", "burst outage",
+// "drop outage", "hiccup loss", "uplinkRatio"; a feature without an entry is
+// expressed). A bandwidth the target leaves out, or an outage's burst it
+// drops, makes the export lossy.
+func (r *netReport) features(s engine.Settings, steps []engine.NetSimStep, instead map[string]string) {
+	var bw, burstOutage, dropOutage, hiccupLoss bool
+	for _, st := range steps {
+		bw = bw || st.C.Bandwidth > 0
+		burstOutage = burstOutage || st.Outage && st.Burst
+		dropOutage = dropOutage || st.Outage && !st.Burst
+		hiccupLoss = hiccupLoss || st.C.Drop > 0 && st.C.Loss > 0
+	}
+	add := func(used bool, feature, lab string) {
+		if how, ok := instead[feature]; used && ok {
+			r.whole(feature, lab, how)
+		}
+	}
+	add(s.Jitter > 0 && s.JitterDist != "uniform", "jitterDist", s.JitterDist+" (one-sided, mean jitter)")
+	add(s.Loss > 0 && s.LossModel == "burst", "burst loss", "Gilbert-Elliott, burstLength "+num(s.BurstLength))
+	add(s.Duplicate > 0, "duplicate", pct(s.Duplicate)+"%")
+	add(s.Reorder > 0, "reorder", pct(s.Reorder)+"% with gap "+num(float64(s.ReorderGap)))
+	add(bw, "bandwidth", "a bottleneck of packetSize "+num(float64(s.PacketSize))+" bytes, queueLimit "+num(float64(s.QueueLimit))+" packets")
+	add(burstOutage, "burst outage", "an outage's backlog delivered as a burst at its end")
+	add(dropOutage, "drop outage", "an outage (nothing delivered)")
+	add(hiccupLoss, "hiccup loss", "a hiccup's loss on top of the base loss")
+	add(s.UplinkRatio != 1, "uplinkRatio", num(s.UplinkRatio)+" (client-to-server latency "+ms(s.Latency*s.UplinkRatio)+" ms)")
+	if _, ok := instead["bandwidth"]; ok && bw {
+		r.lose("the bandwidth limit (its queueing delay and tail drops) is left out")
+	}
+	if _, ok := instead["burst outage"]; ok && burstOutage {
+		r.lose("an outage's backlog is dropped, not delivered as a burst at its end")
+	}
+}
+
+// header returns the lossy warning for the top of the file, as comment lines
+// starting with prefix; "" when the export is not lossy.
+func (r *netReport) header(prefix, target string) string {
+	if len(r.lossy) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sLOSSY: %s cannot reproduce more than %s%% of this network:\n", prefix, target, num(lossyShare*100))
+	for _, w := range r.lossy {
+		fmt.Fprintf(&b, "%s  - %s\n", prefix, w)
+	}
+	fmt.Fprintf(&b, "%sEvery value not written as the lab ran it is listed under \"Not expressed\" below.\n%s\n", prefix, strings.TrimSpace(prefix))
+	return b.String()
+}
+
+// list writes the gaps as comment lines starting with prefix, one a line:
+// "  - at 20 s: PktLoss: lab 0.5% -> 1 (whole percent)", or without "at"
+// for the whole run.
+func (r *netReport) list(prefix, target string) string {
+	var b strings.Builder
+	if len(r.gaps) == 0 {
+		fmt.Fprintf(&b, "%sNot expressed: nothing; %s writes every value these settings use as the lab ran it.\n", prefix, target)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%sNot expressed (the lab's value -> what %s gets instead):\n", prefix, target)
+	for _, g := range r.gaps {
+		at := ""
+		if g.at >= 0 {
+			at = "at " + num(g.at) + " s: "
+		}
+		fmt.Fprintf(&b, "%s  - %s%s: lab %s -> %s\n", prefix, at, g.what, g.lab, g.out)
+	}
+	return b.String()
 }
 
 // scenarioLabel describes the scenario of s for a header line.

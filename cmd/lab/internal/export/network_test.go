@@ -132,11 +132,12 @@ func parseNetemArgs(t *testing.T, at float64, args []string) netemState {
 				i += 5
 			}
 		case "rate":
-			v, err := strconv.ParseFloat(strings.TrimSuffix(args[i+1], "bit"), 64)
-			if err != nil {
+			kbit, ok := strings.CutSuffix(args[i+1], "kbit") // tc's kbit: 1000 bit/s
+			v, err := strconv.ParseFloat(kbit, 64)
+			if err != nil || !ok {
 				t.Fatalf("bad rate in %v", args)
 			}
-			st.rate = v
+			st.rate = v * 1000
 			i++
 		case "limit":
 			st.limit, _ = strconv.Atoi(args[i+1])
@@ -212,7 +213,7 @@ hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 				// A ramp's step holds the value at its middle: allow what the
 				// conditions move in half a step either way.
 				tol, tolJit := 1e-6, 1e-6
-				for _, dt := range []float64{-rampStep / 2, rampStep / 2} {
+				for _, dt := range []float64{-engine.NetSimRampStep / 2, engine.NetSimRampStep / 2} {
 					o := sc.Conditions(&s, tm+dt)
 					tol = max(tol, math.Abs(o.Latency+o.Jitter+o.Extra-c.Latency-c.Jitter-c.Extra), math.Abs(o.Loss-c.Loss), math.Abs(o.Bandwidth-c.Bandwidth)/1e6)
 					tolJit = max(tolJit, math.Abs(o.Jitter-c.Jitter))
@@ -271,5 +272,27 @@ func TestNetemScriptRuns(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "netem") || !strings.Contains(string(out), "delay 60ms") {
 		t.Errorf("after the script, tc qdisc show dev lo = %s, want the last conditions (netem delay 60ms)", out)
+	}
+}
+
+// TestNetemJitterDist: netem keeps the normal and pareto tables' names,
+// uniform is its default, and only lognormal (which netem lacks) is listed
+// as not expressed.
+func TestNetemJitterDist(t *testing.T) {
+	for _, tt := range []struct{ dist, args, listed string }{
+		{"uniform", "netem delay 60ms 10ms loss", "# Not expressed: nothing"},
+		{"normal", "netem delay 60ms 10ms distribution normal", "# Not expressed: nothing"},
+		{"pareto", "netem delay 60ms 10ms distribution pareto", "# Not expressed: nothing"},
+		{"lognormal", "netem delay 60ms 10ms distribution paretonormal", "#   - jitterDist: lab lognormal -> netem's paretonormal table"},
+	} {
+		s := engine.Defaults()
+		s.JitterDist, s.Loss = tt.dist, 0.01
+		f, err := Render("netem", Origin{}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := string(f.Body); !strings.Contains(body, tt.args) || !strings.Contains(body, tt.listed) {
+			t.Errorf("jitterDist %s: the script lacks %q or %q:\n%s", tt.dist, tt.args, tt.listed, body)
+		}
 	}
 }

@@ -20,17 +20,29 @@ type ngoField struct {
 	// ngo is NGO 2.1.1's own value for a knob the game cannot set without
 	// forking the package; 0 for a knob the game sets.
 	ngo float64
-	// derived marks a knob NGO derives (LocalBufferSec = 1/TickRate).
-	derived bool
+	// timeSystem marks a public property of NetworkTimeSystem, which the
+	// game sets through NetworkManager.NetworkTimeSystem when the client
+	// starts.
+	timeSystem bool
 }
 
-// ngoFields lists every knob of the ngo technique: first those a game sets,
-// then those NGO 2.1.1 fixes.
+// ngoFields lists every knob of the ngo technique: first those a game sets
+// (the inspector's, then NetworkTimeSystem's), then those NGO 2.1.1 keeps
+// private or hard-codes.
 var ngoFields = []ngoField{
 	{param: "ngo.tickRate", name: "TickRate", cs: "uint", where: "NetworkManager > Tick Rate (NetworkConfig.TickRate), ticks per second"},
 	{param: "ngo.positionThreshold", name: "PositionThreshold", cs: "float", where: "NetworkTransform > Position Threshold, metres (server side: smaller moves are not sent)"},
 	{param: "ngo.useUnreliableDeltas", name: "UseUnreliableDeltas", cs: "bool", where: "NetworkTransform > Use Unreliable Deltas"},
 	{param: "ngo.maximumDeltaTime", name: "MaximumDeltaTime", cs: "float", where: "Project Settings > Time > Maximum Allowed Timestep (Time.maximumDeltaTime), seconds"},
+
+	{param: "ngo.serverBufferSec", name: "ServerBufferSec", cs: "double", timeSystem: true,
+		where: "NetworkTimeSystem.ServerBufferSec, seconds (NGO starts it at 0.05)"},
+	{param: "ngo.localBufferSec", name: "LocalBufferSec", cs: "double", timeSystem: true,
+		where: "NetworkTimeSystem.LocalBufferSec, seconds (NGO starts it at 1.0 / TickRate)"},
+	{param: "ngo.hardResetThresholdSec", name: "HardResetThresholdSec", cs: "double", timeSystem: true,
+		where: "NetworkTimeSystem.HardResetThresholdSec, seconds (NGO starts it at 0.2)"},
+	{param: "ngo.adjustmentRatio", name: "AdjustmentRatio", cs: "double", timeSystem: true,
+		where: "NetworkTimeSystem.AdjustmentRatio, fraction of frame time (NGO starts it at 0.01)"},
 
 	{param: "ngo.maximumInterpolationTime", name: "MaximumInterpolationTime", cs: "float", ngo: 0.1,
 		where: "BufferedLinearInterpolator.MaximumInterpolationTime, seconds: NetworkTransform 2.1.1 keeps its interpolators private"},
@@ -38,22 +50,18 @@ var ngoFields = []ngoField{
 		where: "BufferedLinearInterpolator.MaxInterpolationBound: NetworkTransform 2.1.1 keeps its interpolators private"},
 	{param: "ngo.ticksAgo", name: "TicksAgo", cs: "int", ngo: 2,
 		where: "render time = ServerTime - 2 ticks, hard-coded in NetworkTransform's interpolation update"},
-	{param: "ngo.serverBufferSec", name: "ServerBufferSec", cs: "float", ngo: 0.05,
-		where: "NetworkTimeSystem.ServerBufferSec, seconds: 0.05f, hard-coded where NGO creates the client's time system"},
-	{param: "ngo.localBufferSec", name: "LocalBufferSec", cs: "double", derived: true,
-		where: "NetworkTimeSystem.LocalBufferSec, seconds: NGO sets 1.0 / TickRate"},
-	{param: "ngo.hardResetThresholdSec", name: "HardResetThresholdSec", cs: "double", ngo: 0.2,
-		where: "NetworkTimeSystem.HardResetThresholdSec, seconds: 0.2 where NGO creates the time system"},
-	{param: "ngo.adjustmentRatio", name: "AdjustmentRatio", cs: "double", ngo: 0.01,
-		where: "NetworkTimeSystem.AdjustmentRatio, fraction of frame time: 0.01 where NGO creates the time system"},
 	{param: "ngo.approvalRttSec", name: "ApprovalRttSec", cs: "float", ngo: 0.15,
 		where: "round trip assumed at connection approval, seconds: 0.15f, hard-coded"},
 }
 
+// ngoFirstFixed is the index in ngoFields of the first knob a game cannot set.
+const ngoFirstFixed = 8
+
 // writeNGO writes a C# class for a Unity Netcode for GameObjects 2.1.1
 // project: the knobs of the ngo technique under NGO's names and units, an
-// Apply method for those a game sets, and the values NGO fixes, with a
-// warning wherever the lab ran a value the shipped package cannot have.
+// Apply method for those a game sets (NetworkTimeSystem's public properties
+// when the client starts), and the values NGO fixes, with a warning wherever
+// the lab ran a value the shipped package cannot have.
 func writeNGO(b *bytes.Buffer, o Origin, s engine.Settings) {
 	n := &s.NGOSettings
 	delay, _ := engine.EffectiveDelay(engine.TechNGO, &s)
@@ -77,18 +85,23 @@ public static class InterpLabNGOSettings
 `, o.label(&s), engine.NGOVersion,
 		ms3(n.ServerBufferSec), n.TicksAgo, ms3(tick), ms3(smooth), num(s.RenderRate), ms3(delay), sendNote(&s))
 	for i, f := range ngoFields {
-		if i == 4 {
+		switch i {
+		case 4:
 			b.WriteString(`
-    // Fixed by NGO 2.1.1: the game has these values unless the package is
-    // forked (Packages/com.unity.netcode.gameobjects). The lab ran the ones below.
+    // NetworkTimeSystem's public properties: Apply sets them on
+    // NetworkManager.NetworkTimeSystem when the client starts (NGO creates
+    // the time system with its own values first).
+`)
+		case ngoFirstFixed:
+			b.WriteString(`
+    // Fixed by NGO 2.1.1 (private to its interpolators, or hard-coded): the
+    // game has these values unless the package is forked
+    // (Packages/com.unity.netcode.gameobjects). The lab ran the ones below.
 `)
 		}
 		v := value(&s, f.param)
 		fmt.Fprintf(b, "\n    // %s.\n    // %s\n", f.where, paramDoc(f.param))
-		switch {
-		case f.derived && math.Abs(v-1/float64(n.TickRate)) > 1e-6:
-			fmt.Fprintf(b, "    // WARNING: NGO 2.1.1 uses 1.0 / TickRate = %s ms; the lab ran %s ms.\n", ms(1/float64(n.TickRate)), ms(v))
-		case f.ngo != 0 && float32(v) != float32(f.ngo):
+		if f.ngo != 0 && float32(v) != float32(f.ngo) {
 			fmt.Fprintf(b, "    // WARNING: NGO 2.1.1 uses %s; the lab ran %s: needs a package fork.\n", ngoLit(f.cs, f.ngo), ngoLit(f.cs, v))
 		}
 		fmt.Fprintf(b, "    public const %s %s = %s;\n", f.cs, f.name, ngoLit(f.cs, v))
@@ -96,13 +109,22 @@ public static class InterpLabNGOSettings
 	b.WriteString(`
     // Apply sets the knobs a game sets: call it on the server and every
     // client before they start (TickRate must agree), for each
-    // NetworkTransform of the kind the lab tuned.
+    // NetworkTransform of the kind the lab tuned. On a client it sets
+    // NetworkTimeSystem's properties as the client starts.
     public static void Apply(NetworkManager manager, NetworkTransform transform)
     {
         manager.NetworkConfig.TickRate = TickRate;
         transform.PositionThreshold = PositionThreshold;
         transform.UseUnreliableDeltas = UseUnreliableDeltas;
         Time.maximumDeltaTime = MaximumDeltaTime;
+        manager.OnClientStarted += () =>
+        {
+            var timeSystem = manager.NetworkTimeSystem;
+            timeSystem.ServerBufferSec = ServerBufferSec;
+            timeSystem.LocalBufferSec = LocalBufferSec;
+            timeSystem.HardResetThresholdSec = HardResetThresholdSec;
+            timeSystem.AdjustmentRatio = AdjustmentRatio;
+        };
     }
 }
 `)

@@ -49,7 +49,7 @@ func parseNGO(t *testing.T, body []byte, base engine.Settings) engine.Settings {
 			}
 			text = strconv.FormatFloat(float64(float32(v)), 'g', -1, 64) // the float32 the game holds
 		}
-		if err := s.SetText(f.param, text); err != nil {
+		if err := setStored(&s, f.param, text); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
 		seen[name] = true
@@ -74,12 +74,12 @@ func TestNGOExportRoundTrip(t *testing.T) {
 		set  map[string]string
 	}{
 		{"defaults", nil},
-		{"tuned", map[string]string{"ngo.maximumInterpolationTime": "0.137", "ngo.positionThreshold": "0.01",
-			"ngo.maximumDeltaTime": "0.05"}},
+		{"tuned", map[string]string{"ngo.maximumInterpolationTime": "137ms", "ngo.positionThreshold": "10mm",
+			"ngo.maximumDeltaTime": "50ms"}},
 		{"unreliable 60 ticks", map[string]string{"ngo.useUnreliableDeltas": "true", "ngo.tickRate": "60",
-			"ngo.localBufferSec": "0.0166666", "loss": "0.05", "tickRate": "60", "sendRate": "60"}},
-		{"forked", map[string]string{"ngo.ticksAgo": "3", "ngo.serverBufferSec": "0.031", "ngo.hardResetThresholdSec": "0.35",
-			"ngo.adjustmentRatio": "0.023", "ngo.approvalRttSec": "0.08", "ngo.maxInterpolationBound": "1.5", "clockDrift": "0.003"}},
+			"ngo.localBufferSec": "16.6666ms", "loss": "5%", "tickRate": "60", "sendRate": "60"}},
+		{"forked", map[string]string{"ngo.ticksAgo": "3", "ngo.serverBufferSec": "31ms", "ngo.hardResetThresholdSec": "350ms",
+			"ngo.adjustmentRatio": "2.3%", "ngo.approvalRttSec": "80ms", "ngo.maxInterpolationBound": "1.5", "clockDrift": "3000ppm"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,8 +120,7 @@ func TestNGOExportWarnsOffNGO(t *testing.T) {
 		set, want string
 	}{
 		{"ngo.ticksAgo=3", "WARNING: NGO 2.1.1 uses 2; the lab ran 3"},
-		{"ngo.serverBufferSec=0.03", "WARNING: NGO 2.1.1 uses 0.05f; the lab ran 0.03f"},
-		{"ngo.localBufferSec=0.02", "WARNING: NGO 2.1.1 uses 1.0 / TickRate = 33.333333333 ms; the lab ran 20 ms"},
+		{"ngo.maximumInterpolationTime=200ms", "WARNING: NGO 2.1.1 uses 0.1f; the lab ran 0.2f: needs a package fork"},
 		{"sendRate=20", "WARNING: the lab sent states at sendRate 20 Hz"},
 	}
 	for _, tt := range tests {
@@ -161,5 +160,45 @@ func TestNGOExportWritesEveryKnob(t *testing.T) {
 	}
 	for name := range want {
 		t.Errorf("parameter %s is not exported", name)
+	}
+}
+
+// TestNGOExportSetsTimeSystem: NetworkTimeSystem's buffers, hard-reset
+// threshold and adjustment ratio are public properties, reached through
+// NetworkManager.NetworkTimeSystem: the export sets them in code when the
+// client starts, never sends the designer to a package fork for them, and
+// names as needing a fork only what NGO keeps private or hard-coded.
+func TestNGOExportSetsTimeSystem(t *testing.T) {
+	p, _ := presets.Get("ngo-defaults")
+	s := p.Settings
+	for _, set := range []string{"ngo.serverBufferSec=0.03", "ngo.localBufferSec=0.02", "ngo.hardResetThresholdSec=0.35", "ngo.adjustmentRatio=0.02"} {
+		name, v, _ := strings.Cut(set, "=")
+		if err := s.SetText(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, err := Render("ngo", Origin{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(file.Body)
+	for _, want := range []string{"manager.OnClientStarted +=", "var timeSystem = manager.NetworkTimeSystem;",
+		"timeSystem.ServerBufferSec = ServerBufferSec;", "timeSystem.LocalBufferSec = LocalBufferSec;",
+		"timeSystem.HardResetThresholdSec = HardResetThresholdSec;", "timeSystem.AdjustmentRatio = AdjustmentRatio;"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the export lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "WARNING") {
+		t.Errorf("the export warns about values a game sets in code:\n%s", body)
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if strings.Contains(line, "fork") {
+			for _, name := range []string{"ServerBufferSec", "LocalBufferSec", "HardResetThresholdSec", "AdjustmentRatio"} {
+				if strings.Contains(line, name) {
+					t.Errorf("the export sends %s to a fork: %q", name, line)
+				}
+			}
+		}
 	}
 }

@@ -39,9 +39,14 @@ func parseSourceCfg(cfg []byte) (engine.SourceSettings, error) {
 			return s.SourceSettings, fmt.Errorf("%s set twice", name)
 		}
 		seen[name] = true
-		if err := s.SetText("source."+name, value); err != nil {
+		if err := setStored(&s, "source."+name, value); err != nil {
 			return s.SourceSettings, err
 		}
+	}
+	if !seen["cl_interpolate"] {
+		// Development-only, never written: a released game interpolates.
+		s.SourceSettings.ClInterpolate = true
+		seen["cl_interpolate"] = true
 	}
 	for _, p := range engine.Params() {
 		if p.Group == "source" && !seen[strings.TrimPrefix(p.Name, "source.")] {
@@ -59,8 +64,8 @@ func TestExportSourceRoundTrip(t *testing.T) {
 	base.Duration, base.Jitter, base.Loss, base.ClockDrift = 8, 0.02, 0.03, 0.0005
 	base.Techniques = []string{engine.TechSource}
 	tuned := base
-	for _, set := range []string{"source.tickrate=128", "source.cl_updaterate=33", "source.cl_interp=0.03",
-		"source.cl_interp_ratio=1.5", "source.cl_extrapolate_amount=0.1", "source.sv_maxupdaterate=100",
+	for _, set := range []string{"source.tickrate=128", "source.cl_updaterate=33", "source.cl_interp=30ms",
+		"source.cl_interp_ratio=1.5", "source.cl_extrapolate_amount=100ms", "source.sv_maxupdaterate=100",
 		"source.cl_clockdrift_max_ms=100", "source.cl_clock_correction_adjustment_max_amount=150", "sendRate=33"} {
 		name, value, _ := strings.Cut(set, "=")
 		if err := tuned.SetText(name, value); err != nil {
@@ -92,5 +97,43 @@ func TestExportSourceRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got.Techniques, want.Techniques) {
 			t.Errorf("run with the read-back settings = %+v, want %+v", got.Techniques, want.Techniques)
 		}
+	}
+}
+
+// TestExportSourceFlags: every cheat-protected cvar is marked as such on its
+// own line, cl_interpolate (development-only: a released game cannot set it)
+// is never written, and a lab run without interpolation says the export
+// cannot give it.
+func TestExportSourceFlags(t *testing.T) {
+	cheat := map[string]bool{"cl_extrapolate": true, "cl_extrapolate_amount": true, "cl_clock_correction": true,
+		"cl_clockdrift_max_ms": true, "cl_clock_correction_adjustment_min_offset": true,
+		"cl_clock_correction_adjustment_max_offset": true, "cl_clock_correction_adjustment_max_amount": true}
+	s := engine.Defaults()
+	s.Techniques = []string{engine.TechSource}
+	f, err := Render("source", Origin{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(f.Body), "\n")
+	for i, line := range lines {
+		name, _, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "//") || line == "" {
+			continue
+		}
+		if name == "cl_interpolate" {
+			t.Errorf("line %d sets cl_interpolate, which is development-only", i+1)
+		}
+		marked := i > 0 && strings.Contains(lines[i-1], "FCVAR_CHEAT")
+		if cheat[name] != marked {
+			t.Errorf("line %d: %s is cheat-protected %v, marked %v (comment above: %q)", i+1, name, cheat[name], marked, lines[i-1])
+		}
+	}
+	s.SourceSettings.ClInterpolate = false
+	f, err = Render("source", Origin{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(f.Body), "cl_interpolate 0 cannot be set in a released game") {
+		t.Errorf("with cl_interpolate 0 the export does not say it cannot give it:\n%s", f.Body)
 	}
 }

@@ -58,7 +58,7 @@ func parseUnreal(body []byte, s *engine.Settings) error {
 			}
 			text = num
 		}
-		if err := s.SetText(name, text); err != nil {
+		if err := setStored(s, name, text); err != nil {
 			return fmt.Errorf("%s: %w", field, err)
 		}
 	}

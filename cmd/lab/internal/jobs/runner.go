@@ -1,6 +1,6 @@
 // Package jobs runs the lab's long work, sweeps, tunings and population
-// runs, in the background: at most MaxRunning at once and MaxPerClient for
-// one client, each cancellable, its progress kept item by item and streamed
+// runs, in the background: at most its slots at once (DefaultSlots unless
+// lab serve -jobs says otherwise) and MaxPerClient for one client, each cancellable, its progress kept item by item and streamed
 // to watchers over a WebSocket, the latest MaxKept ended jobs kept for their
 // pages. A job nobody watches is cancelled: when its last watcher leaves, or
 // after UnwatchedTimeout if nobody ever watched it. A job's work is a
@@ -28,9 +28,12 @@ import (
 
 // Limits of a Runner.
 const (
-	MaxRunning   = 2  // jobs running at once; more fail with ErrBusy
-	MaxPerClient = 1  // jobs one client may have running, so nobody holds every slot; more fail with ErrClientBusy
-	MaxKept      = 32 // ended jobs kept, the oldest dropped first
+	// DefaultSlots is how many jobs run at once unless told (lab serve
+	// -jobs), in [MinSlots, MaxSlots]; more fail with ErrBusy. A job uses
+	// every core, so more slots share them, and a sweep takes longer.
+	DefaultSlots, MinSlots, MaxSlots = 2, 1, 32
+	MaxPerClient                     = 1  // jobs one client may have running, so nobody holds every slot; more fail with ErrClientBusy
+	MaxKept                          = 32 // ended jobs kept, the oldest dropped first
 	// UnwatchedTimeout is how long a running job may go without a
 	// watcher (a progress WebSocket, or a status request) before it is
 	// cancelled: a job started and forgotten must not hold a slot.
@@ -43,11 +46,23 @@ const (
 	Done        = "done"
 	Cancelled   = "cancelled"
 	Failed      = "failed"
-	Interrupted = "interrupted" // the process stopped while it ran (a job from an archive)
+	Interrupted = "interrupted" // the lab stopped while it ran (Close, or a job from an archive of a process that ended)
 )
 
-// ErrBusy is Start's error when MaxRunning jobs are running.
-var ErrBusy = fmt.Errorf("%d jobs are running: wait for one to end or cancel it", MaxRunning)
+// interruptedWhy is an interrupted job's error.
+const interruptedWhy = "the lab stopped while it ran: start it again"
+
+// ErrBusy is Start's error, wrapped with how many, when every slot runs a
+// job.
+var ErrBusy = errors.New("every job slot is taken")
+
+// CheckSlots checks a number of job slots, as lab serve -jobs gives it.
+func CheckSlots(n int) error {
+	if n < MinSlots || n > MaxSlots {
+		return fmt.Errorf("-jobs = %d is not allowed: want how many jobs run at once, in [%d, %d]", n, MinSlots, MaxSlots)
+	}
+	return nil
+}
 
 // ErrClientBusy is Start's error when the client has MaxPerClient jobs
 // running.
@@ -207,8 +222,10 @@ func (j *Job) unwatch(ch chan struct{}) {
 // execute runs the job's work to its end and records how it ended. It is
 // the one place a job's work runs: a work that panics fails its job (the
 // panic is logged with its stack), and so does a result that cannot be
-// encoded (a NaN or an infinity in it), never the process.
-func (j *Job) execute(ctx context.Context, work Work) {
+// encoded (a NaN or an infinity in it), never the process. A work
+// cancelled because the runner closes (stop is done) was interrupted, not
+// cancelled.
+func (j *Job) execute(ctx context.Context, work Work, stop <-chan struct{}) {
 	res, err := j.run(ctx, work)
 	if err == nil {
 		if _, merr := json.Marshal(res); merr != nil {
@@ -224,12 +241,24 @@ func (j *Job) execute(ctx context.Context, work Work) {
 		j.state = Failed
 	case err == nil:
 		j.state = Done
+	case errors.Is(err, context.Canceled) && closed(stop):
+		j.state, j.err = Interrupted, interruptedWhy
 	case errors.Is(err, context.Canceled):
 		j.state = Cancelled
 	default:
 		j.state, j.err = Failed, err.Error()
 	}
 	j.notifyLocked()
+}
+
+// closed tells whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // run calls work, turning a panic into an error.
@@ -259,9 +288,10 @@ type Archive interface {
 // not finish.
 type Decoder func(kind string, spec, result []byte) (specV, resultV any, err error)
 
-// Runner keeps the jobs: at most MaxRunning running, and the MaxKept latest
+// Runner keeps the jobs: at most its slots running, and the MaxKept latest
 // ended ones.
 type Runner struct {
+	slots    int             // jobs running at once
 	base     context.Context // cancelled by Close
 	stop     context.CancelFunc
 	upgrader *websocket.Upgrader
@@ -280,22 +310,31 @@ type Runner struct {
 	running int
 }
 
-// NewRunner returns a runner with no jobs. Close it to stop its jobs.
-func NewRunner() *Runner { return newRunner(time.Now, UnwatchedTimeout, time.Second) }
+// NewRunner returns a runner of slots jobs at once (CheckSlots), with no
+// jobs. Close it to stop its jobs.
+func NewRunner(slots int) (*Runner, error) {
+	if err := CheckSlots(slots); err != nil {
+		return nil, err
+	}
+	return newRunner(slots, time.Now, UnwatchedTimeout, time.Second), nil
+}
 
 // NewArchivedRunner is NewRunner with an archive of its jobs, and the
 // decoder of what it holds.
-func NewArchivedRunner(a Archive, decode Decoder) *Runner {
-	r := NewRunner()
+func NewArchivedRunner(slots int, a Archive, decode Decoder) (*Runner, error) {
+	r, err := NewRunner(slots)
+	if err != nil {
+		return nil, err
+	}
 	r.archive, r.decode = a, decode
-	return r
+	return r, nil
 }
 
-// newRunner returns a runner on the clock now that cancels jobs unwatched
-// for longer than unwatched, looking every period.
-func newRunner(now func() time.Time, unwatched, period time.Duration) *Runner {
+// newRunner returns a runner of slots jobs at once on the clock now that
+// cancels jobs unwatched for longer than unwatched, looking every period.
+func newRunner(slots int, now func() time.Time, unwatched, period time.Duration) *Runner {
 	ctx, stop := context.WithCancel(context.Background())
-	r := &Runner{base: ctx, stop: stop, upgrader: newUpgrader(), swept: make(chan struct{}),
+	r := &Runner{slots: slots, base: ctx, stop: stop, upgrader: newUpgrader(), swept: make(chan struct{}),
 		now: now, unwatched: unwatched, jobs: map[string]*Job{}}
 	go r.sweep(period)
 	return r
@@ -338,7 +377,8 @@ func (j *Job) fail(why string) {
 	j.cancel()
 }
 
-// Close cancels every running job and waits for them to end.
+// Close stops every running job, which ends interrupted, and waits for
+// them to end.
 func (r *Runner) Close() {
 	r.stop()
 	<-r.swept
@@ -379,7 +419,7 @@ func (r *Runner) Get(id string) *Job {
 		ended: make(chan struct{}), done: rec.Done, state: rec.State, err: rec.Error, result: result,
 		watchers: map[chan struct{}]struct{}{}}
 	if j.state == Running {
-		j.state, j.err = Interrupted, "the lab stopped while it ran: start it again"
+		j.state, j.err = Interrupted, interruptedWhy
 	}
 	close(j.ended)
 	return j
@@ -414,7 +454,7 @@ func (r *Runner) save(j *Job) {
 // Start runs work as a job of total results in a goroutine of its own,
 // for client (who asks: an address or a user; "" for the command line);
 // kind and spec are kept for the job's pages. It fails with ErrBusy when
-// MaxRunning jobs are running, and with ErrClientBusy when client has
+// every slot runs a job, and with ErrClientBusy when client has
 // MaxPerClient running.
 func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Job, error) {
 	var b [8]byte
@@ -423,10 +463,10 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
 		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}, seen: r.now(), created: r.now()}
 	r.mu.Lock()
-	if r.running >= MaxRunning {
+	if r.running >= r.slots {
 		r.mu.Unlock()
 		cancel()
-		return nil, ErrBusy
+		return nil, fmt.Errorf("%w: %d jobs are running, the most this lab runs at once (lab serve -jobs): wait for one to end or cancel it", ErrBusy, r.slots)
 	}
 	mine := 0
 	for _, o := range r.jobs {
@@ -446,7 +486,7 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	r.save(j)
 
 	go func() {
-		j.execute(ctx, work)
+		j.execute(ctx, work, r.base.Done())
 		r.save(j)
 		close(j.ended)
 		r.mu.Lock()

@@ -35,7 +35,10 @@ func blocking(ctx context.Context, progress func(any, int)) (any, error) {
 
 func runner(t *testing.T) *Runner {
 	t.Helper()
-	r := NewRunner()
+	r, err := NewRunner(DefaultSlots)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(r.Close)
 	return r
 }
@@ -102,7 +105,7 @@ func TestJobEnds(t *testing.T) {
 func TestRunnerBusy(t *testing.T) {
 	r := runner(t)
 	var running []*Job
-	for i := range MaxRunning {
+	for i := range DefaultSlots {
 		j, err := r.Start("sweep", "client"+strconv.Itoa(i), 1, nil, blocking)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +113,7 @@ func TestRunnerBusy(t *testing.T) {
 		running = append(running, j)
 	}
 	if _, err := r.Start("sweep", "another", 1, nil, blocking); !errors.Is(err, ErrBusy) {
-		t.Errorf("job %d: Start = %v, want ErrBusy", MaxRunning+1, err)
+		t.Errorf("job %d: Start = %v, want ErrBusy", DefaultSlots+1, err)
 	}
 	running[0].Cancel()
 	ended(t, running[0])
@@ -145,15 +148,20 @@ func TestRunnerKeepsTheLatest(t *testing.T) {
 	}
 }
 
-func TestRunnerCloseCancels(t *testing.T) {
-	r := NewRunner()
+// Close (the lab stopping) interrupts the running jobs: nobody cancelled
+// them, and the README tells designers to start them again.
+func TestRunnerCloseInterrupts(t *testing.T) {
+	r, err := NewRunner(DefaultSlots)
+	if err != nil {
+		t.Fatal(err)
+	}
 	j, err := r.Start("sweep", "", 1, nil, blocking)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Close()
-	if st := j.Status(); st.State != Cancelled {
-		t.Errorf("after Close the job is %s, want cancelled", st.State)
+	if st := j.Status(); st.State != Interrupted || st.Error == "" {
+		t.Errorf("after Close the job is %s (%q), want interrupted with why", st.State, st.Error)
 	}
 }
 
@@ -277,7 +285,7 @@ func TestRunnerCancelsUnwatched(t *testing.T) {
 	now := time.Unix(1000, 0)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	r := newRunner(clock, time.Minute, 5*time.Millisecond)
+	r := newRunner(DefaultSlots, clock, time.Minute, 5*time.Millisecond)
 	t.Cleanup(r.Close)
 
 	forgotten, _ := r.Start("sweep", "a", 1, nil, blocking)

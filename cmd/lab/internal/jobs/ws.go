@@ -18,9 +18,10 @@ package jobs
 //
 //	{"type":"end","job":"...","kind":"sweep","state":"done","done":40,"total":40}
 //
-// The job ended: state is done, cancelled or failed (with "error"). The
-// server then closes the connection normally. A client that connects to
-// an ended job gets its progress and its end at once.
+// The job ended: state is done, cancelled, failed (with "error") or
+// interrupted (the lab stopped, with "error"). The server then closes the
+// connection normally. A client that connects to an ended job gets its
+// progress and its end at once.
 //
 // Client to server:
 //

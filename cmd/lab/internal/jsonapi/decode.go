@@ -1,8 +1,6 @@
 package jsonapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // ReadBody reads r's whole body. A body over the cap MaxBody put on it is
@@ -17,12 +18,17 @@ import (
 func ReadBody(r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(r.Body)
 	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		return nil, TooLarge(mbe.Limit)
 	}
 	if err != nil {
 		return nil, BadRequest("", "read request body: "+err.Error())
 	}
 	return data, nil
+}
+
+// TooLarge is the 413 of a body over n bytes.
+func TooLarge(n int64) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", n)}
 }
 
 // Decode reads r's body as one JSON value into v, strictly (see
@@ -35,55 +41,112 @@ func Decode(r *http.Request, v any) error {
 	return Unmarshal(data, v, "")
 }
 
-// Unmarshal decodes data, exactly one JSON value, into v. Unlike
-// encoding/json it refuses unknown keys, keys that match a field only when
-// case is ignored ({"Name": ...} for "name"), and trailing data. Its errors
-// are 400 *Errors naming the key at fault; root names the value itself
-// ("settings" for a nested object decoded on its own).
+// Unmarshal decodes data, exactly one JSON value, into v, strictly: as
+// encoding/json/v2 does by default (github.com/go-json-experiment/json),
+// keys match names exactly (case-sensitive), and a key given twice in an
+// object or a string that is not valid UTF-8 is refused; so are unknown
+// keys (RejectUnknownMembers) and trailing data. Its errors are 400
+// *Errors naming the key at fault and, for malformed text, the byte
+// offset; root names the value itself ("settings" for a nested object
+// decoded on its own).
 func Unmarshal(data []byte, v any, root string) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := jsonv2.Unmarshal(data, v, jsonv2.RejectUnknownMembers(true)); err != nil {
 		return decodeError(err, root)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return BadRequest(root, "trailing data after the JSON value")
-	}
-	return checkKeys(data, reflect.TypeOf(v))
+	return nil
 }
 
-// decodeError turns an encoding/json error into a 400 naming the key.
+// Valid checks that data is one JSON value as Unmarshal reads them (no
+// key twice, valid UTF-8, nothing after it), with Unmarshal's errors, for
+// a body another package decodes.
+func Valid(data []byte, root string) error {
+	var v jsontext.Value
+	return Unmarshal(data, &v, root)
+}
+
+// decodeError turns a decoding error into a 400 naming the key.
 func decodeError(err error, root string) error {
-	if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		field := typeErr.Field
-		if field == "" {
-			field = root
+	if se, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
+		key := keyOf(se.JSONPointer, root)
+		at := fmt.Sprintf("at byte %d", se.ByteOffset)
+		if key != "" {
+			at += " (" + strconv.Quote(key) + ")"
 		}
-		what := "the JSON value"
-		if field != "" {
-			what = field
+		switch {
+		case errors.Is(se.Err, jsontext.ErrDuplicateName):
+			name := Clip(se.JSONPointer.LastToken(), 40)
+			return BadRequest(name, fmt.Sprintf("duplicate key %q at byte %d: a key may appear once in an object", name, se.ByteOffset))
+		case strings.Contains(se.Err.Error(), "invalid UTF-8"):
+			return BadRequest(key, "invalid UTF-8 "+at+": JSON text must be UTF-8")
+		case errors.Is(se.Err, io.ErrUnexpectedEOF) && se.ByteOffset == 0:
+			return BadRequest(root, "empty body: want a JSON object")
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			return BadRequest(key, "invalid JSON: unexpected end "+at)
+		case strings.Contains(se.Err.Error(), "after top-level value"):
+			return BadRequest(root, fmt.Sprintf("trailing data after the JSON value, at byte %d", se.ByteOffset))
 		}
-		return BadRequest(field, fmt.Sprintf("%s: cannot use a JSON %s as %s", what, Clip(typeErr.Value, 40), kindName(typeErr.Type)))
+		return BadRequest(key, "invalid JSON "+at+": "+se.Err.Error())
 	}
-	if syntaxErr, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return BadRequest(root, fmt.Sprintf("invalid JSON at byte %d: %v", syntaxErr.Offset, err))
-	}
-	switch {
-	case errors.Is(err, io.EOF):
-		return BadRequest(root, "empty body: want a JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return BadRequest(root, "invalid JSON: unexpected end")
-	}
-	// encoding/json has no error type for an unknown key.
-	if quoted, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		name, uerr := strconv.Unquote(quoted)
-		if uerr != nil {
-			name = ""
+	if se, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
+		if errors.Is(se.Err, jsonv2.ErrUnknownName) {
+			name := Clip(se.JSONPointer.LastToken(), 40)
+			msg := "unknown key " + strconv.Quote(name)
+			if want := foldedField(se.GoType, name); want != "" {
+				msg += ": keys are case-sensitive, want " + strconv.Quote(want)
+			}
+			return BadRequest(name, msg)
 		}
-		name = Clip(name, 40)
-		return BadRequest(name, "unknown key "+strconv.Quote(name))
+		if se.GoType != nil {
+			key := keyOf(se.JSONPointer, root)
+			what := key
+			if what == "" {
+				what = "the JSON value"
+			}
+			got := "a JSON " + kindWord(se.JSONKind)
+			if len(se.JSONValue) > 0 && se.JSONKind != '"' {
+				got += " " + Clip(string(se.JSONValue), 40)
+			}
+			return BadRequest(key, fmt.Sprintf("%s: cannot use %s as %s", what, got, kindName(se.GoType)))
+		}
 	}
+	// A type's own decoder (UnmarshalJSON) failed: its message says why.
 	return BadRequest(root, "invalid JSON: "+err.Error())
+}
+
+// keyOf names the value at p as the API's errors do: its object keys
+// joined by dots ("inner.value"; "list.name" for a list's element), or
+// root at the top.
+func keyOf(p jsontext.Pointer, root string) string {
+	var keys []string
+	for tok := range p.Tokens() {
+		if _, err := strconv.Atoi(tok); err == nil {
+			continue // a list's index
+		}
+		keys = append(keys, tok)
+	}
+	if len(keys) == 0 {
+		return root
+	}
+	return Clip(strings.Join(keys, "."), 40)
+}
+
+// kindWord names a JSON kind in words.
+func kindWord(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
 }
 
 // kindName names a Go type in JSON terms.
@@ -107,107 +170,37 @@ func kindName(t reflect.Type) string {
 	return "an object"
 }
 
-// checkKeys walks data, valid JSON that decoded into a value of type t,
-// and refuses the first object key that names a field of its struct only
-// when case is ignored: encoding/json takes such keys, the API does not.
-func checkKeys(data []byte, t reflect.Type) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return walkKeys(dec, t)
-}
-
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
-// walkKeys reads one value from dec, checking the keys of the objects in
-// it against t; a nil t checks nothing (an any, or a type that decodes
-// itself).
-func walkKeys(dec *json.Decoder, t reflect.Type) error {
+// foldedField returns the JSON name of a field of struct type t that
+// matches key only when case is ignored, or "".
+func foldedField(t reflect.Type, key string) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t != nil && (t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType)) {
-		t = nil
+	if t == nil || t.Kind() != reflect.Struct {
+		return ""
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	switch tok {
-	case json.Delim('{'):
-		var fields map[string]reflect.Type
-		var elem reflect.Type
-		switch {
-		case t != nil && t.Kind() == reflect.Struct:
-			fields = structFields(t, map[string]reflect.Type{})
-		case t != nil && t.Kind() == reflect.Map:
-			elem = t.Elem()
-		}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := tok.(string)
-			next := elem
-			if fields != nil {
-				ft, ok := fields[key]
-				if !ok {
-					for name := range fields {
-						if strings.EqualFold(name, key) {
-							key = Clip(key, 40)
-							return BadRequest(key, fmt.Sprintf("unknown key %q: keys are case-sensitive, want %q", key, name))
-						}
-					}
-				}
-				next = ft
-			}
-			if err := walkKeys(dec, next); err != nil {
-				return err
-			}
-		}
-		_, err = dec.Token()
-		return err
-	case json.Delim('['):
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
-		}
-		for dec.More() {
-			if err := walkKeys(dec, elem); err != nil {
-				return err
-			}
-		}
-		_, err = dec.Token()
-		return err
-	}
-	return nil
-}
-
-// structFields adds the JSON keys of t's fields to fields, with their
-// types, as encoding/json names them: the tag's name or the field's,
-// embedded structs' fields promoted.
-func structFields(t reflect.Type, fields map[string]reflect.Type) map[string]reflect.Type {
 	for f := range t.Fields() {
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		ft := f.Type
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-			structFields(ft, fields)
+		switch {
+		case name == "-":
 			continue
-		}
-		if !f.IsExported() {
+		case f.Anonymous && name == "" && ft.Kind() == reflect.Struct:
+			if n := foldedField(ft, key); n != "" {
+				return n
+			}
 			continue
-		}
-		if name == "" {
+		case !f.IsExported():
+			continue
+		case name == "":
 			name = f.Name
 		}
-		fields[name] = f.Type
+		if strings.EqualFold(name, key) {
+			return name
+		}
 	}
-	return fields
+	return ""
 }

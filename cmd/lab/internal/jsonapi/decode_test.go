@@ -15,6 +15,7 @@ type testEmbedded struct {
 	Kind string `json:"kind"`
 }
 
+// testRequest is a request body with every shape the API decodes.
 type testRequest struct {
 	testEmbedded
 	Title  *string              `json:"title"`
@@ -48,9 +49,19 @@ func TestUnmarshal(t *testing.T) {
 		{body: `{"title":5}`, field: "title", message: "a string"},
 		{body: `{"title":"a"} {}`, message: "trailing data"},
 		{body: ``, message: "empty body"},
-		{body: `{"title":`, message: "unexpected end"},
-		{body: `{"title" "a"}`, message: "invalid JSON at byte"},
+		{body: `{"title":`, field: "title", message: "unexpected end at byte 9"},
+		{body: `{"title" "a"}`, field: "title", message: "invalid JSON at byte 9"},
 		{body: `[1]`, message: "cannot use a JSON array"},
+		{body: `{"inner":{"value":1e999}}`, field: "inner.value", message: "1e999 as a finite number"},
+		{body: `{"inner":{"value":NaN}}`, field: "inner.value", message: "invalid JSON at byte 18"},
+		{body: `{"title":"a","title":"b"}`, field: "title", message: `duplicate key "title" at byte 13`},
+		{body: `{"inner":{"name":"x","value":1,"name":"y"}}`, field: "name", message: `duplicate key "name"`},
+		{body: `{"byName":{"k":{},"k":{}}}`, field: "k", message: `duplicate key "k"`},
+		{body: `{"raw":{"a":1,"a":2}}`, field: "a", message: `duplicate key "a"`},
+		{body: `{"any":[{"a":1,"a":2}]}`, field: "a", message: `duplicate key "a"`},
+		{body: "{\"title\":\"caf\xe9\"}", field: "title", message: "invalid UTF-8 at byte 13"},
+		{body: "{\"inner\":{\"name\":\"\xff\"}}", field: "inner.name", message: "invalid UTF-8 at byte 18"},
+		{body: "{\"ti\xfftle\":1}", message: "invalid UTF-8 at byte 4"},
 	}
 	for _, tt := range tests {
 		var v testRequest

@@ -1,7 +1,8 @@
 // Package jsonapi is the lab's HTTP API layer: the one error shape and the
 // one writer of JSON answers, strict decoding of JSON bodies, and the
-// middleware every route of the server is built from (recover, same
-// origin, content type, body cap).
+// middleware every route of the server is built from (recover, content
+// type, body cap; the Origin check is package access's, against the lab's
+// own host names).
 //
 // Every error the API answers is the JSON object
 //
@@ -17,7 +18,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"interplab/engine"
@@ -33,6 +37,9 @@ type Error struct {
 	// Current is, for a 409, what the request was stale against; nil
 	// for none.
 	Current any
+	// RetryAfter is, for a 503 or a 429, when to try again (sent as
+	// Retry-After, whole seconds); 0 for none.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -86,6 +93,9 @@ func WriteError(w http.ResponseWriter, err error) {
 		e = &Error{Status: http.StatusInternalServerError, Msg: "internal error"}
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	WriteJSON(w, e.status(), body{Error: e.Msg, Field: e.Field, Line: e.Line, Current: e.Current})
 }
 

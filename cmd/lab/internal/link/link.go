@@ -1,10 +1,19 @@
 // Package link reads and writes share links: the lab's state as readable
 // query parameters named by the vocabulary,
-// /?preset=wifi&displayBehind=0.12&loss=0.03. "preset" names the starting
+// /?preset=wifi&displayBehind=120ms&loss=3%25. "preset" names the starting
 // point and every other key overrides one parameter. Without a preset the
 // starting point is engine.Defaults, the parameter table's defaults: a link
 // then depends on nothing but the engine's table, not on a preset file
 // that may be retuned.
+//
+// Values are read by engine.Param.Parse: a plain number is in the unit the
+// page shows beside the parameter's box (latency=120 is 120 ms, loss=2 is
+// 2 %, bandwidth=256 is 256 kbit/s), or carries its unit. Links are written
+// with the unit (engine.Param.Format: latency=120ms), so they read the same
+// whatever rule a reader takes plain numbers by. Links written before that
+// rule had plain numbers in stored units (latency=0.12 for 120 ms) and are
+// read by the new rule (0.12 ms): nothing in such a link tells it from one
+// typed by a person under the new rule, so no guess is made.
 package link
 
 import (
@@ -146,8 +155,9 @@ func presetChoices() string {
 
 // Values is the inverse of Parse: the preset (when not
 // "") and every parameter whose value differs from the preset's (or from
-// engine.Defaults when preset is ""), formatted by Param.Format. An unknown
-// preset is compared as "". Use Query for the encoded form in table order.
+// engine.Defaults when preset is ""), formatted by Param.Format, with its
+// unit. An unknown preset is compared as "". Use Query for the encoded form
+// in table order.
 func Values(preset string, s engine.Settings) url.Values {
 	q := url.Values{}
 	for _, kv := range pairs(preset, s) {
@@ -158,7 +168,7 @@ func Values(preset string, s engine.Settings) url.Values {
 
 // Query encodes Values(preset, s) with the preset first and
 // the parameters in table order (url.Values.Encode would sort them), keeping
-// commas readable: preset=wifi&loss=0.03&techniques=epic,buffer.
+// commas readable: preset=wifi&loss=3%25&techniques=epic,buffer.
 func Query(preset string, s engine.Settings) string {
 	var b strings.Builder
 	for _, kv := range pairs(preset, s) {

@@ -81,9 +81,9 @@ func TestLinkQueryOnlyDiffsInTableOrder(t *testing.T) {
 		want   string
 	}{
 		{"wifi", wifi.Settings, "preset=wifi"},
-		{"wifi", s, "preset=wifi&displayBehind=0.12&loss=0.03&techniques=epic,buffer"},
+		{"wifi", s, "preset=wifi&displayBehind=120ms&loss=3%25&techniques=epic,buffer"},
 		{"", engine.Defaults(), ""},
-		{"", wifi.Settings, "latency=0.015&jitter=0.012&jitterDist=pareto&loss=0.005"},
+		{"", wifi.Settings, "latency=15ms&jitter=12ms&jitterDist=pareto&loss=0.5%25"},
 		{"no-such-preset", engine.Defaults(), ""},
 	}
 	for _, tt := range tests {
@@ -106,25 +106,27 @@ func TestSettingsFromQueryErrors(t *testing.T) {
 		wantFields []string // fields of the errors, in order
 		check      map[string]string
 	}{
-		{"clean", "preset=harbor-after&loss=0.05", "harbor-after", nil,
-			map[string]string{"loss": "0.05", "delay": harbor.Settings.Text("delay")}},
-		{"empty preset means defaults", "preset=&loss=0.05", "", nil,
-			map[string]string{"loss": "0.05", "delay": def.Text("delay")}},
-		{"bad value keeps the preset's", "preset=harbor-after&loss=2&delay=0.12", "harbor-after", []string{"loss"},
-			map[string]string{"loss": harbor.Settings.Text("loss"), "delay": "0.12"}},
+		{"clean", "preset=harbor-after&loss=5", "harbor-after", nil,
+			map[string]string{"loss": "5%", "delay": harbor.Settings.Text("delay")}},
+		{"empty preset means defaults", "preset=&loss=5%25", "", nil,
+			map[string]string{"loss": "5%", "delay": def.Text("delay")}},
+		{"bad value keeps the preset's", "preset=harbor-after&loss=200&delay=120", "harbor-after", []string{"loss"},
+			map[string]string{"loss": harbor.Settings.Text("loss"), "delay": "120ms"}},
+		{"units", "latency=0.12s&jitter=0.2&bandwidth=256kbit/s&clockDrift=-150", "", nil,
+			map[string]string{"latency": "120ms", "jitter": "0.2ms", "bandwidth": "256kbit/s", "clockDrift": "-150ppm"}},
 		{"not a number", "displayBehind=abc", "", []string{"displayBehind"},
 			map[string]string{"displayBehind": def.Text("displayBehind")}},
 		{"unknown keys, sorted, after known ones", "zeta=1&alpha=2&jitterDist=cauchy", "", []string{"jitterDist", "alpha", "zeta"},
 			map[string]string{"jitterDist": def.Text("jitterDist")}},
-		{"repeated key", "loss=0.1&loss=0.2", "", []string{"loss"},
+		{"repeated key", "loss=1&loss=2", "", []string{"loss"},
 			map[string]string{"loss": def.Text("loss")}},
-		{"unknown preset", "preset=mars&loss=0.1", "", []string{"preset"},
-			map[string]string{"loss": "0.1"}},
+		{"unknown preset", "preset=mars&loss=10", "", []string{"preset"},
+			map[string]string{"loss": "10%"}},
 		{"cross-field, named override undone", "sendRate=100", "", []string{"sendRate"},
 			map[string]string{"sendRate": def.Text("sendRate"), "tickRate": def.Text("tickRate")}},
-		{"cross-field, partner undone", "tickRate=10&loss=0.2", "", []string{"sendRate"},
-			map[string]string{"tickRate": def.Text("tickRate"), "sendRate": def.Text("sendRate"), "loss": "0.2"}},
-		{"cap below delay", "preset=harbor-after&delayCap=0.05", "harbor-after", []string{"delayCap"},
+		{"cross-field, partner undone", "tickRate=10&loss=20", "", []string{"sendRate"},
+			map[string]string{"tickRate": def.Text("tickRate"), "sendRate": def.Text("sendRate"), "loss": "20%"}},
+		{"cap below delay", "preset=harbor-after&delayCap=50", "harbor-after", []string{"delayCap"},
 			map[string]string{"delayCap": harbor.Settings.Text("delayCap")}},
 		{"bad technique", "techniques=epic,warp", "", []string{"techniques"},
 			map[string]string{"techniques": def.Text("techniques")}},
@@ -153,17 +155,17 @@ func TestSettingsFromQueryErrors(t *testing.T) {
 }
 
 func TestSettingsFromQueryErrorText(t *testing.T) {
-	_, _, errs := Parse(mustParseQuery(t, "loss=2"))
+	_, _, errs := Parse(mustParseQuery(t, "loss=95"))
 	if len(errs) != 1 {
 		t.Fatalf("errors = %v, want one", errs)
 	}
-	if got := errs[0].Error(); !strings.Contains(got, "loss") || !strings.Contains(got, "[0, 0.9]") {
+	if got, want := errs[0].Error(), `loss = "95" is not allowed: want [0, 90] %`; got != want {
 		t.Errorf("error = %q, want it to name loss and its range", got)
 	}
 }
 
 func TestLinkScenarioErrors(t *testing.T) {
-	q := url.Values{"scenario": {"custom"}, "scenarioText": {"spike at=2 for=1 delay=0.3\noutage at=2.5 for=1"}}
+	q := url.Values{"scenario": {"custom"}, "scenarioText": {"spike at=2 for=1 delay=300ms\noutage at=2.5 for=1"}}
 	_, s, errs := Parse(q)
 	if len(errs) != 1 || errs[0].Field != "scenarioText" || errs[0].Value != "outage at=2.5 for=1" || !strings.Contains(errs[0].Allowed, "line 2, field at") {
 		t.Fatalf("Parse(%v) errors = %v, want the custom text's line 2 named", q, errs)
@@ -174,5 +176,15 @@ func TestLinkScenarioErrors(t *testing.T) {
 	q = url.Values{"scenario": {"outage-2s"}, "duration": {"10"}}
 	if _, _, errs = Parse(q); len(errs) != 1 || !strings.Contains(errs[0].Allowed, "raise duration to 22") {
 		t.Errorf("Parse(%v) errors = %v, want the run too short for the scenario", q, errs)
+	}
+}
+
+// BenchmarkLinkQuery writes and reads a share link of a changed preset.
+func BenchmarkLinkQuery(b *testing.B) {
+	p, _ := presets.Get("wifi")
+	s := p.Settings
+	s.Latency, s.Loss, s.Bandwidth, s.Delay, s.Seed = 0.123, 0.0186, 256000, 0.0875, 2761734960
+	for b.Loop() {
+		Parse(Values("wifi", s))
 	}
 }

@@ -8,6 +8,12 @@
 // decodes the case's inputs and replays them through the lab's technique,
 // and Check compares the technique's frames with the case's "out" rows:
 // whether something was drawn, and where, to a tolerance in metres.
+//
+// A network simulator's case (the project's golden/netsim format) is told
+// apart by its shape: "sends" and "delivered" instead of "out". Its
+// NetSimRunner replays the sends through the lab's model of that simulator
+// and compares what it delivered, dropped and held: ids, order and frames
+// exactly, times to a tolerance in seconds.
 package peers
 
 import (
@@ -33,6 +39,10 @@ import (
 // reproducing a library's frame.
 const Tolerance = 1e-6
 
+// TimeTolerance is the largest difference of a delivery time, in seconds,
+// that still counts as reproducing a network simulator's delivery.
+const TimeTolerance = 1e-6
+
 // MaxCaseBytes bounds a case file, compressed or not, and its decompressed
 // size: the shipped cases are under 1 MiB each.
 const MaxCaseBytes = 256 << 20
@@ -42,14 +52,20 @@ const MaxCaseBytes = 256 << 20
 // the case's frames.
 type Runner func(caseJSON []byte) ([]engine.PeerFrame, error)
 
+// NetSimRunner decodes a network simulator's case from the JSON of a case
+// file, replays its sends through the lab's model of that simulator and
+// compares the outcome with the case's, times to tol seconds.
+type NetSimRunner func(caseJSON []byte, tol float64) (engine.NetSimCheck, error)
+
 // Result is the outcome of checking one case file.
 type Result struct {
 	Path      string  // the file checked
 	Name      string  // the case's name ("" if unreadable)
 	Library   string  // its library field
-	Frames    int     // frames compared
-	MaxErr    float64 // the largest position error over frames drawn by both, m
-	FirstDiff int     // index of the first frame that differs (drawn or not, or beyond Tolerance); -1 if none
+	NetSim    bool    // a network simulator's case: Frames counts messages, MaxErr is in seconds
+	Frames    int     // frames compared (messages, for a network simulator's case)
+	MaxErr    float64 // the largest position error over frames drawn by both, m (time error, s)
+	FirstDiff int     // index of the first frame that differs (drawn or not, or beyond Tolerance); -1 if none (0 for a simulator's case that differs)
 	Why       string  // what differs at FirstDiff, for a person
 	Err       error   // the case could not be read or run
 }
@@ -59,12 +75,15 @@ func (r *Result) OK() bool { return r.Err == nil && r.FirstDiff < 0 }
 
 // Checker runs case files through the Runner of their library.
 type Checker struct {
-	Runners map[string]Runner // by the cases' library field
-	Tol     float64           // position tolerance, m; 0 means Tolerance
+	Runners       map[string]Runner       // by the cases' library field
+	NetSimRunners map[string]NetSimRunner // network simulators' cases, by library
+	Tol           float64                 // position tolerance, m; 0 means Tolerance
+	TimeTol       float64                 // a simulator's time tolerance, s; 0 means TimeTolerance
 }
 
 // caseHead is what Check reads of every case: the library, the name and the
-// library's frames.
+// library's frames, or for a network simulator's case whether it has sends
+// and deliveries.
 type caseHead struct {
 	Name    string `json:"name"`
 	Library string `json:"library"`
@@ -72,6 +91,8 @@ type caseHead struct {
 		T   float64         `json:"t"`
 		Pos json.RawMessage `json:"pos"`
 	} `json:"out"`
+	Sends     json.RawMessage `json:"sends"`
+	Delivered json.RawMessage `json:"delivered"`
 }
 
 // ReadCase returns the JSON of a case file, decompressing it if it is
@@ -116,6 +137,9 @@ func (c *Checker) Check(path string) Result {
 		return res
 	}
 	res.Name, res.Library = head.Name, head.Library
+	if head.Out == nil && head.Sends != nil && head.Delivered != nil {
+		return c.checkNetSim(res, head.Library, data)
+	}
 	run, ok := c.Runners[head.Library]
 	if !ok {
 		res.Err = fmt.Errorf("library %q: want one of %s", head.Library, strings.Join(c.libraries(), ", "))
@@ -162,6 +186,35 @@ func (c *Checker) Check(path string) Result {
 		if why != "" && res.FirstDiff < 0 {
 			res.FirstDiff, res.Why = i, fmt.Sprintf("t = %g s: %s", w.T, why)
 		}
+	}
+	return res
+}
+
+// checkNetSim checks a network simulator's case.
+func (c *Checker) checkNetSim(res Result, library string, data []byte) Result {
+	res.NetSim = true
+	run, ok := c.NetSimRunners[library]
+	if !ok {
+		names := make([]string, 0, len(c.NetSimRunners))
+		for n := range c.NetSimRunners {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		res.Err = fmt.Errorf("network simulator %q: want one of %s", library, strings.Join(names, ", "))
+		return res
+	}
+	tol := c.TimeTol
+	if tol == 0 {
+		tol = TimeTolerance
+	}
+	got, err := run(data, tol)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Frames, res.MaxErr = got.Messages, got.MaxErr
+	if got.FirstDiff != "" {
+		res.FirstDiff, res.Why = 0, got.FirstDiff
 	}
 	return res
 }
@@ -228,18 +281,25 @@ func Files(paths []string) ([]string, error) {
 }
 
 // Print writes one line per result and a summary line naming the
-// tolerance, tol metres, to w, and tells whether every case passed.
-func Print(w io.Writer, results []Result, tol float64) bool {
-	pass := 0
+// tolerance, tol metres (and timeTol seconds for network simulators'
+// cases), to w, and tells whether every case passed.
+func Print(w io.Writer, results []Result, tol, timeTol float64) bool {
+	pass, netsim := 0, false
 	for i := range results {
 		r := &results[i]
 		name := r.Name
 		if name == "" {
 			name = filepath.Base(r.Path)
 		}
+		netsim = netsim || r.NetSim
 		switch {
 		case r.Err != nil:
 			fmt.Fprintf(w, "FAIL %s (%s): %v\n", name, r.Path, r.Err)
+		case r.NetSim && r.FirstDiff >= 0:
+			fmt.Fprintf(w, "FAIL %s [%s] %d messages, max time error %.3g s: %s\n", name, r.Library, r.Frames, r.MaxErr, r.Why)
+		case r.NetSim:
+			pass++
+			fmt.Fprintf(w, "ok   %s [%s] %d messages, max time error %.3g s\n", name, r.Library, r.Frames, r.MaxErr)
 		case r.FirstDiff >= 0:
 			fmt.Fprintf(w, "FAIL %s [%s] %d frames, max error %.3g m, first differs at frame %d: %s\n",
 				name, r.Library, r.Frames, r.MaxErr, r.FirstDiff, r.Why)
@@ -248,6 +308,10 @@ func Print(w io.Writer, results []Result, tol float64) bool {
 			fmt.Fprintf(w, "ok   %s [%s] %d frames, max error %.3g m\n", name, r.Library, r.Frames, r.MaxErr)
 		}
 	}
-	fmt.Fprintf(w, "%d of %d cases reproduced within %g m\n", pass, len(results), tol)
+	if netsim {
+		fmt.Fprintf(w, "%d of %d cases reproduced within %g m (network simulators: %g s)\n", pass, len(results), tol, timeTol)
+	} else {
+		fmt.Fprintf(w, "%d of %d cases reproduced within %g m\n", pass, len(results), tol)
+	}
 	return pass == len(results)
 }

@@ -137,7 +137,7 @@ func TestFilesAndPrint(t *testing.T) {
 		results = append(results, c.Check(f))
 	}
 	var out bytes.Buffer
-	if Print(&out, results, Tolerance) {
+	if Print(&out, results, Tolerance, TimeTolerance) {
 		t.Error("Print = true with a failing case")
 	}
 	text := out.String()
@@ -147,7 +147,67 @@ func TestFilesAndPrint(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if !Print(&out, results[:1], Tolerance) {
+	if !Print(&out, results[:1], Tolerance, TimeTolerance) {
 		t.Errorf("Print = false with every case passing:\n%s", out.String())
+	}
+}
+
+// TestCheckNetSim: a network simulator's case is told apart by its shape
+// (sends and delivered, no out) and checked by its simulator's runner: the
+// committed Mirror LatencySimulation cases pass; a moved delivery, a
+// tolerance no case meets, an unknown simulator and a broken case fail,
+// each with what differs.
+func TestCheckNetSim(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "..", "engine", "testdata", "netsim", "mirror-latencysim")
+	files, err := Files([]string{dir})
+	if err != nil || len(files) < 10 {
+		t.Fatalf("Files(%s) = %d files, %v; want the 10 cases", dir, len(files), err)
+	}
+	c := &Checker{Runners: Runners(), NetSimRunners: NetSimRunners()}
+	var results []Result
+	for _, f := range files {
+		r := c.Check(f)
+		if !r.OK() || !r.NetSim || r.Frames == 0 {
+			t.Errorf("%s: ok %v netsim %v messages %d (%s, %v); want a passing simulator case", f, r.OK(), r.NetSim, r.Frames, r.Why, r.Err)
+		}
+		results = append(results, r)
+	}
+	var out bytes.Buffer
+	if !Print(&out, results, Tolerance, TimeTolerance) || strings.Count(out.String(), "\n") != len(files)+1 ||
+		!strings.Contains(out.String(), "[mirror-latencysim]") || !strings.Contains(out.String(), "network simulators: 1e-06 s") {
+		t.Errorf("Print of the passing cases:\n%s", out.String())
+	}
+
+	data, err := ReadCase(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	delivered := raw["delivered"].([]any)
+	d := delivered[2].(map[string]any)
+	d["time"] = d["time"].(float64) + 2e-6
+	moved, _ := json.Marshal(raw)
+	tmp := t.TempDir()
+	r := c.Check(writeCase(t, tmp, "moved.json", string(moved), true))
+	if r.OK() || !strings.Contains(r.Why, "delivered[2]") || !(r.MaxErr > 1.9e-6) {
+		t.Errorf("a delivery moved by 2 µs: ok %v, why %q, max %g; want a failure at delivered[2]", r.OK(), r.Why, r.MaxErr)
+	}
+	tight := &Checker{NetSimRunners: NetSimRunners(), TimeTol: 1e-7}
+	if r := tight.Check(filepath.Join(tmp, "moved.json")); r.OK() {
+		t.Error("TimeTol 1e-7 passed a delivery 2 µs off")
+	}
+	raw["library"] = "quake-netsim"
+	other, _ := json.Marshal(raw)
+	if r := c.Check(writeCase(t, tmp, "other.json", string(other), false)); r.Err == nil || !strings.Contains(r.Err.Error(), "mirror-latencysim") {
+		t.Errorf("an unknown simulator: %v, want an error naming the known ones", r.Err)
+	}
+	raw["library"] = "mirror-latencysim"
+	raw["noise"] = []any{}
+	broken, _ := json.Marshal(raw)
+	if r := c.Check(writeCase(t, tmp, "broken.json", string(broken), false)); r.Err == nil || !strings.Contains(r.Err.Error(), "noise") {
+		t.Errorf("a case without its noise values: %v, want an error about the noise", r.Err)
 	}
 }

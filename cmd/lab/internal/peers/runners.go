@@ -35,3 +35,26 @@ func Runners() map[string]Runner {
 		"source": run[engine.SourceCase],
 	}
 }
+
+// netSimCase is a network simulator's case type in the engine.
+type netSimCase[T any] interface {
+	*T
+	Check(tol float64) (engine.NetSimCheck, error)
+}
+
+// runNetSim decodes a simulator's case of type T and checks it.
+func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (engine.NetSimCheck, error) {
+	var c T
+	if err := json.Unmarshal(caseJSON, &c); err != nil {
+		return engine.NetSimCheck{}, fmt.Errorf("not a case of this simulator: %w", err)
+	}
+	return P(&c).Check(tol)
+}
+
+// NetSimRunners returns the NetSimRunner of every network simulator the lab
+// models from its source, by the library field of its cases.
+func NetSimRunners() map[string]NetSimRunner {
+	return map[string]NetSimRunner{
+		"mirror-latencysim": runNetSim[engine.MirrorLatencySimCase],
+	}
+}

@@ -28,6 +28,6 @@ func NewSweepJSON(spec engine.SweepSpec, metric string, points []engine.SweepPoi
 // TuneJSON is the output of lab tune -json.
 type TuneJSON struct {
 	Spec    engine.TuneSpec   `json:"spec"`
-	Changes []engine.Change   `json:"changes"` // the recommendation's settings that differ from the base
+	Changes []engine.Change   `json:"changes"` // the recommendation's settings that differ from the base; empty when nothing is recommended
 	Result  engine.TuneResult `json:"result"`
 }

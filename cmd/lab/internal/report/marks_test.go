@@ -55,8 +55,8 @@ func TestTuneMarksTheRecommendation(t *testing.T) {
 	res := engine.TuneResult{
 		Base:     engine.Candidate{Settings: base, Cost: 4, Feasible: true},
 		Best:     engine.Candidate{Settings: best, Cost: 2, Feasible: true},
-		Feasible: true,
-		Pareto:   []engine.Candidate{{Settings: front, Cost: 3, Feasible: true}},
+		Feasible: true, Recommended: true,
+		Pareto: []engine.Candidate{{Settings: front, Cost: 3, Feasible: true}},
 	}
 	var b bytes.Buffer
 	if err := Tune(&b, engine.TuneSpec{Base: base, Technique: engine.TechBuffer}, res, engine.Diff(base, best)); err != nil {

@@ -10,7 +10,10 @@ import (
 )
 
 // Param is one parameter as GET /api/params and lab params -json give it:
-// min, max and default in the stored unit.
+// min, max, step and default in the stored unit, as the JSON of sessions and
+// presets holds values; display is the unit a person reads and types a
+// plain number in (shown = stored × scale), units the units a typed number
+// may carry, and range and defaultText what lab params prints.
 type Param struct {
 	Name    string   `json:"name"`
 	Group   string   `json:"group"`
@@ -22,10 +25,19 @@ type Param struct {
 	Default float64  `json:"default"` // an index for an enum, 0 or 1 for a bool, a bit mask for a set
 	Choices []string `json:"choices"`
 	Doc     string   `json:"doc"`
-	Display string   `json:"display"` // the unit a designer reads
+	Display string   `json:"display"` // the unit a designer reads, and a plain typed number's unit
 	Scale   float64  `json:"scale"`   // shown = value × scale
 	Restart bool     `json:"restart"`
-	Units   []string `json:"units"` // units a typed value may carry (20ms, 2%); a plain number is in unit
+	Units   []string `json:"units"` // units a typed value may carry (120ms, 0.12s, 2%); a plain number is in display
+	// Range is the allowed values in the display unit ("[0, 1000] ms"), in
+	// words for the other kinds; DefaultText the default as Param.Format
+	// writes it ("50ms"), as links and -set take it.
+	Range       string `json:"range"`
+	DefaultText string `json:"defaultText"`
+	// Value and ValueText are the parameter's value in given settings (lab
+	// params -preset/-set), stored and as Param.Format writes it.
+	Value     *float64 `json:"value,omitempty"`
+	ValueText string   `json:"valueText,omitempty"`
 }
 
 // Params returns list's rows for the JSON of the API and the CLI.
@@ -35,7 +47,10 @@ func Params(list []engine.Param) []Param {
 		out[i] = Param{
 			Name: p.Name, Group: p.Group, Kind: p.Kind.String(), Unit: p.Unit,
 			Min: p.Min, Max: p.Max, Step: p.Step, Default: p.Default, Choices: p.Choices,
-			Doc: p.Doc, Display: p.Display, Scale: p.Scale, Restart: p.Restart, Units: p.Units(),
+			Doc: p.Doc, Restart: p.Restart, Units: p.Units(), Range: p.Range(), DefaultText: p.Format(p.Default),
+		}
+		if p.Kind == engine.Float || p.Kind == engine.Int {
+			out[i].Display, out[i].Scale = p.DisplayUnit()
 		}
 		if out[i].Choices == nil {
 			out[i].Choices = []string{}
@@ -47,14 +62,45 @@ func Params(list []engine.Param) []Param {
 	return out
 }
 
-// ParamTable writes list as lab params prints it: name, group, the units a
-// value may be typed in, the stored unit, range and default as a designer
-// reads them, and the doc.
-func ParamTable(w io.Writer, list []engine.Param) error {
+// ParamValues is Params with each parameter's value in s.
+func ParamValues(list []engine.Param, s *engine.Settings) []Param {
+	out := Params(list)
+	for i := range list {
+		v := list[i].Get(s)
+		out[i].Value, out[i].ValueText = &v, s.Text(list[i].Name)
+	}
+	return out
+}
+
+// ParamTable writes list as lab params prints it: name, group, the unit a
+// plain number is in, range and default in that unit, the value in s when
+// s is not nil, the units a number may carry instead, the unit the JSON
+// stores, and the doc.
+func ParamTable(w io.Writer, list []engine.Param, s *engine.Settings) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tGROUP\tTYPE IN\tSTORED\tRANGE\tDEFAULT\tDOC")
+	value := ""
+	if s != nil {
+		value = "VALUE\t"
+	}
+	fmt.Fprintln(tw, "NAME\tGROUP\tUNIT\tRANGE\tDEFAULT\t"+value+"TYPED UNITS\tJSON\tDOC")
 	for _, p := range list {
-		rng, def := paramRange(&p)
+		unit, rng, def := "-", p.Range(), p.Format(p.Default)
+		switch p.Kind {
+		case engine.Bool:
+			rng = "true|false"
+		case engine.Enum:
+			rng = strings.Join(p.Choices, "|")
+		case engine.Set:
+			rng = "any of " + strings.Join(p.Choices, ",")
+		default:
+			if u, _ := p.DisplayUnit(); u != "" {
+				unit = u
+			}
+			def = p.Show(p.Default)
+		}
+		if s != nil {
+			value = p.Show(p.Get(s)) + "\t"
+		}
 		units := strings.Join(p.Units(), ", ")
 		if units == "" {
 			units = "-"
@@ -63,32 +109,7 @@ func ParamTable(w io.Writer, list []engine.Param) error {
 		if stored == "" {
 			stored = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Group, units, stored, rng, def, p.Doc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\n", p.Name, p.Group, unit, rng, def, value, units, stored, p.Doc)
 	}
 	return tw.Flush()
-}
-
-// paramRange gives a parameter's range and default as a designer reads
-// them: in the display unit for a number, as names for the others.
-func paramRange(p *engine.Param) (rng, def string) {
-	switch p.Kind {
-	case engine.Bool:
-		return "true|false", p.Format(p.Default)
-	case engine.Enum:
-		return strings.Join(p.Choices, "|"), p.Format(p.Default)
-	case engine.Set:
-		return "any of " + strings.Join(p.Choices, ","), p.Format(p.Default)
-	}
-	scale, unit := p.Scale, p.Display
-	if scale == 0 || unit == "" {
-		scale, unit = 1, p.Unit
-	}
-	show := func(v float64) string { return engine.FormatIn(v, scale) }
-	rng = show(p.Min) + " … " + show(p.Max)
-	def = show(p.Default)
-	if unit != "" {
-		rng += " " + unit
-		def += " " + unit
-	}
-	return rng, def
 }

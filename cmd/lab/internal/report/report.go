@@ -10,22 +10,13 @@ import (
 	"interplab/engine"
 )
 
-// Number shows three significant digits, whole numbers as they are.
-func Number(v float64) string {
-	if v == float64(int64(v)) && v < 1e9 && v > -1e9 {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
+// Number shows three significant digits, whole numbers as they are, never
+// with an exponent (engine.Readable): 0.123, 1235, 2761734960, 0.0000186.
+func Number(v float64) string { return engine.Readable(v, 3) }
 
 // Short shows v with at most four significant digits, whole numbers as
 // they are: a span or a speed in a line of text.
-func Short(v float64) string {
-	if v == float64(int64(v)) {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
+func Short(v float64) string { return engine.Readable(v, 4) }
 
 // Round rounds v to digits significant digits.
 func Round(v float64, digits int) float64 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"strings"
 	"text/tabwriter"
 
@@ -134,103 +133,6 @@ func Sweep(w io.Writer, spec engine.SweepSpec, points []engine.SweepPoint, mi in
 		}
 	}
 	return nil
-}
-
-// Tune prints the recommendation, its metrics against the base's and
-// the Pareto front.
-func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []engine.Change) error {
-	s := spec.Base
-	motions := strings.Join(spec.Motions, ",")
-	if motions == "" {
-		motions = s.Motion
-	}
-	fields := engine.MetricFields
-	if p := spec.Population; p != nil {
-		fields = engine.PopulationMetricFields
-		fmt.Fprintf(w, "%s over a population of %d entities × %d rounds of %g s, seed %d: %d candidates, seed %d\n",
-			spec.Technique, p.Entities, p.Rounds, p.Round, p.Seed, len(res.Candidates), spec.Seed)
-	} else {
-		fmt.Fprintf(w, "%s on %d entities × %g s, motions %s: %d candidates, seed %d\n",
-			spec.Technique, s.Entities, s.Duration, motions, len(res.Candidates), spec.Seed)
-	}
-	if len(spec.Constraints) > 0 {
-		var bounds []string
-		for _, c := range spec.Constraints {
-			f := engine.MetricField{Name: c.Metric, Scale: 1}
-			for _, g := range append(fields[:len(fields):len(fields)], engine.RecoveryField) {
-				if g.Name == c.Metric {
-					f = g
-				}
-			}
-			bounds = append(bounds, c.Metric+" ≤ "+Number(c.Max*f.Scale)+strings.TrimSuffix(" "+f.Display, " "))
-		}
-		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
-	}
-	fmt.Fprintln(w)
-	if !res.Feasible {
-		fmt.Fprintf(w, "NO CANDIDATE MEETS THE CONSTRAINTS: the one shown breaks them least (by %s).\n\n", Number(res.Best.Violation))
-	}
-	if len(changes) == 0 {
-		fmt.Fprintln(w, "recommended: keep the starting settings; no candidate did better.")
-	} else {
-		fmt.Fprintln(w, "recommended:")
-		for _, c := range changes {
-			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
-		}
-	}
-	fmt.Fprintln(w)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
-	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
-	if res.Base.Population != nil && res.Best.Population != nil {
-		bv, rv = res.Base.Population.Values(nil), res.Best.Population.Values(nil)
-	}
-	for i, f := range fields {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", f.Name, f.Display, Number(bv[i]*f.Scale), Number(rv[i]*f.Scale))
-	}
-	if res.Base.Recovery != nil && res.Best.Recovery != nil {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", engine.RecoveryMetric, engine.RecoveryField.Display,
-			RecoveryText(*res.Base.Recovery), RecoveryText(*res.Best.Recovery))
-	}
-	fmt.Fprintf(tw, "cost\t\t%s\t%s\t\n", Number(res.Base.Cost), Number(res.Best.Cost))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
-	fmt.Fprintf(w, "\nPareto front of the feasible candidates (* recommended):\n")
-	if len(res.Pareto) == 0 {
-		fmt.Fprintln(w, "  none: no candidate is feasible")
-		return nil
-	}
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if spec.Population != nil {
-		fmt.Fprint(tw, "addedLatencyP90 (ms)\terrP95P95 (cm)\tcost\tsettings changed\t\n")
-	} else {
-		fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
-	}
-	row := func(c engine.Candidate, mark string) {
-		var set []string
-		for _, ch := range engine.Diff(spec.Base, c.Settings) {
-			set = append(set, ch.Name+"="+ch.Value)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", Number(c.Metrics.AddedLatency*1000), Number(c.Metrics.ErrAligned*100),
-			Number(c.Cost), mark, strings.Join(set, " "))
-	}
-	marked := false
-	for _, c := range res.Pareto {
-		mark := ""
-		if reflect.DeepEqual(c.Settings, res.Best.Settings) {
-			mark, marked = " *", true
-		}
-		row(c, mark)
-	}
-	if !marked && res.Feasible {
-		// The cost also counts errP95, snaps and underrun, so the least
-		// cost need not lie on this two-metric front: show it anyway.
-		row(res.Best, " * (off the front)")
-	}
-	return tw.Flush()
 }
 
 // Trace prints what the recorded trace tr, called name and read from a

@@ -51,8 +51,15 @@ func TraceInfoOf(t store.TraceInfo) TraceInfoJSON {
 // DescribeTrace is trace tr with its metadata t as GET /api/traces/{name}
 // answers it, and lab trace show -json prints it.
 func DescribeTrace(t store.TraceInfo, tr *engine.Trace) TraceJSON {
-	s, names := traceio.Settings(tr, engine.Defaults())
-	return TraceJSON{TraceInfoJSON: TraceInfoOf(t), MaxSpeed: tr.MaxSpeed(), Network: tr.Network(), Settings: s, Set: names}
+	t.Network, t.MaxSpeed = tr.Network(), tr.MaxSpeed()
+	return DescribeTraceInfo(t)
+}
+
+// DescribeTraceInfo is DescribeTrace from the measures the store keeps
+// with a trace (t.Network and t.MaxSpeed), without its packets.
+func DescribeTraceInfo(t store.TraceInfo) TraceJSON {
+	s, names := traceio.SettingsFrom(t.Network, t.MaxSpeed, engine.Defaults())
+	return TraceJSON{TraceInfoJSON: TraceInfoOf(t), MaxSpeed: t.MaxSpeed, Network: t.Network, Settings: s, Set: names}
 }
 
 // TraceReplay prints a replay of the trace called name, as lab trace sim

@@ -169,12 +169,18 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// epicSettings are the defaults with the named settings set: name, text, ...
+// epicSettings are the defaults with the named settings set: name, value,
+// ...; values are the seed's own, in seconds (the golden cases' .args).
 func epicSettings(t testing.TB, set ...string) engine.Settings {
 	t.Helper()
 	s := engine.Defaults()
 	for i := 0; i+1 < len(set); i += 2 {
-		if err := s.SetText(set[i], set[i+1]); err != nil {
+		p, _ := engine.Lookup(set[i])
+		v, err := strconv.ParseFloat(set[i+1], 64)
+		if err == nil {
+			err = p.Set(&s, v)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

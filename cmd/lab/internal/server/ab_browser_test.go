@@ -53,7 +53,7 @@ func TestBrowserABDeltas(t *testing.T) {
 	// More delay: the buffers add latency; EPIC does not read delay, so on
 	// the same packets its deltas are all zero.
 	b.typeInto("delay", "200")
-	if !b.poll(`lab.settings().delay === '0.2'`, 5*time.Second) {
+	if !b.poll(`lab.settings().delay === '200ms'`, 5*time.Second) {
 		t.Fatalf("typed 200 (ms): delay = %s", b.setting("delay"))
 	}
 	// The pinned run steps in its worker: its deltas are of the frame the
@@ -106,7 +106,7 @@ func TestBrowserABDeltas(t *testing.T) {
 	// Another render rate: the runs step the same simulated time in
 	// different frames, and the deltas still come, at the same time.
 	b.typeInto("renderRate", "30")
-	if !b.poll(`lab.settings().renderRate === '30'`, 5*time.Second) {
+	if !b.poll(`lab.settings().renderRate === '30Hz'`, 5*time.Second) {
 		t.Fatalf("typed 30 (Hz): renderRate = %s", b.setting("renderRate"))
 	}
 	b.eval(`lab.advance(90)`, &frames)

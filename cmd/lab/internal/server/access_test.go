@@ -20,6 +20,19 @@ const testToken = "correct-horse-battery-staple"
 // tokenServer is a served lab with the access token testToken.
 func tokenServer(t *testing.T) (*Server, string, *store.SQLite) {
 	t.Helper()
+	d := tokenDeps(t)
+	s, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, serve(t, s).URL, d.Store.(*store.SQLite)
+}
+
+// tokenDeps are the Deps of a lab with the access token testToken, on a
+// fresh store that closes at the end of the test.
+func tokenDeps(t testing.TB) Deps {
+	t.Helper()
 	list, err := presets.All()
 	if err != nil {
 		t.Fatal(err)
@@ -29,12 +42,7 @@ func tokenServer(t *testing.T) (*Server, string, *store.SQLite) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s, err := New(Deps{Presets: list, Assets: testAssets(t, false), Store: st, Token: testToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s, serve(t, s).URL, st
+	return Deps{Presets: list, Assets: testAssets(t, false), Store: st, Token: testToken}
 }
 
 // noFollow is a client that shows redirects instead of following them.
@@ -77,7 +85,7 @@ func TestAccessToken(t *testing.T) {
 		{"API with a wrong token", "GET", "/api/sessions", []string{"Authorization", "Bearer wrong-but-long-enough"}, http.StatusUnauthorized, ""},
 		{"API with the token", "GET", "/api/sessions", bearer, http.StatusOK, ""},
 		{"unknown API without the token", "GET", "/api/nope", nil, http.StatusUnauthorized, ""},
-		{"a page goes to sign in", "GET", "/s/" + rev.ID + "?loss=0.1", html, http.StatusSeeOther, "/login?next=" + url.QueryEscape("/s/"+rev.ID+"?loss=0.1")},
+		{"a page goes to sign in", "GET", "/s/" + rev.ID + "?loss=10", html, http.StatusSeeOther, "/login?next=" + url.QueryEscape("/s/"+rev.ID+"?loss=10")},
 		{"a page with the token", "GET", "/sessions", append(bearer, html...), http.StatusOK, ""},
 		{"the login page", "GET", "/login", html, http.StatusOK, ""},
 		{"static files", "GET", "/static/style.css", nil, http.StatusOK, ""},

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"mime"
 	"net/http"
@@ -108,9 +107,15 @@ func (s *Server) findPreset(name string) (p presets.Preset, custom bool, err err
 // is a custom one in use (409: delete it first), and a bad file names its
 // field (400). 201 answers the preset as GET /api/presets/{name} does.
 func (s *Server) savePreset(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, err := jsonapi.ReadBody(r)
 	if err != nil {
-		fail(w, jsonapi.BadRequest("", "read the body: "+err.Error()))
+		fail(w, err)
+		return
+	}
+	// Strict JSON first (no key twice, UTF-8), as every body the API reads;
+	// presets.Parse then reads the file's fields.
+	if err := jsonapi.Valid(body, ""); err != nil {
+		fail(w, err)
 		return
 	}
 	p, err := presets.Parse(body)
@@ -238,6 +243,15 @@ func answer(err error) *jsonapi.Error {
 			return notFound("id", "no such session: "+fe.Error())
 		}
 		return jsonapi.BadRequest(fe.Field, fe.Error())
+	}
+	if se, ok := errors.AsType[*engine.ScenarioError](err); ok {
+		// A scenario's own line and field are in the message; the
+		// request's field is the setting that holds it.
+		field := "scenarioText"
+		if se.Field == "scenario" || se.Line == 0 && se.Field != "scenarioText" {
+			field = "scenario"
+		}
+		return &jsonapi.Error{Status: http.StatusBadRequest, Field: field, Line: se.Line, Msg: se.Error()}
 	}
 	if ie, ok := errors.AsType[*traceio.InputError](err); ok {
 		return &jsonapi.Error{Status: http.StatusBadRequest, Msg: ie.Error(), Field: ie.Field, Line: ie.Line}

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -367,7 +368,8 @@ func (b *labTab) location() string {
 	return loc
 }
 
-// controlsJS reads every control of the page as the text form of its value.
+// controlsJS reads every control of the page as the text form of its value
+// (a slider's or number input's value is a number in the stored unit).
 const controlsJS = `(() => {
 	const out = {};
 	for (const el of document.querySelectorAll('#controls [name]')) {
@@ -396,7 +398,16 @@ func (b *labTab) controls() engine.Settings {
 			b.t.Errorf("the page has no control named %q", p.Name)
 			continue
 		}
-		if err := s.SetText(p.Name, v); err != nil {
+		var err error
+		if p.Kind == engine.Float || p.Kind == engine.Int {
+			var f float64
+			if f, err = strconv.ParseFloat(v, 64); err == nil {
+				err = p.Set(&s, f)
+			}
+		} else {
+			err = s.SetText(p.Name, v)
+		}
+		if err != nil {
 			b.t.Errorf("control %s: %v", p.Name, err)
 		}
 	}

@@ -91,15 +91,15 @@ func TestBrowserSlider(t *testing.T) {
 	if shown != "150" {
 		t.Errorf("latency shows %q ms after PageUp, want 150", shown)
 	}
-	if loc := b.location(); loc != "/?latency=0.15&entities=4" {
-		t.Errorf("address = %q, want /?latency=0.15&entities=4", loc)
+	if loc := b.location(); loc != "/?latency=150ms&entities=4" {
+		t.Errorf("address = %q, want /?latency=150ms&entities=4", loc)
 	}
 	b.eval(`lab.restart(), lab.advance(`+strconv.Itoa(frames)+`)`, nil)
 	after := b.pageMetrics()
 	if sameMetrics(before, after) {
 		t.Errorf("metrics unchanged after latency 50 → 150 ms: %v", flatMetrics(after))
 	}
-	b.copyLinkIs(b.url + "/?latency=0.15&entities=4")
+	b.copyLinkIs(b.url + "/?latency=150ms&entities=4")
 	var still bool
 	b.eval(`window.notReloaded === true`, &still)
 	if !still {
@@ -118,8 +118,8 @@ func TestBrowserSlider(t *testing.T) {
 	if st.Time > 0.2 {
 		t.Errorf("time %v s just after a new seed, want a restart", st.Time)
 	}
-	if loc := b.location(); loc != "/?latency=0.15&entities=4&seed=99" {
-		t.Errorf("address = %q, want /?latency=0.15&entities=4&seed=99", loc)
+	if loc := b.location(); loc != "/?latency=150ms&entities=4&seed=99" {
+		t.Errorf("address = %q, want /?latency=150ms&entities=4&seed=99", loc)
 	}
 }
 
@@ -164,8 +164,8 @@ func flatMetrics(m map[string]map[string]*float64) []string {
 
 // browserShareLink sets a value of every kind (float, int, bool, enum, set)
 // away from the preset.
-const browserShareLink = "/?preset=wifi&calcAhead=0.08&displayBehind=0.15&latency=0.042&jitterDist=lognormal" +
-	"&loss=0.035&lossModel=burst&burstLength=4.5&sendRate=30&clockDrift=-0.0003&adaptive=true&margin=0.031" +
+const browserShareLink = "/?preset=wifi&calcAhead=80&displayBehind=150&latency=42&jitterDist=lognormal" +
+	"&loss=3.5&lossModel=burst&burstLength=4.5&sendRate=30&clockDrift=-300&adaptive=true&margin=31" +
 	"&adaptWindow=64&speedClamp=false&rotation=euler&motion=circle&entities=12&maxSpeed=9.5&seed=4242" +
 	"&techniques=epic,buffer,hermite"
 
@@ -218,7 +218,7 @@ func TestBrowserShareLink(t *testing.T) {
 // TestBrowserBadLink opens a link with bad values and checks that the page
 // reports each of them, in the server's words, and still runs.
 func TestBrowserBadLink(t *testing.T) {
-	const share = "/?preset=wifi&loss=7&jitterDist=gaussian&sendRate=fast&bogus=1"
+	const share = "/?preset=wifi&loss=95&jitterDist=gaussian&sendRate=fast&bogus=1"
 	u, _ := url.Parse(share)
 	_, _, errs := link.Parse(u.Query())
 	if len(errs) != 4 {
@@ -251,11 +251,29 @@ func TestBrowserBadLink(t *testing.T) {
 // checks that the download is what lab export gives for the page's settings.
 func TestBrowserExports(t *testing.T) {
 	// Every technique, so that every library's export is offered.
-	b := openLab(t, "/?preset=harbor-after&loss=0.02&techniques="+strings.Join(engine.TechniqueNames, ","))
+	b := openLab(t, "/?preset=harbor-after&loss=2&techniques="+strings.Join(engine.TechniqueNames, ","))
 	b.do(chromedp.Focus(chromedp.ID("p-jitter")), chromedp.KeyEvent(kb.PageUp))
 	got := b.controls()
 	if got.Jitter == 0.01 {
 		t.Fatal("the jitter slider did not move")
+	}
+
+	// The "vs" links follow the settings too: each compares the page's
+	// settings over the lab's network and over its engine's simulator.
+	var query string
+	b.eval(`location.search.slice(1)`, &query)
+	for _, name := range export.Formats() {
+		sim := export.NetSim(name)
+		if sim == "" {
+			continue
+		}
+		var href string
+		b.eval(`document.getElementById("preview-`+name+`").getAttribute("href")`, &href)
+		got, err1 := url.Parse(href)
+		want, err2 := url.Parse(export.PreviewURL(sim, query))
+		if err1 != nil || err2 != nil || got.Path != want.Path || !slices.Equal(got.Query()["v"], want.Query()["v"]) {
+			t.Errorf("preview link of %s = %s, want the comparison %s", name, href, want)
+		}
 	}
 
 	dir := t.TempDir()
@@ -335,7 +353,7 @@ func (b *labTab) download(dir, id string) []byte {
 // its metrics and poses are bit for bit the native engine's for the same
 // settings and seed.
 func TestBrowserMatchesEngine(t *testing.T) {
-	const link = "/?preset=4g&entities=10&motion=mix&seed=77&adaptive=true&clockDrift=0.0004"
+	const link = "/?preset=4g&entities=10&motion=mix&seed=77&adaptive=true&clockDrift=400"
 	const frames = 900
 	_, s := settingsFromLink(t, link)
 	sim, err := engine.NewSim(s)
@@ -489,7 +507,7 @@ func TestBrowserRefused(t *testing.T) {
 	if !shown.Hidden || len(shown.Invalid) > 0 {
 		t.Errorf("after sendRate 10: errors %q, invalid %v; want none", shown.Items, shown.Invalid)
 	}
-	if loc := b.location(); loc != "/?tickRate=10&sendRate=10" {
-		t.Errorf("address = %q, want /?tickRate=10&sendRate=10", loc)
+	if loc := b.location(); loc != "/?tickRate=10Hz&sendRate=10Hz" {
+		t.Errorf("address = %q, want /?tickRate=10Hz&sendRate=10Hz", loc)
 	}
 }

@@ -27,7 +27,9 @@ import (
 // skipped, so a form may send blank rows. Two to eight refs are needed. A
 // bad request gets 400: the page shows the error above the form when the
 // client asked for HTML, otherwise it is the API's JSON error. A page with
-// no refs at all (the navigation's link) is the empty form.
+// no refs at all (the navigation's link) is the empty form. A comparison is
+// a heavy read (reads.go), checked before it loads a trace: a 503 with
+// Retry-After when the slots stay taken.
 
 // comparePage is GET /compare.
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
@@ -39,9 +41,10 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		templates.Render(w, r, http.StatusOK, templates.Compare(view))
 		return
 	}
-	c, err := s.compare.Resolve(r.Context(), refs, s.resolveRef)
+	c, release, err := s.runComparison(r, refs)
 	var view templates.CompareView
 	if err == nil {
+		defer release()
 		view, err = compareView(refs, c)
 	}
 	if err != nil {
@@ -52,6 +55,9 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.Header.Get("Accept"), "text/html") {
 			jsonapi.WriteError(w, e)
 			return
+		}
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
 		}
 		view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
 		view.Choices = s.compareChoices()
@@ -107,13 +113,14 @@ func (s *Server) compareCSV(w http.ResponseWriter, r *http.Request) {
 			name, compare.CSVError, compare.CSVMetrics, compare.CSVLatency)))
 		return
 	}
-	c, err := s.compare.Resolve(r.Context(), compare.Refs(q), s.resolveRef)
+	c, release, err := s.runComparison(r, compare.Refs(q))
 	if err != nil {
 		if r.Context().Err() == nil {
 			fail(w, err)
 		}
 		return
 	}
+	defer release()
 	var b strings.Builder
 	if err := compare.WriteCSV(&b, c, name); err != nil {
 		fail(w, err)
@@ -123,6 +130,30 @@ func (s *Server) compareCSV(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="compare-`+name+`.csv"`)
 	w.Header().Set("Cache-Control", "no-cache")
 	io.WriteString(w, b.String())
+}
+
+// runComparison resolves refs and checks the comparison they ask for
+// (package compare's bounds on its work and on the traces it holds),
+// before it loads any trace; then, as a heavy read (reads.go), loads the
+// traces and runs it. The caller calls release once it has answered.
+func (s *Server) runComparison(r *http.Request, refs []string) (_ *compare.Comparison, release func(), _ error) {
+	vs, err := compare.Variants(refs, s.resolveRef)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.compare.Plan(vs)
+	if err != nil {
+		return nil, nil, err
+	}
+	release, err = s.reads.Take(r.Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.compare.Exec(r.Context(), c, s.refs.Trace); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return c, release, nil
 }
 
 // compareCSVURL is the URL of one chart's data for the variants refs.
@@ -186,10 +217,6 @@ func compareView(refs []string, c *compare.Comparison) (templates.CompareView, e
 	return v, nil
 }
 
-// compareShow is a setting's value as a designer reads it, with its unit.
-func compareShow(p *engine.Param, s *engine.Settings) string {
-	if (p.Kind == engine.Float || p.Kind == engine.Int) && p.Display != "" && p.Scale != 0 {
-		return strconv.FormatFloat(p.Get(s)*p.Scale, 'g', -1, 64) + " " + p.Display
-	}
-	return s.Text(p.Name)
-}
+// compareShow is a setting's value as a designer reads it, with its unit
+// (engine.Param.Show: 120 ms, not 120.00000000000001 ms).
+func compareShow(p *engine.Param, s *engine.Settings) string { return p.Show(p.Get(s)) }

@@ -276,7 +276,7 @@ func TestCompareBadRequests(t *testing.T) {
 		{"blank rows do not count", "/compare?" + compareTestQuery("preset:lan", " ", ""), "v", "compare 1 variants"},
 		{"nine variants", "/compare?" + compareTestQuery(nine...), "v", "compare 9 variants: want 2 to 8"},
 		{"unknown preset", "/compare?" + compareTestQuery("preset:lan", "preset:nope"), "v", `variant 2 (preset:nope): no preset "nope"`},
-		{"bad setting", "/compare?" + compareTestQuery("q:loss=2", "preset:lan"), "v", "variant 1 (q:loss=2): loss"},
+		{"bad setting", "/compare?" + compareTestQuery("q:loss=95", "preset:lan"), "v", `variant 1 (q:loss=95): loss = "95" is not allowed: want [0, 90] %`},
 		{"long ref", "/compare?" + compareTestQuery("preset:lan", "q:"+strings.Repeat("a", 5000)), "v", "want at most 4096"},
 		{"too much work", "/compare?" + compareTestQuery("q:entities=10000&duration=3600", "preset:lan"), "entities", "lower entities or duration"},
 		{"csv without chart", "/compare.csv?" + compareTestQuery("preset:lan", "preset:wifi"), "chart", `chart = "": want error, metrics or latency`},
@@ -334,7 +334,7 @@ func TestCompareCSVFormula(t *testing.T) {
 // Requests at once share the cores and the cache and get the same answer.
 func TestCompareConcurrent(t *testing.T) {
 	srv := compareTestServer(t)
-	path := "/compare.csv?" + compareTestQuery("preset:lan", "q:seed=77&loss=0.1", "q:seed=78") + "&chart=metrics"
+	path := "/compare.csv?" + compareTestQuery("preset:lan", "q:seed=77&loss=10", "q:seed=78") + "&chart=metrics"
 	const n = 8
 	bodies := make([][]byte, n)
 	var wg sync.WaitGroup

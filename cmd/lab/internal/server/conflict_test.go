@@ -161,8 +161,8 @@ func TestBrowserSessionConflict(t *testing.T) {
 	openConflict()
 	var rows string
 	b.eval(`document.getElementById('conflict-rows').innerText`, &rows)
-	if !strings.Contains(rows, "delay") || !strings.Contains(rows, "0.15") || !strings.Contains(rows, "theirs") || !strings.Contains(rows, "mine") {
-		t.Errorf("the conflict view shows %q, want the delay (0.15 theirs) and both notes", rows)
+	if !strings.Contains(rows, "delay") || !strings.Contains(rows, "150ms") || !strings.Contains(rows, "theirs") || !strings.Contains(rows, "mine") {
+		t.Errorf("the conflict view shows %q, want the delay (150ms theirs, as the page writes it) and both notes", rows)
 	}
 	if latest, _ := st.Latest(first.ID); latest.Rev != 2 {
 		t.Fatalf("after the refused save the session is at rev %d, want 2: nothing overwritten", latest.Rev)

@@ -27,11 +27,20 @@ func (b *labTab) typeInto(name, text string) {
 	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('n-`+name+`').value = ''`), chromedp.SendKeys(sel, text+kb.Enter))
 }
 
-// setting returns a setting's text form as the page's engine runs it.
+// setting returns a setting's text form as the page's engine runs it
+// (Param.Format: 73ms, 2%).
 func (b *labTab) setting(name string) string {
 	b.t.Helper()
 	var v string
 	b.eval(`lab.settings()[`+jsString(name)+`]`, &v)
+	return v
+}
+
+// must returns v, for a value the test built itself.
+func must(v float64, err error) float64 {
+	if err != nil {
+		panic(err)
+	}
 	return v
 }
 
@@ -41,30 +50,30 @@ func TestBrowserTypedValues(t *testing.T) {
 	b := openLab(t, "/")
 	// A plain number is in the unit shown (ms); units are converted.
 	b.typeInto("latency", "73")
-	if !b.poll(`lab.settings().latency === '0.073'`, 5*time.Second) {
-		t.Errorf("typed 73 (ms): latency = %s, want 0.073", b.setting("latency"))
+	if !b.poll(`lab.settings().latency === '73ms'`, 5*time.Second) {
+		t.Errorf("typed 73 (ms): latency = %s, want 73ms", b.setting("latency"))
 	}
 	// A value the slider's step cannot hold is kept as typed.
 	b.typeInto("latency", "20.5ms")
-	if !b.poll(`lab.settings().latency === '0.0205'`, 5*time.Second) {
-		t.Errorf("typed 20.5ms: latency = %s, want 0.0205", b.setting("latency"))
+	if !b.poll(`lab.settings().latency === '20.5ms'`, 5*time.Second) {
+		t.Errorf("typed 20.5ms: latency = %s, want 20.5ms", b.setting("latency"))
 	}
 	b.typeInto("loss", "2%")
-	if !b.poll(`lab.settings().loss === '0.02'`, 5*time.Second) {
-		t.Errorf("typed 2%%: loss = %s, want 0.02", b.setting("loss"))
+	if !b.poll(`lab.settings().loss === '2%'`, 5*time.Second) {
+		t.Errorf("typed 2%%: loss = %s, want 2%%", b.setting("loss"))
 	}
 	b.typeInto("jitter", "0.015s")
-	if !b.poll(`lab.settings().jitter === '0.015'`, 5*time.Second) {
+	if !b.poll(`lab.settings().jitter === '15ms'`, 5*time.Second) {
 		t.Errorf("typed 0.015s: jitter = %s", b.setting("jitter"))
 	}
-	if u := b.location(); !strings.Contains(u, "latency=0.0205") || !strings.Contains(u, "loss=0.02") {
+	if u := b.location(); !strings.Contains(u, "latency=20.5ms") || !strings.Contains(u, "loss=2%25") {
 		t.Errorf("the address does not mirror the typed values: %s", u)
 	}
 
-	// A wrong value is refused with the engine's own message, in the unit
-	// typed, and the running value stays.
+	// A wrong value is refused with the engine's own message, quoting what
+	// was typed and the range in the unit shown, and the running value stays.
 	p, _ := engine.Lookup("latency")
-	_, want := p.Parse("2000ms")
+	_, want := p.Parse("2000")
 	b.typeInto("latency", "2000")
 	if !b.poll(`document.getElementById('p-latency').closest('.field').querySelector('.field-error')?.textContent !== '' && !document.getElementById('p-latency').closest('.field').querySelector('.field-error').hidden`, 5*time.Second) {
 		t.Fatal("typed 2000 ms: no message under latency")
@@ -74,8 +83,11 @@ func TestBrowserTypedValues(t *testing.T) {
 	if want == nil || msg != want.Error() {
 		t.Errorf("refused latency: page says %q, the engine %v", msg, want)
 	}
-	if got := b.setting("latency"); got != "0.0205" {
-		t.Errorf("after a refused value latency = %s, want it unchanged at 0.0205", got)
+	if want == nil || !strings.Contains(msg, `"2000" is not allowed: want [0, 1000] ms`) {
+		t.Errorf("refused latency: page says %q, want the typed text and the range in ms", msg)
+	}
+	if got := b.setting("latency"); got != "20.5ms" {
+		t.Errorf("after a refused value latency = %s, want it unchanged at 20.5ms", got)
 	}
 	b.typeInto("jitter", "12 parsecs")
 	if !b.poll(`document.getElementById('p-jitter').closest('.field').querySelector('.field-error')?.textContent.includes('with a unit: ms, s')`, 5*time.Second) {
@@ -89,18 +101,18 @@ func TestBrowserTypedValues(t *testing.T) {
 
 	// ↑ steps by the slider's step (1 ms), Shift+↑ by a tenth of it.
 	b.typeInto("delay", "100")
-	b.poll(`lab.settings().delay === '0.1'`, 5*time.Second)
+	b.poll(`lab.settings().delay === '100ms'`, 5*time.Second)
 	b.do(chromedp.KeyEvent(kb.ArrowUp))
-	if !b.poll(`lab.settings().delay === '0.101'`, 5*time.Second) {
-		t.Errorf("↑: delay = %s, want 0.101", b.setting("delay"))
+	if !b.poll(`lab.settings().delay === '101ms'`, 5*time.Second) {
+		t.Errorf("↑: delay = %s, want 101ms", b.setting("delay"))
 	}
 	b.do(chromedp.KeyEvent(kb.ArrowUp, chromedp.KeyModifiers(chromedp.ModifierShift)))
-	if !b.poll(`lab.settings().delay === '0.1011'`, 5*time.Second) {
-		t.Errorf("Shift+↑: delay = %s, want 0.1011", b.setting("delay"))
+	if !b.poll(`lab.settings().delay === '101.1ms'`, 5*time.Second) {
+		t.Errorf("Shift+↑: delay = %s, want 101.1ms", b.setting("delay"))
 	}
 	b.do(chromedp.KeyEvent(kb.ArrowDown))
-	if !b.poll(`lab.settings().delay === '0.1001'`, 5*time.Second) {
-		t.Errorf("↓: delay = %s, want 0.1001", b.setting("delay"))
+	if !b.poll(`lab.settings().delay === '100.1ms'`, 5*time.Second) {
+		t.Errorf("↓: delay = %s, want 100.1ms", b.setting("delay"))
 	}
 	b.finish()
 }
@@ -115,7 +127,7 @@ func TestBrowserUndoRedo(t *testing.T) {
 	}
 	moved := b.setting("latency")
 	b.do(chromedp.Focus(chromedp.ID("p-loss")), chromedp.KeyEvent(kb.PageUp))
-	if !b.poll(`lab.settings().loss !== '0'`, 5*time.Second) {
+	if !b.poll(`lab.settings().loss !== '0%'`, 5*time.Second) {
 		t.Fatal("PageUp on the loss slider changed nothing")
 	}
 	loss := b.setting("loss")
@@ -127,17 +139,17 @@ func TestBrowserUndoRedo(t *testing.T) {
 	undo := chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl))
 	redo := chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl, chromedp.ModifierShift))
 	b.do(undo)
-	if !b.poll(`lab.settings().loss === '0' && lab.settings().latency === `+jsString(moved), 5*time.Second) {
-		t.Errorf("Ctrl+Z: loss %s latency %s, want 0 and %s", b.setting("loss"), b.setting("latency"), moved)
+	if !b.poll(`lab.settings().loss === '0%' && lab.settings().latency === `+jsString(moved), 5*time.Second) {
+		t.Errorf("Ctrl+Z: loss %s latency %s, want 0%% and %s", b.setting("loss"), b.setting("latency"), moved)
 	}
 	b.do(undo)
 	if !b.poll(`lab.settings().latency === `+jsString(start), 5*time.Second) {
 		t.Errorf("second Ctrl+Z: latency %s, want %s", b.setting("latency"), start)
 	}
-	var slider string
-	b.eval(`document.getElementById('p-latency').value`, &slider)
-	if slider != start {
-		t.Errorf("undo left the slider at %s, want %s", slider, start)
+	var slider float64
+	b.eval(`Number(document.getElementById('p-latency').value)`, &slider)
+	if lp, _ := engine.Lookup("latency"); slider != must(lp.Parse(start)) {
+		t.Errorf("undo left the slider at %v (s), want %s", slider, start)
 	}
 	b.do(redo)
 	if !b.poll(`lab.settings().latency === `+jsString(moved), 5*time.Second) {
@@ -149,10 +161,10 @@ func TestBrowserUndoRedo(t *testing.T) {
 	}
 	// A typed value is one step too.
 	b.typeInto("jitter", "33")
-	b.poll(`lab.settings().jitter === '0.033'`, 5*time.Second)
+	b.poll(`lab.settings().jitter === '33ms'`, 5*time.Second)
 	b.do(chromedp.Focus(chromedp.ID("p-loss")), undo)
-	if !b.poll(`lab.settings().jitter === '0.01'`, 5*time.Second) {
-		t.Errorf("Ctrl+Z after typing: jitter %s, want the default 0.01", b.setting("jitter"))
+	if !b.poll(`lab.settings().jitter === '10ms'`, 5*time.Second) {
+		t.Errorf("Ctrl+Z after typing: jitter %s, want the default 10ms", b.setting("jitter"))
 	}
 	b.finish()
 }
@@ -167,8 +179,8 @@ func TestBrowserUnsavedAndQueryEdits(t *testing.T) {
 	// unsaved edit with a notice; the bad key is reported.
 	b := openLabOn(t, h, "/s/"+first.ID+"?loss=20%25&lsss=1")
 	b.waitLive()
-	if !b.poll(`lab.settings().loss === '0.2'`, 5*time.Second) {
-		t.Errorf("?loss=20%%: loss = %s, want 0.2", b.setting("loss"))
+	if !b.poll(`lab.settings().loss === '20%'`, 5*time.Second) {
+		t.Errorf("?loss=20%%: loss = %s, want 20%%", b.setting("loss"))
 	}
 	var notice string
 	b.eval(`document.getElementById('edits-notice').hidden ? '' : document.getElementById('edits-notice').textContent`, &notice)

@@ -32,7 +32,13 @@ const fanoutViewers = 200
 //
 //	go test -run='^$' -bench=HubFanout -benchtime=300x ./cmd/lab
 func BenchmarkHubFanout(b *testing.B) {
-	e := newSessionsEnv(b, b.TempDir())
+	// The viewers are one client (one address): let it hold them all.
+	l := DefaultLimits
+	l.SocketsPerClient = fanoutViewers + 1
+	e := &sessionsEnv{now: storeT0, step: time.Second}
+	e.server, e.st = testServerLimits(b, testAssets(b, false), b.TempDir(), e.clock, l)
+	e.srv = serve(b, e.server)
+	b.Cleanup(e.close)
 	id := e.create(b, "fanout", nil).ID
 	tab, _ := e.dial(b, id)
 	go func() { // the tab's own configs: read and drop

@@ -46,8 +46,8 @@ func TestSweepPageBrowser(t *testing.T) {
 		f.elements['technique'].value = 'buffer';
 		f.elements['x.name'].value = 'delay';
 		f.elements['x.name'].dispatchEvent(new Event('change'));
-		f.elements['x.min'].value = '0.05';
-		f.elements['x.max'].value = '0.25';
+		f.elements['x.min'].value = '50';
+		f.elements['x.max'].value = '250ms';
 		f.elements['x.steps'].value = '5';
 	})()`), chromedp.Click(chromedp.ID("start")))
 	jobsBrowserWait(b, `document.getElementById('job').dataset.state === 'done' && document.getElementById('sweep-chart').dataset.drawn === '5'`, 30*time.Second)
@@ -84,7 +84,7 @@ func TestSweepPageBrowser(t *testing.T) {
 
 	// A bad request shows the error next to its field.
 	b.allow("400 (Bad Request)")
-	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('job-form').elements['x.max'].value = '9'`),
+	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('job-form').elements['x.max'].value = '9000'`),
 		chromedp.Click(chromedp.ID("start")))
 	jobsBrowserWait(b, `document.getElementById('job-error').dataset.field === 'x.max' && !document.getElementById('job-error').hidden`, 10*time.Second)
 }
@@ -227,7 +227,7 @@ func TestTunePopulationBrowser(t *testing.T) {
 		t.Fatalf("no job at %s", path)
 	}
 	res, _ := j.Result()
-	if best := res.(engine.TuneResult).Best; best.Population == nil {
-		t.Errorf("the tuning ran without its population: %+v", best)
+	if base := res.(engine.TuneResult).Base; base.Population == nil {
+		t.Errorf("the tuning ran without its population: %+v", base)
 	}
 }

@@ -185,7 +185,7 @@ func fromAddr(ip string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 }
 
-// One client may run one job at a time, and the server MaxRunning: a
+// One client may run one job at a time, and the server DefaultSlots: a
 // client cannot hold every slot (it could before).
 func TestJobsBusy(t *testing.T) {
 	_, srv := jobsTestServer(t)
@@ -210,7 +210,7 @@ func TestJobsBusy(t *testing.T) {
 		t.Fatalf("another client's job = %d %+v, want 202", code, e)
 	}
 	if code, e := post("127.0.0.3"); code != http.StatusTooManyRequests || !strings.Contains(e.Error, "jobs are running") {
-		t.Errorf("job %d = %d %+v, want 429", jobs.MaxRunning+1, code, e)
+		t.Errorf("job %d = %d %+v, want 429", jobs.DefaultSlots+1, code, e)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,12 +51,72 @@ var layoutParts = [][2]string{
 	{"metrics", "#metrics"},
 }
 
+// layoutPartsAB are the parts the A/B view adds: the pinned run's canvas.
+var layoutPartsAB = [][2]string{
+	{"pinned", "#ab-view"},
+}
+
 // layoutOverlays may overlap: the legend and the perf readout are drawn over
 // the canvas on purpose.
 var layoutOverlays = map[[2]string]bool{
 	{"canvas", "legend"}: true,
 	{"canvas", "perf"}:   true,
 }
+
+// controlsWholeJS opens every collapsible part of the side panel and lists
+// what of it is not whole: a control, a knob's name or its number box and
+// unit cut off by the panel's visible box (the panel may scroll up and
+// down, never sideways), or two of them overlapping.
+const controlsWholeJS = `(() => {
+	const panel = document.getElementById('controls');
+	for (const d of panel.querySelectorAll('details')) d.open = true;
+	panel.scrollTop = 0;
+	const pr = panel.getBoundingClientRect();
+	const left = pr.left + panel.clientLeft, right = left + panel.clientWidth;
+	const bottom = pr.top + panel.clientTop + panel.scrollHeight;
+	const bad = [];
+	if (panel.scrollWidth > panel.clientWidth + 0.5) {
+		bad.push('the panel is ' + panel.scrollWidth + ' px wide inside a ' + panel.clientWidth + ' px box: it scrolls sideways');
+	}
+	const name = (el) => {
+		const f = el.closest('.field');
+		const what = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : '');
+		return what + (f ? ' of ' + (f.querySelector('code')?.textContent ?? '?') : '');
+	};
+	const items = [];
+	for (const el of panel.querySelectorAll('input, select, textarea, button, summary, .field code, .field .shown, label.tech')) {
+		if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+		const r = el.getBoundingClientRect();
+		if (r.width < 1 || r.height < 1) continue;
+		if (r.left < left - 0.5 || r.right > right + 0.5) {
+			bad.push(name(el) + ' spans x ' + r.left.toFixed(0) + '…' + r.right.toFixed(0) + ', the panel shows ' + left.toFixed(0) + '…' + right.toFixed(0));
+		}
+		if (r.bottom > bottom + 0.5) bad.push(name(el) + ' is below the panel\'s scroll height');
+		items.push([el, r]);
+	}
+	for (let i = 0; i < items.length; i++) {
+		for (let j = i + 1; j < items.length; j++) {
+			const [a, ra] = items[i], [b, rb] = items[j];
+			if (a.contains(b) || b.contains(a)) continue;
+			const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+			const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+			if (w > 0.5 && h > 0.5) bad.push(name(a) + ' overlaps ' + name(b) + ' (' + w.toFixed(0) + '×' + h.toFixed(0) + ' px)');
+		}
+	}
+	return {Count: items.length, Bad: bad};
+})()`
+
+// perfJS measures the perf readout against the scale bar the view draws at
+// its bottom left: the readout must stay on one line and clear of it.
+const perfJS = `(() => {
+	const el = document.getElementById('perf');
+	const r = el.getBoundingClientRect();
+	const line = parseFloat(getComputedStyle(el).lineHeight) || 16;
+	const s = lab.scaleBox();
+	return {Perf: {Name: 'perf', X: r.x, Y: r.y, W: r.width, H: r.height},
+		Scale: {Name: 'scale bar', X: s.x, Y: s.y, W: s.w, H: s.h},
+		Lines: Math.round((r.height - parseFloat(getComputedStyle(el).paddingTop) - parseFloat(getComputedStyle(el).paddingBottom)) / line)};
+})()`
 
 type layoutBox struct {
 	Name                     string
@@ -64,11 +125,11 @@ type layoutBox struct {
 	ScrollWidth, ScrollTotal float64
 }
 
-// layoutJS returns the page-relative boxes of the parts, after two frames
-// (so the canvases have resized to their new boxes).
-func layoutJS() string {
+// layoutJS returns the page-relative boxes of parts, after two frames (so
+// the canvases have resized to their new boxes).
+func layoutJS(parts [][2]string) string {
 	var sel []string
-	for _, p := range layoutParts {
+	for _, p := range parts {
 		sel = append(sel, fmt.Sprintf("[%q, %q]", p[0], p[1]))
 	}
 	return `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -98,9 +159,17 @@ func (a layoutBox) String() string {
 	return fmt.Sprintf("%s %.0f×%.0f at (%.0f, %.0f)", a.Name, a.W, a.H, a.X, a.Y)
 }
 
-// checkLayout sets b's window to each size and checks the parts' boxes.
+// checkLayout sets b's window to each size and checks the parts' boxes,
+// the side panel's knobs and, with the A/B view open, its pinned canvas and
+// the perf readout against the scale bar.
 func checkLayout(t *testing.T, b *labTab) {
 	t.Helper()
+	parts := layoutParts
+	var ab bool
+	b.eval(`!!lab.ab()?.pinned`, &ab)
+	if ab {
+		parts = append(slices.Clone(parts), layoutPartsAB...)
+	}
 	for _, sz := range layoutSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
@@ -113,7 +182,7 @@ func checkLayout(t *testing.T, b *labTab) {
 				t.Fatalf("legend or perf readout not filled in")
 			}
 			var boxes []layoutBox
-			b.eval(layoutJS(), &boxes)
+			b.eval(layoutJS(parts), &boxes)
 			for _, x := range boxes {
 				t.Logf("%v", x)
 				if x.W < 1 || x.H < 1 {
@@ -145,9 +214,14 @@ func checkLayout(t *testing.T, b *labTab) {
 			if view.ScrollWidth > view.ViewW+0.5 {
 				t.Errorf("the page is %.0f px wide in a %.0f px window: it scrolls sideways", view.ScrollWidth, view.ViewW)
 			}
+			// Each view of the A/B pair takes half the stage.
+			minW := 400.0
+			if ab {
+				minW = 300
+			}
 			for _, x := range boxes {
-				if x.Name == "canvas" && (x.W < 400 || x.H < 240) {
-					t.Errorf("the canvas is too small to read: %v", x)
+				if (x.Name == "canvas" || x.Name == "pinned") && (x.W < minW || x.H < 240) {
+					t.Errorf("the %s view is too small to read: %v, want %.0f×240 or more", x.Name, x, minW)
 				}
 				inside := x.X < view.ViewW && x.X+x.W > 0 && x.Y < view.ViewH && x.Y+x.H > 0
 				reachable := x.X < view.ViewW && x.X+x.W > 0 && x.Y+x.H <= view.ScrollTotal+0.5
@@ -164,7 +238,52 @@ func checkLayout(t *testing.T, b *labTab) {
 					t.Errorf("the metrics table starts at y = %.0f, below the fold of a %.0f px window", x.Y, view.ViewH)
 				}
 			}
+			checkPerf(t, b)
+			checkControlsWhole(t, b)
 		})
+	}
+}
+
+// checkPerf checks that the perf readout is one line and clear of the
+// scale bar the view draws.
+func checkPerf(t *testing.T, b *labTab) {
+	t.Helper()
+	var got struct {
+		Perf, Scale layoutBox
+		Lines       int
+	}
+	b.eval(perfJS, &got)
+	if got.Lines != 1 {
+		t.Errorf("the perf readout wraps onto %d lines: %v", got.Lines, got.Perf)
+	}
+	if got.Scale.W < 1 {
+		t.Errorf("the view drew no scale bar: %v", got.Scale)
+	}
+	if a := got.Perf.overlap(got.Scale); a > 0 {
+		t.Errorf("%v covers the %v (%.0f px²)", got.Perf, got.Scale, a)
+	}
+}
+
+// checkControlsWhole checks that every knob of the side panel is whole:
+// within the panel's visible box, reachable by its own scroll, and clear of
+// the others.
+func checkControlsWhole(t *testing.T, b *labTab) {
+	t.Helper()
+	var got struct {
+		Count int
+		Bad   []string
+	}
+	b.eval(controlsWholeJS, &got)
+	if got.Count < 10 {
+		t.Errorf("the side panel shows %d controls: too few to be the lab's", got.Count)
+	}
+	const most = 12
+	for i, bad := range got.Bad {
+		if i == most {
+			t.Errorf("… and %d more", len(got.Bad)-most)
+			break
+		}
+		t.Errorf("side panel: %s", bad)
 	}
 }
 
@@ -173,6 +292,28 @@ func checkLayout(t *testing.T, b *labTab) {
 func TestBrowserLayout(t *testing.T) {
 	b := openLab(t, "/?techniques="+strings.Join(engine.TechniqueNames, ","))
 	checkLayout(t, b)
+}
+
+// libraryPresets are the presets of the libraries, one each, at the
+// library's defaults.
+var libraryPresets = []string{"mirror-30hz", "ngo-defaults", "source-66tick", "unreal-defaults", "geckos-20fps"}
+
+// TestBrowserLayoutLibraries opens each library's preset, whose knobs have
+// the longest names and units, at each window size, then with the A/B view
+// open (two canvases side by side, the perf readout over a half-width view).
+func TestBrowserLayoutLibraries(t *testing.T) {
+	b := openLab(t, "/")
+	for _, name := range libraryPresets {
+		t.Run(name, func(t *testing.T) {
+			b.navigate("/?preset=" + name)
+			checkLayout(t, b)
+			b.do(chromedp.Click(chromedp.ID("ab-pin")))
+			if !b.poll(`lab.ab().pinned && !document.getElementById('ab-pane').hidden`, 10*time.Second) {
+				t.Fatalf("Pin did not open the A/B view: %+v", b.ab())
+			}
+			t.Run("ab", func(t *testing.T) { checkLayout(t, b) })
+		})
+	}
 }
 
 // TestBrowserLayoutSession checks a saved session's page, whose header also
@@ -185,7 +326,7 @@ func TestBrowserLayoutSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := openLabOn(t, h, "/s/"+rev.ID+"?loss=0.05")
+	b := openLabOn(t, h, "/s/"+rev.ID+"?loss=5")
 	b.waitLive()
 	checkLayout(t, b)
 }

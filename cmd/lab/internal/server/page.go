@@ -13,6 +13,14 @@ import (
 
 // labPage renders the lab page for the state in the URL's query.
 func (s *Server) labPage(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has(linkTraceKey) {
+		// A replay loads its trace's packets: a heavy read (reads.go).
+		release, ok := s.takeReadPage(w, r)
+		if !ok {
+			return
+		}
+		defer release()
+	}
 	templates.Render(w, r, http.StatusOK, templates.Page(s.pageView(r)))
 }
 
@@ -42,7 +50,11 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		Query:    link.Query(preset, settings),
 	}
 	for _, e := range export.List() {
-		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique})
+		ev := templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique, NetSim: export.NetSim(e.Format)}
+		if ev.NetSim != "" {
+			ev.Preview = export.PreviewURL(ev.NetSim, v.Query)
+		}
+		v.Exports = append(v.Exports, ev)
 	}
 	if replaying {
 		s.replayPage(&v, trace, q)

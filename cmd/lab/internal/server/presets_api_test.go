@@ -19,7 +19,7 @@ func TestCustomPresetsAPI(t *testing.T) {
 	var saved apiPreset
 	e.must(t, http.StatusCreated, "POST", "/api/presets", file, &saved)
 	if !saved.Custom || saved.Name != "team-wifi" || saved.Settings.Latency != 0.04 || saved.Settings.Delay != 0.15 ||
-		saved.Query != "latency=0.04&loss=0.01&delay=0.15" || saved.File != "/api/presets/team-wifi.json" {
+		saved.Query != "latency=40ms&loss=1%25&delay=150ms" || saved.File != "/api/presets/team-wifi.json" {
 		t.Errorf("saved = %+v", saved)
 	}
 

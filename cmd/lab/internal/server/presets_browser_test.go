@@ -13,7 +13,7 @@ import (
 )
 
 func TestBrowserSaveAsPreset(t *testing.T) {
-	b := openLab(t, "/?preset=wifi&loss=0.03&delay=0.15&techniques=buffer,epic")
+	b := openLab(t, "/?preset=wifi&loss=3&delay=150&techniques=buffer,epic")
 	var want map[string]string
 	b.eval(`lab.settings()`, &want)
 
@@ -46,7 +46,7 @@ func TestBrowserSaveAsPreset(t *testing.T) {
 		b.eval(`(() => { const s = document.getElementById('preset'); s.value = `+jsString(name)+`; s.dispatchEvent(new Event('change')); })()`, nil)
 	}
 	choose("lan")
-	if !b.poll(`lab.settings().loss !== '0.03'`, 5*time.Second) {
+	if !b.poll(`lab.settings().loss !== '3%'`, 5*time.Second) {
 		t.Fatalf("chose lan: settings %v", b.setting("loss"))
 	}
 	// After a reload the server lists it.
@@ -55,7 +55,7 @@ func TestBrowserSaveAsPreset(t *testing.T) {
 		t.Fatalf("after a reload the picker does not list team-lossy")
 	}
 	choose("team-lossy")
-	if !b.poll(`lab.settings().loss === '0.03'`, 5*time.Second) {
+	if !b.poll(`lab.settings().loss === '3%'`, 5*time.Second) {
 		t.Fatalf("chose team-lossy: loss %s", b.setting("loss"))
 	}
 	var got map[string]string
@@ -68,7 +68,7 @@ func TestBrowserSaveAsPreset(t *testing.T) {
 		}
 	}
 	// Its link carries the values, not the custom name: it opens on any lab.
-	if u := b.location(); strings.Contains(u, "team-lossy") || !strings.Contains(u, "loss=0.03") {
+	if u := b.location(); strings.Contains(u, "team-lossy") || !strings.Contains(u, "loss=3%25") {
 		t.Errorf("address %s: want the values against the defaults", u)
 	}
 	var href string

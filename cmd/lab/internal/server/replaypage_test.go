@@ -23,8 +23,8 @@ func TestReplayPageView(t *testing.T) {
 		wantTrace   string
 		wantErrors  []string // substrings, one per error, in order
 	}{
-		{"sample", "trace=sample-4g&latency=0.05", "sample-4g", nil},
-		{"unknown", "trace=nope&latency=0.05", "", []string{"trace = \"nope\""}},
+		{"sample", "trace=sample-4g&latency=50", "sample-4g", nil},
+		{"unknown", "trace=nope&latency=50", "", []string{"trace = \"nope\""}},
 		{"twice", "trace=sample-4g&trace=sample-lan", "", []string{"one trace"}},
 		{"fixed set", "trace=sample-4g&entities=30", "sample-4g", []string{"entities = \"30\" is not allowed: want no value: a replay takes it from its trace"}},
 	}
@@ -50,7 +50,7 @@ func TestReplayPageView(t *testing.T) {
 				v.Settings.Entities, v.Settings.SendRate, tr.Entities, sendRate)
 		}
 		if v.Settings.Latency != 0.05 && tt.name == "sample" {
-			t.Errorf("%s: latency %g, want the link's 0.05", tt.name, v.Settings.Latency)
+			t.Errorf("%s: latency %g, want the link's 50 ms", tt.name, v.Settings.Latency)
 		}
 		if v.TraceFixed != "entities,sendRate" || v.TraceIgnored != "latency,jitter,jitterDist,loss,lossModel,burstLength,duplicate,seed,motion" {
 			t.Errorf("%s: TraceFixed = %q, TraceIgnored = %q", tt.name, v.TraceFixed, v.TraceIgnored)

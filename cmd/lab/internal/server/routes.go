@@ -11,17 +11,19 @@ import (
 )
 
 // routes returns the lab's one route table. Every request runs Recover (a
-// fault is a logged 500, and the server serves on) and the security
-// headers; then, when the lab has an access token, every route not marked
+// fault is a logged 500, and the server serves on), the security headers
+// and the Host check (a 421 for a name that is not the lab's); then, when the lab has an access token, every route not marked
 // open asks for it; then each route runs the middleware named beside it,
 // outermost first, and its handler.
 //
 // Reads are open. Every route that changes state (POST, PUT, DELETE) runs
 // change: its answer is never cached, a browser may call it only from the
-// lab's own pages (or an origin of Deps.AllowOrigins), and its body must
+// lab's own pages (an origin with one of the lab's host names) or an origin
+// of Deps.AllowOrigins, and its body must
 // be of the types it names (a request with no body and no type passes)
 // and at most its cap (413 over it). A WebSocket upgrade checks the Origin
-// before anything else. A page route answers its errors as an HTML page
+// before anything else, then its client's count of WebSockets (a 429 at
+// Limits.SocketsPerClient). A page route answers its errors as an HTML page
 // (pageErrors), the API as JSON.
 func (s *Server) routes() *http.ServeMux {
 	const typeJSON = "application/json"
@@ -30,10 +32,10 @@ func (s *Server) routes() *http.ServeMux {
 		gz      = []jsonapi.Middleware{jsonapi.Gzip}          // a page or an API answer, compressed for clients that accept gzip
 		fresh   = []jsonapi.Middleware{noStore}               // an answer that changes under the same URL: never cached
 		gzFresh = []jsonapi.Middleware{jsonapi.Gzip, noStore} // both
-		upgrade = []jsonapi.Middleware{jsonapi.SameOrigin(s.allow)}
+		upgrade = []jsonapi.Middleware{s.origins.SameOrigin, s.sockets.Limit}
 	)
 	change := func(maxBody int64, types ...string) []jsonapi.Middleware {
-		return []jsonapi.Middleware{noStore, jsonapi.SameOrigin(s.allow), jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody)}
+		return []jsonapi.Middleware{noStore, s.origins.SameOrigin, jsonapi.RequireType(types...), jsonapi.MaxBody(maxBody)}
 	}
 	// The second column says who may use a route when the lab has an
 	// access token: anyone (open: the login page and the static files),
@@ -74,8 +76,8 @@ func (s *Server) routes() *http.ServeMux {
 		{"GET /api/sessions/{id}", token, fresh, s.getSession},
 		{"GET /api/sessions/{id}/revisions/{rev}", token, fresh, s.sessionRevision},
 		{"PUT /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.saveSession},
-		{"DELETE /api/sessions/{id}", token, change(maxSessionBody, typeJSON), s.deleteSession},
-		{"POST /api/sessions/{id}/restore", token, change(maxSessionBody, typeJSON), s.restoreSession},
+		{"DELETE /api/sessions/{id}", token, change(maxSmallBody, typeJSON), s.deleteSession},
+		{"POST /api/sessions/{id}/restore", token, change(maxSmallBody, typeJSON), s.restoreSession},
 		{"POST /api/sessions/{id}/trace", token, change(maxSmallBody, typeJSON), s.saveLiveTrace},
 		{"GET /ws/sessions/{id}", token, upgrade, s.sessionWS},
 
@@ -139,9 +141,12 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // serveAll is the middleware every request runs, around the route table:
-// Recover, and the security headers (package access).
-func serveAll(mux http.Handler) http.Handler {
-	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers)
+// Recover, the security headers, the Host check, which refuses a name that
+// is not the lab's before any route sees the request, and, without a
+// token, a cookie for each browser that the jobs count callers by
+// (package access).
+func (s *Server) serveAll(mux http.Handler) http.Handler {
+	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers, s.hosts.Check, s.gate.Browsers)
 }
 
 // noStore marks an answer as never to be cached: sessions, traces and job
@@ -155,7 +160,7 @@ func noStore(next http.Handler) http.Handler {
 
 // Body caps of the routes that change state, bytes.
 const (
-	maxSessionBody = 64 << 10                  // a session's notes of store.MaxNotesRunes four-byte characters, and its settings
+	maxSessionBody = 256 << 10                 // a session's notes of store.MaxNotesRunes characters (40 KiB of four-byte ones), its settings, and room to tell notes over the cap from a body too big
 	maxJobBody     = 64 << 10                  // a sweep's, a tuning's or a population run's request
 	maxSmallBody   = 4 << 10                   // a name, or nothing
 	maxTraceUpload = traceio.MaxBytes + 64<<10 // a trace file and a multipart envelope

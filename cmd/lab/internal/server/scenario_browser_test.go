@@ -81,7 +81,7 @@ func TestBrowserScenarioEditor(t *testing.T) {
 // The toolbar's network switch turns the impairments off and on (the ideal
 // setting), and says which.
 func TestBrowserNetworkToggle(t *testing.T) {
-	b := openLab(t, "/?jitter=0.03&loss=0.05")
+	b := openLab(t, "/?jitter=30&loss=5")
 	var label string
 	b.eval(`document.getElementById('network-toggle').textContent`, &label)
 	if label != "Network on" {

@@ -10,9 +10,9 @@ package server
 
 import (
 	"flag"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,12 +21,17 @@ import (
 
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
+	"interplab/presets"
 )
 
 var screenshots = flag.Bool("screenshots", false, "write a 1440×900 screenshot of every page to docs/screens/")
 
 // screensDir is docs/screens/ of the repository, from this package.
 const screensDir = "../../../../docs/screens"
+
+// screensPreset is the library preset the screens are taken on: the lab as
+// a Mirror designer meets it.
+const screensPreset = "mirror-30hz"
 
 // settledJS holds once every canvas of the page has drawn the same pixels
 // for 30 polls in a row (charts done animating), or at once on a page
@@ -45,9 +50,13 @@ func TestScreenshots(t *testing.T) {
 	}
 	h, st := newSessionServer(t)
 	now := time.Now()
+	mirror, err := presets.Get(screensPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, d := range []store.Draft{
 		{Name: "Harbor Vanguard: wet docks", Notes: "120 ms from Singapore, 2 % burst loss: the buffer at 100 ms stops the skating", Settings: engine.Defaults()},
-		{Name: "Mirror 30 Hz, mobile", Notes: "bufferTimeMultiplier 2 against the handover scenario", Settings: engine.Defaults()},
+		{Name: "Mirror 30 Hz, mobile", Notes: "bufferTimeMultiplier 2 against the handover scenario", Settings: mirror.Settings},
 		{Name: "LAN baseline", Notes: "what a perfect link looks like", Settings: engine.Defaults()},
 	} {
 		if _, err := st.Create(d, now.Add(time.Duration(i-3)*time.Hour)); err != nil {
@@ -55,7 +64,9 @@ func TestScreenshots(t *testing.T) {
 		}
 	}
 
-	b := openLabOn(t, h, "/?preset=wifi&techniques=epic,snap,buffer,hermite,mirror&entities=8")
+	// A Mirror designer's lab: the library first, compared with the lab's
+	// buffer and EPIC, on a 80 ms link with some jitter.
+	b := openLabOn(t, h, "/?preset="+screensPreset+"&latency=0.08&jitter=0.015&techniques=epic,buffer,mirror&entities=8")
 	if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
 	}); err != nil {
@@ -95,29 +106,42 @@ func TestScreenshots(t *testing.T) {
 	b.open("/sessions")
 	shot("sessions")
 
-	b.open("/compare?" + compareTestQuery("preset:wifi", "preset:4g", "preset:lan"))
+	b.open("/compare?" + compareTestQuery("preset:"+screensPreset, "q:preset="+screensPreset+"&latency=0.08&jitter=0.015",
+		"q:preset="+screensPreset+"&latency=0.08&jitter=0.015&mirror.dynamicAdjustment=false"))
 	shot("compare")
 
-	// A small sweep, finished, with its chart.
-	b.open("/sweep?base=" + strings.ReplaceAll("q:preset=wifi&duration=8&entities=4", "&", "%26"))
+	// A small sweep of Mirror's dynamic adjustment tolerance (its buffer
+	// time with dynamic adjustment on), finished, with its chart.
+	b.open("/sweep?base=" + url.QueryEscape("q:preset="+screensPreset+"&latency=0.08&jitter=0.015&duration=8&entities=4"))
 	if !b.poll(`!!document.getElementById('job-form')`, 10*time.Second) {
 		t.Fatal("no sweep form")
 	}
 	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
 		const f = document.getElementById('job-form');
-		f.elements['technique'].value = 'buffer';
-		f.elements['x.name'].value = 'delay';
+		f.elements['technique'].value = 'mirror';
+		f.elements['technique'].dispatchEvent(new Event('change'));
+		f.elements['x.name'].value = 'mirror.dynamicAdjustmentTolerance';
 		f.elements['x.name'].dispatchEvent(new Event('change'));
-		f.elements['x.min'].value = '0.02';
-		f.elements['x.max'].value = '0.2';
+		f.elements['x.min'].value = '0';
+		f.elements['x.max'].value = '4.5';
 		f.elements['x.steps'].value = '10';
 	})()`), chromedp.Click(chromedp.ID("start")))
 	jobsBrowserWait(b, `document.getElementById('job')?.dataset.state === 'done' && document.getElementById('sweep-chart')?.dataset.drawn === '10'`, 60*time.Second)
 	shot("sweep")
 
-	b.open("/tune?base=q%3Apreset%3Dwifi")
+	// The studies on the Mirror designer's technique (the pages start on it
+	// once they follow the base's primary technique; set here either way).
+	base := url.QueryEscape("q:preset=" + screensPreset + "&latency=0.08&jitter=0.015")
+	b.open("/tune?base=" + base)
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const s = document.querySelector('#job-form [name=technique]');
+		if (s && s.value !== 'mirror') { s.value = 'mirror'; s.dispatchEvent(new Event('change', {bubbles: true})); }
+	})()`))
 	shot("tune")
-	b.open("/population?base=q%3Apreset%3Dwifi")
+	b.open("/population?base=" + base)
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		for (const c of document.querySelectorAll('input[name=techniques]')) c.checked = c.value === 'mirror';
+	})()`))
 	shot("population")
 	b.open("/traces")
 	shot("traces")

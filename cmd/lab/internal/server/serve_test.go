@@ -83,6 +83,12 @@ func testAssets(t testing.TB, withWasm bool) fstest.MapFS {
 // when nil). The server closes at the end of the test, then the store.
 func testServer(t testing.TB, assets fs.FS, dir string, now func() time.Time) (*Server, *store.SQLite) {
 	t.Helper()
+	return testServerLimits(t, assets, dir, now, Limits{})
+}
+
+// testServerLimits is testServer with limits l.
+func testServerLimits(t testing.TB, assets fs.FS, dir string, now func() time.Time, l Limits) (*Server, *store.SQLite) {
+	t.Helper()
 	list, err := presets.All()
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +98,7 @@ func testServer(t testing.TB, assets fs.FS, dir string, now func() time.Time) (*
 		t.Fatalf("store.Open: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s, err := New(Deps{Presets: list, Assets: assets, Store: st, Now: now})
+	s, err := New(Deps{Presets: list, Assets: assets, Store: st, Now: now, Limits: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,10 +210,17 @@ func TestServeParams(t *testing.T) {
 		for _, u := range p.Units() {
 			units = append(units, u)
 		}
+		// min, max, step and default in the stored unit; display is the
+		// unit a plain typed number is in.
+		display, scale := p.Display, p.Scale
+		if p.Kind == engine.Float || p.Kind == engine.Int {
+			display, scale = p.DisplayUnit()
+		}
 		want := map[string]any{
 			"name": p.Name, "group": p.Group, "kind": kinds[p.Kind], "unit": p.Unit,
 			"min": p.Min, "max": p.Max, "step": p.Step, "default": p.Default, "choices": choices,
-			"doc": p.Doc, "display": p.Display, "scale": p.Scale, "restart": p.Restart, "units": units,
+			"doc": p.Doc, "display": display, "scale": scale, "restart": p.Restart, "units": units,
+			"range": p.Range(), "defaultText": p.Format(p.Default),
 		}
 		if !reflect.DeepEqual(got[i], want) {
 			t.Errorf("param %d = %v, want %v", i, got[i], want)
@@ -221,7 +234,7 @@ func TestServeExport(t *testing.T) {
 	for _, name := range export.Formats() {
 		s := p.Settings
 		s.Loss = 0.02
-		query := "&preset=harbor-after&loss=0.02"
+		query := "&preset=harbor-after&loss=2"
 		if tech := export.Technique(name); tech != "" && !slices.Contains(s.Techniques, tech) {
 			// A library's export needs its technique selected.
 			s.Techniques = append(slices.Clip(s.Techniques), tech)
@@ -249,13 +262,13 @@ func TestServeExport(t *testing.T) {
 		query string
 		field string
 	}{
-		{"format=json&loss=2", "loss"},
+		{"format=json&loss=95", "loss"},
 		{"format=cpp&jitterDist=cauchy", "jitterDist"},
-		{"format=json&lost=0.1", "lost"},
+		{"format=json&lost=10", "lost"},
 		{"format=json&preset=mars", "preset"},
 		{"format=json&tickRate=10", "sendRate"},
 		{"format=yaml", "format"},
-		{"loss=0.1", "format"},
+		{"loss=10", "format"},
 	}
 	for _, tt := range tests {
 		resp, body := get(t, ts.URL+"/api/export?"+tt.query)
@@ -271,7 +284,7 @@ func TestServeExport(t *testing.T) {
 
 func TestServePage(t *testing.T) {
 	s, ts := newTestServer(t, true)
-	resp, body := get(t, ts.URL+"/?preset=wifi&loss=2&bogus=1&displayBehind=0.12")
+	resp, body := get(t, ts.URL+"/?preset=wifi&loss=95&bogus=1&displayBehind=120")
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || len(body) == 0 {
 		t.Fatalf("GET / = %s %q, %d bytes", resp.Status, resp.Header.Get("Content-Type"), len(body))
 	}
@@ -281,21 +294,21 @@ func TestServePage(t *testing.T) {
 	}
 
 	wifi, _ := presets.Get("wifi")
-	v := s.pageView(httptest.NewRequest("GET", "/?preset=wifi&loss=2&bogus=1&displayBehind=0.12", nil))
+	v := s.pageView(httptest.NewRequest("GET", "/?preset=wifi&loss=95&bogus=1&displayBehind=120", nil))
 	if v.Preset != "wifi" || v.Settings.Loss != wifi.Settings.Loss || v.Settings.DisplayBehind != 0.12 {
 		t.Errorf("pageView: preset %q, loss %v, displayBehind %v; want wifi, %v, 0.12", v.Preset, v.Settings.Loss, v.Settings.DisplayBehind, wifi.Settings.Loss)
 	}
 	if len(v.Errors) != 2 || !strings.Contains(v.Errors[0], "loss") || !strings.Contains(v.Errors[1], "bogus") {
 		t.Errorf("pageView errors = %q, want one for loss and one for bogus", v.Errors)
 	}
-	if v.Query != "preset=wifi&displayBehind=0.12" {
-		t.Errorf("pageView query = %q, want the valid state preset=wifi&displayBehind=0.12", v.Query)
+	if v.Query != "preset=wifi&displayBehind=120ms" {
+		t.Errorf("pageView query = %q, want the valid state preset=wifi&displayBehind=120ms", v.Query)
 	}
 	if len(v.Params) != len(engine.Params()) || len(v.Presets) == 0 || v.Presets[0].Name != "epic-seed" {
 		t.Errorf("pageView: %d params, presets %v", len(v.Params), v.Presets)
 	}
 
-	v = s.pageView(httptest.NewRequest("GET", "/?loss=%zz&delay=0.2", nil))
+	v = s.pageView(httptest.NewRequest("GET", "/?loss=%zz&delay=200", nil))
 	if len(v.Errors) != 1 || !strings.Contains(v.Errors[0], "malformed") || v.Settings.Delay != 0.2 {
 		t.Errorf("pageView of a malformed link: errors %q, delay %v; want one malformed error and delay 0.2", v.Errors, v.Settings.Delay)
 	}

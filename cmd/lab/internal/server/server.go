@@ -20,11 +20,10 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/static"
 	"interplab/cmd/lab/internal/store"
@@ -49,6 +48,13 @@ type Deps struct {
 	// AllowOrigins are the origins, besides the server's own, whose pages
 	// may change state ("https://tools.example.com").
 	AllowOrigins []string
+	// Addr is the address the lab listens on (lab serve -addr), which
+	// decides the host names it answers to (access.Hosts): on loopback,
+	// or "", loopback's only.
+	Addr string
+	// AllowHosts are more host names the lab answers to, as
+	// access.ParseHosts returns them (lab serve -allow-host).
+	AllowHosts []string
 	// Token, if not "", is the access token every request but the login
 	// page's must carry (package access); at least access.MinTokenLen
 	// characters.
@@ -56,15 +62,25 @@ type Deps struct {
 	// Limits are the HTTP server's timeouts and connection limit; the
 	// zero value means DefaultLimits.
 	Limits Limits
+	// JobSlots is how many sweeps, tunings and population runs run at
+	// once (lab serve -jobs), in [jobs.MinSlots, jobs.MaxSlots]; 0 means
+	// jobs.DefaultSlots.
+	JobSlots int
+
+	// Spool holds trace uploads while they arrive; DirSpool("") (the
+	// system's temporary directory) when nil.
+	Spool Spool
 }
 
 // Limits bound what one client can hold of the server: time to send a
 // request's header and body, to take its answer, to sit idle, header bytes,
-// and open connections.
+// open HTTP connections (everyone's), and open WebSockets (each client's:
+// an upgraded connection leaves MaxConns for SocketsPerClient).
 type Limits struct {
 	ReadHeader, Read, Write, Idle time.Duration
 	MaxHeaderBytes                int
 	MaxConns                      int
+	SocketsPerClient              int
 }
 
 // DefaultLimits are generous for people on a LAN and games on a WAN, and
@@ -72,14 +88,16 @@ type Limits struct {
 // connections or memory: a 32 MiB trace upload at 1 MB/s takes 33 s, a
 // comparison of 8 long variants about a minute, and WebSockets (hijacked)
 // keep their own deadlines. 1,024 connections is 500 viewers and their
-// games with room to spare, well under the process's file limit.
+// games with room to spare, well under the process's file limit; a
+// client's WebSockets are its tabs and games (access.MaxSocketsPerClient).
 var DefaultLimits = Limits{
-	ReadHeader:     10 * time.Second,
-	Read:           2 * time.Minute,
-	Write:          5 * time.Minute,
-	Idle:           2 * time.Minute,
-	MaxHeaderBytes: 64 << 10,
-	MaxConns:       1024,
+	ReadHeader:       10 * time.Second,
+	Read:             2 * time.Minute,
+	Write:            5 * time.Minute,
+	Idle:             2 * time.Minute,
+	MaxHeaderBytes:   64 << 10,
+	MaxConns:         1024,
+	SocketsPerClient: access.MaxSocketsPerClient,
 }
 
 // Server is the lab's HTTP handler. Close stops its live sync and jobs.
@@ -87,7 +105,9 @@ type Server struct {
 	presets []presets.Preset
 	store   store.Store
 	now     func() time.Time
-	allow   []string
+	hosts   *access.Hosts   // the names it answers to
+	origins *access.Origins // the pages that may change state
+	sockets *access.Sockets // each client's open WebSockets
 	gate    *access.Gate
 	limits  Limits
 
@@ -95,7 +115,9 @@ type Server struct {
 	vendor *static.Files // web's vendored files under web.VendorMount
 	wasm   static.Wasm   // /lab.wasm
 
-	uploads chan struct{} // a trace upload's parse slot (uploadSlots)
+	spool   Spool          // where uploads wait to be parsed
+	uploads chan struct{}  // a trace upload's parse slot (uploadSlots)
+	reads   *jsonapi.Slots // a heavy read's slot (reads.go)
 
 	hub     *live.Hub       // live sync of the sessions
 	jobs    *jobs.Runner    // sweeps, tunings and population runs
@@ -140,10 +162,30 @@ func New(d Deps) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Server{presets: d.Presets, store: d.Store, now: now, allow: d.AllowOrigins,
-		gate: access.New(d.Token, now), limits: limits,
-		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots),
-		hub: live.New(d.Store, now), jobs: jobs.NewArchivedRunner(d.Store, studies.DecodeJob), compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
+	hosts, err := access.NewHosts(d.Addr, d.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	gate, err := access.New(d.Token, d.Store, now)
+	if err != nil {
+		return nil, err
+	}
+	slots := d.JobSlots
+	if slots == 0 {
+		slots = jobs.DefaultSlots
+	}
+	runner, err := jobs.NewArchivedRunner(slots, d.Store, studies.DecodeJob)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	spool := d.Spool
+	if spool == nil {
+		spool = DirSpool("")
+	}
+	s := &Server{presets: d.Presets, spool: spool, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
+		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
+		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSlots(readSlots, readWait),
+		hub: live.New(d.Store, now), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
 	// No job of an earlier process runs any more (the data directory's
 	// lock makes this server its only user).
 	if n, err := d.Store.InterruptJobs(now()); err != nil {
@@ -153,9 +195,9 @@ func New(d Deps) (*Server, error) {
 	}
 	s.refs = &compare.Resolver{Presets: d.Presets, Store: d.Store}
 	s.resolveRef = s.refs.Variant
-	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail}
+	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail, Client: gate.Caller}
 	s.mux = s.routes()
-	s.handler = serveAll(s.mux)
+	s.handler = s.serveAll(s.mux)
 	return s, nil
 }
 
@@ -176,8 +218,8 @@ const shutdownTimeout = 5 * time.Second
 
 // Serve serves s on ln until ctx is done, then lets requests in flight
 // finish (for at most shutdownTimeout). It keeps s's limits: at most
-// MaxConns connections at once (more wait to be accepted), and the
-// timeouts.
+// MaxConns HTTP connections at once (more wait to be accepted; an upgraded
+// one is a WebSocket and no longer counts), and the timeouts.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	l := s.limits
 	hs := &http.Server{
@@ -188,7 +230,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       l.Idle,
 		MaxHeaderBytes:    l.MaxHeaderBytes,
 	}
-	ln = netutil.LimitListener(ln, l.MaxConns)
+	ln, hs.ConnState = access.LimitListener(ln, l.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
 	"interplab/templates"
@@ -165,8 +166,8 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 	want.Latency = 0.15
 	began := time.Now()
 	a.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp))
-	if !b.poll(`document.getElementById('p-latency').value === '0.15' && lab.settings().latency === '0.15' &&
-		new URLSearchParams(location.search).get('latency') === '0.15'`, syncWithin) {
+	if !b.poll(`document.getElementById('p-latency').value === '0.15' && lab.settings().latency === '150ms' &&
+		new URLSearchParams(location.search).get('latency') === '150ms'`, syncWithin) {
 		var got struct {
 			Slider, Engine, Location string
 		}
@@ -174,8 +175,10 @@ func TestBrowserSessionLiveSync(t *testing.T) {
 		t.Fatalf("tab b %v after tab a moved latency to 0.15: slider %s, engine %s, address %s", time.Since(began), got.Slider, got.Engine, got.Location)
 	}
 	t.Logf("tab b followed tab a in %v", time.Since(began))
-	if loc := b.location(); loc != path+"?latency=0.15&entities=4" {
-		t.Errorf("tab b's address = %s, want %s?latency=0.15&entities=4", loc, path)
+	// A session page's address carries only what differs from the saved
+	// revision: the live latency, not the session's own entities=4.
+	if loc := b.location(); loc != path+"?latency=150ms" {
+		t.Errorf("tab b's address = %s, want %s?latency=150ms", loc, path)
 	}
 	set := game.read(t, syncWithin)
 	if set.Type != "set" || set.Name != "latency" || set.Value != 0.15 {
@@ -272,7 +275,7 @@ func TestBrowserSyncModule(t *testing.T) {
 	// Both at once: tickRate is refused first, then sent again after sendRate 10 is accepted.
 	b.eval(`stand.values[0] = 10, stand.values[1] = 10, stand.sync.local()`, nil)
 	if !b.poll(`stand.values[0] === 10 && stand.values[1] === 10 && stand.log.errors.at(-1) === '' &&
-		lab.settings().tickRate === '10' && lab.settings().sendRate === '10'`, syncWithin) {
+		lab.settings().tickRate === '10Hz' && lab.settings().sendRate === '10Hz'`, syncWithin) {
 		var got any
 		b.eval(`({values: [...stand.values], log: stand.log, page: [lab.settings().tickRate, lab.settings().sendRate]})`, &got)
 		t.Fatalf("tickRate and sendRate 10 together: %v, want both on the server and on the page", got)
@@ -296,8 +299,8 @@ func TestBrowserSyncModule(t *testing.T) {
 // markup shows as text everywhere.
 func TestBrowserSessionSave(t *testing.T) {
 	h, st := newSessionServer(t)
-	b := openLabOn(t, h, "/?preset=wifi&latency=0.12&entities=3")
-	_, want := settingsFromLink(t, "/?preset=wifi&latency=0.12&entities=3")
+	b := openLabOn(t, h, "/?preset=wifi&latency=120&entities=3")
+	_, want := settingsFromLink(t, "/?preset=wifi&latency=120&entities=3")
 	const name = `<script>window.pwned = 1</script> Harbor & co`
 
 	// A bad name first: the API's error shows in the dialog (and Chromium
@@ -461,7 +464,9 @@ func TestBrowserCompareLink(t *testing.T) {
 	for _, r := range refs {
 		got = append(got, unescapeQuery(t, r[1]))
 	}
-	q := b.location()[len("/s/"+rev.ID+"?"):]
+	// The current settings in full: the page's address holds only the
+	// unsaved loss (TestBrowserSessionLinkNames).
+	q := link.Query("", b.controls())
 	if want := []string{"q:" + q, "session:" + rev.ID + "@1", "preset:lan"}; !slices.Equal(got, want) {
 		t.Fatalf("Compare link variants %q, want %q", got, want)
 	}
@@ -526,5 +531,143 @@ func TestBrowserSessionScenario(t *testing.T) {
 	b.do(chromedp.Click(chromedp.ID("scenario-apply")))
 	if !b.poll(`!document.getElementById('unsaved').hidden`, 5*time.Second) {
 		t.Error("a new scenario text does not mark the page unsaved")
+	}
+}
+
+// copied returns the link the page last put on the clipboard (Copy link,
+// Copy link with my unsaved changes), without the server's origin.
+func (b *labTab) copied(button string) string {
+	b.t.Helper()
+	b.eval(`delete document.getElementById('copied').dataset.text, true`, nil)
+	b.do(chromedp.Click(chromedp.ID(button)))
+	if !b.poll(`!!document.getElementById('copied').dataset.text`, 5*time.Second) {
+		b.t.Fatalf("%s copied nothing", button)
+	}
+	var link string
+	b.eval(`document.getElementById('copied').dataset.text`, &link)
+	if !strings.HasPrefix(link, b.url+"/") {
+		b.t.Fatalf("%s copied %q, want a link to %s", button, link, b.url)
+	}
+	return strings.TrimPrefix(link, b.url)
+}
+
+// TestBrowserSessionLinkNames: a session's link names it, not its values.
+// Tab a saves, copies its link; tab b changes the same setting and saves;
+// the link a copied opens on b's values, with no unsaved edit to undo b's
+// save. Unsaved edits travel only by "Copy link with my unsaved changes",
+// and only those; the address bar carries only them too. A revision page
+// links to its revision.
+func TestBrowserSessionLinkNames(t *testing.T) {
+	h, st := newSessionServer(t)
+	start := engine.Defaults()
+	start.Entities = 4
+	rev, err := st.Create(store.Draft{Name: "links", Settings: start}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/s/" + rev.ID
+	a := openLabOn(t, h, path)
+	a.waitLive()
+	if loc := a.location(); loc != path {
+		t.Errorf("a fresh session page's address = %s, want %s (nothing unsaved)", loc, path)
+	}
+	if a.holds(`!document.getElementById('copy-link-edits').hidden`) {
+		t.Error("Copy link with my unsaved changes offered with nothing unsaved")
+	}
+	a.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp)) // 50 → 150 ms
+	if !a.poll(`lab.settings().latency === '0.15'`, 5*time.Second) {
+		t.Fatal("latency did not move")
+	}
+	if loc := a.location(); loc != path+"?latency=0.15" {
+		t.Errorf("with latency unsaved the address = %s, want %s?latency=0.15 (the edit alone)", loc, path)
+	}
+	a.do(chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("save-dialog")), chromedp.Click(chromedp.ID("save-submit")))
+	if !a.poll(`document.getElementById('session-rev').textContent === '2' && document.getElementById('unsaved').hidden`, 5*time.Second) {
+		t.Fatal("tab a did not save revision 2")
+	}
+	if loc := a.location(); loc != path {
+		t.Errorf("after the save the address = %s, want %s", loc, path)
+	}
+	link := a.copied("copy-link")
+	if link != path {
+		t.Errorf("Copy link = %s, want %s", link, path)
+	}
+
+	b := a.newTab(path)
+	b.waitLive()
+	b.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp)) // 150 → 250 ms
+	if !b.poll(`lab.settings().latency === '0.25'`, 5*time.Second) {
+		t.Fatal("latency did not move in tab b")
+	}
+	b.do(chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("save-dialog")), chromedp.Click(chromedp.ID("save-submit")))
+	if !b.poll(`document.getElementById('session-rev').textContent === '3' && document.getElementById('unsaved').hidden`, 5*time.Second) {
+		t.Fatal("tab b did not save revision 3")
+	}
+
+	c := a.newTab(link)
+	c.waitLive()
+	var got struct {
+		Latency string
+		Notice  bool
+		Unsaved bool
+	}
+	c.eval(`({Latency: lab.settings().latency, Notice: !document.getElementById('edits-notice').hidden,
+		Unsaved: !document.getElementById('unsaved').hidden})`, &got)
+	if got.Latency != "0.25" || got.Notice || got.Unsaved {
+		t.Errorf("tab a's copied link %s opens with latency %s (edits notice %v, unsaved %v); want the latest, 0.25, and nothing unsaved",
+			link, got.Latency, got.Notice, got.Unsaved)
+	}
+
+	// Unsaved edits travel when asked for, and only they.
+	c.do(chromedp.Focus(chromedp.ID("p-loss")), chromedp.KeyEvent(kb.PageUp))
+	if !c.poll(`lab.settings().loss !== '0' && !document.getElementById('copy-link-edits').hidden`, 5*time.Second) {
+		t.Fatal("an unsaved loss: no Copy link with my unsaved changes")
+	}
+	loss := c.setting("loss")
+	if with := c.copied("copy-link-edits"); with != path+"?loss="+loss {
+		t.Errorf("Copy link with my unsaved changes = %s, want %s?loss=%s", with, path, loss)
+	}
+	if plain := c.copied("copy-link"); plain != path {
+		t.Errorf("Copy link with an unsaved change = %s, want %s", plain, path)
+	}
+	// A bug report's PNG names the revision and carries the unsaved change:
+	// its link reopens what it shows even after the session moves on.
+	var shot struct{ Link, Settings string }
+	c.eval(`lab.capture.png().then(() => ({
+		Link: lab.capture.drawn.texts.filter((t) => t.kind === 'link').map((t) => t.text).join(''),
+		Settings: lab.capture.drawn.texts.filter((t) => t.kind.startsWith('setting')).map((t) => t.text).join(' | '),
+	}))`, &shot)
+	if want := c.url + path + "/r/3?loss=" + loss; shot.Link != want {
+		t.Errorf("the PNG's link = %s, want %s", shot.Link, want)
+	}
+	if !strings.Contains(shot.Settings, "differ from the saved revision") || !strings.Contains(shot.Settings, "loss = ") {
+		t.Errorf("the PNG's settings %q, want loss against the saved revision", shot.Settings)
+	}
+
+	// A revision's page links to that revision; its edits go with the
+	// revision's link, and open there as unsaved edits.
+	r := a.newTab(path + "/r/2")
+	if link := r.copied("copy-link"); link != path+"/r/2" {
+		t.Errorf("Copy link on revision 2 = %s, want %s/r/2", link, path)
+	}
+	r.do(chromedp.Focus(chromedp.ID("p-jitter")), chromedp.KeyEvent(kb.PageUp))
+	if !r.poll(`lab.settings().jitter !== '0.01'`, 5*time.Second) {
+		t.Fatal("jitter did not move on the revision page")
+	}
+	jitter := r.setting("jitter")
+	with := r.copied("copy-link-edits")
+	if with != path+"/r/2?jitter="+jitter {
+		t.Errorf("Copy link with my unsaved changes on revision 2 = %s, want %s/r/2?jitter=%s", with, path, jitter)
+	}
+	d := a.newTab(with)
+	var edits struct {
+		Latency, Jitter string
+		Notice          string
+	}
+	d.eval(`({Latency: lab.settings().latency, Jitter: lab.settings().jitter,
+		Notice: document.getElementById('edits-notice').hidden ? '' : document.getElementById('edits-notice').textContent})`, &edits)
+	if edits.Latency != "0.15" || edits.Jitter != jitter || !strings.Contains(edits.Notice, "jitter") || strings.Contains(edits.Notice, "latency") {
+		t.Errorf("%s opens with latency %s, jitter %s, notice %q; want revision 2's latency 0.15, jitter %s as the one unsaved edit",
+			with, edits.Latency, edits.Jitter, edits.Notice, jitter)
 	}
 }

@@ -55,6 +55,18 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		sessionPageFail(w, r, err)
 		return
 	}
+	// Damaged revisions, by SQLite's JSON check of the sessions shown: the
+	// latest is also checked whole below.
+	var shown []string
+	for _, sum := range list {
+		if sum.Deleted.IsZero() && len(shown) < sessionsPageMax {
+			shown = append(shown, sum.ID)
+		}
+	}
+	damaged, err := s.store.DamagedRevisions(shown)
+	if err != nil {
+		log.Printf("lab: sessions page: %v", err) // the list goes on without the marks
+	}
 	now := s.now()
 	for _, sum := range list {
 		line := templates.SessionSummary{ID: sum.ID, Name: sum.Name, Rev: sum.Rev, Updated: sum.Updated.Format(sessionTimeLayout)}
@@ -74,17 +86,41 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			line.Notes = notesExcerpt(rev.Notes)
+			bad := damaged[sum.ID]
+			if rev.Rev != sum.Rev && !slices.Contains(bad, sum.Rev) {
+				bad = append(bad, sum.Rev) // damaged in a way only decoding shows
+			}
+			if len(bad) > 0 {
+				line.Damaged = damagedLine(bad, rev.Rev, sum.Rev)
+			}
 		case errors.Is(err, store.ErrSessionDeleted), errors.Is(err, store.ErrSessionNotFound):
 			// Deleted or purged since the list was read.
 		default:
 			// One session that cannot be read is listed as damaged; the
 			// others are not its hostages.
 			log.Printf("lab: sessions page: %v", err)
-			line.Damaged = "damaged: its latest revision cannot be read"
+			line.Damaged = "damaged: no revision can be read"
 		}
 		v.Live = append(v.Live, line)
 	}
 	templates.Render(w, r, status, templates.Sessions(v))
+}
+
+// damagedLine is the sessions page's mark of a session whose revisions bad
+// cannot be read, which opens at revision opens of latest.
+func damagedLine(bad []int, opens, latest int) string {
+	revs := make([]string, len(bad))
+	for i, r := range bad {
+		revs[i] = strconv.Itoa(r)
+	}
+	which := "revision " + revs[0]
+	if len(revs) > 1 {
+		which = "revisions " + strings.Join(revs, ", ")
+	}
+	if opens != latest {
+		return fmt.Sprintf("damaged: %s cannot be read; it opens at revision %d", which, opens)
+	}
+	return "damaged: " + which + " cannot be read (see its history)"
 }
 
 // session loads session id for a page, or answers with the error page (404
@@ -108,7 +144,8 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	view := &templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
+	view := &templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Latest, Name: sess.Name, Notes: sess.Notes,
+		Notice: damageNotice(sess)}
 	settings := sess.Settings
 	saved := sess.Settings
 	if text := r.PathValue("rev"); text != "" {
@@ -131,7 +168,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	}
 	for i := len(sess.History) - 1; i >= 0; i-- {
 		h := sess.History[i]
-		view.Revisions = append(view.Revisions, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout)})
+		view.Revisions = append(view.Revisions, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout), Damaged: h.Damaged})
 	}
 	// The plain lab page's view, with no link to read, then the session's state.
 	plain := r.Clone(r.Context())
@@ -155,7 +192,8 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 // nearestPreset is the built-in preset a session's settings s differ
 // least from (the fewest settings), "" when none is nearer than the
 // defaults: what the session was saved from, as far as its settings tell,
-// for the page's preset picker.
+// for the page's preset picker. The page's address does not carry it: a
+// session's address holds only its unsaved changes.
 func (s *Server) nearestPreset(settings engine.Settings) string {
 	best, fewest := "", len(engine.Diff(engine.Defaults(), settings))
 	for _, p := range s.presets {
@@ -166,31 +204,28 @@ func (s *Server) nearestPreset(settings engine.Settings) string {
 	return best
 }
 
-// sessionQueryEdits reads the query of a session page (/s/ID?loss=0.2) as
+// sessionQueryEdits reads the query of a session page (/s/ID?loss=20) as
 // edits on top of the settings shown: the ones the engine takes, in
-// parameter-table order as "name=text&...", and an error for each it
+// parameter-table order as "name=text&...", then the custom scenario's
+// text (scenarioText, as a share link carries it), and an error for each it
 // refuses (an unknown name with the closest ones, a value out of range in
-// the unit typed). The page applies the edits as unsaved changes.
-//
-// A query that names a preset is the address the page itself keeps (the
-// preset, then every setting that differs from it): it is read as a share
-// link, and the edits are the settings where that state differs from the
-// session's.
+// the unit typed). The page applies the edits as unsaved changes. Such a
+// query is what "Copy link with my unsaved changes" makes: the session's
+// own links (/s/ID, /s/ID/r/N) carry none. A preset is not an edit: the
+// page names the preset the session was saved from itself (nearestPreset),
+// so a query naming one is refused with where a preset's link opens.
 func sessionQueryEdits(q url.Values, settings engine.Settings) (string, []string) {
 	var errs []string
-	if _, ok := q[link.PresetKey]; ok {
-		_, state, ferrs := link.Parse(q)
-		for _, e := range ferrs {
-			errs = append(errs, e.Error())
-		}
-		var parts []string
-		for _, c := range engine.Diff(settings, state) {
-			parts = append(parts, url.QueryEscape(c.Name)+"="+url.QueryEscape(c.Value))
-		}
-		return strings.Join(parts, "&"), errs
-	}
 	s := settings
 	for name, vals := range q {
+		if name == link.ScenarioTextKey {
+			continue
+		}
+		if name == link.PresetKey {
+			errs = append(errs, (&engine.FieldError{Field: name, Value: strings.Join(vals, ","),
+				Allowed: "no preset on a session's link, which carries only unsaved changes (a preset opens at /?preset=NAME)"}).Error())
+			continue
+		}
 		if _, ok := engine.Lookup(name); !ok {
 			errs = append(errs, engine.UnknownParamError(name, strings.Join(vals, ",")).Error())
 		}
@@ -222,6 +257,12 @@ func sessionQueryEdits(q url.Values, settings engine.Settings) (string, []string
 	for _, name := range order {
 		parts = append(parts, url.QueryEscape(name)+"="+url.QueryEscape(edits.Get(name)))
 	}
+	switch vals := q[link.ScenarioTextKey]; {
+	case len(vals) > 1:
+		errs = append(errs, (&engine.FieldError{Field: link.ScenarioTextKey, Value: strings.Join(vals, ","), Allowed: "one value"}).Error())
+	case len(vals) == 1 && vals[0] != settings.ScenarioText:
+		parts = append(parts, link.ScenarioTextKey+"="+url.QueryEscape(vals[0]))
+	}
 	return strings.Join(parts, "&"), errs
 }
 
@@ -232,10 +273,15 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	view := templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Rev, Name: sess.Name, Notes: sess.Notes}
+	view := templates.SessionView{ID: id, Rev: sess.Rev, Latest: sess.Latest, Name: sess.Name, Notes: sess.Notes,
+		Notice: damageNotice(sess)}
 	var prev engine.Settings
 	revs := make([]templates.RevisionView, 0, len(sess.History))
 	for _, h := range sess.History {
+		if h.Damaged != "" {
+			revs = append(revs, templates.RevisionView{Rev: h.Rev, Name: h.Name, Time: h.Time.Format(sessionTimeLayout), Damaged: h.Damaged})
+			continue
+		}
 		rev, err := s.store.Revision(id, h.Rev)
 		if err != nil {
 			sessionPageFail(w, r, err)

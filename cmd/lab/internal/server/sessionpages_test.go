@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,12 @@ func pageSettings(t *testing.T, page string) engine.Settings {
 		if m == nil {
 			t.Fatalf("the page has no control for %s", p.Name)
 		}
-		if err := s.SetText(p.Name, m[1]); err != nil {
+		// A slider's value is in the stored unit (its box shows the display unit).
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatalf("%s: value %q: %v", p.Name, m[1], err)
+		}
+		if err := p.Set(&s, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +132,7 @@ func TestSessionPageStartsLive(t *testing.T) {
 	}
 	defer c.Close()
 	readWS(t, c)
-	sendWS(t, c, `{"type":"set","name":"jitter","value":"0.04"}`)
+	sendWS(t, c, `{"type":"set","name":"jitter","value":"40ms"}`)
 	if m := readWS(t, c); m.Type != "config" || m.Config.Settings.Jitter != 0.04 {
 		t.Fatalf("after set jitter: %+v", m)
 	}
@@ -184,7 +190,7 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 	page := string(body)
 	for _, want := range []string{
 		`<li data-name="latency"><code>latency</code> 50 ms → <b>120 ms</b></li>`,
-		`<li data-name="loss"><code>loss</code> 0.0 % → <b>3.5 %</b></li>`,
+		`<li data-name="loss"><code>loss</code> 0 % → <b>3.5 %</b></li>`,
 		`<li data-name="adaptive"><code>adaptive</code> false → <b>true</b></li>`,
 		`<li data-name="motion"><code>motion</code> mix → <b>circle</b></li>`,
 		`<p class="rev-notes">more ping` + "\n" + `and loss</p>`,
@@ -241,5 +247,35 @@ func TestSessionPagesHistoryAndList(t *testing.T) {
 	_, body = get(t, ts.URL+"/sessions")
 	if page := string(body); strings.Contains(page, `data-restore="`+gone.ID+`"`) || !strings.Contains(page, "too old to restore") {
 		t.Error("a session deleted over 30 days ago is offered for restore")
+	}
+}
+
+// TestSessionQueryEdits: a session page's query is read as edits on the
+// settings shown, the custom scenario's text among them (a link with the
+// designer's unsaved changes carries it); what the page shows already is no
+// edit, and each refusal is named.
+func TestSessionQueryEdits(t *testing.T) {
+	shown := engine.Defaults()
+	shown.Scenario, shown.ScenarioText = "custom", "outage at=2 for=1"
+	tests := []struct {
+		query, edits string
+		errs         int
+	}{
+		{"latency=0.2", "latency=0.2", 0},
+		{"latency=0.05", "", 0}, // the page's own value
+		{"scenarioText=outage+at%3D3+for%3D1&loss=0.01", "loss=0.01&scenarioText=outage+at%3D3+for%3D1", 0},
+		{"scenarioText=outage+at%3D2+for%3D1", "", 0},
+		{"scenarioText=a&scenarioText=b", "", 1},
+		{"lsss=1&latency=9", "", 2},
+	}
+	for _, tt := range tests {
+		q, err := url.ParseQuery(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edits, errs := sessionQueryEdits(q, shown)
+		if edits != tt.edits || len(errs) != tt.errs {
+			t.Errorf("sessionQueryEdits(%s) = %q, %q; want %q and %d errors", tt.query, edits, errs, tt.edits, tt.errs)
+		}
 	}
 }

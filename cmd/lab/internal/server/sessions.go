@@ -64,9 +64,14 @@ type sessionRevisionJSON struct {
 	Unchanged bool `json:"unchanged,omitempty"`
 }
 
-// sessionJSON is a session in the API: its latest revision and history.
+// sessionJSON is a session in the API: its latest revision that can be
+// read, and its history. When a revision is damaged, notice says what that
+// costs and the revision is marked in the history; when it is the latest,
+// rev is the latest readable one and latest says which is the latest.
 type sessionJSON struct {
 	sessionRevisionJSON
+	Latest    int                   `json:"latest"`
+	Notice    string                `json:"notice,omitempty"`
 	Created   time.Time             `json:"created"`
 	Deleted   *time.Time            `json:"deleted,omitempty"`
 	Revisions []sessionRevisionInfo `json:"revisions"` // oldest first
@@ -76,7 +81,8 @@ type sessionRevisionInfo struct {
 	Rev     int       `json:"rev"`
 	Name    string    `json:"name"`
 	Time    time.Time `json:"time"`
-	Changed []string  `json:"changed"` // vocabulary names changed since the previous revision
+	Changed []string  `json:"changed"`           // vocabulary names changed since the previous readable revision
+	Damaged string    `json:"damaged,omitempty"` // why it cannot be read
 }
 
 type sessionSummaryJSON struct {
@@ -93,8 +99,8 @@ func toRevisionJSON(r store.Revision) sessionRevisionJSON {
 }
 
 func toSessionJSON(s store.Session) sessionJSON {
-	out := sessionJSON{sessionRevisionJSON: toRevisionJSON(s.Revision), Created: s.Created,
-		Revisions: make([]sessionRevisionInfo, len(s.History))}
+	out := sessionJSON{sessionRevisionJSON: toRevisionJSON(s.Revision), Latest: s.Latest, Notice: damageNotice(s),
+		Created: s.Created, Revisions: make([]sessionRevisionInfo, len(s.History))}
 	if !s.Deleted.IsZero() {
 		out.Deleted = &s.Deleted
 	}
@@ -102,6 +108,29 @@ func toSessionJSON(s store.Session) sessionJSON {
 		out.Revisions[i] = sessionRevisionInfo(h)
 	}
 	return out
+}
+
+// damageNotice says what the damaged revisions of s cost, for the API's
+// notice and the session page's banner; "" when none is damaged.
+func damageNotice(s store.Session) string {
+	var bad []string
+	for _, h := range s.History {
+		if h.Damaged != "" {
+			bad = append(bad, strconv.Itoa(h.Rev))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	which := "revision " + bad[0]
+	if len(bad) > 1 {
+		which = "revisions " + strings.Join(bad, ", ")
+	}
+	if s.Rev != s.Latest {
+		return fmt.Sprintf("%s of this session cannot be read (its stored settings are damaged): this is revision %d, the latest that can; "+
+			"a save makes revision %d from what you save. The history marks what cannot be read.", which, s.Rev, s.Latest+1)
+	}
+	return fmt.Sprintf("%s of this session cannot be read (its stored settings are damaged); the latest revision is whole. The history marks what cannot be read.", which)
 }
 
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {

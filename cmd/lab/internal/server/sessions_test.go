@@ -291,15 +291,18 @@ func TestSessionsHostileInput(t *testing.T) {
 	e := newSessionsEnv(t, t.TempDir())
 	ok := e.create(t, "ok", nil)
 	path := "/api/sessions/" + ok.ID
+	port := e.srv.URL[strings.LastIndex(e.srv.URL, ":")+1:]
 	tests := []struct {
 		name        string
 		method      string
 		path        string
 		contentType string // "" means application/json when there is a body
 		origin      string
+		host        string // the Host header, PORT for the server's port; "" for the server's own
 		body        string
 		status      int
 		field       string // "-" when the answer need not be JSON (the mux's own 404)
+		chunked     bool   // the body is sent without a length
 	}{
 		{name: "bad JSON", method: "POST", path: "/api/sessions", body: `{"name":`, status: 400},
 		{name: "not an object", method: "POST", path: "/api/sessions", body: `[1,2]`, status: 400},
@@ -327,6 +330,15 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "form body", method: "POST", path: "/api/sessions", contentType: "application/x-www-form-urlencoded", body: `name=a`, status: 415},
 		{name: "foreign origin", method: "POST", path: "/api/sessions", origin: "http://evil.example", body: `{"name":"a"}`, status: 403},
 		{name: "foreign origin delete", method: "DELETE", path: path, origin: "http://evil.example", status: 403},
+		{name: "rebinding list", method: "GET", path: "/api/sessions", host: "evil.example:PORT", origin: "http://evil.example:PORT", status: 421, field: "Host"},
+		{name: "rebinding read", method: "GET", path: path, host: "evil.example:PORT", status: 421, field: "Host"},
+		{name: "rebinding create", method: "POST", path: "/api/sessions", host: "evil.example:PORT", origin: "http://evil.example:PORT", body: `{"name":"a"}`, status: 421, field: "Host"},
+		{name: "rebinding save", method: "PUT", path: path, host: "evil.example:PORT", origin: "http://evil.example:PORT", body: `{"rev":1,"notes":"x"}`, status: 421, field: "Host"},
+		{name: "rebinding delete", method: "DELETE", path: path, host: "evil.example:PORT", origin: "http://evil.example:PORT", status: 421, field: "Host"},
+		{name: "rebinding live sync", method: "GET", path: "/ws" + strings.TrimPrefix(path, "/api"), host: "evil.example:PORT", status: 421, field: "Host"},
+		{name: "loopback name, another port", method: "DELETE", path: path, host: "localhost:1", status: 421, field: "Host"},
+		{name: "origin of the lab's name on another port", method: "DELETE", path: path, origin: "http://127.0.0.1:1", status: 403, field: "Origin"},
+		{name: "empty host", method: "GET", path: "/api/sessions", host: " ", status: 421, field: "Host"},
 		{name: "encoded ../ id", method: "GET", path: "/api/sessions/..%2F..%2Fetc%2Fpasswd", status: 404, field: "id"},
 		{name: "raw ../ path", method: "GET", path: "/api/sessions/../../etc/passwd", status: 404, field: "-"},
 		{name: "quote id", method: "PUT", path: "/api/sessions/abc'%20OR%201", body: `{"name":"a"}`, status: 404, field: "id"},
@@ -346,11 +358,25 @@ func TestSessionsHostileInput(t *testing.T) {
 		{name: "ws unknown session", method: "GET", path: "/ws/sessions/zzzzzzzzzzzz", status: 404, field: "id"},
 		{name: "ws bad id", method: "GET", path: "/ws/sessions/%3Cscript%3E", status: 404, field: "id"},
 		{name: "ws without upgrade", method: "GET", path: "/ws" + strings.TrimPrefix(path, "/api"), status: 400},
+		// The second hardening round's (issue 21).
+		{name: "duplicate key", method: "POST", path: "/api/sessions", body: `{"name":"a","name":"b"}`, status: 400, field: "name"},
+		{name: "duplicate setting", method: "PUT", path: path, body: `{"rev":1,"settings":{"loss":0.1,"loss":0.9}}`, status: 400, field: "loss"},
+		{name: "invalid UTF-8", method: "POST", path: "/api/sessions", body: "{\"name\":\"\xc0\xaf\"}", status: 400, field: "name"},
+		{name: "scenario text that does not parse", method: "POST", path: "/api/sessions",
+			body: `{"name":"a","settings":{"scenario":"custom","scenarioText":"outage at=1 for=soon"}}`, status: 400, field: "scenarioText"},
+		{name: "endless outage", method: "PUT", path: path,
+			body: `{"rev":1,"settings":{"scenario":"custom","scenarioText":"outage at=1 for=1e308"}}`, status: 400, field: "scenarioText"},
+		{name: "notes over the cap", method: "PUT", path: path, body: `{"rev":1,"notes":"` + strings.Repeat("n", 70000) + `"}`, status: 400, field: "notes"},
+		{name: "chunked delete over the cap", method: "DELETE", path: path, body: `{"x":"` + strings.Repeat("x", 196<<10) + `"}`, chunked: true, status: 413},
+		{name: "chunked save over the cap", method: "PUT", path: path, body: `{"rev":1,"notes":"` + strings.Repeat("x", 300<<10) + `"}`, chunked: true, status: 413},
 	}
 	for _, tt := range tests {
 		var body io.Reader
 		if tt.body != "" {
 			body = strings.NewReader(tt.body)
+			if tt.chunked {
+				body = io.MultiReader(body) // no length: sent chunked
+			}
 		}
 		req, err := http.NewRequest(tt.method, e.srv.URL+tt.path, body)
 		if err != nil {
@@ -364,7 +390,10 @@ func TestSessionsHostileInput(t *testing.T) {
 			req.Header.Set("Content-Type", ct)
 		}
 		if tt.origin != "" {
-			req.Header.Set("Origin", tt.origin)
+			req.Header.Set("Origin", strings.ReplaceAll(tt.origin, "PORT", port))
+		}
+		if tt.host != "" {
+			req.Host = strings.ReplaceAll(tt.host, "PORT", port)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -51,7 +51,7 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 		t.Run("y="+strconv.FormatBool(twoD), func(t *testing.T) {
 			s, srv := jobsTestServer(t)
 			spec := sweepTestSpec(t, s, twoD)
-			body := `{"technique":"buffer","base":"` + sweepPageBase + `","x":{"name":"delay","min":0.05,"max":"0.2","steps":4}`
+			body := `{"technique":"buffer","base":"` + sweepPageBase + `","x":{"name":"delay","min":0.05,"max":"200","steps":4}`
 			if twoD {
 				body += `,"y":{"name":"jitter","min":0,"max":0.03,"steps":3}`
 			}
@@ -177,14 +177,14 @@ func TestSweepChartBadMetric(t *testing.T) {
 
 func TestSweepPageFromLab(t *testing.T) {
 	_, srv := jobsTestServer(t)
-	base := "q:preset=wifi&loss=0.05"
+	base := "q:preset=wifi&loss=5"
 	resp, err := http.Get(srv.URL + "/sweep?base=" + url.QueryEscape(base))
 	if err != nil {
 		t.Fatal(err)
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `value="q:preset=wifi&amp;loss=0.05"`) {
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `value="q:preset=wifi&amp;loss=5"`) {
 		t.Errorf("GET /sweep?base=%s = %d, want the base in the form", base, resp.StatusCode)
 	}
 	if strings.Contains(string(page), "//cdn") || strings.Contains(string(page), "https://") {

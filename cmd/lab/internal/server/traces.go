@@ -1,22 +1,22 @@
 package server
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"log"
 	"mime"
 	"net/http"
-	"os"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
+	"interplab/engine"
 )
 
 // The traces API (routes.go):
@@ -41,13 +41,16 @@ import (
 //
 // /flat answers application/octet-stream: engine.Trace.AppendFlat's numbers
 // (engine.TraceFlatHeader, then engine.TraceFlatStride per packet) as
-// little-endian float64s, ready for a Float64Array and engine.TraceFromFlat.
+// little-endian float64s, ready for a Float64Array and engine.TraceFromFlat,
+// streamed from the store as a heavy read (reads.go). GET /api/traces/{name}
+// reads no packets: the store keeps the trace's measures.
 //
 // Errors are the API's (api.go), with "line" the file's line at fault
 // (absent when the error is not about one line): 400 for a malformed file
 // or bad name, 404 for an unknown trace or session, 409 for a name in use or
-// a live trace with no packets, 403 for deleting a sample, and the route
-// table's 403, 413 (over 32 MiB) and 415.
+// a live trace with no packets, 403 for deleting a sample, 503 when the
+// heavy reads' slots stay taken, 507 when the disk that spools uploads is
+// full, and the route table's 403, 413 (over 32 MiB) and 415.
 
 // traceUploadTypes are the Content-Types an import may declare: a form
 // upload, or the file itself as CSV, JSON lines or text.
@@ -62,24 +65,25 @@ const uploadSlots = 2
 func (s *Server) uploadTrace(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	name, format := q.Get("name"), q.Get("format")
-	spool, err := os.CreateTemp("", "lab-upload-*")
+	spool, err := s.spool.Create()
 	if err != nil {
-		fail(w, fmt.Errorf("spool the upload: %w", err))
+		fail(w, spoolError(err))
 		return
 	}
-	defer func() {
-		spool.Close()
-		os.Remove(spool.Name())
-	}()
+	defer spool.Close()
+	dst := &writeErr{w: spool}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		name, format, err = readTraceMultipart(r, spool, name, format)
+		name, format, err = readTraceMultipart(r, dst, name, format)
 	} else {
-		_, err = io.Copy(spool, r.Body)
+		_, err = io.Copy(dst, r.Body)
 		if err != nil {
 			err = traceReadError(err)
 		} else if name == "" {
 			err = &traceio.InputError{Field: "name", Msg: "missing name: add ?name= (or upload a file as multipart/form-data)"}
 		}
+	}
+	if dst.err != nil {
+		err = spoolError(dst.err) // the spool's fault, not the client's
 	}
 	if err != nil {
 		fail(w, err)
@@ -166,6 +170,32 @@ func readTraceMultipart(r *http.Request, spool io.Writer, name, format string) (
 	return name, format, nil
 }
 
+// writeErr remembers its writer's error, to tell it from the reader's.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (e *writeErr) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// spoolError is the answer to a spool that cannot take an upload: a 507
+// when its disk is full, which names no path of the server's, else the
+// server's own fault (a logged 500).
+func spoolError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		log.Printf("lab: spool an upload: %v", err)
+		return &jsonapi.Error{Status: http.StatusInsufficientStorage,
+			Msg: "the disk that holds uploads while they arrive is full: nothing was saved; free some space on the lab's machine and try again"}
+	}
+	return fmt.Errorf("spool the upload: %w", err)
+}
+
 // traceReadError turns an upload's read error into a 413 or a 400.
 func traceReadError(err error) error {
 	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
@@ -189,40 +219,78 @@ func (s *Server) listTraces(w http.ResponseWriter, r *http.Request) {
 	}{out})
 }
 
+// getTrace answers a trace's description from what the store keeps of
+// it: no packet is read. A trace the store could not measure (its packets
+// are damaged) is loaded, as a heavy read, to say why.
 func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) {
 	name, ok := traceName(w, r)
 	if !ok {
 		return
 	}
-	info, tr, err := s.store.LoadTrace(name)
+	info, err := s.store.TraceInfo(name)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, report.DescribeTrace(info, tr))
+	if info.Network.Sends == 0 { // not measured: a valid trace has a send
+		release, ok := s.takeRead(w, r)
+		if !ok {
+			return
+		}
+		defer release()
+		var tr *engine.Trace
+		if info, tr, err = s.store.LoadTrace(name); err != nil {
+			fail(w, err)
+			return
+		}
+		info.Network, info.MaxSpeed = tr.Network(), tr.MaxSpeed()
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, report.DescribeTraceInfo(info))
 }
 
+// traceFlat streams a trace's packets (see the top of the file) as the
+// store reads them, a block at a time, in a heavy read's slot. A trace
+// whose packets turn out damaged after the answer started is cut short
+// (the connection is closed), never sent as if complete.
 func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
 	name, ok := traceName(w, r)
 	if !ok {
 		return
 	}
-	_, tr, err := s.store.LoadTrace(name)
+	release, ok := s.takeRead(w, r)
+	if !ok {
+		return
+	}
+	defer release()
+	info, flat, err := s.store.TraceFlat(name)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	flat := tr.AppendFlat(nil)
-	var b bytes.Buffer
-	b.Grow(8 * len(flat))
-	var word [8]byte
-	for _, v := range flat {
-		binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
-		b.Write(word[:])
-	}
+	size := int64(8 * (engine.TraceFlatHeader + engine.TraceFlatStride*info.Packets))
 	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10)) // the gzip middleware drops it when it compresses
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Write(b.Bytes())
+	streamDeadline(w, size)
+	src := &readErr{r: flat}
+	if _, err := io.Copy(w, src); err != nil && src.err != nil {
+		log.Printf("lab: trace %s: %v", name, src.err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// readErr remembers its reader's error, to tell it from the writer's.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		e.err = err
+	}
+	return n, err
 }
 
 func (s *Server) deleteTrace(w http.ResponseWriter, r *http.Request) {

@@ -159,7 +159,7 @@ func TestTuneChartData(t *testing.T) {
 // that meets the constraints.
 func TestTuneNoApplyWhenInfeasible(t *testing.T) {
 	_, srv := jobsTestServer(t)
-	body := strings.Replace(tunePageBody, `"max":0.15`, `"max":"0.1ms"`, 1)
+	body := strings.Replace(tunePageBody, `"metric":"addedLatency","max":0.15`, `"metric":"errP95","max":"0.1mm"`, 1)
 	body = strings.Replace(body, `"budget":24`, `"budget":4`, 1)
 	acc := jobsStart(t, srv, "/api/tunes", body)
 	jobsFollow(t, jobsDial(t, srv, acc))
@@ -169,8 +169,9 @@ func TestTuneNoApplyWhenInfeasible(t *testing.T) {
 	}
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if strings.Contains(string(page), `id="apply"`) || !strings.Contains(string(page), `id="no-apply"`) {
-		t.Errorf("an infeasible tuning's page offers Apply or lacks the note")
+	if strings.Contains(string(page), `id="apply"`) || !strings.Contains(string(page), `id="no-apply"`) ||
+		!strings.Contains(string(page), "cm &gt; 0.01 cm bound, by ") {
+		t.Errorf("an infeasible tuning's page offers Apply, or lacks the note or what the closest break, in cm")
 	}
 }
 
@@ -208,7 +209,7 @@ func TestTuneRecoveryForm(t *testing.T) {
 const tunePopulationBody = `{"technique":"buffer","base":"preset:harbor-before",
 	"population":{"name":"harbor-beta","entities":6,"rounds":1,"round":20},
 	"weights":{"errP95":1,"addedLatency":0,"snaps":0,"underrun":0},
-	"constraints":[{"metric":"underrunRounds","max":"50%"},{"metric":"addedLatencyP90","max":"200ms"}],"budget":6,"seed":3}`
+	"constraints":[{"metric":"underrunRounds","max":"50%"},{"metric":"addedLatencyP90","max":"200ms"}],"budget":8,"seed":1}`
 
 // TestTunePopulationJob: the tuner page runs a population tuning: the same
 // recommendation and population figures as engine.Tune on the same spec,
@@ -231,7 +232,7 @@ func TestTunePopulationJob(t *testing.T) {
 	want, err := engine.Tune(context.Background(), engine.TuneSpec{Base: base.Settings, Technique: "buffer", Population: &pop,
 		Weights:     engine.TuneWeights{ErrP95: 1},
 		Constraints: []engine.Constraint{{Metric: "underrunRounds", Max: 0.5}, {Metric: "addedLatencyP90", Max: 0.2}},
-		Budget:      6, Seed: 3}, 0, nil)
+		Budget:      8, Seed: 1}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestTunePopulationJob(t *testing.T) {
 	for _, tt := range []struct{ from, to, field string }{
 		{`"metric":"underrunRounds"`, `"metric":"errP95"`, "constraints[0].metric"},
 		{`"name":"harbor-beta"`, `"name":"mars"`, "population.name"},
-		{`"budget":6`, `"budget":6,"motions":["strafe"]`, "motions"},
+		{`"budget":8`, `"budget":8,"motions":["strafe"]`, "motions"},
 		{`"entities":6,"rounds":1,"round":20`, `"rounds":20`, "population.entities"}, // the preset's 1,000 entities × 20 rounds × 6: too much work
 		{`"entities":6`, `"entities":-1`, "population.entities"},
 	} {
@@ -276,7 +277,7 @@ func TestTunePopulationJob(t *testing.T) {
 // library's export, which answers the file.
 func TestTuneLibraryTechnique(t *testing.T) {
 	_, srv := jobsTestServer(t)
-	acc := jobsStart(t, srv, "/api/tunes", `{"technique":"mirror","base":"q:duration=6&entities=2","budget":4,"seed":2}`)
+	acc := jobsStart(t, srv, "/api/tunes", `{"technique":"mirror","base":"q:duration=6&entities=2","budget":4,"seed":1}`)
 	if end := jobsFollow(t, jobsDial(t, srv, acc)); end[len(end)-1].State != jobs.Done {
 		t.Fatalf("mirror tuning ended %+v", end[len(end)-1])
 	}

@@ -74,6 +74,16 @@ var storeMigrations = []string{
 		settings   TEXT NOT NULL,
 		created_ns INTEGER NOT NULL
 	) STRICT;`,
+
+	// 6: the browsers signed in to a lab served with a token (see
+	// logins.go): hashes of their cookies' ids and of the token.
+	`CREATE TABLE logins (
+		id         TEXT PRIMARY KEY,
+		token      TEXT NOT NULL,
+		created_ns INTEGER NOT NULL,
+		expires_ns INTEGER NOT NULL
+	) STRICT;
+	CREATE INDEX logins_created ON logins (created_ns DESC);`,
 }
 
 // migrate applies the schema steps the database has not seen, in one

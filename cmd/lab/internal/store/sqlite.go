@@ -226,7 +226,8 @@ func (st *SQLite) Rename(id, name string, now time.Time) (Revision, error) {
 // come between the revision it reads and the one it writes; it must be
 // quick. An error from edit is returned as is. A draft that changes
 // nothing (name, notes and settings as the latest revision's) saves
-// nothing and returns the latest revision.
+// nothing and returns the latest revision; when the latest is damaged, the
+// draft is saved after it, whatever it holds.
 func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (_ Revision, err error) {
 	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
@@ -239,7 +240,7 @@ func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Dra
 		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	prev, err := latestRevision(tx, id)
+	prev, latest, err := latestReadable(tx, id)
 	if err != nil {
 		return Revision{}, err
 	}
@@ -254,10 +255,12 @@ func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Dra
 	if err != nil {
 		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
 	}
-	if unchanged(prev, d, settings) {
+	if prev.Rev == latest && unchanged(prev, d, settings) {
 		return prev, nil // nothing to keep: no empty revision
 	}
-	rev := prev.Rev + 1
+	// After a damaged latest even the readable revision's own values are a
+	// new revision, so the session's latest can be read again.
+	rev := latest + 1 // revisions are never overwritten
 	if _, err := tx.Exec(`INSERT INTO revisions (session_id, rev, name, notes, settings, created_ns)
 		VALUES (?, ?, ?, ?, ?, ?)`, id, rev, d.Name, d.Notes, string(settings), now.UnixNano()); err != nil {
 		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
@@ -288,21 +291,39 @@ type querier interface {
 	Query(query string, args ...any) (*sql.Rows, error)
 }
 
-// latestRevision reads the latest revision of a live (not deleted) session.
-func latestRevision(q querier, id string) (Revision, error) {
-	var latest int
+// latestReadable reads the latest revision of a live (not deleted)
+// session that can be read, passing over damaged ones, and returns it with
+// the latest revision's number. With none readable the error is the
+// latest's ErrDamaged.
+func latestReadable(q querier, id string) (_ Revision, latest int, _ error) {
 	var deleted sql.NullInt64
 	err := q.QueryRow(`SELECT latest, deleted_ns FROM sessions WHERE id = ?`, id).Scan(&latest, &deleted)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Revision{}, ErrSessionNotFound
+		return Revision{}, 0, ErrSessionNotFound
 	}
 	if err != nil {
-		return Revision{}, fmt.Errorf("read session %s: %w", id, err)
+		return Revision{}, 0, fmt.Errorf("read session %s: %w", id, err)
 	}
 	if deleted.Valid {
-		return Revision{}, ErrSessionDeleted
+		return Revision{}, 0, ErrSessionDeleted
 	}
-	return readRevision(q, id, latest)
+	first, err := readRevision(q, id, latest)
+	if !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrRevNotFound) {
+		return first, latest, err
+	}
+	for rev := latest - 1; rev >= 1; rev-- {
+		r, rerr := readRevision(q, id, rev)
+		if rerr == nil {
+			return r, latest, nil
+		}
+		if !errors.Is(rerr, ErrDamaged) && !errors.Is(rerr, ErrRevNotFound) {
+			return Revision{}, latest, rerr
+		}
+	}
+	if errors.Is(err, ErrRevNotFound) {
+		err = fmt.Errorf("session %s is %w: no revision can be read", id, ErrDamaged)
+	}
+	return Revision{}, latest, err
 }
 
 // readRevision reads one revision; its settings start from the defaults so
@@ -328,12 +349,18 @@ func readRevision(q querier, id string, rev int) (Revision, error) {
 	return r, nil
 }
 
-// Latest returns the latest revision of session id.
+// damagedWhy says why a revision's stored settings cannot be read.
+func damagedWhy(err error) string {
+	return "its stored settings cannot be read (" + err.Error() + ")"
+}
+
+// Latest returns the latest revision of session id that can be read.
 func (st *SQLite) Latest(id string) (Revision, error) {
 	if err := CheckSessionID(id); err != nil {
 		return Revision{}, err
 	}
-	return latestRevision(st.db, id)
+	r, _, err := latestReadable(st.db, id)
+	return r, err
 }
 
 // Get returns session id: its latest revision and its history, with the
@@ -355,7 +382,7 @@ func (st *SQLite) Get(id string) (Session, error) {
 	var created int64
 	var deleted sql.NullInt64
 	err = tx.QueryRow(`SELECT created_ns, deleted_ns, latest FROM sessions WHERE id = ?`, id).
-		Scan(&created, &deleted, &s.Rev)
+		Scan(&created, &deleted, &s.Latest)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrSessionNotFound
 	}
@@ -372,7 +399,10 @@ func (st *SQLite) Get(id string) (Session, error) {
 		return Session{}, fmt.Errorf("read session %s: %w", id, err)
 	}
 	defer rows.Close()
+	// A revision that cannot be read is marked, and the next one's changes
+	// are counted from the last that could.
 	var prev engine.Settings
+	readable := false
 	for rows.Next() {
 		var r Revision
 		var settings string
@@ -382,26 +412,29 @@ func (st *SQLite) Get(id string) (Session, error) {
 		}
 		r.ID, r.Time = id, time.Unix(0, ns).UTC()
 		r.Settings = engine.Defaults()
+		info := RevisionInfo{Rev: r.Rev, Name: r.Name, Time: r.Time}
 		if err := json.Unmarshal([]byte(settings), &r.Settings); err != nil {
-			return Session{}, fmt.Errorf("session %s is %w: its revision %d cannot be read (settings: %v)", id, ErrDamaged, r.Rev, err)
+			info.Damaged = damagedWhy(err)
+			s.History = append(s.History, info)
+			continue
 		}
-		info := RevisionInfo{Rev: r.Rev, Name: r.Name, Time: r.Time, Changed: []string{}}
-		if len(s.History) > 0 {
+		info.Changed = []string{}
+		if readable {
 			for _, c := range engine.Diff(prev, r.Settings) {
 				info.Changed = append(info.Changed, c.Name)
 			}
 		}
 		s.History = append(s.History, info)
-		prev = r.Settings
-		if r.Rev == s.Rev {
+		prev, readable = r.Settings, true
+		if r.Rev <= s.Latest {
 			s.Revision = r
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return Session{}, fmt.Errorf("read session %s: %w", id, err)
 	}
-	if s.Time.IsZero() {
-		return Session{}, fmt.Errorf("read session %s: latest revision %d missing", id, s.Rev)
+	if !readable {
+		return Session{}, fmt.Errorf("session %s is %w: its %d revisions cannot be read", id, ErrDamaged, s.Latest)
 	}
 	return s, nil
 }
@@ -462,6 +495,43 @@ func (st *SQLite) List(q string, withDeleted bool) ([]Summary, error) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return list, nil
+}
+
+// DamagedRevisions returns, for each of the sessions ids that has any, the
+// revisions whose stored settings are not a JSON object (SQLite's own JSON
+// check: nothing is decoded).
+func (st *SQLite) DamagedRevisions(ids []string) (map[string][]int, error) {
+	out := map[string][]int{}
+	const batch = 200 // bound on a statement's parameters
+	for len(ids) > 0 {
+		n := min(len(ids), batch)
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		ids = ids[n:]
+		rows, err := st.db.Query(`SELECT session_id, rev FROM revisions
+			WHERE session_id IN (?`+strings.Repeat(",?", n-1)+`)
+			AND NOT (json_valid(settings) AND json_type(settings) = 'object') ORDER BY session_id, rev`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("check revisions: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			var rev int
+			if err := rows.Scan(&id, &rev); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("check revisions: %w", err)
+			}
+			out[id] = append(out[id], rev)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("check revisions: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // Delete marks session id deleted at now. Deleting a deleted session keeps

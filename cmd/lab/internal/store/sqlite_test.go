@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
 )
 
 // storeT0 is the tests' clock origin.
 var storeT0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func openTestStore(t *testing.T, dir string, now time.Time) *SQLite {
+func openTestStore(t testing.TB, dir string, now time.Time) *SQLite {
 	t.Helper()
 	st, err := Open(dir, now)
 	if err != nil {
@@ -326,9 +327,8 @@ func TestStoreHostileInput(t *testing.T) {
 		} else {
 			_, err = st.Save(tt.id, tt.draft, storeT0)
 		}
-		var fe *engine.FieldError
-		if !errors.As(err, &fe) || fe.Field != tt.field {
-			t.Errorf("%s: error %v, want a *engine.FieldError on %q", tt.name, err, tt.field)
+		if _, field := jsonapi.Text(err); err == nil || field != tt.field {
+			t.Errorf("%s: error %v, want an error naming %q", tt.name, err, tt.field)
 		}
 	}
 	// Nothing of that reached the database.

@@ -19,13 +19,15 @@ import (
 	"interplab/engine"
 )
 
-// Store is what the lab keeps: sessions and traces. Its implementations
+// Store is what the lab keeps: sessions, traces, job records, custom
+// presets and sign-ins. Its implementations
 // are safe for concurrent use.
 type Store interface {
 	Sessions
 	Traces
 	Jobs
 	Presets
+	Logins
 	Close() error
 }
 
@@ -61,8 +63,9 @@ var (
 // Sessions are saved sessions. Every save is a new revision of a session;
 // nothing is overwritten. A deleted session is only marked deleted and can
 // be restored for RestoreWindow. Malformed input is an *engine.FieldError
-// naming its field (a malformed id's field is "id"); a missing session or
-// revision is one of the Err values below.
+// naming its field (a malformed id's field is "id"), or a *jsonapi.Error
+// naming it for text over its cap; a missing session or revision is one of
+// the Err values below.
 type Sessions interface {
 	// Create saves d as revision 1 of a new session with a fresh random id.
 	Create(d Draft, now time.Time) (Revision, error)
@@ -72,9 +75,11 @@ type Sessions interface {
 	// name, notes and settings) makes no revision: Update returns the
 	// latest one.
 	Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (Revision, error)
-	// Latest returns the latest revision of a live session.
+	// Latest returns the latest revision of a live session that can be
+	// read: a damaged one (ErrDamaged) is passed over for the one before.
 	Latest(id string) (Revision, error)
-	// Get returns a session, deleted or not, with its history.
+	// Get returns a session, deleted or not, with its history; damaged
+	// revisions are marked in it (see Session).
 	Get(id string) (Session, error)
 	// Revision returns one revision of a live session.
 	Revision(id string, rev int) (Revision, error)
@@ -85,6 +90,10 @@ type Sessions interface {
 	Delete(id string, now time.Time) error
 	// Restore undeletes a session deleted less than RestoreWindow ago.
 	Restore(id string, now time.Time) error
+	// DamagedRevisions returns, for each of the sessions ids that has
+	// any, its revisions whose stored settings are not a JSON object,
+	// without decoding the others: what a list can afford to check.
+	DamagedRevisions(ids []string) (map[string][]int, error)
 }
 
 // Traces are recorded packet traces: the built-in samples (names starting
@@ -98,6 +107,14 @@ type Traces interface {
 	ListTraces() ([]TraceInfo, error)
 	// LoadTrace returns the sample or stored trace called name.
 	LoadTrace(name string) (TraceInfo, *engine.Trace, error)
+	// TraceInfo returns what LoadTrace would, without the packets:
+	// nothing is decoded.
+	TraceInfo(name string) (TraceInfo, error)
+	// TraceFlat returns the trace's metadata and its flat encoding
+	// (engine.Trace.AppendFlat's numbers as little-endian float64s), read
+	// as the caller reads, holding a bounded part of it; a damaged trace
+	// is an error of Read.
+	TraceFlat(name string) (TraceInfo, io.Reader, error)
 	// DeleteTrace removes the stored trace called name for good.
 	DeleteTrace(name string) error
 }
@@ -135,7 +152,8 @@ const MaxJobs = 200
 
 // ErrDamaged is a stored session or revision that cannot be read (its
 // settings are not JSON, a row is missing): the error names which; the rest
-// of the store is unaffected.
+// of the store is unaffected. A session with a damaged revision opens at
+// its latest revision that can be read; one with none is ErrDamaged.
 var ErrDamaged = errors.New("damaged")
 
 // ErrJobNotFound is LoadJob's error for an unknown id.
@@ -183,12 +201,16 @@ type RevisionInfo struct {
 	Rev     int
 	Name    string
 	Time    time.Time
-	Changed []string // vocabulary names of the settings that differ from the previous revision
+	Changed []string // vocabulary names of the settings that differ from the previous readable revision
+	// Damaged says why the revision cannot be read; "" when it can. A
+	// damaged revision has no Changed.
+	Damaged string
 }
 
-// Session is a session's latest revision with its history.
+// Session is a session's latest readable revision with its history.
 type Session struct {
-	Revision                // the latest revision
+	Revision                // the latest revision that can be read: Latest unless that one is damaged
+	Latest   int            // the latest revision's number
 	Created  time.Time      // time of revision 1
 	Deleted  time.Time      // zero unless deleted
 	History  []RevisionInfo // every revision, oldest first
@@ -266,8 +288,12 @@ func (d *Draft) Check() error {
 		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(d.Name, 40),
 			Allowed: "1 to " + strconv.Itoa(MaxNameRunes) + " characters, no control characters"}
 	}
+	if n := utf8.RuneCountInString(d.Notes); n > MaxNotesRunes {
+		// In the designer's terms: what the box holds, and what they gave.
+		return jsonapi.BadRequest("notes", fmt.Sprintf("notes: at most %d characters, got %d", MaxNotesRunes, n))
+	}
 	badNotes := func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
-	if utf8.RuneCountInString(d.Notes) > MaxNotesRunes || !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
+	if !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
 		return &engine.FieldError{Field: "notes", Value: jsonapi.Clip(d.Notes, 40),
 			Allowed: "at most " + strconv.Itoa(MaxNotesRunes) + " characters, no control characters but tabs and line breaks"}
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"compress/flate"
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
@@ -19,14 +18,8 @@ import (
 )
 
 // Traces live in the sessions database, table traces (migration step 2):
-// one row per trace, named by its name, with the packets as one blob: the
-// engine's flat encoding (engine.TraceFlatHeader numbers, then
-// engine.TraceFlatStride per packet) stored column by column (every
-// packet's entity, then every packet's seq, ...) as little-endian float64s
-// and DEFLATE-compressed. Columns compress far better than rows: ids,
-// sequence numbers and times are nearly arithmetic, and a missing
-// orientation is the same four numbers every time. It is exact: a trace
-// loads bit for bit as it was saved.
+// one row per trace, named by its name, with what a list shows of it and
+// the packets as one compressed blob (see traceblob.go).
 //
 // The built-in sample traces (presets.TraceSamples) are listed and loaded
 // beside the stored ones; their names are reserved.
@@ -123,45 +116,120 @@ func (st *SQLite) ListTraces() ([]TraceInfo, error) {
 
 // LoadTrace returns the sample or stored trace called name.
 func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
-	if err := traceio.CheckName(name); err != nil {
-		return TraceInfo{}, nil, err
-	}
-	if s, ok := st.samples.find(name); ok {
-		if s.err != nil {
-			return TraceInfo{}, nil, s.err
+	if s, ok, err := st.sample(name); ok || err != nil {
+		if err != nil {
+			return TraceInfo{}, nil, err
 		}
 		tr := *s.trace
 		tr.Packets = append([]engine.TracePacket(nil), s.trace.Packets...) // the caller may change it
 		return s.info, &tr, nil
 	}
-	var t TraceInfo
-	var ns int64
-	var blob []byte
-	var network sql.NullString
-	var maxSpeed sql.NullFloat64
-	err := st.db.QueryRow(`SELECT name, created_ns, format, packets, entities, span, data, network, max_speed FROM traces WHERE name = ?`, name).
-		Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &blob, &network, &maxSpeed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return TraceInfo{}, nil, ErrTraceNotFound
-	}
+	t, blob, err := st.traceRow(name, true)
 	if err != nil {
-		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
+		return TraceInfo{}, nil, err
 	}
-	t.Created = time.Unix(0, ns).UTC()
 	tr, err := decodeTraceBlob(blob)
+	if err == nil && (len(tr.Packets) != t.Packets || tr.Entities != t.Entities) {
+		err = fmt.Errorf("packets: %d of %d entities, listed as %d of %d", len(tr.Packets), tr.Entities, t.Packets, t.Entities)
+	}
 	if err != nil {
 		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
 	}
 	tr.Name = t.Name
-	if network.Valid {
-		err = t.setMeasures(network, maxSpeed)
-	} else {
+	if !t.measured {
 		t.Network, t.MaxSpeed = tr.Network(), tr.MaxSpeed()
+	}
+	return t.TraceInfo, tr, nil
+}
+
+// TraceInfo returns what the store keeps of the sample or stored trace
+// called name besides its packets: nothing is decoded. A trace whose
+// measures are missing (its packets are damaged, see measureOldTraces)
+// has a zero Network.
+func (st *SQLite) TraceInfo(name string) (TraceInfo, error) {
+	if s, ok, err := st.sample(name); ok || err != nil {
+		return s.info, err
+	}
+	t, _, err := st.traceRow(name, false)
+	return t.TraceInfo, err
+}
+
+// TraceFlat returns the sample or stored trace called name's metadata and
+// its flat encoding (engine.AppendFlat's numbers as little-endian
+// float64s), read from the compressed packets a block at a time as the
+// caller reads: it holds them and one block, not the trace. A trace whose
+// packets turn out damaged is an error of Read, before its last byte.
+func (st *SQLite) TraceFlat(name string) (TraceInfo, io.Reader, error) {
+	if s, ok, err := st.sample(name); ok || err != nil {
+		if err != nil {
+			return TraceInfo{}, nil, err
+		}
+		var b []byte
+		for _, v := range s.trace.AppendFlat(nil) {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		return s.info, bytes.NewReader(b), nil
+	}
+	t, blob, err := st.traceRow(name, true)
+	if err != nil {
+		return TraceInfo{}, nil, err
+	}
+	r, err := newFlatReader(blob)
+	if err == nil && (r.packets != t.Packets || r.entities != t.Entities) {
+		err = fmt.Errorf("packets: %d of %d entities, listed as %d of %d", r.packets, r.entities, t.Packets, t.Entities)
 	}
 	if err != nil {
 		return TraceInfo{}, nil, fmt.Errorf("load trace %s: %w", name, err)
 	}
-	return t, tr, nil
+	return t.TraceInfo, r, nil
+}
+
+// sample returns the sample called name, if it is one; ok with an error
+// when the samples cannot be read.
+func (st *SQLite) sample(name string) (_ sampleEntry, ok bool, _ error) {
+	if err := traceio.CheckName(name); err != nil {
+		return sampleEntry{}, false, err
+	}
+	s, ok := st.samples.find(name)
+	if ok && s.err != nil {
+		return sampleEntry{}, true, s.err
+	}
+	return s, ok, nil
+}
+
+// storedTrace is a stored trace's row: its TraceInfo, and whether its
+// measures were kept.
+type storedTrace struct {
+	TraceInfo
+	measured bool
+}
+
+// traceRow reads the row of the stored trace called name, with its blob
+// if withData.
+func (st *SQLite) traceRow(name string, withData bool) (storedTrace, []byte, error) {
+	var t storedTrace
+	var ns int64
+	var blob []byte
+	var network sql.NullString
+	var maxSpeed sql.NullFloat64
+	data := "NULL"
+	if withData {
+		data = "data"
+	}
+	err := st.db.QueryRow(`SELECT name, created_ns, format, packets, entities, span, `+data+`, network, max_speed FROM traces WHERE name = ?`, name).
+		Scan(&t.Name, &ns, &t.Format, &t.Packets, &t.Entities, &t.Span, &blob, &network, &maxSpeed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return storedTrace{}, nil, ErrTraceNotFound
+	}
+	if err != nil {
+		return storedTrace{}, nil, fmt.Errorf("load trace %s: %w", name, err)
+	}
+	t.Created = time.Unix(0, ns).UTC()
+	t.measured = network.Valid
+	if err := t.setMeasures(network, maxSpeed); err != nil {
+		return storedTrace{}, nil, fmt.Errorf("load trace %s: %w", name, err)
+	}
+	return t, blob, nil
 }
 
 // setMeasures sets t's network and max speed from their columns; a trace
@@ -239,64 +307,4 @@ func (st *SQLite) DeleteTrace(name string) (err error) {
 		return ErrTraceNotFound
 	}
 	return nil
-}
-
-// encodeTraceBlob returns tr's flat encoding, column by column, compressed.
-func encodeTraceBlob(tr *engine.Trace) ([]byte, error) {
-	flat := tr.AppendFlat(nil)
-	n := len(tr.Packets)
-	raw := make([]byte, 0, 8*len(flat))
-	for _, v := range flat[:engine.TraceFlatHeader] {
-		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
-	}
-	rows := flat[engine.TraceFlatHeader:]
-	for c := range engine.TraceFlatStride {
-		for i := range n {
-			raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(rows[i*engine.TraceFlatStride+c]))
-		}
-	}
-	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.DefaultCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.Write(raw); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// decodeTraceBlob reverses encodeTraceBlob and validates the trace.
-func decodeTraceBlob(blob []byte) (*engine.Trace, error) {
-	const most = 8 * (engine.TraceFlatHeader + engine.TraceMaxPackets*engine.TraceFlatStride)
-	raw, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(blob)), most+1))
-	if err != nil {
-		return nil, fmt.Errorf("decompress packets: %w", err)
-	}
-	if len(raw) > most || len(raw)%8 != 0 {
-		return nil, fmt.Errorf("packets: %d bytes is not a trace", len(raw))
-	}
-	cols := make([]float64, len(raw)/8)
-	for i := range cols {
-		cols[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-	}
-	if len(cols) < engine.TraceFlatHeader {
-		return nil, errors.New("packets: no header")
-	}
-	n := (len(cols) - engine.TraceFlatHeader) / engine.TraceFlatStride
-	flat := make([]float64, len(cols))
-	copy(flat, cols[:engine.TraceFlatHeader])
-	body := cols[engine.TraceFlatHeader:]
-	if len(body) != n*engine.TraceFlatStride {
-		return nil, fmt.Errorf("packets: %d numbers is not whole packets", len(body))
-	}
-	for c := range engine.TraceFlatStride {
-		for i := range n {
-			flat[engine.TraceFlatHeader+i*engine.TraceFlatStride+c] = body[c*n+i]
-		}
-	}
-	return engine.TraceFromFlat(flat)
 }

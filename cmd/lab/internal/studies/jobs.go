@@ -7,10 +7,10 @@
 package studies
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -45,6 +45,9 @@ type Pages struct {
 	Now func() time.Time
 	// Fail answers an error in the API's one error shape.
 	Fail func(w http.ResponseWriter, err error)
+	// Client names who sent a request, for the jobs' per-client limit
+	// (access.Gate.Caller: a browser, a sign-in, or an address).
+	Client func(r *http.Request) string
 }
 
 // JobStatus is GET /api/jobs/{id}.
@@ -56,16 +59,6 @@ func (s *Pages) JobStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	j.Touch(s.Now()) // somebody is watching it
 	jsonapi.WriteJSON(w, http.StatusOK, j.Status())
-}
-
-// clientOf names who sent r, for the jobs' per-client limit: the remote
-// address without its port (every request of one machine is one client).
-func clientOf(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // jobCancelWait is how long POST /api/jobs/{id}/cancel waits for the job
@@ -138,7 +131,7 @@ func startJob[R any](s *Pages, w http.ResponseWriter, r *http.Request, kind stri
 		s.Fail(w, err)
 		return
 	}
-	j, err := s.Jobs.Start(kind, clientOf(r), total, spec, work)
+	j, err := s.Jobs.Start(kind, s.Client(r), total, spec, work)
 	if err != nil {
 		s.Fail(w, err)
 		return
@@ -146,14 +139,16 @@ func startJob[R any](s *Pages, w http.ResponseWriter, r *http.Request, kind stri
 	jsonapi.WriteJSON(w, http.StatusAccepted, Accepted{ID: j.ID(), Kind: kind, Total: j.Total(), WS: "/ws/jobs/" + j.ID(), Page: "/" + kind + "/" + j.ID()})
 }
 
-// exportLinks are the export links of settings s, whose share query is
-// query: every format that writes any technique's settings, and each
-// library's for its technique when s runs it (export.Render refuses it
-// otherwise).
-func exportLinks(query string, s engine.Settings) []templates.JobOption {
+// exportLinks are the export links of the settings whose share query is
+// query, which run technique: every format that writes any technique's
+// settings (json, netem, a library's network), and technique's own, if it
+// has one. Only the technique the study was about: a Mirror designer's
+// tuning offers the Mirror export, not the C++ header of the epic that
+// runs beside it for comparison.
+func exportLinks(query, technique string) []templates.JobOption {
 	var links []templates.JobOption
 	for _, f := range export.List() {
-		if f.Technique == "" || slices.Contains(s.Techniques, f.Technique) {
+		if f.Technique == "" || f.Technique == technique {
 			links = append(links, templates.JobOption{Value: "/api/export?format=" + f.Format + "&" + query, Label: f.Format})
 		}
 	}
@@ -184,11 +179,40 @@ func DecodeJob(kind string, spec, result []byte) (any, any, error) {
 	case "sweep":
 		return decodeJob[sweepJob, []engine.SweepPoint](kind, spec, result)
 	case "tune":
-		return decodeJob[tuneJob, engine.TuneResult](kind, spec, result)
+		sp, res, err := decodeJob[tuneJob, engine.TuneResult](kind, spec, result)
+		if tr, ok := res.(engine.TuneResult); ok && err == nil {
+			res = upgradeTuneResult(tr, result)
+		}
+		return sp, res, err
 	case "population":
 		return decodeJob[populationJob, *engine.PopulationResult](kind, spec, result)
 	}
 	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
+}
+
+// upgradeTuneResult reads a tuning archived before results said whether
+// they recommend (raw has no "recommended"): then Best was always set, the
+// least violating candidate when none was feasible. It is a recommendation
+// only if it is feasible and cheaper than the base, as Tune decides now;
+// otherwise it is dropped, and with nothing feasible the three closest are
+// listed (without their breaches, which were not recorded).
+func upgradeTuneResult(r engine.TuneResult, raw []byte) engine.TuneResult {
+	var has struct {
+		Recommended *bool `json:"recommended"`
+	}
+	if json.Unmarshal(raw, &has) != nil || has.Recommended != nil {
+		return r
+	}
+	r.Recommended = r.Best.Feasible && r.Best.Cost < r.Base.Cost
+	if !r.Recommended {
+		r.Best = engine.Candidate{}
+	}
+	if !r.Feasible && len(r.Closest) == 0 {
+		closest := slices.Clone(r.Candidates)
+		slices.SortStableFunc(closest, func(a, b engine.Candidate) int { return cmp.Compare(a.Violation, b.Violation) })
+		r.Closest = closest[:min(3, len(closest))]
+	}
+	return r
 }
 
 // decodeJob decodes a job's spec as a *S and its result, if any, as an R.

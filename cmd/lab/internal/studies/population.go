@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ import (
 // rounds, round and a nil seed keep the population preset's.
 type populationRequest struct {
 	Base       string   `json:"base"`       // a variant ref (preset:NAME, q:QUERY, session:ID); empty for the defaults
-	Techniques []string `json:"techniques"` // empty for buffer alone
+	Techniques []string `json:"techniques"` // empty for the base's (populationTechniques): the buffer alone for the lab's own
 	Population string   `json:"population"` // a population preset; empty for presets.DefaultPopulation
 	Entities   int      `json:"entities,omitempty"`
 	Rounds     int      `json:"rounds,omitempty"`
@@ -69,7 +70,7 @@ func (s *Pages) populationSpec(req populationRequest) (*populationJob, error) {
 		return nil, jsonapi.BadRequest("population", err.Error())
 	}
 	if len(req.Techniques) == 0 {
-		req.Techniques = []string{engine.TechBuffer}
+		req.Techniques = populationTechniques(&base)
 	}
 	pop := pp.Population.With(req.Entities, req.Rounds, req.Round)
 	if req.Seed != nil {
@@ -149,17 +150,26 @@ func (s *Pages) PopulationCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// PopulationPage is GET /population and GET /population/{id}.
+// PopulationPage is GET /population and GET /population/{id}. Opened from
+// the lab without technique= in the query, the form checks the base's
+// primary technique and its other library techniques (populationTechniques).
 func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := populationRequest{Base: q.Get("base"), Population: q.Get("population"), Techniques: q["technique"]}
+	_, base, baseErr := s.resolveBase(req.Base)
+	if baseErr != nil {
+		base = engine.Defaults()
+	}
+	if len(req.Techniques) == 0 {
+		req.Techniques = populationTechniques(&base)
+	}
 	v := templates.PopulationView{Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, pj, res := s.populationOf(w, r)
 		if j == nil {
 			return
 		}
-		req = pj.Req
+		req, base = pj.Req, pj.Spec.Base
 		v.Job = jobViewOf(j, "/population/"+id)
 		if res != nil {
 			rv, err := populationResultView(pj, res)
@@ -171,14 +181,36 @@ func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Form = populationFormOf(req)
-	for _, t := range engine.TechniqueNames {
-		v.Techniques = append(v.Techniques, templates.JobOption{Value: t, Label: t, Checked: contains(v.Form.Techniques, t)})
+	// The techniques run first, the base's others next (a comparison to
+	// opt into), then the rest.
+	order := slices.Concat(v.Form.Techniques, base.Techniques, engine.TechniqueNames)
+	for _, t := range order {
+		if !slices.ContainsFunc(v.Techniques, func(o templates.JobOption) bool { return o.Value == t }) && slices.Contains(engine.TechniqueNames, t) {
+			v.Techniques = append(v.Techniques, templates.JobOption{Value: t, Label: t, Checked: contains(v.Form.Techniques, t)})
+		}
 	}
 	list, _ := presets.Populations()
 	for _, p := range list {
 		v.Populations = append(v.Populations, templates.JobOption{Value: p.Name, Label: p.Title, Doc: p.Doc, Checked: p.Name == v.Form.Population})
 	}
 	templates.Render(w, r, http.StatusOK, templates.Population(v))
+}
+
+// populationTechniques are the techniques the population form checks for
+// base settings: the primary technique first, then the base's other
+// library techniques. The lab's own that run beside a library (buffer,
+// epic) are listed after, unchecked: a comparison the designer opts into.
+// For settings on the lab's own techniques that is the buffer alone, as
+// before.
+func populationTechniques(base *engine.Settings) []string {
+	primary := base.PrimaryTechnique()
+	out := []string{primary}
+	for _, t := range base.Techniques {
+		if t != primary && engine.LibraryTechnique(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {
@@ -242,7 +274,7 @@ func populationResultView(pj *populationJob, res *engine.PopulationResult) (*tem
 	// The settings run over the population, in every export format (the
 	// network of an export is the base's own link, not the population's).
 	query := link.Query(preset, res.Spec.Base)
-	rv.Exports = exportLinks(query, res.Spec.Base)
+	rv.Exports = exportLinks(query, res.Spec.Base.PrimaryTechnique())
 	for k, t := range res.Techniques {
 		wv := templates.PopulationWorst{Technique: t.Name}
 		for _, e := range t.Worst {

@@ -41,22 +41,66 @@ import (
 // REF is a variant ref as /compare takes (preset:NAME, q:QUERY,
 // session:ID[@REV]); empty means the engine's defaults.
 
-// jobText is a value given as a JSON string or number, kept as text for
-// Param.Parse: "0.12", 0.12, "pareto", "true".
-type jobText string
+// jobText is a value given as a JSON string, text as a person types it (a
+// plain number in the display unit, a number with a unit, a name: "120",
+// "0.12s", "pareto"), or as a JSON number, in the stored SI unit like every
+// number of the JSON API (0.12 is 120 ms). A record keeps which it was.
+type jobText struct {
+	text  string
+	num   float64
+	isNum bool
+}
+
+// textOf is a jobText holding text.
+func textOf(s string) jobText { return jobText{text: s} }
 
 func (t *jobText) UnmarshalJSON(data []byte) error {
 	var s string
 	if json.Unmarshal(data, &s) == nil {
-		*t = jobText(s)
+		*t = textOf(s)
 		return nil
 	}
 	var f float64
 	if err := json.Unmarshal(data, &f); err != nil {
 		return &json.UnmarshalTypeError{Value: "value " + string(data), Type: reflect.TypeFor[string]()}
 	}
-	*t = jobText(strconv.FormatFloat(f, 'g', -1, 64))
+	*t = jobText{text: strconv.FormatFloat(f, 'g', -1, 64), num: f, isNum: true}
 	return nil
+}
+
+func (t jobText) MarshalJSON() ([]byte, error) {
+	if t.isNum {
+		return json.Marshal(t.num)
+	}
+	return json.Marshal(t.text)
+}
+
+// String is the value as given, for messages.
+func (t jobText) String() string { return t.text }
+
+// param reads t as a value of p.
+func (t jobText) param(p *engine.Param) (float64, error) {
+	if t.isNum {
+		return p.Parse(p.Format(t.num))
+	}
+	return p.Parse(t.text)
+}
+
+// paramText is t as a form shows it for p: the text given, or a number
+// in the display unit with its unit.
+func (t jobText) paramText(name string) string {
+	if p, ok := engine.Lookup(name); ok && t.isNum {
+		return p.Format(t.num)
+	}
+	return t.text
+}
+
+// metric reads t as a value of the named metric.
+func (t jobText) metric(name string) (float64, error) {
+	if t.isNum {
+		return engine.ParseMetric(name, engine.FormatMetric(name, t.num))
+	}
+	return engine.ParseMetric(name, t.text)
 }
 
 // sweepRequest is the body of POST /api/sweeps.
@@ -69,7 +113,7 @@ type sweepRequest struct {
 }
 
 // sweepAxisRequest is one axis: min and max as numbers in the parameter's
-// stored unit or as its text (enum names, true/false).
+// stored unit or as its text (120, 0.12s, enum names, true/false).
 type sweepAxisRequest struct {
 	Name  string  `json:"name"`
 	Min   jobText `json:"min"`
@@ -92,11 +136,11 @@ func (a *sweepAxisRequest) axis(field string) (engine.Axis, error) {
 	}
 	ax := engine.Axis{Name: a.Name, Steps: a.Steps}
 	var err error
-	if ax.Min, err = p.Parse(string(a.Min)); err != nil {
-		return ax, &engine.FieldError{Field: field + ".min", Value: string(a.Min), Allowed: allowedBy(err)}
+	if ax.Min, err = a.Min.param(p); err != nil {
+		return ax, &engine.FieldError{Field: field + ".min", Value: a.Min.String(), Allowed: allowedBy(err)}
 	}
-	if ax.Max, err = p.Parse(string(a.Max)); err != nil {
-		return ax, &engine.FieldError{Field: field + ".max", Value: string(a.Max), Allowed: allowedBy(err)}
+	if ax.Max, err = a.Max.param(p); err != nil {
+		return ax, &engine.FieldError{Field: field + ".max", Value: a.Max.String(), Allowed: allowedBy(err)}
 	}
 	return ax, nil
 }
@@ -239,9 +283,19 @@ func (s *Pages) SweepCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// SweepPage is GET /sweep and GET /sweep/{id}.
+// SweepPage is GET /sweep and GET /sweep/{id}. Opened from the lab, the
+// form starts on the base's technique (engine.Settings.PrimaryTechnique),
+// listed first, unless the query names one.
 func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
-	v := templates.SweepView{Form: sweepFormFromQuery(r.URL.Query()), Scripts: chart.Scripts}
+	q := r.URL.Query()
+	_, base, baseErr := s.resolveBase(q.Get("base"))
+	if baseErr != nil {
+		base = engine.Defaults()
+	}
+	if q.Get("technique") == "" {
+		q.Set("technique", base.PrimaryTechnique())
+	}
+	v := templates.SweepView{Form: sweepFormFromQuery(q), Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, sj := s.sweepOf(w, r)
 		if j == nil {
@@ -263,12 +317,13 @@ func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
 			v.Chart = comp
 		}
 	}
-	v.Techniques = engine.TechniqueNames
+	v.Techniques = primaryFirst(base.PrimaryTechnique(), engine.TechniqueNames)
 	for _, pr := range engine.Params() {
 		if pr.Kind == engine.Set {
 			continue
 		}
-		v.Params = append(v.Params, templates.SweepParam{Name: pr.Name, Group: pr.Group, Unit: pr.Unit, Doc: pr.Doc,
+		unit, _ := pr.DisplayUnit()
+		v.Params = append(v.Params, templates.SweepParam{Name: pr.Name, Group: pr.Group, Unit: unit, Doc: pr.Doc,
 			Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(&pr)})
 	}
 	for _, f := range engine.MetricFields {
@@ -305,9 +360,9 @@ func sweepFormFromQuery(q url.Values) templates.SweepForm {
 // sweepFormOf fills the form with what a job was asked.
 func sweepFormOf(req sweepRequest) templates.SweepForm {
 	f := templates.SweepForm{Base: req.Base, Technique: req.Technique, Metric: req.Metric,
-		X: templates.SweepAxis{Name: req.X.Name, Min: string(req.X.Min), Max: string(req.X.Max), Steps: req.X.Steps}}
+		X: templates.SweepAxis{Name: req.X.Name, Min: req.X.Min.paramText(req.X.Name), Max: req.X.Max.paramText(req.X.Name), Steps: req.X.Steps}}
 	if req.Y != nil {
-		f.Y = templates.SweepAxis{Name: req.Y.Name, Min: string(req.Y.Min), Max: string(req.Y.Max), Steps: req.Y.Steps}
+		f.Y = templates.SweepAxis{Name: req.Y.Name, Min: req.Y.Min.paramText(req.Y.Name), Max: req.Y.Max.paramText(req.Y.Name), Steps: req.Y.Steps}
 	}
 	return f
 }

@@ -23,8 +23,9 @@ import (
 
 // TuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
 // is a variant ref. Weights left out are 1 each; a constraint's max is a
-// number in the metric's SI unit, as in engine.Constraint, or text with a
-// unit ("150ms", "5%"), read by engine.ParseMetric.
+// number in the metric's SI unit, as in engine.Constraint, or text as a
+// person types it, read by engine.ParseMetric: a plain number in the
+// metric's display unit ("150" ms, "5" %) or with a unit ("150ms", "5%").
 type TuneRequest struct {
 	Technique   string              `json:"technique"`
 	Base        string              `json:"base"`
@@ -72,13 +73,13 @@ func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 				return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
 					Allowed: "a population figure: " + report.PopulationMetricNames()}
 			}
-		} else if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric {
+		} else if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric && c.Metric != engine.ExtraLatencyMetric {
 			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
-				Allowed: "one of " + report.MetricNames() + ", or " + engine.RecoveryMetric + " with a scenario"}
+				Allowed: "one of " + report.MetricNames() + ", " + engine.ExtraLatencyMetric + ", or " + engine.RecoveryMetric + " with a scenario"}
 		}
-		v, err := engine.ParseMetric(c.Metric, string(c.Max))
+		v, err := c.Max.metric(c.Metric)
 		if err != nil {
-			return nil, &engine.FieldError{Field: field + ".max", Value: string(c.Max), Allowed: allowedBy(err)}
+			return nil, &engine.FieldError{Field: field + ".max", Value: c.Max.String(), Allowed: allowedBy(err)}
 		}
 		cs = append(cs, engine.Constraint{Metric: c.Metric, Max: v})
 	}
@@ -221,8 +222,14 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	if len(space) == 0 {
 		space = engine.TuneSpace(tj.Spec.Technique)
 	}
+	// The searched settings in SI units, like the metrics: numbers a
+	// spreadsheet reads, not the text form (120ms).
 	for _, s := range space {
-		head = append(head, s.Name)
+		if p, ok := engine.Lookup(s.Name); ok && p.Unit != "" && (p.Kind == engine.Float || p.Kind == engine.Int) {
+			head = append(head, s.Name+" ("+p.Unit+")")
+		} else {
+			head = append(head, s.Name)
+		}
 	}
 	fields := engine.MetricFields
 	if tj.Spec.Population != nil {
@@ -243,7 +250,11 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 		key := compare.Key(c.Settings, 0)
 		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
 		for _, s := range space {
-			row = append(row, c.Settings.Text(s.Name))
+			if p, ok := engine.Lookup(s.Name); ok && (p.Kind == engine.Float || p.Kind == engine.Int) {
+				row = append(row, num(p.Get(&c.Settings)))
+			} else {
+				row = append(row, c.Settings.Text(s.Name))
+			}
 		}
 		if c.Population != nil {
 			vals = c.Population.Values(vals[:0])
@@ -261,18 +272,31 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// TunePage is GET /tune and GET /tune/{id}.
+// tuneDefaultBound is the tuner form's bound when it opens: at most 60 ms
+// of delay beyond the network's mean one-way transit. On the lab's default
+// link (50 ms + 10 ms of jitter) that is the 120 ms of added latency the
+// form used to start with; on any other link it can be met, as a bound on
+// added latency, which includes the network's own, may not be.
+var tuneDefaultBound = tuneConstraint{Metric: engine.ExtraLatencyMetric, Max: textOf("60ms")}
+
+// TunePage is GET /tune and GET /tune/{id}. Opened from the lab, the form
+// starts on the base's technique (engine.Settings.PrimaryTechnique: the
+// designer's library's, else the buffer) unless the query names one.
 func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
-		Constraints: []tuneConstraint{{Metric: "addedLatency", Max: "0.12"}}}
+		Constraints: []tuneConstraint{tuneDefaultBound}}
 	if name := q.Get("population"); name != "" {
 		// The guide's question: the least p95 across entities of error
 		// p95, with at most 5% of entity-rounds underrun and 90% of the
 		// players within 150 ms.
 		req.Population = &TunePopulation{Name: name, Entities: tunePopEntities, Rounds: tunePopRounds}
 		req.Weights = &engine.TuneWeights{ErrP95: 1}
-		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: "0.05"}, {Metric: "addedLatencyP90", Max: "0.15"}}
+		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: textOf("5%")}, {Metric: "addedLatencyP90", Max: textOf("150ms")}}
+	}
+	_, base, baseErr := s.resolveBase(req.Base)
+	if req.Technique == "" && baseErr == nil {
+		req.Technique = base.PrimaryTechnique()
 	}
 	form := tuneFormOf(req)
 	v := templates.TuneView{Scripts: chart.Scripts}
@@ -282,6 +306,7 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		form = tuneFormOf(tj.Req)
+		base, baseErr = tj.Spec.Base, nil
 		v.Job = jobViewOf(j, "/tune/"+id)
 		if res != nil && len(res.Candidates) > 0 {
 			rv, err := tuneResultView(tj, res)
@@ -296,12 +321,14 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Form = form.TuneForm
-	for _, t := range engine.TechniqueNames {
-		if t != engine.TechSnap {
-			v.Techniques = append(v.Techniques, t)
+	for _, t := range primaryFirst(base.PrimaryTechnique(), engine.TunableTechniques()) {
+		opt := templates.TuneTechnique{Name: t}
+		if baseErr == nil {
+			opt.Floor = tuneFloorText(t, &base)
 		}
+		v.Techniques = append(v.Techniques, opt)
 	}
-	for _, f := range append(engine.MetricFields[:len(engine.MetricFields):len(engine.MetricFields)], engine.RecoveryField) {
+	for _, f := range engine.TuneMetricFields() {
 		v.Metrics = append(v.Metrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
 	}
 	for _, f := range engine.PopulationMetricFields {
@@ -349,15 +376,11 @@ func tuneFormOf(req TuneRequest) tuneForm {
 	}
 	for _, c := range req.Constraints {
 		scale := 1.0
-		if i := report.MetricIndex(c.Metric); i >= 0 {
-			scale = engine.MetricFields[i].Scale
-		} else if i := report.PopulationMetricIndex(c.Metric); i >= 0 {
-			scale = engine.PopulationMetricFields[i].Scale
-		} else if c.Metric == engine.RecoveryMetric {
-			scale = engine.RecoveryField.Scale
+		if f, ok := engine.TuneMetric(c.Metric); ok {
+			scale = f.Scale
 		}
-		max := string(c.Max)
-		if v, err := engine.ParseMetric(c.Metric, max); err == nil {
+		max := c.Max.String()
+		if v, err := c.Max.metric(c.Metric); err == nil {
 			max = num(report.Round(v*scale, 9))
 		}
 		f.Constraints = append(f.Constraints, templates.TuneConstraint{Metric: c.Metric, Max: max})
@@ -374,38 +397,111 @@ type tuneForm struct {
 	Motions []string
 }
 
-// tuneResultView builds the result part of the tuner page.
+// primaryFirst is techniques with primary moved to the front, the others
+// in their order: a library designer's page lists their library first.
+func primaryFirst(primary string, techniques []string) []string {
+	out := make([]string, 0, len(techniques))
+	if slices.Contains(techniques, primary) {
+		out = append(out, primary)
+	}
+	for _, t := range techniques {
+		if t != primary {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// tuneFloorText says what the network of base allows technique's added
+// latency (engine.LatencyFloor), for the form's hint; "" when it sets no
+// floor.
+func tuneFloorText(technique string, base *engine.Settings) string {
+	f, ok := engine.LatencyFloor(technique, base)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("On this link %s's addedLatency cannot go below %s ms (the network's latency is %s ms): "+
+		"bound extraLatency, the delay beyond the network's mean one-way transit of %s ms, instead.",
+		technique, report.Number(f.AddedLatency*1000), report.Number(f.Latency*1000), report.Number(f.Transit*1000))
+}
+
+// tuneResultView builds the result part of the tuner page. Apply and the
+// exports are offered only for a recommendation; without one the page says
+// why: nothing tried beats the base, or nothing meets the constraints (then
+// with the closest candidates and what each breaks, in units).
 func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultView, error) {
 	comp, err := chart.Component(chart.Figure{ID: "tune-chart", Chart: chart.Pareto(tj.Spec.Technique, tj.Label, tj.Spec.Seed, res)})
 	if err != nil {
 		return nil, err
 	}
-	// Applied, the recommendation shows the tuned technique beside the
-	// base's, and its library's export is offered.
-	best := res.Best.Settings
-	if !slices.Contains(best.Techniques, tj.Spec.Technique) {
-		best.Techniques = append(slices.Clone(best.Techniques), tj.Spec.Technique)
-	}
-	query := link.Query(tj.Preset, best)
 	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
-		Feasible: res.Feasible, Violation: report.Number(res.Best.Violation), Chart: comp, ApplyURL: "/?" + query,
-		Exports: exportLinks(query, best)}
-	for _, c := range engine.Diff(res.Base.Settings, res.Best.Settings) {
-		rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: res.Base.Settings.Text(c.Name), Best: c.Value})
+		Recommended: res.Recommended, Feasible: res.Feasible, Chart: comp,
+		BaseCost: report.Number(res.Base.Cost), BaseBreaks: report.Breaches(res.Base.Breaks)}
+	base := res.Base.Settings
+	switch {
+	case res.Recommended:
+		// Applied, the recommendation shows the tuned technique beside
+		// the base's, and the tuned technique's export is offered.
+		best := res.Best.Settings
+		if !slices.Contains(best.Techniques, tj.Spec.Technique) {
+			best.Techniques = append(slices.Clone(best.Techniques), tj.Spec.Technique)
+		}
+		query := link.Query(tj.Preset, best)
+		rv.ApplyURL, rv.Exports = "/?"+query, exportLinks(query, tj.Spec.Technique)
+		rv.BestCost = report.Number(res.Best.Cost)
+		for _, c := range engine.Diff(base, res.Best.Settings) {
+			rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: base.Text(c.Name), Best: c.Value})
+		}
+	case res.Feasible:
+		if c, ok := report.CheapestFeasible(res); ok && !res.Base.Feasible {
+			rv.Cheapest = "the cheapest candidate that meets them costs " + report.Number(c.Cost) + ": " + report.SettingsChanged(base, c.Settings)
+		}
+	default:
+		for _, c := range res.Closest {
+			rv.Closest = append(rv.Closest, templates.TuneClosest{Breaks: report.Breaches(c.Breaks), Cost: report.Number(c.Cost),
+				Settings: report.SettingsChanged(base, c.Settings)})
+		}
 	}
-	bv, rv2 := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
-	fields := engine.MetricFields
-	if res.Base.Population != nil && res.Best.Population != nil {
+	rv.Metrics = tuneMetricRows(res)
+	if res.Base.Population != nil {
 		rv.Population = tj.Spec.Population.Entities
-		bv, rv2, fields = res.Base.Population.Values(nil), res.Best.Population.Values(nil), engine.PopulationMetricFields
+	}
+	return rv, nil
+}
+
+// tuneMetricRows are the metrics of the base and of the recommendation (""
+// without one) in display units: every metric, extraLatency after
+// addedLatency on one link, the recovery when bounded, and the cost.
+func tuneMetricRows(res *engine.TuneResult) []templates.TuneRow {
+	var rows []templates.TuneRow
+	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
+	fields := engine.MetricFields
+	if res.Base.Population != nil {
+		bv, fields = res.Base.Population.Values(nil), engine.PopulationMetricFields
+		if res.Best.Population != nil {
+			rv = res.Best.Population.Values(nil)
+		}
+	}
+	best := func(s string) string {
+		if !res.Recommended {
+			return ""
+		}
+		return s
 	}
 	for i, f := range fields {
-		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: report.Value(rv2[i], f)})
+		rows = append(rows, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: best(report.Value(rv[i], f))})
+		if f.Name == "addedLatency" && res.Base.Population == nil {
+			x := engine.ExtraLatencyField
+			rows = append(rows, templates.TuneRow{Name: report.AxisName(x), Base: report.Value(res.ExtraLatency(res.Base.Metrics), x),
+				Best: best(report.Value(res.ExtraLatency(res.Best.Metrics), x))})
+		}
 	}
-	if res.Base.Recovery != nil && res.Best.Recovery != nil {
-		rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: report.AxisName(engine.RecoveryField),
-			Base: report.RecoveryText(*res.Base.Recovery), Best: report.RecoveryText(*res.Best.Recovery)})
+	if res.Base.Recovery != nil {
+		row := templates.TuneRow{Name: report.AxisName(engine.RecoveryField), Base: report.RecoveryText(*res.Base.Recovery)}
+		if res.Best.Recovery != nil {
+			row.Best = best(report.RecoveryText(*res.Best.Recovery))
+		}
+		rows = append(rows, row)
 	}
-	rv.Metrics = append(rv.Metrics, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: report.Number(res.Best.Cost)})
-	return rv, nil
+	return append(rows, templates.TuneRow{Name: "cost", Base: report.Number(res.Base.Cost), Best: best(report.Number(res.Best.Cost))})
 }

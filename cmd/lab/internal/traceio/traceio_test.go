@@ -111,7 +111,9 @@ func TestParseTraceErrors(t *testing.T) {
 		{"arrives early", "csv", head + "0,0.1,0,0,0,0,0,0\n# note\n0.05,0.04,0,0,0,0,0,0\n", 4, "arrive"},
 		{"two states at once", "csv", "seq," + head + "0,0,0.1,0,0,0,0,0,0\n1,0,0.1,0,0,0,0,0,0\n", 3, "sent"},
 		{"seq backwards", "csv", "seq," + head + "5,0,0.1,0,0,0,0,0,0\n4,0.05,0.1,0,0,0,0,0,0\n", 3, "seq"},
-		{"json syntax", "jsonl", `{"sent":0,"arrive":0,"pos":[0,0,0],"vel":[0,0,0]}` + "\n{\"sent\":\n", 2, ""},
+		{"json syntax", "jsonl", `{"sent":0,"arrive":0,"pos":[0,0,0],"vel":[0,0,0]}` + "\n{\"sent\":\n", 2, "sent"},
+		{"json key twice", "jsonl", `{"sent":0,"arrive":0,"pos":[0,0,0],"vel":[0,0,0],"sent":1}`, 1, "sent"},
+		{"json not UTF-8", "jsonl", "{\"sent\":0,\"arrive\":0,\"pos\":[0,0,0],\"vel\":[0,0,0],\"note\xff\":1}", 1, ""},
 		{"json unknown key", "jsonl", `{"sent":0,"arrive":0,"pos":[0,0,0],"vel":[0,0,0],"speed":3}`, 1, "speed"},
 		{"json pos length", "jsonl", `{"sent":0,"arrive":0,"pos":[0,0],"vel":[0,0,0]}`, 1, "pos"},
 		{"json twice", "jsonl", `{"sent":0,"arrive":0,"pos":[0,0,0],"x":1,"vel":[0,0,0]}`, 1, "x"},
@@ -168,7 +170,7 @@ func TestParseTraceLimits(t *testing.T) {
 	}
 }
 
-func formatNumber(v float64) string { return engine.Params()[0].Format(v) }
+func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // WriteCSV's output reads back as the same trace, to its rounding.
 func TestWriteTraceCSVRoundTrip(t *testing.T) {

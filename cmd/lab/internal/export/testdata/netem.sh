@@ -13,7 +13,8 @@
 # Not reproduced here: tickRate, sendRate and renderRate (the game's own) and
 # clockDrift.
 # Network: no scenario: the same conditions for the whole run.
-# Not expressible in netem: jitterDist lognormal (the lab's extra delay is one-sided with mean jitter) -> netem's paretonormal table.
+# Not expressed (the lab's value -> what netem gets instead):
+#   - jitterDist: lab lognormal -> netem's paretonormal table
 set -e
 DEV="${1:-eth0}"
 tc qdisc replace dev "$DEV" root netem delay 60ms 20ms distribution paretonormal loss random 1%

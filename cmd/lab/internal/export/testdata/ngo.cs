@@ -32,8 +32,29 @@ public static class InterpLabNGOSettings
     // Unity's Maximum Allowed Timestep: caps the frame time the smoothing sees (Unity default 333 ms).
     public const float MaximumDeltaTime = 0.33333334f;
 
-    // Fixed by NGO 2.1.1: the game has these values unless the package is
-    // forked (Packages/com.unity.netcode.gameobjects). The lab ran the ones below.
+    // NetworkTimeSystem's public properties: Apply sets them on
+    // NetworkManager.NetworkTimeSystem when the client starts (NGO creates
+    // the time system with its own values first).
+
+    // NetworkTimeSystem.ServerBufferSec, seconds (NGO starts it at 0.05).
+    // How far the client's server time runs behind the last time sync (hard-coded 50 ms in NGO 2.1.1).
+    public const double ServerBufferSec = 0.05;
+
+    // NetworkTimeSystem.LocalBufferSec, seconds (NGO starts it at 1.0 / TickRate).
+    // LocalTime's lead beyond the round trip; NGO 2.1.1 fixes it at 1/TickRate (33.3 ms at 30).
+    public const double LocalBufferSec = 0.0333333;
+
+    // NetworkTimeSystem.HardResetThresholdSec, seconds (NGO starts it at 0.2).
+    // Clock error beyond which the client's time jumps instead of slewing (NGO default 200 ms).
+    public const double HardResetThresholdSec = 0.2;
+
+    // NetworkTimeSystem.AdjustmentRatio, fraction of frame time (NGO starts it at 0.01).
+    // How fast the client's time slews towards its target, as a share of frame time (NGO default 1%).
+    public const double AdjustmentRatio = 0.01;
+
+    // Fixed by NGO 2.1.1 (private to its interpolators, or hard-coded): the
+    // game has these values unless the package is forked
+    // (Packages/com.unity.netcode.gameobjects). The lab ran the ones below.
 
     // BufferedLinearInterpolator.MaximumInterpolationTime, seconds: NetworkTransform 2.1.1 keeps its interpolators private.
     // Time constant of the smoothing after the lerp; adds about this minus a frame of lag (NGO default 100 ms).
@@ -47,34 +68,27 @@ public static class InterpLabNGOSettings
     // Ticks the render time runs behind the client's server time (hard-coded 2 in NGO 2.1.1).
     public const int TicksAgo = 2;
 
-    // NetworkTimeSystem.ServerBufferSec, seconds: 0.05f, hard-coded where NGO creates the client's time system.
-    // How far the client's server time runs behind the last time sync (hard-coded 50 ms in NGO 2.1.1).
-    public const float ServerBufferSec = 0.05f;
-
-    // NetworkTimeSystem.LocalBufferSec, seconds: NGO sets 1.0 / TickRate.
-    // LocalTime's lead beyond the round trip; NGO 2.1.1 fixes it at 1/TickRate (33.3 ms at 30).
-    public const double LocalBufferSec = 0.0333333;
-
-    // NetworkTimeSystem.HardResetThresholdSec, seconds: 0.2 where NGO creates the time system.
-    // Clock error beyond which the client's time jumps instead of slewing (NGO default 200 ms).
-    public const double HardResetThresholdSec = 0.2;
-
-    // NetworkTimeSystem.AdjustmentRatio, fraction of frame time: 0.01 where NGO creates the time system.
-    // How fast the client's time slews towards its target, as a share of frame time (NGO default 1%).
-    public const double AdjustmentRatio = 0.01;
-
     // round trip assumed at connection approval, seconds: 0.15f, hard-coded.
     // Round trip the client assumes at connection approval (NGO default 150 ms).
     public const float ApprovalRttSec = 0.15f;
 
     // Apply sets the knobs a game sets: call it on the server and every
     // client before they start (TickRate must agree), for each
-    // NetworkTransform of the kind the lab tuned.
+    // NetworkTransform of the kind the lab tuned. On a client it sets
+    // NetworkTimeSystem's properties as the client starts.
     public static void Apply(NetworkManager manager, NetworkTransform transform)
     {
         manager.NetworkConfig.TickRate = TickRate;
         transform.PositionThreshold = PositionThreshold;
         transform.UseUnreliableDeltas = UseUnreliableDeltas;
         Time.maximumDeltaTime = MaximumDeltaTime;
+        manager.OnClientStarted += () =>
+        {
+            var timeSystem = manager.NetworkTimeSystem;
+            timeSystem.ServerBufferSec = ServerBufferSec;
+            timeSystem.LocalBufferSec = LocalBufferSec;
+            timeSystem.HardResetThresholdSec = HardResetThresholdSec;
+            timeSystem.AdjustmentRatio = AdjustmentRatio;
+        };
     }
 }

@@ -15,7 +15,7 @@
 # Network: scenario "mobile-handover" (mobile handover) over a 60 s run.
 # Each change is a tc qdisc replace of the one before; times are from the
 # start of the script (sleep adds the commands' own few milliseconds).
-# Everything these settings use, netem expresses.
+# Not expressed: nothing; netem writes every value these settings use as the lab ran it.
 set -e
 DEV="${1:-eth0}"
 # 0 s: start

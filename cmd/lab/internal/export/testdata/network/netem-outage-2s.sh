@@ -15,7 +15,8 @@
 # Network: scenario "outage-2s" (2 s outage) over a 60 s run.
 # Each change is a tc qdisc replace of the one before; times are from the
 # start of the script (sleep adds the commands' own few milliseconds).
-# Not expressible in netem: an outage's backlog delivered as a burst at its end -> delays that end at the outage's end, changed every 100 ms: the backlog arrives within 100 ms after it.
+# Not expressed (the lab's value -> what netem gets instead):
+#   - burst outage: lab an outage's backlog delivered as a burst at its end -> delays that end at the outage's end, changed every 100 ms: the backlog arrives within 100 ms after it
 set -e
 DEV="${1:-eth0}"
 # 0 s: start

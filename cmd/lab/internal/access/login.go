@@ -1,0 +1,115 @@
+package access
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/templates"
+)
+
+// safeNext is where a sign-in may send the browser on: next if it is a
+// path of this lab, else "/". It must be one as it is and once
+// percent-decoded with its control characters dropped, as a browser
+// drops tabs and line breaks from an address ("/%09/evil.example" is
+// "//evil.example" to it) and reads a backslash as a slash: it starts
+// with one "/", holds no backslash and no raw control character, and has
+// no scheme or host.
+func safeNext(next string) string {
+	decoded, err := url.PathUnescape(next)
+	if err != nil || strings.ContainsFunc(next, unicode.IsControl) {
+		return "/"
+	}
+	stripped := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, decoded)
+	for _, p := range []string{next, stripped} {
+		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, "\\") {
+			return "/"
+		}
+		if u, err := url.Parse(p); err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+			return "/"
+		}
+	}
+	return next
+}
+
+// LoginPage is GET /login.
+func (a *Gate) LoginPage(w http.ResponseWriter, r *http.Request) {
+	if len(a.token) == 0 {
+		http.Redirect(w, r, "/", http.StatusSeeOther) // nothing to sign in to
+		return
+	}
+	render(w, r, http.StatusOK, templates.LoginView{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// Login is POST /login, a form with the token and where to go next: the
+// right token signs the browser in, with a cookie (HttpOnly,
+// SameSite=Strict, Secure over TLS) holding its sign-in's id, and goes on;
+// a wrong one shows the form again with a 401, and a client that sent too
+// many gets a 429 until its wait ends, the right token too.
+func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
+	if len(a.token) == 0 {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		jsonapi.WriteError(w, jsonapi.BadRequest("token", "bad form: "+err.Error()))
+		return
+	}
+	next := safeNext(r.PostForm.Get("next"))
+	client, now := ClientAddr(r), a.now()
+	if until, locked, waits := a.meter.wait(client, now); waits {
+		tooMany(w, until, now)
+		msg := waitMessage(until, now, locked)
+		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: strings.ToUpper(msg[:1]) + msg[1:] + "."})
+		return
+	}
+	if !a.rightToken(r.PostForm.Get("token")) {
+		a.meter.fail(client, now)
+		render(w, r, http.StatusUnauthorized, templates.LoginView{Next: next, Error: "That is not this lab's token."})
+		return
+	}
+	a.meter.succeed(client)
+	id, err := a.newSignIn(now)
+	if err != nil {
+		jsonapi.WriteError(w, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: id, Path: "/", MaxAge: int(SignInFor.Seconds()),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// Logout is POST /logout: it ends the browser's sign-in, in the store (the
+// cookie no longer works, wherever a copy of it is) and in the browser.
+func (a *Gate) Logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(Cookie); err == nil && a.logins != nil {
+		if err := a.logins.DeleteLogin(hashOf(c.Value)); err != nil {
+			jsonapi.WriteError(w, err)
+			return
+		}
+	}
+	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// render writes the login page with status.
+func render(w http.ResponseWriter, r *http.Request, status int, v templates.LoginView) {
+	var buf bytes.Buffer
+	if err := templates.Login(v).Render(r.Context(), &buf); err != nil {
+		jsonapi.WriteError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/templates"
+)
+
+// Heavy reads: the requests that read a trace's packets or run a
+// comparison (GET /api/traces/{name}/flat, a lab page that replays a
+// trace, /compare and /compare.csv). Each takes one of readSlots slots
+// (Server.reads) before it loads anything, after checking what it asks
+// for against its bounds, so the server holds at most readSlots of them
+// whatever the number of clients: a trace's flat packets are streamed
+// from the store a block at a time (about the compressed trace a read), a
+// page or a comparison that must hold traces holds at most
+// compare.MaxTracePackets packets of them. A request that finds no slot
+// within readWait is answered 503 with a Retry-After. Reads that need no
+// packets (a trace's description, the lists) take no slot.
+const (
+	readSlots = 4
+	readWait  = 5 * time.Second
+
+	// streamRate is the slowest a client may read a streamed answer, in
+	// bytes a second of the uncompressed answer, after streamGrace: a
+	// slower client loses its answer rather than hold a slot.
+	streamRate  = 256 << 10
+	streamGrace = 10 * time.Second
+)
+
+// takeRead takes a heavy read's slot for r, or answers the 503 (or
+// nothing, when the client left) and reports false.
+func (s *Server) takeRead(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	release, err := s.reads.Take(r.Context())
+	if err != nil {
+		if r.Context().Err() == nil {
+			jsonapi.WriteError(w, err)
+		}
+		return nil, false
+	}
+	return release, true
+}
+
+// takeReadPage is takeRead for a page: the 503 is an error page.
+func (s *Server) takeReadPage(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	release, err := s.reads.Take(r.Context())
+	if err != nil {
+		if r.Context().Err() == nil {
+			e := answer(err)
+			w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+			templates.Render(w, r, e.Status, templates.ErrorPage(templates.ErrorView{Status: e.Status, Title: "The lab is busy", Message: e.Msg + "."}))
+		}
+		return nil, false
+	}
+	return release, true
+}
+
+// streamDeadline gives w's answer of size bytes the time a client reading
+// at streamRate needs, and streamGrace more.
+func streamDeadline(w http.ResponseWriter, size int64) {
+	d := streamGrace + time.Duration(size/streamRate)*time.Second
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+}
