@@ -171,7 +171,7 @@ func TestNGOExportWritesEveryKnob(t *testing.T) {
 func TestNGOExportSetsTimeSystem(t *testing.T) {
 	p, _ := presets.Get("ngo-defaults")
 	s := p.Settings
-	for _, set := range []string{"ngo.serverBufferSec=0.03", "ngo.localBufferSec=0.02", "ngo.hardResetThresholdSec=0.35", "ngo.adjustmentRatio=0.02"} {
+	for _, set := range []string{"ngo.serverBufferSec=30ms", "ngo.localBufferSec=20ms", "ngo.hardResetThresholdSec=350ms", "ngo.adjustmentRatio=2%"} {
 		name, v, _ := strings.Cut(set, "=")
 		if err := s.SetText(name, v); err != nil {
 			t.Fatal(err)
