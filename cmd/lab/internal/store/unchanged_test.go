@@ -47,3 +47,29 @@ func TestStoreSaveWithoutChangeKeepsTheRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreUnchangedSaveAfterDamagedLatest: when the latest revision is
+// damaged, the session opens at the latest readable one; saving that
+// revision's own values is a new revision after the damaged one, so the
+// session's latest can be read again (an unchanged save is kept only when
+// the latest is the revision it repeats).
+func TestStoreUnchangedSaveAfterDamagedLatest(t *testing.T) {
+	dir := t.TempDir()
+	st := openTestStore(t, dir, storeT0)
+	r1, err := st.Create(testDraft("harbor", nil), storeT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Save(r1.ID, testDraft("harbor", func(s *engine.Settings) { s.Loss = 0.01 }), storeT0); err != nil {
+		t.Fatal(err)
+	}
+	damageRevision(t, dir, r1.ID, 2)
+	got, err := st.Save(r1.ID, testDraft("harbor", nil), storeT0.Add(time.Minute))
+	if err != nil || got.Rev != 3 {
+		t.Fatalf("Save of revision 1's values over a damaged revision 2 = rev %d, %v; want rev 3", got.Rev, err)
+	}
+	sess, err := st.Get(r1.ID)
+	if err != nil || sess.Rev != 3 || sess.Latest != 3 {
+		t.Errorf("Get after the save = rev %d of %d, %v; want rev 3 of 3", sess.Rev, sess.Latest, err)
+	}
+}
