@@ -290,7 +290,7 @@ func TestLiveDelaySource(t *testing.T) {
 	}
 	// Clock drift the correction has to chase shows as a live delay away
 	// from the formula; the correction keeps it within its max_offset.
-	m = liveDelaySim(t, TechSource, with(src, "clockDrift", "0.01", "jitter", "20ms"))
+	m = liveDelaySim(t, TechSource, with(src, "clockDrift", "10000ppm", "jitter", "20ms"))
 	lo, hi = liveDelayRange(m, 20)
 	if !(hi-lo >= 0.005 && lo >= formula(t, m)-0.1 && hi <= formula(t, m)+0.1) {
 		t.Errorf("source with 1%% clock drift and jitter: live delay in [%v, %v], want it to move, within 100 ms of %v", lo, hi, formula(t, m))
@@ -318,7 +318,7 @@ func TestLiveDelayGeckos(t *testing.T) {
 	}
 	// Without the auto-correction, clock drift builds up in the offset:
 	// 0.5% of 20 s is 100 ms.
-	m = liveDelaySim(t, TechGeckos, with(g, "ideal", "true", "clockDrift", "0.005", "geckos.autoCorrectTimeOffset", "false"))
+	m = liveDelaySim(t, TechGeckos, with(g, "ideal", "true", "clockDrift", "5000ppm", "geckos.autoCorrectTimeOffset", "false"))
 	advance(m, 20)
 	if got := liveDelay(m); !(math.Abs(got-want) >= 0.09) {
 		t.Errorf("geckos, 0.5%% clock drift, no auto-correction, after 20 s: live delay %v, want about 100 ms off %v", got, want)
