@@ -15,8 +15,9 @@ const reviewLab = "/?preset=mirror-30hz&latency=120ms&jitter=30ms&loss=2%25"
 
 // TestStudiesFromAMirrorLabBrowser: Tune…, Sweep… and Population… from a
 // Mirror lab open on mirror: the tuner's and the sweep's technique is
-// mirror, the population form checks mirror alone, first, with the buffer
-// and epic after it, unchecked.
+// mirror, the population form checks mirror alone, first, with the lab's
+// comparison (epic and buffer, what "Compare with the lab's techniques"
+// adds) after it, unchecked.
 func TestStudiesFromAMirrorLabBrowser(t *testing.T) {
 	s := newBrowserServer(t)
 	b := openLabOn(t, s, reviewLab)
@@ -48,7 +49,7 @@ func TestStudiesFromAMirrorLabBrowser(t *testing.T) {
 		}
 	}
 	if boxes[1].Value != "epic" || boxes[2].Value != "buffer" {
-		t.Errorf("Population… from a Mirror lab lists %s, %s after mirror; want the preset's epic and buffer", boxes[1].Value, boxes[2].Value)
+		t.Errorf("Population… from a Mirror lab lists %s, %s after mirror; want the lab's comparison, epic and buffer", boxes[1].Value, boxes[2].Value)
 	}
 }
 

@@ -181,9 +181,14 @@ func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Form = populationFormOf(req)
-	// The techniques run first, the base's others next (a comparison to
-	// opt into), then the rest.
-	order := slices.Concat(v.Form.Techniques, base.Techniques, engine.TechniqueNames)
+	// The techniques run first, the base's others next, then on a library
+	// the lab's comparison (labComparison), then the rest: all but the first
+	// unchecked, comparisons to opt into.
+	var comparison []string
+	if engine.LibraryTechnique(base.PrimaryTechnique()) {
+		comparison = labComparison
+	}
+	order := slices.Concat(v.Form.Techniques, base.Techniques, comparison, engine.TechniqueNames)
 	for _, t := range order {
 		if !slices.ContainsFunc(v.Techniques, func(o templates.JobOption) bool { return o.Value == t }) && slices.Contains(engine.TechniqueNames, t) {
 			v.Techniques = append(v.Techniques, templates.JobOption{Value: t, Label: t, Checked: contains(v.Form.Techniques, t)})
@@ -195,6 +200,12 @@ func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 	}
 	templates.Render(w, r, http.StatusOK, templates.Population(v))
 }
+
+// labComparison is what the lab page's "Compare with the lab's techniques"
+// adds beside a library (web/lab.js compareLab): the population form of a
+// library's settings lists them right after the techniques it checks,
+// unchecked, since a library's preset runs the library alone.
+var labComparison = []string{engine.TechEPIC, engine.TechBuffer}
 
 // populationTechniques are the techniques the population form checks for
 // base settings: the primary technique first, then the base's other
