@@ -16,7 +16,7 @@ func TestScenarioTextErrorIs400(t *testing.T) {
 		line               int
 		msg                string
 	}{
-		{"POST", "/api/sessions", `{"name":"a","settings":{"scenario":"custom","scenarioText":"spike at=1 for=soon delay=0.1"}}`, 1, `field for: "soon" is not a time`},
+		{"POST", "/api/sessions", `{"name":"a","settings":{"scenario":"custom","scenarioText":"spike at=1 for=soon delay=0.1"}}`, 1, `field for: "soon" is not allowed: want a time ≥ 0 s`},
 		{"PUT", "/api/sessions/" + id, `{"rev":1,"settings":{"scenario":"custom","scenarioText":"# two\n\noutage at=1 for=1 delay=1"}}`, 3, "field delay: not a field of outage"},
 		{"PUT", "/api/sessions/" + id, `{"rev":1,"settings":{"scenario":"custom","scenarioText":"outage at=50 for=20","duration":60}}`, 1, "raise duration to 70"},
 		{"PUT", "/api/sessions/" + id, `{"rev":1,"settings":{"scenario":"custom","scenarioText":"outage at=5 for=1e308","duration":60}}`, 1, "at most 3600"},
