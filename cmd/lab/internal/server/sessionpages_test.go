@@ -261,12 +261,14 @@ func TestSessionQueryEdits(t *testing.T) {
 		query, edits string
 		errs         int
 	}{
-		{"latency=0.2", "latency=0.2", 0},
-		{"latency=0.05", "", 0}, // the page's own value
-		{"scenarioText=outage+at%3D3+for%3D1&loss=0.01", "loss=0.01&scenarioText=outage+at%3D3+for%3D1", 0},
+		{"latency=200ms", "latency=200ms", 0},
+		{"latency=120", "latency=120ms", 0}, // a plain number is in the display unit
+		{"latency=50ms", "", 0},             // the page's own value
+		{"scenarioText=outage+at%3D3+for%3D1&loss=1%25", "loss=1%25&scenarioText=outage+at%3D3+for%3D1", 0},
 		{"scenarioText=outage+at%3D2+for%3D1", "", 0},
 		{"scenarioText=a&scenarioText=b", "", 1},
-		{"lsss=1&latency=9", "", 2},
+		{"lsss=1&latency=9s", "", 2},
+		{"preset=lan&loss=1%25", "loss=1%25", 1}, // the page names its preset itself
 	}
 	for _, tt := range tests {
 		q, err := url.ParseQuery(tt.query)
@@ -277,5 +279,11 @@ func TestSessionQueryEdits(t *testing.T) {
 		if edits != tt.edits || len(errs) != tt.errs {
 			t.Errorf("sessionQueryEdits(%s) = %q, %q; want %q and %d errors", tt.query, edits, errs, tt.edits, tt.errs)
 		}
+	}
+	// A preset is refused as such, not as an unknown parameter: the error
+	// says where a preset's link opens.
+	_, errs := sessionQueryEdits(url.Values{"preset": {"lan"}}, shown)
+	if len(errs) != 1 || !strings.Contains(errs[0], "preset") || !strings.Contains(errs[0], "/?preset=") {
+		t.Errorf("sessionQueryEdits(preset=lan) errors = %q, want one naming preset and /?preset=", errs)
 	}
 }
