@@ -47,7 +47,7 @@ func TestExportHeadingSays(t *testing.T) {
 		t.Errorf("the session page's export %s = %d, heading:\n%s\nwant it to name session \"Harbor\" rev 1", link, code, head)
 	}
 	// Edited since: it says so.
-	if code, head := exportHeading(t, ts.URL, "/api/export?format=netem&latency=0.09&from=session:"+sess.ID+"@1"); code != 200 ||
+	if code, head := exportHeading(t, ts.URL, "/api/export?format=netem&latency=90ms&from=session:"+sess.ID+"@1"); code != 200 ||
 		!strings.Contains(head, `(session "Harbor" rev 1, with unsaved changes)`) {
 		t.Errorf("an edited session's export = %d, heading:\n%s\nwant it to say the changes are unsaved", code, head)
 	}
@@ -64,12 +64,13 @@ func TestExportHeadingSays(t *testing.T) {
 	if _, head := exportHeading(t, ts.URL, "/api/export?format=netem&preset=wifi"); !strings.Contains(head, `(preset "wifi")`) {
 		t.Errorf("preset export heading:\n%s\nwant preset \"wifi\"", head)
 	}
-	if _, head := exportHeading(t, ts.URL, "/api/export?format=netem&loss=0.02"); strings.Contains(head, "(the lab's defaults)") {
+	if _, head := exportHeading(t, ts.URL, "/api/export?format=netem&loss=2%25"); strings.Contains(head, "(the lab's defaults)") {
 		t.Errorf("export of changed settings says they are the defaults:\n%s", head)
 	}
 
-	// A tuning's exports say the values are tuned, and by which tuning.
-	acc := jobsStart(t, ts, "/api/tunes", `{"technique":"buffer","base":"q:preset=wifi&duration=6&entities=2","budget":4,"seed":2}`)
+	// A tuning's exports (offered only for a recommendation) say the values
+	// are tuned, and by which tuning.
+	acc := jobsStart(t, ts, "/api/tunes", tunePageBody)
 	if end := jobsFollow(t, jobsDial(t, ts, acc)); end[len(end)-1].State != jobs.Done {
 		t.Fatalf("tuning ended %+v", end[len(end)-1])
 	}
@@ -79,7 +80,7 @@ func TestExportHeadingSays(t *testing.T) {
 		t.Fatal("no netem export on the tuning's page")
 	}
 	link = html.UnescapeString(string(m[1]))
-	if code, head := exportHeading(t, ts.URL, link); code != 200 || !strings.Contains(head, "(tuned: tuning "+acc.ID+`, from preset "wifi")`) {
+	if code, head := exportHeading(t, ts.URL, link); code != 200 || !strings.Contains(head, "(tuned: tuning "+acc.ID+`, from preset "harbor-before")`) {
 		t.Errorf("the tuning's export %s = %d, heading:\n%s\nwant it to say tuned by %s", link, code, head, acc.ID)
 	}
 	_ = http.StatusOK

@@ -14,7 +14,7 @@ import (
 // delay Mirror's dynamic adjustment has moved to, which is the engine's for
 // the same run; the technique without a game delay shows none.
 func TestBrowserLiveDelay(t *testing.T) {
-	const link = "latency=0.055&jitter=0.04&jitterDist=normal"
+	const link = "latency=55ms&jitter=40ms&jitterDist=normal"
 	b := openLab(t, "/?preset=mirror-30hz&"+link)
 	const frames = 600
 	b.eval(`lab.pause(), lab.restart(), lab.advance(`+strconv.Itoa(frames)+`)`, nil)

@@ -26,7 +26,7 @@ func TestSessionLinkErrors(t *testing.T) {
 		edits string   // data-edits: what is applied
 	}{
 		{"latency=%ZZ", []string{"malformed link", "%ZZ"}, ""},
-		{"loss=0.02&latency=%ZZ", []string{"malformed link"}, "loss=0.02"},
+		{"loss=2%25&latency=%ZZ", []string{"malformed link"}, "loss=2%25"},
 		{"loss=abc", []string{"loss"}, ""},
 		{"latency=5s", []string{"latency", "want [0, 1"}, ""},
 		{"nope=1", []string{"nope"}, ""},
@@ -78,9 +78,9 @@ func TestBrowserSessionLinkErrors(t *testing.T) {
 	if got.Hidden || !strings.Contains(got.Errors, `malformed link: invalid URL escape "%ZZ"`) {
 		t.Errorf("/s/ID?latency=%%ZZ: banner hidden %v, %q; want it shown, naming the malformed link", got.Hidden, got.Errors)
 	}
-	b.navigate("/s/" + sess.ID + "?loss=0.02&latency=%ZZ")
+	b.navigate("/s/" + sess.ID + "?loss=2%25&latency=%ZZ")
 	b.eval(read, &got)
 	if !strings.Contains(got.Notice, "loss = 2 %") || !strings.Contains(got.Notice, `Not applied: malformed link: invalid URL escape "%ZZ"`) {
-		t.Errorf("/s/ID?loss=0.02&latency=%%ZZ: notice %q; want loss applied and the malformed link named", got.Notice)
+		t.Errorf("/s/ID?loss=2%%25&latency=%%ZZ: notice %q; want loss applied and the malformed link named", got.Notice)
 	}
 }
