@@ -96,7 +96,7 @@ const pixelsJS = `
 // the metrics and the deltas, the settings that differ from the preset, the
 // link of the state and the time; the WebM holds both views side by side.
 func TestBrowserCaptureBugReport(t *testing.T) {
-	b := openLab(t, "/?preset=mirror-30hz&latency=0.12&entities=4")
+	b := openLab(t, "/?preset=mirror-30hz&latency=120ms&entities=4")
 	b.do(chromedp.Click(chromedp.ID("ab-pin")))
 	if !b.poll(`lab.ab().pinned && lab.ab().frames > 60 && lab.state().frames > 60`, 20*time.Second) {
 		t.Fatalf("the A/B view did not run: %+v", b.ab())

@@ -575,11 +575,11 @@ func TestBrowserSessionLinkNames(t *testing.T) {
 		t.Error("Copy link with my unsaved changes offered with nothing unsaved")
 	}
 	a.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp)) // 50 → 150 ms
-	if !a.poll(`lab.settings().latency === '0.15'`, 5*time.Second) {
+	if !a.poll(`lab.settings().latency === '150ms'`, 5*time.Second) {
 		t.Fatal("latency did not move")
 	}
-	if loc := a.location(); loc != path+"?latency=0.15" {
-		t.Errorf("with latency unsaved the address = %s, want %s?latency=0.15 (the edit alone)", loc, path)
+	if loc := a.location(); loc != path+"?latency=150ms" {
+		t.Errorf("with latency unsaved the address = %s, want %s?latency=150ms (the edit alone)", loc, path)
 	}
 	a.do(chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("save-dialog")), chromedp.Click(chromedp.ID("save-submit")))
 	if !a.poll(`document.getElementById('session-rev').textContent === '2' && document.getElementById('unsaved').hidden`, 5*time.Second) {
@@ -596,7 +596,7 @@ func TestBrowserSessionLinkNames(t *testing.T) {
 	b := a.newTab(path)
 	b.waitLive()
 	b.do(chromedp.Focus(chromedp.ID("p-latency")), chromedp.KeyEvent(kb.PageUp)) // 150 → 250 ms
-	if !b.poll(`lab.settings().latency === '0.25'`, 5*time.Second) {
+	if !b.poll(`lab.settings().latency === '250ms'`, 5*time.Second) {
 		t.Fatal("latency did not move in tab b")
 	}
 	b.do(chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("save-dialog")), chromedp.Click(chromedp.ID("save-submit")))
@@ -613,17 +613,17 @@ func TestBrowserSessionLinkNames(t *testing.T) {
 	}
 	c.eval(`({Latency: lab.settings().latency, Notice: !document.getElementById('edits-notice').hidden,
 		Unsaved: !document.getElementById('unsaved').hidden})`, &got)
-	if got.Latency != "0.25" || got.Notice || got.Unsaved {
-		t.Errorf("tab a's copied link %s opens with latency %s (edits notice %v, unsaved %v); want the latest, 0.25, and nothing unsaved",
+	if got.Latency != "250ms" || got.Notice || got.Unsaved {
+		t.Errorf("tab a's copied link %s opens with latency %s (edits notice %v, unsaved %v); want the latest, 250ms, and nothing unsaved",
 			link, got.Latency, got.Notice, got.Unsaved)
 	}
 
 	// Unsaved edits travel when asked for, and only they.
 	c.do(chromedp.Focus(chromedp.ID("p-loss")), chromedp.KeyEvent(kb.PageUp))
-	if !c.poll(`lab.settings().loss !== '0' && !document.getElementById('copy-link-edits').hidden`, 5*time.Second) {
+	if !c.poll(`lab.settings().loss !== '0%' && !document.getElementById('copy-link-edits').hidden`, 5*time.Second) {
 		t.Fatal("an unsaved loss: no Copy link with my unsaved changes")
 	}
-	loss := c.setting("loss")
+	loss := url.QueryEscape(c.setting("loss")) // 9%: 9%25 in a link
 	if with := c.copied("copy-link-edits"); with != path+"?loss="+loss {
 		t.Errorf("Copy link with my unsaved changes = %s, want %s?loss=%s", with, path, loss)
 	}
@@ -651,12 +651,12 @@ func TestBrowserSessionLinkNames(t *testing.T) {
 		t.Errorf("Copy link on revision 2 = %s, want %s/r/2", link, path)
 	}
 	r.do(chromedp.Focus(chromedp.ID("p-jitter")), chromedp.KeyEvent(kb.PageUp))
-	if !r.poll(`lab.settings().jitter !== '0.01'`, 5*time.Second) {
+	if !r.poll(`lab.settings().jitter !== '10ms'`, 5*time.Second) {
 		t.Fatal("jitter did not move on the revision page")
 	}
 	jitter := r.setting("jitter")
 	with := r.copied("copy-link-edits")
-	if with != path+"/r/2?jitter="+jitter {
+	if with != path+"/r/2?jitter="+url.QueryEscape(jitter) {
 		t.Errorf("Copy link with my unsaved changes on revision 2 = %s, want %s/r/2?jitter=%s", with, path, jitter)
 	}
 	d := a.newTab(with)
@@ -666,8 +666,8 @@ func TestBrowserSessionLinkNames(t *testing.T) {
 	}
 	d.eval(`({Latency: lab.settings().latency, Jitter: lab.settings().jitter,
 		Notice: document.getElementById('edits-notice').hidden ? '' : document.getElementById('edits-notice').textContent})`, &edits)
-	if edits.Latency != "0.15" || edits.Jitter != jitter || !strings.Contains(edits.Notice, "jitter") || strings.Contains(edits.Notice, "latency") {
-		t.Errorf("%s opens with latency %s, jitter %s, notice %q; want revision 2's latency 0.15, jitter %s as the one unsaved edit",
+	if edits.Latency != "150ms" || edits.Jitter != jitter || !strings.Contains(edits.Notice, "jitter") || strings.Contains(edits.Notice, "latency") {
+		t.Errorf("%s opens with latency %s, jitter %s, notice %q; want revision 2's latency 150ms, jitter %s as the one unsaved edit",
 			with, edits.Latency, edits.Jitter, edits.Notice, jitter)
 	}
 }
