@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/cmd/lab/internal/export"
 	"interplab/cmd/lab/internal/jobs"
+	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
+	"interplab/presets"
 )
 
 // exportHeading returns the first lines of an export.
@@ -84,4 +87,52 @@ func TestExportHeadingSays(t *testing.T) {
 		t.Errorf("the tuning's export %s = %d, heading:\n%s\nwant it to say tuned by %s", link, code, head, acc.ID)
 	}
 	_ = http.StatusOK
+}
+
+// TestSessionPageExportLinks: a session page's export bar, as the server
+// renders it, has all three of its features on the session's settings:
+// the library's export first and marked (lib-page), each export naming the
+// session's revision (from=), and the "vs" previews comparing the
+// session's settings, not the defaults', over the engine's simulator.
+func TestSessionPageExportLinks(t *testing.T) {
+	srv, st := testServer(t, testAssets(t, false), t.TempDir(), nil)
+	ts := serve(t, srv)
+	p, err := presets.Get("mirror-30hz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Settings
+	s.Latency = 0.08
+	sess, err := st.Create(store.Draft{Name: "Harbor", Settings: s}, storeT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, page := get(t, ts.URL+"/s/"+sess.ID)
+	links := regexp.MustCompile(`<a class="(export[^"]*)" id="([^"]*)"[^>]*href="([^"]*)"`).FindAllSubmatch(page, -1)
+	if len(links) == 0 {
+		t.Fatal("the session page has no export links")
+	}
+	if class, id := string(links[0][1]), string(links[0][2]); id != "export-mirror" || class != "export primary" {
+		t.Errorf("the first export is %s (class %q), want export-mirror marked primary", id, class)
+	}
+	query := link.Query("mirror-30hz", s)
+	from := "from=" + url.QueryEscape("session:"+sess.ID+"@1")
+	previews := 0
+	for _, l := range links {
+		class, id, href := string(l[1]), string(l[2]), html.UnescapeString(string(l[3]))
+		switch class {
+		case "export-preview":
+			previews++
+			if want := export.PreviewURL(export.NetSim(strings.TrimPrefix(id, "preview-")), query); href != want {
+				t.Errorf("%s = %s, want %s (the session's settings)", id, href, want)
+			}
+		default:
+			if !strings.Contains(href, "&"+query+"&") || !strings.HasSuffix(href, from) {
+				t.Errorf("%s = %s, want the session's settings (%s) and %s", id, href, query, from)
+			}
+		}
+	}
+	if previews == 0 {
+		t.Error("the session page has no vs previews")
+	}
 }
