@@ -47,18 +47,14 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		Settings: settings,
 		Preset:   preset,
 		Errors:   errs,
-		Query:    link.Query(preset, settings),
 	}
 	for _, e := range export.List() {
-		ev := templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique, NetSim: export.NetSim(e.Format)}
-		if ev.NetSim != "" {
-			ev.Preview = export.PreviewURL(ev.NetSim, v.Query)
-		}
-		v.Exports = append(v.Exports, ev)
+		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique, NetSim: export.NetSim(e.Format)})
 	}
+	setQuery(&v, link.Query(preset, settings))
 	if replaying {
 		s.replayPage(&v, trace, q)
-		v.Query = link.Query(preset, v.Settings)
+		setQuery(&v, link.Query(preset, v.Settings))
 	}
 	for _, p := range s.presets {
 		v.Presets = append(v.Presets, templates.PresetView{
@@ -78,6 +74,18 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		})
 	}
 	return v
+}
+
+// setQuery makes q the share query of the page's settings, and points the
+// network exports' "vs" previews at it: whoever changes the settings after
+// pageView (a replay, a session's page) sets the query through it.
+func setQuery(v *templates.PageView, q string) {
+	v.Query = q
+	for i := range v.Exports {
+		if e := &v.Exports[i]; e.NetSim != "" {
+			e.Preview = export.PreviewURL(e.NetSim, q)
+		}
+	}
 }
 
 // presetLibrary returns the library technique among a preset's techniques,

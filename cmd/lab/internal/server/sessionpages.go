@@ -176,7 +176,7 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	v := s.pageView(plain)
 	v.Settings = settings
 	v.Preset = s.nearestPreset(saved)
-	v.Query = link.Query(v.Preset, settings)
+	setQuery(&v, link.Query(v.Preset, settings))
 	view.Saved = link.Query("", saved)
 	// ParseQuery keeps the pairs it could read and says what it could not:
 	// both reach the designer, as on the lab page.
