@@ -11,8 +11,8 @@ func TestScenarioPastLongestRun(t *testing.T) {
 	tests := []struct {
 		text, field, msg string
 	}{
-		{"outage at=5 for=1e308", "for", "ends at 1e+308 s, after the run's end (duration = 60 s), which is at most 3600 s: end the outage by 60 s"},
-		{"spike at=1e300 for=1 delay=0.1", "for", "ends at 1e+300 s"},
+		{"outage at=5 for=1e308", "for", "ends at 1e308 s, after the run's end (duration = 60 s), which is at most 3600 s: end the outage by 60 s"},
+		{"spike at=1e300 for=1 delay=0.1", "for", "ends at 1e300 s"},
 		{"hiccup at=1 until=4000 every=8 for=1 loss=1", "until", "which is at most 3600 s: end the hiccup by 60 s"},
 		{"outage at=3000 for=599", "for", "raise duration to 3599 or more"},
 	}
