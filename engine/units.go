@@ -61,7 +61,11 @@ func metricQuantity(f MetricField) quantity { return newQuantity(f.Unit, f.Displ
 
 func newQuantity(unit, display string, scale float64) quantity {
 	if display == "" {
-		display = unit
+		// A share a library keeps as a plain fraction (Mirror's
+		// catchupSpeed 0.02) shows as that plain number, with no unit.
+		if unit != "fraction" {
+			display = unit
+		}
 		if scale == 0 {
 			scale = 1
 		}

@@ -48,12 +48,21 @@ func TestParseUnits(t *testing.T) {
 		{"uplinkRatio", "1.5", 1.5},
 		{"uplinkRatio", "1.5×", 1.5},
 		{"mirror.catchupNegativeThreshold", "-1", -1},
-		{"mirror.catchupSpeed", "2", 0.02},
-		{"mirror.positionSensitivity", "10", 0.01},
+		// A library's knob takes its library's unit: Mirror's catchupSpeed
+		// is a plain fraction, its positionSensitivity metres; NGO's *Sec
+		// knobs and Source's cl_interp seconds.
+		{"mirror.catchupSpeed", "0.02", 0.02},
+		{"mirror.catchupSpeed", "2%", 0.02},
+		{"mirror.positionSensitivity", "0.01", 0.01},
+		{"mirror.positionSensitivity", "10mm", 0.01},
+		{"source.cl_interp", "0.1", 0.1},
+		{"ngo.hardResetThresholdSec", "0.35", 0.35},
+		{"unreal.networkSimulatedSmoothLocationTime", "100ms", 0.1},
 		{"geckos.interpolationBuffer", "100", 100},
 		{"geckos.interpolationBuffer", "0.1s", 100},
 		{"unreal.networkMaxSmoothUpdateDistance", "2.56m", 256},
-		{"ngo.maximumDeltaTime", "333.33334", 0.33333334},
+		{"ngo.maximumDeltaTime", "0.33333334", 0.33333334},
+		{"ngo.maximumDeltaTime", "333.33334ms", 0.33333334},
 	}
 	for _, tt := range tests {
 		p, _ := Lookup(tt.name)
@@ -140,8 +149,8 @@ func TestFormat(t *testing.T) {
 		{"burstLength", 2.5, "2.5"},
 		{"uplinkRatio", 1.5, "1.5"},
 		{"mirror.catchupNegativeThreshold", -1, "-1"},
-		{"mirror.catchupSpeed", 0.02, "2%"},
-		{"ngo.maximumDeltaTime", 0.33333334, "333.33334ms"},
+		{"mirror.catchupSpeed", 0.02, "0.02"},
+		{"ngo.maximumDeltaTime", 0.33333334, "0.33333334s"},
 		{"geckos.interpolationBuffer", 100, "100ms"},
 		{"adaptive", 1, "true"},
 		{"jitterDist", 2, "pareto"},

@@ -310,6 +310,9 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 	if f.Unit == "" {
 		f.Unit = p.Unit
 	}
+	if f.Unit == "fraction" {
+		f.Unit = "fractions (0.02 is 2%)" // a library's plain share, such as Mirror's catchupSpeed
+	}
 	if f.Unit == "" {
 		f.Unit = "units"
 	}

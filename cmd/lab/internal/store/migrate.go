@@ -1,8 +1,12 @@
 package store
 
 import (
+	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"interplab/engine"
 )
 
 // storeMigrations are the schema steps, in order: step i brings a database
@@ -84,6 +88,71 @@ var storeMigrations = []string{
 		expires_ns INTEGER NOT NULL
 	) STRICT;
 	CREATE INDEX logins_created ON logins (created_ns DESC);`,
+
+	// 7: a plain number in a scenario's text is in the display unit now
+	// (latency=40 is 40 ms, loss=2 is 2 %), where it was in the stored unit
+	// (seconds, a fraction, bit/s): the saved texts get their old units
+	// written out, so they read as they did. Done in Go: see dataSteps.
+	`-- 7: scenario texts in display units (upgradeScenarioUnits)`,
+}
+
+// dataSteps are the steps that rewrite data in Go, run in the same
+// transaction right after the SQL step of the same number.
+var dataSteps = map[int]func(*sql.Tx) error{
+	7: upgradeScenarioUnits,
+}
+
+// upgradeScenarioUnits rewrites the scenario text of every saved revision
+// and custom preset with engine.UpgradeScenarioText. Settings that are not
+// a JSON object are left alone (a damaged revision stays as it was, and is
+// reported as damaged where it is read).
+func upgradeScenarioUnits(tx *sql.Tx) error {
+	for _, table := range []struct{ name, key string }{
+		{"revisions", "session_id || ':' || rev"},
+		{"presets", "name"},
+	} {
+		// The table and key names are constants of this program.
+		rows, err := tx.Query(`SELECT ` + table.key + `, settings FROM ` + table.name +
+			` WHERE json_valid(settings) AND json_type(settings, '$.scenarioText') = 'text'`)
+		if err != nil {
+			return fmt.Errorf("%s: %w", table.name, err)
+		}
+		type change struct{ key, settings string }
+		var changes []change
+		for rows.Next() {
+			var key, settings string
+			if err := rows.Scan(&key, &settings); err != nil {
+				rows.Close()
+				return fmt.Errorf("%s: %w", table.name, err)
+			}
+			var m map[string]json.RawMessage
+			var text string
+			if json.Unmarshal([]byte(settings), &m) != nil || json.Unmarshal(m["scenarioText"], &text) != nil {
+				continue
+			}
+			up := engine.UpgradeScenarioText(text)
+			if up == text {
+				continue
+			}
+			m["scenarioText"], _ = json.Marshal(up)
+			b, err := json.Marshal(m)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("%s %s: %w", table.name, key, err)
+			}
+			changes = append(changes, change{key, string(b)})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("%s: %w", table.name, err)
+		}
+		for _, c := range changes {
+			if _, err := tx.Exec(`UPDATE `+table.name+` SET settings = ? WHERE `+table.key+` = ?`, c.settings, c.key); err != nil {
+				return fmt.Errorf("%s %s: %w", table.name, c.key, err)
+			}
+		}
+	}
+	return nil
 }
 
 // migrate applies the schema steps the database has not seen, in one
@@ -109,6 +178,11 @@ func (st *SQLite) migrate() error {
 	for i := version; i < len(storeMigrations); i++ {
 		if _, err := tx.Exec(storeMigrations[i]); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if step := dataSteps[i+1]; step != nil {
+			if err := step(tx); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", i+1, err)
+			}
 		}
 	}
 	// PRAGMA takes no parameters; the value is a constant of this program.
