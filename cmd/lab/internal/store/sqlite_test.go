@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"interplab/cmd/lab/internal/jsonapi"
 	"github.com/pressly/goose/v3"
+	"interplab/cmd/lab/internal/jsonapi"
 
 	"interplab/engine"
 )
@@ -51,8 +51,8 @@ func testDraft(name string, mutate func(*engine.Settings)) Draft {
 func TestStoreReopenKeepsEveryRevision(t *testing.T) {
 	eachBackend(t, func(t *testing.T, dir string) {
 		if !IsPostgres(dir) {
-		dir = filepath.Join(dir, "nested", "data") // created on first run
-	}
+			dir = filepath.Join(dir, "nested", "data") // created on first run
+		}
 		st := openTestStore(t, dir, storeT0)
 		r1, err := st.Create(testDraft("  harbor  ", nil), storeT0)
 		if err != nil {
