@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"interplab/cmd/lab/internal/obs"
 )
 
 // The store's queries are written once, with ? placeholders and the
@@ -25,13 +27,23 @@ type sqlTx struct {
 	pg bool
 }
 
+// Each statement's latency is recorded (obs.StoreSeconds): for a query,
+// until its first row.
+var (
+	execSeconds  = obs.StoreSeconds.WithLabelValues("exec")
+	querySeconds = obs.StoreSeconds.WithLabelValues("query")
+)
+
 func (d sqlDB) Exec(q string, args ...any) (sql.Result, error) {
+	defer obs.Observe(execSeconds)()
 	return d.DB.Exec(rebind(d.pg, q), args...)
 }
 func (d sqlDB) Query(q string, args ...any) (*sql.Rows, error) {
+	defer obs.Observe(querySeconds)()
 	return d.DB.Query(rebind(d.pg, q), args...)
 }
 func (d sqlDB) QueryRow(q string, args ...any) *sql.Row {
+	defer obs.Observe(querySeconds)()
 	return d.DB.QueryRow(rebind(d.pg, q), args...)
 }
 
@@ -45,12 +57,15 @@ func (d sqlDB) BeginTx(ctx context.Context, opt *sql.TxOptions) (sqlTx, error) {
 }
 
 func (t sqlTx) Exec(q string, args ...any) (sql.Result, error) {
+	defer obs.Observe(execSeconds)()
 	return t.Tx.Exec(rebind(t.pg, q), args...)
 }
 func (t sqlTx) Query(q string, args ...any) (*sql.Rows, error) {
+	defer obs.Observe(querySeconds)()
 	return t.Tx.Query(rebind(t.pg, q), args...)
 }
 func (t sqlTx) QueryRow(q string, args ...any) *sql.Row {
+	defer obs.Observe(querySeconds)()
 	return t.Tx.QueryRow(rebind(t.pg, q), args...)
 }
 
