@@ -366,3 +366,10 @@ func loadItems(ctx context.Context, pool *pgxpool.Pool, id string, from int) ([]
 	}
 	return out, rows.Err()
 }
+
+// Depth is how many studies wait on the queue for a worker.
+func (q *Queue) Depth(ctx context.Context) (int, error) {
+	var n int
+	err := q.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
+	return n, err
+}
