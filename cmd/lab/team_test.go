@@ -116,7 +116,9 @@ func TestTeamChaos(t *testing.T) {
 	var sess struct{ ID string }
 	json.NewDecoder(resp.Body).Decode(&sess)
 	resp.Body.Close()
-	ws := func(lab *teamProc) string { return "ws" + strings.TrimPrefix(lab.url, "http") + "/ws/sessions/" + sess.ID }
+	ws := func(lab *teamProc) string {
+		return "ws" + strings.TrimPrefix(lab.url, "http") + "/ws/sessions/" + sess.ID
+	}
 	viewer, _, err := websocket.DefaultDialer.Dial(ws(labB), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +225,9 @@ func TestTeamChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hello struct{ Config struct{ Settings engine.Settings } }
+	var hello struct {
+		Config struct{ Settings engine.Settings }
+	}
 	fresh.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if err := fresh.ReadJSON(&hello); err != nil {
 		t.Fatal(err)
