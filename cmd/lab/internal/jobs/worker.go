@@ -62,7 +62,7 @@ func NewWorker(pool *pgxpool.Pool, slots int, workOf WorkOf, log *slog.Logger) (
 		// that died is found by its lock (reap), not by a timeout.
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: 24 * time.Hour,
-		Logger:               log,
+		Logger:               slog.New(quieter{log.Handler(), slog.LevelWarn}), // river's routine counts are noise
 	})
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
@@ -142,6 +142,19 @@ func (w *Worker) reap(ctx context.Context) error {
 	}
 	return nil
 }
+
+// quieter passes on the records of its handler from level min up.
+type quieter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= q.min && q.Handler.Enabled(ctx, l)
+}
+
+func (q quieter) WithAttrs(a []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(a), q.min} }
+func (q quieter) WithGroup(n string) slog.Handler      { return quieter{q.Handler.WithGroup(n), q.min} }
 
 // errWorkerStopping is a job's work stopped because its worker stops: not
 // the job's end.
