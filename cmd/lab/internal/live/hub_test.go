@@ -16,7 +16,7 @@ import (
 	"interplab/engine"
 )
 
-// testID is the one session of hubServer's loader.
+// testID is the one session of hubServerWith's loader.
 const testID = "abcdefgh2345"
 
 // testLoader has one session, testID, at revision 1 with the defaults.
@@ -29,11 +29,9 @@ func (testLoader) Latest(id string) (store.Revision, error) {
 	return store.Revision{ID: id, Rev: 1, Name: "test", Settings: engine.Defaults()}, nil
 }
 
-// hubServer serves a hub on testLoader at the returned ws:// URL prefix
-// (append a session id), as the lab's route does.
-func hubServer(t *testing.T) (*Hub, string) { return hubServerWith(t, nil) }
-
-// hubServerWith is hubServer with a bus (nil: the hub alone, in memory).
+// hubServerWith serves a hub on testLoader at the returned ws:// URL
+// prefix (append a session id), as the lab's route does, with a bus (nil:
+// the hub alone, in memory).
 func hubServerWith(t *testing.T, bus Bus) (*Hub, string) {
 	t.Helper()
 	h := NewShared(testLoader{}, time.Now, bus)
