@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
@@ -43,6 +45,7 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		slots = n
 		return jobs.CheckSlots(n)
 	})
+	metrics := c.Flags.String("metrics", "", "serve Prometheus metrics (study durations, the queue's depth) at http://`addr`/metrics, e.g. 127.0.0.1:9101; no token: keep it on loopback or a private network")
 	logFormat := c.Flags.String("log-format", "text", "log lines as `format`: text (key=value) or json")
 	logLevel := c.Flags.String("log-level", "info", "log from `level` up: debug, info, warn or error")
 	if code, ok := c.Parse(args, 0); !ok {
@@ -71,6 +74,22 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	w, err := jobs.NewWorker(st.Pool(), slots, workOf, logger)
 	if err != nil {
 		return c.Fail(err)
+	}
+	if *metrics != "" {
+		ln, err := net.Listen("tcp", *metrics)
+		if err != nil {
+			return c.Fail(fmt.Errorf("-metrics: %w", err))
+		}
+		obs.QueueDepth(func() float64 {
+			n, _ := w.Depth(context.Background())
+			return float64(n)
+		})
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", obs.Handler())
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		logger.Info("serving metrics", "addr", ln.Addr().String())
 	}
 	logger.Info("working the queue", "db", store.Redact(*db), "jobs", slots, "cores", runtime.GOMAXPROCS(0))
 	if err := w.Run(ctx); err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/obs"
 	"interplab/cmd/lab/internal/store"
 )
 
@@ -510,7 +511,11 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	r.save(j)
 
 	go func() {
+		started := time.Now()
 		j.execute(ctx, work, r.base.Done())
+		if _, state := j.Result(); state == Done {
+			obs.JobSeconds.WithLabelValues(kind).Observe(time.Since(started).Seconds())
+		}
 		r.save(j)
 		close(j.ended)
 		r.mu.Lock()

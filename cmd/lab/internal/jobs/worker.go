@@ -384,3 +384,10 @@ func (o *itemWriter) flush(ctx context.Context) error {
 	}
 	return err
 }
+
+// Depth is how many studies wait on the queue for a worker.
+func (w *Worker) Depth(ctx context.Context) (int, error) {
+	var n int
+	err := w.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
+	return n, err
+}
