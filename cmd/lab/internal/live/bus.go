@@ -18,6 +18,10 @@ import (
 // config with its "from") only once it is committed: a hub that dies
 // loses no acknowledged change.
 //
+// Games' live packets are not state: a hub records and sends on its own
+// games' packets at once, and relays them through the bus (Relay) to the
+// other hubs, which record them and send them on as they come.
+//
 // A hub without a bus (New) keeps the live state in memory, as one lab on
 // SQLite does.
 //
@@ -44,6 +48,9 @@ type Event struct {
 	// Settings are the state after the change; nil when they did not fit
 	// the message: the hub reloads them (Bus.Load).
 	Settings *engine.Settings `json:"st,omitempty"`
+	// Packets are a packets event's: games' live packets, as their lab
+	// stamped and relayed them.
+	Packets []wsPacketMsg `json:"p,omitempty"`
 }
 
 // Bus shares live state between the hubs on one database.
@@ -74,6 +81,11 @@ type Bus interface {
 	// Events are the published changes, every hub's own included, in
 	// the order they committed.
 	Events() <-chan Event
+	// Relay sends a game's live packet of session id, as this hub
+	// recorded it, to the other hubs (a packets event), soon and without
+	// waiting: like a viewer, another hub may miss packets when it falls
+	// behind.
+	Relay(id string, m wsPacketMsg)
 }
 
 // errNoLive is a change to a session that has no shared state (its last

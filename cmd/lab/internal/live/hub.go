@@ -678,10 +678,14 @@ func (h *Hub) apply(e Event) {
 	if room == nil {
 		return
 	}
-	if e.Kind == "gone" {
+	switch e.Kind {
+	case "gone":
 		for c := range room.clients {
 			h.drop(room, c, CloseNoSession, "session deleted")
 		}
+		return
+	case "packets":
+		h.relayed(room, e.Packets)
 		return
 	}
 	if e.Seq <= room.seq {

@@ -34,6 +34,8 @@ type PGBus struct {
 	stop   context.CancelFunc
 	done   chan struct{}
 
+	relay chan relayed // games' packets on their way to the other labs
+
 	mu       sync.Mutex     // the presence connection's user
 	presence *pgxpool.Conn  // holds this lab's presence locks
 	joined   map[string]int // sessions this lab holds a presence lock on (count)
@@ -56,14 +58,75 @@ func NewPGBus(pool *pgxpool.Pool) (*PGBus, error) {
 	rand.Read(b[:])
 	ctx, stop := context.WithCancel(context.Background())
 	bus := &PGBus{pool: pool, tag: hex.EncodeToString(b[:]) + "-", events: make(chan Event, 4096),
-		ctx: ctx, stop: stop, done: make(chan struct{}), joined: map[string]int{}}
+		ctx: ctx, stop: stop, done: make(chan struct{}), joined: map[string]int{}, relay: make(chan relayed, relayBuffer)}
 	listen, err := bus.listen()
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("live sync: listen: %w", err)
 	}
 	go bus.run(listen)
+	go bus.relayPackets()
 	return bus, nil
+}
+
+// relayed is a packet on its way to the other labs.
+type relayed struct {
+	id string
+	m  wsPacketMsg
+}
+
+// Relaying: packets wait at most relayWait to share a notification with
+// the packets after them, at most relayBatch a notification (about 250
+// bytes each, well under maxPayload); relayBuffer more are dropped.
+const (
+	relayWait   = 5 * time.Millisecond
+	relayBatch  = 24
+	relayBuffer = 8192
+)
+
+// Relay queues m for the other labs; a full queue drops it.
+func (b *PGBus) Relay(id string, m wsPacketMsg) {
+	select {
+	case b.relay <- relayed{id, m}:
+	default:
+	}
+}
+
+// relayPackets publishes the queued packets, a session's packets that
+// came together in one notification, until Close.
+func (b *PGBus) relayPackets() {
+	pending := map[string][]wsPacketMsg{}
+	var flush <-chan time.Time
+	send := func(id string) {
+		e := Event{Session: id, Kind: "packets", Packets: pending[id]}
+		delete(pending, id)
+		payload, err := json.Marshal(e)
+		if err == nil && len(payload) <= maxPayload {
+			_, err = b.pool.Exec(b.ctx, `SELECT pg_notify($1, $2)`, liveChannel, string(payload))
+		}
+		if err != nil && b.ctx.Err() == nil {
+			slog.Warn("live sync: relay packets", "session", id, "err", err)
+		}
+	}
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case r := <-b.relay:
+			pending[r.id] = append(pending[r.id], r.m)
+			if len(pending[r.id]) >= relayBatch {
+				send(r.id)
+			}
+			if flush == nil {
+				flush = time.After(relayWait)
+			}
+		case <-flush:
+			flush = nil
+			for id := range pending {
+				send(id)
+			}
+		}
+	}
 }
 
 // Close stops listening and releases this lab's presence.

@@ -44,7 +44,7 @@ func TestLiveAcrossLabs(t *testing.T) {
 		return h, "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws/" + r1.ID
 	}
 	hubA, a := lab()
-	_, b := lab()
+	hubB, b := lab()
 
 	editor := dial(t, a)
 	viewer := dial(t, b)
@@ -78,6 +78,23 @@ func TestLiveAcrossLabs(t *testing.T) {
 	}
 	if s, ok := hubA.Live(r1.ID); !ok || s.Seed != 41 {
 		t.Errorf("Live on A = seed %d, %v; want 41, true", s.Seed, ok)
+	}
+
+	// A game's packet on A reaches B's viewer and B's live trace, as A
+	// stamped it; A's editor saw it too (it is A's own client).
+	sent := float64(time.Now().UnixNano()) / 1e9
+	if err := editor.WriteMessage(websocket.TextMessage, []byte(`{"type":"packet","entity":3,"seq":1,"sent":`+
+		strconv.FormatFloat(sent, 'f', -1, 64)+`,"pos":[1,2,0],"vel":[7,0,0]}`)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if m := read(t, viewer); m.Type == "packet" {
+			break
+		}
+	}
+	rows, ok := hubB.LiveTrace(r1.ID)
+	if !ok || len(rows) != 1 || rows[0].Entity != 3 || rows[0].Sent != sent || rows[0].Pos[1] != 2 || !(rows[0].Arrive >= sent) {
+		t.Errorf("B's live trace = %+v, %v; want A's packet of entity 3, stamped by A", rows, ok)
 	}
 
 	// Everybody leaves: the unsaved change ends with them.
