@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,7 +64,13 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st, err := store.OpenPostgres(ctx, *db, time.Now()) // the schema, migrated if this worker is first
+	url := *db
+	if need := slots + 8; need > store.DefaultConns && !strings.Contains(url, "pool_max_conns") {
+		// Each running study holds a connection (its lock), besides
+		// river's and the progress writes'.
+		url += map[bool]string{true: "&", false: "?"}[strings.Contains(url, "?")] + "pool_max_conns=" + strconv.Itoa(need)
+	}
+	st, err := store.OpenPostgres(ctx, url, time.Now()) // the schema, migrated if this worker is first
 	if err != nil {
 		return c.Fail(err)
 	}

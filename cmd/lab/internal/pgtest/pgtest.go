@@ -144,7 +144,13 @@ func start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "pgtest-")
+	// As root the server runs as postgres, who must reach its directory:
+	// /tmp, whatever TMPDIR says.
+	parent := ""
+	if os.Geteuid() == 0 {
+		parent = "/tmp"
+	}
+	dir, err := os.MkdirTemp(parent, "pgtest-")
 	if err != nil {
 		return nil, err
 	}

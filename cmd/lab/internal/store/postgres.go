@@ -39,12 +39,22 @@ func OpenPostgres(ctx context.Context, url string, now time.Time) (*DB, error) {
 	return st, nil
 }
 
+// DefaultConns is how many connections a lab or a worker opens to
+// PostgreSQL at most, unless the address says (pool_max_conns=N).
+const DefaultConns = 16
+
 // NewPool connects to the PostgreSQL database at url: a pool of
 // connections, checked with a ping.
 func NewPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open store: -db %s: %w", Redact(url), err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// Live sync and the queue each hold a connection or two for
+		// good (LISTEN, presence, a running study's lock): pgx's default
+		// of 4 would leave the store one.
+		cfg.MaxConns = DefaultConns
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
