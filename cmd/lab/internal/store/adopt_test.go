@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"interplab/cmd/lab/internal/pgtest"
 	"interplab/engine"
 )
 
@@ -93,4 +97,46 @@ func fsGlob(pattern string) ([]string, error) {
 func settingsJSON(s engine.Settings) (string, error) {
 	b, err := json.Marshal(s)
 	return string(b), err
+}
+
+// Labs starting at once on a new PostgreSQL database migrate it once,
+// one after the other (goose's advisory lock): each gets the schema, and
+// each step is recorded once. Without the lock two of them create goose's
+// table, or run a step, at once, and one fails.
+func TestPostgresConcurrentMigrations(t *testing.T) {
+	for round := range 3 {
+		url := pgtest.New(t)
+		const labs = 4
+		var dbs []*DB
+		for range labs {
+			pool, err := NewPool(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &DB{db: sqlDB{DB: stdlib.OpenDBFromPool(pool), pg: true}, pool: pool}
+			t.Cleanup(func() { st.Close() })
+			dbs = append(dbs, st)
+		}
+		start := make(chan struct{})
+		errs := make(chan error, labs)
+		for _, st := range dbs {
+			go func() {
+				<-start
+				errs <- st.migrate()
+			}()
+		}
+		close(start) // all at once
+		for range labs {
+			if err := <-errs; err != nil {
+				t.Errorf("round %d: a lab migrating with %d others: %v", round, labs-1, err)
+			}
+		}
+		var n, distinct int
+		if err := dbs[0].db.QueryRow(`SELECT count(*), count(DISTINCT version_id) FROM goose_db_version`).Scan(&n, &distinct); err != nil {
+			t.Fatal(err)
+		}
+		if n != distinct || int64(distinct) != latestVersion()+1 {
+			t.Errorf("round %d: goose's table has %d rows of %d versions, want each of the %d steps (and 0) once", round, n, distinct, latestVersion())
+		}
+	}
 }
