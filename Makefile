@@ -10,10 +10,16 @@ WASMEXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # Fuzz targets run for FUZZTIME each in `make test`, longer with `make fuzz`.
 FUZZTIME ?= 3s
 
-.PHONY: run build wasm test lint test-js generate test-go test-wasm test-fuzz fuzz bench bench-browser browser-deps clean
+.PHONY: run build wasm test lint test-js generate test-go test-wasm test-fuzz fuzz bench bench-browser browser-deps pg-deps team clean
 
 run: build
 	./bin/lab serve -addr $(ADDR)
+
+# A team's lab on this machine: PostgreSQL, two labs behind nginx and two
+# workers, on http://localhost:$(PORT)/ until Ctrl+C (.ci/team).
+PORT ?= 8080
+team: build pg-deps
+	PORT=$(PORT) .ci/team
 
 build: wasm
 	$(GO) build -o bin/lab ./cmd/lab
@@ -29,7 +35,7 @@ wasm:
 generate:
 	$(GO) tool templ generate -path templates
 
-test: lint test-js wasm browser-deps test-go test-wasm test-fuzz
+test: lint test-js wasm browser-deps pg-deps test-go test-wasm test-fuzz
 
 # Every fuzz target of every package, found by go test -list: it prints a
 # package's targets, then "ok <package>".
@@ -78,6 +84,11 @@ bench-browser: wasm browser-deps
 # Debian's Chromium for the real-browser tests, installed when missing.
 browser-deps:
 	@.ci/install-chromium
+
+# Debian's PostgreSQL (the store, live-sync and job tests start a server of
+# their own from its binaries) and nginx (make team), installed when missing.
+pg-deps:
+	@.ci/install-postgres
 
 clean:
 	rm -rf bin $(DIST)/lab.wasm $(DIST)/lab.wasm.gz $(DIST)/wasm_exec.js cmd/lab/internal/server/testout

@@ -25,6 +25,7 @@ func main() {
 // lab is the lab's commands.
 var lab = &cli.Group{Name: "lab", Intro: "Interp Lab: tune how remote entities are displayed in a networked game.", Subs: []cli.Sub{
 	{Name: "serve", Summary: "serve the lab page (the default command)", Run: cli.NoStdin(runServe)},
+	{Name: "worker", Summary: "work the studies a team's labs put on their PostgreSQL queue", Run: cli.NoStdin(runWorker)},
 	{Name: "epic", Summary: "run the seed's EPIC driver program on standard input", Run: runEpic},
 	{Name: "sim", Summary: "run a simulation and print its metrics", Run: cli.NoStdin(runSim)},
 	{Name: "sweep", Summary: "run one technique over a grid of one or two parameters", Run: cli.NoStdin(runSweep)},

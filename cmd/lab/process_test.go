@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"interplab/cmd/lab/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
@@ -21,6 +23,7 @@ func TestMain(m *testing.M) {
 	if bin, err := labBinaryOnce(); err == nil {
 		os.RemoveAll(filepath.Dir(bin))
 	}
+	pgtest.Stop()
 	os.Exit(code)
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"interplab/cmd/lab/internal/obs"
 	"interplab/cmd/lab/internal/store"
 )
 
@@ -93,6 +94,9 @@ type Job struct {
 	left     bool                       // its last watcher left: it is being cancelled, not abandoned
 	seen     time.Time                  // when it last had a watcher, or a status request
 	created  time.Time
+
+	queued bool    // on the queue (queue.go): read back from the database, never cancelled unwatched
+	decode Decoder // a queued job's, for its result
 }
 
 // Status is a job's state as GET /api/jobs/{id} answers it, and the fields
@@ -211,7 +215,7 @@ func (j *Job) watch() chan struct{} {
 func (j *Job) unwatch(ch chan struct{}) {
 	j.mu.Lock()
 	delete(j.watchers, ch)
-	last := len(j.watchers) == 0 && j.state == Running
+	last := len(j.watchers) == 0 && j.state == Running && !j.queued
 	j.left = j.left || last // the sweep must not fail it as unwatched meanwhile
 	j.mu.Unlock()
 	if last {
@@ -303,6 +307,7 @@ type Runner struct {
 
 	archive Archive // nil: the jobs live as long as the process
 	decode  Decoder
+	queue   *Queue // non-nil: the jobs run on the queue, by workers (queue.go)
 
 	mu      sync.Mutex
 	jobs    map[string]*Job
@@ -328,6 +333,16 @@ func NewArchivedRunner(slots int, a Archive, decode Decoder) (*Runner, error) {
 	}
 	r.archive, r.decode = a, decode
 	return r, nil
+}
+
+// NewQueuedRunner returns a runner whose jobs run on q, by workers, and
+// are read back from the database with decode: Start puts a job on the
+// queue, Get reads any lab's job. It has no slots: the queue holds what
+// the workers have not taken yet.
+func NewQueuedRunner(q *Queue, decode Decoder) *Runner {
+	r := newRunner(MaxSlots, time.Now, UnwatchedTimeout, time.Second)
+	r.queue, r.decode = q, decode
+	return r
 }
 
 // newRunner returns a runner of slots jobs at once on the clock now that
@@ -397,6 +412,9 @@ func (r *Runner) Close() {
 // its archive, ended (a job archived as running was interrupted by the
 // end of its process).
 func (r *Runner) Get(id string) *Job {
+	if r.queue != nil {
+		return r.queue.get(id, r.decode)
+	}
 	r.mu.Lock()
 	j := r.jobs[id]
 	r.mu.Unlock()
@@ -457,6 +475,13 @@ func (r *Runner) save(j *Job) {
 // every slot runs a job, and with ErrClientBusy when client has
 // MaxPerClient running.
 func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Job, error) {
+	if r.queue != nil {
+		j, err := r.queue.start(kind, client, total, spec, r.decode, r.now())
+		if j != nil {
+			j.decode = r.decode
+		}
+		return j, err
+	}
 	var b [8]byte
 	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(r.base)
@@ -486,7 +511,11 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	r.save(j)
 
 	go func() {
+		started := time.Now()
 		j.execute(ctx, work, r.base.Done())
+		if _, state := j.Result(); state == Done {
+			obs.JobSeconds.WithLabelValues(kind).Observe(time.Since(started).Seconds())
+		}
 		r.save(j)
 		close(j.ended)
 		r.mu.Lock()

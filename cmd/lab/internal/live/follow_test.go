@@ -166,28 +166,30 @@ func TestFollowReconnects(t *testing.T) {
 
 // A game following a session that gets deleted stops with ErrGone.
 func TestFollowStopsWhenSessionGone(t *testing.T) {
-	h, ws := hubServer(t)
-	deleted := make(chan struct{})
-	out := &lineWriter{onLine: func(n int) {
-		if n == 1 {
-			go func() {
-				h.Gone(testID)
-				close(deleted)
-			}()
+	eachBus(t, func(t *testing.T, bus Bus) {
+		h, ws := hubServerWith(t, bus)
+		deleted := make(chan struct{})
+		out := &lineWriter{onLine: func(n int) {
+			if n == 1 {
+				go func() {
+					h.Gone(testID)
+					close(deleted)
+				}()
+			}
+		}}
+		errb := &syncBuffer{}
+		f := Follower{URL: ws + testID, Stdout: out, Stderr: errb, MinWait: time.Millisecond, MaxWait: time.Millisecond,
+			Jitter: func(int64) int64 { return 0 }}
+		done := make(chan error)
+		go func() { done <- f.Run(context.Background()) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrGone) || !strings.Contains(err.Error(), "deleted") {
+				t.Errorf("follow of a deleted session = %v, want ErrGone saying it was deleted", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("follow did not stop after the delete; stderr %s", errb.String())
 		}
-	}}
-	errb := &syncBuffer{}
-	f := Follower{URL: ws + testID, Stdout: out, Stderr: errb, MinWait: time.Millisecond, MaxWait: time.Millisecond,
-		Jitter: func(int64) int64 { return 0 }}
-	done := make(chan error)
-	go func() { done <- f.Run(context.Background()) }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrGone) || !strings.Contains(err.Error(), "deleted") {
-			t.Errorf("follow of a deleted session = %v, want ErrGone saying it was deleted", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("follow did not stop after the delete; stderr %s", errb.String())
-	}
-	<-deleted
+		<-deleted
+	})
 }

@@ -131,12 +131,38 @@ type Hub struct {
 	traceRows int                // packets held in every room's live trace; owned by run
 
 	traceCap, traceTotalCap int // LiveTraceCap and LiveTraceTotalCap, smaller in tests
+
+	// bus shares the live state with the other labs on the database
+	// (bus.go); nil: it is in memory, this hub's alone.
+	bus     Bus
+	events  <-chan Event    // bus.Events()
+	writes  chan busWrite   // sets on their way to the bus, in order
+	refused chan busRefusal // sets the bus refused, back to their clients
 }
+
+// busWrite is a client's set on its way to the bus.
+type busWrite struct {
+	c     *wsClient
+	id    string // the session
+	p     *engine.Param
+	value float64
+}
+
+// busRefusal is a set the bus refused.
+type busRefusal struct {
+	c   *wsClient
+	err error
+}
+
+// busWrites is how many sets may wait for the bus; a set beyond is
+// refused with an error (the client may send it again).
+const busWrites = 1024
 
 // wsRoom is one session's live state and its clients.
 type wsRoom struct {
 	id       string
 	rev      int
+	seq      int64 // the bus's count of changes the settings include
 	settings engine.Settings
 	clients  map[*wsClient]struct{}
 	trace    liveTrace // packets games streamed (trace.go)
@@ -233,7 +259,11 @@ type Loader interface {
 
 // New returns a running hub that loads sessions with load and stamps the
 // arrival of live trace packets with now. Stop it with Close.
-func New(load Loader, now func() time.Time) *Hub {
+func New(load Loader, now func() time.Time) *Hub { return NewShared(load, now, nil) }
+
+// NewShared is New for a hub that shares the live state through bus with
+// the other labs on its database; a nil bus is New's hub.
+func NewShared(load Loader, now func() time.Time, bus Bus) *Hub {
 	h := &Hub{
 		load:       load,
 		now:        now,
@@ -264,8 +294,49 @@ func New(load Loader, now func() time.Time) *Hub {
 			jsonapi.WriteError(w, &jsonapi.Error{Status: status, Msg: reason.Error()})
 		},
 	}
+	if bus != nil {
+		h.bus, h.events = bus, bus.Events()
+		h.writes, h.refused = make(chan busWrite, busWrites), make(chan busRefusal, 64)
+		go h.write()
+	}
 	go h.run()
 	return h
+}
+
+// write hands the clients' sets to the bus, in the order they came; the
+// change reaches the clients as the bus's event.
+func (h *Hub) write() {
+	for {
+		var w busWrite
+		select {
+		case w = <-h.writes:
+		case <-h.quit:
+			return
+		}
+		err := h.bus.Set(w.id, w.p.Name, w.c.id, func(s engine.Settings) (engine.Settings, error) {
+			return applySet(s, w.p, w.value)
+		})
+		if err != nil {
+			select {
+			case h.refused <- busRefusal{w.c, err}:
+			case <-h.quit:
+				return
+			}
+		}
+	}
+}
+
+// applySet returns s with parameter p set to v, checked like any input
+// (the rules between fields included), in canonical form.
+func applySet(s engine.Settings, p *engine.Param, v float64) (engine.Settings, error) {
+	// Set replaces the techniques slice, never writes into it.
+	if err := p.Set(&s, v); err != nil {
+		return engine.Settings{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return engine.Settings{}, err
+	}
+	return engine.Canonical(s), nil
 }
 
 // Close disconnects every client (close code 1001) and stops the hub. It
@@ -280,6 +351,12 @@ func (h *Hub) Close() {
 // prev) and keep every other live change, and every client gets the new
 // config. An older revision than the one the live state has is ignored.
 func (h *Hub) Saved(prev, r store.Revision) {
+	if h.bus != nil {
+		if err := h.bus.Saved(prev, r); err != nil {
+			log.Printf("lab: live sync: publish the save of %s: %v", r.ID, err)
+		}
+		return
+	}
 	select {
 	case h.saved <- savedRev{prev, r}:
 	case <-h.done:
@@ -292,6 +369,12 @@ type savedRev struct{ prev, r store.Revision }
 // Gone tells the hub that session id was deleted: its clients are
 // disconnected with close code 4404.
 func (h *Hub) Gone(id string) {
+	if h.bus != nil {
+		if err := h.bus.Gone(id); err != nil {
+			log.Printf("lab: live sync: publish the deletion of %s: %v", id, err)
+		}
+		return
+	}
 	select {
 	case h.gone <- id:
 	case <-h.done:
@@ -304,6 +387,14 @@ func (h *Hub) Live(id string) (engine.Settings, bool) {
 	select {
 	case h.live <- q:
 		r := <-q.reply
+		if !r.ok && h.bus != nil {
+			// Clients on another lab only.
+			sh, ok, err := h.bus.Live(id)
+			if err != nil {
+				log.Printf("lab: live sync: read the live state of %s: %v", id, err)
+			}
+			return sh.Settings, ok
+		}
 		return r.settings, r.ok
 	case <-h.done:
 		return engine.Settings{}, false
@@ -358,6 +449,18 @@ func (h *Hub) run() {
 			}
 		case in := <-h.inbound:
 			h.handle(in)
+		case e, ok := <-h.events:
+			if !ok {
+				h.events = nil // the bus closed: the hub is closing too
+				continue
+			}
+			h.apply(e)
+		case r := <-h.refused:
+			if room := h.rooms[r.c.session]; room != nil {
+				if _, ok := room.clients[r.c]; ok {
+					h.reply(room, r.c, r.err)
+				}
+			}
 		case sv := <-h.saved:
 			if room := h.rooms[sv.r.ID]; room != nil && sv.r.Rev > room.rev {
 				room.rev = sv.r.Rev
@@ -397,7 +500,17 @@ func (h *Hub) run() {
 func (h *Hub) join(c *wsClient) {
 	room := h.rooms[c.session]
 	if room == nil {
-		r, err := h.load.Latest(c.session)
+		var r store.Revision
+		var seq int64
+		var err error
+		if h.bus != nil {
+			var sh Shared
+			sh, err = h.bus.Join(c.session, func() (store.Revision, error) { return h.load.Latest(c.session) })
+			r = store.Revision{ID: c.session, Rev: sh.Rev, Settings: sh.Settings}
+			seq = sh.Seq
+		} else {
+			r, err = h.load.Latest(c.session)
+		}
 		if err != nil {
 			code, text := CloseNoSession, "session not found"
 			if !errors.Is(err, store.ErrSessionNotFound) && !errors.Is(err, store.ErrSessionDeleted) {
@@ -408,11 +521,14 @@ func (h *Hub) join(c *wsClient) {
 			close(c.send)
 			return
 		}
-		room = &wsRoom{id: c.session, rev: r.Rev, settings: r.Settings, clients: map[*wsClient]struct{}{}}
+		room = &wsRoom{id: c.session, rev: r.Rev, seq: seq, settings: r.Settings, clients: map[*wsClient]struct{}{}}
 		h.rooms[c.session] = room
 	}
 	h.nextID++
 	c.id = "c" + strconv.FormatUint(h.nextID, 10)
+	if h.bus != nil {
+		c.id = h.bus.Tag() + c.id // unique among every lab's clients
+	}
 	room.clients[c] = struct{}{}
 	h.enqueue(room, c, h.configMsg(room, c.id, ""))
 }
@@ -426,6 +542,9 @@ func (h *Hub) drop(room *wsRoom, c *wsClient, code int, text string) {
 	if len(room.clients) == 0 {
 		h.traceRows -= room.trace.n
 		delete(h.rooms, room.id)
+		if h.bus != nil {
+			h.bus.Leave(room.id)
+		}
 	}
 }
 
@@ -509,25 +628,93 @@ func (h *Hub) handle(in wsInbound) {
 		h.reply(room, in.c, err)
 		return
 	}
-	s := room.settings // Set replaces the techniques slice, never writes into it
-	if err := p.Set(&s, v); err != nil {
+	s, err := applySet(room.settings, p, v)
+	if err != nil {
 		h.reply(room, in.c, err)
 		return
 	}
-	if err := s.Validate(); err != nil {
-		h.reply(room, in.c, err)
+	if h.bus != nil {
+		// Checked here for a quick answer; made, checked again, on the
+		// shared state, and sent to every client as the bus's event.
+		select {
+		case h.writes <- busWrite{c: in.c, id: room.id, p: p, value: v}:
+		default:
+			h.reply(room, in.c, &jsonapi.Error{Status: http.StatusServiceUnavailable, Field: p.Name,
+				Msg: "live sync is behind: the change was not made; send it again"})
+		}
 		return
 	}
-	room.settings = engine.Canonical(s)
-	set := wsMarshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &room.settings), From: in.c.id})
-	config := h.configMsg(room, "", in.c.id)
+	room.settings = s
+	h.announceSet(room, p, in.c.id)
+}
+
+// announceSet sends a set of p by client from to the room's other
+// clients, with the config that includes it; from gets the config, which
+// acknowledges its change.
+func (h *Hub) announceSet(room *wsRoom, p *engine.Param, from string) {
+	set := wsMarshal(wsSetMsg{Type: "set", Name: p.Name, Value: wsParamValue(p, &room.settings), From: from})
+	config := h.configMsg(room, "", from)
 	for c := range room.clients {
-		if c != in.c {
+		if c.id != from {
 			c.publish(set, config)
 		} else {
 			c.publish(config)
 		}
 	}
+}
+
+// apply applies a bus event to this hub's room of its session: the
+// state it carries (or, after a gap in the changes, the state reloaded),
+// and its messages to the clients.
+func (h *Hub) apply(e Event) {
+	if e.Kind == "resync" {
+		for _, room := range h.rooms {
+			h.reload(room)
+			h.broadcast(room, "")
+		}
+		return
+	}
+	room := h.rooms[e.Session]
+	if room == nil {
+		return
+	}
+	switch e.Kind {
+	case "gone":
+		for c := range room.clients {
+			h.drop(room, c, CloseNoSession, "session deleted")
+		}
+		return
+	case "packets":
+		h.relayed(room, e.Packets)
+		return
+	}
+	if e.Seq <= room.seq {
+		return // included already
+	}
+	if e.Seq == room.seq+1 && e.Settings != nil {
+		room.rev, room.seq, room.settings = e.Rev, e.Seq, *e.Settings
+	} else if !h.reload(room) {
+		return
+	}
+	if p, ok := engine.Lookup(e.Name); ok && e.Kind == "set" {
+		h.announceSet(room, p, e.From)
+		return
+	}
+	h.broadcast(room, "")
+}
+
+// reload reads room's state from the bus; false if it has none or cannot
+// be read.
+func (h *Hub) reload(room *wsRoom) bool {
+	sh, ok, err := h.bus.Load(room.id)
+	if err != nil {
+		log.Printf("lab: live sync: reload %s: %v", room.id, err)
+	}
+	if !ok || sh.Seq < room.seq {
+		return false
+	}
+	room.rev, room.seq, room.settings = sh.Rev, sh.Seq, sh.Settings
+	return true
 }
 
 // broadcast sends room's config to every client.

@@ -16,7 +16,7 @@ import (
 	"interplab/engine"
 )
 
-// testID is the one session of hubServer's loader.
+// testID is the one session of hubServerWith's loader.
 const testID = "abcdefgh2345"
 
 // testLoader has one session, testID, at revision 1 with the defaults.
@@ -29,11 +29,12 @@ func (testLoader) Latest(id string) (store.Revision, error) {
 	return store.Revision{ID: id, Rev: 1, Name: "test", Settings: engine.Defaults()}, nil
 }
 
-// hubServer serves a hub on testLoader at the returned ws:// URL prefix
-// (append a session id), as the lab's route does.
-func hubServer(t *testing.T) (*Hub, string) {
+// hubServerWith serves a hub on testLoader at the returned ws:// URL
+// prefix (append a session id), as the lab's route does, with a bus (nil:
+// the hub alone, in memory).
+func hubServerWith(t *testing.T, bus Bus) (*Hub, string) {
 	t.Helper()
-	h := New(testLoader{}, time.Now)
+	h := NewShared(testLoader{}, time.Now, bus)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeWS(w, r, strings.TrimPrefix(r.URL.Path, "/ws/"))
 	}))
@@ -47,6 +48,7 @@ func hubServer(t *testing.T) (*Hub, string) {
 // testMsg is any server message, decoded loosely.
 type testMsg struct {
 	Type   string
+	Name   string
 	Error  string
 	Field  string
 	Notice string
@@ -79,48 +81,52 @@ func read(t *testing.T, c *websocket.Conn) testMsg {
 
 // A session the loader does not know closes the connection with 4404.
 func TestUnknownSessionCloses(t *testing.T) {
-	_, ws := hubServer(t)
-	c, _, err := websocket.DefaultDialer.Dial(ws+"zzzzzzzzzzzz", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, _, err = c.ReadMessage()
-	if ce, ok := errors.AsType[*websocket.CloseError](err); !ok || ce.Code != CloseNoSession {
-		t.Errorf("read on an unknown session = %v, want close code %d", err, CloseNoSession)
-	}
+	eachBus(t, func(t *testing.T, bus Bus) {
+		_, ws := hubServerWith(t, bus)
+		c, _, err := websocket.DefaultDialer.Dial(ws+"zzzzzzzzzzzz", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, _, err = c.ReadMessage()
+		if ce, ok := errors.AsType[*websocket.CloseError](err); !ok || ce.Code != CloseNoSession {
+			t.Errorf("read on an unknown session = %v, want close code %d", err, CloseNoSession)
+		}
+	})
 }
 
 // A client that cannot keep up never stalls the others, and is never
 // behind by more than one change: it holds the config sent on connect and
 // the newest change, whatever came between.
 func TestSlowClientGetsTheNewestChange(t *testing.T) {
-	h, ws := hubServer(t)
-	fast := dial(t, ws+testID)
-	// A client whose writer never runs: nothing it is sent is drained.
-	slow := newClient(h, nil, testID)
-	h.register <- slow
-	const changes = 3 * sendBuffer
-	for i := range changes {
-		if err := fast.WriteMessage(websocket.TextMessage, []byte(`{"type":"set","name":"seed","value":`+strconv.Itoa(i)+`}`)); err != nil {
-			t.Fatal(err)
+	eachBus(t, func(t *testing.T, bus Bus) {
+		h, ws := hubServerWith(t, bus)
+		fast := dial(t, ws+testID)
+		// A client whose writer never runs: nothing it is sent is drained.
+		slow := newClient(h, nil, testID)
+		h.register <- slow
+		const changes = 3 * sendBuffer
+		for i := range changes {
+			if err := fast.WriteMessage(websocket.TextMessage, []byte(`{"type":"set","name":"seed","value":`+strconv.Itoa(i)+`}`)); err != nil {
+				t.Fatal(err)
+			}
+			if m := read(t, fast); m.Type != "config" || m.Config.Settings.Seed != i {
+				t.Fatalf("change %d: fast client got %+v, want its config", i, m)
+			}
 		}
-		if m := read(t, fast); m.Type != "config" || m.Config.Settings.Seed != i {
-			t.Fatalf("change %d: fast client got %+v, want its config", i, m)
+		if n := len(slow.send); n != 1 {
+			t.Errorf("slow client has %d messages queued, want 1 (the config sent on connect)", n)
 		}
-	}
-	if n := len(slow.send); n != 1 {
-		t.Errorf("slow client has %d messages queued, want 1 (the config sent on connect)", n)
-	}
-	latest := slow.takeLatest()
-	if len(latest) != 2 {
-		t.Fatalf("slow client's newest change is %d messages, want a set and a config", len(latest))
-	}
-	var m testMsg
-	if err := json.Unmarshal(preparedData(t, latest[1]), &m); err != nil || m.Type != "config" || m.Config.Settings.Seed != changes-1 {
-		t.Errorf("slow client's newest change = %+v (%v), want the config of seed %d", m, err, changes-1)
-	}
+		latest := slow.takeLatest()
+		if len(latest) != 2 {
+			t.Fatalf("slow client's newest change is %d messages, want a set and a config", len(latest))
+		}
+		var m testMsg
+		if err := json.Unmarshal(preparedData(t, latest[1]), &m); err != nil || m.Type != "config" || m.Config.Settings.Seed != changes-1 {
+			t.Errorf("slow client's newest change = %+v (%v), want the config of seed %d", m, err, changes-1)
+		}
+	})
 }
 
 // preparedData returns the text of a prepared message, as a client reads it.

@@ -45,6 +45,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/traceio"
@@ -123,6 +124,37 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 	for other := range room.clients {
 		if other != c {
 			h.offer(other, pm)
+		}
+	}
+	if h.bus != nil {
+		h.bus.Relay(room.id, out)
+	}
+}
+
+// relayed records the packets another lab's game sent (a bus's packets
+// event) in room's live trace and sends them on to its clients, as that
+// lab stamped them. Beyond the server's cap of live packets they are
+// left out, as a viewer that falls behind misses them.
+func (h *Hub) relayed(room *wsRoom, packets []wsPacketMsg) {
+	for _, p := range packets {
+		if strings.HasPrefix(p.From, h.bus.Tag()) {
+			continue // this lab's own
+		}
+		grows := room.trace.n < h.traceCap
+		if grows && h.traceRows >= h.traceTotalCap {
+			continue
+		}
+		row := traceio.Row{Entity: p.Entity, Seq: p.Seq, Sent: p.Sent, Arrive: p.Arrive, Pos: p.Pos, Vel: p.Vel}
+		if len(p.Rot) == 4 {
+			row.Rot, row.HasRot = engine.Quat(p.Rot), true
+		}
+		room.trace.add(row, h.traceCap)
+		if grows {
+			h.traceRows++
+		}
+		pm := wsMarshal(p)
+		for c := range room.clients {
+			h.offer(c, pm)
 		}
 	}
 }

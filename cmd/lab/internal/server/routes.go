@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/obs"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/web"
 )
@@ -48,6 +49,12 @@ func (s *Server) routes() *http.ServeMux {
 		chain   []jsonapi.Middleware
 		handler http.HandlerFunc
 	}{
+		// Operating it (ops.go): health and readiness for a proxy or an
+		// orchestrator, open; the metrics, a read like the others.
+		{"GET /healthz", open, fresh, s.healthz},
+		{"GET /readyz", open, fresh, s.readyz},
+		{"GET /metrics", token, fresh, obs.Handler().ServeHTTP},
+
 		// Signing in, when the lab has an access token (package access).
 		{"GET /login", open, gz, s.gate.LoginPage},
 		{"POST /login", open, change(maxSmallBody, "application/x-www-form-urlencoded"), s.gate.Login},
@@ -135,18 +142,19 @@ func (s *Server) routes() *http.ServeMux {
 		if !rt.open {
 			chain = append([]jsonapi.Middleware{s.gate.Require}, chain...)
 		}
-		mux.Handle(rt.pattern, jsonapi.Chain(rt.handler, chain...))
+		mux.Handle(rt.pattern, obs.Route(rt.pattern, jsonapi.Chain(rt.handler, chain...)))
 	}
 	return mux
 }
 
 // serveAll is the middleware every request runs, around the route table:
+// the client's address from a trusted proxy's X-Forwarded-For (ops.go),
 // Recover, the security headers, the Host check, which refuses a name that
 // is not the lab's before any route sees the request, and, without a
 // token, a cookie for each browser that the jobs count callers by
 // (package access).
 func (s *Server) serveAll(mux http.Handler) http.Handler {
-	return jsonapi.Chain(mux, jsonapi.Recover, access.Headers, s.hosts.Check, s.gate.Browsers)
+	return jsonapi.Chain(mux, s.forwarded, jsonapi.Recover, access.Headers, s.hosts.Check, s.gate.Browsers)
 }
 
 // noStore marks an answer as never to be cached: sessions, traces and job

@@ -17,6 +17,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"time"
 
@@ -70,6 +71,18 @@ type Deps struct {
 	// Spool holds trace uploads while they arrive; DirSpool("") (the
 	// system's temporary directory) when nil.
 	Spool Spool
+
+	// Bus shares the sessions' live state with the other labs on the
+	// same database (live.PGBus); nil: the live state is this lab's, in
+	// memory.
+	Bus live.Bus
+	// Queue runs the studies on workers (jobs.Queue); nil: in this
+	// process, in JobSlots slots.
+	Queue *jobs.Queue
+	// TrustProxy are the addresses of the reverse proxies whose
+	// X-Forwarded-For names the client (lab serve -trust-proxy): the
+	// per-client limits then count the clients behind them.
+	TrustProxy []netip.Prefix
 }
 
 // Limits bound what one client can hold of the server: time to send a
@@ -129,6 +142,8 @@ type Server struct {
 	refs       *compare.Resolver
 	resolveRef func(ref string) (compare.Variant, error)
 
+	trustProxy []netip.Prefix // reverse proxies whose X-Forwarded-For names the client
+
 	mux      *http.ServeMux // the route table's
 	patterns []string       // and its patterns, in order
 	handler  http.Handler   // mux behind the middleware every request runs
@@ -174,8 +189,10 @@ func New(d Deps) (*Server, error) {
 	if slots == 0 {
 		slots = jobs.DefaultSlots
 	}
-	runner, err := jobs.NewArchivedRunner(slots, d.Store, studies.DecodeJob)
-	if err != nil {
+	var runner *jobs.Runner
+	if d.Queue != nil {
+		runner = jobs.NewQueuedRunner(d.Queue, studies.DecodeJob)
+	} else if runner, err = jobs.NewArchivedRunner(slots, d.Store, studies.DecodeJob); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	spool := d.Spool
@@ -185,13 +202,17 @@ func New(d Deps) (*Server, error) {
 	s := &Server{presets: d.Presets, spool: spool, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
 		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
 		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSlots(readSlots, readWait),
-		hub: live.New(d.Store, now), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0))}
+		hub: live.NewShared(d.Store, now, d.Bus), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0)),
+		trustProxy: d.TrustProxy}
 	// No job of an earlier process runs any more (the data directory's
-	// lock makes this server its only user).
-	if n, err := d.Store.InterruptJobs(now()); err != nil {
-		return nil, err
-	} else if n > 0 {
-		log.Printf("lab: %d sweeps or tunings were running when the lab last stopped: marked interrupted", n)
+	// lock makes this server its only user). On the queue, jobs run on
+	// the workers and outlive any lab.
+	if d.Queue == nil {
+		if n, err := d.Store.InterruptJobs(now()); err != nil {
+			return nil, err
+		} else if n > 0 {
+			log.Printf("lab: %d sweeps or tunings were running when the lab last stopped: marked interrupted", n)
+		}
 	}
 	s.refs = &compare.Resolver{Presets: d.Presets, Store: d.Store}
 	s.resolveRef = s.refs.Variant

@@ -13,7 +13,10 @@ import (
 // Backup writes a consistent copy of the database to path, which must not
 // exist yet: SQLite's VACUUM INTO, one read transaction's snapshot, so it
 // may run while the lab serves and saves (`lab backup`).
-func (st *SQLite) Backup(path string) error {
+func (st *DB) Backup(path string) error {
+	if st.db.pg {
+		return ErrPostgresBackup
+	}
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("backup: %s exists: choose a new file", path)
 	}
@@ -22,6 +25,11 @@ func (st *SQLite) Backup(path string) error {
 	}
 	return nil
 }
+
+// ErrPostgresBackup is Backup's error on PostgreSQL, whose own tools
+// copy a database consistently while labs serve it.
+var ErrPostgresBackup = errors.New("the lab's data is in PostgreSQL: back it up with pg_dump " +
+	"(pg_dump -Fc -f lab.dump \"$LAB_DB\") and restore it with pg_restore (pg_restore --clean --if-exists -d \"$LAB_DB\" lab.dump)")
 
 // CheckBackup opens the database file at path read-only and tells whether
 // it is a lab database that passes SQLite's quick_check.
@@ -36,7 +44,7 @@ func CheckBackup(path string) error {
 		return err
 	}
 	defer db.Close()
-	st := &SQLite{db: db}
+	st := &DB{db: sqlDB{DB: db}}
 	if err := st.check(path); err != nil {
 		return err
 	}
@@ -47,8 +55,8 @@ func CheckBackup(path string) error {
 	if v < 1 {
 		return fmt.Errorf("%s is not a lab database: it has no sessions table", path)
 	}
-	if v > len(storeMigrations) {
-		return fmt.Errorf("%s comes from a newer lab (schema %d; this one reads up to %d)", path, v, len(storeMigrations))
+	if v > latestVersion() {
+		return fmt.Errorf("%s comes from a newer lab (schema %d; this one reads up to %d)", path, v, latestVersion())
 	}
 	return nil
 }

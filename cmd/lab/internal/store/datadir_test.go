@@ -214,40 +214,42 @@ func TestBackupAndRestore(t *testing.T) {
 // Job records round-trip, and a job recorded as running is marked
 // interrupted by the next server.
 func TestJobRecords(t *testing.T) {
-	st := openTestStore(t, t.TempDir(), storeT0)
-	defer st.Close()
-	run := Job{ID: "0123456789abcdef", Kind: "sweep", State: "running", Total: 4, Spec: []byte(`{"x":1}`), Created: storeT0}
-	if err := st.SaveJob(run); err != nil {
-		t.Fatal(err)
-	}
-	done := run
-	done.ID, done.State, done.Done, done.Result, done.Ended = "fedcba9876543210", "done", 4, []byte(`[1,2]`), storeT0.Add(time.Minute)
-	if err := st.SaveJob(done); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := st.LoadJob(done.ID); err != nil || string(got.Result) != "[1,2]" || got.State != "done" || !got.Ended.Equal(done.Ended) {
-		t.Errorf("LoadJob = %+v, %v; want it as saved", got, err)
-	}
-	if n, err := st.InterruptJobs(storeT0.Add(time.Hour)); n != 1 || err != nil {
-		t.Errorf("InterruptJobs = %d, %v; want the one running job", n, err)
-	}
-	if got, _ := st.LoadJob(run.ID); got.State != "interrupted" || got.Error == "" {
-		t.Errorf("after InterruptJobs the running job is %q (%q)", got.State, got.Error)
-	}
-	if _, err := st.LoadJob("nope"); !errors.Is(err, ErrJobNotFound) {
-		t.Errorf("LoadJob(nope) = %v, want ErrJobNotFound", err)
-	}
-	// Only the newest MaxJobs are kept.
-	for i := range MaxJobs + 5 {
-		j := run
-		j.ID, j.Created = "job"+strconv.Itoa(i), storeT0.Add(time.Duration(i)*time.Second)
-		if err := st.SaveJob(j); err != nil {
+	eachBackend(t, func(t *testing.T, dir string) {
+		st := openTestStore(t, dir, storeT0)
+		defer st.Close()
+		run := Job{ID: "0123456789abcdef", Kind: "sweep", State: "running", Total: 4, Spec: []byte(`{"x":1}`), Created: storeT0}
+		if err := st.SaveJob(run); err != nil {
 			t.Fatal(err)
 		}
-	}
-	var n int
-	st.db.QueryRow(`SELECT count(*) FROM jobs`).Scan(&n)
-	if n != MaxJobs {
-		t.Errorf("%d job records kept, want %d", n, MaxJobs)
-	}
+		done := run
+		done.ID, done.State, done.Done, done.Result, done.Ended = "fedcba9876543210", "done", 4, []byte(`[1,2]`), storeT0.Add(time.Minute)
+		if err := st.SaveJob(done); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.LoadJob(done.ID); err != nil || string(got.Result) != "[1,2]" || got.State != "done" || !got.Ended.Equal(done.Ended) {
+			t.Errorf("LoadJob = %+v, %v; want it as saved", got, err)
+		}
+		if n, err := st.InterruptJobs(storeT0.Add(time.Hour)); n != 1 || err != nil {
+			t.Errorf("InterruptJobs = %d, %v; want the one running job", n, err)
+		}
+		if got, _ := st.LoadJob(run.ID); got.State != "interrupted" || got.Error == "" {
+			t.Errorf("after InterruptJobs the running job is %q (%q)", got.State, got.Error)
+		}
+		if _, err := st.LoadJob("nope"); !errors.Is(err, ErrJobNotFound) {
+			t.Errorf("LoadJob(nope) = %v, want ErrJobNotFound", err)
+		}
+		// Only the newest MaxJobs are kept.
+		for i := range MaxJobs + 5 {
+			j := run
+			j.ID, j.Created = "job"+strconv.Itoa(i), storeT0.Add(time.Duration(i)*time.Second)
+			if err := st.SaveJob(j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		st.db.QueryRow(`SELECT count(*) FROM jobs`).Scan(&n)
+		if n != MaxJobs {
+			t.Errorf("%d job records kept, want %d", n, MaxJobs)
+		}
+	})
 }

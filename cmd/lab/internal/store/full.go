@@ -26,7 +26,7 @@ func classify(err *error) {
 		return
 	}
 	var se *sqlite.Error
-	if errors.As(*err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL || errors.Is(*err, syscall.ENOSPC) {
+	if errors.As(*err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL || errors.Is(*err, syscall.ENOSPC) || pgFull(*err) {
 		*err = fullError{*err}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // SaveJob stores j, replacing the record of the same id, and keeps only
 // the MaxJobs newest records.
-func (st *SQLite) SaveJob(j Job) (err error) {
+func (st *DB) SaveJob(j Job) (err error) {
 	defer classify(&err)
 	var ended sql.NullInt64
 	if !j.Ended.IsZero() {
@@ -46,7 +46,7 @@ func (st *SQLite) SaveJob(j Job) (err error) {
 }
 
 // LoadJob returns the record of job id.
-func (st *SQLite) LoadJob(id string) (Job, error) {
+func (st *DB) LoadJob(id string) (Job, error) {
 	j := Job{ID: id}
 	var spec string
 	var result sql.NullString
@@ -71,7 +71,7 @@ func (st *SQLite) LoadJob(id string) (Job, error) {
 }
 
 // InterruptJobs marks the jobs recorded as running as interrupted at now.
-func (st *SQLite) InterruptJobs(now time.Time) (_ int, err error) {
+func (st *DB) InterruptJobs(now time.Time) (_ int, err error) {
 	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -44,7 +44,7 @@ var ErrLoginNotFound = errors.New("login not found")
 
 // SaveLogin stores l, and forgets the expired and the oldest beyond
 // MaxLogins.
-func (st *SQLite) SaveLogin(l Login) (err error) {
+func (st *DB) SaveLogin(l Login) (err error) {
 	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -68,7 +68,7 @@ func (st *SQLite) SaveLogin(l Login) (err error) {
 }
 
 // LoadLogin returns the sign-in with id.
-func (st *SQLite) LoadLogin(id string) (Login, error) {
+func (st *DB) LoadLogin(id string) (Login, error) {
 	l := Login{ID: id}
 	var created, expires int64
 	err := st.db.QueryRow(`SELECT token, created_ns, expires_ns FROM logins WHERE id = ?`, id).Scan(&l.Token, &created, &expires)
@@ -83,7 +83,7 @@ func (st *SQLite) LoadLogin(id string) (Login, error) {
 }
 
 // DeleteLogin forgets the sign-in with id.
-func (st *SQLite) DeleteLogin(id string) (err error) {
+func (st *DB) DeleteLogin(id string) (err error) {
 	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -95,7 +95,7 @@ func (st *SQLite) DeleteLogin(id string) (err error) {
 
 // PruneLogins forgets the sign-ins of other tokens than token, and the
 // expired.
-func (st *SQLite) PruneLogins(token string, now time.Time) (_ int, err error) {
+func (st *DB) PruneLogins(token string, now time.Time) (_ int, err error) {
 	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()

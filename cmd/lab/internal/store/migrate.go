@@ -1,112 +1,75 @@
 package store
 
 import (
+	"context"
 	"database/sql"
+	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"strconv"
+
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/database"
+	"github.com/pressly/goose/v3/lock"
 
 	"interplab/engine"
 )
 
-// storeMigrations are the schema steps, in order: step i brings a database
-// from PRAGMA user_version i to i+1. Append; never edit a released step.
-var storeMigrations = []string{
-	// 1: sessions and their append-only revisions. sessions caches the
-	// latest revision's name (and its lower-case fold, for search) so that
-	// listing does not read every revision.
-	`CREATE TABLE sessions (
-		id         TEXT PRIMARY KEY,
-		created_ns INTEGER NOT NULL,
-		updated_ns INTEGER NOT NULL,
-		deleted_ns INTEGER,
-		latest     INTEGER NOT NULL,
-		name       TEXT NOT NULL,
-		name_fold  TEXT NOT NULL
-	) STRICT;
-	CREATE TABLE revisions (
-		session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-		rev        INTEGER NOT NULL CHECK (rev >= 1),
-		name       TEXT NOT NULL,
-		notes      TEXT NOT NULL,
-		settings   TEXT NOT NULL,
-		created_ns INTEGER NOT NULL,
-		PRIMARY KEY (session_id, rev)
-	) STRICT, WITHOUT ROWID;
-	CREATE INDEX sessions_updated ON sessions (updated_ns DESC);`,
+// The schema's steps are goose migrations, one SQL file a step for each
+// dialect under migrations/ (the same step numbers in both, so a version
+// means the same schema whatever the database), and the steps that
+// rewrite data in Go (goSteps), the same for both. Append; never edit a
+// released step.
+//
+// Labs before goose numbered their steps in SQLite's PRAGMA user_version,
+// with the same steps 1 to 7: a database at user_version N without goose's
+// table is adopted as having run steps 1..N. user_version is kept equal to
+// the goose version, so an older lab opening a newer database still
+// refuses it as newer.
 
-	// 2: recorded traces (see traces.go): the metadata a list shows,
-	// and the packets as one compressed blob.
-	`CREATE TABLE traces (
-		name       TEXT PRIMARY KEY,
-		created_ns INTEGER NOT NULL,
-		format     TEXT NOT NULL,
-		packets    INTEGER NOT NULL CHECK (packets >= 1),
-		entities   INTEGER NOT NULL CHECK (entities >= 1),
-		span       REAL NOT NULL,
-		data       BLOB NOT NULL
-	) STRICT;`,
+//go:embed migrations
+var migrationFiles embed.FS
 
-	// 3: what each trace measures (TraceInfo.Network as JSON, and
-	// MaxSpeed), so the traces page lists them without decoding every
-	// trace. NULL for traces saved before; Open fills them in.
-	`ALTER TABLE traces ADD COLUMN network TEXT;
-	ALTER TABLE traces ADD COLUMN max_speed REAL;`,
+// versionTable is goose's table of the steps a database has run.
+const versionTable = "goose_db_version"
 
-	// 4: the records of sweeps and tunings (see jobs.go), so their pages
-	// outlive the process.
-	`CREATE TABLE jobs (
-		id         TEXT PRIMARY KEY,
-		kind       TEXT NOT NULL,
-		state      TEXT NOT NULL,
-		error      TEXT NOT NULL,
-		done       INTEGER NOT NULL,
-		total      INTEGER NOT NULL,
-		spec       TEXT NOT NULL,
-		result     TEXT,
-		created_ns INTEGER NOT NULL,
-		ended_ns   INTEGER
-	) STRICT;
-	CREATE INDEX jobs_created ON jobs (created_ns DESC);`,
-
-	// 5: the custom presets designers save from the lab page or import
-	// (see presets.go): a preset file's fields, the settings as JSON.
-	`CREATE TABLE presets (
-		name       TEXT PRIMARY KEY,
-		title      TEXT NOT NULL,
-		doc        TEXT NOT NULL,
-		settings   TEXT NOT NULL,
-		created_ns INTEGER NOT NULL
-	) STRICT;`,
-
-	// 6: the browsers signed in to a lab served with a token (see
-	// logins.go): hashes of their cookies' ids and of the token.
-	`CREATE TABLE logins (
-		id         TEXT PRIMARY KEY,
-		token      TEXT NOT NULL,
-		created_ns INTEGER NOT NULL,
-		expires_ns INTEGER NOT NULL
-	) STRICT;
-	CREATE INDEX logins_created ON logins (created_ns DESC);`,
-
-	// 7: a plain number in a scenario's text is in the display unit now
-	// (latency=40 is 40 ms, loss=2 is 2 %), where it was in the stored unit
-	// (seconds, a fraction, bit/s): the saved texts get their old units
-	// written out, so they read as they did. Done in Go: see dataSteps.
-	`-- 7: scenario texts in display units (upgradeScenarioUnits)`,
+// goSteps are the steps done in Go, in a transaction of their own.
+func goSteps(pg bool) []*goose.Migration {
+	return []*goose.Migration{
+		// 7: a plain number in a scenario's text is in the display unit
+		// now (latency=40 is 40 ms, loss=2 is 2 %), where it was in the
+		// stored unit (seconds, a fraction, bit/s): the saved texts get
+		// their old units written out, so they read as they did.
+		goose.NewGoMigration(7, &goose.GoFunc{RunTx: func(_ context.Context, tx *sql.Tx) error {
+			return upgradeScenarioUnits(sqlTx{tx, pg})
+		}}, nil),
+	}
 }
 
-// dataSteps are the steps that rewrite data in Go, run in the same
-// transaction right after the SQL step of the same number.
-var dataSteps = map[int]func(*sql.Tx) error{
-	7: upgradeScenarioUnits,
+// Test hooks: migrateTo stops the schema at a step (0: the latest), as an
+// older lab left it; extraSteps are a later release's steps.
+var (
+	migrateTo  int64
+	extraSteps []*goose.Migration
+)
+
+// latestVersion is the step this lab brings a database to.
+func latestVersion() int64 {
+	v := int64(9)
+	for _, m := range extraSteps {
+		v = max(v, m.Version)
+	}
+	return v
 }
 
 // upgradeScenarioUnits rewrites the scenario text of every saved revision
 // and custom preset with engine.UpgradeScenarioText. Settings that are not
 // a JSON object are left alone (a damaged revision stays as it was, and is
 // reported as damaged where it is read).
-func upgradeScenarioUnits(tx *sql.Tx) error {
+func upgradeScenarioUnits(tx sqlTx) error {
 	for _, table := range []struct{ name, key string }{
 		{"revisions", "session_id || ':' || rev"},
 		{"presets", "name"},
@@ -155,49 +118,137 @@ func upgradeScenarioUnits(tx *sql.Tx) error {
 	return nil
 }
 
-// migrate applies the schema steps the database has not seen, in one
-// transaction, so a crash leaves it at the old version or the new one.
-func (st *SQLite) migrate() error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	tx, err := st.db.Begin()
+// dialect is goose's name of the store's database.
+func (st *DB) dialect() goose.Dialect {
+	if st.db.pg {
+		return goose.DialectPostgres
+	}
+	return goose.DialectSQLite3
+}
+
+// provider returns goose's migrator of the store's database. On
+// PostgreSQL it holds an advisory lock while it migrates, so replicas
+// starting together migrate once, one after the other.
+func (st *DB) provider() (*goose.Provider, error) {
+	dir := "migrations/sqlite"
+	opts := []goose.ProviderOption{goose.WithGoMigrations(append(goSteps(st.db.pg), extraSteps...)...),
+		goose.WithDisableGlobalRegistry(true), goose.WithSlog(slog.New(slog.DiscardHandler))}
+	if st.db.pg {
+		dir = "migrations/postgres"
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	files, err := fs.Sub(migrationFiles, dir)
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(st.dialect(), st.db.DB, files, opts...)
+}
+
+// migrate brings the schema up to date: each step in a transaction of its
+// own, so a crash leaves the database after one step or the next. A
+// database from a newer lab (a step this one does not know) is refused.
+func (st *DB) migrate() error {
+	ctx := context.Background()
+	if !st.db.pg {
+		if err := st.adoptUserVersion(ctx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	p, err := st.provider()
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	defer tx.Rollback()
-	var version int
-	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+	current, err := st.schemaVersion()
+	if err != nil {
 		return fmt.Errorf("migrate: read schema version: %w", err)
 	}
-	if version > len(storeMigrations) {
-		return fmt.Errorf("migrate: database schema version %d is newer than this lab's (%d)", version, len(storeMigrations))
+	if current > latestVersion() {
+		return fmt.Errorf("migrate: database schema version %d is newer than this lab's (%d)", current, latestVersion())
 	}
-	if version == len(storeMigrations) {
+	if migrateTo > 0 {
+		_, err = p.UpTo(ctx, migrateTo)
+	} else {
+		_, err = p.Up(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if st.db.pg {
 		return nil
 	}
-	for i := version; i < len(storeMigrations); i++ {
-		if _, err := tx.Exec(storeMigrations[i]); err != nil {
-			return fmt.Errorf("migrate to version %d: %w", i+1, err)
-		}
-		if step := dataSteps[i+1]; step != nil {
-			if err := step(tx); err != nil {
-				return fmt.Errorf("migrate to version %d: %w", i+1, err)
-			}
-		}
+	v, err := st.schemaVersion()
+	if err != nil {
+		return fmt.Errorf("migrate: read schema version: %w", err)
 	}
-	// PRAGMA takes no parameters; the value is a constant of this program.
-	if _, err := tx.Exec("PRAGMA user_version = " + strconv.Itoa(len(storeMigrations))); err != nil {
+	// PRAGMA takes no parameters; the value is a number of this program.
+	if _, err := st.db.Exec("PRAGMA user_version = " + strconv.FormatInt(v, 10)); err != nil {
 		return fmt.Errorf("migrate: set schema version: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
 
-// schemaVersion returns the database's PRAGMA user_version.
-func (st *SQLite) schemaVersion() (int, error) {
-	var v int
-	err := st.db.QueryRow("PRAGMA user_version").Scan(&v)
-	return v, err
+// adoptUserVersion records, in a SQLite database that an older lab
+// migrated (PRAGMA user_version N, no goose table), steps 1..N as run.
+func (st *DB) adoptUserVersion(ctx context.Context) error {
+	tx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, versionTable).Scan(&n); err != nil {
+		return err
+	}
+	var uv int64
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&uv); err != nil {
+		return err
+	}
+	if n > 0 || uv == 0 {
+		return nil // goose's already, or new
+	}
+	gs, err := database.NewStore(goose.DialectSQLite3, versionTable)
+	if err != nil {
+		return err
+	}
+	if err := gs.CreateVersionTable(ctx, tx.Tx); err != nil {
+		return err
+	}
+	for v := range uv + 1 { // goose's table starts with version 0
+		if err := gs.Insert(ctx, tx.Tx, database.InsertRequest{Version: v}); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// schemaVersion returns the latest step the database has run: goose's
+// version, or an older lab's PRAGMA user_version; 0 for a new database.
+func (st *DB) schemaVersion() (int64, error) {
+	gs, err := database.NewStore(st.dialect(), versionTable)
+	if err != nil {
+		return 0, err
+	}
+	v, err := gs.GetLatestVersion(context.Background(), st.db.DB)
+	if st.db.pg {
+		if err == nil {
+			return v, nil
+		}
+		var exists bool
+		if qerr := st.db.QueryRow(`SELECT to_regclass(?) IS NOT NULL`, versionTable).Scan(&exists); qerr == nil && !exists {
+			return 0, nil
+		}
+		if errors.Is(err, database.ErrVersionNotFound) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	var uv int64
+	if qerr := st.db.QueryRow("PRAGMA user_version").Scan(&uv); qerr != nil {
+		return 0, qerr
+	}
+	return max(v, uv), nil // a newer lab may have said so in either
 }

@@ -12,8 +12,8 @@ import (
 // so they read as they did; texts with units and other settings are kept.
 func TestMigrateScenarioUnits(t *testing.T) {
 	dir := t.TempDir()
-	released := storeMigrations
-	storeMigrations = released[:6]
+	migrateTo = 6 // as a lab of step 6 left it
+	defer func() { migrateTo = 0 }()
 	st := openTestStore(t, dir, storeT0)
 	old := "set latency=0.04 loss=0.02\nspike at=10 for=1 delay=0.3  # a spike"
 	r1, err := st.Create(testDraft("old texts", func(s *engine.Settings) { s.ScenarioText = old }), storeT0)
@@ -33,7 +33,7 @@ func TestMigrateScenarioUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	storeMigrations = released
+	migrateTo = 0
 
 	st = openTestStore(t, dir, storeT0)
 	defer st.Close()

@@ -14,7 +14,7 @@ import (
 // preset, the settings as JSON (every key, as a session revision's).
 
 // SavePreset stores p; a name in use is ErrPresetExists.
-func (st *SQLite) SavePreset(p CustomPreset, now time.Time) (err error) {
+func (st *DB) SavePreset(p CustomPreset, now time.Time) (err error) {
 	defer classify(&err)
 	if p.Name == "" {
 		return &engine.FieldError{Field: "name", Value: "", Allowed: "a name"}
@@ -43,7 +43,7 @@ func (st *SQLite) SavePreset(p CustomPreset, now time.Time) (err error) {
 
 // ListPresets returns the custom presets by name. A preset whose settings
 // cannot be read is left out of the list (LoadPreset names the problem).
-func (st *SQLite) ListPresets() ([]CustomPreset, error) {
+func (st *DB) ListPresets() ([]CustomPreset, error) {
 	rows, err := st.db.Query(`SELECT name, title, doc, settings, created_ns FROM presets ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list presets: %w", err)
@@ -64,7 +64,7 @@ func (st *SQLite) ListPresets() ([]CustomPreset, error) {
 }
 
 // LoadPreset returns the custom preset called name.
-func (st *SQLite) LoadPreset(name string) (CustomPreset, error) {
+func (st *DB) LoadPreset(name string) (CustomPreset, error) {
 	p, err := scanPreset(st.db.QueryRow(`SELECT name, title, doc, settings, created_ns FROM presets WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return CustomPreset{}, ErrPresetNotFound
@@ -73,7 +73,7 @@ func (st *SQLite) LoadPreset(name string) (CustomPreset, error) {
 }
 
 // DeletePreset removes the custom preset called name.
-func (st *SQLite) DeletePreset(name string) (err error) {
+func (st *DB) DeletePreset(name string) (err error) {
 	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()

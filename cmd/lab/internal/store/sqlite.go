@@ -16,18 +16,25 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"interplab/engine"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
-// SQLite is the Store in an embedded SQLite database, the file lab.db in
-// the data directory: no server to run, and a save acknowledged is on
-// disk. Purge removes sessions deleted more than RestoreWindow ago for
-// good. A SQLite is safe for concurrent use.
-type SQLite struct {
-	db      *sql.DB
+// DB is the Store in a SQL database: by default an embedded SQLite
+// database, the file lab.db in the data directory (Open: no server to
+// run, and a save acknowledged is on disk), or for a team a PostgreSQL
+// database that any number of labs share (OpenPostgres). Both run the same
+// queries (sqldb.go) on the same schema steps (migrate.go). Purge removes
+// sessions deleted more than RestoreWindow ago for good. A DB is safe for
+// concurrent use.
+type DB struct {
+	db      sqlDB
 	samples samples
+
+	pool *pgxpool.Pool // PostgreSQL's connections; nil for SQLite
 
 	// Rand is the source of new session ids (crypto/rand.Reader by default).
 	// Tests replace it before the first Create.
@@ -39,7 +46,10 @@ type SQLite struct {
 	mu sync.Mutex
 }
 
-var _ Store = (*SQLite)(nil)
+var _ Store = (*DB)(nil)
+
+// SQLite is the store's name from before PostgreSQL: a DB opened by Open.
+type SQLite = DB
 
 // The database file in the data directory, and how long SQLite waits for
 // another process's writer.
@@ -61,7 +71,7 @@ const dbPageSize = 4096
 // Open opens (creating it and dir if needed) the database in dir, checks
 // it, brings its schema up to date and purges sessions deleted more than
 // RestoreWindow before now.
-func Open(dir string, now time.Time) (*SQLite, error) { return OpenWith(dir, now, OpenOptions{}) }
+func Open(dir string, now time.Time) (*DB, error) { return OpenWith(dir, now, OpenOptions{}) }
 
 // OpenWith is Open with options.
 //
@@ -70,7 +80,7 @@ func Open(dir string, now time.Time) (*SQLite, error) { return OpenWith(dir, now
 // a database that fails SQLite's quick_check are refused with an error
 // that names the file and says what to do, so a damaged database is never
 // written to.
-func OpenWith(dir string, now time.Time, opt OpenOptions) (*SQLite, error) {
+func OpenWith(dir string, now time.Time, opt OpenOptions) (*DB, error) {
 	if strings.ContainsRune(dir, '?') {
 		return nil, fmt.Errorf("open store: data directory %q may not contain '?'", dir)
 	}
@@ -96,37 +106,48 @@ func OpenWith(dir string, now time.Time, opt OpenOptions) (*SQLite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	st := &SQLite{db: db, samples: newSamples(), Rand: rand.Reader}
+	st := &DB{db: sqlDB{DB: db}, samples: newSamples(), Rand: rand.Reader}
 	if err := st.check(path); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := st.migrate(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", dir, err)
-	}
-	if _, err := st.Purge(now); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", dir, err)
-	}
-	v, err := st.schemaVersion()
-	if err == nil && v >= 3 { // not in a test that stops the schema before measures
-		err = st.measureOldTraces()
-	}
-	if err != nil {
+	if err := st.prepare(now); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
 	return st, nil
 }
 
+// prepare brings a database just opened up to date: its schema, the
+// sessions deleted long enough to purge, the traces saved before their
+// measures were kept.
+func (st *DB) prepare(now time.Time) error {
+	if err := st.migrate(); err != nil {
+		return err
+	}
+	if _, err := st.Purge(now); err != nil {
+		return err
+	}
+	v, err := st.schemaVersion()
+	if err == nil && v >= 3 { // not in a test that stops the schema before measures
+		err = st.measureOldTraces()
+	}
+	return err
+}
+
 // Close closes the database.
-func (st *SQLite) Close() error { return st.db.Close() }
+func (st *DB) Close() error {
+	err := st.db.Close()
+	if st.pool != nil {
+		st.pool.Close()
+	}
+	return err
+}
 
 // check runs SQLite's quick_check on the database at path: a database
 // that is not one, or whose pages are damaged, is an error that names the
 // file, what SQLite found, and what to do.
-func (st *SQLite) check(path string) error {
+func (st *DB) check(path string) error {
 	rows, err := st.db.Query(`PRAGMA quick_check(8)`)
 	var problems []string
 	if err == nil {
@@ -156,7 +177,7 @@ func (st *SQLite) check(path string) error {
 }
 
 // Create saves d as revision 1 of a new session with a fresh random id.
-func (st *SQLite) Create(d Draft, now time.Time) (_ Revision, err error) {
+func (st *DB) Create(d Draft, now time.Time) (_ Revision, err error) {
 	defer classify(&err)
 	if err := d.Check(); err != nil {
 		return Revision{}, err
@@ -186,7 +207,7 @@ func (st *SQLite) Create(d Draft, now time.Time) (_ Revision, err error) {
 
 // insertSession inserts a session and its first revision; false if the id
 // is taken.
-func (st *SQLite) insertSession(id string, d Draft, settings []byte, now time.Time) (bool, error) {
+func (st *DB) insertSession(id string, d Draft, settings []byte, now time.Time) (bool, error) {
 	tx, err := st.db.Begin()
 	if err != nil {
 		return false, err
@@ -209,13 +230,13 @@ func (st *SQLite) insertSession(id string, d Draft, settings []byte, now time.Ti
 }
 
 // Save saves d as a new revision of session id.
-func (st *SQLite) Save(id string, d Draft, now time.Time) (Revision, error) {
+func (st *DB) Save(id string, d Draft, now time.Time) (Revision, error) {
 	return st.Update(id, now, func(Revision) (Draft, error) { return d, nil })
 }
 
 // Rename saves a new revision of session id with the latest revision's
 // notes and settings under a new name.
-func (st *SQLite) Rename(id, name string, now time.Time) (Revision, error) {
+func (st *DB) Rename(id, name string, now time.Time) (Revision, error) {
 	return st.Update(id, now, func(prev Revision) (Draft, error) {
 		return Draft{Name: name, Notes: prev.Notes, Settings: prev.Settings}, nil
 	})
@@ -228,7 +249,7 @@ func (st *SQLite) Rename(id, name string, now time.Time) (Revision, error) {
 // nothing (name, notes and settings as the latest revision's) saves
 // nothing and returns the latest revision; when the latest is damaged, the
 // draft is saved after it, whatever it holds.
-func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (_ Revision, err error) {
+func (st *DB) Update(id string, now time.Time, edit func(prev Revision) (Draft, error)) (_ Revision, err error) {
 	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
 		return Revision{}, err
@@ -240,6 +261,9 @@ func (st *SQLite) Update(id string, now time.Time, edit func(prev Revision) (Dra
 		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
 	}
 	defer tx.Rollback()
+	if err := tx.lockSession(id); err != nil {
+		return Revision{}, fmt.Errorf("save session %s: %w", id, err)
+	}
 	prev, latest, err := latestReadable(tx, id)
 	if err != nil {
 		return Revision{}, err
@@ -285,7 +309,7 @@ func unchanged(prev Revision, d Draft, settings []byte) bool {
 	return err == nil && bytes.Equal(was, settings)
 }
 
-// querier is what *sql.DB and *sql.Tx have in common.
+// querier is what sqlDB and sqlTx have in common.
 type querier interface {
 	QueryRow(query string, args ...any) *sql.Row
 	Query(query string, args ...any) (*sql.Rows, error)
@@ -355,7 +379,7 @@ func damagedWhy(err error) string {
 }
 
 // Latest returns the latest revision of session id that can be read.
-func (st *SQLite) Latest(id string) (Revision, error) {
+func (st *DB) Latest(id string) (Revision, error) {
 	if err := CheckSessionID(id); err != nil {
 		return Revision{}, err
 	}
@@ -366,7 +390,7 @@ func (st *SQLite) Latest(id string) (Revision, error) {
 // Get returns session id: its latest revision and its history, with the
 // settings each revision changed. A deleted session is returned too, with
 // Deleted set.
-func (st *SQLite) Get(id string) (Session, error) {
+func (st *DB) Get(id string) (Session, error) {
 	if err := CheckSessionID(id); err != nil {
 		return Session{}, err
 	}
@@ -441,7 +465,7 @@ func (st *SQLite) Get(id string) (Session, error) {
 
 // Revision returns revision rev of session id (deleted or not: check
 // Deleted with Get when that matters).
-func (st *SQLite) Revision(id string, rev int) (Revision, error) {
+func (st *DB) Revision(id string, rev int) (Revision, error) {
 	if err := CheckSessionID(id); err != nil {
 		return Revision{}, err
 	}
@@ -465,7 +489,7 @@ func (st *SQLite) Revision(id string, rev int) (Revision, error) {
 // List returns the sessions whose latest name contains q (case-insensitive;
 // every session for an empty q), the most recently saved first. Deleted
 // sessions are left out unless withDeleted is set.
-func (st *SQLite) List(q string, withDeleted bool) ([]Summary, error) {
+func (st *DB) List(q string, withDeleted bool) ([]Summary, error) {
 	query := `SELECT id, name, latest, created_ns, updated_ns, deleted_ns FROM sessions
 		WHERE instr(name_fold, ?) > 0`
 	if !withDeleted {
@@ -500,7 +524,7 @@ func (st *SQLite) List(q string, withDeleted bool) ([]Summary, error) {
 // DamagedRevisions returns, for each of the sessions ids that has any, the
 // revisions whose stored settings are not a JSON object (SQLite's own JSON
 // check: nothing is decoded).
-func (st *SQLite) DamagedRevisions(ids []string) (map[string][]int, error) {
+func (st *DB) DamagedRevisions(ids []string) (map[string][]int, error) {
 	out := map[string][]int{}
 	const batch = 200 // bound on a statement's parameters
 	for len(ids) > 0 {
@@ -536,7 +560,7 @@ func (st *SQLite) DamagedRevisions(ids []string) (map[string][]int, error) {
 
 // Delete marks session id deleted at now. Deleting a deleted session keeps
 // its first deletion time.
-func (st *SQLite) Delete(id string, now time.Time) (err error) {
+func (st *DB) Delete(id string, now time.Time) (err error) {
 	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
 		return err
@@ -548,7 +572,7 @@ func (st *SQLite) Delete(id string, now time.Time) (err error) {
 
 // Restore undeletes session id, if it was deleted less than RestoreWindow
 // before now. Restoring a live session does nothing.
-func (st *SQLite) Restore(id string, now time.Time) (err error) {
+func (st *DB) Restore(id string, now time.Time) (err error) {
 	defer classify(&err)
 	if err := CheckSessionID(id); err != nil {
 		return err
@@ -563,7 +587,7 @@ func (st *SQLite) Restore(id string, now time.Time) (err error) {
 
 // updateSession runs query, an UPDATE of session id's row, and reports
 // ErrSessionNotFound when it changed no row. The caller holds st.mu.
-func (st *SQLite) updateSession(op, id, query string, args ...any) error {
+func (st *DB) updateSession(op, id, query string, args ...any) error {
 	res, err := st.db.Exec(query, args...)
 	if err != nil {
 		return fmt.Errorf("%s session %s: %w", op, id, err)
@@ -578,7 +602,7 @@ func (st *SQLite) updateSession(op, id, query string, args ...any) error {
 
 // Purge removes for good the sessions deleted more than RestoreWindow before
 // now, with their revisions, and returns how many.
-func (st *SQLite) Purge(now time.Time) (_ int, err error) {
+func (st *DB) Purge(now time.Time) (_ int, err error) {
 	defer classify(&err)
 	st.mu.Lock()
 	defer st.mu.Unlock()

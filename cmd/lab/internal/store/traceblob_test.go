@@ -3,12 +3,10 @@ package store
 import (
 	"bytes"
 	"compress/flate"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"io"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"interplab/engine"
@@ -65,107 +63,104 @@ func bigTestTrace(t testing.TB, name string) *engine.Trace {
 // it, read in any sizes, from blobs of both layouts; LoadTrace decodes
 // both to the trace saved.
 func TestTraceFlat(t *testing.T) {
-	dir := t.TempDir()
-	st := openTestStore(t, dir, storeT0)
-	defer st.Close()
-	tr := bigTestTrace(t, "big")
-	if _, err := st.SaveTrace(tr, "csv", storeT0); err != nil {
-		t.Fatal(err)
-	}
-	old := traceTestTrace(t, "old")
-	if _, err := st.SaveTrace(old, "csv", storeT0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.db.Exec(`UPDATE traces SET data = ? WHERE name = 'old'`, encodeTraceBlobV1(old)); err != nil {
-		t.Fatal(err)
-	}
-	sample, _, err := st.LoadTrace("sample-lan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sampleTrace, _ := st.LoadTrace("sample-lan")
-	for _, want := range []*engine.Trace{tr, old, sampleTrace} {
-		name := want.Name
-		info, r, err := st.TraceFlat(name)
+	eachBackend(t, func(t *testing.T, dir string) {
+		st := openTestStore(t, dir, storeT0)
+		defer st.Close()
+		tr := bigTestTrace(t, "big")
+		if _, err := st.SaveTrace(tr, "csv", storeT0); err != nil {
+			t.Fatal(err)
+		}
+		old := traceTestTrace(t, "old")
+		if _, err := st.SaveTrace(old, "csv", storeT0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.db.Exec(`UPDATE traces SET data = ? WHERE name = 'old'`, encodeTraceBlobV1(old)); err != nil {
+			t.Fatal(err)
+		}
+		sample, _, err := st.LoadTrace("sample-lan")
 		if err != nil {
-			t.Fatalf("TraceFlat(%s) = %v", name, err)
+			t.Fatal(err)
 		}
-		if info.Packets != len(want.Packets) || info.Name != name {
-			t.Errorf("TraceFlat(%s) info = %+v", name, info)
-		}
-		// Odd reads: a reader must not care how it is read.
-		var got bytes.Buffer
-		buf := make([]byte, 1237)
-		for {
-			n, err := r.Read(buf[:1+got.Len()%len(buf)])
-			got.Write(buf[:n])
-			if errors.Is(err, io.EOF) {
-				break
-			}
+		_, sampleTrace, _ := st.LoadTrace("sample-lan")
+		for _, want := range []*engine.Trace{tr, old, sampleTrace} {
+			name := want.Name
+			info, r, err := st.TraceFlat(name)
 			if err != nil {
-				t.Fatalf("TraceFlat(%s) read: %v", name, err)
+				t.Fatalf("TraceFlat(%s) = %v", name, err)
+			}
+			if info.Packets != len(want.Packets) || info.Name != name {
+				t.Errorf("TraceFlat(%s) info = %+v", name, info)
+			}
+			// Odd reads: a reader must not care how it is read.
+			var got bytes.Buffer
+			buf := make([]byte, 1237)
+			for {
+				n, err := r.Read(buf[:1+got.Len()%len(buf)])
+				got.Write(buf[:n])
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("TraceFlat(%s) read: %v", name, err)
+				}
+			}
+			if !bytes.Equal(got.Bytes(), flatBytes(want)) {
+				t.Errorf("TraceFlat(%s) = %d bytes, want AppendFlat's %d, equal", name, got.Len(), len(flatBytes(want)))
+			}
+			_, back, err := st.LoadTrace(name)
+			if err != nil || !sameTracePackets(back.Packets, want.Packets) {
+				t.Errorf("LoadTrace(%s) = %v, or not the trace saved", name, err)
+			}
+			if info2, err := st.TraceInfo(name); err != nil || info2.Packets != info.Packets || info2.Network.SendRate != info.Network.SendRate {
+				t.Errorf("TraceInfo(%s) = %+v, %v; want TraceFlat's %+v", name, info2, err, info)
 			}
 		}
-		if !bytes.Equal(got.Bytes(), flatBytes(want)) {
-			t.Errorf("TraceFlat(%s) = %d bytes, want AppendFlat's %d, equal", name, got.Len(), len(flatBytes(want)))
+		if sample.Name != "sample-lan" {
+			t.Errorf("sample = %+v", sample)
 		}
-		_, back, err := st.LoadTrace(name)
-		if err != nil || !sameTracePackets(back.Packets, want.Packets) {
-			t.Errorf("LoadTrace(%s) = %v, or not the trace saved", name, err)
+		for _, name := range []string{"missing", "sample-missing"} {
+			if _, _, err := st.TraceFlat(name); !errors.Is(err, ErrTraceNotFound) {
+				t.Errorf("TraceFlat(%s) = %v, want ErrTraceNotFound", name, err)
+			}
+			if _, err := st.TraceInfo(name); !errors.Is(err, ErrTraceNotFound) {
+				t.Errorf("TraceInfo(%s) = %v, want ErrTraceNotFound", name, err)
+			}
 		}
-		if info2, err := st.TraceInfo(name); err != nil || info2.Packets != info.Packets || info2.Network.SendRate != info.Network.SendRate {
-			t.Errorf("TraceInfo(%s) = %+v, %v; want TraceFlat's %+v", name, info2, err, info)
-		}
-	}
-	if sample.Name != "sample-lan" {
-		t.Errorf("sample = %+v", sample)
-	}
-	for _, name := range []string{"missing", "sample-missing"} {
-		if _, _, err := st.TraceFlat(name); !errors.Is(err, ErrTraceNotFound) {
-			t.Errorf("TraceFlat(%s) = %v, want ErrTraceNotFound", name, err)
-		}
-		if _, err := st.TraceInfo(name); !errors.Is(err, ErrTraceNotFound) {
-			t.Errorf("TraceInfo(%s) = %v, want ErrTraceNotFound", name, err)
-		}
-	}
+	})
 }
 
 // A damaged blob is an error of TraceFlat or of its Read, never a
 // complete answer; damage in the last block is found before its end.
 func TestTraceFlatDamaged(t *testing.T) {
-	dir := t.TempDir()
-	st := openTestStore(t, dir, storeT0)
-	defer st.Close()
-	tr := bigTestTrace(t, "big")
-	if _, err := st.SaveTrace(tr, "csv", storeT0); err != nil {
-		t.Fatal(err)
-	}
-	blob, err := encodeTraceBlob(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	longer, _ := encodeTraceBlob(&engine.Trace{Entities: tr.Entities, Packets: append(tr.Packets, tr.Packets[len(tr.Packets)-1])})
-	db, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for i, bad := range [][]byte{blob[:len(blob)-9], blob[:len(blob)/2], []byte("not deflate"), longer} {
-		if _, err := db.Exec(`UPDATE traces SET data = ? WHERE name = 'big'`, bad); err != nil {
+	eachBackend(t, func(t *testing.T, dir string) {
+		st := openTestStore(t, dir, storeT0)
+		defer st.Close()
+		tr := bigTestTrace(t, "big")
+		if _, err := st.SaveTrace(tr, "csv", storeT0); err != nil {
 			t.Fatal(err)
 		}
-		_, r, err := st.TraceFlat("big")
-		if err == nil {
-			var n int64
-			n, err = io.Copy(io.Discard, r)
+		blob, err := encodeTraceBlob(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longer, _ := encodeTraceBlob(&engine.Trace{Entities: tr.Entities, Packets: append(tr.Packets, tr.Packets[len(tr.Packets)-1])})
+		for i, bad := range [][]byte{blob[:len(blob)-9], blob[:len(blob)/2], []byte("not deflate"), longer} {
+			if _, err := st.db.Exec(`UPDATE traces SET data = ? WHERE name = 'big'`, bad); err != nil {
+				t.Fatal(err)
+			}
+			_, r, err := st.TraceFlat("big")
 			if err == nil {
-				t.Errorf("damage %d: TraceFlat read %d bytes and no error", i, n)
+				var n int64
+				n, err = io.Copy(io.Discard, r)
+				if err == nil {
+					t.Errorf("damage %d: TraceFlat read %d bytes and no error", i, n)
+				}
+			}
+			if _, _, err := st.LoadTrace("big"); err == nil {
+				t.Errorf("damage %d: LoadTrace = nil error", i)
 			}
 		}
-		if _, _, err := st.LoadTrace("big"); err == nil {
-			t.Errorf("damage %d: LoadTrace = nil error", i)
-		}
-	}
+	})
 }
 
 // Layout 2's blocks compress about as well as layout 1's whole columns.

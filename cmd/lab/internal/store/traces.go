@@ -33,7 +33,7 @@ func traceInfo(tr *engine.Trace, format string, now time.Time) TraceInfo {
 // SaveTrace stores the valid trace tr under tr.Name in one transaction: all
 // of it or, on any error, nothing. A name in use is ErrTraceExists; names
 // starting with "sample-" are kept for the samples.
-func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (_ TraceInfo, err error) {
+func (st *DB) SaveTrace(tr *engine.Trace, format string, now time.Time) (_ TraceInfo, err error) {
 	defer classify(&err)
 	if err := traceio.CheckName(tr.Name); err != nil {
 		return TraceInfo{}, err
@@ -79,7 +79,7 @@ func (st *SQLite) SaveTrace(tr *engine.Trace, format string, now time.Time) (_ T
 }
 
 // ListTraces returns the sample traces, then the stored ones, newest first.
-func (st *SQLite) ListTraces() ([]TraceInfo, error) {
+func (st *DB) ListTraces() ([]TraceInfo, error) {
 	list := []TraceInfo{}
 	samples, err := st.samples.all()
 	if err != nil {
@@ -115,7 +115,7 @@ func (st *SQLite) ListTraces() ([]TraceInfo, error) {
 }
 
 // LoadTrace returns the sample or stored trace called name.
-func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
+func (st *DB) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 	if s, ok, err := st.sample(name); ok || err != nil {
 		if err != nil {
 			return TraceInfo{}, nil, err
@@ -146,7 +146,7 @@ func (st *SQLite) LoadTrace(name string) (TraceInfo, *engine.Trace, error) {
 // called name besides its packets: nothing is decoded. A trace whose
 // measures are missing (its packets are damaged, see measureOldTraces)
 // has a zero Network.
-func (st *SQLite) TraceInfo(name string) (TraceInfo, error) {
+func (st *DB) TraceInfo(name string) (TraceInfo, error) {
 	if s, ok, err := st.sample(name); ok || err != nil {
 		return s.info, err
 	}
@@ -159,7 +159,7 @@ func (st *SQLite) TraceInfo(name string) (TraceInfo, error) {
 // float64s), read from the compressed packets a block at a time as the
 // caller reads: it holds them and one block, not the trace. A trace whose
 // packets turn out damaged is an error of Read, before its last byte.
-func (st *SQLite) TraceFlat(name string) (TraceInfo, io.Reader, error) {
+func (st *DB) TraceFlat(name string) (TraceInfo, io.Reader, error) {
 	if s, ok, err := st.sample(name); ok || err != nil {
 		if err != nil {
 			return TraceInfo{}, nil, err
@@ -186,7 +186,7 @@ func (st *SQLite) TraceFlat(name string) (TraceInfo, io.Reader, error) {
 
 // sample returns the sample called name, if it is one; ok with an error
 // when the samples cannot be read.
-func (st *SQLite) sample(name string) (_ sampleEntry, ok bool, _ error) {
+func (st *DB) sample(name string) (_ sampleEntry, ok bool, _ error) {
 	if err := traceio.CheckName(name); err != nil {
 		return sampleEntry{}, false, err
 	}
@@ -206,7 +206,7 @@ type storedTrace struct {
 
 // traceRow reads the row of the stored trace called name, with its blob
 // if withData.
-func (st *SQLite) traceRow(name string, withData bool) (storedTrace, []byte, error) {
+func (st *DB) traceRow(name string, withData bool) (storedTrace, []byte, error) {
 	var t storedTrace
 	var ns int64
 	var blob []byte
@@ -247,7 +247,7 @@ func (t *TraceInfo) setMeasures(network sql.NullString, maxSpeed sql.NullFloat64
 
 // measureOldTraces fills in the network and max speed of the traces saved
 // before they were kept (migration step 3), decoding each once.
-func (st *SQLite) measureOldTraces() error {
+func (st *DB) measureOldTraces() error {
 	rows, err := st.db.Query(`SELECT name FROM traces WHERE network IS NULL`)
 	if err != nil {
 		return fmt.Errorf("measure traces: %w", err)
@@ -287,7 +287,7 @@ func (st *SQLite) measureOldTraces() error {
 }
 
 // DeleteTrace removes the stored trace called name for good.
-func (st *SQLite) DeleteTrace(name string) (err error) {
+func (st *DB) DeleteTrace(name string) (err error) {
 	defer classify(&err)
 	if err := traceio.CheckName(name); err != nil {
 		return err

@@ -40,104 +40,105 @@ func sameTracePackets(a, b []engine.TracePacket) bool {
 }
 
 func TestTraceStore(t *testing.T) {
-	dir := t.TempDir()
-	st := openTestStore(t, dir, storeT0)
-	tr := traceTestTrace(t, "office-wifi")
-	info, err := st.SaveTrace(tr, "csv", storeT0)
-	if err != nil {
-		t.Fatalf("SaveTrace = %v", err)
-	}
-	if info.Packets != len(tr.Packets) || info.Entities != 3 || info.Span != 20 || info.Format != "csv" {
-		t.Errorf("SaveTrace = %+v, want %d packets, 3 entities, span 20, csv", info, len(tr.Packets))
-	}
-	if _, err := st.SaveTrace(tr, "csv", storeT0); !errors.Is(err, ErrTraceExists) {
-		t.Errorf("SaveTrace(same name) = %v, want ErrTraceExists", err)
-	}
-	for _, name := range []string{"sample-lan", "sample-mine", "Office", "../x", ""} {
-		bad := *tr
-		bad.Name = name
-		if _, err := st.SaveTrace(&bad, "csv", storeT0); err == nil {
-			t.Errorf("SaveTrace(name %q) = nil error, want a refusal", name)
+	eachBackend(t, func(t *testing.T, dir string) {
+		st := openTestStore(t, dir, storeT0)
+		tr := traceTestTrace(t, "office-wifi")
+		info, err := st.SaveTrace(tr, "csv", storeT0)
+		if err != nil {
+			t.Fatalf("SaveTrace = %v", err)
 		}
-	}
-	later := traceTestTrace(t, "later")
-	if _, err := st.SaveTrace(later, "jsonl", storeT0.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-
-	// The blob is exact and compact.
-	var size int
-	if err := st.db.QueryRow(`SELECT length(data) FROM traces WHERE name = ?`, "office-wifi").Scan(&size); err != nil {
-		t.Fatal(err)
-	}
-	raw := 8 * len(tr.AppendFlat(nil))
-	t.Logf("%d packets: %d bytes stored, %d flat (%.1f×)", len(tr.Packets), size, raw, float64(raw)/float64(size))
-	if size*2 > raw {
-		t.Errorf("stored %d bytes for %d flat: want at most half", size, raw)
-	}
-	st.Close()
-
-	// A reopened store lists and loads them as saved.
-	st = openTestStore(t, dir, storeT0)
-	defer st.Close()
-	list, err := st.ListTraces()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, l := range list {
-		names = append(names, l.Name)
-		if l.Name == "office-wifi" && (!reflect.DeepEqual(l.Network, tr.Network()) || l.MaxSpeed != tr.MaxSpeed()) {
-			t.Errorf("ListTraces: office-wifi measures %+v and %v m/s, want the trace's own %+v and %v",
-				l.Network, l.MaxSpeed, tr.Network(), tr.MaxSpeed())
+		if info.Packets != len(tr.Packets) || info.Entities != 3 || info.Span != 20 || info.Format != "csv" {
+			t.Errorf("SaveTrace = %+v, want %d packets, 3 entities, span 20, csv", info, len(tr.Packets))
 		}
-	}
-	if want := []string{"sample-lan", "sample-4g", "later", "office-wifi"}; !slices.Equal(names, want) {
-		t.Errorf("ListTraces = %v, want %v (samples, then newest first)", names, want)
-	}
-	got, loaded, err := st.LoadTrace("office-wifi")
-	if err != nil {
-		t.Fatalf("LoadTrace = %v", err)
-	}
-	if !reflect.DeepEqual(got, info) || loaded.Name != "office-wifi" || loaded.Entities != 3 || !sameTracePackets(loaded.Packets, tr.Packets) {
-		t.Errorf("LoadTrace = %+v with %d packets, want %+v and the packets saved, bit for bit", got, len(loaded.Packets), info)
-	}
-	if _, s, err := st.LoadTrace("sample-4g"); err != nil || s.Entities != 2 {
-		t.Errorf("LoadTrace(sample-4g) = %v, %v; want the sample", s, err)
-	}
-	if _, _, err := st.LoadTrace("missing"); !errors.Is(err, ErrTraceNotFound) {
-		t.Errorf("LoadTrace(missing) = %v, want ErrTraceNotFound", err)
-	}
+		if _, err := st.SaveTrace(tr, "csv", storeT0); !errors.Is(err, ErrTraceExists) {
+			t.Errorf("SaveTrace(same name) = %v, want ErrTraceExists", err)
+		}
+		for _, name := range []string{"sample-lan", "sample-mine", "Office", "../x", ""} {
+			bad := *tr
+			bad.Name = name
+			if _, err := st.SaveTrace(&bad, "csv", storeT0); err == nil {
+				t.Errorf("SaveTrace(name %q) = nil error, want a refusal", name)
+			}
+		}
+		later := traceTestTrace(t, "later")
+		if _, err := st.SaveTrace(later, "jsonl", storeT0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 
-	if err := st.DeleteTrace("office-wifi"); err != nil {
-		t.Errorf("DeleteTrace = %v", err)
-	}
-	if err := st.DeleteTrace("office-wifi"); !errors.Is(err, ErrTraceNotFound) {
-		t.Errorf("DeleteTrace twice = %v, want ErrTraceNotFound", err)
-	}
-	if err := st.DeleteTrace("sample-lan"); !errors.Is(err, ErrTraceSample) {
-		t.Errorf("DeleteTrace(sample-lan) = %v, want ErrTraceSample", err)
-	}
+		// The blob is exact and compact.
+		var size int
+		if err := st.db.QueryRow(`SELECT length(data) FROM traces WHERE name = ?`, "office-wifi").Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		raw := 8 * len(tr.AppendFlat(nil))
+		t.Logf("%d packets: %d bytes stored, %d flat (%.1f×)", len(tr.Packets), size, raw, float64(raw)/float64(size))
+		if size*2 > raw {
+			t.Errorf("stored %d bytes for %d flat: want at most half", size, raw)
+		}
+		st.Close()
+
+		// A reopened store lists and loads them as saved.
+		st = openTestStore(t, dir, storeT0)
+		defer st.Close()
+		list, err := st.ListTraces()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, l := range list {
+			names = append(names, l.Name)
+			if l.Name == "office-wifi" && (!reflect.DeepEqual(l.Network, tr.Network()) || l.MaxSpeed != tr.MaxSpeed()) {
+				t.Errorf("ListTraces: office-wifi measures %+v and %v m/s, want the trace's own %+v and %v",
+					l.Network, l.MaxSpeed, tr.Network(), tr.MaxSpeed())
+			}
+		}
+		if want := []string{"sample-lan", "sample-4g", "later", "office-wifi"}; !slices.Equal(names, want) {
+			t.Errorf("ListTraces = %v, want %v (samples, then newest first)", names, want)
+		}
+		got, loaded, err := st.LoadTrace("office-wifi")
+		if err != nil {
+			t.Fatalf("LoadTrace = %v", err)
+		}
+		if !reflect.DeepEqual(got, info) || loaded.Name != "office-wifi" || loaded.Entities != 3 || !sameTracePackets(loaded.Packets, tr.Packets) {
+			t.Errorf("LoadTrace = %+v with %d packets, want %+v and the packets saved, bit for bit", got, len(loaded.Packets), info)
+		}
+		if _, s, err := st.LoadTrace("sample-4g"); err != nil || s.Entities != 2 {
+			t.Errorf("LoadTrace(sample-4g) = %v, %v; want the sample", s, err)
+		}
+		if _, _, err := st.LoadTrace("missing"); !errors.Is(err, ErrTraceNotFound) {
+			t.Errorf("LoadTrace(missing) = %v, want ErrTraceNotFound", err)
+		}
+
+		if err := st.DeleteTrace("office-wifi"); err != nil {
+			t.Errorf("DeleteTrace = %v", err)
+		}
+		if err := st.DeleteTrace("office-wifi"); !errors.Is(err, ErrTraceNotFound) {
+			t.Errorf("DeleteTrace twice = %v, want ErrTraceNotFound", err)
+		}
+		if err := st.DeleteTrace("sample-lan"); !errors.Is(err, ErrTraceSample) {
+			t.Errorf("DeleteTrace(sample-lan) = %v, want ErrTraceSample", err)
+		}
+	})
 }
 
 // A database made before traces existed gains the table and keeps its
 // sessions.
 func TestTraceStoreMigration(t *testing.T) {
 	dir := t.TempDir()
-	released := storeMigrations
-	storeMigrations = released[:1]
+	migrateTo = 1 // as a lab of step 1 left it
+	defer func() { migrateTo = 0 }()
 	st := openTestStore(t, dir, storeT0)
 	r, err := st.Create(testDraft("before traces", nil), storeT0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	storeMigrations = released
+	migrateTo = 0
 
 	st = openTestStore(t, dir, storeT0)
 	defer st.Close()
-	if v, err := st.schemaVersion(); err != nil || v != len(storeMigrations) {
-		t.Errorf("schemaVersion = %d, %v, want %d", v, err, len(storeMigrations))
+	if v, err := st.schemaVersion(); err != nil || v != latestVersion() {
+		t.Errorf("schemaVersion = %d, %v, want %d", v, err, latestVersion())
 	}
 	if got, err := st.Latest(r.ID); err != nil || got.Name != "before traces" {
 		t.Errorf("Latest = %q, %v, want the session kept", got.Name, err)
@@ -207,8 +208,8 @@ func FuzzTraceBlob(f *testing.F) {
 // the store opens, so the traces page never decodes a trace.
 func TestTraceMeasuresBackfilled(t *testing.T) {
 	dir := t.TempDir()
-	released := storeMigrations
-	storeMigrations = released[:2]
+	migrateTo = 2 // as a lab of step 2 left it
+	defer func() { migrateTo = 0 }()
 	st := openTestStore(t, dir, storeT0)
 	tr := traceTestTrace(t, "old")
 	blob, err := encodeTraceBlob(tr)
@@ -221,7 +222,7 @@ func TestTraceMeasuresBackfilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	storeMigrations = released
+	migrateTo = 0
 
 	st = openTestStore(t, dir, storeT0)
 	defer st.Close()

@@ -99,16 +99,21 @@ func (s *Pages) StartPopulation(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		return pj, pj.Spec.Population.Entities, func(ctx context.Context, progress func(any, int)) (any, error) {
-			res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
-				progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
-			})
-			if err != nil {
-				return nil, err // nothing partial: a cancelled run keeps no result
-			}
-			return res, nil
-		}, nil
+		return pj, pj.Spec.Population.Entities, pj.work(), nil
 	})
+}
+
+// work is the population run's work.
+func (pj *populationJob) work() jobs.Work {
+	return func(ctx context.Context, progress func(any, int)) (any, error) {
+		res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
+			progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
+		})
+		if err != nil {
+			return nil, err // nothing partial: a cancelled run keeps no result
+		}
+		return res, nil
+	}
 }
 
 // populationItem is one finished entity, as the progress stream carries it.

@@ -195,10 +195,15 @@ func (s *Pages) StartSweep(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		return sj, sj.Spec.Points(), func(ctx context.Context, progress func(any, int)) (any, error) {
-			return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
-		}, nil
+		return sj, sj.Spec.Points(), sj.work(), nil
 	})
+}
+
+// work is the sweep's work.
+func (sj *sweepJob) work() jobs.Work {
+	return func(ctx context.Context, progress func(any, int)) (any, error) {
+		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
+	}
 }
 
 // sweepOf returns the sweep job of the request's {id}, or answers 404.

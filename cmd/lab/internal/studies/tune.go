@@ -166,12 +166,17 @@ func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
 		if total == 0 {
 			total = engine.DefaultTuneBudget
 		}
-		return tj, total, func(ctx context.Context, progress func(any, int)) (any, error) {
-			return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
-				progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
-			})
-		}, nil
+		return tj, total, tj.work(), nil
 	})
+}
+
+// work is the tuning's work.
+func (tj *tuneJob) work() jobs.Work {
+	return func(ctx context.Context, progress func(any, int)) (any, error) {
+		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
+			progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
+		})
+	}
 }
 
 // tuneOf returns the tuning job of the request's {id} and its result (nil

@@ -1,0 +1,109 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"interplab/cmd/lab/internal/jsonapi"
+)
+
+// healthz is GET /healthz: the process is up and serving.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyTimeout bounds readyz's look at the database.
+const readyTimeout = 3 * time.Second
+
+// readyz is GET /readyz: the lab can serve, its database reachable and
+// its schema migrated; 503 naming what is wrong otherwise, so a proxy
+// sends requests elsewhere.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ready, ok := s.store.(interface{ Ready(context.Context) error })
+	if ok {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		if err := ready.Ready(ctx); err != nil {
+			jsonapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "error": err.Error()})
+			return
+		}
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// ParseTrustProxy reads lab serve -trust-proxy: addresses or CIDR
+// prefixes (127.0.0.1/32, 10.0.0.0/8, ::1), comma-separated.
+func ParseTrustProxy(arg string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(arg, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("-trust-proxy: %q is not allowed: want a proxy's address or CIDR prefix (127.0.0.1/32, 10.0.0.0/8)", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// trusted tells whether a is one of the trusted proxies.
+func (s *Server) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.trustProxy {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwarded makes the client address of a request that comes from a
+// trusted proxy the one its X-Forwarded-For names: the last address in
+// it that is not itself a trusted proxy (each proxy appends the address
+// it got the request from, so the entries left of the last untrusted one
+// are the client's to forge). A request from anywhere else keeps its
+// connection's address, whatever it claims.
+func (s *Server) forwarded(next http.Handler) http.Handler {
+	if len(s.trustProxy) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, port, err := net.SplitHostPort(r.RemoteAddr)
+		peer, perr := netip.ParseAddr(host)
+		xff := r.Header.Values("X-Forwarded-For")
+		if err != nil || perr != nil || !s.trusted(peer) || len(xff) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		hops := strings.Split(strings.Join(xff, ","), ",")
+		client := netip.Addr{}
+		for i := len(hops) - 1; i >= 0; i-- {
+			a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+			if err != nil {
+				break // a malformed entry: nothing left of it can be trusted
+			}
+			client = a.Unmap()
+			if !s.trusted(client) {
+				break
+			}
+		}
+		if client.IsValid() {
+			r2 := r.Clone(r.Context())
+			r2.RemoteAddr = net.JoinHostPort(client.String(), port)
+			r = r2
+		}
+		next.ServeHTTP(w, r)
+	})
+}
