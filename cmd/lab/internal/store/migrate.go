@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
@@ -225,6 +226,10 @@ func (st *DB) adoptUserVersion(ctx context.Context) error {
 	return tx.Commit()
 }
 
+// undefinedTable is PostgreSQL's SQLSTATE for a relation that does not
+// exist.
+const undefinedTable = "42P01"
+
 // schemaVersion returns the latest step the database has run: goose's
 // version, or an older lab's PRAGMA user_version; 0 for a new database.
 func (st *DB) schemaVersion() (int64, error) {
@@ -234,14 +239,15 @@ func (st *DB) schemaVersion() (int64, error) {
 	}
 	v, err := gs.GetLatestVersion(context.Background(), st.db.DB)
 	if st.db.pg {
-		if err == nil {
+		// No table yet is a new database. Asking afterwards whether the
+		// table exists races with a lab that creates it meanwhile (labs
+		// starting together), so the error itself is read: PostgreSQL's
+		// undefined_table.
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
 			return v, nil
-		}
-		var exists bool
-		if qerr := st.db.QueryRow(`SELECT to_regclass(?) IS NOT NULL`, versionTable).Scan(&exists); qerr == nil && !exists {
-			return 0, nil
-		}
-		if errors.Is(err, database.ErrVersionNotFound) {
+		case errors.Is(err, database.ErrVersionNotFound), errors.As(err, &pe) && pe.Code == undefinedTable:
 			return 0, nil
 		}
 		return 0, err
