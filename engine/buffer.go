@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // Ring sizes of the snapshot buffer, in snapshots (powers of two).
 //
@@ -52,8 +55,8 @@ type bufBatch struct {
 	// the render time of the last sample (end if none), so the one before
 	// it, if held, is the one at or before it.
 	ring             []float64
-	pos, vel         []Vec3
-	rot              []Quat
+	pos, vel         []geom.Vec3
+	rot              []geom.Quat
 	mask             int
 	first, next, end int
 	arrived          bool    // a snapshot has been accepted
@@ -68,8 +71,8 @@ type bufBatch struct {
 	// a division, an Acos and two Sins.
 	t0, t1, inv      float64
 	slerpOK, eulerOK bool
-	slerp            []slerpPair
-	eulerAt          []eulerPair
+	slerp            []geom.SlerpPair
+	eulerAt          []geom.EulerPair
 	noRot            bool // nothing reads the rotations (skipRotations): fill leaves them identity
 
 	// The frame set up by frame for fill.
@@ -94,14 +97,14 @@ func newBufBatch(s *Settings, hermite bool, n int) *bufBatch {
 		}
 	}
 	b := &bufBatch{s: s, hermite: hermite, n: n, jitter: newJitterWindow(s.AdaptWindow),
-		slerp: make([]slerpPair, n), eulerAt: make([]eulerPair, n)}
+		slerp: make([]geom.SlerpPair, n), eulerAt: make([]geom.EulerPair, n)}
 	b.alloc(size)
 	return b
 }
 
 func (b *bufBatch) alloc(size int) {
 	b.ring = make([]float64, size)
-	b.pos, b.vel, b.rot = make([]Vec3, size*b.n), make([]Vec3, size*b.n), make([]Quat, size*b.n)
+	b.pos, b.vel, b.rot = make([]geom.Vec3, size*b.n), make([]geom.Vec3, size*b.n), make([]geom.Quat, size*b.n)
 	b.mask = size - 1
 }
 
@@ -190,7 +193,7 @@ func (b *bufBatch) frame(now float64) {
 	if !b.sampled {
 		b.sampled, b.dly = true, target
 	} else {
-		b.dly = slewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
+		b.dly = geom.SlewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
 		rt = now - b.dly
 		if rt < b.rt {
 			rt = b.rt
@@ -245,17 +248,17 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 	case b.noRot: // the blends are made when rotations are wanted again
 	case b.euler && !b.eulerOK:
 		for e := range n {
-			b.eulerAt[e].init(b.rot[b.o0+e], b.rot[b.o1+e])
+			b.eulerAt[e].Init(b.rot[b.o0+e], b.rot[b.o1+e])
 		}
 		b.eulerOK = true
 	case !b.euler && !b.slerpOK:
 		for e := range n {
-			b.slerp[e].init(b.rot[b.o0+e], b.rot[b.o1+e])
+			b.slerp[e].Init(b.rot[b.o0+e], b.rot[b.o1+e])
 		}
 		b.slerpOK = true
 	}
 	if b.hermite {
-		b.h01, b.h10, b.h11 = hermiteBasis(b.a, t1-t0)
+		b.h01, b.h10, b.h11 = geom.HermiteBasis(b.a, t1-t0)
 	}
 }
 
@@ -295,9 +298,9 @@ func (b *bufBatch) fillInterpolate(lo int, out []Sample) {
 		var px, py, pz, qx, qy, qz, qw float64
 		if b.hermite {
 			v0, v1 := &b.vel[o0+e], &b.vel[o1+e]
-			px = hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
-			py = hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
-			pz = hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
+			px = geom.Hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
+			py = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
+			pz = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
 		} else {
 			px = p0[0] + float64((p1[0]-p0[0])*a)
 			py = p0[1] + float64((p1[1]-p0[1])*a)
@@ -306,12 +309,12 @@ func (b *bufBatch) fillInterpolate(lo int, out []Sample) {
 		if b.noRot {
 			qw = 1
 		} else if b.euler {
-			qz, qw = b.eulerAt[lo+e].at(a)
+			qz, qw = b.eulerAt[lo+e].At(a)
 		} else {
-			qx, qy, qz, qw = b.slerp[lo+e].at4(a)
+			qx, qy, qz, qw = b.slerp[lo+e].At4(a)
 		}
 		out[e] = b.common
-		out[e].Pos, out[e].Rot = Vec3{px, py, pz}, Quat{qx, qy, qz, qw}
+		out[e].Pos, out[e].Rot = geom.Vec3{px, py, pz}, geom.Quat{qx, qy, qz, qw}
 	}
 }
 
@@ -332,7 +335,7 @@ func (b *bufBatch) fillExtrapolate(lo int, out []Sample) {
 			}
 		}
 		out[e] = b.common
-		out[e].Pos = Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}
+		out[e].Pos = geom.Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}
 		out[e].Rot = b.rot[o+e]
 	}
 }

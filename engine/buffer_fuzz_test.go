@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"testing"
 )
@@ -62,19 +63,19 @@ func bufFuzzSetting(b *bufFuzzBytes, s *Settings) {
 }
 
 // bufFuzzRot returns a unit rotation: a yaw, or a turn about a tilted axis.
-func bufFuzzRot(b *bufFuzzBytes) Quat {
+func bufFuzzRot(b *bufFuzzBytes) geom.Quat {
 	yaw := math.Pi * b.signed()
 	if b.next()%2 == 0 {
-		return QuatFromYaw(yaw)
+		return geom.QuatFromYaw(yaw)
 	}
-	axis := Vec3{1 + b.unit(), b.signed(), b.signed()}
+	axis := geom.Vec3{1 + b.unit(), b.signed(), b.signed()}
 	axis = axis.Scale(1 / axis.Len())
 	s, c := math.Sincos(yaw)
-	return Quat{axis[0] * s, axis[1] * s, axis[2] * s, c}
+	return geom.Quat{axis[0] * s, axis[1] * s, axis[2] * s, c}
 }
 
-func bufFuzzFiniteQuat(q Quat) bool {
-	return finite(q[0]) && finite(q[1]) && finite(q[2]) && finite(q[3])
+func bufFuzzFiniteQuat(q geom.Quat) bool {
+	return geom.Finite(q[0]) && geom.Finite(q[1]) && geom.Finite(q[2]) && geom.Finite(q[3])
 }
 
 // FuzzSnapBuffer plays a random sequence of packets (late, duplicated,
@@ -118,8 +119,8 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 		case 0: // a packet: a snapshot from up to 1 s before now to 0.3 s after
 			sn := Snapshot{
 				Time: now - 1 + 1.3*in.unit(),
-				Pos:  Vec3{1000 * in.signed(), 1000 * in.signed(), 10 * in.signed()},
-				Vel:  Vec3{100 * in.signed(), 100 * in.signed(), 20 * in.signed()},
+				Pos:  geom.Vec3{1000 * in.signed(), 1000 * in.signed(), 10 * in.signed()},
+				Vel:  geom.Vec3{100 * in.signed(), 100 * in.signed(), 20 * in.signed()},
 				Rot:  bufFuzzRot(&in),
 			}
 			if in.next()%4 == 0 && received > 0 { // a duplicate or a stale copy
@@ -139,7 +140,7 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 		case 3: // a frame at the same now
 		}
 		got := tech.Sample(now)
-		if !got.Pos.Finite() || !bufFuzzFiniteQuat(got.Rot) || !finite(got.Time) || !finite(got.Newest) || !finite(got.Delay) {
+		if !got.Pos.Finite() || !bufFuzzFiniteQuat(got.Rot) || !geom.Finite(got.Time) || !geom.Finite(got.Newest) || !geom.Finite(got.Delay) {
 			t.Fatalf("%s step %d: Sample(%g) = %+v: not finite", kind, step, now, got)
 		}
 		if (got.Mode == Empty) != (received == 0) {
@@ -200,7 +201,7 @@ func (e *bufFuzzSeed) start(now float64) { e.signed(now / 20) }
 // receive writes a packet whose snapshot is ago seconds older than now
 // (in [−0.3, 1]), at pos with vel and yaw (radians), tilted or not; dup
 // makes it a stale copy instead, back from the newest by stale × 0.05 s.
-func (e *bufFuzzSeed) receive(ago float64, pos, vel Vec3, yaw float64, tilted bool, dup bool, stale byte) {
+func (e *bufFuzzSeed) receive(ago float64, pos, vel geom.Vec3, yaw float64, tilted bool, dup bool, stale byte) {
 	*e = append(*e, 0, byte((1-ago)/1.3*255+0.5))
 	e.signed(pos[0] / 1000)
 	e.signed(pos[1] / 1000)
@@ -238,7 +239,7 @@ func bufFuzzSeedSteady() []byte {
 	e.start(0)
 	for i := range 60 {
 		t := float64(i) * 0.05
-		e.receive(0.026, Vec3{3 * t, -2 * t, 0}, Vec3{3, -2, 0}, 1.5*t, false, false, 0)
+		e.receive(0.026, geom.Vec3{3 * t, -2 * t, 0}, geom.Vec3{3, -2, 0}, 1.5*t, false, false, 0)
 		for range 3 {
 			e.frame(1.0 / 60)
 		}
@@ -263,9 +264,9 @@ func bufFuzzSeedRough() []byte {
 		t := float64(i) * 0.05
 		if i < 40 || i > 55 { // an outage
 			jitter := float64((i*37)%11) * 0.012
-			e.receive(0.02+jitter, Vec3{5 * math.Cos(t), 5 * math.Sin(t), 0}, Vec3{-5 * math.Sin(t), 5 * math.Cos(t), 0}, t*4, i%3 == 0, false, 0)
+			e.receive(0.02+jitter, geom.Vec3{5 * math.Cos(t), 5 * math.Sin(t), 0}, geom.Vec3{-5 * math.Sin(t), 5 * math.Cos(t), 0}, t*4, i%3 == 0, false, 0)
 			if i%4 == 1 {
-				e.receive(0, Vec3{900, 900, 9}, Vec3{90, 90, 0}, 0, false, true, byte(i*29))
+				e.receive(0, geom.Vec3{900, 900, 9}, geom.Vec3{90, 90, 0}, 0, false, true, byte(i*29))
 			}
 		}
 		if i%13 == 5 {

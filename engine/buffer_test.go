@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -57,20 +58,20 @@ func bufRun(tech Technique, ps []bufPacket, start, end, frame float64, check fun
 // Motion paths: the truth the tests compare the display with.
 
 func bufLinear(t float64) Snapshot {
-	v := Vec3{3, -4, 0.5}
+	v := geom.Vec3{3, -4, 0.5}
 	const yawRate = 2.5 // rad/s: passes ±180° in a few seconds
-	return Snapshot{Time: t, Pos: Vec3{1, 2, 0}.Add(v.Scale(t)), Vel: v, Rot: QuatFromYaw(-1 + yawRate*t)}
+	return Snapshot{Time: t, Pos: geom.Vec3{1, 2, 0}.Add(v.Scale(t)), Vel: v, Rot: geom.QuatFromYaw(-1 + yawRate*t)}
 }
 
 func bufBallistic(t float64) Snapshot {
-	v0, g := Vec3{2, 1, 6}, Vec3{0, 0, -9.81}
-	return Snapshot{Time: t, Pos: v0.Scale(t).Add(g.Scale(t * t / 2)), Vel: v0.Add(g.Scale(t)), Rot: QuatIdentity}
+	v0, g := geom.Vec3{2, 1, 6}, geom.Vec3{0, 0, -9.81}
+	return Snapshot{Time: t, Pos: v0.Scale(t).Add(g.Scale(t * t / 2)), Vel: v0.Add(g.Scale(t)), Rot: geom.QuatIdentity}
 }
 
 func bufCircle(t float64) Snapshot {
 	const r, w = 5, 1.4 // m, rad/s: 7 m/s
 	s, c := math.Sincos(w * t)
-	return Snapshot{Time: t, Pos: Vec3{r * c, r * s, 0}, Vel: Vec3{-r * w * s, r * w * c, 0}, Rot: QuatFromYaw(w*t + math.Pi/2)}
+	return Snapshot{Time: t, Pos: geom.Vec3{r * c, r * s, 0}, Vel: geom.Vec3{-r * w * s, r * w * c, 0}, Rot: geom.QuatFromYaw(w*t + math.Pi/2)}
 }
 
 // bufSettings returns the table's defaults, which tests then adjust.
@@ -79,7 +80,7 @@ func bufSettings() *Settings {
 	return &s
 }
 
-func bufDist(a, b Vec3) float64 { return a.Sub(b).Len() }
+func bufDist(a, b geom.Vec3) float64 { return a.Sub(b).Len() }
 
 // TestBufferLinearExact checks that with no jitter or loss both buffer and
 // hermite reproduce straight-line motion at a steady turn rate exactly once
@@ -114,7 +115,7 @@ func TestBufferLinearExact(t *testing.T) {
 			if d := bufDist(got.Pos, want.Pos); d > 1e-9 {
 				t.Errorf("%s: Sample(%g).Pos = %v, want %v (off by %g)", c.name, now, got.Pos, want.Pos, d)
 			}
-			if !qmSameRotation(got.Rot, want.Rot, 1e-9) {
+			if !bufSameRotation(got.Rot, want.Rot, 1e-9) {
 				t.Errorf("%s: Sample(%g).Rot = %v, want ±%v", c.name, now, got.Rot, want.Rot)
 			}
 		})
@@ -168,33 +169,33 @@ func TestHermiteCurves(t *testing.T) {
 func TestBufferExtrapolation(t *testing.T) {
 	cases := []struct {
 		name     string
-		vel      Vec3
+		vel      geom.Vec3
 		clamp    bool
 		maxSpeed float64
 		cap      float64 // extrapolateCap, s
 		ahead    float64 // render time − newest snapshot's time, s
 		wantMode Mode
-		wantDisp Vec3 // displacement from the newest snapshot
+		wantDisp geom.Vec3 // displacement from the newest snapshot
 	}{
-		{name: "at the newest", vel: Vec3{2, 0, 0}, cap: 0.125, ahead: 0, wantMode: Interpolate},
-		{name: "within the cap", vel: Vec3{2, 1, 0}, cap: 0.125, ahead: 0.1, wantMode: Extrapolate, wantDisp: Vec3{0.2, 0.1, 0}},
-		{name: "at the cap", vel: Vec3{2, 1, 0}, cap: 0.125, ahead: 0.125, wantMode: Extrapolate, wantDisp: Vec3{0.25, 0.125, 0}},
-		{name: "past the cap", vel: Vec3{2, 1, 0}, cap: 0.125, ahead: 0.2, wantMode: Freeze, wantDisp: Vec3{0.25, 0.125, 0}},
-		{name: "far future", vel: Vec3{2, 1, 0}, cap: 0.125, ahead: 1e6, wantMode: Freeze, wantDisp: Vec3{0.25, 0.125, 0}},
-		{name: "no cap freezes at once", vel: Vec3{2, 1, 0}, cap: 0, ahead: 0.05, wantMode: Freeze},
-		{name: "clamped", vel: Vec3{30, 40, 0}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: Vec3{0.3, 0.4, 0}},
-		{name: "clamped past the cap", vel: Vec3{0, 0, -100}, clamp: true, maxSpeed: 7, cap: 0.25, ahead: 5, wantMode: Freeze, wantDisp: Vec3{0, 0, -1.75}},
-		{name: "just over", vel: Vec3{6, 8, 0}, clamp: true, maxSpeed: 7, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: Vec3{0.42, 0.56, 0}},
-		{name: "slow enough", vel: Vec3{3, 0, 4}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: Vec3{0.3, 0, 0.4}},
-		{name: "clamp off", vel: Vec3{30, 40, 0}, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: Vec3{3, 4, 0}},
+		{name: "at the newest", vel: geom.Vec3{2, 0, 0}, cap: 0.125, ahead: 0, wantMode: Interpolate},
+		{name: "within the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.2, 0.1, 0}},
+		{name: "at the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.125, wantMode: Extrapolate, wantDisp: geom.Vec3{0.25, 0.125, 0}},
+		{name: "past the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.2, wantMode: Freeze, wantDisp: geom.Vec3{0.25, 0.125, 0}},
+		{name: "far future", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 1e6, wantMode: Freeze, wantDisp: geom.Vec3{0.25, 0.125, 0}},
+		{name: "no cap freezes at once", vel: geom.Vec3{2, 1, 0}, cap: 0, ahead: 0.05, wantMode: Freeze},
+		{name: "clamped", vel: geom.Vec3{30, 40, 0}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.3, 0.4, 0}},
+		{name: "clamped past the cap", vel: geom.Vec3{0, 0, -100}, clamp: true, maxSpeed: 7, cap: 0.25, ahead: 5, wantMode: Freeze, wantDisp: geom.Vec3{0, 0, -1.75}},
+		{name: "just over", vel: geom.Vec3{6, 8, 0}, clamp: true, maxSpeed: 7, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.42, 0.56, 0}},
+		{name: "slow enough", vel: geom.Vec3{3, 0, 4}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.3, 0, 0.4}},
+		{name: "clamp off", vel: geom.Vec3{30, 40, 0}, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{3, 4, 0}},
 	}
 	for _, c := range cases {
 		s := bufSettings()
 		s.SpeedClamp, s.MaxSpeed, s.ExtrapolateCap = c.clamp, c.maxSpeed, c.cap
 		s.Delay = 0.125 // exact in binary, so render times land where the table says
 		tech := newBuffer(s, false)
-		last := Snapshot{Time: 2, Pos: Vec3{10, 20, 1}, Vel: c.vel, Rot: QuatFromYaw(1)}
-		tech.Receive(Snapshot{Time: 1.95, Pos: last.Pos.Sub(c.vel.Scale(0.05)), Vel: c.vel, Rot: QuatFromYaw(0.9)}, 1.97)
+		last := Snapshot{Time: 2, Pos: geom.Vec3{10, 20, 1}, Vel: c.vel, Rot: geom.QuatFromYaw(1)}
+		tech.Receive(Snapshot{Time: 1.95, Pos: last.Pos.Sub(c.vel.Scale(0.05)), Vel: c.vel, Rot: geom.QuatFromYaw(0.9)}, 1.97)
 		tech.Receive(last, 2.02)
 		got := tech.Sample(last.Time + c.ahead + s.Delay)
 		if got.Mode != c.wantMode {
@@ -232,11 +233,11 @@ func TestBufferIgnoresStale(t *testing.T) {
 				continue
 			}
 			bogus := p.sn
-			bogus.Pos, bogus.Vel, bogus.Rot = Vec3{1e3, -1e3, 50}, Vec3{1e3, 0, 0}, QuatFromYaw(3)
+			bogus.Pos, bogus.Vel, bogus.Rot = geom.Vec3{1e3, -1e3, 50}, geom.Vec3{1e3, 0, 0}, geom.QuatFromYaw(3)
 			noisy = append(noisy, bufPacket{bogus, p.at})
 			if i > 2 {
 				older := clean[i-2].sn
-				older.Pos = Vec3{-1e3, 1e3, 0}
+				older.Pos = geom.Vec3{-1e3, 1e3, 0}
 				noisy = append(noisy, bufPacket{older, p.at})
 			}
 		}
@@ -289,19 +290,19 @@ func TestBufferModes(t *testing.T) {
 // render time: nothing, then the first snapshot as it is, then dead
 // reckoning from it.
 func TestBufferStart(t *testing.T) {
-	first := Snapshot{Time: 1, Pos: Vec3{1, 1, 0}, Vel: Vec3{1, 0, 0}, Rot: QuatFromYaw(0.5)}
+	first := Snapshot{Time: 1, Pos: geom.Vec3{1, 1, 0}, Vel: geom.Vec3{1, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
 	cases := []struct {
 		name      string
 		receive   bool
 		rt        float64 // render time sampled
 		wantMode  Mode
-		wantPos   Vec3
+		wantPos   geom.Vec3
 		wantDepth int
 	}{
 		{name: "nothing", rt: 0.5, wantMode: Empty},
 		{name: "before the first", receive: true, rt: 0.5, wantMode: Interpolate, wantPos: first.Pos, wantDepth: 1},
 		{name: "at the first", receive: true, rt: 1, wantMode: Interpolate, wantPos: first.Pos},
-		{name: "after the first", receive: true, rt: 1.1, wantMode: Extrapolate, wantPos: Vec3{1.1, 1, 0}},
+		{name: "after the first", receive: true, rt: 1.1, wantMode: Extrapolate, wantPos: geom.Vec3{1.1, 1, 0}},
 	}
 	for _, c := range cases {
 		s := bufSettings()
@@ -317,7 +318,7 @@ func TestBufferStart(t *testing.T) {
 		if math.Abs(got.Time-c.rt) > 1e-12 || got.Delay != s.Delay {
 			t.Errorf("%s: Time, Delay = %g, %g, want %g, %g", c.name, got.Time, got.Delay, c.rt, s.Delay)
 		}
-		if c.wantMode == Empty && (got.Pos != Vec3{} || got.Rot != Quat{} || got.Newest != 0) {
+		if c.wantMode == Empty && (got.Pos != geom.Vec3{} || got.Rot != geom.Quat{} || got.Newest != 0) {
 			t.Errorf("%s: empty Sample = %+v, want a zero pose", c.name, got)
 		}
 	}
@@ -395,9 +396,9 @@ func TestBufferRing(t *testing.T) {
 func TestBufferSettingsLive(t *testing.T) {
 	s := bufSettings()
 	tech := newBuffer(s, false)
-	tech.Receive(Snapshot{Time: 0, Rot: QuatFromYaw(160 * qmDeg)}, 0)
-	tech.Receive(Snapshot{Time: 0.1, Rot: QuatFromYaw(-170 * qmDeg)}, 0.1)
-	tech.Receive(Snapshot{Time: 0.2, Rot: QuatFromYaw(-150 * qmDeg)}, 0.2)
+	tech.Receive(Snapshot{Time: 0, Rot: geom.QuatFromYaw(160 * bufDeg)}, 0)
+	tech.Receive(Snapshot{Time: 0.1, Rot: geom.QuatFromYaw(-170 * bufDeg)}, 0.1)
+	tech.Receive(Snapshot{Time: 0.2, Rot: geom.QuatFromYaw(-150 * bufDeg)}, 0.2)
 	steps := []struct {
 		rotation string
 		wantYaw  float64 // degrees at render time 0.05
@@ -407,8 +408,30 @@ func TestBufferSettingsLive(t *testing.T) {
 	for _, st := range steps {
 		s.Rotation = st.rotation
 		got := tech.Sample(0.15).Rot.Yaw()
-		if math.Abs(qmWrap(got-st.wantYaw*qmDeg)) > 1e-9 {
-			t.Errorf("rotation %s: yaw = %g°, want %g°", st.rotation, got/qmDeg, st.wantYaw)
+		if math.Abs(bufWrap(got-st.wantYaw*bufDeg)) > 1e-9 {
+			t.Errorf("rotation %s: yaw = %g°, want %g°", st.rotation, got/bufDeg, st.wantYaw)
 		}
 	}
+}
+
+const bufDeg = math.Pi / 180
+
+// bufSameRotation reports whether q and r are the same rotation (q = ±r)
+// within tol per component.
+func bufSameRotation(q, r geom.Quat, tol float64) bool {
+	plus, minus := true, true
+	for i := range q {
+		plus = plus && math.Abs(q[i]-r[i]) <= tol
+		minus = minus && math.Abs(q[i]+r[i]) <= tol
+	}
+	return plus || minus
+}
+
+// bufWrap returns x wrapped to (−π, π].
+func bufWrap(x float64) float64 {
+	x = math.Mod(x+math.Pi, 2*math.Pi)
+	if x <= 0 {
+		x += 2 * math.Pi
+	}
+	return x - math.Pi
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // ClientClock is the client's estimate of the server's clock, kept the way
 // NTP keeps one: by timestamped pings over the link.
@@ -45,7 +48,7 @@ import "math"
 // for concurrent use.
 type ClientClock struct {
 	s    *Settings
-	ping *rng // two one-way delays per exchange
+	ping *geom.RNG // two one-way delays per exchange
 
 	// path, when set, gives the link's conditions at a time, so that the
 	// pings see a scenario's latency, jitter and spikes (not its queue,
@@ -103,14 +106,14 @@ func NewClientClock(s *Settings, seed uint64) *ClientClock { return newClientClo
 // newClientClock is NewClientClock whose pings see the conditions path
 // gives (see ClientClock.path); nil for the settings'.
 func newClientClock(s *Settings, seed uint64, path func(t float64) Conditions) *ClientClock {
-	o := newRNG(seed, clockStreamOffset)
+	o := geom.NewRNG(seed, clockStreamOffset)
 	offset0 := clockOffsetMin + float64((clockOffsetMax-clockOffsetMin)*o.Float64())
 	if o.Float64() < 0.5 {
 		offset0 = -offset0
 	}
 	c := &ClientClock{
 		s:       s,
-		ping:    newRNG(seed, clockStreamPing),
+		ping:    geom.NewRNG(seed, clockStreamPing),
 		drift:   s.ClockDrift,
 		locBase: offset0,
 		offset0: offset0,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"interplab/engine/geom"
 	"math"
 	"path/filepath"
 	"testing"
@@ -95,17 +96,17 @@ func FuzzEPIC(f *testing.F) {
 			}
 			return
 		}
-		newEPIC := NewEPIC[Vec3, float64]
+		newEPIC := NewEPIC[geom.Vec3, float64]
 		if fix {
-			newEPIC = NewEPICFix[Vec3, float64]
+			newEPIC = NewEPICFix[geom.Vec3, float64]
 		}
-		e := newEPIC(s, Vec3{}, Vec3{}, -1)
+		e := newEPIC(s, geom.Vec3{}, geom.Vec3{}, -1)
 		var now float64
-		var shown Vec3 // the last position a read returned
+		var shown geom.Vec3 // the last position a read returned
 		var shownAt float64 = -1
 		for _, p := range packets {
-			pos := Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])}
-			vel := Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])}
+			pos := geom.Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])}
+			vel := geom.Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])}
 			tp := float64(p.t)
 			before := *e
 			if !e.Update(pos, vel, tp) {
@@ -161,8 +162,8 @@ func FuzzEPICTechnique(f *testing.F) {
 			// the client's clock never runs backwards.
 			now = max(now, float64(p.t)+float64(i%5)*0.04)
 			tech.Receive(Snapshot{Time: float64(p.t),
-				Pos: Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
-				Vel: Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])}}, now)
+				Pos: geom.Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
+				Vel: geom.Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])}}, now)
 			for range 3 { // frames at 60 Hz
 				at := now
 				now += 1.0 / 60

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"interplab/engine/geom"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,31 +140,31 @@ func TestEPICUpdateRead(t *testing.T) {
 	s := EPICSettings[float64]{CalcAhead: 0.2, DisplayBehind: 0.5, SlopTime: 1}
 	tests := []struct {
 		name    string
-		feed    func(e *EPIC[Vec3, float64]) // packets and reads before the final read
+		feed    func(e *EPIC[geom.Vec3, float64]) // packets and reads before the final read
 		at      float64
-		wantPos Vec3
-		wantVel Vec3
+		wantPos geom.Vec3
+		wantVel geom.Vec3
 		wantOK  bool
 	}{
-		{"dead reckons the initial state", func(*EPIC[Vec3, float64]) {}, 0.5, Vec3{1.5, 0, 0}, Vec3{1, 0, 0}, true},
-		{"freezes from slopTime past the newest packet", func(e *EPIC[Vec3, float64]) { epicRead(e, 0.5) }, 1, Vec3{1.5, 0, 0}, Vec3{1, 0, 0}, false},
-		{"heads for the packet extrapolated calcAhead, reached displayBehind later", func(e *EPIC[Vec3, float64]) {
+		{"dead reckons the initial state", func(*EPIC[geom.Vec3, float64]) {}, 0.5, geom.Vec3{1.5, 0, 0}, geom.Vec3{1, 0, 0}, true},
+		{"freezes from slopTime past the newest packet", func(e *EPIC[geom.Vec3, float64]) { epicRead(e, 0.5) }, 1, geom.Vec3{1.5, 0, 0}, geom.Vec3{1, 0, 0}, false},
+		{"heads for the packet extrapolated calcAhead, reached displayBehind later", func(e *EPIC[geom.Vec3, float64]) {
 			epicRead(e, 0) // display at (1,0,0)
 			// Packet at time 0: (2,0,0) moving (0,5,0); target (2,1,0) at 0.5.
-			e.Update(Vec3{2, 0, 0}, Vec3{0, 5, 0}, 0)
-		}, 0.5, Vec3{2, 1, 0}, Vec3{2, 2, 0}, true},
-		{"discards an older packet", func(e *EPIC[Vec3, float64]) {
-			e.Update(Vec3{1, 0, 0}, Vec3{1, 0, 0}, 0.25)
-			if e.Update(Vec3{9, 9, 9}, Vec3{9, 9, 9}, 0.2) {
+			e.Update(geom.Vec3{2, 0, 0}, geom.Vec3{0, 5, 0}, 0)
+		}, 0.5, geom.Vec3{2, 1, 0}, geom.Vec3{2, 2, 0}, true},
+		{"discards an older packet", func(e *EPIC[geom.Vec3, float64]) {
+			e.Update(geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0.25)
+			if e.Update(geom.Vec3{9, 9, 9}, geom.Vec3{9, 9, 9}, 0.2) {
 				t.Error("Update(older packet) = true, want false")
 			}
-		}, 0.5, Vec3{1.1, 0, 0}, Vec3{0.4, 0, 0}, true}, // from (1,0,0) at 0.25 towards (1.2,0,0) at 0.75
-		{"accepts a packet as old as the newest", func(e *EPIC[Vec3, float64]) {
-			e.Update(Vec3{1, 0, 0}, Vec3{0, 0, 0}, 0)
-		}, 0, Vec3{1, 0, 0}, Vec3{0, 0, 0}, true},
+		}, 0.5, geom.Vec3{1.1, 0, 0}, geom.Vec3{0.4, 0, 0}, true}, // from (1,0,0) at 0.25 towards (1.2,0,0) at 0.75
+		{"accepts a packet as old as the newest", func(e *EPIC[geom.Vec3, float64]) {
+			e.Update(geom.Vec3{1, 0, 0}, geom.Vec3{0, 0, 0}, 0)
+		}, 0, geom.Vec3{1, 0, 0}, geom.Vec3{0, 0, 0}, true},
 	}
 	for _, tt := range tests {
-		e := NewEPIC(s, Vec3{1, 0, 0}, Vec3{1, 0, 0}, 0)
+		e := NewEPIC(s, geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0)
 		tt.feed(e)
 		pos, vel, ok := epicRead(e, tt.at)
 		if !epicNear(pos, tt.wantPos) || !epicNear(vel, tt.wantVel) || ok != tt.wantOK {
@@ -172,10 +173,10 @@ func TestEPICUpdateRead(t *testing.T) {
 	}
 }
 
-func epicNear(a, b Vec3) bool { return a.Sub(b).Len() < 1e-12 }
+func epicNear(a, b geom.Vec3) bool { return a.Sub(b).Len() < 1e-12 }
 
-func epicNear32(a [3]float32, b Vec3, tol float64) bool {
-	return Vec3{float64(a[0]), float64(a[1]), float64(a[2])}.Sub(b).Len() < tol
+func epicNear32(a [3]float32, b geom.Vec3, tol float64) bool {
+	return geom.Vec3{float64(a[0]), float64(a[1]), float64(a[2])}.Sub(b).Len() < tol
 }
 
 func TestEPICSnapsBelowTenthOfMillisecond(t *testing.T) {
@@ -186,7 +187,7 @@ func TestEPICSnapsBelowTenthOfMillisecond(t *testing.T) {
 		epicRead(e, 0.1)
 		e.Update([3]float32{5, 0, 0}, [3]float32{1, 2, 3}, 0.2)
 		pos, vel, _ := epicRead(e, 0.3)
-		if want := (Vec3{5.1, 0.2, 0.3}); !epicNear32(pos, want, 1e-6) || vel != [3]float32{1, 2, 3} {
+		if want := (geom.Vec3{5.1, 0.2, 0.3}); !epicNear32(pos, want, 1e-6) || vel != [3]float32{1, 2, 3} {
 			t.Errorf("displayBehind %v: Read(0.3) = %v, %v, want the packet dead-reckoned: [5.1 0.2 0.3], [1 2 3]", db, pos, vel)
 		}
 	}
@@ -197,7 +198,7 @@ func TestEPICSnapsBelowTenthOfMillisecond(t *testing.T) {
 // velocity × (last read time − packet time), which the variant does not make.
 func TestEPICFixJump(t *testing.T) {
 	s := EPICSettings[float64]{CalcAhead: 0.1, DisplayBehind: 0.2, SlopTime: 0.5}
-	start, vel := Vec3{0, 0, 0}, Vec3{2, 0, 0}
+	start, vel := geom.Vec3{0, 0, 0}, geom.Vec3{2, 0, 0}
 	tests := []struct {
 		name       string
 		lastRead   float64 // last read before the packet
@@ -214,7 +215,7 @@ func TestEPICFixJump(t *testing.T) {
 		if p, _, _ := epicRead(fix, tt.lastRead); p != shown {
 			t.Fatalf("%s: before the packet the variants differ: %v, %v", tt.name, shown, p)
 		}
-		pPos, pVel := Vec3{0.3, 1, 0}, Vec3{0, 1, 0}
+		pPos, pVel := geom.Vec3{0.3, 1, 0}, geom.Vec3{0, 1, 0}
 		seed.Update(pPos, pVel, tt.packetTime)
 		fix.Update(pPos, pVel, tt.packetTime)
 		// The line's velocity is the same in both.
@@ -267,12 +268,12 @@ func TestEPICFixIdenticalOnInSyncPackets(t *testing.T) {
 
 func TestEPICFixKeepsPacketTimeForSlop(t *testing.T) {
 	s := EPICSettings[float64]{CalcAhead: 0.1, DisplayBehind: 0.1, SlopTime: 0.3}
-	e := NewEPICFix(s, Vec3{}, Vec3{1, 0, 0}, 0)
+	e := NewEPICFix(s, geom.Vec3{}, geom.Vec3{1, 0, 0}, 0)
 	epicRead(e, 1) // fails: past 0 + slopTime; the display stays at the start
-	if !e.Update(Vec3{1, 0, 0}, Vec3{1, 0, 0}, 0.9) {
+	if !e.Update(geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0.9) {
 		t.Fatal("Update(packet at 0.9) = false, want true")
 	}
-	if e.Update(Vec3{}, Vec3{}, 0.8) {
+	if e.Update(geom.Vec3{}, geom.Vec3{}, 0.8) {
 		t.Error("Update(packet at 0.8 after 0.9) = true, want false")
 	}
 	if _, _, ok := epicRead(e, 1.19); !ok {

@@ -1,13 +1,15 @@
 package engine
 
+import "interplab/engine/geom"
+
 // epicTechnique is the Technique of EPIC (TechEPIC) and of its variant
 // without the jump (TechEPICFix), in float64 on Vec3.
 type epicTechnique struct {
 	settings *Settings
 	fix      bool
 	started  bool // a snapshot has been received and epic made from it
-	epic     EPIC[Vec3, float64]
-	rot      Quat // rotation of the newest snapshot: EPIC has none of its own
+	epic     EPIC[geom.Vec3, float64]
+	rot      geom.Quat // rotation of the newest snapshot: EPIC has none of its own
 }
 
 // newEPICTechnique returns the Technique of the seed's interpolator, or of
@@ -59,7 +61,7 @@ func (t *epicTechnique) sample(now float64, out *Sample) {
 	s := t.settings
 	t.epic.Settings = EPICSettings[float64]{CalcAhead: s.CalcAhead, DisplayBehind: s.DisplayBehind, SlopTime: s.SlopTime}
 	mode := Freeze
-	var vel Vec3
+	var vel geom.Vec3
 	if t.epic.Read(now, &out.Pos, &vel) {
 		mode = Extrapolate
 	}

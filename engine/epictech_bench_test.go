@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"interplab/engine/geom"
+	"testing"
+)
 
 // benchSampleEPIC reads the EPIC technique (a Sample per op, as the runner
 // does each frame), with a packet every third read: a 20 Hz stream shown at
@@ -14,7 +17,7 @@ func benchSampleEPIC(b *testing.B, fix bool) {
 	i := 0
 	for b.Loop() {
 		if i%3 == 0 {
-			tech.Receive(Snapshot{Time: now, Pos: Vec3{now, 1, 0}, Vel: Vec3{1, 0.5, 0}}, now)
+			tech.Receive(Snapshot{Time: now, Pos: geom.Vec3{now, 1, 0}, Vel: geom.Vec3{1, 0.5, 0}}, now)
 		}
 		sink = tech.Sample(now + 0.0166)
 		now += 1.0 / 60

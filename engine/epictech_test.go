@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"interplab/engine/geom"
+	"testing"
+)
 
 func TestEPICTechniqueEmpty(t *testing.T) {
 	s := Defaults()
@@ -15,9 +18,9 @@ func TestEPICTechniqueEmpty(t *testing.T) {
 func TestEPICTechniqueSample(t *testing.T) {
 	s := Defaults()
 	s.CalcAhead, s.DisplayBehind, s.SlopTime = 0.1, 0.2, 0.5
-	first := Snapshot{Time: 1, Pos: Vec3{1, 0, 0}, Vel: Vec3{2, 0, 0}, Rot: QuatFromYaw(0.5)}
-	second := Snapshot{Time: 1.1, Pos: Vec3{1.2, 1, 0}, Vel: Vec3{2, 0, 0}, Rot: QuatFromYaw(1)}
-	older := Snapshot{Time: 1.05, Pos: Vec3{9, 9, 9}, Vel: Vec3{9, 9, 9}, Rot: QuatFromYaw(2)}
+	first := Snapshot{Time: 1, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
+	second := Snapshot{Time: 1.1, Pos: geom.Vec3{1.2, 1, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(1)}
+	older := Snapshot{Time: 1.05, Pos: geom.Vec3{9, 9, 9}, Vel: geom.Vec3{9, 9, 9}, Rot: geom.QuatFromYaw(2)}
 
 	tech := newEPICTechnique(&s, false)
 	tech.Receive(first, 1.05)
@@ -28,15 +31,15 @@ func TestEPICTechniqueSample(t *testing.T) {
 		want    Sample
 	}{
 		{"dead reckons the first snapshot", nil, 1.1,
-			Sample{Pos: Vec3{1.2, 0, 0}, Rot: first.Rot, Mode: Extrapolate, Time: 1.1, Newest: 1}},
+			Sample{Pos: geom.Vec3{1.2, 0, 0}, Rot: first.Rot, Mode: Extrapolate, Time: 1.1, Newest: 1}},
 		// The line starts at the last shown (1.2,0,0), timed from the packet
 		// (1.1), towards (1.2,1,0)+(0.2,0,0) at 1.3: velocity (1,5,0).
 		{"heads for the next packet", []Snapshot{second}, 1.2,
-			Sample{Pos: Vec3{1.3, 0.5, 0}, Rot: second.Rot, Mode: Extrapolate, Time: 1.2, Newest: 1.1}},
+			Sample{Pos: geom.Vec3{1.3, 0.5, 0}, Rot: second.Rot, Mode: Extrapolate, Time: 1.2, Newest: 1.1}},
 		{"discards an older packet", []Snapshot{older}, 1.3,
-			Sample{Pos: Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: Extrapolate, Time: 1.3, Newest: 1.1}},
+			Sample{Pos: geom.Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: Extrapolate, Time: 1.3, Newest: 1.1}},
 		{"freezes at slopTime past the newest packet", nil, 1.6,
-			Sample{Pos: Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: Freeze, Time: 1.6, Newest: 1.1}},
+			Sample{Pos: geom.Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: Freeze, Time: 1.6, Newest: 1.1}},
 	}
 	for _, tt := range tests {
 		for _, snap := range tt.receive {
@@ -59,7 +62,7 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 	s := Defaults()
 	for _, fix := range []bool{false, true} {
 		tech := newEPICTechnique(&s, fix)
-		var e *EPIC[Vec3, float64]
+		var e *EPIC[geom.Vec3, float64]
 		for frame := range 300 {
 			now := float64(frame) / 60
 			// A packet every third frame, sent 70 ms earlier, every fifth
@@ -69,7 +72,7 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 				if frame%15 == 0 {
 					sent -= 1.0 / 60
 				}
-				snap := Snapshot{Time: sent, Pos: Vec3{sent * 3, 1, 0}, Vel: Vec3{3, 0, 0}}
+				snap := Snapshot{Time: sent, Pos: geom.Vec3{sent * 3, 1, 0}, Vel: geom.Vec3{3, 0, 0}}
 				tech.Receive(snap, now)
 				switch {
 				case e == nil && fix:
@@ -93,19 +96,19 @@ func TestEPICTechniqueFollowsSettings(t *testing.T) {
 	s := Defaults()
 	s.SlopTime = 0.1
 	tech := newEPICTechnique(&s, false)
-	tech.Receive(Snapshot{Time: 0, Vel: Vec3{1, 0, 0}}, 0)
+	tech.Receive(Snapshot{Time: 0, Vel: geom.Vec3{1, 0, 0}}, 0)
 	if got := tech.Sample(0.2).Mode; got != Freeze {
 		t.Errorf("Sample(0.2) with slopTime 0.1: mode %v, want freeze", got)
 	}
 	s.SlopTime = 0.5
-	if got := tech.Sample(0.3); got.Mode != Extrapolate || !epicNear(got.Pos, Vec3{0.3, 0, 0}) {
+	if got := tech.Sample(0.3); got.Mode != Extrapolate || !epicNear(got.Pos, geom.Vec3{0.3, 0, 0}) {
 		t.Errorf("Sample(0.3) after slopTime moved to 0.5 = %v %v, want extrapolate at [0.3 0 0]", got.Mode, got.Pos)
 	}
 	// calcAhead is read when a packet arrives: with calcAhead 0 the line
 	// heads for the packet itself, reached displayBehind later.
 	s.CalcAhead, s.DisplayBehind = 0, 0.1
-	tech.Receive(Snapshot{Time: 0.3, Pos: Vec3{1, 0, 0}, Vel: Vec3{5, 0, 0}}, 0.3)
-	if got := tech.Sample(0.4); !epicNear(got.Pos, Vec3{1, 0, 0}) {
+	tech.Receive(Snapshot{Time: 0.3, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{5, 0, 0}}, 0.3)
+	if got := tech.Sample(0.4); !epicNear(got.Pos, geom.Vec3{1, 0, 0}) {
 		t.Errorf("Sample(0.4) with calcAhead 0 = %v, want the packet's [1 0 0]", got.Pos)
 	}
 }
@@ -117,16 +120,16 @@ func TestEPICTechniqueFixRemovesJump(t *testing.T) {
 	// says it moves at 1 m/s: the seed times its line from the packet, so
 	// the display jumps ahead by the line's velocity × 0.1 s; the variant
 	// does not.
-	shown := map[bool]Vec3{}
+	shown := map[bool]geom.Vec3{}
 	for _, fix := range []bool{false, true} {
 		tech := newEPICTechnique(&s, fix)
 		tech.Receive(Snapshot{Time: 0}, 0)
 		tech.Sample(0.2)
-		tech.Receive(Snapshot{Time: 0.1, Pos: Vec3{0, 0, 0}, Vel: Vec3{1, 0, 0}}, 0.2)
+		tech.Receive(Snapshot{Time: 0.1, Pos: geom.Vec3{0, 0, 0}, Vel: geom.Vec3{1, 0, 0}}, 0.2)
 		shown[fix] = tech.Sample(0.2).Pos
 	}
 	// The line: from (0,0,0) towards (0.1,0,0) in 0.1 s, velocity (1,0,0).
-	if !epicNear(shown[true], Vec3{}) || !epicNear(shown[false], Vec3{0.1, 0, 0}) {
+	if !epicNear(shown[true], geom.Vec3{}) || !epicNear(shown[false], geom.Vec3{0.1, 0, 0}) {
 		t.Errorf("Sample right after the packet = %v (seed), %v (fix); want [0.1 0 0] and [0 0 0]", shown[false], shown[true])
 	}
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // TechGeckos is geckos.io snapshot-interpolation 1.1.1, the browser
 // games' snapshot interpolation library.
@@ -130,9 +133,9 @@ type geckosBatch struct {
 	slots []int32   // ring of their storage slots
 	head  int       // ring index of the oldest
 	count int
-	free  []int32 // storage slots not in the vault
-	pos   []Vec3  // per slot, n entities
-	rot   []Quat
+	free  []int32     // storage slots not in the vault
+	pos   []geom.Vec3 // per slot, n entities
+	rot   []geom.Quat
 	seq   []int // per slot, the add sequence number of its snapshot
 
 	// This frame's outcome, set by frame.
@@ -146,18 +149,18 @@ type geckosBatch struct {
 
 	// The slerp pairs are for the snapshots seqA, seqB.
 	seqA, seqB int
-	slerp      []slerpPair
-	last       []Vec3 // each entity's last drawn pose
-	lastRot    []Quat
+	slerp      []geom.SlerpPair
+	last       []geom.Vec3 // each entity's last drawn pose
+	lastRot    []geom.Quat
 }
 
 func newGeckosBatch(s *Settings, n int) *geckosBatch {
 	b := &geckosBatch{s: s, n: n, offset: -1, seqA: -1, seqB: -1,
-		slerp: make([]slerpPair, n), last: make([]Vec3, n), lastRot: make([]Quat, n)}
+		slerp: make([]geom.SlerpPair, n), last: make([]geom.Vec3, n), lastRot: make([]geom.Quat, n)}
 	// Room for a full vault from the start, so a run does not allocate as
 	// it fills.
 	slots := min(max(s.VaultSize, 0), 1000) + 1
-	b.seq, b.pos, b.rot = make([]int, 0, slots), make([]Vec3, 0, slots*n), make([]Quat, 0, slots*n)
+	b.seq, b.pos, b.rot = make([]int, 0, slots), make([]geom.Vec3, 0, slots*n), make([]geom.Quat, 0, slots*n)
 	return b
 }
 
@@ -189,7 +192,7 @@ func (b *geckosBatch) receive(tick, now float64, snaps []Snapshot) {
 	b.insert(t, slot)
 }
 
-func copyState(pos []Vec3, rot []Quat, snaps []Snapshot) {
+func copyState(pos []geom.Vec3, rot []geom.Quat, snaps []Snapshot) {
 	for e := range pos {
 		pos[e], rot[e] = snaps[e].Pos, snaps[e].Rot
 	}
@@ -204,8 +207,8 @@ func (b *geckosBatch) alloc() int32 {
 	}
 	slot := int32(len(b.seq))
 	b.seq = append(b.seq, 0)
-	b.pos = append(b.pos, make([]Vec3, b.n)...)
-	b.rot = append(b.rot, make([]Quat, b.n)...)
+	b.pos = append(b.pos, make([]geom.Vec3, b.n)...)
+	b.rot = append(b.rot, make([]geom.Quat, b.n)...)
 	return slot
 }
 
@@ -306,7 +309,7 @@ func (b *geckosBatch) fill(lo int, out []Sample) {
 	if b.older != b.seqA || b.newer != b.seqB {
 		// Pairs for entities other than lo... are stale too: init all.
 		for e := range b.n {
-			b.slerp[e].init(b.rot[b.o0+e], b.rot[b.o1+e])
+			b.slerp[e].Init(b.rot[b.o0+e], b.rot[b.o1+e])
 		}
 		b.seqA, b.seqB = b.older, b.newer
 	}
@@ -315,9 +318,9 @@ func (b *geckosBatch) fill(lo int, out []Sample) {
 	last, lastRot, slerp := b.last[lo:][:len(out)], b.lastRot[lo:][:len(out)], b.slerp[lo:][:len(out)]
 	for e := range out {
 		p0, p1 := &pos0[e], &pos1[e]
-		v := Vec3{p0[0] + float64((p1[0]-p0[0])*p), p0[1] + float64((p1[1]-p0[1])*p), p0[2] + float64((p1[2]-p0[2])*p)}
-		qx, qy, qz, qw := slerp[e].at4(p)
-		q := Quat{qx, qy, qz, qw}
+		v := geom.Vec3{p0[0] + float64((p1[0]-p0[0])*p), p0[1] + float64((p1[1]-p0[1])*p), p0[2] + float64((p1[2]-p0[2])*p)}
+		qx, qy, qz, qw := slerp[e].At4(p)
+		q := geom.Quat{qx, qy, qz, qw}
 		last[e], lastRot[e] = v, q
 		out[e] = b.common
 		out[e].Pos, out[e].Rot = v, q

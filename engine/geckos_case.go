@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 )
@@ -30,7 +31,7 @@ type GeckosPacket struct {
 	Send   float64    `json:"send"`   // the snapshot's server time, s
 	Arrive float64    `json:"arrive"` // client local arrival time, s
 	Pos    []*float64 `json:"pos"`    // the entity's [x, y, z], m; null is refused
-	pos    Vec3       // Pos, checked
+	pos    geom.Vec3  // Pos, checked
 }
 
 // Run checks the case's inputs and replays it through the geckos technique:
@@ -147,7 +148,7 @@ func (c *GeckosCase) run() ([]geckosRow, error) {
 	for i, f := range c.Frames {
 		for next < len(c.Packets) && c.Packets[next].Arrive <= f {
 			p := &c.Packets[next]
-			tech.Receive(Snapshot{Time: p.Send, Pos: p.pos, Rot: Quat{0, 0, 0, 1}}, p.Arrive)
+			tech.Receive(Snapshot{Time: p.Send, Pos: p.pos, Rot: geom.Quat{0, 0, 0, 1}}, p.Arrive)
 			next++
 		}
 		smp := tech.Sample(f)

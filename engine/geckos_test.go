@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"interplab/engine/geom"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -298,7 +299,7 @@ func TestGeckosBehaviours(t *testing.T) {
 			g := newGeckos(&s).(*geckosTech)
 			for i, st := range tt.steps {
 				if !st.sample {
-					g.Receive(Snapshot{Time: st.at, Pos: Vec3{st.x}, Rot: Quat{0, 0, 0, 1}}, st.now)
+					g.Receive(Snapshot{Time: st.at, Pos: geom.Vec3{st.x}, Rot: geom.Quat{0, 0, 0, 1}}, st.now)
 					if !math.IsNaN(st.offset) && math.Abs(g.offset-st.offset) > 1e-6 {
 						t.Errorf("step %d: offset = %v ms, want %v", i, g.offset, st.offset)
 					}

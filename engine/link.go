@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 )
@@ -38,11 +39,11 @@ import (
 // A Link is not safe for concurrent use.
 type Link struct {
 	s       *Settings
-	loss    *rng // one draw per packet: the loss decision or burst transition
-	delay   *rng // two draws per packet: the packet's delay, its duplicate's
-	dup     *rng // one draw per packet: whether it is duplicated
-	reorder *rng // one draw per packet: whether it is sent ahead (netem reorder)
-	bad     bool // Gilbert–Elliott state: inside a loss burst
+	loss    *geom.RNG // one draw per packet: the loss decision or burst transition
+	delay   *geom.RNG // two draws per packet: the packet's delay, its duplicate's
+	dup     *geom.RNG // one draw per packet: whether it is duplicated
+	reorder *geom.RNG // one draw per packet: whether it is sent ahead (netem reorder)
+	bad     bool      // Gilbert–Elliott state: inside a loss burst
 
 	scen             *Scenario    // the scenario in force; nil for none
 	game             netSimulator // the game engine's simulator s.NetSim chooses; nil for the lab's link
@@ -82,10 +83,10 @@ const (
 func NewLink(s *Settings, seed uint64) *Link {
 	return &Link{
 		s:       s,
-		loss:    newRNG(seed, linkStreamLoss),
-		delay:   newRNG(seed, linkStreamDelay),
-		dup:     newRNG(seed, linkStreamDup),
-		reorder: newRNG(seed, linkStreamReorder),
+		loss:    geom.NewRNG(seed, linkStreamLoss),
+		delay:   geom.NewRNG(seed, linkStreamDelay),
+		dup:     geom.NewRNG(seed, linkStreamDup),
+		reorder: geom.NewRNG(seed, linkStreamReorder),
 		game:    newNetSimulator(s, seed),
 	}
 }
@@ -318,15 +319,15 @@ func linkExtra(dist string, jitter, u float64) float64 {
 		// (1−u)/2 is exact, while 1 − (1−u)/2 may round to 1, whose
 		// quantile is infinite.
 		sigma := jitter * math.Sqrt(math.Pi/2)
-		return float64(sigma * -detNormQuantile((1-u)/2))
+		return float64(sigma * -geom.NormQuantile((1-u)/2))
 	case "pareto":
 		const a = linkParetoShape
 		lambda := jitter * (a - 1)
-		return float64(lambda * (detExp(-detLog(1-u)/a) - 1))
+		return float64(lambda * (geom.Exp(-geom.Log(1-u)/a) - 1))
 	case "lognormal":
 		const sigma = linkLognormalSigma
-		z := detNormQuantile(u)
-		return float64(jitter * detExp(float64(sigma*z)-sigma*sigma/2))
+		z := geom.NormQuantile(u)
+		return float64(jitter * geom.Exp(float64(sigma*z)-sigma*sigma/2))
 	}
 	panic("engine: unknown jitterDist " + strconv.Quote(dist))
 }

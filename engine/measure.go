@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // fillChunk is how many entities a technique writes before the metrics
 // read them: few enough that they are still in cache.
@@ -97,7 +100,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 			smp := &out[j]
 			hx, hy := 1.0, 0.0
 			if !m.noHeadings {
-				hx, hy = smp.Rot.heading()
+				hx, hy = smp.Rot.Heading()
 			}
 			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
 			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
@@ -120,7 +123,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
 		d := out[j].Pos
 		if out[j].Mode == Empty {
-			d = Vec3{math.NaN()}
+			d = geom.Vec3{math.NaN()}
 		}
 		m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+lo+j] = d
 	}
@@ -136,9 +139,9 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	}
 }
 
-func (m *Sim) writePose(row, e int, p Vec3, q Quat, mode Mode) {
+func (m *Sim) writePose(row, e int, p geom.Vec3, q geom.Quat, mode Mode) {
 	o := (row*m.n + e) * PoseStride
-	hx, hy := q.heading()
+	hx, hy := q.Heading()
 	m.poses[o] = float32(p[0])
 	m.poses[o+1] = float32(p[1])
 	m.poses[o+2] = float32(p[2])
@@ -199,7 +202,7 @@ func (m *Sim) accumulateLag() {
 }
 
 // distSq returns |a−b|², written out: it is in the per-entity loop.
-func distSq(a, b Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
+func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
 
 // sq3 returns x² + y² + z² with every product rounded on its own: where the
 // compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/geom"
+
 // The mirror technique: Mirror's client-side snapshot interpolation, as a
 // Unity client of Mirror shows one remote, server-owned
 // NetworkTransformUnreliable.
@@ -289,7 +291,7 @@ func (t *mirrorTechnique) Receive(s Snapshot, _ float64) {
 
 // receive takes one batch off the wire: its timestamp send (server time),
 // and when sync the transform's sync carrying the axes of p flagged in axes.
-func (t *mirrorTechnique) receive(send float64, axes uint8, sync bool, p [3]float32, r Quat) {
+func (t *mirrorTechnique) receive(send float64, axes uint8, sync bool, p [3]float32, r geom.Quat) {
 	t.clock.receive(send)
 	if sync {
 		t.nt.receive(send, axes, p, r, &t.clock.cfg)
@@ -304,7 +306,9 @@ func (t *mirrorTechnique) Sample(now float64) Sample {
 }
 
 // mirrorVec32 is a position as Mirror serializes it (WriteFloat).
-func mirrorVec32(p Vec3) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+func mirrorVec32(p geom.Vec3) [3]float32 {
+	return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])}
+}
 
 // mirrorBatch is one client with one timeline and a NetworkTransform per
 // entity, as in Mirror, where NetworkClient's timeline is global: the time

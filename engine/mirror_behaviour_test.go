@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"testing"
 )
@@ -39,7 +40,7 @@ func mirrorDrive(t *mirrorTechnique, latency, end float64, keep func(i int) bool
 	for k := 0; float64(k)/60 <= end; k++ {
 		T := float64(k) / 60
 		for ; next < len(pkts) && pkts[next].arrive <= T; next++ {
-			t.Receive(Snapshot{Time: pkts[next].send, Pos: Vec3{pkts[next].send - mirrorServerStart, 0, 0}, Rot: QuatIdentity}, pkts[next].arrive)
+			t.Receive(Snapshot{Time: pkts[next].send, Pos: geom.Vec3{pkts[next].send - mirrorServerStart, 0, 0}, Rot: geom.QuatIdentity}, pkts[next].arrive)
 		}
 		visit(T, t.Sample(T))
 	}
@@ -246,9 +247,9 @@ func TestMirrorTransformBufferResetsAfterAGap(t *testing.T) {
 		tech := newMirrorTest(func(m *MirrorSettings) { m.OnlySyncOnChange = tt.only })
 		c := &tech.clock.cfg
 		for i := range 3 {
-			tech.nt.receive(100+0.1*float64(i), mirrorAxesAll, [3]float32{float32(i)}, QuatIdentity, c)
+			tech.nt.receive(100+0.1*float64(i), mirrorAxesAll, [3]float32{float32(i)}, geom.QuatIdentity, c)
 		}
-		tech.nt.receive(100.2+0.1*float64(tt.gap), mirrorAxesAll, [3]float32{9}, QuatIdentity, c)
+		tech.nt.receive(100.2+0.1*float64(tt.gap), mirrorAxesAll, [3]float32{9}, geom.QuatIdentity, c)
 		if len(tech.nt.buf) != tt.wantSize {
 			t.Errorf("%s: %d snapshots buffered, want %d", tt.name, len(tech.nt.buf), tt.wantSize)
 		}
@@ -258,9 +259,9 @@ func TestMirrorTransformBufferResetsAfterAGap(t *testing.T) {
 func TestMirrorUnsentAxesComeFromTheNewestSnapshot(t *testing.T) {
 	tech := newMirrorTest(nil)
 	c := &tech.clock.cfg
-	tech.nt.spawn([3]float32{7, 8, 9}, QuatIdentity)
-	tech.nt.receive(100, mirrorAxisX, [3]float32{1, 2, 3}, QuatIdentity, c)
-	tech.nt.receive(100.1, mirrorAxisY, [3]float32{4, 5, 6}, QuatIdentity, c)
+	tech.nt.spawn([3]float32{7, 8, 9}, geom.QuatIdentity)
+	tech.nt.receive(100, mirrorAxisX, [3]float32{1, 2, 3}, geom.QuatIdentity, c)
+	tech.nt.receive(100.1, mirrorAxisY, [3]float32{4, 5, 6}, geom.QuatIdentity, c)
 	want := [][3]float32{{1, 8, 9}, {1, 5, 9}}
 	for i, w := range want {
 		if tech.nt.buf[i].pos != w {
@@ -271,7 +272,7 @@ func TestMirrorUnsentAxesComeFromTheNewestSnapshot(t *testing.T) {
 
 func TestMirrorServerSyncsOnlyOnChange(t *testing.T) {
 	type step struct {
-		pos      Vec3
+		pos      geom.Vec3
 		wantAxes uint8
 		wantSent bool
 	}
@@ -281,11 +282,11 @@ func TestMirrorServerSyncsOnlyOnChange(t *testing.T) {
 		steps  []step
 	}{
 		{"still object: one unchanged sync, then none", nil, []step{
-			{Vec3{1, 1, 1}, mirrorAxesAll, true}, {Vec3{1, 1, 1}, 0, true}, {Vec3{1, 1, 1}, 0, false}, {Vec3{1.5, 1, 1}, mirrorAxisX, true}}},
+			{geom.Vec3{1, 1, 1}, mirrorAxesAll, true}, {geom.Vec3{1, 1, 1}, 0, true}, {geom.Vec3{1, 1, 1}, 0, false}, {geom.Vec3{1.5, 1, 1}, mirrorAxisX, true}}},
 		{"moves under positionSensitivity are not sent", nil, []step{
-			{Vec3{1, 1, 1}, mirrorAxesAll, true}, {Vec3{1.005, 1, 1}, 0, true}, {Vec3{1.009, 1, 1}, 0, false}, {Vec3{1.02, 1, 1}, mirrorAxisX, true}}},
+			{geom.Vec3{1, 1, 1}, mirrorAxesAll, true}, {geom.Vec3{1.005, 1, 1}, 0, true}, {geom.Vec3{1.009, 1, 1}, 0, false}, {geom.Vec3{1.02, 1, 1}, mirrorAxisX, true}}},
 		{"without onlySyncOnChange every sync is sent", func(m *MirrorSettings) { m.OnlySyncOnChange = false }, []step{
-			{Vec3{1, 1, 1}, mirrorAxesAll, true}, {Vec3{1, 1, 1}, 0, true}, {Vec3{1, 1, 1}, 0, true}}},
+			{geom.Vec3{1, 1, 1}, mirrorAxesAll, true}, {geom.Vec3{1, 1, 1}, 0, true}, {geom.Vec3{1, 1, 1}, 0, true}}},
 	}
 	for _, tt := range tests {
 		tech := newMirrorTest(tt.change)
@@ -304,7 +305,7 @@ func TestMirrorServerSyncsEverySendIntervalMultiplierSends(t *testing.T) {
 	for k := range 10 {
 		// The lab stamps a snapshot with its tick, up to a tick before the send.
 		time := float64(k)/10 - 0.01
-		if _, ok := tech.sender.sync(Snapshot{Time: time, Pos: Vec3{float64(k)}}, tech.settings, &tech.clock.cfg); ok {
+		if _, ok := tech.sender.sync(Snapshot{Time: time, Pos: geom.Vec3{float64(k)}}, tech.settings, &tech.clock.cfg); ok {
 			sent = append(sent, k)
 		}
 	}

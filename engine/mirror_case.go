@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"interplab/engine/geom"
 )
 
 // MirrorCase is a packet schedule with what a real Mirror client rendered
@@ -102,11 +103,11 @@ func (c *MirrorCase) check() error {
 	if c.Library != "" && c.Library != TechMirror {
 		return &FieldError{Field: "library", Value: c.Library, Allowed: `"mirror"`}
 	}
-	if len(c.SpawnPos) != 3 || !Vec3(c.SpawnPos).Finite() {
+	if len(c.SpawnPos) != 3 || !geom.Vec3(c.SpawnPos).Finite() {
 		return &FieldError{Field: "spawnPos", Value: fmt.Sprint(c.SpawnPos), Allowed: "[x, y, z], finite, m"}
 	}
 	for i, p := range c.Packets {
-		if !finite(p.Send) || !finite(p.Arrive) {
+		if !geom.Finite(p.Send) || !geom.Finite(p.Arrive) {
 			return &FieldError{Field: fmt.Sprintf("packets[%d]", i), Value: fmt.Sprint(p.Send, p.Arrive),
 				Allowed: "finite send and arrive times, s"}
 		}
@@ -115,7 +116,7 @@ func (c *MirrorCase) check() error {
 				Allowed: "null or [x, y, z], each a number or null"}
 		}
 		for _, v := range p.Pos {
-			if v != nil && !finite(*v) {
+			if v != nil && !geom.Finite(*v) {
 				return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: formatNumber(*v), Allowed: "finite numbers, m"}
 			}
 		}
@@ -124,7 +125,7 @@ func (c *MirrorCase) check() error {
 		return errors.New("frames: want at least one frame time")
 	}
 	for i, t := range c.Frames {
-		if !finite(t) || (i > 0 && t < c.Frames[i-1]) {
+		if !geom.Finite(t) || (i > 0 && t < c.Frames[i-1]) {
 			return &FieldError{Field: fmt.Sprintf("frames[%d]", i), Value: formatNumber(t),
 				Allowed: "finite times that never run backwards, s"}
 		}
@@ -154,7 +155,7 @@ func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *Sample))
 		return fmt.Errorf("mirror case %q: %w", c.Name, err)
 	}
 	t := newMirrorTechnique(&s)
-	t.nt.spawn(mirrorVec32(Vec3(c.SpawnPos)), QuatIdentity)
+	t.nt.spawn(mirrorVec32(geom.Vec3(c.SpawnPos)), geom.QuatIdentity)
 	next := 0
 	for _, T := range c.Frames {
 		for ; next < len(c.Packets) && c.Packets[next].Arrive <= T; next++ {
@@ -167,7 +168,7 @@ func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *Sample))
 					pos[a] = float32(*v)
 				}
 			}
-			t.receive(p.Send, axes, p.Pos != nil, pos, QuatIdentity)
+			t.receive(p.Send, axes, p.Pos != nil, pos, geom.QuatIdentity)
 		}
 		smp := t.Sample(T)
 		frame(t, T, &smp)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"interplab/engine/geom"
 	"math"
 	"testing"
 )
@@ -50,7 +51,7 @@ func mirrorCaseError(t *testing.T, c *mirrorGolden, tol float64) (maxErr float64
 		case want == nil && f.Drawn, want != nil && !f.Drawn:
 			e = math.Inf(1)
 		case want != nil:
-			e = math.Sqrt(f.Pos.Sub(Vec3(*want)).LenSq())
+			e = math.Sqrt(f.Pos.Sub(geom.Vec3(*want)).LenSq())
 		}
 		if e > maxErr {
 			maxErr = e

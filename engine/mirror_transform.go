@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // Mirror's NetworkTransformUnreliable (NetworkTransformBase.cs and
 // NetworkTransformUnreliable.cs of the commit cited in mirror.go),
@@ -21,7 +24,7 @@ const (
 type mirrorNTSnap struct {
 	remote float64
 	pos    [3]float32
-	rot    Quat
+	rot    geom.Quat
 }
 
 func mirrorNTKey(s *mirrorNTSnap) float64 { return s.remote }
@@ -30,14 +33,14 @@ func mirrorNTKey(s *mirrorNTSnap) float64 { return s.remote }
 type mirrorTransform struct {
 	buf     []mirrorNTSnap
 	pos     [3]float32 // the transform's position: the spawn position, then the last applied
-	rot     Quat
+	rot     geom.Quat
 	spawned bool
 	drawn   bool
 	newest  float64 // the newest sync's batch timestamp, server time, s
 }
 
 // spawn places the transform where the spawn message put it.
-func (t *mirrorTransform) spawn(p [3]float32, r Quat) {
+func (t *mirrorTransform) spawn(p [3]float32, r geom.Quat) {
 	t.pos, t.rot, t.spawned = p, r, true
 }
 
@@ -45,7 +48,7 @@ func (t *mirrorTransform) spawn(p [3]float32, r Quat) {
 // (server time) that carries the axes of p flagged in axes: the reset after
 // a gap, the axes it lacks from the newest buffered snapshot (or the
 // transform), then InsertIfNotExists at send + timeStampAdjustment + offset.
-func (t *mirrorTransform) receive(send float64, axes uint8, p [3]float32, r Quat, c *mirrorConfig) {
+func (t *mirrorTransform) receive(send float64, axes uint8, p [3]float32, r geom.Quat, c *mirrorConfig) {
 	if !t.spawned {
 		t.spawn(p, r)
 	}
@@ -102,7 +105,7 @@ func (t *mirrorTransform) sample(tl *mirrorTimeline, out *Sample) {
 	}
 }
 
-func vec64(p [3]float32) Vec3 { return Vec3{float64(p[0]), float64(p[1]), float64(p[2])} }
+func vec64(p [3]float32) geom.Vec3 { return geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])} }
 
 // mirrorSender models the server's NetworkTransformUnreliable for one
 // entity from the snapshots that reach the client (see mirror.go): which
@@ -139,7 +142,7 @@ func (m *mirrorSender) sync(s Snapshot, set *Settings, c *mirrorConfig) (axes ui
 	sq := float32(float32(d[0]*d[0])+float32(d[1]*d[1])) + float32(d[2]*d[2])
 	if sq > float32(sens*sens) {
 		for a := range 3 {
-			if abs32(d[a]) > sens {
+			if geom.Abs32(d[a]) > sens {
 				axes |= 1 << a
 			}
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 )
@@ -8,9 +9,9 @@ import (
 // State is where an entity truly is at one instant: the ground truth the
 // techniques are measured against.
 type State struct {
-	Pos Vec3    // position, m; Z is up, 0 on the ground
-	Vel Vec3    // velocity, m/s: the exact time derivative of Pos
-	Yaw float64 // facing, radians in (−π, π]; 0 faces +X, positive turns towards +Y
+	Pos geom.Vec3 // position, m; Z is up, 0 on the ground
+	Vel geom.Vec3 // velocity, m/s: the exact time derivative of Pos
+	Yaw float64   // facing, radians in (−π, π]; 0 faces +X, positive turns towards +Y
 }
 
 // Mover is one entity's ground-truth motion: a pure function of (script,
@@ -100,8 +101,8 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 		panic("engine: unknown motion " + strconv.Quote(script))
 	}
 
-	h := rngMix(seed ^ rngMix(uint64(entity)+0x632be59bd9b4e019))
-	draw := func(i uint64) float64 { return rngUnit(rngMix(h + i*0x9e3779b97f4a7c15)) }
+	h := geom.Mix(seed ^ geom.Mix(uint64(entity)+0x632be59bd9b4e019))
+	draw := func(i uint64) float64 { return geom.ToUnit(geom.Mix(h + i*0x9e3779b97f4a7c15)) }
 	heading := 2 * math.Pi * draw(1)
 	mirror := 1.0
 	if draw(2) < 0.5 {
@@ -112,7 +113,7 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 	m := Mover{path: &motionPaths[k], script: script, yawH: heading, yawSign: mirror}
 	gx, gy := motionSpiral(entity)
 	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
-	sn, cs := detSincos(heading)
+	sn, cs := geom.Sincos(heading)
 	m.m00, m.m01 = cs, -sn*mirror
 	m.m10, m.m11 = sn, cs*mirror
 
@@ -278,7 +279,7 @@ func motionStopGo() motionPath {
 	b := motionBuilder{}
 	cruise := [4]float64{1.0, 0.6, 1.0, 0.6}
 	for i, c := range cruise {
-		sn, cs := detSincos(float64(i) * math.Pi / 2)
+		sn, cs := geom.Sincos(float64(i) * math.Pi / 2)
 		b.ramp(0.2, cs, sn, 0)
 		b.hold(c)
 		b.ramp(0.2, 0, 0, 0)
@@ -347,7 +348,7 @@ func (b *motionBuilder) arc(angle, dur float64) {
 	phi := b.yaw
 	sign := math.Copysign(1, angle)
 	r := dur / math.Abs(angle)
-	sn, cs := detSincos(phi)
+	sn, cs := geom.Sincos(phi)
 	s := motionSeg{t0: b.t, end: b.t + dur, arc: true,
 		x: b.x - float64(sign*r*sn), y: b.y + float64(sign*r*cs),
 		r: r, ang0: phi - sign*math.Pi/2, omega: angle / dur, yaw0: b.yaw, yawRate: angle / dur}
@@ -361,7 +362,7 @@ func (b *motionBuilder) arc(angle, dur float64) {
 // the same arithmetic as Mover.At.
 func (seg *motionSeg) eval(s float64) (px, py, vx, vy float64) {
 	if seg.arc {
-		sn, cs := detSincos(seg.ang0 + float64(seg.omega*s))
+		sn, cs := geom.Sincos(seg.ang0 + float64(seg.omega*s))
 		return seg.x + float64(seg.r*cs), seg.y + float64(seg.r*sn), -float64(seg.vr * sn), float64(seg.vr * cs)
 	}
 	hs := float64(0.5 * s)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 	"strings"
@@ -123,7 +124,7 @@ func TestMoverBounded(t *testing.T) {
 	for _, c := range motionCases() {
 		m := NewMover(c.script, c.entity, c.maxSpeed, c.seed)
 		gx, gy := motionSpiral(c.entity)
-		start := Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
+		start := geom.Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
 		var far, high float64
 		for i := range 60 * 240 {
 			st := m.At(float64(i) / 240)
@@ -162,14 +163,14 @@ func TestMoverScripts(t *testing.T) {
 	for e := range 12 {
 		seed := uint64(100 + e)
 		gx, gy := motionSpiral(e)
-		start := Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
+		start := geom.Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
 		for _, script := range Motions[:6] {
 			m := NewMover(script, e, v, seed)
 			first := m.At(0)
 			var (
 				standing, moving, reversals int
 				turned, yawMiss             float64 // total |Δyaw|; worst 1 − facing·direction
-				fullDir, axis               Vec3
+				fullDir, axis               geom.Vec3
 				rMin, rMax                  = math.Inf(1), 0.0
 			)
 			prevYaw := first.Yaw
@@ -179,7 +180,7 @@ func TestMoverScripts(t *testing.T) {
 				dy -= 2 * math.Pi * math.Round(dy/(2*math.Pi))
 				turned += math.Abs(dy)
 				prevYaw = st.Yaw
-				ground := Vec3{st.Vel[0], st.Vel[1]}
+				ground := geom.Vec3{st.Vel[0], st.Vel[1]}
 				speed := ground.Len()
 				if speed < 1e-9 {
 					standing++
@@ -197,17 +198,17 @@ func TestMoverScripts(t *testing.T) {
 						reversals++
 					}
 					fullDir = dir
-					facing := Vec3{math.Cos(st.Yaw), math.Sin(st.Yaw)}
+					facing := geom.Vec3{math.Cos(st.Yaw), math.Sin(st.Yaw)}
 					if script != "strafe" && script != "stopgo" {
 						yawMiss = max(yawMiss, 1-facing.Dot(dir))
 					}
 				}
 				switch script {
 				case "strafe":
-					if axis == (Vec3{}) {
+					if axis == (geom.Vec3{}) {
 						axis = dir
 					}
-					facing := Vec3{math.Cos(st.Yaw), math.Sin(st.Yaw)}
+					facing := geom.Vec3{math.Cos(st.Yaw), math.Sin(st.Yaw)}
 					if math.Abs(axis.Dot(dir)) < 1-1e-9 || math.Abs(facing.Dot(axis)) > 1e-9 {
 						t.Fatalf("strafe entity %d: moves along %v facing %v, want along %v facing across", e, dir, facing, axis)
 					}
@@ -303,7 +304,7 @@ func TestMoverScripts(t *testing.T) {
 func TestMoverPure(t *testing.T) {
 	for _, script := range Motions {
 		a, b := NewMover(script, 42, 7, 5), NewMover(script, 42, 7, 5)
-		r := newRNG(1, 0)
+		r := geom.NewRNG(1, 0)
 		for range 2000 {
 			tt := r.Float64() * 3600
 			want := a.At(tt)
@@ -325,7 +326,7 @@ func TestMoverVariety(t *testing.T) {
 			st := m.At(12.3)
 			// Relative to the start, so the grid does not count.
 			gx, gy := motionSpiral(e)
-			st.Pos = st.Pos.Sub(Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)})
+			st.Pos = st.Pos.Sub(geom.Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)})
 			seen[st] = true
 		}
 		if len(seen) < 50 {
@@ -407,7 +408,7 @@ func TestNewMoverPanics(t *testing.T) {
 	// Speed 0 is allowed: the entity stands still at its start.
 	m := NewMover("jump", 10, 0, 1)
 	gx, gy := motionSpiral(10)
-	start := Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
+	start := geom.Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
 	if st := m.At(3); st.Pos != start || st.Vel.Len() != 0 {
 		t.Errorf("maxSpeed 0: At(3) = %+v, want standing at %v", st, start)
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/geom"
+
 // Mirror's LatencySimulation transport, the network simulator a Mirror game
 // runs for QA (Mirror commit c885a6a4, 2026-08-06,
 // Assets/Mirror/Transports/Latency/LatencySimulation.cs, MIT), modelled from
@@ -158,7 +160,7 @@ type mirrorNetSim struct {
 }
 
 func newMirrorNetSim(s *Settings, seed uint64) *mirrorNetSim {
-	return &mirrorNetSim{s: s, plan: netSimSchedule{s: s}, draws: mirrorLabDraws{r: newRNG(seed, netSimStreamMirror)}}
+	return &mirrorNetSim{s: s, plan: netSimSchedule{s: s}, draws: mirrorLabDraws{r: geom.NewRNG(seed, netSimStreamMirror)}}
 }
 
 func (m *mirrorNetSim) send(sent float64, arrivals []float64) []float64 {
@@ -173,7 +175,7 @@ func (m *mirrorNetSim) send(sent float64, arrivals []float64) []float64 {
 
 // mirrorLabDraws is LatencySimulation's randomness in the lab: the noise
 // curve and a seeded stream for System.Random.
-type mirrorLabDraws struct{ r *rng }
+type mirrorLabDraws struct{ r *geom.RNG }
 
 func (d *mirrorLabDraws) noise(x float32) float32 { return mirrorNoise(x) }
 func (d *mirrorLabDraws) nextDouble() float64     { return d.r.Float64() }

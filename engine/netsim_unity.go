@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // Unity Transport 2's global network simulator (com.unity.transport 2.3,
 // NetworkSimulatorParameter), as the unity-network export drives it on the
@@ -52,11 +55,11 @@ func UnityNetworkSimulatorFor(s *Settings, st *NetSimStep) UnityNetworkSimulator
 type unityNetSim struct {
 	s    *Settings
 	plan netSimSchedule
-	r    *rng
+	r    *geom.RNG
 }
 
 func newUnityNetSim(s *Settings, seed uint64) *unityNetSim {
-	return &unityNetSim{s: s, plan: netSimSchedule{s: s}, r: newRNG(seed, netSimStreamUnity)}
+	return &unityNetSim{s: s, plan: netSimSchedule{s: s}, r: geom.NewRNG(seed, netSimStreamUnity)}
 }
 
 // send draws four numbers per packet, whatever happens to it: the loss, the

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // Unreal Engine 5.4's packet simulation (FPacketSimulationSettings: the
 // [PacketSimulationSettings] section of DefaultEngine.ini and the
@@ -53,12 +56,12 @@ func WholePercent(f float64) int { return int(math.Round(f * 100)) }
 type unrealNetSim struct {
 	s    *Settings
 	plan netSimSchedule
-	r    *rng
+	r    *geom.RNG
 	last float64 // when the packet sent before left, s
 }
 
 func newUnrealNetSim(s *Settings, seed uint64) *unrealNetSim {
-	return &unrealNetSim{s: s, plan: netSimSchedule{s: s}, r: newRNG(seed, netSimStreamUnreal), last: math.Inf(-1)}
+	return &unrealNetSim{s: s, plan: netSimSchedule{s: s}, r: geom.NewRNG(seed, netSimStreamUnreal), last: math.Inf(-1)}
 }
 
 // send draws three numbers per packet, whatever happens to it: the loss,

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // The ngo technique is how a Unity Netcode for GameObjects client shows a
 // remote NetworkTransform: NGO 2.1.1 (release ngo/2.1.1, commit
@@ -266,7 +269,7 @@ func (b *ngoBatch) receive(tickTime, _ float64, snaps []Snapshot) {
 	}
 }
 
-func labVec32(p *Vec3) vec32 { return vec32{float32(p[0]), float32(p[1]), float32(p[2])} }
+func labVec32(p *geom.Vec3) vec32 { return vec32{float32(p[0]), float32(p[1]), float32(p[2])} }
 
 // frame runs the client's UpdateTime at local time now, and works out the
 // live game delay, ngoDelay as the client's state has it: how far ServerTime

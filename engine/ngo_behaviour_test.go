@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"testing"
 )
@@ -138,7 +139,7 @@ func TestNGOFirstRTTFarFromApprovalRTTResets(t *testing.T) {
 // lerpAt returns an interpolator that consumed a first state at time end.
 func lerpAt(k *ngoConst, end float64, pos vec32) *ngoLerp {
 	var l ngoLerp
-	l.resetTo(vec32{}, QuatIdentity)
+	l.resetTo(vec32{}, geom.QuatIdentity)
 	l.add(ngoItem{time: end, pos: pos})
 	l.update(0, end, end, k, false)
 	return &l
@@ -191,7 +192,7 @@ func TestNGOConsumesEveryStateUpToServerTime(t *testing.T) {
 func TestNGOCutsCornersAtTurns(t *testing.T) {
 	k := ngoDefaults()
 	var x ngoTransform
-	x.spawn(vec32{}, QuatIdentity)
+	x.spawn(vec32{}, geom.QuatIdentity)
 	ti := k.tickInterval
 	path := []float32{0, 1, 2, 3, 4, 5, 4, 3, 2, 1, 0, 0, 0, 0} // out to 5 and back, one state a tick
 	most := float32(0)
@@ -199,7 +200,7 @@ func TestNGOCutsCornersAtTurns(t *testing.T) {
 		server := float64(f) / 60
 		for i, p := range path {
 			if tm := float64(i) * ti; tm <= server && tm > server-1.0/60 {
-				x.state(int64(i), vec32{p, 0, 0}, [3]bool{true, true, true}, false, QuatIdentity, &k)
+				x.state(int64(i), vec32{p, 0, 0}, [3]bool{true, true, true}, false, geom.QuatIdentity, &k)
 			}
 		}
 		x.lerp.update(1.0/60, server-2*ti, server, &k, false)
@@ -254,7 +255,7 @@ func TestNGOSecondStageSmoothing(t *testing.T) {
 func TestNGOSpawnMakesTheFirstSegmentANearSnap(t *testing.T) {
 	k := ngoDefaults()
 	var l ngoLerp
-	l.resetTo(vec32{}, QuatIdentity)
+	l.resetTo(vec32{}, geom.QuatIdentity)
 	l.add(ngoItem{time: 100, pos: vec32{1, 0, 0}})
 	tt := l.update(0, 99.95, 100, &k, false)
 	if l.start != 0 || tt < 0.999 {
@@ -315,12 +316,12 @@ func TestNGOOver100StatesInAFrameReset(t *testing.T) {
 func TestNGONullAxesKeepTheTarget(t *testing.T) {
 	k := ngoDefaults()
 	var x ngoTransform
-	x.spawn(vec32{1, 2, 3}, QuatIdentity)
-	x.state(5, vec32{7, 0, 0}, [3]bool{true, false, false}, false, QuatIdentity, &k)
+	x.spawn(vec32{1, 2, 3}, geom.QuatIdentity)
+	x.state(5, vec32{7, 0, 0}, [3]bool{true, false, false}, false, geom.QuatIdentity, &k)
 	if len(x.lerp.buf) != 1 || x.lerp.buf[0].pos != (vec32{7, 2, 3}) {
 		t.Errorf("buffered %v, want one state at {7 2 3}", x.lerp.buf)
 	}
-	x.state(6, vec32{}, [3]bool{}, false, QuatIdentity, &k)
+	x.state(6, vec32{}, [3]bool{}, false, geom.QuatIdentity, &k)
 	if len(x.lerp.buf) != 1 {
 		t.Errorf("a state with no axis added one: %d buffered, want 1", len(x.lerp.buf))
 	}
@@ -344,10 +345,10 @@ func TestNGOUnreliableDeltasDropOlderThanPreviousInbound(t *testing.T) {
 			k := ngoDefaults()
 			k.unreliable = tt.unreliable
 			var x ngoTransform
-			x.spawn(vec32{}, QuatIdentity)
+			x.spawn(vec32{}, geom.QuatIdentity)
 			for i, tick := range tt.ticks {
 				fs := tt.frameSync != nil && tt.frameSync[i]
-				x.state(tick, vec32{float32(tick), 0, 0}, [3]bool{true, true, true}, fs, QuatIdentity, &k)
+				x.state(tick, vec32{float32(tick), 0, 0}, [3]bool{true, true, true}, fs, geom.QuatIdentity, &k)
 			}
 			var got []int64
 			for _, it := range x.lerp.buf {

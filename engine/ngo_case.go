@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 )
@@ -119,13 +120,13 @@ func (c *NGOCase) check() error {
 		return &FieldError{Field: "frames", Value: "[]", Allowed: "one or more client frame times"}
 	}
 	for i, t := range c.Frames {
-		if !finite(t) || (i > 0 && t < c.Frames[i-1]) {
+		if !geom.Finite(t) || (i > 0 && t < c.Frames[i-1]) {
 			return &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: formatNumber(t),
 				Allowed: "finite client times in s, never decreasing"}
 		}
 	}
 	for i, r := range c.RTT {
-		if !finite(r.At) || r.MS < 0 || (i > 0 && r.At < c.RTT[i-1].At) {
+		if !geom.Finite(r.At) || r.MS < 0 || (i > 0 && r.At < c.RTT[i-1].At) {
 			return &FieldError{Field: "rtt[" + strconv.Itoa(i) + "]", Value: formatNumber(r.At),
 				Allowed: "readings in time order, at finite client times, with ms ≥ 0"}
 		}
@@ -138,7 +139,7 @@ func (c *NGOCase) check() error {
 		default:
 			return &FieldError{Field: at + ".type", Value: p.Type, Allowed: "one of approve, time, nt"}
 		}
-		if !finite(p.Arrive) || (i > 0 && p.Arrive < c.Packets[i-1].Arrive) {
+		if !geom.Finite(p.Arrive) || (i > 0 && p.Arrive < c.Packets[i-1].Arrive) {
 			return &FieldError{Field: at + ".arrive", Value: formatNumber(p.Arrive),
 				Allowed: "finite client times in s, in file order"}
 		}
@@ -146,7 +147,7 @@ func (c *NGOCase) check() error {
 			return &FieldError{Field: at + ".tick", Value: strconv.FormatInt(p.Tick, 10), Allowed: "a tick in [0, 2^40]"}
 		}
 		for k, v := range p.Pos {
-			if (v == nil && p.Type == "approve") || (v != nil && !finite(*v)) {
+			if (v == nil && p.Type == "approve") || (v != nil && !geom.Finite(*v)) {
 				return &FieldError{Field: at + ".pos[" + strconv.Itoa(k) + "]", Value: "null or not finite",
 					Allowed: "finite metres (null for an axis an nt state does not carry)"}
 			}
@@ -184,13 +185,13 @@ func (c *NGOCase) replay() ([]ngoCaseFrame, error) {
 			switch p.Type {
 			case "approve":
 				cl.approve(p.Tick, &k)
-				x.spawn(pos, QuatIdentity)
+				x.spawn(pos, geom.QuatIdentity)
 				spawned = true
 			case "time":
 				cl.timeSync(p.Tick, rtt, &k)
 			case "nt":
 				if spawned {
-					x.state(p.Tick, pos, has, p.FrameSync, QuatIdentity, &k)
+					x.state(p.Tick, pos, has, p.FrameSync, geom.QuatIdentity, &k)
 				}
 			}
 		}

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // This file is the client side of Unity Netcode for GameObjects 2.1.1 that
 // the ngo technique and NGOCase share: the time system, one
@@ -117,14 +120,14 @@ func (a vec32) lerp(b vec32, t float32) vec32 {
 	return vec32{a[0] + float32((b[0]-a[0])*t), a[1] + float32((b[1]-a[1])*t), a[2] + float32((b[2]-a[2])*t)}
 }
 
-func (a vec32) vec3() Vec3 { return Vec3{float64(a[0]), float64(a[1]), float64(a[2])} }
+func (a vec32) vec3() geom.Vec3 { return geom.Vec3{float64(a[0]), float64(a[1]), float64(a[2])} }
 
 // ngoItem is one buffered state: its tick's time and its position (and, in
 // the lab, its rotation, which NGO's rotation interpolator would carry).
 type ngoItem struct {
 	time float64
 	pos  vec32
-	rot  Quat
+	rot  geom.Quat
 }
 
 // ngoMaxPerFrame is how many states one frame may add before the
@@ -141,20 +144,20 @@ type ngoLerp struct {
 	added      int     // states added since the last update
 
 	// Rotation (lab only): the segment's arc and the smoothed rotation.
-	arc    slerpPair
-	curRot Quat
+	arc    geom.SlerpPair
+	curRot geom.Quat
 }
 
 // resetTo shows v at once and forgets every state and segment: both segment
 // times go to 0, so the next segment starts at time 0 and its t is about 1.
-func (l *ngoLerp) resetTo(v vec32, rot Quat) {
+func (l *ngoLerp) resetTo(v vec32, rot geom.Quat) {
 	if l.buf == nil {
 		l.buf = make([]ngoItem, 0, 8) // a few ticks' worth: no growth in steady state
 	}
 	l.buf = l.buf[:0]
 	l.start, l.end = 0, 0
 	l.from, l.to, l.cur = v, v, v
-	l.arc.init(rot, rot)
+	l.arc.Init(rot, rot)
 	l.curRot = rot
 }
 
@@ -188,7 +191,7 @@ func (l *ngoLerp) update(dt float32, render, server float64, c *ngoConst, rotati
 	k := min(max(dt/c.maxInterp, 0), 1)
 	l.cur = l.cur.lerp(target, k)
 	if rotation {
-		l.curRot = nlerp(l.curRot, l.arc.at(float64(t)), float64(k))
+		l.curRot = geom.Nlerp(l.curRot, l.arc.At(float64(t)), float64(k))
 	}
 	l.added = 0
 	return t
@@ -211,7 +214,7 @@ func (l *ngoLerp) consume(server float64, rotation bool) {
 	l.start, l.from = l.end, l.to
 	l.end, l.to = it.time, it.pos
 	if rotation {
-		l.arc.init(l.arc.b, it.rot)
+		l.arc.Init(l.arc.End(), it.rot)
 	}
 	kept := l.buf[:0]
 	for _, b := range l.buf {
@@ -231,7 +234,7 @@ type ngoTransform struct {
 }
 
 // spawn places the object at pos, as the spawn does with ResetTo.
-func (x *ngoTransform) spawn(pos vec32, rot Quat) {
+func (x *ngoTransform) spawn(pos vec32, rot geom.Quat) {
 	x.target = pos
 	x.lastInbound = math.MinInt64
 	x.lerp.resetTo(pos, rot)
@@ -240,7 +243,7 @@ func (x *ngoTransform) spawn(pos vec32, rot Quat) {
 // state handles one inbound NetworkTransform state for tick: has says which
 // axes it carries. With UseUnreliableDeltas a state older than the previous
 // inbound one (kept or not) is dropped unless it is a frame sync.
-func (x *ngoTransform) state(tick int64, pos vec32, has [3]bool, frameSync bool, rot Quat, c *ngoConst) {
+func (x *ngoTransform) state(tick int64, pos vec32, has [3]bool, frameSync bool, rot geom.Quat, c *ngoConst) {
 	prev := x.lastInbound
 	x.lastInbound = tick
 	if c.unreliable && tick < prev && !frameSync {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"reflect"
 	"testing"
@@ -57,7 +58,7 @@ func TestParetoFront(t *testing.T) {
 // On random clouds the front is monotone, undominated, and dominates every
 // other feasible point.
 func TestParetoFrontRandom(t *testing.T) {
-	r := newRNG(3, 0)
+	r := geom.NewRNG(3, 0)
 	for trial := range 200 {
 		cands := make([]Candidate, 1+r.Uint64()%40)
 		for i := range cands {

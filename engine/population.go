@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 )
@@ -47,7 +48,7 @@ func (r Spread) at(u float64) float64 {
 		return r.Min
 	}
 	if r.Log {
-		return r.Min * detExp(float64(u*detLog(r.Max/r.Min)))
+		return r.Min * geom.Exp(float64(u*geom.Log(r.Max/r.Min)))
 	}
 	return r.Min + float64(u*(r.Max-r.Min))
 }
@@ -185,8 +186,8 @@ const (
 // the seed of its run. Values are rounded to what a designer can type (0.1 ms,
 // 0.0001%, 0.1 packet, 0.01 ppm), so the link shown is exactly the link run.
 func (p *Population) Entity(e int) (EntityLink, string, int) {
-	h := rngMix(uint64(p.Seed) ^ rngMix(uint64(e)+0x5851f42d4c957f2d))
-	draw := func(i uint64) float64 { return rngUnit(rngMix(h + i*0x9e3779b97f4a7c15)) }
+	h := geom.Mix(uint64(p.Seed) ^ geom.Mix(uint64(e)+0x5851f42d4c957f2d))
+	draw := func(i uint64) float64 { return geom.ToUnit(geom.Mix(h + i*0x9e3779b97f4a7c15)) }
 	var l EntityLink
 	l.HighVariance = draw(popDrawClass) < p.HighVarianceShare
 	c := &p.Stable
@@ -204,7 +205,7 @@ func (p *Population) Entity(e int) (EntityLink, string, int) {
 	if motion == "mix" {
 		motion = motionScripts[e%len(motionScripts)]
 	}
-	seed := int(rngMix(h^rngMix(popDrawSeed)) >> 32)
+	seed := int(geom.Mix(h^geom.Mix(popDrawSeed)) >> 32)
 	return l, motion, seed
 }
 

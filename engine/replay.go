@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"slices"
 )
@@ -80,7 +81,7 @@ func newReplay(t *Trace) *replay {
 	for i := range t.Packets {
 		p := &t.Packets[i]
 		if isNew[i] {
-			rot := QuatIdentity
+			rot := geom.QuatIdentity
 			if p.HasRot {
 				rot = p.Rot
 			}
@@ -224,7 +225,7 @@ func (r *replay) at(e int, t float64) State {
 	s1 := &r.states[c+1]
 	dt := s1.Time - s0.Time
 	a := (t - s0.Time) / dt
-	h01, h10, h11 := hermiteBasis(a, dt)
+	h01, h10, h11 := geom.HermiteBasis(a, dt)
 	// The derivatives of the weights, per second.
 	d01 := float64(6*a-float64(6*float64(a*a))) / dt
 	d10 := float64(3*float64(a*a)) - float64(4*a) + 1
@@ -232,7 +233,7 @@ func (r *replay) at(e int, t float64) State {
 	var st State
 	for k := range 3 {
 		p0, v0, p1, v1 := s0.Pos[k], s0.Vel[k], s1.Pos[k], s1.Vel[k]
-		st.Pos[k] = hermite1(p0, v0, p1, v1, h01, h10, h11)
+		st.Pos[k] = geom.Hermite1(p0, v0, p1, v1, h01, h10, h11)
 		st.Vel[k] = float64((p1-p0)*d01) + float64(v0*d10) + float64(v1*d11)
 	}
 	dy := s1.yaw - s0.yaw

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // Sim is a running lab simulation: a server moving Entities() entities by
 // their motion scripts, sending snapshots over one seeded link, and a client
@@ -40,13 +43,13 @@ type Sim struct {
 	poses []float32
 
 	accs     []acc
-	shown    [3][]Vec3 // displayed positions of the last three frames, [frame%3][k*n + e]
-	valid    []uint8   // how many of prev1, prev2 hold a displayed frame
-	under    []bool    // underran in the current round, [k*n + e]
-	truth    []Vec3    // truth this frame
-	truth1   []Vec3    // and one and two frames ago
-	truth2   []Vec3
-	truthAcc []Vec3 // truth's second difference this frame
+	shown    [3][]geom.Vec3 // displayed positions of the last three frames, [frame%3][k*n + e]
+	valid    []uint8        // how many of prev1, prev2 hold a displayed frame
+	under    []bool         // underran in the current round, [k*n + e]
+	truth    []geom.Vec3    // truth this frame
+	truth1   []geom.Vec3    // and one and two frames ago
+	truth2   []geom.Vec3
+	truthAcc []geom.Vec3 // truth's second difference this frame
 	round    int
 
 	lag      lagGrid
@@ -56,8 +59,8 @@ type Sim struct {
 	// latency: population runs, whose entities are each alone in a Sim
 	// for hours, would otherwise spend most of their time on it.
 	lagStride int
-	lagTruth  []Vec3
-	lagDisp   []Vec3 // NaN where the technique showed nothing
+	lagTruth  []geom.Vec3
+	lagDisp   []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
 	// technique, the sum of Sample.Delay over the entities it drew and
@@ -88,13 +91,13 @@ const PoseStride = 6
 // PacketRecord is one snapshot packet of the focus entity, for the timeline.
 type PacketRecord struct {
 	Seq    int
-	Sent   float64 // server send time, s
-	Tick   float64 // server time of the state it carries, s
-	Arrive float64 // first arrival, on the server's time base, s; NaN if lost
-	Dup    bool    // delivered twice
-	Pos    Vec3    // the focus entity's true position in it
-	Net    float64 // the link's mean one-way delay at the send time (scenario and spikes included), s
-	Down   bool    // an outage of the scenario holds arrivals at the send time
+	Sent   float64   // server send time, s
+	Tick   float64   // server time of the state it carries, s
+	Arrive float64   // first arrival, on the server's time base, s; NaN if lost
+	Dup    bool      // delivered twice
+	Pos    geom.Vec3 // the focus entity's true position in it
+	Net    float64   // the link's mean one-way delay at the send time (scenario and spikes included), s
+	Down   bool      // an outage of the scenario holds arrivals at the send time
 }
 
 // FrameTech is one technique's display of the focus entity in one frame.
@@ -238,9 +241,9 @@ func (m *Sim) Restart() {
 	m.arrivals = m.arrivals[:0]
 	m.poses = make([]float32, (1+nt)*n*PoseStride)
 	m.accs = make([]acc, nt)
-	m.shown = [3][]Vec3{make([]Vec3, nt*n), make([]Vec3, nt*n), make([]Vec3, nt*n)}
+	m.shown = [3][]geom.Vec3{make([]geom.Vec3, nt*n), make([]geom.Vec3, nt*n), make([]geom.Vec3, nt*n)}
 	m.valid, m.under = make([]uint8, nt*n), make([]bool, nt*n)
-	m.truth, m.truth1, m.truth2, m.truthAcc = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+	m.truth, m.truth1, m.truth2, m.truthAcc = make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n)
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.phases = nil
@@ -259,8 +262,8 @@ func (m *Sim) Restart() {
 func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
 	size, nt := m.lag.size(), len(m.techs)
-	m.lagTruth = make([]Vec3, size*m.lagN)
-	m.lagDisp = make([]Vec3, nt*size*m.lagN)
+	m.lagTruth = make([]geom.Vec3, size*m.lagN)
+	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
 	for k := range m.accs {
 		m.accs[k].lagSSE = make([]float64, size)
 		m.accs[k].lagFrames = 0
@@ -460,7 +463,7 @@ func (m *Sim) arrive(a arrival) {
 	}
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
-		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
+		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw)}
 	}
 	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)}
 	for k, b := range m.batches {
@@ -497,12 +500,12 @@ func (m *Sim) frame(t float64, last bool) {
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
 			p, p1, p2 := &st.Pos, &m.truth1[e], &m.truth2[e]
-			m.truthAcc[e] = Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
+			m.truthAcc[e] = geom.Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
 		}
 		if last {
-			q := Quat{0, 0, 0, 1}
+			q := geom.Quat{0, 0, 0, 1}
 			if !m.noHeadings {
-				q = QuatFromYaw(st.Yaw)
+				q = geom.QuatFromYaw(st.Yaw)
 			}
 			m.writePose(0, e, st.Pos, q, Interpolate)
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"reflect"
 	"testing"
@@ -229,7 +230,7 @@ func TestErrorMetrics(t *testing.T) {
 	// acceleration error.
 	p := &perEntity{techs: make([]Technique, m.n)}
 	for e := range p.techs {
-		p.techs[e] = &offset{mv: &m.movers[e], off: Vec3{0.3, 0, 0}}
+		p.techs[e] = &offset{mv: &m.movers[e], off: geom.Vec3{0.3, 0, 0}}
 	}
 	m.batches[0] = p
 	m.StepFrames(120)
@@ -257,7 +258,7 @@ func TestErrorMetrics(t *testing.T) {
 
 type offset struct {
 	mv  *Mover
-	off Vec3
+	off geom.Vec3
 }
 
 func (o *offset) Receive(Snapshot, float64) {}

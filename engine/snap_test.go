@@ -1,11 +1,14 @@
 package engine
 
-import "testing"
+import (
+	"interplab/engine/geom"
+	"testing"
+)
 
 // snapAt returns a snapshot at time t whose position and yaw encode t, so a
 // test can tell which one is shown.
 func snapAt(t float64) Snapshot {
-	return Snapshot{Time: t, Pos: Vec3{t, 2 * t, 0}, Vel: Vec3{1, 2, 0}, Rot: QuatFromYaw(t)}
+	return Snapshot{Time: t, Pos: geom.Vec3{t, 2 * t, 0}, Vel: geom.Vec3{1, 2, 0}, Rot: geom.QuatFromYaw(t)}
 }
 
 func TestSnap(t *testing.T) {
@@ -29,7 +32,7 @@ func TestSnap(t *testing.T) {
 			now += 0.05
 			sn := snapAt(tm)
 			if i > 0 && tm <= c.times[i-1] {
-				sn.Pos = Vec3{99, 99, 99} // a stale packet's bogus pose must not show
+				sn.Pos = geom.Vec3{99, 99, 99} // a stale packet's bogus pose must not show
 			}
 			tech.Receive(sn, now)
 		}
@@ -51,7 +54,7 @@ func TestSnapDuplicateKeepsFirst(t *testing.T) {
 	tech := newSnap(&Settings{})
 	tech.Receive(snapAt(1), 1.1)
 	dup := snapAt(1)
-	dup.Pos = Vec3{-5, -5, -5}
+	dup.Pos = geom.Vec3{-5, -5, -5}
 	tech.Receive(dup, 1.2)
 	if got, want := tech.Sample(1.3).Pos, snapAt(1).Pos; got != want {
 		t.Errorf("Sample().Pos after duplicate = %v, want %v", got, want)

@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"interplab/engine/geom"
+	"math"
+)
 
 // TechSource is the Source engine technique: Source SDK 2013 multiplayer's
 // entity interpolation (CInterpolatedVar, the client interp amount) with the
@@ -83,8 +86,8 @@ type sourceTechnique struct {
 // sourcePacket is a snapshot waiting for the next frame.
 type sourcePacket struct {
 	time float64 // server time, s
-	pos  Vec3
-	rot  Quat
+	pos  geom.Vec3
+	rot  geom.Quat
 }
 
 // sourceNet is the net channel's memory: the last accepted server tick.
@@ -160,4 +163,6 @@ func sourceTick(s float64, interval float32) int64 {
 	return int64(math.Round(s / float64(interval)))
 }
 
-func sourcePos(p Vec3) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+func sourcePos(p geom.Vec3) [3]float32 {
+	return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])}
+}

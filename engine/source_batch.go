@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/geom"
+
 // sourceBatch is the source technique for every entity of a run. The
 // client's clock and net channel are one per client in the engine, so the
 // batch keeps one for all entities; each entity has its own history. It
@@ -18,7 +20,7 @@ type sourceBatch struct {
 	// their snapshots, len(ents) per packet.
 	pendTime []float64
 	pendPos  [][3]float32
-	pendRot  []Quat
+	pendRot  []geom.Quat
 }
 
 func newSourceBatch(s *Settings, n int) batch {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"slices"
 	"strconv"
 )
@@ -141,7 +142,7 @@ func (c *SourceCase) run(caseClock bool) ([]PeerFrame, []sourceMode, error) {
 	order := make([]read, 0, len(c.Packets))
 	for i := range c.Packets {
 		p := &c.Packets[i]
-		if !finite(p.Arrive) || !finite(p.Pos[0]) || !finite(p.Pos[1]) || !finite(p.Pos[2]) {
+		if !geom.Finite(p.Arrive) || !geom.Finite(p.Pos[0]) || !geom.Finite(p.Pos[1]) || !geom.Finite(p.Pos[2]) {
 			return nil, nil, &FieldError{Field: "packets[" + strconv.Itoa(i) + "]", Value: "non-finite", Allowed: "finite arrive and pos"}
 		}
 		if sourceTick(p.Send, k.interval) != p.Tick {
@@ -161,7 +162,7 @@ func (c *SourceCase) run(caseClock bool) ([]PeerFrame, []sourceMode, error) {
 	for f, now := range c.Frames {
 		for ; next < len(order) && order[next].frame == f; next++ {
 			p := &c.Packets[order[next].i]
-			t.Receive(Snapshot{Time: p.Send, Pos: Vec3(p.Pos), Rot: QuatIdentity}, p.Arrive)
+			t.Receive(Snapshot{Time: p.Send, Pos: geom.Vec3(p.Pos), Rot: geom.QuatIdentity}, p.Arrive)
 		}
 		if caseClock {
 			t.frameAt(now, &k, float32(c.Out[f].Curtime), &out)

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/geom"
+
 // sourceMode is what the entity did in a frame, by the cases' names.
 type sourceMode uint8
 
@@ -22,7 +24,7 @@ func (m sourceMode) String() string { return sourceModeNames[m] }
 type sourceSample struct {
 	t   float32 // change time: the simulation time, s
 	pos [3]float32
-	rot Quat
+	rot geom.Quat
 }
 
 const (
@@ -41,16 +43,16 @@ type sourceEntity struct {
 
 	hist    []sourceSample // newest first
 	origin  [3]float32     // m_vecOrigin as drawn
-	rot     Quat
+	rot     geom.Quat
 	netPos  [3]float32 // last networked value
-	netRot  Quat
+	netRot  geom.Quat
 	netTime float32 // its simulation time (the var's last-networked time)
 	stamp   float32 // TICKS_TO_TIME of the last accepted packet
 	recvT   float64 // local frame time of the last accepted packet, s
 
 	// The slerp between the two samples last interpolated, kept while
 	// the render time stays between them.
-	slerp      slerpPair
+	slerp      geom.SlerpPair
 	slerpT     [2]float32
 	slerpValid bool
 
@@ -60,7 +62,7 @@ type sourceEntity struct {
 
 // receive updates the entity from an accepted packet of server tick n,
 // taken in at local frame time now.
-func (e *sourceEntity) receive(n int64, pos [3]float32, rot Quat, now float64, k *sourceConfig) {
+func (e *sourceEntity) receive(n int64, pos [3]float32, rot geom.Quat, now float64, k *sourceConfig) {
 	simtime := k.interval * float32(n) // curtime while receiving, and the simulation time
 	e.stamp = simtime
 	e.recvT = now
@@ -133,7 +135,7 @@ func (e *sourceEntity) render(now float64, curtime float32, k *sourceConfig, out
 		}
 		e.prune(curtime, k.amount)
 	}
-	out.Pos = Vec3{float64(e.origin[0]), float64(e.origin[1]), float64(e.origin[2])}
+	out.Pos = geom.Vec3{float64(e.origin[0]), float64(e.origin[1]), float64(e.origin[2])}
 	out.Rot = e.rot
 	out.Time = float64(e.target)
 	out.Newest = float64(e.hist[0].t)
@@ -197,10 +199,10 @@ func (e *sourceEntity) interpolate(target float32, k *sourceConfig) (done bool) 
 		e.mode = sourceLinear
 	}
 	if !e.slerpValid || e.slerpT != [2]float32{a.t, b.t} {
-		e.slerp.init(a.rot, b.rot)
+		e.slerp.Init(a.rot, b.rot)
 		e.slerpT, e.slerpValid = [2]float32{a.t, b.t}, true
 	}
-	e.rot = e.slerp.at(float64(frac))
+	e.rot = e.slerp.At(float64(frac))
 	return still
 }
 
@@ -217,7 +219,7 @@ func (e *sourceEntity) pastNewest(target float32, k *sourceConfig) bool {
 	}
 	prev := &h[1]
 	dt := newest.t - prev.t
-	if float64(abs32(dt)) < sourceMinExtrapDt {
+	if float64(geom.Abs32(dt)) < sourceMinExtrapDt {
 		return true
 	}
 	f := 1 + min(target-newest.t, k.extrapAmount)/dt
@@ -232,7 +234,7 @@ func (e *sourceEntity) pastNewest(target float32, k *sourceConfig) bool {
 func sourceFixup(p, a, b *sourceSample) [3]float32 {
 	dt1 := b.t - a.t
 	dt2 := a.t - p.t
-	if float64(abs32(dt1-dt2)) > sourceSameTime && float64(dt2) > sourceSameTime {
+	if float64(geom.Abs32(dt1-dt2)) > sourceSameTime && float64(dt2) > sourceSameTime {
 		return sourceLerp(1-dt1/dt2, p.pos, a.pos)
 	}
 	return p.pos

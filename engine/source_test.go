@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"testing"
 )
@@ -30,7 +31,7 @@ func sourceCompare(c *SourceCase, frames []PeerFrame) (maxErr float64, first int
 		case (o.Pos != nil) != g.Drawn:
 			bad = "drawn differs"
 		case o.Pos != nil:
-			d := math.Sqrt(distSq(g.Pos, Vec3(*o.Pos)))
+			d := math.Sqrt(distSq(g.Pos, geom.Vec3(*o.Pos)))
 			maxErr = max(maxErr, d)
 			if !(d <= sourceGoldenTol) {
 				bad = "position differs"
@@ -96,7 +97,7 @@ func TestSourceClockCurtime(t *testing.T) {
 		for f, now := range c.Frames {
 			for ; next < len(c.Packets) && c.Packets[next].Arrive <= now; next++ {
 				p := &c.Packets[next]
-				tech.Receive(Snapshot{Time: p.Send, Pos: Vec3(p.Pos)}, p.Arrive)
+				tech.Receive(Snapshot{Time: p.Send, Pos: geom.Vec3(p.Pos)}, p.Arrive)
 			}
 			tech.read(now, &k)
 			if got, want := tech.clock.curtime(&k.clock), float32(c.Out[f].Curtime); got != want {
@@ -155,7 +156,7 @@ func newSourceRig(edit func(*SourceSettings)) *sourceRig {
 
 // packet hands over the state of server tick n: position x along X.
 func (r *sourceRig) packet(n int64, x float64) {
-	r.tech.Receive(Snapshot{Time: float64(n) * 0.015, Pos: Vec3{x, 0, 0}, Rot: QuatIdentity}, r.now)
+	r.tech.Receive(Snapshot{Time: float64(n) * 0.015, Pos: geom.Vec3{x, 0, 0}, Rot: geom.QuatIdentity}, r.now)
 }
 
 // frame renders the frame at now and returns the drawn x and the mode.

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/geom"
+
 // streamSamples is how many packet arrivals the stream clock's transit
 // minimum looks back over: 1.6 s at 20 Hz, so a latency slider moved up is
 // followed quickly.
@@ -60,22 +62,6 @@ func (c *streamClock) advance(now float64) {
 	if !c.started {
 		return
 	}
-	c.lag = slewTowards(c.lag, c.least, float64(streamSlew*(now-c.last)))
+	c.lag = geom.SlewTowards(c.lag, c.least, float64(streamSlew*(now-c.last)))
 	c.last = now
-}
-
-// slewTowards returns cur moved towards target by at most step (none when
-// step is not positive): how the buffer's delay and the stream clock's lag
-// follow their targets without jumps.
-func slewTowards(cur, target, step float64) float64 {
-	if !(step > 0) {
-		step = 0
-	}
-	switch {
-	case target > cur+step:
-		return cur + step
-	case target < cur-step:
-		return cur - step
-	}
-	return target
 }

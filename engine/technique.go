@@ -1,11 +1,13 @@
 package engine
 
+import "interplab/engine/geom"
+
 // Snapshot is one entity's state as the server sent it.
 type Snapshot struct {
-	Time float64 // server time at which the state was true (its tick), s
-	Pos  Vec3    // position, m
-	Vel  Vec3    // velocity, m/s
-	Rot  Quat    // orientation
+	Time float64   // server time at which the state was true (its tick), s
+	Pos  geom.Vec3 // position, m
+	Vel  geom.Vec3 // velocity, m/s
+	Rot  geom.Quat // orientation
 }
 
 // Mode tells what a technique is doing for the frame it displays.
@@ -33,8 +35,8 @@ func (m Mode) String() string {
 // Sample is what a technique displays for one entity in one frame, with the
 // internals the lab's timeline and metrics read.
 type Sample struct {
-	Pos  Vec3
-	Rot  Quat
+	Pos  geom.Vec3
+	Rot  geom.Quat
 	Mode Mode
 
 	// Time is the server time the displayed pose stands for: the render

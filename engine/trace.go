@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"strconv"
 )
@@ -11,14 +12,14 @@ import (
 // packet delivered twice is two TracePackets with the same Entity, Seq and
 // Sent and their own Arrive.
 type TracePacket struct {
-	Entity int     // entity index, in [0, Trace.Entities)
-	Seq    int     // the entity's send number: consecutive sends have consecutive numbers, so a gap is a loss
-	Sent   float64 // server time the packet was sent, which is also the time of the state it carries, s
-	Arrive float64 // arrival time on the same clock as Sent, s; NaN if the packet was lost
-	Pos    Vec3    // position, m
-	Vel    Vec3    // velocity, m/s
-	Rot    Quat    // orientation, a unit quaternion; ignored unless HasRot
-	HasRot bool    // the trace recorded an orientation
+	Entity int       // entity index, in [0, Trace.Entities)
+	Seq    int       // the entity's send number: consecutive sends have consecutive numbers, so a gap is a loss
+	Sent   float64   // server time the packet was sent, which is also the time of the state it carries, s
+	Arrive float64   // arrival time on the same clock as Sent, s; NaN if the packet was lost
+	Pos    geom.Vec3 // position, m
+	Vel    geom.Vec3 // velocity, m/s
+	Rot    geom.Quat // orientation, a unit quaternion; ignored unless HasRot
+	HasRot bool      // the trace recorded an orientation
 }
 
 // Trace is a recording of real packets, to replay through every technique
@@ -103,7 +104,7 @@ func (t *Trace) Validate() error {
 		if p.Seq < 0 || p.Seq > TraceMaxSeq {
 			return bad(i, "seq", strconv.Itoa(p.Seq)+": want 0 to 2^40")
 		}
-		if !finite(p.Sent) || math.Abs(p.Sent) > TraceMaxTime {
+		if !geom.Finite(p.Sent) || math.Abs(p.Sent) > TraceMaxTime {
 			return bad(i, "sent", formatNumber(p.Sent)+": want a finite time within ±1e10 s")
 		}
 		if i > 0 && p.Sent < t.Packets[i-1].Sent {
@@ -115,7 +116,7 @@ func (t *Trace) Validate() error {
 		}
 		if !math.IsNaN(p.Arrive) {
 			d := p.Arrive - p.Sent
-			if !finite(p.Arrive) || !(d >= 0) || d > TraceMaxDelay {
+			if !geom.Finite(p.Arrive) || !(d >= 0) || d > TraceMaxDelay {
 				return bad(i, "arrive", formatNumber(p.Arrive)+": want NaN (lost) or from sent to sent + "+
 					formatNumber(TraceMaxDelay)+" s")
 			}
@@ -168,7 +169,7 @@ func (t *Trace) Validate() error {
 	return nil
 }
 
-func traceCoordOK(x float64) bool { return finite(x) && math.Abs(x) <= TraceMaxCoord }
+func traceCoordOK(x float64) bool { return geom.Finite(x) && math.Abs(x) <= TraceMaxCoord }
 
 // tracePacketDiff names the first field of the state where a and b differ,
 // or returns "".
@@ -228,7 +229,7 @@ func (t *Trace) AppendFlat(dst []float64) []float64 {
 	dst = append(dst, TraceFlatVersion, float64(t.Entities), float64(len(t.Packets)))
 	for i := range t.Packets {
 		p := &t.Packets[i]
-		q, has := QuatIdentity, 0.0
+		q, has := geom.QuatIdentity, 0.0
 		if p.HasRot {
 			q, has = p.Rot, 1
 		}
@@ -271,9 +272,9 @@ func TraceFromFlat(f []float64) (*Trace, error) {
 			return bad(i, "hasRot", formatNumber(r[14])+": want 0 or 1")
 		}
 		t.Packets[i] = TracePacket{Entity: int(r[0]), Seq: int(r[1]), Sent: r[2], Arrive: r[3],
-			Pos: Vec3{r[4], r[5], r[6]}, Vel: Vec3{r[7], r[8], r[9]}, HasRot: r[14] == 1}
+			Pos: geom.Vec3{r[4], r[5], r[6]}, Vel: geom.Vec3{r[7], r[8], r[9]}, HasRot: r[14] == 1}
 		if t.Packets[i].HasRot {
-			t.Packets[i].Rot = Quat{r[10], r[11], r[12], r[13]}
+			t.Packets[i].Rot = geom.Quat{r[10], r[11], r[12], r[13]}
 		}
 	}
 	if err := t.Validate(); err != nil {
@@ -329,7 +330,7 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 					return nil, &TraceError{Index: -1, Msg: "more than " + strconv.Itoa(TraceMaxPackets) + " packets"}
 				}
 				t.Packets = append(t.Packets, TracePacket{Entity: e, Seq: k, Sent: tick, Arrive: a,
-					Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw), HasRot: true})
+					Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw), HasRot: true})
 			}
 		}
 	}

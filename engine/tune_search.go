@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"interplab/engine/geom"
 	"math"
 	"slices"
 	"strconv"
@@ -31,7 +32,7 @@ type tuneDim struct {
 type tuneSearch struct {
 	spec     TuneSpec
 	dims     []tuneDim
-	rng      *rng
+	rng      *geom.RNG
 	workers  int
 	progress func(c Candidate, done, total int)
 
@@ -46,7 +47,7 @@ type tuneSearch struct {
 }
 
 func newTuneSearch(spec TuneSpec, workers int, progress func(Candidate, int, int)) *tuneSearch {
-	t := &tuneSearch{spec: spec, rng: newRNG(spec.Seed, 0x74756e65), workers: workers, progress: progress,
+	t := &tuneSearch{spec: spec, rng: geom.NewRNG(spec.Seed, 0x74756e65), workers: workers, progress: progress,
 		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base)}
 	for _, r := range spec.Space {
 		p, _ := Lookup(r.Name)

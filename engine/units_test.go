@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"interplab/engine/geom"
 	"math"
 	"slices"
 	"strings"
@@ -166,7 +167,7 @@ func TestFormat(t *testing.T) {
 // Parse(Format(v)) is v exactly, for every parameter, at its bounds, its
 // default, its steps and at values no step gives.
 func TestFormatRoundTrip(t *testing.T) {
-	r := newRNG(7, 0)
+	r := geom.NewRNG(7, 0)
 	for i := range params {
 		p := &params[i]
 		vs := []float64{p.Min, p.Max, p.Default}

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/geom"
+
 // TechUnreal is the technique of Unreal Engine's CharacterMovementComponent
 // as a client draws a simulated proxy (another player's character).
 const TechUnreal = "unreal-cmc"
@@ -148,13 +150,13 @@ type unrealCMC struct {
 	span    float64 // server time between the newest update and the one before, s; 0 for the first
 	elapsed float64 // local seconds ticked since the newest update
 
-	capsule Vec3 // the actor's location, m: the update's, extrapolated
-	vel     Vec3 // replicated velocity, m/s
-	rot     Quat // replicated rotation: the capsule's
-	offset  Vec3 // MeshTranslationOffset, m: drawn location − capsule
-	offset0 Vec3 // the offset the update set: linear mode's start
-	mesh    Quat // the rotation drawn
-	mesh0   Quat // the rotation drawn when the update came: linear mode's start
+	capsule geom.Vec3 // the actor's location, m: the update's, extrapolated
+	vel     geom.Vec3 // replicated velocity, m/s
+	rot     geom.Quat // replicated rotation: the capsule's
+	offset  geom.Vec3 // MeshTranslationOffset, m: drawn location − capsule
+	offset0 geom.Vec3 // the offset the update set: linear mode's start
+	mesh    geom.Quat // the rotation drawn
+	mesh0   geom.Quat // the rotation drawn when the update came: linear mode's start
 }
 
 // Receive applies an update that arrived at local time now
@@ -164,7 +166,7 @@ func (t *unrealCMC) Receive(sn Snapshot, now float64) {
 	if !t.have {
 		t.have, t.newest, t.span, t.elapsed = true, sn.Time, 0, 0
 		t.capsule, t.vel, t.rot, t.mesh = sn.Pos, sn.Vel, sn.Rot, sn.Rot
-		t.offset, t.offset0 = Vec3{}, Vec3{}
+		t.offset, t.offset0 = geom.Vec3{}, geom.Vec3{}
 		if !t.ticked {
 			t.ticked, t.last = true, now
 		}
@@ -180,7 +182,7 @@ func (t *unrealCMC) Receive(sn Snapshot, now float64) {
 	t.capsule, t.vel, t.rot = sn.Pos, sn.Vel, sn.Rot
 	noSmooth := s.NetworkNoSmoothUpdateDistance / cmPerM
 	if s.NetworkSmoothingMode == UnrealSmoothingModes[unrealDisabled] || move.LenSq() > float64(noSmooth*noSmooth) {
-		t.offset, t.offset0, t.mesh, t.mesh0 = Vec3{}, Vec3{}, sn.Rot, sn.Rot
+		t.offset, t.offset0, t.mesh, t.mesh0 = geom.Vec3{}, geom.Vec3{}, sn.Rot, sn.Rot
 		return
 	}
 	off := drawn.Sub(sn.Pos)
@@ -241,10 +243,10 @@ func (t *unrealCMC) tick(dt float64, mode int) {
 		if T := t.s.NetworkSimulatedSmoothLocationTime; dt < T {
 			t.offset = t.offset.Scale(1 - dt/T)
 		} else {
-			t.offset = Vec3{}
+			t.offset = geom.Vec3{}
 		}
 		if T := t.s.NetworkSimulatedSmoothRotationTime; dt < T {
-			t.mesh = nlerp(t.mesh, t.rot, dt/T)
+			t.mesh = geom.Nlerp(t.mesh, t.rot, dt/T)
 		} else {
 			t.mesh = t.rot
 		}
@@ -254,9 +256,9 @@ func (t *unrealCMC) tick(dt float64, mode int) {
 			p = min(t.elapsed/t.span, 1)
 		}
 		t.offset = t.offset0.Scale(1 - p)
-		t.mesh = nlerp(t.mesh0, t.rot, p)
+		t.mesh = geom.Nlerp(t.mesh0, t.rot, p)
 	default:
-		t.offset, t.mesh = Vec3{}, t.rot
+		t.offset, t.mesh = geom.Vec3{}, t.rot
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"path/filepath"
 	"testing"
@@ -32,9 +33,9 @@ func FuzzUnrealTechnique(f *testing.F) {
 			}
 			now = max(now, float64(p.t)+float64(i%5)*0.04)
 			tech.Receive(Snapshot{Time: float64(p.t),
-				Pos: Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
-				Vel: Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])},
-				Rot: QuatFromYaw(float64(p.pos[0]))}, now)
+				Pos: geom.Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
+				Vel: geom.Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])},
+				Rot: geom.QuatFromYaw(float64(p.pos[0]))}, now)
 			for range 3 { // frames at 60 Hz
 				got := tech.Sample(now)
 				now += 1.0 / 60

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/geom"
 	"math"
 	"testing"
 )
@@ -22,8 +23,8 @@ func unrealReplay(s *Settings, updates []unrealUpdate, frames []float64) []Sampl
 	for i, now := range frames {
 		for ; next < len(updates) && updates[next].at <= now; next++ {
 			u := updates[next]
-			tech.Receive(Snapshot{Time: u.t, Pos: Vec3{u.x, 0, 0}, Vel: Vec3{u.vx, 0, 0},
-				Rot: QuatFromYaw(u.yaw * math.Pi / 180)}, u.at)
+			tech.Receive(Snapshot{Time: u.t, Pos: geom.Vec3{u.x, 0, 0}, Vel: geom.Vec3{u.vx, 0, 0},
+				Rot: geom.QuatFromYaw(u.yaw * math.Pi / 180)}, u.at)
 		}
 		out[i] = tech.Sample(now)
 	}
@@ -252,7 +253,7 @@ func TestUnrealSampleFields(t *testing.T) {
 	if got := tech.Sample(1); got.Mode != Empty || got.Time != 1 {
 		t.Errorf("before any update: %+v, want Empty at time 1", got)
 	}
-	tech.Receive(Snapshot{Time: 50, Rot: QuatIdentity}, 1.01)
+	tech.Receive(Snapshot{Time: 50, Rot: geom.QuatIdentity}, 1.01)
 	got := tech.Sample(1.05)
 	if got.Mode != Extrapolate || got.Newest != 50 || math.Abs(got.Time-50.05) > 1e-12 || got.Depth != 0 || got.Delay != 0 {
 		t.Errorf("after an update: %+v, want extrapolate, newest 50, time 50.05", got)

@@ -49,6 +49,7 @@ import (
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // LiveTraceCap is the most packets a session's live trace keeps; beyond it
@@ -172,7 +173,7 @@ func (lt *liveTrace) check(m *wsInMsg) (traceio.Row, error) {
 		if len(m.Rot) != 4 {
 			return bad("rot", fmt.Sprintf("rot: %d numbers, want 4 (x, y, z, w)", len(m.Rot)))
 		}
-		if err := row.SetRot(engine.Quat(m.Rot)); err != nil {
+		if err := row.SetRot(geom.Quat(m.Rot)); err != nil {
 			return bad("rot", "rot: "+err.Msg)
 		}
 	}

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // Tolerance is the largest position error, in metres, that still counts as
@@ -221,18 +222,18 @@ func (c *Checker) checkNetSim(res Result, library string, data []byte) Result {
 
 func sq(x float64) float64 { return x * x }
 
-func fmtPos(p engine.Vec3) string { return fmt.Sprintf("[%.9g, %.9g, %.9g]", p[0], p[1], p[2]) }
+func fmtPos(p geom.Vec3) string { return fmt.Sprintf("[%.9g, %.9g, %.9g]", p[0], p[1], p[2]) }
 
 // parsePos reads a case's pos: [x, y, z], or null for nothing drawn.
-func parsePos(raw json.RawMessage) (engine.Vec3, bool, error) {
+func parsePos(raw json.RawMessage) (geom.Vec3, bool, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return engine.Vec3{}, false, nil
+		return geom.Vec3{}, false, nil
 	}
 	var xyz []float64
 	if err := json.Unmarshal(raw, &xyz); err != nil || len(xyz) != 3 {
-		return engine.Vec3{}, false, errors.New("want [x, y, z] or null")
+		return geom.Vec3{}, false, errors.New("want [x, y, z] or null")
 	}
-	return engine.Vec3{xyz[0], xyz[1], xyz[2]}, true, nil
+	return geom.Vec3{xyz[0], xyz[1], xyz[2]}, true, nil
 }
 
 func (c *Checker) libraries() []string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // fakeCase is a case of the "fake" library: its frames are its input, so
@@ -35,7 +36,7 @@ func runFake(data []byte) ([]engine.PeerFrame, error) {
 	for i, f := range c.Frames {
 		out[i].T = f.T
 		if f.Pos != nil {
-			out[i].Pos, out[i].Drawn = engine.Vec3(*f.Pos), true
+			out[i].Pos, out[i].Drawn = geom.Vec3(*f.Pos), true
 		}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package engine
+package geom
 
 import (
 	"math"
@@ -16,7 +16,7 @@ func TestYaw(t *testing.T) {
 
 func TestHeading(t *testing.T) {
 	for _, yaw := range []float64{0, 0.3, -2, math.Pi / 2, 3} {
-		x, y := QuatFromYaw(yaw).heading()
+		x, y := QuatFromYaw(yaw).Heading()
 		if math.Abs(x-math.Cos(yaw)) > 1e-12 || math.Abs(y-math.Sin(yaw)) > 1e-12 {
 			t.Errorf("QuatFromYaw(%v).heading() = %v, %v; want %v, %v", yaw, x, y, math.Cos(yaw), math.Sin(yaw))
 		}

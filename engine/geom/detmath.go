@@ -1,4 +1,4 @@
-package engine
+package geom
 
 import "math"
 
@@ -7,15 +7,15 @@ import "math"
 // The engine promises bit-identical results natively and under WebAssembly.
 // On amd64 math.Log and math.Exp run assembly that rounds differently in the
 // last bit from the portable Go code the same calls run under WebAssembly
-// (Log even misreads subnormals). And the portable code itself, math.Sincos
+// (math.Log even misreads subnormals). And the portable code itself, math.Sincos
 // included, changes in the last bit on builds whose compiler fuses x*y + z
 // into one rounding, which the Go spec allows: arm64 always, amd64 with
 // GOAMD64=v3. An explicit float64 conversion of a product forbids the fusion.
 //
-// So detLog, detExp and detSincos are the algorithms Go's portable code uses
+// So Log, Exp and Sincos are the algorithms Go's portable code uses
 // (fdlibm's log and exp, Cephes' sin and cos) written here with every
-// product that is added to something wrapped in a conversion. detLog and
-// detExp are within 1 ulp of the exact values; all three give the same bits
+// product that is added to something wrapped in a conversion. Log and
+// Exp are within 1 ulp of the exact values; all three give the same bits
 // as math does under WebAssembly, where nothing is fused.
 
 const (
@@ -23,9 +23,9 @@ const (
 	detLn2Lo = 1.90821492927058770002e-10 // ln 2 − detLn2Hi
 )
 
-// detLog returns the natural logarithm of x: NaN for x < 0 or NaN, −Inf for
+// Log returns the natural logarithm of x: NaN for x < 0 or NaN, −Inf for
 // ±0, +Inf for +Inf. Subnormal x is handled exactly.
-func detLog(x float64) float64 {
+func Log(x float64) float64 {
 	const (
 		l1 = 6.666666666666735130e-01 // 3FE55555 55555593
 		l2 = 3.999999999940941908e-01 // 3FD99999 9997FA04
@@ -63,9 +63,9 @@ func detLog(x float64) float64 {
 	return float64(k*detLn2Hi) - ((float64(hfsq) - (float64(s*(float64(hfsq)+r)) + float64(k*detLn2Lo))) - f)
 }
 
-// detExp returns e^x: +Inf for x > ~709.78 or +Inf, 0 for x < ~−745.13 or
+// Exp returns e^x: +Inf for x > ~709.78 or +Inf, 0 for x < ~−745.13 or
 // −Inf, NaN for NaN. Results in the subnormal range are rounded once.
-func detExp(x float64) float64 {
+func Exp(x float64) float64 {
 	const (
 		log2e     = 1.44269504088896338700e+00
 		overflow  = 7.09782712893383973096e+02
@@ -141,15 +141,15 @@ func detPow2(k int) float64 {
 	return math.Float64frombits(uint64(k+1023) << 52)
 }
 
-// detNormQuantile returns the standard normal quantile Φ⁻¹(p) for p in
+// NormQuantile returns the standard normal quantile Φ⁻¹(p) for p in
 // (0, 1), by Wichura's algorithm AS 241 (PPND16), accurate to about 1e−16
-// relative. It needs only detLog and Sqrt, so it is deterministic too. It
+// relative. It needs only Log and Sqrt, so it is deterministic too. It
 // returns ∓Inf at p = 0 and 1 and NaN outside [0, 1].
 //
 // The link draws normal and lognormal delays through it from a single
 // uniform, so that the same draw gives a larger delay under every
 // distribution when it is larger under one.
-func detNormQuantile(p float64) float64 {
+func NormQuantile(p float64) float64 {
 	q := p - 0.5
 	if q >= -0.425 && q <= 0.425 { // 0.075 ≤ p ≤ 0.925
 		r := 0.180625 - float64(q*q)
@@ -165,7 +165,7 @@ func detNormQuantile(p float64) float64 {
 	if r == 0 {
 		return math.Copysign(math.Inf(1), q)
 	}
-	r = math.Sqrt(-detLog(r))
+	r = math.Sqrt(-Log(r))
 	var x float64
 	if r <= 5 { // tail ≥ e^−25 ≈ 1.4e−11
 		r -= 1.6
@@ -214,14 +214,14 @@ var (
 		1.42151175831644588870e-7, 2.04426310338993978564e-15}
 )
 
-// detSincos returns sin x and cos x for |x| < 2^29 (NaN, NaN beyond, and for
+// Sincos returns sin x and cos x for |x| < 2^29 (NaN, NaN beyond, and for
 // ±Inf and NaN). It is Go's math.Sincos (the Cephes algorithm: reduction by
 // π/4 in three parts, then minimax polynomials on [−π/4, π/4]) with every
 // product wrapped against fusion, and so gives the same bits as math.Sincos
 // does on amd64 (GOAMD64=v1) and WebAssembly, where nothing is fused, while
 // math.Sincos itself changes in the last bits on builds that fuse: arm64,
 // and amd64 with GOAMD64=v3.
-func detSincos(x float64) (sin, cos float64) {
+func Sincos(x float64) (sin, cos float64) {
 	const (
 		pi4A = 7.85398125648498535156e-1  // 0x3fe921fb40000000: π/4 in three parts
 		pi4B = 3.77489470793079817668e-8  // 0x3e64442d00000000
@@ -301,5 +301,5 @@ var (
 	}
 )
 
-// abs32 is |x| in single precision (the libraries that compute in float32).
-func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+// Abs32 is |x| in single precision (the libraries that compute in float32).
+func Abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }

@@ -1,4 +1,4 @@
-package engine
+package geom
 
 import "math"
 
@@ -14,15 +14,15 @@ const slerpLinearDot = 1 - 1e-8
 // −r, the same rotation). q and r must be unit quaternions; the result is one
 // too. Rotations nearly parallel are blended by a normalised lerp.
 func (q Quat) Slerp(r Quat, t float64) Quat {
-	var p slerpPair
-	p.init(q, r)
-	return p.at(t)
+	var p SlerpPair
+	p.Init(q, r)
+	return p.At(t)
 }
 
-// slerpPair is a Slerp between two fixed rotations with the arc's angle
+// SlerpPair is a Slerp between two fixed rotations with the arc's angle
 // worked out once, so that each further point costs one sincos polynomial
 // and no Acos. The buffer keeps one per pair of snapshots it is between.
-type slerpPair struct {
+type SlerpPair struct {
 	a, b   Quat    // the ends; b is negated if that makes the arc shorter
 	cos    float64 // cosine of the half-angle θ between a and b, in [0, 1]
 	theta  float64 // θ, radians in [0, π/2]
@@ -30,7 +30,7 @@ type slerpPair struct {
 	linear bool    // a and b nearly parallel: normalised lerp
 }
 
-func (p *slerpPair) init(a, b Quat) {
+func (p *SlerpPair) Init(a, b Quat) {
 	d := float64(a[0]*b[0]) + float64(a[1]*b[1]) + float64(a[2]*b[2]) + float64(a[3]*b[3])
 	if d < 0 {
 		// q and −q are the same rotation; of the two arcs to b and −b take
@@ -39,7 +39,7 @@ func (p *slerpPair) init(a, b Quat) {
 		b = Quat{-b[0], -b[1], -b[2], -b[3]}
 		d = -d
 	}
-	*p = slerpPair{a: a, b: b, cos: d}
+	*p = SlerpPair{a: a, b: b, cos: d}
 	if d > slerpLinearDot {
 		p.linear = true
 		return
@@ -48,13 +48,17 @@ func (p *slerpPair) init(a, b Quat) {
 	p.invSin = 1 / math.Sqrt(1-float64(d*d))
 }
 
-// at returns the rotation a fraction t of the way along the pair's arc.
-func (p *slerpPair) at(t float64) Quat {
-	x, y, z, w := p.at4(t)
+// End returns the rotation the pair's arc ends at: b, or −b when that
+// made the arc shorter (the same rotation).
+func (p *SlerpPair) End() Quat { return p.b }
+
+// At returns the rotation a fraction t of the way along the pair's arc.
+func (p *SlerpPair) At(t float64) Quat {
+	x, y, z, w := p.At4(t)
 	return Quat{x, y, z, w}
 }
 
-// at4 is at with the result in four scalars, which Go returns in registers
+// At4 is At with the result in four scalars, which Go returns in registers
 // (a Quat goes through memory).
 //
 // For t in [0, 1], as the buffer asks, sin tθ and cos tθ come from the
@@ -63,7 +67,7 @@ func (p *slerpPair) at(t float64) Quat {
 // WebAssembly); they agree with math.Sincos to 4e−16. Every product is
 // rounded on its own (no fused multiply-add), so the result is the same on
 // every platform.
-func (p *slerpPair) at4(t float64) (x, y, z, w float64) {
+func (p *SlerpPair) At4(t float64) (x, y, z, w float64) {
 	a, b := &p.a, &p.b
 	if p.linear {
 		q := Quat{
@@ -109,27 +113,27 @@ func (p *slerpPair) at4(t float64) (x, y, z, w float64) {
 		float64(a[3]*wa) + float64(b[3]*wb)
 }
 
-// eulerPair is the guide's pitfall, kept so the lab can show it: the yaw
+// EulerPair is the guide's pitfall, kept so the lab can show it: the yaw
 // angles of two rotations lerped as plain numbers in (−π, π], without
 // wrapping, so a turn from 170° to −170° sweeps 340° the long way round
 // instead of 20°. Pitch and roll are dropped; the lab's entities only yaw.
-type eulerPair struct {
+type EulerPair struct {
 	yaw0, yaw1 float64 // radians in (−π, π]
 }
 
-func (p *eulerPair) init(a, b Quat) { *p = eulerPair{a.Yaw(), b.Yaw()} }
+func (p *EulerPair) Init(a, b Quat) { *p = EulerPair{a.Yaw(), b.Yaw()} }
 
-// at returns the Z and W components of the rotation with yaw a fraction t
+// At returns the Z and W components of the rotation with yaw a fraction t
 // of the way from yaw0 to yaw1 (X and Y are 0).
-func (p *eulerPair) at(t float64) (z, w float64) {
+func (p *EulerPair) At(t float64) (z, w float64) {
 	return math.Sincos((p.yaw0 + float64((p.yaw1-p.yaw0)*t)) / 2)
 }
 
 // quatEulerLerp returns the Euler-lerp (pitfall) rotation a fraction t of the
-// way from q to r; see eulerPair.
+// way from q to r; see EulerPair.
 func quatEulerLerp(q, r Quat, t float64) Quat {
-	p := eulerPair{q.Yaw(), r.Yaw()}
-	z, w := p.at(t)
+	p := EulerPair{q.Yaw(), r.Yaw()}
+	z, w := p.At(t)
 	return Quat{0, 0, z, w}
 }
 
@@ -196,9 +200,9 @@ func slerpAcos(d float64) float64 {
 	return math.Pi/2 - at
 }
 
-// nlerp returns the normalised lerp a fraction f of the way from q to r
+// Nlerp returns the normalised lerp a fraction f of the way from q to r
 // along the shorter arc: q for f = 0, r for f = 1.
-func nlerp(q, r Quat, f float64) Quat {
+func Nlerp(q, r Quat, f float64) Quat {
 	if f <= 0 {
 		return q
 	}

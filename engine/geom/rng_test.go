@@ -1,4 +1,4 @@
-package engine
+package geom
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestRNGDeterministic(t *testing.T) {
-	a, b := newRNG(42, 7), newRNG(42, 7)
+	a, b := NewRNG(42, 7), NewRNG(42, 7)
 	for i := range 1000 {
 		if x, y := a.Uint64(), b.Uint64(); x != y {
 			t.Fatalf("draw %d: newRNG(42, 7) gave %#x and %#x", i, x, y)
@@ -17,7 +17,7 @@ func TestRNGDeterministic(t *testing.T) {
 // TestRNGStreamsDiffer: neighbouring seeds and streams must not share or
 // shift each other's sequences.
 func TestRNGStreamsDiffer(t *testing.T) {
-	first := func(r *rng) [64]uint64 {
+	first := func(r *RNG) [64]uint64 {
 		var v [64]uint64
 		for i := range v {
 			v[i] = r.Uint64()
@@ -27,7 +27,7 @@ func TestRNGStreamsDiffer(t *testing.T) {
 	seqs := map[[2]uint64][64]uint64{}
 	for seed := uint64(0); seed < 4; seed++ {
 		for stream := uint64(0); stream < 4; stream++ {
-			seqs[[2]uint64{seed, stream}] = first(newRNG(seed, stream))
+			seqs[[2]uint64{seed, stream}] = first(NewRNG(seed, stream))
 		}
 	}
 	seen := map[uint64][2]uint64{}
@@ -45,21 +45,21 @@ func TestRNGStreamsDiffer(t *testing.T) {
 // reference outputs: xoshiro256** from the state {1, 2, 3, 4}, and splitmix64
 // seeded with 0.
 func TestRNGReference(t *testing.T) {
-	r := &rng{s: [4]uint64{1, 2, 3, 4}}
+	r := &RNG{s: [4]uint64{1, 2, 3, 4}}
 	want := [4]uint64{11520, 0, 1509978240, 1215971899390074240}
 	for i, w := range want {
 		if got := r.Uint64(); got != w {
 			t.Errorf("xoshiro256** output %d = %d, want %d", i, got, w)
 		}
 	}
-	if got, want := rngMix(0x9e3779b97f4a7c15), uint64(0xe220a8397b1dcdaf); got != want {
+	if got, want := Mix(0x9e3779b97f4a7c15), uint64(0xe220a8397b1dcdaf); got != want {
 		t.Errorf("splitmix64 first output = %#x, want %#x", got, want)
 	}
 }
 
 func TestRNGUniform(t *testing.T) {
 	const n = 200000
-	r := newRNG(9, 1)
+	r := NewRNG(9, 1)
 	var sum, sumOpen float64
 	var buckets [10]int
 	for range n {

@@ -1,4 +1,4 @@
-package engine
+package geom
 
 import "math"
 
@@ -40,7 +40,7 @@ func (a Vec3) Lerp(b Vec3, t float64) Vec3 { return a.Add(b.Sub(a).Scale(t)) }
 
 // Finite reports whether every component of a is neither NaN nor infinite.
 func (a Vec3) Finite() bool {
-	return finite(a[0]) && finite(a[1]) && finite(a[2])
+	return Finite(a[0]) && Finite(a[1]) && Finite(a[2])
 }
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

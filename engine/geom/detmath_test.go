@@ -1,4 +1,4 @@
-package engine
+package geom
 
 import (
 	"math"
@@ -117,10 +117,10 @@ func TestRefFunctions(t *testing.T) {
 // 1 ulp of the exact value, so it may differ from the correctly rounded one
 // by 1.
 func TestDetLogRange(t *testing.T) {
-	r := newRNG(1, 0)
+	r := NewRNG(1, 0)
 	bad := 0
 	check := func(x float64) {
-		got, want := detLog(x), refLog(x)
+		got, want := Log(x), refLog(x)
 		if ulpDiff(got, want) > 1 {
 			if bad++; bad <= 10 {
 				t.Errorf("detLog(%v) = %v, want %v (%d ulp)", x, got, want, ulpDiff(got, want))
@@ -145,10 +145,10 @@ func TestDetLogRange(t *testing.T) {
 // TestDetExpRange compares detExp with a 160-bit reference from the
 // underflow to the overflow threshold, subnormal results included.
 func TestDetExpRange(t *testing.T) {
-	r := newRNG(2, 0)
+	r := NewRNG(2, 0)
 	bad := 0
 	check := func(x float64) {
-		got, want := detExp(x), refExp(x)
+		got, want := Exp(x), refExp(x)
 		if ulpDiff(got, want) > 1 {
 			if bad++; bad <= 10 {
 				t.Errorf("detExp(%v) = %v, want %v (%d ulp)", x, got, want, ulpDiff(got, want))
@@ -175,14 +175,14 @@ func TestDetMatchesPortableMath(t *testing.T) {
 	if runtime.GOARCH != "wasm" {
 		t.Skip("math.Log and math.Exp are assembly on " + runtime.GOARCH)
 	}
-	r := newRNG(3, 0)
+	r := NewRNG(3, 0)
 	for range 100000 {
-		x := detExp((r.Float64() - 0.5) * 1400)
-		if got, want := detLog(x), math.Log(x); math.Float64bits(got) != math.Float64bits(want) {
+		x := Exp((r.Float64() - 0.5) * 1400)
+		if got, want := Log(x), math.Log(x); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("detLog(%v) = %v, want %v", x, got, want)
 		}
 		y := (r.Float64() - 0.5) * 1400
-		if got, want := detExp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
+		if got, want := Exp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("detExp(%v) = %v, want %v", y, got, want)
 		}
 	}
@@ -191,7 +191,7 @@ func TestDetMatchesPortableMath(t *testing.T) {
 // TestDetLogExpInverse checks the pair against each other: exp(log x) ≈ x.
 func TestDetLogExpInverse(t *testing.T) {
 	for _, x := range []float64{1e-300, 1e-10, 0.001, 0.5, 1, 3, 1000, 1e100} {
-		got := detExp(detLog(x))
+		got := Exp(Log(x))
 		if math.Abs(got-x) > 1e-13*x {
 			t.Errorf("detExp(detLog(%v)) = %v, want %v", x, got, x)
 		}
@@ -201,22 +201,22 @@ func TestDetLogExpInverse(t *testing.T) {
 func BenchmarkDetLog(b *testing.B) {
 	x, s := 1.2345, 0.0
 	for i := 0; i < b.N; i++ {
-		s += detLog(x)
+		s += Log(x)
 		x += 0.001
 	}
-	netBenchSink = s
+	detBenchSink = s
 }
 
 func BenchmarkDetExp(b *testing.B) {
 	x, s := -3.0, 0.0
 	for i := 0; i < b.N; i++ {
-		s += detExp(x)
+		s += Exp(x)
 		x += 1e-6
 	}
-	netBenchSink = s
+	detBenchSink = s
 }
 
-var netBenchSink float64
+var detBenchSink float64
 
 // TestDetNormQuantile checks Φ⁻¹ against Φ(x) = erfc(−x/√2)/2 (math.Erfc is
 // only the test's reference): Φ⁻¹(Φ(x)) must give x back, in the centre and
@@ -225,7 +225,7 @@ func TestDetNormQuantile(t *testing.T) {
 	phi := func(x float64) float64 { return math.Erfc(-x/math.Sqrt2) / 2 }
 	for x := -8.0; x <= 8; x += 0.01 {
 		p := phi(x)
-		got := detNormQuantile(p)
+		got := NormQuantile(p)
 		// Φ(x) is rounded to a float64 before the inversion, which alone
 		// moves the answer by up to ulp(p)/φ(x); near p = 1 that is large.
 		density := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
@@ -247,23 +247,23 @@ func TestDetNormQuantile(t *testing.T) {
 		{1, math.Inf(1)},
 	}
 	for _, tt := range tests {
-		if got := detNormQuantile(tt.p); math.Abs(got-tt.want) > 1e-4*math.Max(1e-12, math.Abs(tt.want)) && got != tt.want {
+		if got := NormQuantile(tt.p); math.Abs(got-tt.want) > 1e-4*math.Max(1e-12, math.Abs(tt.want)) && got != tt.want {
 			t.Errorf("detNormQuantile(%v) = %v, want %v", tt.p, got, tt.want)
 		}
 	}
 	for _, p := range []float64{-0.1, 1.1, math.NaN()} {
-		if got := detNormQuantile(p); !math.IsNaN(got) {
+		if got := NormQuantile(p); !math.IsNaN(got) {
 			t.Errorf("detNormQuantile(%v) = %v, want NaN", p, got)
 		}
 	}
-	r := newRNG(5, 0)
+	r := NewRNG(5, 0)
 	for range 10000 {
 		p := r.Open()
-		a, b := detNormQuantile(p), detNormQuantile(1-p)
+		a, b := NormQuantile(p), NormQuantile(1-p)
 		if a != -b {
 			t.Fatalf("detNormQuantile(%v) = %v, detNormQuantile(1−p) = %v, want opposites", p, a, b)
 		}
-		if q := p + 0x1p-30; q < 1 && detNormQuantile(q) < a {
+		if q := p + 0x1p-30; q < 1 && NormQuantile(q) < a {
 			t.Fatalf("detNormQuantile decreases between %v and %v", p, q)
 		}
 	}
@@ -311,13 +311,13 @@ func TestDetSincosConstants(t *testing.T) {
 // bit-identical to math.Sincos.
 func TestDetSincos(t *testing.T) {
 	exact := !fusesMultiplyAdd()
-	r := newRNG(4, 0)
+	r := NewRNG(4, 0)
 	for i := range 200000 {
 		x := (r.Float64() - 0.5) * 200
 		if i%4 == 0 {
 			x = (r.Float64() - 0.5) * 1e6
 		}
-		s, c := detSincos(x)
+		s, c := Sincos(x)
 		ws, wc := math.Sincos(x)
 		if exact && (math.Float64bits(s) != math.Float64bits(ws) || math.Float64bits(c) != math.Float64bits(wc)) {
 			t.Fatalf("detSincos(%v) = %v, %v, want math.Sincos's %v, %v", x, s, c, ws, wc)
@@ -327,11 +327,11 @@ func TestDetSincos(t *testing.T) {
 		}
 	}
 	for _, x := range []float64{math.Inf(1), math.Inf(-1), math.NaN(), 1 << 29, -(1 << 30)} {
-		if s, c := detSincos(x); !math.IsNaN(s) || !math.IsNaN(c) {
+		if s, c := Sincos(x); !math.IsNaN(s) || !math.IsNaN(c) {
 			t.Errorf("detSincos(%v) = %v, %v, want NaN, NaN", x, s, c)
 		}
 	}
-	if s, c := detSincos(math.Copysign(0, -1)); math.Float64bits(s) != 1<<63 || c != 1 {
+	if s, c := Sincos(math.Copysign(0, -1)); math.Float64bits(s) != 1<<63 || c != 1 {
 		t.Errorf("detSincos(−0) = %v, %v, want −0, 1", s, c)
 	}
 	t.Logf("fused multiply-add in this build: %v (bit-identity with math checked: %v)", !exact, exact)
