@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
 )
 
 // Ring sizes of the snapshot buffer, in snapshots (powers of two).

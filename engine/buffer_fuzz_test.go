@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // bufFuzzBytes reads the fuzzer's input a byte at a time, as zeros once it

@@ -1,11 +1,12 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // bufPacket is a snapshot and the client time it arrives at.

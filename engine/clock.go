@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
 )
 
 // ClientClock is the client's estimate of the server's clock, kept the way

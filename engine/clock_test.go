@@ -2,10 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"interplab/engine/geom"
 	"math"
 	"strings"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // clockRun steps a clock at 60 Hz over [0, dur] and calls check with each

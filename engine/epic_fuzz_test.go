@@ -2,10 +2,11 @@ package engine
 
 import (
 	"encoding/binary"
-	"interplab/engine/geom"
 	"math"
 	"path/filepath"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // epicFuzzPackets decodes fuzz data as packets of seven little-endian

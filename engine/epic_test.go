@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"interplab/engine/geom"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // The seed program's main: an interpolator at the origin at time −1, a clock

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // benchSampleEPIC reads the EPIC technique (a Sample per op, as the runner

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 func TestEPICTechniqueEmpty(t *testing.T) {

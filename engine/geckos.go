@@ -1,8 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // TechGeckos is geckos.io snapshot-interpolation 1.1.1, the browser
@@ -54,21 +56,21 @@ func geckosBuffer(s *GeckosSettings) float64 {
 
 var geckosParams = []Param{
 	{Name: "geckos.serverFPS", Group: "geckos", Unit: "Hz", Min: 0, Max: 128, Step: 1, Default: 20, Display: "FPS", Scale: 1,
-		Doc: "serverFPS given to new SnapshotInterpolation: the default buffer is 3 of its frames (none, 0: 100 ms).",
-		get: func(s *Settings) float64 { return s.ServerFPS },
-		set: func(s *Settings, v float64) { s.ServerFPS = v }},
+		Doc:   "serverFPS given to new SnapshotInterpolation: the default buffer is 3 of its frames (none, 0: 100 ms).",
+		Read:  func(s *Settings) float64 { return s.ServerFPS },
+		Write: func(s *Settings, v float64) { s.ServerFPS = v }},
 	{Name: "geckos.interpolationBuffer", Group: "geckos", Unit: "ms", Min: -1, Max: 2000, Step: 1, Default: -1, Display: "ms", Scale: 1,
-		Doc: "interpolationBuffer.set(ms): render this far behind the server clock; -1 = not set (3 server frames).",
-		get: func(s *Settings) float64 { return s.InterpolationBuffer },
-		set: func(s *Settings, v float64) { s.InterpolationBuffer = v }},
+		Doc:   "interpolationBuffer.set(ms): render this far behind the server clock; -1 = not set (3 server frames).",
+		Read:  func(s *Settings) float64 { return s.InterpolationBuffer },
+		Write: func(s *Settings, v float64) { s.InterpolationBuffer = v }},
 	{Name: "geckos.vaultSize", Group: "geckos", Kind: Int, Unit: "snapshots", Min: 1, Max: 1000, Step: 1, Default: 120, Display: "snapshots", Scale: 1,
-		Doc: "vault.setMaxSize: snapshots kept; the oldest goes when a new one comes (library default 120).",
-		get: func(s *Settings) float64 { return float64(s.VaultSize) },
-		set: func(s *Settings, v float64) { s.VaultSize = int(v) }},
+		Doc:   "vault.setMaxSize: snapshots kept; the oldest goes when a new one comes (library default 120).",
+		Read:  func(s *Settings) float64 { return float64(s.VaultSize) },
+		Write: func(s *Settings, v float64) { s.VaultSize = int(v) }},
 	{Name: "geckos.autoCorrectTimeOffset", Group: "geckos", Kind: Bool, Max: 1, Step: 1, Default: 1,
-		Doc: "Re-take the server clock offset from a snapshot that disagrees with it by over 50 ms (library default true).",
-		get: func(s *Settings) float64 { return b2f(s.AutoCorrectTimeOffset) },
-		set: func(s *Settings, v float64) { s.AutoCorrectTimeOffset = v != 0 }},
+		Doc:   "Re-take the server clock offset from a snapshot that disagrees with it by over 50 ms (library default true).",
+		Read:  func(s *Settings) float64 { return param.FromBool(s.AutoCorrectTimeOffset) },
+		Write: func(s *Settings, v float64) { s.AutoCorrectTimeOffset = v != 0 }},
 }
 
 var geckosDef = techDef{name: TechGeckos, group: "geckos", base: localTime,

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"errors"
-	"interplab/engine/geom"
 	"math"
 	"strconv"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // GeckosCase is a case of the geckos library (golden/peers/geckos): a
@@ -70,14 +72,14 @@ func (c *GeckosCase) settings() (Settings, error) {
 	}
 	if v := cs.ServerFPS; v != nil {
 		if !(*v >= 0) || math.IsInf(*v, 0) {
-			return s, errors.New("settings.serverFPS = " + formatNumber(*v) + ": want null, 0 or a positive number of frames per second")
+			return s, errors.New("settings.serverFPS = " + param.FormatNumber(*v) + ": want null, 0 or a positive number of frames per second")
 		}
 		s.ServerFPS = *v
 	}
 	s.InterpolationBuffer = -1
 	if v := cs.InterpolationBuffer; v != nil {
 		if !(*v >= 0) || math.IsInf(*v, 0) {
-			return s, errors.New("settings.interpolationBuffer = " + formatNumber(*v) + ": want null (the default) or a number of ms ≥ 0")
+			return s, errors.New("settings.interpolationBuffer = " + param.FormatNumber(*v) + ": want null (the default) or a number of ms ≥ 0")
 		}
 		s.InterpolationBuffer = *v
 	}
@@ -85,7 +87,7 @@ func (c *GeckosCase) settings() (Settings, error) {
 	case v == nil:
 		return s, errors.New("settings.vaultSize missing: want a whole number of snapshots ≥ 0 (120 is the default)")
 	case !(*v >= 0) || *v != math.Trunc(*v) || *v > math.MaxInt32:
-		return s, errors.New("settings.vaultSize = " + formatNumber(*v) + ": want a whole number of snapshots ≥ 0 (120 is the default)")
+		return s, errors.New("settings.vaultSize = " + param.FormatNumber(*v) + ": want a whole number of snapshots ≥ 0 (120 is the default)")
 	default:
 		s.VaultSize = int(*v)
 	}
@@ -106,8 +108,8 @@ func (c *GeckosCase) check() error {
 			return errors.New(at + ": send and arrive must be finite numbers of seconds")
 		}
 		if i > 0 && p.Arrive < c.Packets[i-1].Arrive {
-			return errors.New(at + ".arrive = " + formatNumber(p.Arrive) + ": want ≥ the previous packet's " +
-				formatNumber(c.Packets[i-1].Arrive) + " (packets are listed in arrival order)")
+			return errors.New(at + ".arrive = " + param.FormatNumber(p.Arrive) + ": want ≥ the previous packet's " +
+				param.FormatNumber(c.Packets[i-1].Arrive) + " (packets are listed in arrival order)")
 		}
 		if len(p.Pos) != 3 {
 			return errors.New(at + ".pos: want [x, y, z], 3 numbers; got " + strconv.Itoa(len(p.Pos)))
@@ -124,7 +126,7 @@ func (c *GeckosCase) check() error {
 	}
 	for i, f := range c.Frames {
 		if !finite(f) || (i > 0 && f < c.Frames[i-1]) {
-			return errors.New("frames[" + strconv.Itoa(i) + "] = " + formatNumber(f) + ": want finite times in non-decreasing order")
+			return errors.New("frames[" + strconv.Itoa(i) + "] = " + param.FormatNumber(f) + ": want finite times in non-decreasing order")
 		}
 	}
 	return nil

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"interplab/engine/param"
 )
 
 // geckosNPMVersion is the package the property test runs.
@@ -348,7 +350,7 @@ func compareGeckosNPM(rows []geckosRow, real []*[6]float64, worst *float64) erro
 	}
 	for j, want := range real {
 		got := &rows[j]
-		at := "frame " + strconv.Itoa(j) + " (t " + formatNumber(got.T) + "): "
+		at := "frame " + strconv.Itoa(j) + " (t " + param.FormatNumber(got.T) + "): "
 		if (want != nil) != got.Drawn {
 			return errors.New(at + "drawn = " + strconv.FormatBool(got.Drawn) + ", the package " + strconv.FormatBool(want != nil))
 		}
@@ -357,13 +359,13 @@ func compareGeckosNPM(rows []geckosRow, real []*[6]float64, worst *float64) erro
 		}
 		if float64(got.Older) != want[4] || float64(got.Newer) != want[5] {
 			return errors.New(at + "older, newer = " + strconv.Itoa(got.Older) + ", " + strconv.Itoa(got.Newer) +
-				"; the package " + formatNumber(want[4]) + ", " + formatNumber(want[5]))
+				"; the package " + param.FormatNumber(want[4]) + ", " + param.FormatNumber(want[5]))
 		}
 		for k, g := range [4]float64{got.Pos[0], got.Pos[1], got.Pos[2], got.P} {
 			d := math.Abs(g - want[k])
 			*worst = max(*worst, d)
 			if !(d <= 1.5e-9) {
-				return errors.New(at + "value " + strconv.Itoa(k) + " = " + formatNumber(g) + ", the package " + formatNumber(want[k]))
+				return errors.New(at + "value " + strconv.Itoa(k) + " = " + param.FormatNumber(g) + ", the package " + param.FormatNumber(want[k]))
 			}
 		}
 	}
@@ -393,5 +395,5 @@ func ptrText(v *float64) string {
 	if v == nil {
 		return "null"
 	}
-	return formatNumber(*v)
+	return param.FormatNumber(*v)
 }

@@ -3,11 +3,13 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"interplab/engine/geom"
 	"math"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // geckosGolden is a case of golden/peers/geckos with the library's output.
@@ -55,7 +57,7 @@ func compareGeckos(c *geckosGolden, rows []geckosRow, tol float64) geckosDiff {
 	for i := range c.Out {
 		want, got := &c.Out[i], &rows[i]
 		if got.T != want.T {
-			fail(i, "t = "+formatNumber(got.T)+", want "+formatNumber(want.T))
+			fail(i, "t = "+param.FormatNumber(got.T)+", want "+param.FormatNumber(want.T))
 			continue
 		}
 		if (want.Pos != nil) != got.Drawn {
@@ -78,7 +80,7 @@ func compareGeckos(c *geckosGolden, rows []geckosRow, tol float64) geckosDiff {
 		d.maxPos = max(d.maxPos, e)
 		d.maxPct = max(d.maxPct, math.Abs(round9(got.P)-*want.Percentage))
 		if !(e <= tol) {
-			fail(i, "pos error "+formatNumber(e)+" m")
+			fail(i, "pos error "+param.FormatNumber(e)+" m")
 		}
 	}
 	return d

@@ -20,7 +20,8 @@ var layers = []struct {
 	may []string
 }{
 	{"interplab/engine/geom", nil},
-	{"interplab/engine", []string{"interplab/engine/geom"}},
+	{"interplab/engine/param", nil},
+	{"interplab/engine", []string{"interplab/engine/geom", "interplab/engine/param"}},
 }
 
 // TestLayers holds the engine to its layers, reading each package's

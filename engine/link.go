@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"strconv"
+
+	"interplab/engine/geom"
 )
 
 // Link is the deterministic network path from the server to the client. It

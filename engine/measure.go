@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
 )
 
 // fillChunk is how many entities a technique writes before the metrics

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // Table tests of the Mirror behaviours the peers README lists, each named

@@ -3,7 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+
 	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // MirrorCase is a packet schedule with what a real Mirror client rendered
@@ -82,7 +84,7 @@ func (c *MirrorCase) settings() (Settings, error) {
 		if b.v == nil {
 			return s, &FieldError{Field: "settings." + b.name, Value: "", Allowed: "true or false"}
 		}
-		_ = caseParam(&s, b.name, b2f(*b.v))
+		_ = caseParam(&s, b.name, param.FromBool(*b.v))
 	}
 	s.SendRate = float64(s.MirrorSettings.SendRate)
 	return s, nil
@@ -93,7 +95,7 @@ func (c *MirrorCase) settings() (Settings, error) {
 func caseParam(s *Settings, name string, v float64) error {
 	p, _ := Lookup("mirror." + name)
 	if err := p.Set(s, v); err != nil {
-		return &FieldError{Field: "settings." + name, Value: p.valueText(v), Allowed: p.allowed()}
+		return &FieldError{Field: "settings." + name, Value: p.ValueText(v), Allowed: p.Allowed()}
 	}
 	return nil
 }
@@ -117,7 +119,7 @@ func (c *MirrorCase) check() error {
 		}
 		for _, v := range p.Pos {
 			if v != nil && !geom.Finite(*v) {
-				return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: formatNumber(*v), Allowed: "finite numbers, m"}
+				return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: param.FormatNumber(*v), Allowed: "finite numbers, m"}
 			}
 		}
 	}
@@ -126,7 +128,7 @@ func (c *MirrorCase) check() error {
 	}
 	for i, t := range c.Frames {
 		if !geom.Finite(t) || (i > 0 && t < c.Frames[i-1]) {
-			return &FieldError{Field: fmt.Sprintf("frames[%d]", i), Value: formatNumber(t),
+			return &FieldError{Field: fmt.Sprintf("frames[%d]", i), Value: param.FormatNumber(t),
 				Allowed: "finite times that never run backwards, s"}
 		}
 	}

@@ -2,9 +2,10 @@ package engine
 
 import (
 	"errors"
-	"interplab/engine/geom"
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // mirrorGolden is a case file with the real Mirror's output.

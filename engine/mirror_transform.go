@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
 )
 
 // Mirror's NetworkTransformUnreliable (NetworkTransformBase.cs and

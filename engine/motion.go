@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"strconv"
+
+	"interplab/engine/geom"
 )
 
 // State is where an entity truly is at one instant: the ground truth the

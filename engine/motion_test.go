@@ -2,11 +2,12 @@ package engine
 
 import (
 	"fmt"
-	"interplab/engine/geom"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 type motionCase struct {

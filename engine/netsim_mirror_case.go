@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"interplab/engine/param"
 )
 
 // MirrorLatencySimCase is a message schedule with what Mirror's real
@@ -123,8 +125,8 @@ func (c *MirrorLatencySimCase) sim() (MirrorLatencySim, error) {
 	}
 	for _, f := range fields {
 		if !(f.v >= f.min && f.v <= f.max) {
-			return MirrorLatencySim{}, errors.New("settings." + f.name + " = " + formatNumber(f.v) +
-				": want [" + formatNumber(f.min) + ", " + formatNumber(f.max) + "]")
+			return MirrorLatencySim{}, errors.New("settings." + f.name + " = " + param.FormatNumber(f.v) +
+				": want [" + param.FormatNumber(f.min) + ", " + param.FormatNumber(f.max) + "]")
 		}
 	}
 	return MirrorLatencySim{
@@ -148,7 +150,7 @@ func (c *MirrorLatencySimCase) Run() (NetSimOutcome, error) {
 	}
 	for i := 1; i < len(c.Frames); i++ {
 		if !(c.Frames[i] > c.Frames[i-1]) {
-			return out, errors.New("frames[" + strconv.Itoa(i) + "] = " + formatNumber(c.Frames[i]) + ": want frame times that increase")
+			return out, errors.New("frames[" + strconv.Itoa(i) + "] = " + param.FormatNumber(c.Frames[i]) + ": want frame times that increase")
 		}
 	}
 	for i, s := range c.Sends {
@@ -229,8 +231,8 @@ func compareNetSim(got, want NetSimOutcome, messages int, tol float64) NetSimChe
 		case g.Frame != w.Frame:
 			diff(at + "message " + strconv.Itoa(g.ID) + " in frame " + strconv.Itoa(g.Frame) + ", the library's frame " + strconv.Itoa(w.Frame))
 		case !(e <= tol):
-			diff(at + "message " + strconv.Itoa(g.ID) + " at " + formatNumber(g.Time) + " s due " + formatNumber(g.Due) +
-				" s, the library's " + formatNumber(w.Time) + " s due " + formatNumber(w.Due) + " s")
+			diff(at + "message " + strconv.Itoa(g.ID) + " at " + param.FormatNumber(g.Time) + " s due " + param.FormatNumber(g.Due) +
+				" s, the library's " + param.FormatNumber(w.Time) + " s due " + param.FormatNumber(w.Due) + " s")
 		}
 	}
 	if len(got.Delivered) != len(want.Delivered) {

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
 )
 
 // Unreal Engine 5.4's packet simulation (FPacketSimulationSettings: the

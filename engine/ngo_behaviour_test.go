@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // The behaviours of NGO 2.1.1 that golden/peers/README.md lists, one test

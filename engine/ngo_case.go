@@ -1,9 +1,11 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"strconv"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // NGOCase is a case of Unity Netcode for GameObjects (library "ngo"): a
@@ -99,7 +101,7 @@ func (c *NGOCase) settings() (NGOSettings, error) {
 	all.NGOSettings = s
 	for i := range ngoParams {
 		p := &ngoParams[i]
-		if err := p.check(p.get(&all)); err != nil {
+		if err := p.Check(p.Read(&all)); err != nil {
 			fe := err.(*FieldError)
 			fe.Field = "settings." + fe.Field[len("ngo."):]
 			return s, fe
@@ -121,13 +123,13 @@ func (c *NGOCase) check() error {
 	}
 	for i, t := range c.Frames {
 		if !geom.Finite(t) || (i > 0 && t < c.Frames[i-1]) {
-			return &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: formatNumber(t),
+			return &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(t),
 				Allowed: "finite client times in s, never decreasing"}
 		}
 	}
 	for i, r := range c.RTT {
 		if !geom.Finite(r.At) || r.MS < 0 || (i > 0 && r.At < c.RTT[i-1].At) {
-			return &FieldError{Field: "rtt[" + strconv.Itoa(i) + "]", Value: formatNumber(r.At),
+			return &FieldError{Field: "rtt[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(r.At),
 				Allowed: "readings in time order, at finite client times, with ms ≥ 0"}
 		}
 	}
@@ -140,7 +142,7 @@ func (c *NGOCase) check() error {
 			return &FieldError{Field: at + ".type", Value: p.Type, Allowed: "one of approve, time, nt"}
 		}
 		if !geom.Finite(p.Arrive) || (i > 0 && p.Arrive < c.Packets[i-1].Arrive) {
-			return &FieldError{Field: at + ".arrive", Value: formatNumber(p.Arrive),
+			return &FieldError{Field: at + ".arrive", Value: param.FormatNumber(p.Arrive),
 				Allowed: "finite client times in s, in file order"}
 		}
 		if p.Tick < 0 || p.Tick > 1<<40 {

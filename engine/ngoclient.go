@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
 )
 
 // This file is the client side of Unity Netcode for GameObjects 2.1.1 that

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"reflect"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 func paretoCand(lat, err float64, feasible bool) Candidate {

@@ -1,9 +1,12 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+	"slices"
 	"strconv"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // Population is a player base: a distribution of connections from which
@@ -103,11 +106,11 @@ func (p *Population) Validate() error {
 		}
 	}
 	if !(p.HighVarianceShare >= 0 && p.HighVarianceShare <= 1) {
-		return &FieldError{Field: "population.highVarianceShare", Value: formatNumber(p.HighVarianceShare), Allowed: "[0, 1]"}
+		return &FieldError{Field: "population.highVarianceShare", Value: param.FormatNumber(p.HighVarianceShare), Allowed: "[0, 1]"}
 	}
-	if indexOf(Motions, p.Motion) < 0 {
+	if slices.Index(Motions, p.Motion) < 0 {
 		mp, _ := Lookup("motion")
-		return &FieldError{Field: "population.motion", Value: p.Motion, Allowed: mp.allowed()}
+		return &FieldError{Field: "population.motion", Value: p.Motion, Allowed: mp.Allowed()}
 	}
 	if p.Entities < 1 || p.Entities > MaxPopulationEntities {
 		return &FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
@@ -118,16 +121,16 @@ func (p *Population) Validate() error {
 			Allowed: "a whole number in [1, " + strconv.Itoa(MaxPopulationRounds) + "]"}
 	}
 	rp, _ := Lookup("round")
-	if rp.check(p.Round) != nil {
-		return &FieldError{Field: "population.round", Value: rp.valueText(p.Round), Allowed: rp.allowed()}
+	if rp.Check(p.Round) != nil {
+		return &FieldError{Field: "population.round", Value: rp.ValueText(p.Round), Allowed: rp.Allowed()}
 	}
 	sp, _ := Lookup("seed")
-	if sp.check(float64(p.Seed)) != nil {
-		return &FieldError{Field: "population.seed", Value: strconv.Itoa(p.Seed), Allowed: sp.allowed()}
+	if sp.Check(float64(p.Seed)) != nil {
+		return &FieldError{Field: "population.seed", Value: strconv.Itoa(p.Seed), Allowed: sp.Allowed()}
 	}
 	if n := float64(p.Entities) * float64(p.Rounds) * p.Round; n > MaxPopulationSeconds {
 		return &FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
-			Allowed: "entities × rounds × round ≤ " + formatNumber(MaxPopulationSeconds) + " entity-seconds (this is " + formatNumber(n) + ")"}
+			Allowed: "entities × rounds × round ≤ " + param.FormatNumber(MaxPopulationSeconds) + " entity-seconds (this is " + param.FormatNumber(n) + ")"}
 	}
 	return nil
 }
@@ -137,17 +140,17 @@ func (p *Population) Validate() error {
 func (r Spread) check(field, param string) error {
 	p, _ := Lookup(param)
 	f := "population." + field
-	if p.check(r.Min) != nil {
-		return &FieldError{Field: f + ".min", Value: p.valueText(r.Min), Allowed: p.allowed()}
+	if p.Check(r.Min) != nil {
+		return &FieldError{Field: f + ".min", Value: p.ValueText(r.Min), Allowed: p.Allowed()}
 	}
-	if p.check(r.Max) != nil {
-		return &FieldError{Field: f + ".max", Value: p.valueText(r.Max), Allowed: p.allowed()}
+	if p.Check(r.Max) != nil {
+		return &FieldError{Field: f + ".max", Value: p.ValueText(r.Max), Allowed: p.Allowed()}
 	}
 	if r.Max < r.Min {
-		return &FieldError{Field: f + ".max", Value: p.valueText(r.Max), Allowed: "at least " + f + ".min = " + p.valueText(r.Min)}
+		return &FieldError{Field: f + ".max", Value: p.ValueText(r.Max), Allowed: "at least " + f + ".min = " + p.ValueText(r.Min)}
 	}
 	if r.Log && !(r.Min > 0) {
-		return &FieldError{Field: f + ".min", Value: p.valueText(r.Min), Allowed: "above 0 for a log-uniform spread"}
+		return &FieldError{Field: f + ".min", Value: p.ValueText(r.Min), Allowed: "above 0 for a log-uniform spread"}
 	}
 	return nil
 }
@@ -156,16 +159,16 @@ func (l *LinkSpread) check(class string) error {
 	if err := l.Jitter.check(class+".jitter", "jitter"); err != nil {
 		return err
 	}
-	if indexOf(JitterDists, l.JitterDist) < 0 {
+	if slices.Index(JitterDists, l.JitterDist) < 0 {
 		p, _ := Lookup("jitterDist")
-		return &FieldError{Field: "population." + class + ".jitterDist", Value: l.JitterDist, Allowed: p.allowed()}
+		return &FieldError{Field: "population." + class + ".jitterDist", Value: l.JitterDist, Allowed: p.Allowed()}
 	}
 	if err := l.Loss.check(class+".loss", "loss"); err != nil {
 		return err
 	}
-	if indexOf(LossModels, l.LossModel) < 0 {
+	if slices.Index(LossModels, l.LossModel) < 0 {
 		p, _ := Lookup("lossModel")
-		return &FieldError{Field: "population." + class + ".lossModel", Value: l.LossModel, Allowed: p.allowed()}
+		return &FieldError{Field: "population." + class + ".lossModel", Value: l.LossModel, Allowed: p.Allowed()}
 	}
 	return l.BurstLength.check(class+".burstLength", "burstLength")
 }

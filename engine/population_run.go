@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"interplab/engine/param"
 )
 
 // PopulationSpec is a population run: the techniques of Base, with Base's
@@ -26,7 +28,7 @@ func (spec *PopulationSpec) Validate() error {
 	if se, ok := err.(*ScenarioError); ok {
 		// An entity's run is the population's rounds: say which to raise.
 		e := *se
-		e.Msg += " (an entity's run is rounds × round = " + formatNumber(s.Duration) + " s: raise rounds or round)"
+		e.Msg += " (an entity's run is rounds × round = " + param.FormatNumber(s.Duration) + " s: raise rounds or round)"
 		return &e
 	}
 	return err

@@ -1,9 +1,11 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"slices"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // replay is a Sim's packet source when it replays a recorded trace instead
@@ -307,7 +309,7 @@ func (m *Sim) replayFixed(name string, v float64) error {
 	if v == cur {
 		return nil
 	}
-	return &FieldError{Field: name, Value: formatNumber(v), Allowed: formatNumber(cur) + ": a replay takes it from its trace"}
+	return &FieldError{Field: name, Value: param.FormatNumber(v), Allowed: param.FormatNumber(cur) + ": a replay takes it from its trace"}
 }
 
 // RunTrace replays t through every technique of s (see NewReplay) for
@@ -324,8 +326,8 @@ func RunTraceSeries(t *Trace, s Settings, step float64) (Result, error) {
 	}
 	m.set.Duration = min(m.set.Duration, m.rp.span)
 	if !(step >= 0) || step > m.set.Duration {
-		return Result{}, &FieldError{Field: "step", Value: formatNumber(step),
-			Allowed: "[0, duration = " + formatNumber(m.set.Duration) + "] s"}
+		return Result{}, &FieldError{Field: "step", Value: param.FormatNumber(step),
+			Allowed: "[0, duration = " + param.FormatNumber(m.set.Duration) + "] s"}
 	}
 	return m.runFor(step), nil
 }

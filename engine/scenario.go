@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"interplab/engine/param"
 )
 
 // Scenario is a timeline of network conditions over a run: the link's
@@ -245,7 +247,7 @@ func ParseScenario(text string) (*Scenario, error) {
 			sc.Title = strings.Join(words[1:], " ")
 			continue
 		}
-		kind := indexOf(eventKinds[:], words[0])
+		kind := slices.Index(eventKinds[:], words[0])
 		if kind < 0 {
 			return nil, &ScenarioError{Line: n, Field: words[0],
 				Msg: "unknown line kind: want title, " + strings.Join(eventKinds[:], ", ")}
@@ -312,7 +314,7 @@ func (e *ScenarioEvent) setField(key, val string) *ScenarioError {
 		e.Loss = v
 		return nil
 	}
-	if f := indexOf(condNames[:], key); f >= 0 {
+	if f := slices.Index(condNames[:], key); f >= 0 {
 		p, _ := Lookup(key)
 		v, err := p.Parse(val)
 		if err != nil {
@@ -349,20 +351,20 @@ func (e *ScenarioEvent) setField(key, val string) *ScenarioError {
 // extra delay of a spike or hiccup in ms, as latency is; a hiccup's loss in
 // %, as loss is.
 var (
-	timelineTime = newQuantity("s", "s", 1)
-	extraDelay   = newQuantity("s", "ms", ms)
-	hiccupLoss   = newQuantity("fraction", "%", pct)
+	timelineTime = param.NewQuantity("s", "s", 1)
+	extraDelay   = param.NewQuantity("s", "ms", ms)
+	hiccupLoss   = param.NewQuantity("fraction", "%", pct)
 )
 
 // parseIn reads a value of q in [0, max] (max +Inf for a time).
-func parseIn(q quantity, val string, max float64) (float64, error) {
-	want := "a time ≥ 0 " + q.display
+func parseIn(q param.Quantity, val string, max float64) (float64, error) {
+	want := "a time ≥ 0 " + q.Display
 	if !math.IsInf(max, 1) {
-		want = q.rangeText(0, max)
+		want = q.RangeText(0, max)
 	}
-	v, ok := q.parse(val)
+	v, ok := q.Parse(val)
 	if !ok {
-		return 0, errors.New(strconv.Quote(val) + " is not allowed: want " + want + " (" + q.typedHint() + ")")
+		return 0, errors.New(strconv.Quote(val) + " is not allowed: want " + want + " (" + q.TypedHint() + ")")
 	}
 	if v < 0 || v > max {
 		return 0, errors.New(strconv.Quote(val) + " is not allowed: want " + want)
@@ -508,9 +510,9 @@ func (e *ScenarioEvent) check() error {
 // time too large for that as it is).
 func secs(v float64) string {
 	if math.Abs(v) >= 1e12 {
-		return formatNumber(v)
+		return param.FormatNumber(v)
 	}
-	return formatNumber(math.Round(v*1e6) / 1e6)
+	return param.FormatNumber(math.Round(v*1e6) / 1e6)
 }
 
 // Text returns the scenario's text form, which ParseScenario reads back to
@@ -540,10 +542,10 @@ func (sc *Scenario) Text() string {
 			}
 		}
 		if e.Delay > 0 {
-			b.WriteString(" delay=" + decimal(e.Delay, extraDelay.scale) + extraDelay.display)
+			b.WriteString(" delay=" + param.FormatIn(e.Delay, extraDelay.Scale) + extraDelay.Display)
 		}
 		if e.Loss > 0 {
-			b.WriteString(" loss=" + decimal(e.Loss, hiccupLoss.scale) + hiccupLoss.display)
+			b.WriteString(" loss=" + param.FormatIn(e.Loss, hiccupLoss.Scale) + hiccupLoss.Display)
 		}
 		if e.Kind == EventOutage {
 			b.WriteString(" backlog=" + map[bool]string{false: "burst", true: "drop"}[e.Drop])

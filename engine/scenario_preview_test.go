@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -78,7 +79,7 @@ func TestSetScenarioText(t *testing.T) {
 	if restarted, err := m.SetScenarioText("outage at=2 for=1"); err != nil || restarted {
 		t.Errorf("a text while another scenario runs: restarted %v, %v", restarted, err)
 	}
-	if _, err := m.Set("scenario", float64(indexOf(Scenarios, ScenarioCustom))); err != nil {
+	if _, err := m.Set("scenario", float64(slices.Index(Scenarios, ScenarioCustom))); err != nil {
 		t.Fatal(err)
 	}
 	if restarted, err := m.SetScenarioText("outage at=4 for=1"); err != nil || !restarted {

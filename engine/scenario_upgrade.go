@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"interplab/engine/param"
 )
 
 // UpgradeScenarioText rewrites a scenario text written when a plain number
@@ -38,7 +40,7 @@ func UpgradeScenarioText(text string) string {
 			case "bandwidth":
 				unit = "bit/s"
 			case "loss":
-				val, unit = decimal(v, 100), "%"
+				val, unit = param.FormatIn(v, 100), "%"
 			default:
 				continue
 			}

@@ -71,7 +71,7 @@ type Settings struct {
 func Defaults() Settings {
 	var s Settings
 	for i := range params {
-		params[i].set(&s, params[i].Default)
+		params[i].Write(&s, params[i].Default)
 	}
 	return s
 }
@@ -82,26 +82,26 @@ func Defaults() Settings {
 func (s *Settings) Validate() error {
 	for _, t := range s.Techniques {
 		if techniqueIndex(t) < 0 {
-			return &FieldError{Field: "techniques", Value: t, Allowed: techParam().allowed()}
+			return &FieldError{Field: "techniques", Value: t, Allowed: techParam().Allowed()}
 		}
 	}
 	for i := range params {
 		p := &params[i]
-		if p.Kind == Enum && p.choice(s) < 0 {
-			return &FieldError{Field: p.Name, Value: p.enumField(s), Allowed: p.allowed()}
+		if p.Kind == Enum && p.Choice(s) < 0 {
+			return &FieldError{Field: p.Name, Value: p.EnumValue(s), Allowed: p.Allowed()}
 		}
 		if p.Kind == Set && len(s.Techniques) == 0 {
-			return &FieldError{Field: p.Name, Value: "", Allowed: p.allowed()}
+			return &FieldError{Field: p.Name, Value: "", Allowed: p.Allowed()}
 		}
-		if err := p.check(p.get(s)); err != nil {
+		if err := p.Check(p.Read(s)); err != nil {
 			return err
 		}
 	}
 	if s.SendRate > s.TickRate {
 		p, _ := Lookup("sendRate")
-		q := p.quantity()
+		q := p.Quantity()
 		return &FieldError{Field: "sendRate", Value: p.Format(s.SendRate),
-			Allowed: "[" + q.shown(p.Min) + ", tickRate = " + q.shown(s.TickRate) + "]: the server sends at most once a tick"}
+			Allowed: "[" + q.Shown(p.Min) + ", tickRate = " + q.Shown(s.TickRate) + "]: the server sends at most once a tick"}
 	}
 	for i := range techDefs {
 		if d := &techDefs[i]; d.check != nil {
@@ -115,9 +115,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.Adaptive && s.DelayCap < s.Delay {
 		p, _ := Lookup("delayCap")
-		q := p.quantity()
+		q := p.Quantity()
 		return &FieldError{Field: "delayCap", Value: p.Format(s.DelayCap),
-			Allowed: "[delay = " + q.shown(s.Delay) + ", " + q.shown(p.Max) + "]: the cap may not be below the base delay"}
+			Allowed: "[delay = " + q.Shown(s.Delay) + ", " + q.Shown(p.Max) + "]: the cap may not be below the base delay"}
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // Sim is a running lab simulation: a server moving Entities() entities by
@@ -154,7 +156,7 @@ func (m *Sim) Settings() Settings {
 func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 	p, ok := Lookup(name)
 	if !ok {
-		return false, &FieldError{Field: name, Value: formatNumber(v), Allowed: "a parameter name (see Params)"}
+		return false, &FieldError{Field: name, Value: param.FormatNumber(v), Allowed: "a parameter name (see Params)"}
 	}
 	next := m.Settings()
 	if err := p.Set(&next, v); err != nil {

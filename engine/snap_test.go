@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // snapAt returns a snapshot at time t whose position and yaw encode t, so a

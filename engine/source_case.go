@@ -1,9 +1,11 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"slices"
 	"strconv"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // SourceCase is a golden case of the Source engine (library "source"): a
@@ -69,13 +71,13 @@ func (c *SourceCase) settings() (Settings, error) {
 	s := Defaults()
 	ss := &s.SourceSettings
 	ss.Tickrate = strconv.FormatFloat(cs.Tickrate, 'g', -1, 64)
-	i := indexOf(SourceTickrates, ss.Tickrate)
+	i := slices.Index(SourceTickrates, ss.Tickrate)
 	if i < 0 {
 		return s, &FieldError{Field: "settings.tickrate", Value: ss.Tickrate, Allowed: "one of 66, 64, 128"}
 	}
 	if float32(cs.TickInterval) != sourceIntervals[i] {
-		return s, &FieldError{Field: "settings.tick_interval", Value: formatNumber(cs.TickInterval),
-			Allowed: formatNumber(float64(sourceIntervals[i])) + " s for tickrate " + ss.Tickrate}
+		return s, &FieldError{Field: "settings.tick_interval", Value: param.FormatNumber(cs.TickInterval),
+			Allowed: param.FormatNumber(float64(sourceIntervals[i])) + " s for tickrate " + ss.Tickrate}
 	}
 	bools := []struct {
 		name string
@@ -99,7 +101,7 @@ func (c *SourceCase) settings() (Settings, error) {
 	ss.ClClockdriftMaxMs = cs.ClClockdriftMaxMs
 	ss.ClClockAdjMinOffset, ss.ClClockAdjMaxOffset, ss.ClClockAdjMaxAmount = cs.ClClockAdjMinOffset, cs.ClClockAdjMaxOffset, cs.ClClockAdjMaxAmount
 	for _, p := range sourceParams {
-		if err := p.check(p.get(&s)); err != nil {
+		if err := p.Check(p.Read(&s)); err != nil {
 			err.(*FieldError).Field = "settings." + p.Name[len("source."):]
 			return s, err
 		}
@@ -131,8 +133,8 @@ func (c *SourceCase) run(caseClock bool) ([]PeerFrame, []sourceMode, error) {
 	}
 	for i := 1; i < len(c.Frames); i++ {
 		if !(c.Frames[i] >= c.Frames[i-1]) {
-			return nil, nil, &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: formatNumber(c.Frames[i]),
-				Allowed: "a time not before the frame before it, " + formatNumber(c.Frames[i-1]) + " s"}
+			return nil, nil, &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(c.Frames[i]),
+				Allowed: "a time not before the frame before it, " + param.FormatNumber(c.Frames[i-1]) + " s"}
 		}
 	}
 	k := s.SourceSettings.config()
@@ -146,8 +148,8 @@ func (c *SourceCase) run(caseClock bool) ([]PeerFrame, []sourceMode, error) {
 			return nil, nil, &FieldError{Field: "packets[" + strconv.Itoa(i) + "]", Value: "non-finite", Allowed: "finite arrive and pos"}
 		}
 		if sourceTick(p.Send, k.interval) != p.Tick {
-			return nil, nil, &FieldError{Field: "packets[" + strconv.Itoa(i) + "].send", Value: formatNumber(p.Send),
-				Allowed: "tick · tick_interval = " + formatNumber(float64(p.Tick)*float64(k.interval)) + " s"}
+			return nil, nil, &FieldError{Field: "packets[" + strconv.Itoa(i) + "].send", Value: param.FormatNumber(p.Send),
+				Allowed: "tick · tick_interval = " + param.FormatNumber(float64(p.Tick)*float64(k.interval)) + " s"}
 		}
 		f, _ := slices.BinarySearch(c.Frames, p.Arrive)
 		order = append(order, read{f, i})

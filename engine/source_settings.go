@@ -1,5 +1,11 @@
 package engine
 
+import (
+	"slices"
+
+	"interplab/engine/param"
+)
+
 // SourceSettings are the Source engine cvars the source technique reads,
 // by their cvar names (JSON keys prefixed "source."), in the cvars' own
 // units: seconds, Hz (updates per second), ratios, milliseconds. Defaults
@@ -45,7 +51,7 @@ type sourceConfig struct {
 // SourceTickInterval returns the tick interval of s.Tickrate in seconds
 // (0.015 for an unknown rate).
 func (s *SourceSettings) tickInterval() float32 {
-	if i := indexOf(SourceTickrates, s.Tickrate); i >= 0 {
+	if i := slices.Index(SourceTickrates, s.Tickrate); i >= 0 {
 		return sourceIntervals[i]
 	}
 	return sourceIntervals[0]
@@ -96,16 +102,16 @@ func sourceDelay(s *Settings) float64 {
 func sourceCheck(s *Settings) error {
 	ss := &s.SourceSettings
 	if ss.SvMaxupdaterate < ss.SvMinupdaterate {
-		return &FieldError{Field: "source.sv_maxupdaterate", Value: formatNumber(ss.SvMaxupdaterate),
-			Allowed: "[source.sv_minupdaterate = " + formatNumber(ss.SvMinupdaterate) + ", 128] Hz"}
+		return &FieldError{Field: "source.sv_maxupdaterate", Value: param.FormatNumber(ss.SvMaxupdaterate),
+			Allowed: "[source.sv_minupdaterate = " + param.FormatNumber(ss.SvMinupdaterate) + ", 128] Hz"}
 	}
 	if ss.SvClientMaxRatio < ss.SvClientMinRatio {
-		return &FieldError{Field: "source.sv_client_max_interp_ratio", Value: formatNumber(ss.SvClientMaxRatio),
-			Allowed: "[source.sv_client_min_interp_ratio = " + formatNumber(ss.SvClientMinRatio) + ", 5]"}
+		return &FieldError{Field: "source.sv_client_max_interp_ratio", Value: param.FormatNumber(ss.SvClientMaxRatio),
+			Allowed: "[source.sv_client_min_interp_ratio = " + param.FormatNumber(ss.SvClientMinRatio) + ", 5]"}
 	}
 	if ss.ClClockAdjMaxOffset <= ss.ClClockAdjMinOffset {
-		return &FieldError{Field: "source.cl_clock_correction_adjustment_max_offset", Value: formatNumber(ss.ClClockAdjMaxOffset),
-			Allowed: "(source.cl_clock_correction_adjustment_min_offset = " + formatNumber(ss.ClClockAdjMinOffset) + ", 1000] ms"}
+		return &FieldError{Field: "source.cl_clock_correction_adjustment_max_offset", Value: param.FormatNumber(ss.ClClockAdjMaxOffset),
+			Allowed: "(source.cl_clock_correction_adjustment_min_offset = " + param.FormatNumber(ss.ClClockAdjMinOffset) + ", 1000] ms"}
 	}
 	return nil
 }
@@ -116,21 +122,21 @@ var sourceDef = techDef{name: TechSource, group: "source", base: localTime,
 	batch: newSourceBatch, one: newSource}
 
 func sourceBool(name string, def bool, doc string, f func(*Settings) *bool) Param {
-	return Param{Name: name, Group: "source", Kind: Bool, Max: 1, Step: 1, Default: b2f(def), Doc: doc,
-		get: func(s *Settings) float64 { return b2f(*f(s)) },
-		set: func(s *Settings, v float64) { *f(s) = v != 0 }}
+	return Param{Name: name, Group: "source", Kind: Bool, Max: 1, Step: 1, Default: param.FromBool(def), Doc: doc,
+		Read:  func(s *Settings) float64 { return param.FromBool(*f(s)) },
+		Write: func(s *Settings, v float64) { *f(s) = v != 0 }}
 }
 
 func sourceFloat(p Param, f func(*Settings) *float64) Param {
 	p.Group = "source"
-	p.get = func(s *Settings) float64 { return *f(s) }
-	p.set = func(s *Settings, v float64) { *f(s) = v }
+	p.Read = func(s *Settings) float64 { return *f(s) }
+	p.Write = func(s *Settings, v float64) { *f(s) = v }
 	return p
 }
 
 // sourceParams are the source technique's cvars.
 var sourceParams = []Param{
-	enumParam(Param{Name: "source.tickrate", Group: "source", Default: 0, Choices: SourceTickrates,
+	param.EnumOf(Param{Name: "source.tickrate", Group: "source", Default: 0, Choices: SourceTickrates,
 		Doc: "Server tick rate (-tickrate): 66 is the 0.015 s default tick; the interp amount is whole ticks."},
 		func(s *Settings) *string { return &s.SourceSettings.Tickrate }),
 	sourceFloat(Param{Name: "source.cl_updaterate", Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 20, Display: "Hz", Scale: 1,

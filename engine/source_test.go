@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // sourceGoldenTol is the project's bar for a library frame, m.

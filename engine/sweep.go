@@ -58,15 +58,15 @@ func (a *Axis) validate(field string) error {
 	if p.Kind == Set {
 		return &FieldError{Field: field + ".name", Value: a.Name, Allowed: "a number, Bool or Enum parameter"}
 	}
-	if err := p.check(a.Min); err != nil {
-		return &FieldError{Field: field + ".min", Value: p.valueText(a.Min), Allowed: p.allowed()}
+	if err := p.Check(a.Min); err != nil {
+		return &FieldError{Field: field + ".min", Value: p.ValueText(a.Min), Allowed: p.Allowed()}
 	}
-	if err := p.check(a.Max); err != nil {
-		return &FieldError{Field: field + ".max", Value: p.valueText(a.Max), Allowed: p.allowed()}
+	if err := p.Check(a.Max); err != nil {
+		return &FieldError{Field: field + ".max", Value: p.ValueText(a.Max), Allowed: p.Allowed()}
 	}
 	if a.Max < a.Min {
-		return &FieldError{Field: field + ".max", Value: p.valueText(a.Max),
-			Allowed: "at least " + field + ".min = " + p.valueText(a.Min)}
+		return &FieldError{Field: field + ".max", Value: p.ValueText(a.Max),
+			Allowed: "at least " + field + ".min = " + p.ValueText(a.Min)}
 	}
 	most := MaxSweepPoints
 	if p.Kind != Float && a.Max-a.Min+1 < MaxSweepPoints {
@@ -184,9 +184,9 @@ func Sweep(ctx context.Context, spec SweepSpec, workers int, progress func(p Swe
 		s := spec.Base
 		s.Techniques = []string{spec.Technique}
 		// The values are in range (Validate), so Set cannot fail.
-		px.set(&s, pt.X)
+		px.Write(&s, pt.X)
 		if py != nil {
-			py.set(&s, pt.Y)
+			py.Write(&s, pt.Y)
 		}
 		if err := s.Validate(); err != nil {
 			pt.Err = err.Error()

@@ -1,6 +1,9 @@
 package engine
 
-import "interplab/engine/geom"
+import (
+	"interplab/engine/geom"
+	"interplab/engine/param"
+)
 
 // Snapshot is one entity's state as the server sent it.
 type Snapshot struct {
@@ -29,7 +32,7 @@ func (m Mode) String() string {
 	if int(m) < len(modeNames) {
 		return modeNames[m]
 	}
-	return "mode(" + formatNumber(float64(m)) + ")"
+	return "mode(" + param.FormatNumber(float64(m)) + ")"
 }
 
 // Sample is what a technique displays for one entity in one frame, with the

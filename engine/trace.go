@@ -1,9 +1,11 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"strconv"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // TracePacket is one entity's state in one recorded packet: what a game's
@@ -105,38 +107,38 @@ func (t *Trace) Validate() error {
 			return bad(i, "seq", strconv.Itoa(p.Seq)+": want 0 to 2^40")
 		}
 		if !geom.Finite(p.Sent) || math.Abs(p.Sent) > TraceMaxTime {
-			return bad(i, "sent", formatNumber(p.Sent)+": want a finite time within ±1e10 s")
+			return bad(i, "sent", param.FormatNumber(p.Sent)+": want a finite time within ±1e10 s")
 		}
 		if i > 0 && p.Sent < t.Packets[i-1].Sent {
-			return bad(i, "sent", formatNumber(p.Sent)+" is before the previous packet's "+
-				formatNumber(t.Packets[i-1].Sent)+": packets must be sorted by send time")
+			return bad(i, "sent", param.FormatNumber(p.Sent)+" is before the previous packet's "+
+				param.FormatNumber(t.Packets[i-1].Sent)+": packets must be sorted by send time")
 		}
 		if p.Sent-first > TraceMaxSpan {
-			return bad(i, "sent", "the trace spans more than "+formatNumber(TraceMaxSpan)+" s")
+			return bad(i, "sent", "the trace spans more than "+param.FormatNumber(TraceMaxSpan)+" s")
 		}
 		if !math.IsNaN(p.Arrive) {
 			d := p.Arrive - p.Sent
 			if !geom.Finite(p.Arrive) || !(d >= 0) || d > TraceMaxDelay {
-				return bad(i, "arrive", formatNumber(p.Arrive)+": want NaN (lost) or from sent to sent + "+
-					formatNumber(TraceMaxDelay)+" s")
+				return bad(i, "arrive", param.FormatNumber(p.Arrive)+": want NaN (lost) or from sent to sent + "+
+					param.FormatNumber(TraceMaxDelay)+" s")
 			}
 		}
 		for k, name := range [...]string{"x", "y", "z"} {
 			if !traceCoordOK(p.Pos[k]) {
-				return bad(i, name, formatNumber(p.Pos[k])+": want a finite position within ±1e7 m")
+				return bad(i, name, param.FormatNumber(p.Pos[k])+": want a finite position within ±1e7 m")
 			}
 		}
 		for k, name := range [...]string{"vx", "vy", "vz"} {
 			if !traceCoordOK(p.Vel[k]) {
-				return bad(i, name, formatNumber(p.Vel[k])+": want a finite velocity within ±1e7 m/s")
+				return bad(i, name, param.FormatNumber(p.Vel[k])+": want a finite velocity within ±1e7 m/s")
 			}
 		}
 		if p.HasRot {
 			q := p.Rot
 			n := float64(q[0]*q[0]) + float64(q[1]*q[1]) + float64(q[2]*q[2]) + float64(q[3]*q[3])
 			if !(math.Abs(n-1) <= traceRotTol) {
-				return bad(i, "qw", "orientation ("+formatNumber(q[0])+", "+formatNumber(q[1])+", "+
-					formatNumber(q[2])+", "+formatNumber(q[3])+") is not a unit quaternion")
+				return bad(i, "qw", "orientation ("+param.FormatNumber(q[0])+", "+param.FormatNumber(q[1])+", "+
+					param.FormatNumber(q[2])+", "+param.FormatNumber(q[3])+") is not a unit quaternion")
 			}
 		}
 		l := &prev[p.Entity]
@@ -145,7 +147,7 @@ func (t *Trace) Validate() error {
 		case p.Seq == l.seq:
 			if p.Sent != l.sent {
 				return bad(i, "sent", "a copy of send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
-					" sent at "+formatNumber(p.Sent)+", not at its "+formatNumber(l.sent))
+					" sent at "+param.FormatNumber(p.Sent)+", not at its "+param.FormatNumber(l.sent))
 			}
 			if f := tracePacketDiff(&t.Packets[l.index], p); f != "" {
 				return bad(i, f, "a copy of send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
@@ -251,13 +253,13 @@ func TraceFromFlat(f []float64) (*Trace, error) {
 	}
 	ent, n := f[1], f[2]
 	if !(ent >= 1 && ent <= TraceMaxEntities && ent == math.Trunc(ent)) {
-		return bad(-1, "entity", formatNumber(ent)+" entities: want 1 to "+strconv.Itoa(TraceMaxEntities))
+		return bad(-1, "entity", param.FormatNumber(ent)+" entities: want 1 to "+strconv.Itoa(TraceMaxEntities))
 	}
 	if !(n >= 0 && n <= TraceMaxPackets && n == math.Trunc(n)) {
-		return bad(-1, "", formatNumber(n)+" packets: want at most "+strconv.Itoa(TraceMaxPackets))
+		return bad(-1, "", param.FormatNumber(n)+" packets: want at most "+strconv.Itoa(TraceMaxPackets))
 	}
 	if want := TraceFlatHeader + int(n)*TraceFlatStride; len(f) != want {
-		return bad(-1, "", strconv.Itoa(len(f))+" numbers: want "+strconv.Itoa(want)+" for "+formatNumber(n)+" packets")
+		return bad(-1, "", strconv.Itoa(len(f))+" numbers: want "+strconv.Itoa(want)+" for "+param.FormatNumber(n)+" packets")
 	}
 	t := &Trace{Entities: int(ent), Packets: make([]TracePacket, int(n))}
 	whole := func(x, hi float64) bool { return x >= 0 && x <= hi && x == math.Trunc(x) }
@@ -265,11 +267,11 @@ func TraceFromFlat(f []float64) (*Trace, error) {
 		r := f[TraceFlatHeader+i*TraceFlatStride:][:TraceFlatStride]
 		switch {
 		case !whole(r[0], TraceMaxEntities):
-			return bad(i, "entity", formatNumber(r[0])+": want a whole number")
+			return bad(i, "entity", param.FormatNumber(r[0])+": want a whole number")
 		case !whole(r[1], TraceMaxSeq):
-			return bad(i, "seq", formatNumber(r[1])+": want a whole number from 0 to 2^40")
+			return bad(i, "seq", param.FormatNumber(r[1])+": want a whole number from 0 to 2^40")
 		case r[14] != 0 && r[14] != 1:
-			return bad(i, "hasRot", formatNumber(r[14])+": want 0 or 1")
+			return bad(i, "hasRot", param.FormatNumber(r[14])+": want 0 or 1")
 		}
 		t.Packets[i] = TracePacket{Entity: int(r[0]), Seq: int(r[1]), Sent: r[2], Arrive: r[3],
 			Pos: geom.Vec3{r[4], r[5], r[6]}, Vel: geom.Vec3{r[7], r[8], r[9]}, HasRot: r[14] == 1}

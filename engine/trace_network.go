@@ -287,11 +287,11 @@ func (e *NetworkEstimate) Apply(s Settings) (Settings, []string) {
 		case "jitter":
 			v = e.Jitter
 		case "jitterDist":
-			v = enum(JitterDists, e.JitterDist)
+			v = float64(slices.Index(JitterDists, e.JitterDist))
 		case "loss":
 			v = e.Loss
 		case "lossModel":
-			v = enum(LossModels, e.LossModel)
+			v = float64(slices.Index(LossModels, e.LossModel))
 		case "burstLength":
 			v = e.BurstLength
 		case "duplicate":
@@ -306,7 +306,7 @@ func (e *NetworkEstimate) Apply(s Settings) (Settings, []string) {
 		default:
 			continue
 		}
-		p.set(&s, max(p.Min, min(p.Max, v)))
+		p.Write(&s, max(p.Min, min(p.Max, v)))
 		names = append(names, name)
 	}
 	return s, netTableOrder(names)

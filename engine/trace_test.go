@@ -2,10 +2,11 @@ package engine
 
 import (
 	"errors"
-	"interplab/engine/geom"
 	"math"
 	"slices"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // traceTwo is a small valid trace: two entities in one packet per send,

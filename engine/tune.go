@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"interplab/engine/param"
 )
 
 // Tune's budget: the number of candidate settings it evaluates. Each
@@ -72,7 +74,7 @@ func (w TuneWeights) validate() error {
 		v    float64
 	}{{"errP95", w.ErrP95}, {"addedLatency", w.AddedLatency}, {"snaps", w.Snaps}, {"underrun", w.Underrun}} {
 		if !(f.v >= 0 && f.v <= MaxTuneWeight) {
-			return &FieldError{Field: "weights." + f.name, Value: formatNumber(f.v), Allowed: "[0, 1000000]"}
+			return &FieldError{Field: "weights." + f.name, Value: param.FormatNumber(f.v), Allowed: "[0, 1000000]"}
 		}
 	}
 	if w == (TuneWeights{}) {
@@ -205,7 +207,7 @@ func (spec *TuneSpec) Validate() error {
 	}
 	for i, m := range s.Motions {
 		field := "motions[" + strconv.Itoa(i) + "]"
-		if indexOf(Motions, m) < 0 {
+		if slices.Index(Motions, m) < 0 {
 			return &FieldError{Field: field, Value: m, Allowed: "one of " + strings.Join(Motions, ", ")}
 		}
 		if slices.Contains(s.Motions[:i], m) {
@@ -225,7 +227,7 @@ func (spec *TuneSpec) Validate() error {
 			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), extraLatency, or recovery"}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
-			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
+			return &FieldError{Field: field + ".max", Value: param.FormatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
 	if err := s.validateSpaceAndBudget(); err != nil {
@@ -248,15 +250,15 @@ func (s *TuneSpec) validateSpaceAndBudget() error {
 		if slices.ContainsFunc(s.Space[:i], func(q TuneRange) bool { return q.Name == r.Name }) {
 			return &FieldError{Field: field + ".name", Value: r.Name, Allowed: "a parameter not already searched"}
 		}
-		if p.check(r.Min) != nil {
-			return &FieldError{Field: field + ".min", Value: p.valueText(r.Min), Allowed: p.allowed()}
+		if p.Check(r.Min) != nil {
+			return &FieldError{Field: field + ".min", Value: p.ValueText(r.Min), Allowed: p.Allowed()}
 		}
-		if p.check(r.Max) != nil {
-			return &FieldError{Field: field + ".max", Value: p.valueText(r.Max), Allowed: p.allowed()}
+		if p.Check(r.Max) != nil {
+			return &FieldError{Field: field + ".max", Value: p.ValueText(r.Max), Allowed: p.Allowed()}
 		}
 		if r.Max < r.Min {
-			return &FieldError{Field: field + ".max", Value: p.valueText(r.Max),
-				Allowed: "at least " + field + ".min = " + p.valueText(r.Min)}
+			return &FieldError{Field: field + ".max", Value: p.ValueText(r.Max),
+				Allowed: "at least " + field + ".min = " + p.ValueText(r.Min)}
 		}
 	}
 	if s.Budget < 1 || s.Budget > MaxTuneBudget {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"interplab/engine/param"
 )
 
 // Tuning over a population: each candidate runs the whole population
@@ -53,7 +55,7 @@ func (spec *TuneSpec) validatePopulation(s TuneSpec, base Settings) error {
 			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a population figure: " + populationMetricNames()}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
-			return &FieldError{Field: field + ".max", Value: formatNumber(c.Max), Allowed: "a finite number"}
+			return &FieldError{Field: field + ".max", Value: param.FormatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
 	if err := s.validateSpaceAndBudget(); err != nil {

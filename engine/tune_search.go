@@ -2,10 +2,11 @@ package engine
 
 import (
 	"context"
-	"interplab/engine/geom"
 	"math"
 	"slices"
 	"strconv"
+
+	"interplab/engine/geom"
 )
 
 // The evolution's parameters, in unit-cube coordinates: each searched
@@ -97,7 +98,7 @@ func (d *tuneDim) coord(v float64) float64 {
 func (t *tuneSearch) settings(u []float64) Settings {
 	s := t.spec.Base
 	for i := range t.dims {
-		t.dims[i].p.set(&s, t.dims[i].value(u[i]))
+		t.dims[i].p.Write(&s, t.dims[i].value(u[i]))
 	}
 	t.adjust(&s)
 	return s
@@ -123,7 +124,7 @@ func tuneKey(s *Settings, group string) string {
 	var b []byte
 	for i := range params {
 		if p := &params[i]; p.Group == group {
-			b = strconv.AppendFloat(b, p.get(s), 'g', -1, 64)
+			b = strconv.AppendFloat(b, p.Read(s), 'g', -1, 64)
 			b = append(b, ',')
 		}
 	}
@@ -134,7 +135,7 @@ func tuneKey(s *Settings, group string) string {
 func tuneChanged(a, b *Settings, group string) int {
 	n := 0
 	for i := range params {
-		if p := &params[i]; p.Group == group && p.get(a) != p.get(b) {
+		if p := &params[i]; p.Group == group && p.Read(a) != p.Read(b) {
 			n++
 		}
 	}
@@ -156,7 +157,7 @@ func (t *tuneSearch) propose(batch []tunePending, s Settings) ([]tunePending, bo
 	t.seen[k] = struct{}{}
 	u := make([]float64, len(t.dims))
 	for i := range t.dims {
-		u[i] = t.dims[i].coord(t.dims[i].p.get(&s))
+		u[i] = t.dims[i].coord(t.dims[i].p.Read(&s))
 	}
 	return append(batch, tunePending{s, u}), true
 }
@@ -273,9 +274,9 @@ func (t *tuneSearch) undos(best int) []Settings {
 	bs, base := t.cands[best].Settings, &t.spec.Base
 	var list []Settings
 	for _, d := range t.dims {
-		if v := d.p.get(base); d.p.get(&bs) != v {
+		if v := d.p.Read(base); d.p.Read(&bs) != v {
 			s := bs
-			d.p.set(&s, v)
+			d.p.Write(&s, v)
 			t.adjust(&s)
 			if _, dup := t.seen[tuneKey(&s, TechniqueGroup(t.spec.Technique))]; !dup {
 				list = append(list, s)
@@ -311,8 +312,8 @@ func (t *tuneSearch) polish(ctx context.Context) error {
 		// The undo costs nothing unless the best ranks strictly before it.
 		if !tuneBetter(&t.cands[best], &t.cands[i], 0, 0) {
 			for _, d := range t.dims {
-				if v := d.p.get(&t.cands[i].Settings); v != d.p.get(&bs) {
-					d.p.set(&all, v)
+				if v := d.p.Read(&t.cands[i].Settings); v != d.p.Read(&bs) {
+					d.p.Write(&all, v)
 				}
 			}
 			n++

@@ -2,11 +2,13 @@ package engine
 
 import (
 	"errors"
-	"interplab/engine/geom"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 func TestParseUnits(t *testing.T) {
@@ -181,7 +183,7 @@ func TestFormatRoundTrip(t *testing.T) {
 			}
 		}
 		for _, v := range vs {
-			if p.check(v) != nil {
+			if p.Check(v) != nil {
 				continue
 			}
 			text := p.Format(v)
@@ -209,39 +211,6 @@ func TestFormatCarriesUnit(t *testing.T) {
 		text := p.Format(p.Max)
 		if !strings.HasSuffix(text, unit) {
 			t.Errorf("%s.Format(%v) = %q: a plain number in %s that is stored in %s needs its unit", p.Name, p.Max, text, unit, p.Unit)
-		}
-	}
-}
-
-func TestReadable(t *testing.T) {
-	tests := []struct {
-		x    float64
-		sig  int
-		want string
-	}{
-		{2761734960, 4, "2761734960"},
-		{4294967295, 3, "4294967295"},
-		{100000, 3, "100000"},
-		{0.2, 4, "0.2"},
-		{0.0186, 4, "0.0186"},
-		{49.61234567, 4, "49.61"},
-		{1234.5, 3, "1235"},
-		{1234.4, 3, "1234"},
-		{0.125, 2, "0.13"},
-		{-0.125, 2, "-0.13"},
-		{999.96, 4, "1000"},
-		{0.099996, 4, "0.1"},
-		{0.00012345, 3, "0.000123"},
-		{0.00012355, 3, "0.000124"},
-		{-1, 3, "-1"},
-		{-0.00012345, 3, "-0.000123"},
-		{0.30000000000000004, 6, "0.3"},
-		{0, 3, "0"},
-		{-1e-12, 3, "-1e-12"},
-	}
-	for _, tt := range tests {
-		if got := Readable(tt.x, tt.sig); got != tt.want {
-			t.Errorf("Readable(%v, %d) = %q, want %q", tt.x, tt.sig, got, tt.want)
 		}
 	}
 }
@@ -323,7 +292,7 @@ func TestShow(t *testing.T) {
 			t.Errorf("%s.Show(%v) = %q, want %q", tt.name, tt.v, got, tt.want)
 		}
 	}
-	if got := ReadableIn(0.30000000000000004, 1000, 6); got != "300" {
+	if got := param.ReadableIn(0.30000000000000004, 1000, 6); got != "300" {
 		t.Errorf("ReadableIn(0.30000000000000004, 1000, 6) = %q, want 300", got)
 	}
 }
@@ -342,7 +311,7 @@ func FuzzParamText(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if p.check(v) != nil {
+		if p.Check(v) != nil {
 			t.Fatalf("%s.Parse(%q) = %v, out of range", p.Name, text, v)
 		}
 		back := p.Format(v)

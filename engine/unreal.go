@@ -1,6 +1,9 @@
 package engine
 
-import "interplab/engine/geom"
+import (
+	"interplab/engine/geom"
+	"interplab/engine/param"
+)
 
 // TechUnreal is the technique of Unreal Engine's CharacterMovementComponent
 // as a client draws a simulated proxy (another player's character).
@@ -40,25 +43,25 @@ type UnrealSettings struct {
 
 // unrealParams are the unreal-cmc technique's parameters.
 var unrealParams = []Param{
-	enumParam(Param{Name: "unreal.networkSmoothingMode", Group: "unreal", Default: unrealExponential, Choices: UnrealSmoothingModes,
+	param.EnumOf(Param{Name: "unreal.networkSmoothingMode", Group: "unreal", Default: unrealExponential, Choices: UnrealSmoothingModes,
 		Doc: "How the mesh catches up with each server update: exponential (Unreal's default), linear over the update interval, or disabled (snap)."},
 		func(s *Settings) *string { return &s.NetworkSmoothingMode }),
 	{Name: "unreal.networkSimulatedSmoothLocationTime", Group: "unreal", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.1, Display: "s", Scale: 1,
-		Doc: "Time constant of the exponential catch-up of the mesh location after an update (Unreal's default 100 ms; not used by linear).",
-		get: func(s *Settings) float64 { return s.NetworkSimulatedSmoothLocationTime },
-		set: func(s *Settings, v float64) { s.NetworkSimulatedSmoothLocationTime = v }},
+		Doc:   "Time constant of the exponential catch-up of the mesh location after an update (Unreal's default 100 ms; not used by linear).",
+		Read:  func(s *Settings) float64 { return s.NetworkSimulatedSmoothLocationTime },
+		Write: func(s *Settings, v float64) { s.NetworkSimulatedSmoothLocationTime = v }},
 	{Name: "unreal.networkSimulatedSmoothRotationTime", Group: "unreal", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.05, Display: "s", Scale: 1,
-		Doc: "Time constant of the exponential catch-up of the mesh rotation after an update (Unreal's default 50 ms; not used by linear).",
-		get: func(s *Settings) float64 { return s.NetworkSimulatedSmoothRotationTime },
-		set: func(s *Settings, v float64) { s.NetworkSimulatedSmoothRotationTime = v }},
+		Doc:   "Time constant of the exponential catch-up of the mesh rotation after an update (Unreal's default 50 ms; not used by linear).",
+		Read:  func(s *Settings) float64 { return s.NetworkSimulatedSmoothRotationTime },
+		Write: func(s *Settings, v float64) { s.NetworkSimulatedSmoothRotationTime = v }},
 	{Name: "unreal.networkMaxSmoothUpdateDistance", Group: "unreal", Unit: "cm", Min: 0, Max: 10000, Step: 1, Default: 256, Display: "cm", Scale: 1,
-		Doc: "Farthest the mesh may lag behind the server location while smoothing; a larger gap is cut to it (Unreal's default 256 cm).",
-		get: func(s *Settings) float64 { return s.NetworkMaxSmoothUpdateDistance },
-		set: func(s *Settings, v float64) { s.NetworkMaxSmoothUpdateDistance = v }},
+		Doc:   "Farthest the mesh may lag behind the server location while smoothing; a larger gap is cut to it (Unreal's default 256 cm).",
+		Read:  func(s *Settings) float64 { return s.NetworkMaxSmoothUpdateDistance },
+		Write: func(s *Settings, v float64) { s.NetworkMaxSmoothUpdateDistance = v }},
 	{Name: "unreal.networkNoSmoothUpdateDistance", Group: "unreal", Unit: "cm", Min: 0, Max: 10000, Step: 1, Default: 384, Display: "cm", Scale: 1,
-		Doc: "An update that moves the character farther than this teleports it with no smoothing (Unreal's default 384 cm).",
-		get: func(s *Settings) float64 { return s.NetworkNoSmoothUpdateDistance },
-		set: func(s *Settings, v float64) { s.NetworkNoSmoothUpdateDistance = v }},
+		Doc:   "An update that moves the character farther than this teleports it with no smoothing (Unreal's default 384 cm).",
+		Read:  func(s *Settings) float64 { return s.NetworkNoSmoothUpdateDistance },
+		Write: func(s *Settings, v float64) { s.NetworkNoSmoothUpdateDistance = v }},
 }
 
 // unrealDef is the unreal-cmc row of the technique table. Its delay is 0,

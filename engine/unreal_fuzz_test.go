@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"interplab/engine/geom"
 	"math"
 	"path/filepath"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // FuzzUnrealTechnique feeds fuzzed updates (the EPIC cases' packet format,

@@ -10,6 +10,7 @@ import (
 
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/param"
 )
 
 // Sweep draws the metric called name over the points of spec's sweep, from
@@ -174,7 +175,7 @@ func categoryLabel(p *engine.Param, v float64) string {
 		return p.Format(v)
 	}
 	_, scale := p.DisplayUnit()
-	return engine.ReadableIn(v, scale, 4) // 100000, not 1e+05
+	return param.ReadableIn(v, scale, 4) // 100000, not 1e+05
 }
 
 // axisName is a parameter's name with the unit its axis shows.

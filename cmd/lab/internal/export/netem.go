@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/param"
 )
 
 // netemBurstStep is the length of the steps an outage whose backlog
@@ -164,7 +165,7 @@ func netemArgs(s engine.Settings, st engine.NetSimStep, hold float64) []string {
 		args = append(args, "reorder", pct(s.Reorder)+"%", "gap", num(float64(s.ReorderGap)))
 	}
 	if c.Bandwidth > 0 {
-		args = append(args, "rate", engine.FormatIn(c.Bandwidth, 0.001)+"kbit", "limit", num(float64(s.QueueLimit)))
+		args = append(args, "rate", param.FormatIn(c.Bandwidth, 0.001)+"kbit", "limit", num(float64(s.QueueLimit)))
 	}
 	return args
 }

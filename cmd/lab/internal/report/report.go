@@ -8,15 +8,16 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/param"
 )
 
 // Number shows three significant digits, whole numbers as they are, never
 // with an exponent (engine.Readable): 0.123, 1235, 2761734960, 0.0000186.
-func Number(v float64) string { return engine.Readable(v, 3) }
+func Number(v float64) string { return param.Readable(v, 3) }
 
 // Short shows v with at most four significant digits, whole numbers as
 // they are: a span or a speed in a line of text.
-func Short(v float64) string { return engine.Readable(v, 4) }
+func Short(v float64) string { return param.Readable(v, 4) }
 
 // Round rounds v to digits significant digits.
 func Round(v float64, digits int) float64 {

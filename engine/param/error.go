@@ -1,0 +1,15 @@
+package param
+
+import "strconv"
+
+// FieldError reports a setting that is not allowed. Field is the vocabulary
+// name, Value the offending value as text, Allowed the allowed range in words.
+type FieldError struct {
+	Field   string
+	Value   string
+	Allowed string
+}
+
+func (e *FieldError) Error() string {
+	return e.Field + " = " + strconv.Quote(e.Value) + " is not allowed: want " + e.Allowed
+}
