@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"interplab/engine/technique"
 )
 
 // adaptP95 is the nearest-rank 95th percentile of xs, the slow way.
@@ -97,8 +99,8 @@ func TestBufferAdaptiveJitter(t *testing.T) {
 		s.Adaptive = true
 		rng := rand.New(rand.NewPCG(5, 6))
 		jit := func(int) float64 { return c.jitter * rng.Float64() }
-		var last Sample
-		bufRun(newBuffer(s, true), bufStream(bufCircle, 0.05, 20, 0.03, jit), 0, 20, 1.0/60, func(now float64, got Sample) {
+		var last technique.Sample
+		bufRun(newBuffer(s, true), bufStream(bufCircle, 0.05, 20, 0.03, jit), 0, 20, 1.0/60, func(now float64, got technique.Sample) {
 			if got.Delay < s.Delay || got.Delay > s.DelayCap {
 				t.Fatalf("%s: Sample(%g).Delay = %g, want in [%g, %g]", c.name, now, got.Delay, s.Delay, s.DelayCap)
 			}
@@ -118,7 +120,7 @@ func TestBufferDelaySlew(t *testing.T) {
 	tech := newBuffer(s, false)
 	const frame = 1.0 / 60
 	moves := map[int]float64{60: 0.4, 240: 0.05, 300: 0.3, 310: 0.1} // frame → new delay
-	var prev Sample
+	var prev technique.Sample
 	for k := range 600 {
 		now := 1 + float64(k)*frame
 		if d, ok := moves[k]; ok {
@@ -175,7 +177,7 @@ func TestBufferRenderTimeMonotonic(t *testing.T) {
 			ps = ps[1:]
 		}
 		got := tech.Sample(now)
-		if got.Mode == Empty {
+		if got.Mode == technique.Empty {
 			continue // the render clock starts with the first snapshot
 		}
 		if got.Time < prev {
@@ -193,8 +195,8 @@ func TestBufferAdaptiveSwitchedOn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	ps := bufStream(bufLinear, 0.05, 12, 0.03, func(int) float64 { return 0.3 * rng.Float64() })
 	tech := newBuffer(s, false).(*bufTech)
-	var last Sample
-	bufRun(tech, ps, 0, 12, 1.0/60, func(now float64, got Sample) {
+	var last technique.Sample
+	bufRun(tech, ps, 0, 12, 1.0/60, func(now float64, got technique.Sample) {
 		if now < 6 && (got.Delay != s.Delay || tech.jitter.len() != 0) {
 			t.Fatalf("Sample(%g): Delay = %g with %d spacings kept while fixed, want %g with none",
 				now, got.Delay, tech.jitter.len(), s.Delay)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // Ring sizes of the snapshot buffer, in snapshots (powers of two).
@@ -78,7 +79,7 @@ type bufBatch struct {
 
 	// The frame set up by frame for fill.
 	kind          int
-	common        Sample // the fields every entity shares
+	common        technique.Sample // the fields every entity shares
 	a, ahead      float64
 	h01, h10, h11 float64
 	o0, o1        int // state offsets of the snapshots shown
@@ -119,7 +120,7 @@ func (b *bufBatch) alloc(size int) {
 // interpolate towards, do not count. (Spacings are not kept while the
 // delay is fixed, which saves a third of a receive in WebAssembly;
 // switched on, the delay adapts from the next packet on.)
-func (b *bufBatch) receive(tick, now float64, snaps []Snapshot) {
+func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	if b.end > b.first && tick <= b.ring[(b.end-1)&b.mask] {
 		return
 	}
@@ -180,14 +181,14 @@ func (b *bufBatch) makeRoom() {
 // Time is the render time, Newest the newest snapshot's time (0 before
 // any), Depth the number of snapshots held newer than the render time and
 // Delay the delay in use.
-func (b *bufBatch) frame(now float64) {
+func (b *bufBatch) Frame(now float64) {
 	s := b.s
 	target := s.Delay
 	if s.Adaptive || !(target > 0) {
 		target = adaptiveDelay(s, &b.jitter)
 	}
 	if b.end == b.first {
-		b.kind, b.common = bufEmpty, Sample{Time: now - target, Delay: target}
+		b.kind, b.common = bufEmpty, technique.Sample{Time: now - target, Delay: target}
 		return
 	}
 	rt := now - target
@@ -206,7 +207,7 @@ func (b *bufBatch) frame(now float64) {
 		b.next++
 	}
 	newest := (b.end - 1) & b.mask
-	b.common = Sample{Mode: Interpolate, Time: rt, Newest: b.ring[newest], Depth: b.end - b.next, Delay: b.dly}
+	b.common = technique.Sample{Mode: technique.Interpolate, Time: rt, Newest: b.ring[newest], Depth: b.end - b.next, Delay: b.dly}
 	switch {
 	case b.next < b.end && b.next > b.first: // bracketed: interpolate
 		b.kind = bufInterpolate
@@ -216,9 +217,9 @@ func (b *bufBatch) frame(now float64) {
 	default: // at or past the newest: underrun
 		b.kind, b.o0, b.ahead = bufHold, newest*b.n, rt-b.ring[newest]
 		if b.ahead != 0 {
-			b.kind, b.common.Mode = bufExtrapolate, Extrapolate
+			b.kind, b.common.Mode = bufExtrapolate, technique.Extrapolate
 			if c := s.ExtrapolateCap; !(b.ahead <= c) {
-				b.ahead, b.common.Mode = max(c, 0), Freeze
+				b.ahead, b.common.Mode = max(c, 0), technique.Freeze
 			}
 		}
 	}
@@ -267,10 +268,10 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 // interpolation writes the identity instead of blending every entity's pair
 // of rotations, about a tenth of a frame's work. Held and extrapolated
 // frames copy a snapshot's rotation either way.
-func (b *bufBatch) skipRotations(skip bool) { b.noRot = skip }
+func (b *bufBatch) SkipRotations(skip bool) { b.noRot = skip }
 
 // fill writes entities lo, lo+1, ... of the frame set up by frame into out.
-func (b *bufBatch) fill(lo int, out []Sample) {
+func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 	switch b.kind {
 	case bufEmpty:
 		for e := range out {
@@ -289,7 +290,7 @@ func (b *bufBatch) fill(lo int, out []Sample) {
 	}
 }
 
-func (b *bufBatch) fillInterpolate(lo int, out []Sample) {
+func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 	a, h01, h10, h11 := b.a, b.h01, b.h10, b.h11
 	o0, o1 := b.o0+lo, b.o1+lo
 	// The pose is worked out in scalars and stored once: Vec3 and Quat are
@@ -322,7 +323,7 @@ func (b *bufBatch) fillInterpolate(lo int, out []Sample) {
 // fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
 // the speed clamped to s.MaxSpeed when s.SpeedClamp. Rotation holds the
 // newest snapshot's, as snapshots carry no angular velocity.
-func (b *bufBatch) fillExtrapolate(lo int, out []Sample) {
+func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
 	s, ahead, o := b.s, b.ahead, b.o0+lo
 	top := max(s.MaxSpeed, 0)
 	for e := range out {
@@ -344,24 +345,26 @@ func (b *bufBatch) fillExtrapolate(lo int, out []Sample) {
 // bufTech is the buffer as a per-entity Technique: a bufBatch of one.
 type bufTech struct {
 	*bufBatch
-	one [1]Snapshot
-	out [1]Sample
+	one [1]technique.Snapshot
+	out [1]technique.Sample
 }
 
 // newBuffer returns the buffer technique for one entity (see bufBatch).
-func newBuffer(s *Settings, hermite bool) Technique {
+func newBuffer(s *Settings, hermite bool) technique.Technique {
 	return &bufTech{bufBatch: newBufBatch(s, hermite, 1)}
 }
 
 // Receive adds sn unless it is no newer than the newest held.
-func (t *bufTech) Receive(sn Snapshot, now float64) {
+func (t *bufTech) Receive(sn technique.Snapshot, now float64) {
 	t.one[0] = sn
-	t.receive(sn.Time, now, t.one[:])
+	t.bufBatch.Receive(sn.Time, now, t.one[:])
 }
 
 // Sample returns the pose at render time now − delay.
-func (t *bufTech) Sample(now float64) Sample {
-	t.frame(now)
-	t.fill(0, t.out[:])
+func (t *bufTech) Sample(now float64) technique.Sample {
+	t.Frame(now)
+	t.Fill(0, t.out[:])
 	return t.out[0]
 }
+
+func (*bufBatch) SharesDelay() {}

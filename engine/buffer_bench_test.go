@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"interplab/engine/technique"
+)
 
 // Read benchmarks: one op is one Sample of a primed technique at the next
 // 60 Hz frame, against 20 Hz snapshots of a moving, turning entity, so the
@@ -36,7 +40,7 @@ func bufBenchSample(bn *testing.B, s *Settings, hermite bool) {
 	if len(b.ring) < bufBenchSnaps {
 		bn.Fatalf("ring holds %d, want %d primed snapshots", len(b.ring), bufBenchSnaps)
 	}
-	var sink Sample
+	var sink technique.Sample
 	bn.ReportAllocs()
 	k := 0
 	for bn.Loop() {
@@ -47,7 +51,7 @@ func bufBenchSample(bn *testing.B, s *Settings, hermite bool) {
 		sink = b.Sample(0.2 + float64(k)*bufBenchFrame)
 		k++
 	}
-	if sink.Mode != Interpolate {
+	if sink.Mode != technique.Interpolate {
 		bn.Fatalf("last Sample.Mode = %v, want interpolate", sink.Mode)
 	}
 }
@@ -72,21 +76,6 @@ func BenchmarkSampleBufferEuler(bn *testing.B) {
 	bufBenchSample(bn, s, false)
 }
 
-func BenchmarkSampleSnap(bn *testing.B) {
-	t := newSnap(bufSettings())
-	t.Receive(bufCircle(0), 0.03)
-	var sink Sample
-	bn.ReportAllocs()
-	k := 0
-	for bn.Loop() {
-		sink = t.Sample(0.2 + float64(k)*bufBenchFrame)
-		k++
-	}
-	if sink.Mode != Interpolate {
-		bn.Fatalf("last Sample.Mode = %v, want interpolate", sink.Mode)
-	}
-}
-
 // BenchmarkReceiveBuffer is one Receive of a new snapshot into an adaptive
 // buffer: the ring append plus the p95 window update (window 40).
 func BenchmarkReceiveBuffer(bn *testing.B) {
@@ -102,7 +91,7 @@ func BenchmarkReceiveBufferFixed(bn *testing.B) {
 
 func bufBenchReceive(bn *testing.B, s *Settings) {
 	b := newBuffer(s, false)
-	snaps := make([]Snapshot, 64)
+	snaps := make([]technique.Snapshot, 64)
 	for i := range snaps {
 		snaps[i] = bufCircle(float64(i) * bufBenchPeriod)
 	}
@@ -122,7 +111,7 @@ func BenchmarkFrameBuffer(bn *testing.B) {
 	s := bufSettings()
 	s.Adaptive = true
 	b := newBuffer(s, false)
-	var sink Sample
+	var sink technique.Sample
 	bn.ReportAllocs()
 	k := 0
 	for bn.Loop() {
@@ -133,7 +122,7 @@ func BenchmarkFrameBuffer(bn *testing.B) {
 		sink = b.Sample(now)
 		k++
 	}
-	if sink.Mode != Interpolate {
+	if sink.Mode != technique.Interpolate {
 		bn.Fatalf("last Sample.Mode = %v, want interpolate", sink.Mode)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
+	"interplab/engine/technique/snap"
 )
 
 // bufFuzzBytes reads the fuzzer's input a byte at a time, as zeros once it
@@ -96,10 +98,10 @@ func FuzzSnapBuffer(f *testing.F) {
 		for _, kind := range []string{TechSnap, TechBuffer, TechHermite} {
 			in := bufFuzzBytes(data)
 			s := bufFuzzSettings(&in)
-			var tech Technique
+			var tech technique.Technique
 			switch kind {
 			case TechSnap:
-				tech = newSnap(s)
+				tech = snap.Def.One(nil, nil)
 			default:
 				tech = newBuffer(s, kind == TechHermite)
 			}
@@ -108,17 +110,17 @@ func FuzzSnapBuffer(f *testing.F) {
 	})
 }
 
-func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufFuzzBytes) {
+func bufFuzzPlay(t *testing.T, kind string, tech technique.Technique, s *Settings, in bufFuzzBytes) {
 	now := 20 * in.signed()
 	var (
-		newest   Snapshot
+		newest   technique.Snapshot
 		received int
 		lastTime = math.Inf(-1)
 	)
 	for step := 0; len(in) > 0 && step < 10000; step++ {
 		switch in.next() % 4 {
 		case 0: // a packet: a snapshot from up to 1 s before now to 0.3 s after
-			sn := Snapshot{
+			sn := technique.Snapshot{
 				Time: now - 1 + 1.3*in.unit(),
 				Pos:  geom.Vec3{1000 * in.signed(), 1000 * in.signed(), 10 * in.signed()},
 				Vel:  geom.Vec3{100 * in.signed(), 100 * in.signed(), 20 * in.signed()},
@@ -144,10 +146,10 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 		if !got.Pos.Finite() || !bufFuzzFiniteQuat(got.Rot) || !geom.Finite(got.Time) || !geom.Finite(got.Newest) || !geom.Finite(got.Delay) {
 			t.Fatalf("%s step %d: Sample(%g) = %+v: not finite", kind, step, now, got)
 		}
-		if (got.Mode == Empty) != (received == 0) {
+		if (got.Mode == technique.Empty) != (received == 0) {
 			t.Fatalf("%s step %d: Mode = %v after %d snapshots", kind, step, got.Mode, received)
 		}
-		if got.Mode == Empty {
+		if got.Mode == technique.Empty {
 			if kind == TechSnap {
 				continue // snap's Empty Time is 0, not a render time
 			}
@@ -159,7 +161,7 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 				t.Fatalf("%s step %d: Newest = %g, want %g", kind, step, got.Newest, newest.Time)
 			}
 		}
-		if got.Mode != Empty { // the render clock starts with the first snapshot
+		if got.Mode != technique.Empty { // the render clock starts with the first snapshot
 			if got.Time < lastTime {
 				t.Fatalf("%s step %d: Time = %g after %g: ran backwards", kind, step, got.Time, lastTime)
 			}
@@ -168,7 +170,7 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 		if got.Depth < 0 || got.Depth > received || got.Delay < 0 || got.Delay > 1 {
 			t.Fatalf("%s step %d: Depth, Delay = %d, %g, want in [0, %d], [0, 1]", kind, step, got.Depth, got.Delay, received)
 		}
-		if got.Mode == Extrapolate || got.Mode == Freeze {
+		if got.Mode == technique.Extrapolate || got.Mode == technique.Freeze {
 			ahead := min(got.Time-newest.Time, s.ExtrapolateCap)
 			speed := newest.Vel.Len()
 			if s.SpeedClamp {

@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // bufPacket is a snapshot and the client time it arrives at.
 type bufPacket struct {
-	sn Snapshot
+	sn technique.Snapshot
 	at float64
 }
 
 // bufStream returns the snapshots of path sent every period s from 0 to end
 // inclusive, arriving latency + jitter(i) after they were sent, in arrival
 // order (a stable sort, so equal arrival times keep send order).
-func bufStream(path func(t float64) Snapshot, period, end, latency float64, jitter func(i int) float64) []bufPacket {
+func bufStream(path func(t float64) technique.Snapshot, period, end, latency float64, jitter func(i int) float64) []bufPacket {
 	var ps []bufPacket
 	for i := 0; float64(i)*period <= end+1e-9; i++ {
 		t := float64(i) * period
@@ -42,7 +43,7 @@ func bufStream(path func(t float64) Snapshot, period, end, latency float64, jitt
 
 // bufRun plays packets into tech and samples it every frame seconds from
 // start to end, calling check with each frame's time and sample.
-func bufRun(tech Technique, ps []bufPacket, start, end, frame float64, check func(now float64, got Sample)) {
+func bufRun(tech technique.Technique, ps []bufPacket, start, end, frame float64, check func(now float64, got technique.Sample)) {
 	for k := 0; ; k++ {
 		now := start + float64(k)*frame
 		if now > end {
@@ -58,21 +59,21 @@ func bufRun(tech Technique, ps []bufPacket, start, end, frame float64, check fun
 
 // Motion paths: the truth the tests compare the display with.
 
-func bufLinear(t float64) Snapshot {
+func bufLinear(t float64) technique.Snapshot {
 	v := geom.Vec3{3, -4, 0.5}
 	const yawRate = 2.5 // rad/s: passes ±180° in a few seconds
-	return Snapshot{Time: t, Pos: geom.Vec3{1, 2, 0}.Add(v.Scale(t)), Vel: v, Rot: geom.QuatFromYaw(-1 + yawRate*t)}
+	return technique.Snapshot{Time: t, Pos: geom.Vec3{1, 2, 0}.Add(v.Scale(t)), Vel: v, Rot: geom.QuatFromYaw(-1 + yawRate*t)}
 }
 
-func bufBallistic(t float64) Snapshot {
+func bufBallistic(t float64) technique.Snapshot {
 	v0, g := geom.Vec3{2, 1, 6}, geom.Vec3{0, 0, -9.81}
-	return Snapshot{Time: t, Pos: v0.Scale(t).Add(g.Scale(t * t / 2)), Vel: v0.Add(g.Scale(t)), Rot: geom.QuatIdentity}
+	return technique.Snapshot{Time: t, Pos: v0.Scale(t).Add(g.Scale(t * t / 2)), Vel: v0.Add(g.Scale(t)), Rot: geom.QuatIdentity}
 }
 
-func bufCircle(t float64) Snapshot {
+func bufCircle(t float64) technique.Snapshot {
 	const r, w = 5, 1.4 // m, rad/s: 7 m/s
 	s, c := math.Sincos(w * t)
-	return Snapshot{Time: t, Pos: geom.Vec3{r * c, r * s, 0}, Vel: geom.Vec3{-r * w * s, r * w * c, 0}, Rot: geom.QuatFromYaw(w*t + math.Pi/2)}
+	return technique.Snapshot{Time: t, Pos: geom.Vec3{r * c, r * s, 0}, Vel: geom.Vec3{-r * w * s, r * w * c, 0}, Rot: geom.QuatFromYaw(w*t + math.Pi/2)}
 }
 
 // bufSettings returns the table's defaults, which tests then adjust.
@@ -103,13 +104,13 @@ func TestBufferLinearExact(t *testing.T) {
 		s.Delay = c.delay
 		tech := newBuffer(s, c.hermite)
 		var frames, interpolated int
-		bufRun(tech, bufStream(bufLinear, 0.05, 6, c.latency, nil), 0, 5.5, 1.0/60, func(now float64, got Sample) {
+		bufRun(tech, bufStream(bufLinear, 0.05, 6, c.latency, nil), 0, 5.5, 1.0/60, func(now float64, got technique.Sample) {
 			frames++
 			if got.Time < 0 { // before the first snapshot: shown as is
 				return
 			}
 			interpolated++
-			if got.Mode != Interpolate {
+			if got.Mode != technique.Interpolate {
 				t.Fatalf("%s: Sample(%g).Mode = %v, want interpolate", c.name, now, got.Mode)
 			}
 			want := bufLinear(got.Time)
@@ -132,7 +133,7 @@ func TestBufferLinearExact(t *testing.T) {
 func TestHermiteCurves(t *testing.T) {
 	cases := []struct {
 		name       string
-		path       func(float64) Snapshot
+		path       func(float64) technique.Snapshot
 		hermiteMax float64 // largest allowed hermite error, m
 		lerpMin    float64 // smallest expected worst lerp error, m
 		ratio      float64 // lerp's worst error over hermite's, at least
@@ -144,8 +145,8 @@ func TestHermiteCurves(t *testing.T) {
 		worst := [2]float64{}
 		for i, hermite := range []bool{false, true} {
 			tech := newBuffer(bufSettings(), hermite)
-			bufRun(tech, bufStream(c.path, 0.05, 3, 0.02, nil), 0.2, 2.5, 1.0/60, func(now float64, got Sample) {
-				if got.Mode != Interpolate {
+			bufRun(tech, bufStream(c.path, 0.05, 3, 0.02, nil), 0.2, 2.5, 1.0/60, func(now float64, got technique.Sample) {
+				if got.Mode != technique.Interpolate {
 					t.Fatalf("%s: Sample(%g).Mode = %v, want interpolate", c.name, now, got.Mode)
 				}
 				worst[i] = max(worst[i], bufDist(got.Pos, c.path(got.Time).Pos))
@@ -175,28 +176,28 @@ func TestBufferExtrapolation(t *testing.T) {
 		maxSpeed float64
 		cap      float64 // extrapolateCap, s
 		ahead    float64 // render time − newest snapshot's time, s
-		wantMode Mode
+		wantMode technique.Mode
 		wantDisp geom.Vec3 // displacement from the newest snapshot
 	}{
-		{name: "at the newest", vel: geom.Vec3{2, 0, 0}, cap: 0.125, ahead: 0, wantMode: Interpolate},
-		{name: "within the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.2, 0.1, 0}},
-		{name: "at the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.125, wantMode: Extrapolate, wantDisp: geom.Vec3{0.25, 0.125, 0}},
-		{name: "past the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.2, wantMode: Freeze, wantDisp: geom.Vec3{0.25, 0.125, 0}},
-		{name: "far future", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 1e6, wantMode: Freeze, wantDisp: geom.Vec3{0.25, 0.125, 0}},
-		{name: "no cap freezes at once", vel: geom.Vec3{2, 1, 0}, cap: 0, ahead: 0.05, wantMode: Freeze},
-		{name: "clamped", vel: geom.Vec3{30, 40, 0}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.3, 0.4, 0}},
-		{name: "clamped past the cap", vel: geom.Vec3{0, 0, -100}, clamp: true, maxSpeed: 7, cap: 0.25, ahead: 5, wantMode: Freeze, wantDisp: geom.Vec3{0, 0, -1.75}},
-		{name: "just over", vel: geom.Vec3{6, 8, 0}, clamp: true, maxSpeed: 7, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.42, 0.56, 0}},
-		{name: "slow enough", vel: geom.Vec3{3, 0, 4}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{0.3, 0, 0.4}},
-		{name: "clamp off", vel: geom.Vec3{30, 40, 0}, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: Extrapolate, wantDisp: geom.Vec3{3, 4, 0}},
+		{name: "at the newest", vel: geom.Vec3{2, 0, 0}, cap: 0.125, ahead: 0, wantMode: technique.Interpolate},
+		{name: "within the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.1, wantMode: technique.Extrapolate, wantDisp: geom.Vec3{0.2, 0.1, 0}},
+		{name: "at the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.125, wantMode: technique.Extrapolate, wantDisp: geom.Vec3{0.25, 0.125, 0}},
+		{name: "past the cap", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 0.2, wantMode: technique.Freeze, wantDisp: geom.Vec3{0.25, 0.125, 0}},
+		{name: "far future", vel: geom.Vec3{2, 1, 0}, cap: 0.125, ahead: 1e6, wantMode: technique.Freeze, wantDisp: geom.Vec3{0.25, 0.125, 0}},
+		{name: "no cap freezes at once", vel: geom.Vec3{2, 1, 0}, cap: 0, ahead: 0.05, wantMode: technique.Freeze},
+		{name: "clamped", vel: geom.Vec3{30, 40, 0}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: technique.Extrapolate, wantDisp: geom.Vec3{0.3, 0.4, 0}},
+		{name: "clamped past the cap", vel: geom.Vec3{0, 0, -100}, clamp: true, maxSpeed: 7, cap: 0.25, ahead: 5, wantMode: technique.Freeze, wantDisp: geom.Vec3{0, 0, -1.75}},
+		{name: "just over", vel: geom.Vec3{6, 8, 0}, clamp: true, maxSpeed: 7, cap: 0.15, ahead: 0.1, wantMode: technique.Extrapolate, wantDisp: geom.Vec3{0.42, 0.56, 0}},
+		{name: "slow enough", vel: geom.Vec3{3, 0, 4}, clamp: true, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: technique.Extrapolate, wantDisp: geom.Vec3{0.3, 0, 0.4}},
+		{name: "clamp off", vel: geom.Vec3{30, 40, 0}, maxSpeed: 5, cap: 0.15, ahead: 0.1, wantMode: technique.Extrapolate, wantDisp: geom.Vec3{3, 4, 0}},
 	}
 	for _, c := range cases {
 		s := bufSettings()
 		s.SpeedClamp, s.MaxSpeed, s.ExtrapolateCap = c.clamp, c.maxSpeed, c.cap
 		s.Delay = 0.125 // exact in binary, so render times land where the table says
 		tech := newBuffer(s, false)
-		last := Snapshot{Time: 2, Pos: geom.Vec3{10, 20, 1}, Vel: c.vel, Rot: geom.QuatFromYaw(1)}
-		tech.Receive(Snapshot{Time: 1.95, Pos: last.Pos.Sub(c.vel.Scale(0.05)), Vel: c.vel, Rot: geom.QuatFromYaw(0.9)}, 1.97)
+		last := technique.Snapshot{Time: 2, Pos: geom.Vec3{10, 20, 1}, Vel: c.vel, Rot: geom.QuatFromYaw(1)}
+		tech.Receive(technique.Snapshot{Time: 1.95, Pos: last.Pos.Sub(c.vel.Scale(0.05)), Vel: c.vel, Rot: geom.QuatFromYaw(0.9)}, 1.97)
 		tech.Receive(last, 2.02)
 		got := tech.Sample(last.Time + c.ahead + s.Delay)
 		if got.Mode != c.wantMode {
@@ -245,10 +246,10 @@ func TestBufferIgnoresStale(t *testing.T) {
 		if len(noisy) < len(clean)*3/2 {
 			t.Fatalf("noisy stream has %d packets for %d clean, want many stale ones", len(noisy), len(clean))
 		}
-		var want []Sample
-		bufRun(newBuffer(s, hermite), clean, 0, 4, 1.0/60, func(_ float64, got Sample) { want = append(want, got) })
+		var want []technique.Sample
+		bufRun(newBuffer(s, hermite), clean, 0, 4, 1.0/60, func(_ float64, got technique.Sample) { want = append(want, got) })
 		k := 0
-		bufRun(newBuffer(s, hermite), noisy, 0, 4, 1.0/60, func(now float64, got Sample) {
+		bufRun(newBuffer(s, hermite), noisy, 0, 4, 1.0/60, func(now float64, got technique.Sample) {
 			if got != want[k] {
 				t.Fatalf("hermite=%v: Sample(%g) with stale packets = %+v, want %+v", hermite, now, got, want[k])
 			}
@@ -268,20 +269,20 @@ func TestBufferModes(t *testing.T) {
 			ps = append(ps, p)
 		}
 	}
-	var modes []Mode
-	bufRun(newBuffer(s, false), ps, -0.1, 2, 1.0/60, func(now float64, got Sample) {
+	var modes []technique.Mode
+	bufRun(newBuffer(s, false), ps, -0.1, 2, 1.0/60, func(now float64, got technique.Sample) {
 		if len(modes) == 0 || modes[len(modes)-1] != got.Mode {
 			modes = append(modes, got.Mode)
 		}
 		ahead := got.Time - got.Newest
 		switch {
-		case got.Mode == Extrapolate && !(ahead > 0 && ahead <= s.ExtrapolateCap):
+		case got.Mode == technique.Extrapolate && !(ahead > 0 && ahead <= s.ExtrapolateCap):
 			t.Errorf("Sample(%g) extrapolates %g s past the newest, want (0, %g]", now, ahead, s.ExtrapolateCap)
-		case got.Mode == Freeze && !(ahead > s.ExtrapolateCap):
+		case got.Mode == technique.Freeze && !(ahead > s.ExtrapolateCap):
 			t.Errorf("Sample(%g) froze %g s past the newest, want past %g", now, ahead, s.ExtrapolateCap)
 		}
 	})
-	want := []Mode{Empty, Interpolate, Extrapolate, Freeze, Interpolate}
+	want := []technique.Mode{technique.Empty, technique.Interpolate, technique.Extrapolate, technique.Freeze, technique.Interpolate}
 	if !slices.Equal(modes, want) {
 		t.Errorf("modes = %v, want %v", modes, want)
 	}
@@ -291,19 +292,19 @@ func TestBufferModes(t *testing.T) {
 // render time: nothing, then the first snapshot as it is, then dead
 // reckoning from it.
 func TestBufferStart(t *testing.T) {
-	first := Snapshot{Time: 1, Pos: geom.Vec3{1, 1, 0}, Vel: geom.Vec3{1, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
+	first := technique.Snapshot{Time: 1, Pos: geom.Vec3{1, 1, 0}, Vel: geom.Vec3{1, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
 	cases := []struct {
 		name      string
 		receive   bool
 		rt        float64 // render time sampled
-		wantMode  Mode
+		wantMode  technique.Mode
 		wantPos   geom.Vec3
 		wantDepth int
 	}{
-		{name: "nothing", rt: 0.5, wantMode: Empty},
-		{name: "before the first", receive: true, rt: 0.5, wantMode: Interpolate, wantPos: first.Pos, wantDepth: 1},
-		{name: "at the first", receive: true, rt: 1, wantMode: Interpolate, wantPos: first.Pos},
-		{name: "after the first", receive: true, rt: 1.1, wantMode: Extrapolate, wantPos: geom.Vec3{1.1, 1, 0}},
+		{name: "nothing", rt: 0.5, wantMode: technique.Empty},
+		{name: "before the first", receive: true, rt: 0.5, wantMode: technique.Interpolate, wantPos: first.Pos, wantDepth: 1},
+		{name: "at the first", receive: true, rt: 1, wantMode: technique.Interpolate, wantPos: first.Pos},
+		{name: "after the first", receive: true, rt: 1.1, wantMode: technique.Extrapolate, wantPos: geom.Vec3{1.1, 1, 0}},
 	}
 	for _, c := range cases {
 		s := bufSettings()
@@ -319,7 +320,7 @@ func TestBufferStart(t *testing.T) {
 		if math.Abs(got.Time-c.rt) > 1e-12 || got.Delay != s.Delay {
 			t.Errorf("%s: Time, Delay = %g, %g, want %g, %g", c.name, got.Time, got.Delay, c.rt, s.Delay)
 		}
-		if c.wantMode == Empty && (got.Pos != geom.Vec3{} || got.Rot != geom.Quat{} || got.Newest != 0) {
+		if c.wantMode == technique.Empty && (got.Pos != geom.Vec3{} || got.Rot != geom.Quat{} || got.Newest != 0) {
 			t.Errorf("%s: empty Sample = %+v, want a zero pose", c.name, got)
 		}
 	}
@@ -364,8 +365,8 @@ func TestBufferRing(t *testing.T) {
 		t.Fatalf("len(ring) at the defaults = %d, want %d", got, bufMinRing)
 	}
 	s.Delay = 0.5 // slider moved after the start: 0.5 s at 128 Hz needs 65 snapshots
-	bufRun(tech, bufStream(bufLinear, 1.0/128, 4, 0.01, nil), 0.02, 3.5, 1.0/60, func(now float64, got Sample) {
-		if got.Mode != Interpolate {
+	bufRun(tech, bufStream(bufLinear, 1.0/128, 4, 0.01, nil), 0.02, 3.5, 1.0/60, func(now float64, got technique.Sample) {
+		if got.Mode != technique.Interpolate {
 			t.Fatalf("Sample(%g).Mode = %v, want interpolate", now, got.Mode)
 		}
 		if got.Time >= 0 {
@@ -386,7 +387,7 @@ func TestBufferRing(t *testing.T) {
 		t.Errorf("len(ring) after 1000 unsampled snapshots = %d, want %d", got, bufMaxRing)
 	}
 	got := over.Sample(9 + 0.005 + 0.1) // render time 9.005: among the 256 newest
-	if want := bufLinear(9.005).Pos; got.Mode != Interpolate || bufDist(got.Pos, want) > 1e-9 || got.Depth != 99 {
+	if want := bufLinear(9.005).Pos; got.Mode != technique.Interpolate || bufDist(got.Pos, want) > 1e-9 || got.Depth != 99 {
 		t.Errorf("overfilled Sample = %v at %v depth %d, want interpolate at %v depth 99", got.Mode, got.Pos, got.Depth, want)
 	}
 }
@@ -397,9 +398,9 @@ func TestBufferRing(t *testing.T) {
 func TestBufferSettingsLive(t *testing.T) {
 	s := bufSettings()
 	tech := newBuffer(s, false)
-	tech.Receive(Snapshot{Time: 0, Rot: geom.QuatFromYaw(160 * bufDeg)}, 0)
-	tech.Receive(Snapshot{Time: 0.1, Rot: geom.QuatFromYaw(-170 * bufDeg)}, 0.1)
-	tech.Receive(Snapshot{Time: 0.2, Rot: geom.QuatFromYaw(-150 * bufDeg)}, 0.2)
+	tech.Receive(technique.Snapshot{Time: 0, Rot: geom.QuatFromYaw(160 * bufDeg)}, 0)
+	tech.Receive(technique.Snapshot{Time: 0.1, Rot: geom.QuatFromYaw(-170 * bufDeg)}, 0.1)
+	tech.Receive(technique.Snapshot{Time: 0.2, Rot: geom.QuatFromYaw(-150 * bufDeg)}, 0.2)
 	steps := []struct {
 		rotation string
 		wantYaw  float64 // degrees at render time 0.05

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // epicFuzzPackets decodes fuzz data as packets of seven little-endian
@@ -162,7 +163,7 @@ func FuzzEPICTechnique(f *testing.F) {
 			// Arrival: a packet's time plus a latency in [0, 0.2) s, but
 			// the client's clock never runs backwards.
 			now = max(now, float64(p.t)+float64(i%5)*0.04)
-			tech.Receive(Snapshot{Time: float64(p.t),
+			tech.Receive(technique.Snapshot{Time: float64(p.t),
 				Pos: geom.Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
 				Vel: geom.Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])}}, now)
 			for range 3 { // frames at 60 Hz
@@ -172,13 +173,13 @@ func FuzzEPICTechnique(f *testing.F) {
 				switch {
 				case got.Time != at || got.Time < last.Time:
 					t.Fatalf("Sample(%v).Time = %v after %v", at, got.Time, last.Time)
-				case got.Mode == Empty:
+				case got.Mode == technique.Empty:
 					t.Fatalf("Sample(%v) is empty after a packet", at)
-				case got.Newest < last.Newest && last.Mode != Empty:
+				case got.Newest < last.Newest && last.Mode != technique.Empty:
 					t.Fatalf("Sample(%v).Newest = %v after %v", at, got.Newest, last.Newest)
 				case !got.Pos.Finite():
 					t.Fatalf("Sample(%v).Pos = %v from finite input", at, got.Pos)
-				case got.Mode == Freeze && last.Mode == Freeze && got.Pos != last.Pos:
+				case got.Mode == technique.Freeze && last.Mode == technique.Freeze && got.Pos != last.Pos:
 					t.Fatalf("frozen entity moved from %v to %v at %v", last.Pos, got.Pos, at)
 				}
 				last = got

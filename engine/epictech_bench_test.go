@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // benchSampleEPIC reads the EPIC technique (a Sample per op, as the runner
@@ -12,13 +13,13 @@ import (
 func benchSampleEPIC(b *testing.B, fix bool) {
 	s := Defaults()
 	tech := newEPICTechnique(&s, fix)
-	var sink Sample
+	var sink technique.Sample
 	now := 0.0
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		if i%3 == 0 {
-			tech.Receive(Snapshot{Time: now, Pos: geom.Vec3{now, 1, 0}, Vel: geom.Vec3{1, 0.5, 0}}, now)
+			tech.Receive(technique.Snapshot{Time: now, Pos: geom.Vec3{now, 1, 0}, Vel: geom.Vec3{1, 0.5, 0}}, now)
 		}
 		sink = tech.Sample(now + 0.0166)
 		now += 1.0 / 60

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 func TestEPICTechniqueEmpty(t *testing.T) {
 	s := Defaults()
 	for _, fix := range []bool{false, true} {
 		got := newEPICTechnique(&s, fix).Sample(3)
-		if want := (Sample{Mode: Empty, Time: 3}); got != want {
+		if want := (technique.Sample{Mode: technique.Empty, Time: 3}); got != want {
 			t.Errorf("fix %v: Sample(3) before any packet = %+v, want %+v", fix, got, want)
 		}
 	}
@@ -19,28 +20,28 @@ func TestEPICTechniqueEmpty(t *testing.T) {
 func TestEPICTechniqueSample(t *testing.T) {
 	s := Defaults()
 	s.CalcAhead, s.DisplayBehind, s.SlopTime = 0.1, 0.2, 0.5
-	first := Snapshot{Time: 1, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
-	second := Snapshot{Time: 1.1, Pos: geom.Vec3{1.2, 1, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(1)}
-	older := Snapshot{Time: 1.05, Pos: geom.Vec3{9, 9, 9}, Vel: geom.Vec3{9, 9, 9}, Rot: geom.QuatFromYaw(2)}
+	first := technique.Snapshot{Time: 1, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
+	second := technique.Snapshot{Time: 1.1, Pos: geom.Vec3{1.2, 1, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(1)}
+	older := technique.Snapshot{Time: 1.05, Pos: geom.Vec3{9, 9, 9}, Vel: geom.Vec3{9, 9, 9}, Rot: geom.QuatFromYaw(2)}
 
 	tech := newEPICTechnique(&s, false)
 	tech.Receive(first, 1.05)
 	tests := []struct {
 		name    string
-		receive []Snapshot
+		receive []technique.Snapshot
 		now     float64
-		want    Sample
+		want    technique.Sample
 	}{
 		{"dead reckons the first snapshot", nil, 1.1,
-			Sample{Pos: geom.Vec3{1.2, 0, 0}, Rot: first.Rot, Mode: Extrapolate, Time: 1.1, Newest: 1}},
+			technique.Sample{Pos: geom.Vec3{1.2, 0, 0}, Rot: first.Rot, Mode: technique.Extrapolate, Time: 1.1, Newest: 1}},
 		// The line starts at the last shown (1.2,0,0), timed from the packet
 		// (1.1), towards (1.2,1,0)+(0.2,0,0) at 1.3: velocity (1,5,0).
-		{"heads for the next packet", []Snapshot{second}, 1.2,
-			Sample{Pos: geom.Vec3{1.3, 0.5, 0}, Rot: second.Rot, Mode: Extrapolate, Time: 1.2, Newest: 1.1}},
-		{"discards an older packet", []Snapshot{older}, 1.3,
-			Sample{Pos: geom.Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: Extrapolate, Time: 1.3, Newest: 1.1}},
+		{"heads for the next packet", []technique.Snapshot{second}, 1.2,
+			technique.Sample{Pos: geom.Vec3{1.3, 0.5, 0}, Rot: second.Rot, Mode: technique.Extrapolate, Time: 1.2, Newest: 1.1}},
+		{"discards an older packet", []technique.Snapshot{older}, 1.3,
+			technique.Sample{Pos: geom.Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: technique.Extrapolate, Time: 1.3, Newest: 1.1}},
 		{"freezes at slopTime past the newest packet", nil, 1.6,
-			Sample{Pos: geom.Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: Freeze, Time: 1.6, Newest: 1.1}},
+			technique.Sample{Pos: geom.Vec3{1.4, 1, 0}, Rot: second.Rot, Mode: technique.Freeze, Time: 1.6, Newest: 1.1}},
 	}
 	for _, tt := range tests {
 		for _, snap := range tt.receive {
@@ -73,7 +74,7 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 				if frame%15 == 0 {
 					sent -= 1.0 / 60
 				}
-				snap := Snapshot{Time: sent, Pos: geom.Vec3{sent * 3, 1, 0}, Vel: geom.Vec3{3, 0, 0}}
+				snap := technique.Snapshot{Time: sent, Pos: geom.Vec3{sent * 3, 1, 0}, Vel: geom.Vec3{3, 0, 0}}
 				tech.Receive(snap, now)
 				switch {
 				case e == nil && fix:
@@ -86,7 +87,7 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 			}
 			got := tech.Sample(now)
 			want, _, ok := epicRead(e, now)
-			if got.Pos != want || (got.Mode == Extrapolate) != ok {
+			if got.Pos != want || (got.Mode == technique.Extrapolate) != ok {
 				t.Fatalf("fix %v, frame %d: Sample = %v %v, want EPIC's %v %v", fix, frame, got.Pos, got.Mode, want, ok)
 			}
 		}
@@ -97,18 +98,18 @@ func TestEPICTechniqueFollowsSettings(t *testing.T) {
 	s := Defaults()
 	s.SlopTime = 0.1
 	tech := newEPICTechnique(&s, false)
-	tech.Receive(Snapshot{Time: 0, Vel: geom.Vec3{1, 0, 0}}, 0)
-	if got := tech.Sample(0.2).Mode; got != Freeze {
+	tech.Receive(technique.Snapshot{Time: 0, Vel: geom.Vec3{1, 0, 0}}, 0)
+	if got := tech.Sample(0.2).Mode; got != technique.Freeze {
 		t.Errorf("Sample(0.2) with slopTime 0.1: mode %v, want freeze", got)
 	}
 	s.SlopTime = 0.5
-	if got := tech.Sample(0.3); got.Mode != Extrapolate || !epicNear(got.Pos, geom.Vec3{0.3, 0, 0}) {
+	if got := tech.Sample(0.3); got.Mode != technique.Extrapolate || !epicNear(got.Pos, geom.Vec3{0.3, 0, 0}) {
 		t.Errorf("Sample(0.3) after slopTime moved to 0.5 = %v %v, want extrapolate at [0.3 0 0]", got.Mode, got.Pos)
 	}
 	// calcAhead is read when a packet arrives: with calcAhead 0 the line
 	// heads for the packet itself, reached displayBehind later.
 	s.CalcAhead, s.DisplayBehind = 0, 0.1
-	tech.Receive(Snapshot{Time: 0.3, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{5, 0, 0}}, 0.3)
+	tech.Receive(technique.Snapshot{Time: 0.3, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{5, 0, 0}}, 0.3)
 	if got := tech.Sample(0.4); !epicNear(got.Pos, geom.Vec3{1, 0, 0}) {
 		t.Errorf("Sample(0.4) with calcAhead 0 = %v, want the packet's [1 0 0]", got.Pos)
 	}
@@ -124,9 +125,9 @@ func TestEPICTechniqueFixRemovesJump(t *testing.T) {
 	shown := map[bool]geom.Vec3{}
 	for _, fix := range []bool{false, true} {
 		tech := newEPICTechnique(&s, fix)
-		tech.Receive(Snapshot{Time: 0}, 0)
+		tech.Receive(technique.Snapshot{Time: 0}, 0)
 		tech.Sample(0.2)
-		tech.Receive(Snapshot{Time: 0.1, Pos: geom.Vec3{0, 0, 0}, Vel: geom.Vec3{1, 0, 0}}, 0.2)
+		tech.Receive(technique.Snapshot{Time: 0.1, Pos: geom.Vec3{0, 0, 0}, Vel: geom.Vec3{1, 0, 0}}, 0.2)
 		shown[fix] = tech.Sample(0.2).Pos
 	}
 	// The line: from (0,0,0) towards (0.1,0,0) in 0.1 s, velocity (1,0,0).

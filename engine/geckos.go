@@ -5,6 +5,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // TechGeckos is geckos.io snapshot-interpolation 1.1.1, the browser
@@ -73,11 +74,11 @@ var geckosParams = []Param{
 		Write: func(s *Settings, v float64) { s.AutoCorrectTimeOffset = v != 0 }},
 }
 
-var geckosDef = techDef{name: TechGeckos, group: "geckos", base: localTime,
+var geckosDef = techDef{name: TechGeckos, group: "geckos", base: technique.LocalTime, reach: technique.Ahead,
 	tune:  []string{"geckos.interpolationBuffer", "geckos.autoCorrectTimeOffset"},
-	delay: func(s *Settings) float64 { return geckosBuffer(&s.GeckosSettings) / 1000 },
-	batch: func(s *Settings, n int) batch { return newGeckosBatch(s, n) },
-	one:   newGeckos,
+	delay: func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(&s.GeckosSettings) / 1000 },
+	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
+	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },
 }
 
 // geckosBatch is geckos.io snapshot-interpolation 1.1.1 (BSD-3-Clause,
@@ -141,10 +142,10 @@ type geckosBatch struct {
 	seq   []int // per slot, the add sequence number of its snapshot
 
 	// This frame's outcome, set by frame.
-	drawn  bool   // something was drawn, this frame or before
-	kind   Mode   // Interpolate, Hold or Empty
-	common Sample // the fields every entity shares
-	o0, o1 int    // storage offsets of older and newer
+	drawn  bool             // something was drawn, this frame or before
+	kind   technique.Mode   // Interpolate, Hold or Empty
+	common technique.Sample // the fields every entity shares
+	o0, o1 int              // storage offsets of older and newer
 	p      float64
 	older  int // sequence numbers of older and newer
 	newer  int
@@ -168,7 +169,7 @@ func newGeckosBatch(s *Settings, n int) *geckosBatch {
 
 // receive is snapshot.add of the snapshot of time tick (s), every entity's
 // state in snaps, at local time now (s).
-func (b *geckosBatch) receive(tick, now float64, snaps []Snapshot) {
+func (b *geckosBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	gs := &b.s.GeckosSettings
 	nowMs, t := float64(now*1000), float64(tick*1000)
 	if b.offset == -1 {
@@ -194,7 +195,7 @@ func (b *geckosBatch) receive(tick, now float64, snaps []Snapshot) {
 	b.insert(t, slot)
 }
 
-func copyState(pos []geom.Vec3, rot []geom.Quat, snaps []Snapshot) {
+func copyState(pos []geom.Vec3, rot []geom.Quat, snaps []technique.Snapshot) {
 	for e := range pos {
 		pos[e], rot[e] = snaps[e].Pos, snaps[e].Rot
 	}
@@ -252,7 +253,7 @@ func (b *geckosBatch) grow() {
 // library's clock has it. On a steady link that is the buffer; with jitter
 // it moves by the luck of the snapshot the offset came from, within 50 ms
 // with autoCorrectTimeOffset; without, drift builds it up.
-func (b *geckosBatch) frame(now float64) {
+func (b *geckosBatch) Frame(now float64) {
 	buf := geckosBuffer(&b.s.GeckosSettings)
 	st := (float64(now*1000) - b.offset) - buf
 	mask := len(b.times) - 1
@@ -260,10 +261,10 @@ func (b *geckosBatch) frame(now float64) {
 	if b.adds > 0 {
 		delay += b.offset - b.newestLag
 	}
-	b.common = Sample{Time: st / 1000, Delay: delay / 1000}
-	b.kind = Hold
+	b.common = technique.Sample{Time: st / 1000, Delay: delay / 1000}
+	b.kind = technique.Hold
 	if !b.drawn {
-		b.kind = Empty
+		b.kind = technique.Empty
 	}
 	if b.count == 0 {
 		b.common.Mode = b.kind
@@ -294,14 +295,14 @@ func (b *geckosBatch) frame(now float64) {
 		p = (st - t1) / (t0 - t1)
 	}
 	s0, s1 := int(b.slots[(b.head+old)&mask]), int(b.slots[(b.head+nw)&mask])
-	b.drawn, b.kind, b.common.Mode = true, Interpolate, Interpolate
+	b.drawn, b.kind, b.common.Mode = true, technique.Interpolate, technique.Interpolate
 	b.o0, b.o1, b.p = s0*b.n, s1*b.n, p
 	b.older, b.newer = b.seq[s0], b.seq[s1]
 }
 
 // fill writes entities lo, lo+1, ... of the frame set up by frame into out.
-func (b *geckosBatch) fill(lo int, out []Sample) {
-	if b.kind != Interpolate {
+func (b *geckosBatch) Fill(lo int, out []technique.Sample) {
+	if b.kind != technique.Interpolate {
 		for e := range out {
 			out[e] = b.common
 			out[e].Pos, out[e].Rot = b.last[lo+e], b.lastRot[lo+e]
@@ -332,24 +333,26 @@ func (b *geckosBatch) fill(lo int, out []Sample) {
 // geckosTech is geckos as a per-entity Technique: a geckosBatch of one.
 type geckosTech struct {
 	*geckosBatch
-	one [1]Snapshot
-	out [1]Sample
+	one [1]technique.Snapshot
+	out [1]technique.Sample
 }
 
 // newGeckos returns the geckos technique for one entity (see geckosBatch).
-func newGeckos(s *Settings) Technique {
+func newGeckos(s *Settings) technique.Technique {
 	return &geckosTech{geckosBatch: newGeckosBatch(s, 1)}
 }
 
 // Receive is snapshot.add of sn at local time now (s).
-func (t *geckosTech) Receive(sn Snapshot, now float64) {
+func (t *geckosTech) Receive(sn technique.Snapshot, now float64) {
 	t.one[0] = sn
-	t.receive(sn.Time, now, t.one[:])
+	t.geckosBatch.Receive(sn.Time, now, t.one[:])
 }
 
 // Sample is calcInterpolation at local time now (s).
-func (t *geckosTech) Sample(now float64) Sample {
-	t.frame(now)
-	t.fill(0, t.out[:])
+func (t *geckosTech) Sample(now float64) technique.Sample {
+	t.Frame(now)
+	t.Fill(0, t.out[:])
 	return t.out[0]
 }
+
+func (*geckosBatch) SharesDelay() {}

@@ -7,6 +7,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // GeckosCase is a case of the geckos library (golden/peers/geckos): a
@@ -41,12 +42,12 @@ type GeckosPacket struct {
 // its arrival time (snapshot.add), then the frame samples
 // (calcInterpolation). A frame is Drawn when calcInterpolation returned a
 // state.
-func (c *GeckosCase) Run() ([]PeerFrame, error) {
+func (c *GeckosCase) Run() ([]technique.PeerFrame, error) {
 	rows, err := c.run()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PeerFrame, len(rows))
+	out := make([]technique.PeerFrame, len(rows))
 	for i, r := range rows {
 		out[i] = r.PeerFrame
 	}
@@ -57,7 +58,7 @@ func (c *GeckosCase) Run() ([]PeerFrame, error) {
 // the indices in Packets of the snapshots interpolated (-1 when nothing was
 // drawn) and the fraction.
 type geckosRow struct {
-	PeerFrame
+	technique.PeerFrame
 	Older, Newer int
 	P            float64
 }
@@ -150,12 +151,12 @@ func (c *GeckosCase) run() ([]geckosRow, error) {
 	for i, f := range c.Frames {
 		for next < len(c.Packets) && c.Packets[next].Arrive <= f {
 			p := &c.Packets[next]
-			tech.Receive(Snapshot{Time: p.Send, Pos: p.pos, Rot: geom.Quat{0, 0, 0, 1}}, p.Arrive)
+			tech.Receive(technique.Snapshot{Time: p.Send, Pos: p.pos, Rot: geom.Quat{0, 0, 0, 1}}, p.Arrive)
 			next++
 		}
 		smp := tech.Sample(f)
-		r := geckosRow{PeerFrame: PeerFrame{T: f}, Older: -1, Newer: -1, P: math.NaN()}
-		if smp.Mode == Interpolate {
+		r := geckosRow{PeerFrame: technique.PeerFrame{T: f}, Older: -1, Newer: -1, P: math.NaN()}
+		if smp.Mode == technique.Interpolate {
 			// Packets are added in file order: the add sequence number is
 			// the packet's index.
 			r.Pos, r.Drawn = smp.Pos, true

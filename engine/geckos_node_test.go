@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // geckosNPMVersion is the package the property test runs.
@@ -382,7 +383,7 @@ func geckosOffsetChanges(c *GeckosCase) int {
 		if len(c.Frames) == 0 || p.Arrive > c.Frames[len(c.Frames)-1] {
 			break
 		}
-		g.Receive(Snapshot{Time: p.Send}, p.Arrive)
+		g.Receive(technique.Snapshot{Time: p.Send}, p.Arrive)
 		if i > 0 && g.offset != last {
 			n++
 		}

@@ -10,6 +10,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // geckosGolden is a case of golden/peers/geckos with the library's output.
@@ -195,7 +196,7 @@ func TestGeckosCaseErrors(t *testing.T) {
 type geckosStep struct {
 	now, at, x float64
 	sample     bool
-	mode       Mode
+	mode       technique.Mode
 	wantX      float64 // the drawn (or held) x
 	older      int     // add sequence numbers of the snapshots used; -1 = any
 	newer      int
@@ -208,7 +209,7 @@ func add(now, at, x float64) geckosStep {
 func addOff(now, at, x, offset float64) geckosStep {
 	return geckosStep{now: now, at: at, x: x, offset: offset}
 }
-func sample(now float64, mode Mode, x float64, older, newer int) geckosStep {
+func sample(now float64, mode technique.Mode, x float64, older, newer int) geckosStep {
 	return geckosStep{now: now, sample: true, mode: mode, wantX: x, older: older, newer: newer}
 }
 
@@ -224,11 +225,11 @@ func TestGeckosBehaviours(t *testing.T) {
 		{"buffer is three server frames", func(s *GeckosSettings) { s.ServerFPS = 10 }, []geckosStep{
 			// offset 0: render time = now - 300 ms.
 			addOff(100, 100, 0, 0), add(100.1, 100.1, 10),
-			sample(100.35, Interpolate, 5, 0, 1),
+			sample(100.35, technique.Interpolate, 5, 0, 1),
 		}},
 		{"interpolationBuffer.set overrides serverFPS", func(s *GeckosSettings) { s.ServerFPS = 10; s.InterpolationBuffer = 50 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10),
-			sample(100.1, Interpolate, 5, 0, 1),
+			sample(100.1, technique.Interpolate, 5, 0, 1),
 		}},
 		{"offset kept within 50 ms", nil, []geckosStep{
 			addOff(10, 100, 0, -90000), addOff(10.15, 100.1, 1, -90000), // +50 ms exactly: no reset
@@ -245,50 +246,50 @@ func TestGeckosBehaviours(t *testing.T) {
 			addOff(99.999, 100, 0, -1), addOff(100.5, 100.1, 1, 400),
 		}},
 		{"no extrapolation: hold the last drawn", func(s *GeckosSettings) { s.InterpolationBuffer = 100 }, []geckosStep{
-			sample(99, Empty, 0, none, none),
+			sample(99, technique.Empty, 0, none, none),
 			add(100, 100, 0),
-			sample(100.05, Empty, 0, none, none), // before the oldest, nothing drawn yet
+			sample(100.05, technique.Empty, 0, none, none), // before the oldest, nothing drawn yet
 			add(100.1, 100.1, 10),
-			sample(100.15, Interpolate, 5, 0, 1),
-			sample(100.2, Hold, 5, none, none), // render time at the newest: nothing
-			sample(100.3, Hold, 5, none, none),
+			sample(100.15, technique.Interpolate, 5, 0, 1),
+			sample(100.2, technique.Hold, 5, none, none), // render time at the newest: nothing
+			sample(100.3, technique.Hold, 5, none, none),
 		}},
 		{"a late snapshot beyond 50 ms steps the render time back", func(s *GeckosSettings) { s.InterpolationBuffer = 0 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.2, 100.2, 20),
-			sample(100.15, Interpolate, 15, 1, 2),
+			sample(100.15, technique.Interpolate, 15, 1, 2),
 			addOff(100.2, 99.9, 30, 300), // 300 ms late: offset up, render time back 300 ms
-			sample(100.25, Interpolate, 15, 3, 0),
+			sample(100.25, technique.Interpolate, 15, 3, 0),
 		}},
 		{"vault drops the oldest when full", func(s *GeckosSettings) { s.InterpolationBuffer = 100; s.VaultSize = 2 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.2, 100.2, 20),
-			sample(100.15, Empty, 0, none, none), // 100.05 is before the oldest kept, 100.1
-			sample(100.25, Interpolate, 15, 1, 2),
+			sample(100.15, technique.Empty, 0, none, none), // 100.05 is before the oldest kept, 100.1
+			sample(100.25, technique.Interpolate, 15, 1, 2),
 		}},
 		{"vault appends a late snapshot even when full", func(s *GeckosSettings) {
 			s.InterpolationBuffer, s.VaultSize, s.AutoCorrectTimeOffset = 100, 2, false
 		}, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.12, 100.02, 2), // evicts 100, keeps 100.02
-			sample(100.13, Interpolate, 2+float64(8*(0.01/0.08)), 2, 1),
+			sample(100.13, technique.Interpolate, 2+float64(8*(0.01/0.08)), 2, 1),
 		}},
 		{"late snapshots are sorted in and used", func(s *GeckosSettings) { s.InterpolationBuffer, s.AutoCorrectTimeOffset = 100, false }, []geckosStep{
 			add(100, 100, 0), add(100.2, 100.2, 20), add(100.21, 100.1, 10),
-			sample(100.25, Interpolate, 15, 2, 1),
+			sample(100.25, technique.Interpolate, 15, 2, 1),
 		}},
 		{"equal times: older is the earliest added, newer the latest", func(s *GeckosSettings) { s.InterpolationBuffer = 100 }, []geckosStep{
 			add(100, 100, 0), add(100.01, 100, 1), add(100.1, 100.1, 10), add(100.11, 100.1, 11),
-			sample(100.15, Interpolate, 5.5, 0, 3),
+			sample(100.15, technique.Interpolate, 5.5, 0, 3),
 		}},
 		{"duplicates take their own slots", func(s *GeckosSettings) { s.InterpolationBuffer = 100; s.VaultSize = 3 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.1, 100.1, 10), add(100.2, 100.2, 20),
-			sample(100.15, Empty, 0, none, none),  // 100 was evicted by the duplicate
-			sample(100.25, Interpolate, 15, 1, 3), // the earliest added of the pair
+			sample(100.15, technique.Empty, 0, none, none),  // 100 was evicted by the duplicate
+			sample(100.25, technique.Interpolate, 15, 1, 3), // the earliest added of the pair
 		}},
 		{"render time at or below 1 ms is taken as the fraction", func(s *GeckosSettings) {
 			s.InterpolationBuffer, s.AutoCorrectTimeOffset = 0, false
 		}, []geckosStep{
 			add(0, 0, 0), add(0, 0.1, 10), // offset 0: render time = now in ms
-			sample(0.0005, Interpolate, 5, 0, 1), // 0.5 ms: p = 0.5, not 0.005
-			sample(0.0015, Interpolate, float64(10*(1.5/100)), 0, 1),
+			sample(0.0005, technique.Interpolate, 5, 0, 1), // 0.5 ms: p = 0.5, not 0.005
+			sample(0.0015, technique.Interpolate, float64(10*(1.5/100)), 0, 1),
 		}},
 	}
 	for _, tt := range tests {
@@ -301,7 +302,7 @@ func TestGeckosBehaviours(t *testing.T) {
 			g := newGeckos(&s).(*geckosTech)
 			for i, st := range tt.steps {
 				if !st.sample {
-					g.Receive(Snapshot{Time: st.at, Pos: geom.Vec3{st.x}, Rot: geom.Quat{0, 0, 0, 1}}, st.now)
+					g.Receive(technique.Snapshot{Time: st.at, Pos: geom.Vec3{st.x}, Rot: geom.Quat{0, 0, 0, 1}}, st.now)
 					if !math.IsNaN(st.offset) && math.Abs(g.offset-st.offset) > 1e-6 {
 						t.Errorf("step %d: offset = %v ms, want %v", i, g.offset, st.offset)
 					}
@@ -355,7 +356,7 @@ func TestGeckosBatchMatchesOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.batches[0] = newPerEntity(TechGeckos, &m.set, s.Entities)
+	m.batches[0] = newPerEntity(TechGeckos, &m.set, &m.env, s.Entities)
 	b := m.runFor(0)
 	if a.Techniques[0].Metrics != b.Techniques[0].Metrics {
 		t.Errorf("batch metrics %+v\nper entity %+v", a.Techniques[0].Metrics, b.Techniques[0].Metrics)

@@ -19,10 +19,25 @@ var layers = []struct {
 	pkg string
 	may []string
 }{
-	{"interplab/engine/geom", nil},
-	{"interplab/engine/param", nil},
-	{"interplab/engine", []string{"interplab/engine/geom", "interplab/engine/param"}},
+	{lGeom, nil},
+	{lParam, nil},
+	{lTechnique, []string{lGeom, lParam}},
+	{lTechnique + "/*", []string{lTechnique, lGeom, lParam}},
+	{lNetsim, []string{lGeom, lParam}},
+	{lMotion, []string{lGeom}},
+	{lEngine, []string{lTechnique, lTechnique + "/*", lNetsim, lMotion, lGeom, lParam}},
+	{lEngine + "/study", []string{lEngine, lNetsim, lGeom, lParam}},
 }
+
+// The engine's packages, as the table names them.
+const (
+	lEngine    = "interplab/engine"
+	lTechnique = "interplab/engine/technique"
+	lNetsim    = "interplab/engine/netsim"
+	lMotion    = "interplab/engine/motion"
+	lGeom      = "interplab/engine/geom"
+	lParam     = "interplab/engine/param"
+)
 
 // TestLayers holds the engine to its layers, reading each package's
 // imports with go list, so that the layout cannot erode: a package that

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // fillChunk is how many entities a technique writes before the metrics
@@ -23,7 +24,7 @@ type frameMeasure struct {
 // measure takes technique k's display of entities lo, lo+1, ... (out) into
 // the metrics, the timeline and, on the last frame of a step, the poses and
 // the live delay (LiveDelays).
-func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
+func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 	a, n := &m.accs[k], m.n
 	// This loop runs for every entity and technique each frame: no calls,
 	// no builtin max on floats (a runtime call in WebAssembly), and the
@@ -40,7 +41,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	accelSq, accelFrames := a.accelSq, a.accelFrames
 	for j := range out {
 		smp := &out[j]
-		if smp.Mode == Empty {
+		if smp.Mode == technique.Empty {
 			valid[j] = 0
 			continue
 		}
@@ -55,9 +56,9 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		}
 		a.hist[histBin(errSq)]++
 		switch smp.Mode {
-		case Extrapolate:
+		case technique.Extrapolate:
 			extrapolated++
-		case Freeze, Hold:
+		case technique.Freeze, technique.Hold:
 			frozen++
 		}
 		if smp.Time > smp.Newest {
@@ -110,7 +111,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		if live := m.live[k]; live != liveNone {
 			sum, drawn := m.liveSum[k], m.liveN[k]
 			for j := range out {
-				if out[j].Mode != Empty {
+				if out[j].Mode != technique.Empty {
 					sum += out[j].Delay
 					drawn++
 					if live == liveShared {
@@ -123,7 +124,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	}
 	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
 		d := out[j].Pos
-		if out[j].Mode == Empty {
+		if out[j].Mode == technique.Empty {
 			d = geom.Vec3{math.NaN()}
 		}
 		m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+lo+j] = d
@@ -131,7 +132,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	if j := m.focus - lo; j >= 0 && j < len(out) {
 		smp := &out[j]
 		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
-		if smp.Mode != Empty {
+		if smp.Mode != technique.Empty {
 			ft.Err = math.Sqrt(distSq(smp.Pos, truth[j]))
 			// valid is 2 now exactly when a frame was shown before this one.
 			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq
@@ -140,7 +141,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	}
 }
 
-func (m *Sim) writePose(row, e int, p geom.Vec3, q geom.Quat, mode Mode) {
+func (m *Sim) writePose(row, e int, p geom.Vec3, q geom.Quat, mode technique.Mode) {
 	o := (row*m.n + e) * PoseStride
 	hx, hy := q.Heading()
 	m.poses[o] = float32(p[0])

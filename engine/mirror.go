@@ -3,6 +3,7 @@ package engine
 import (
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // The mirror technique: Mirror's client-side snapshot interpolation, as a
@@ -195,12 +196,12 @@ var mirrorParams = []Param{
 }
 
 // mirrorDef is the mirror technique's row of the technique table.
-var mirrorDef = techDef{name: TechMirror, group: "mirror", base: localTime,
+var mirrorDef = techDef{name: TechMirror, group: "mirror", base: technique.LocalTime, reach: technique.Received,
 	tune: []string{"mirror.bufferTimeMultiplier", "mirror.dynamicAdjustment", "mirror.dynamicAdjustmentTolerance",
 		"mirror.deliveryTimeEmaDuration", "mirror.catchupSpeed", "mirror.slowdownSpeed"},
-	delay: mirrorDelay,
-	batch: newMirrorBatch,
-	one:   func(s *Settings) Technique { return newMirrorTechnique(s) },
+	delay: func(s *Settings, _ *technique.Env) float64 { return mirrorDelay(s) },
+	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newMirrorBatch(s, n) },
+	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newMirrorTechnique(s) },
 }
 
 // mirrorDelay is the display delay of a Mirror game behind the newest
@@ -287,7 +288,7 @@ func newMirrorTechnique(s *Settings) *mirrorTechnique {
 // transform's sync, if the modelled server sent one, to its buffer: its
 // insert reads nothing the frame changes before it, so doing it now is
 // doing it at the next frame's start.
-func (t *mirrorTechnique) Receive(s Snapshot, _ float64) {
+func (t *mirrorTechnique) Receive(s technique.Snapshot, _ float64) {
 	axes, ok := t.sender.sync(s, t.settings, &t.clock.cfg)
 	t.receive(s.Time, axes, ok, mirrorVec32(s.Pos), s.Rot)
 }
@@ -301,9 +302,9 @@ func (t *mirrorTechnique) receive(send float64, axes uint8, sync bool, p [3]floa
 	}
 }
 
-func (t *mirrorTechnique) Sample(now float64) Sample {
+func (t *mirrorTechnique) Sample(now float64) technique.Sample {
 	t.clock.frame(now, t.settings)
-	var out Sample
+	var out technique.Sample
 	t.nt.sample(&t.clock, &out)
 	return out
 }
@@ -323,12 +324,12 @@ type mirrorBatch struct {
 	senders  []mirrorSender
 }
 
-func newMirrorBatch(s *Settings, n int) batch {
+func newMirrorBatch(s *Settings, n int) technique.Batch {
 	return &mirrorBatch{settings: s, clock: newMirrorTimeline(s),
 		nts: make([]mirrorTransform, n), senders: make([]mirrorSender, n)}
 }
 
-func (b *mirrorBatch) receive(tick, _ float64, snaps []Snapshot) {
+func (b *mirrorBatch) Receive(tick, _ float64, snaps []technique.Snapshot) {
 	c := &b.clock.cfg
 	b.clock.receive(tick)
 	for e := range snaps {
@@ -338,10 +339,12 @@ func (b *mirrorBatch) receive(tick, _ float64, snaps []Snapshot) {
 	}
 }
 
-func (b *mirrorBatch) frame(now float64) { b.clock.frame(now, b.settings) }
+func (b *mirrorBatch) Frame(now float64) { b.clock.frame(now, b.settings) }
 
-func (b *mirrorBatch) fill(lo int, out []Sample) {
+func (b *mirrorBatch) Fill(lo int, out []technique.Sample) {
 	for e := range out {
 		b.nts[lo+e].sample(&b.clock, &out[e])
 	}
 }
+
+func (*mirrorBatch) SharesDelay() {}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // Table tests of the Mirror behaviours the peers README lists, each named
@@ -28,7 +29,7 @@ func newMirrorTest(change func(m *MirrorSettings)) *mirrorTechnique {
 // keep(send index) says so, the entity at x = its server time, arriving
 // latency later, and renders 60 fps frames up to local time end; visit sees
 // every frame.
-func mirrorDrive(t *mirrorTechnique, latency, end float64, keep func(i int) bool, visit func(T float64, smp Sample)) {
+func mirrorDrive(t *mirrorTechnique, latency, end float64, keep func(i int) bool, visit func(T float64, smp technique.Sample)) {
 	type pkt struct{ send, arrive float64 }
 	var pkts []pkt
 	for i := 0; float64(i)*0.1 < end; i++ {
@@ -41,7 +42,7 @@ func mirrorDrive(t *mirrorTechnique, latency, end float64, keep func(i int) bool
 	for k := 0; float64(k)/60 <= end; k++ {
 		T := float64(k) / 60
 		for ; next < len(pkts) && pkts[next].arrive <= T; next++ {
-			t.Receive(Snapshot{Time: pkts[next].send, Pos: geom.Vec3{pkts[next].send - mirrorServerStart, 0, 0}, Rot: geom.QuatIdentity}, pkts[next].arrive)
+			t.Receive(technique.Snapshot{Time: pkts[next].send, Pos: geom.Vec3{pkts[next].send - mirrorServerStart, 0, 0}, Rot: geom.QuatIdentity}, pkts[next].arrive)
 		}
 		visit(T, t.Sample(T))
 	}
@@ -63,7 +64,7 @@ func TestMirrorDisplayedLagIsLatencyPlusBufferTimePlusSendInterval(t *testing.T)
 	for _, tt := range tests {
 		tech := newMirrorTest(tt.change)
 		var lag float64
-		mirrorDrive(tech, latency, 10, always, func(T float64, smp Sample) { lag = T - smp.Pos[0] })
+		mirrorDrive(tech, latency, 10, always, func(T float64, smp technique.Sample) { lag = T - smp.Pos[0] })
 		// Less at most one frame: the frame that handles the first packet
 		// also steps the timeline.
 		if got := lag - latency; got > tt.wantLag+1e-6 || got < tt.wantLag-1.0/60-1e-6 {
@@ -78,15 +79,15 @@ func TestMirrorDisplayedLagIsLatencyPlusBufferTimePlusSendInterval(t *testing.T)
 func TestMirrorHoldsWhenDryWithoutExtrapolating(t *testing.T) {
 	tech := newMirrorTest(nil)
 	const stop = 30 // sends 0..29: the last is at x = 2.9
-	var last Sample
+	var last technique.Sample
 	var timelineAt5 float64
-	mirrorDrive(tech, 0.05, 6, func(i int) bool { return i < stop }, func(T float64, smp Sample) {
+	mirrorDrive(tech, 0.05, 6, func(i int) bool { return i < stop }, func(T float64, smp technique.Sample) {
 		last = smp
 		if T <= 5 {
 			timelineAt5 = tech.clock.timeline
 		}
 	})
-	if last.Mode != Freeze || last.Pos[0] != float64(float32(2.9)) {
+	if last.Mode != technique.Freeze || last.Pos[0] != float64(float32(2.9)) {
 		t.Errorf("dry buffer: mode %v at x = %v, want freeze at the last snapshot, %v", last.Mode, last.Pos[0], float32(2.9))
 	}
 	if got := tech.clock.timeline - timelineAt5; math.Abs(got-1) > 0.02 {
@@ -96,21 +97,21 @@ func TestMirrorHoldsWhenDryWithoutExtrapolating(t *testing.T) {
 
 func TestMirrorHoldsFirstSnapshotUntilTheTimelineReachesIt(t *testing.T) {
 	tech := newMirrorTest(nil)
-	var first *Sample
+	var first *technique.Sample
 	var moved float64
-	mirrorDrive(tech, 0.05, 1, always, func(T float64, smp Sample) {
-		if first == nil && smp.Mode != Empty {
+	mirrorDrive(tech, 0.05, 1, always, func(T float64, smp technique.Sample) {
+		if first == nil && smp.Mode != technique.Empty {
 			first = &smp
 			return
 		}
-		if first != nil && smp.Mode == Freeze && smp.Pos != first.Pos {
+		if first != nil && smp.Mode == technique.Freeze && smp.Pos != first.Pos {
 			t.Errorf("t = %v: moved while holding", T)
 		}
-		if first != nil && smp.Mode == Interpolate && moved == 0 {
+		if first != nil && smp.Mode == technique.Interpolate && moved == 0 {
 			moved = T
 		}
 	})
-	if first == nil || first.Mode != Freeze || first.Pos[0] != 0 {
+	if first == nil || first.Mode != technique.Freeze || first.Pos[0] != 0 {
 		t.Fatalf("first drawn frame = %+v, want freeze at the first snapshot", first)
 	}
 	// The first snapshot is keyed send + 0.1; the timeline starts bufferTime
@@ -292,7 +293,7 @@ func TestMirrorServerSyncsOnlyOnChange(t *testing.T) {
 	for _, tt := range tests {
 		tech := newMirrorTest(tt.change)
 		for i, st := range tt.steps {
-			axes, sent := tech.sender.sync(Snapshot{Time: 100 + 0.1*float64(i), Pos: st.pos}, tech.settings, &tech.clock.cfg)
+			axes, sent := tech.sender.sync(technique.Snapshot{Time: 100 + 0.1*float64(i), Pos: st.pos}, tech.settings, &tech.clock.cfg)
 			if axes != st.wantAxes || sent != st.wantSent {
 				t.Errorf("%s: send %d at %v: axes %03b sent %v, want %03b %v", tt.name, i, st.pos, axes, sent, st.wantAxes, st.wantSent)
 			}
@@ -306,7 +307,7 @@ func TestMirrorServerSyncsEverySendIntervalMultiplierSends(t *testing.T) {
 	for k := range 10 {
 		// The lab stamps a snapshot with its tick, up to a tick before the send.
 		time := float64(k)/10 - 0.01
-		if _, ok := tech.sender.sync(Snapshot{Time: time, Pos: geom.Vec3{float64(k)}}, tech.settings, &tech.clock.cfg); ok {
+		if _, ok := tech.sender.sync(technique.Snapshot{Time: time, Pos: geom.Vec3{float64(k)}}, tech.settings, &tech.clock.cfg); ok {
 			sent = append(sent, k)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // MirrorCase is a packet schedule with what a real Mirror client rendered
@@ -139,16 +140,16 @@ func (c *MirrorCase) check() error {
 // Mirror client was driven: at each frame time T, every packet with
 // arrive ≤ T not yet handled, in file order, then the frame. The sender
 // model is not used: the packets say what the server sent.
-func (c *MirrorCase) Run() ([]PeerFrame, error) {
-	out := make([]PeerFrame, 0, len(c.Frames))
-	err := c.run(func(t *mirrorTechnique, T float64, smp *Sample) {
-		out = append(out, PeerFrame{T: T, Pos: smp.Pos, Drawn: t.nt.drawn})
+func (c *MirrorCase) Run() ([]technique.PeerFrame, error) {
+	out := make([]technique.PeerFrame, 0, len(c.Frames))
+	err := c.run(func(t *mirrorTechnique, T float64, smp *technique.Sample) {
+		out = append(out, technique.PeerFrame{T: T, Pos: smp.Pos, Drawn: t.nt.drawn})
 	})
 	return out, err
 }
 
 // run replays the case, calling frame after every frame.
-func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *Sample)) error {
+func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *technique.Sample)) error {
 	if err := c.check(); err != nil {
 		return fmt.Errorf("mirror case %q: %w", c.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // mirrorGolden is a case file with the real Mirror's output.
@@ -80,7 +81,7 @@ func TestMirrorGolden(t *testing.T) {
 		// The internals the case records, frame by frame.
 		k := 0
 		bad := 0
-		err := c.run(func(tech *mirrorTechnique, T float64, _ *Sample) {
+		err := c.run(func(tech *mirrorTechnique, T float64, _ *technique.Sample) {
 			o := &c.Out[k]
 			tl := &tech.clock
 			if bad < 3 && (math.Abs(tl.timeline-o.Timeline) > tol || math.Abs(tl.scale-o.Timescale) > tol ||

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // Mirror's NetworkTransformUnreliable (NetworkTransformBase.cs and
@@ -74,14 +75,14 @@ func (t *mirrorTransform) receive(send float64, axes uint8, p [3]float32, r geom
 
 // sample is UpdateClientInterpolation at the timeline of tl: the pair
 // around it, the buffer pruned, the float32 lerp applied to the transform.
-func (t *mirrorTransform) sample(tl *mirrorTimeline, out *Sample) {
+func (t *mirrorTransform) sample(tl *mirrorTimeline, out *technique.Sample) {
 	c := &tl.cfg
 	time := tl.timeline
-	*out = Sample{Time: time - c.shift, Newest: t.newest, Delay: tl.bufferTime() + c.shift}
+	*out = technique.Sample{Time: time - c.shift, Newest: t.newest, Delay: tl.bufferTime() + c.shift}
 	if len(t.buf) == 0 {
-		out.Pos, out.Rot, out.Mode = vec64(t.pos), t.rot, Empty
+		out.Pos, out.Rot, out.Mode = vec64(t.pos), t.rot, technique.Empty
 		if t.drawn {
-			out.Mode = Freeze
+			out.Mode = technique.Freeze
 		}
 		return
 	}
@@ -97,9 +98,9 @@ func (t *mirrorTransform) sample(tl *mirrorTimeline, out *Sample) {
 	}
 	t.drawn = true
 	t.buf = mirrorRemoveRange(t.buf, from)
-	out.Pos, out.Rot, out.Mode = vec64(t.pos), t.rot, Freeze
+	out.Pos, out.Rot, out.Mode = vec64(t.pos), t.rot, technique.Freeze
 	if from != to {
-		out.Mode = Interpolate
+		out.Mode = technique.Interpolate
 	}
 	for i := len(t.buf) - 1; i >= 0 && t.buf[i].remote > time; i-- {
 		out.Depth++
@@ -123,7 +124,7 @@ type mirrorSender struct {
 // sync tells whether the server's send of snapshot s carried the
 // transform's sync and which axes it carried. The send's index is
 // s.Time × the lab's sendRate (a tick is at most one tick before its send).
-func (m *mirrorSender) sync(s Snapshot, set *Settings, c *mirrorConfig) (axes uint8, ok bool) {
+func (m *mirrorSender) sync(s technique.Snapshot, set *Settings, c *mirrorConfig) (axes uint8, ok bool) {
 	if c.syncEvery > 1 {
 		k := int64(math.Ceil(float64(s.Time*set.SendRate) - 1e-6))
 		if k%int64(c.syncEvery) != 0 {

@@ -5,6 +5,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // The ngo technique is how a Unity Netcode for GameObjects client shows a
@@ -168,11 +169,11 @@ var ngoParams = []Param{
 }
 
 // ngoDef is the ngo technique's row in the technique table.
-var ngoDef = techDef{name: TechNGO, group: "ngo", base: localTime,
+var ngoDef = techDef{name: TechNGO, group: "ngo", base: technique.LocalTime, reach: technique.Received,
 	tune:  []string{"ngo.maximumInterpolationTime"},
-	delay: ngoDelay,
-	batch: func(s *Settings, n int) batch { return newNGOBatch(s, n) },
-	one:   newNGO}
+	delay: func(s *Settings, _ *technique.Env) float64 { return ngoDelay(s) },
+	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newNGOBatch(s, n) },
+	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newNGO(s) }}
 
 // ngoDelay is the display delay behind the newest state that NGO's settings
 // give in steady state: ServerBufferSec (ServerTime's lag behind the newest
@@ -233,7 +234,7 @@ func ngoLabRTT(s *Settings) float64 {
 // receive is the modelled sender and wire for one lab packet, then the
 // client's handling of what NGO would have received: snaps[e] is entity e's
 // state at server time tickTime.
-func (b *ngoBatch) receive(tickTime, _ float64, snaps []Snapshot) {
+func (b *ngoBatch) Receive(tickTime, _ float64, snaps []technique.Snapshot) {
 	n := &b.s.NGOSettings
 	k := newNGOConst(n)
 	tick := ngoTick(tickTime, n.TickRate)
@@ -279,7 +280,7 @@ func labVec32(p *geom.Vec3) vec32 { return vec32{float32(p[0]), float32(p[1]), f
 // when the offset has settled on its target; more or less while it slews
 // after a TimeSync moved the target, by up to HardResetThresholdSec), plus
 // ticksAgo ticks and the second stage's lag.
-func (b *ngoBatch) frame(now float64) {
+func (b *ngoBatch) Frame(now float64) {
 	n := &b.s.NGOSettings
 	b.k = newNGOConst(n)
 	var dt float32
@@ -294,10 +295,10 @@ func (b *ngoBatch) frame(now float64) {
 
 // fill runs each transform's interpolation for the frame and writes what
 // it shows.
-func (b *ngoBatch) fill(lo int, out []Sample) {
+func (b *ngoBatch) Fill(lo int, out []technique.Sample) {
 	if !b.started {
 		for e := range out {
-			out[e] = Sample{Mode: Empty, Time: b.prevNow}
+			out[e] = technique.Sample{Mode: technique.Empty, Time: b.prevNow}
 		}
 		return
 	}
@@ -305,16 +306,16 @@ func (b *ngoBatch) fill(lo int, out []Sample) {
 	for e := range out {
 		l := &b.xs[lo+e].lerp
 		l.update(b.dt, render, server, &b.k, true)
-		mode, depth := Freeze, 0
+		mode, depth := technique.Freeze, 0
 		if render < l.end {
-			mode, depth = Interpolate, 1
+			mode, depth = technique.Interpolate, 1
 		}
 		for i := range l.buf {
 			if l.buf[i].time > render {
 				depth++
 			}
 		}
-		out[e] = Sample{Pos: l.cur.vec3(), Rot: l.curRot, Mode: mode, Time: render, Newest: b.newest,
+		out[e] = technique.Sample{Pos: l.cur.vec3(), Rot: l.curRot, Mode: mode, Time: render, Newest: b.newest,
 			Depth: depth, Delay: b.delay}
 	}
 }
@@ -322,21 +323,23 @@ func (b *ngoBatch) fill(lo int, out []Sample) {
 // ngoTechnique is the ngo Technique for one entity: a batch of one.
 type ngoTechnique struct {
 	b    ngoBatch
-	snap [1]Snapshot
-	out  [1]Sample
+	snap [1]technique.Snapshot
+	out  [1]technique.Sample
 }
 
-func newNGO(s *Settings) Technique {
+func newNGO(s *Settings) technique.Technique {
 	return &ngoTechnique{b: ngoBatch{s: s, xs: make([]ngoTransform, 1)}}
 }
 
-func (t *ngoTechnique) Receive(s Snapshot, now float64) {
+func (t *ngoTechnique) Receive(s technique.Snapshot, now float64) {
 	t.snap[0] = s
-	t.b.receive(s.Time, now, t.snap[:])
+	t.b.Receive(s.Time, now, t.snap[:])
 }
 
-func (t *ngoTechnique) Sample(now float64) Sample {
-	t.b.frame(now)
-	t.b.fill(0, t.out[:])
+func (t *ngoTechnique) Sample(now float64) technique.Sample {
+	t.b.Frame(now)
+	t.b.Fill(0, t.out[:])
 	return t.out[0]
 }
+
+func (*ngoBatch) SharesDelay() {}

@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // NGOCase is a case of Unity Netcode for GameObjects (library "ngo"): a
@@ -65,7 +66,7 @@ type NGOPacket struct {
 // ngoCaseFrame is one frame of a replay with the client's internals, the
 // values a case's out rows record.
 type ngoCaseFrame struct {
-	PeerFrame
+	technique.PeerFrame
 	server, local, render float64 // NaN before the connection
 	segStart, segEnd      float64
 	buffered              int
@@ -73,12 +74,12 @@ type ngoCaseFrame struct {
 }
 
 // Run replays the case and returns what the client drew in each frame.
-func (c *NGOCase) Run() ([]PeerFrame, error) {
+func (c *NGOCase) Run() ([]technique.PeerFrame, error) {
 	frames, err := c.replay()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PeerFrame, len(frames))
+	out := make([]technique.PeerFrame, len(frames))
 	for i := range frames {
 		out[i] = frames[i].PeerFrame
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"interplab/engine/technique"
 )
 
 // ngoGolden is a case of testdata/peers/ngo with the rows NGO recorded.
@@ -36,7 +38,7 @@ func loadNGOGoldens(t testing.TB) map[string]*ngoGolden {
 // ngoPosErr compares a replay's frames with the recorded ones: the largest
 // position error over frames drawn by both, and the first frame that differs
 // (drawn or not, or beyond tol), −1 if none.
-func ngoPosErr(g *ngoGolden, got []PeerFrame, tol float64) (maxErr float64, first int) {
+func ngoPosErr(g *ngoGolden, got []technique.PeerFrame, tol float64) (maxErr float64, first int) {
 	first = -1
 	for i, o := range g.Out {
 		f := &got[i]
@@ -77,7 +79,7 @@ func TestNGOGolden(t *testing.T) {
 		if len(rows) != len(g.Out) {
 			t.Fatalf("%s: %d frames, want %d", name, len(rows), len(g.Out))
 		}
-		got := make([]PeerFrame, len(rows))
+		got := make([]technique.PeerFrame, len(rows))
 		for i := range rows {
 			got[i] = rows[i].PeerFrame
 		}

@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // replay is a Sim's packet source when it replays a recorded trace instead
@@ -42,7 +43,7 @@ type replayRow struct {
 }
 
 type replayState struct {
-	Snapshot
+	technique.Snapshot
 	yaw    float64
 	seq    int
 	arrive float64 // the first copy's arrival, s; NaN if every copy was lost
@@ -88,7 +89,7 @@ func newReplay(t *Trace) *replay {
 				rot = p.Rot
 			}
 			r.states[fill[p.Entity]] = replayState{
-				Snapshot: Snapshot{Time: p.Sent - t0, Pos: p.Pos, Vel: p.Vel, Rot: rot},
+				Snapshot: technique.Snapshot{Time: p.Sent - t0, Pos: p.Pos, Vel: p.Vel, Rot: rot},
 				yaw:      rot.Yaw(), seq: p.Seq, arrive: math.NaN(),
 			}
 			fill[p.Entity]++
@@ -200,7 +201,7 @@ func (m *Sim) replayDeliver(i int, times [3]float64) {
 	for _, row := range r.rows[c.first:c.end] {
 		snap := r.states[row.state].Snapshot
 		for k, b := range m.batches {
-			t := b.(*perEntity).techs[row.entity] // a replay runs per entity: see Restart
+			t := b.(*technique.PerEntity).Techs[row.entity] // a replay runs per entity: see Restart
 			t.Receive(snap, times[m.base[k]])
 		}
 	}

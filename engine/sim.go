@@ -5,6 +5,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // Sim is a running lab simulation: a server moving Entities() entities by
@@ -15,7 +16,8 @@ import (
 // so the same settings and seed give the same numbers whatever steps reach a
 // given time.
 type Sim struct {
-	set   Settings // read through &set by the link, clock and techniques
+	set   Settings      // read through &set by the link, clock and techniques
+	env   technique.Env // what the techniques know of the run: envOf(&set)
 	techs []string
 	n     int
 	focus int
@@ -23,11 +25,11 @@ type Sim struct {
 	movers  []Mover
 	link    *Link
 	clock   *ClientClock
-	batches []batch     // technique k for every entity
-	base    []timeBase  // the clock technique k reads
-	snaps   []Snapshot  // one packet's snapshots, by entity
-	out     []Sample    // one chunk of a technique's frame, by entity
-	rec     FrameRecord // the frame being rendered, for the timeline
+	batches []technique.Batch    // technique k for every entity
+	base    []technique.TimeBase // the clock technique k reads
+	snaps   []technique.Snapshot // one packet's snapshots, by entity
+	out     []technique.Sample   // one chunk of a technique's frame, by entity
+	rec     FrameRecord          // the frame being rendered, for the timeline
 	transit streamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
@@ -108,7 +110,7 @@ type FrameTech struct {
 	Newest     float64 // Sample.Newest, s
 	Depth      int
 	Delay      float64 // s
-	Mode       Mode
+	Mode       technique.Mode
 	Snap       bool    // the frame's step was a snap
 	Err        float64 // position error, m
 }
@@ -173,7 +175,7 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 	switch {
 	case p.Restart:
 		m.set = next
-		m.Restart()
+		m.Restart() // refreshes m.env
 		return true, nil
 	case name == "sendRate" && m.seq > 0:
 		m.sendBase, m.sendK = m.lastSend, 1
@@ -181,6 +183,7 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 		m.frameBase, m.frameK = m.t, 1
 	}
 	m.set = next
+	m.env = envOf(&m.set)
 	if name == "renderRate" && newLagGrid(next.RenderRate) != m.lag {
 		m.resetLag() // its candidate delays are whole frames of the old period
 	}
@@ -194,6 +197,7 @@ func (m *Sim) Restart() {
 		m.rp.fix(s)
 		m.rp.restart()
 	}
+	m.env = envOf(s)
 	m.techs = techList(uint64(techMask(s.Techniques)))
 	m.set.Techniques = m.techs
 	n, nt := s.Entities, len(m.techs)
@@ -211,22 +215,22 @@ func (m *Sim) Restart() {
 			m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
 		}
 	}
-	m.batches = make([]batch, nt)
-	m.base = make([]timeBase, nt)
+	m.batches = make([]technique.Batch, nt)
+	m.base = make([]technique.TimeBase, nt)
 	m.transit = streamClock{}
 	for k, name := range m.techs {
 		m.base[k] = techniqueDef(name).base
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
-			m.batches[k] = newPerEntity(name, s, n)
+			m.batches[k] = newPerEntity(name, s, &m.env, n)
 		} else {
-			m.batches[k] = newBatch(name, s, n)
+			m.batches[k] = newBatch(name, s, &m.env, n)
 		}
 	}
 	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
 	for k, name := range m.techs {
-		switch _, shared := m.batches[k].(delaySharer); {
+		switch _, shared := m.batches[k].(technique.DelaySharer); {
 		case techniqueDef(name).delay == nil:
 			m.live[k] = liveNone
 		case shared:
@@ -236,7 +240,7 @@ func (m *Sim) Restart() {
 		}
 	}
 	m.skipRotations()
-	m.snaps, m.out = make([]Snapshot, n), make([]Sample, min(n, fillChunk))
+	m.snaps, m.out = make([]technique.Snapshot, n), make([]technique.Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
 	m.dt = 1 / s.RenderRate
@@ -285,8 +289,8 @@ func (m *Sim) SetHeadings(on bool) {
 // skipRotations tells the batches whether their rotations are read.
 func (m *Sim) skipRotations() {
 	for _, b := range m.batches {
-		if r, ok := b.(rotationSkipper); ok {
-			r.skipRotations(m.noHeadings)
+		if r, ok := b.(technique.RotationSkipper); ok {
+			r.SkipRotations(m.noHeadings)
 		}
 	}
 }
@@ -460,16 +464,16 @@ func (m *Sim) arrive(a arrival) {
 	m.transit.arrive(now, a.tick)
 	streamNow := now - m.transit.lag
 	if m.rp != nil {
-		m.replayDeliver(a.seq, [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)})
+		m.replayDeliver(a.seq, [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)})
 		return
 	}
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
-		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw)}
+		m.snaps[e] = technique.Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw)}
 	}
-	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)}
 	for k, b := range m.batches {
-		b.receive(a.tick, times[m.base[k]], m.snaps)
+		b.Receive(a.tick, times[m.base[k]], m.snaps)
 	}
 }
 
@@ -509,7 +513,7 @@ func (m *Sim) frame(t float64, last bool) {
 			if !m.noHeadings {
 				q = geom.QuatFromYaw(st.Yaw)
 			}
-			m.writePose(0, e, st.Pos, q, Interpolate)
+			m.writePose(0, e, st.Pos, q, technique.Interpolate)
 		}
 	}
 	slot := (m.frames - m.lagStart) % m.lag.size()
@@ -521,9 +525,9 @@ func (m *Sim) frame(t float64, last bool) {
 	if !m.quiet {
 		*rec = FrameRecord{Time: t, Est: now}
 	}
-	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(t)}
 	for k, b := range m.batches {
-		b.frame(times[m.base[k]])
+		b.Frame(times[m.base[k]])
 	}
 	snapStep := snapFactor * m.set.MaxSpeed * dt
 	if last {
@@ -535,7 +539,7 @@ func (m *Sim) frame(t float64, last bool) {
 	for lo := 0; lo < n; lo += fillChunk {
 		out := m.out[:min(fillChunk, n-lo)]
 		for k, b := range m.batches {
-			b.fill(lo, out)
+			b.Fill(lo, out)
 			m.measure(k, lo, out, &fm)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // TechSource is the Source engine technique: Source SDK 2013 multiplayer's
@@ -107,21 +108,21 @@ func (n *sourceNet) accept(tick int64) bool {
 	return true
 }
 
-func newSource(s *Settings) Technique { return &sourceTechnique{settings: s} }
+func newSource(s *Settings) technique.Technique { return &sourceTechnique{settings: s} }
 
-func (t *sourceTechnique) Receive(s Snapshot, _ float64) {
+func (t *sourceTechnique) Receive(s technique.Snapshot, _ float64) {
 	t.pending = append(t.pending, sourcePacket{time: s.Time, pos: s.Pos, rot: s.Rot})
 }
 
-func (t *sourceTechnique) Sample(now float64) Sample {
+func (t *sourceTechnique) Sample(now float64) technique.Sample {
 	k := t.settings.SourceSettings.config()
-	var out Sample
+	var out technique.Sample
 	t.frame(now, &k, &out)
 	return out
 }
 
 // frame runs the frame model at local time now and writes the drawn sample.
-func (t *sourceTechnique) frame(now float64, k *sourceConfig, out *Sample) {
+func (t *sourceTechnique) frame(now float64, k *sourceConfig, out *technique.Sample) {
 	t.read(now, k)
 	t.ent.render(now, t.clock.curtime(&k.clock), k, out)
 	out.Delay = sourceLiveDelay(&t.clock, k)
@@ -139,7 +140,7 @@ func sourceLiveDelay(c *sourceClock, k *sourceConfig) float64 {
 
 // frameAt is frame with the render curtime given: a case's, to check the
 // interpolation apart from the clock model.
-func (t *sourceTechnique) frameAt(now float64, k *sourceConfig, curtime float32, out *Sample) {
+func (t *sourceTechnique) frameAt(now float64, k *sourceConfig, curtime float32, out *technique.Sample) {
 	t.read(now, k)
 	t.ent.render(now, curtime, k, out)
 }

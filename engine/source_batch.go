@@ -1,6 +1,9 @@
 package engine
 
-import "interplab/engine/geom"
+import (
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+)
 
 // sourceBatch is the source technique for every entity of a run. The
 // client's clock and net channel are one per client in the engine, so the
@@ -23,11 +26,11 @@ type sourceBatch struct {
 	pendRot  []geom.Quat
 }
 
-func newSourceBatch(s *Settings, n int) batch {
+func newSourceBatch(s *Settings, n int) technique.Batch {
 	return &sourceBatch{settings: s, ents: make([]sourceEntity, n)}
 }
 
-func (b *sourceBatch) receive(tick, _ float64, snaps []Snapshot) {
+func (b *sourceBatch) Receive(tick, _ float64, snaps []technique.Snapshot) {
 	b.pendTime = append(b.pendTime, tick)
 	for e := range b.ents {
 		b.pendPos = append(b.pendPos, sourcePos(snaps[e].Pos))
@@ -35,7 +38,7 @@ func (b *sourceBatch) receive(tick, _ float64, snaps []Snapshot) {
 	}
 }
 
-func (b *sourceBatch) frame(now float64) {
+func (b *sourceBatch) Frame(now float64) {
 	b.k = b.settings.SourceSettings.config()
 	k := &b.k
 	b.now = now
@@ -57,9 +60,11 @@ func (b *sourceBatch) frame(now float64) {
 	b.delay = sourceLiveDelay(&b.clock, k)
 }
 
-func (b *sourceBatch) fill(lo int, out []Sample) {
+func (b *sourceBatch) Fill(lo int, out []technique.Sample) {
 	for e := range out {
 		b.ents[lo+e].render(b.now, b.curtime, &b.k, &out[e])
 		out[e].Delay = b.delay
 	}
 }
+
+func (*sourceBatch) SharesDelay() {}

@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // SourceCase is a golden case of the Source engine (library "source"): a
@@ -114,7 +115,7 @@ func (c *SourceCase) settings() (Settings, error) {
 
 // Run replays the case through the source technique, with its own clock
 // model, and returns what it drew in each frame.
-func (c *SourceCase) Run() ([]PeerFrame, error) {
+func (c *SourceCase) Run() ([]technique.PeerFrame, error) {
 	frames, _, err := c.run(false)
 	return frames, err
 }
@@ -122,7 +123,7 @@ func (c *SourceCase) Run() ([]PeerFrame, error) {
 // run replays the case; with caseClock the render curtime of every frame is
 // the case's (out[].curtime), which checks the interpolation apart from the
 // clock model. It also returns the technique's mode in each frame.
-func (c *SourceCase) run(caseClock bool) ([]PeerFrame, []sourceMode, error) {
+func (c *SourceCase) run(caseClock bool) ([]technique.PeerFrame, []sourceMode, error) {
 	s, err := c.settings()
 	if err != nil {
 		return nil, nil, err
@@ -157,21 +158,21 @@ func (c *SourceCase) run(caseClock bool) ([]PeerFrame, []sourceMode, error) {
 	slices.SortStableFunc(order, func(a, b read) int { return a.frame - b.frame })
 
 	t := &sourceTechnique{settings: &s}
-	frames := make([]PeerFrame, len(c.Frames))
+	frames := make([]technique.PeerFrame, len(c.Frames))
 	modes := make([]sourceMode, len(c.Frames))
-	var out Sample
+	var out technique.Sample
 	next := 0
 	for f, now := range c.Frames {
 		for ; next < len(order) && order[next].frame == f; next++ {
 			p := &c.Packets[order[next].i]
-			t.Receive(Snapshot{Time: p.Send, Pos: geom.Vec3(p.Pos), Rot: geom.QuatIdentity}, p.Arrive)
+			t.Receive(technique.Snapshot{Time: p.Send, Pos: geom.Vec3(p.Pos), Rot: geom.QuatIdentity}, p.Arrive)
 		}
 		if caseClock {
 			t.frameAt(now, &k, float32(c.Out[f].Curtime), &out)
 		} else {
 			t.frame(now, &k, &out)
 		}
-		frames[f] = PeerFrame{T: now, Pos: out.Pos, Drawn: out.Mode != Empty}
+		frames[f] = technique.PeerFrame{T: now, Pos: out.Pos, Drawn: out.Mode != technique.Empty}
 		modes[f] = t.ent.mode
 	}
 	return frames, modes, nil

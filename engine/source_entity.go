@@ -1,6 +1,9 @@
 package engine
 
-import "interplab/engine/geom"
+import (
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+)
 
 // sourceMode is what the entity did in a frame, by the cases' names.
 type sourceMode uint8
@@ -111,8 +114,8 @@ func (e *sourceEntity) prune(curtime, amount float32) {
 }
 
 // render draws the entity at render time curtime (local frame time now).
-func (e *sourceEntity) render(now float64, curtime float32, k *sourceConfig, out *Sample) {
-	*out = Sample{Mode: Empty, Time: float64(curtime), Delay: float64(k.amount)}
+func (e *sourceEntity) render(now float64, curtime float32, k *sourceConfig, out *technique.Sample) {
+	*out = technique.Sample{Mode: technique.Empty, Time: float64(curtime), Delay: float64(k.amount)}
 	if !e.exists {
 		e.mode = sourceNone
 		return
@@ -147,17 +150,17 @@ func (e *sourceEntity) render(now float64, curtime float32, k *sourceConfig, out
 	}
 	switch e.mode {
 	case sourceExtrapolate:
-		out.Mode = Extrapolate
+		out.Mode = technique.Extrapolate
 	case sourceNotInList:
-		out.Mode = Freeze
+		out.Mode = technique.Freeze
 	case sourceHold:
 		if e.inList {
-			out.Mode = Interpolate // before the oldest: a received state
+			out.Mode = technique.Interpolate // before the oldest: a received state
 		} else {
-			out.Mode = Freeze // past the newest
+			out.Mode = technique.Freeze // past the newest
 		}
 	default:
-		out.Mode = Interpolate
+		out.Mode = technique.Interpolate
 	}
 }
 

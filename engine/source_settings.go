@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // SourceSettings are the Source engine cvars the source technique reads,
@@ -116,10 +117,11 @@ func sourceCheck(s *Settings) error {
 	return nil
 }
 
-var sourceDef = techDef{name: TechSource, group: "source", base: localTime,
+var sourceDef = techDef{name: TechSource, group: "source", base: technique.LocalTime, reach: technique.Transit,
 	tune:  []string{"source.cl_interp", "source.cl_interp_ratio", "source.cl_extrapolate", "source.cl_extrapolate_amount"},
-	check: sourceCheck, delay: sourceDelay,
-	batch: newSourceBatch, one: newSource}
+	check: sourceCheck, delay: func(s *Settings, _ *technique.Env) float64 { return sourceDelay(s) },
+	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newSourceBatch(s, n) },
+	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newSource(s) }}
 
 func sourceBool(name string, def bool, doc string, f func(*Settings) *bool) Param {
 	return Param{Name: name, Group: "source", Kind: Bool, Max: 1, Step: 1, Default: param.FromBool(def), Doc: doc,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // sourceGoldenTol is the project's bar for a library frame, m.
@@ -23,7 +24,7 @@ func loadSourceCases(t testing.TB) map[string]*SourceCase {
 
 // sourceCompare returns the largest position error of frames against the
 // case's out rows and the first frame that differs (−1 if none).
-func sourceCompare(c *SourceCase, frames []PeerFrame) (maxErr float64, first int, why string) {
+func sourceCompare(c *SourceCase, frames []technique.PeerFrame) (maxErr float64, first int, why string) {
 	first = -1
 	for i, o := range c.Out {
 		g := frames[i]
@@ -98,7 +99,7 @@ func TestSourceClockCurtime(t *testing.T) {
 		for f, now := range c.Frames {
 			for ; next < len(c.Packets) && c.Packets[next].Arrive <= now; next++ {
 				p := &c.Packets[next]
-				tech.Receive(Snapshot{Time: p.Send, Pos: geom.Vec3(p.Pos)}, p.Arrive)
+				tech.Receive(technique.Snapshot{Time: p.Send, Pos: geom.Vec3(p.Pos)}, p.Arrive)
 			}
 			tech.read(now, &k)
 			if got, want := tech.clock.curtime(&k.clock), float32(c.Out[f].Curtime); got != want {
@@ -157,13 +158,13 @@ func newSourceRig(edit func(*SourceSettings)) *sourceRig {
 
 // packet hands over the state of server tick n: position x along X.
 func (r *sourceRig) packet(n int64, x float64) {
-	r.tech.Receive(Snapshot{Time: float64(n) * 0.015, Pos: geom.Vec3{x, 0, 0}, Rot: geom.QuatIdentity}, r.now)
+	r.tech.Receive(technique.Snapshot{Time: float64(n) * 0.015, Pos: geom.Vec3{x, 0, 0}, Rot: geom.QuatIdentity}, r.now)
 }
 
 // frame renders the frame at now and returns the drawn x and the mode.
 func (r *sourceRig) frame(now float64) (float64, sourceMode) {
 	r.now = now
-	var out Sample
+	var out technique.Sample
 	r.tech.frame(now, &r.k, &out)
 	return out.Pos[0], r.tech.ent.mode
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"interplab/engine/technique"
 )
 
 // Feasible bounds. The added latency a technique shows includes the
@@ -59,37 +61,6 @@ func tuneField(name string) (MetricField, bool) {
 	return MetricField{}, false
 }
 
-// floorClass is what a technique's way of drawing lets the network impose
-// on its added latency.
-type floorClass uint8
-
-const (
-	// floorNone: the technique extrapolates ahead of what it received
-	// (EPIC's calcAhead, Unreal's simulated proxy moving on at the
-	// replicated velocity, geckos.io's unclamped lerp past its newest
-	// snapshot when its clock offset runs ahead), so its added latency can
-	// be far below the link's latency.
-	floorNone floorClass = iota
-	// floorTransit: the technique draws at the snapshots it received, and
-	// at most dead-reckons past the newest from when it arrived (the
-	// buffer's stream time, Source's client clock, which follows the
-	// server ticks the packets carry): it shows the truth no later than
-	// the packets' transit, at least the link's least latency.
-	floorTransit
-	// floorInterpolate: the technique draws only between snapshots it has
-	// received and holds when it runs dry (Mirror, NGO, snap):
-	// what it shows is never newer than its newest snapshot, which was
-	// sent some time before its transit began.
-	floorInterpolate
-)
-
-// floorClasses classes every technique (TestTuneFloorKnowsEveryTechnique).
-var floorClasses = map[string]floorClass{
-	TechEPIC: floorNone, TechEPICFix: floorNone, TechUnreal: floorNone, TechGeckos: floorNone,
-	TechBuffer: floorTransit, TechHermite: floorTransit, TechSource: floorTransit,
-	TechSnap: floorInterpolate, TechMirror: floorInterpolate, TechNGO: floorInterpolate,
-}
-
 // floorFit is how far below the lag of its render time a technique's
 // added latency may be fitted: the metric is the delay that best aligns
 // the path drawn with the truth, and a dead-reckoned or corner-cut path
@@ -97,7 +68,7 @@ var floorClasses = map[string]floorClass{
 // the engine's tests; TestTuneFloorHolds keeps every floor true).
 const floorFit = 0.005 // s
 
-// floorClockShare is the share of the jitter a floorTransit technique's
+// floorClockShare is the share of the jitter a technique.Transit technique's
 // floor allows for its clock: the buffer's stream time follows the
 // client's estimate of server time, refined from pings over the same
 // jittery link, so the transit it measures can come out short by the
@@ -109,7 +80,7 @@ const floorClockShare = 0.25
 type TuneFloor struct {
 	AddedLatency float64 // s: |addedLatency| cannot go below it; a whole ms, rounded down
 	Latency      float64 // s: the link's least one-way latency over the run
-	Interval     float64 // s: the send interval, when it counts (floorInterpolate); 0 otherwise
+	Interval     float64 // s: the send interval, when it counts (technique.Received); 0 otherwise
 	Allowance    float64 // s: what the floor allows below the render time's lag, for the metric's fit and the technique's clock
 	Transit      float64 // s: the link's mean one-way transit (see LinkTransit)
 	Technique    string
@@ -145,24 +116,24 @@ type TuneFloor struct {
 // review's link (120 ms + 30 ms of jitter, 30 Hz sends, 60 Hz frames) mirror
 // cannot go below 120 + 8.3 − 5 → 123 ms, the buffer below
 // 120 − 5 − 7.5 → 107 ms.
-func LatencyFloor(technique string, s *Settings) (TuneFloor, bool) {
+func LatencyFloor(name string, s *Settings) (TuneFloor, bool) {
 	sc, err := ScenarioOf(s)
 	if err != nil {
 		return TuneFloor{}, false
 	}
-	return latencyFloor(technique, s, sc)
+	return latencyFloor(name, s, sc)
 }
 
 // latencyFloor is LatencyFloor with the scenario of s parsed.
-func latencyFloor(technique string, s *Settings, sc *Scenario) (TuneFloor, bool) {
-	class := floorClasses[technique]
+func latencyFloor(name string, s *Settings, sc *Scenario) (TuneFloor, bool) {
+	reach := techniqueReach(name)
 	least, jitter := linkExtremes(s, sc)
-	if class == floorNone || least <= 0 {
+	if reach == technique.Ahead || least <= 0 {
 		return TuneFloor{}, false
 	}
-	f := TuneFloor{Latency: least, Transit: linkTransit(s, sc), Technique: technique, Allowance: floorFit}
+	f := TuneFloor{Latency: least, Transit: linkTransit(s, sc), Technique: name, Allowance: floorFit}
 	floor := least
-	if class == floorInterpolate {
+	if reach == technique.Received {
 		f.Interval = 1 / s.SendRate
 		floor += max(f.Interval-1/s.RenderRate, 0) / 2
 	} else {
@@ -287,7 +258,7 @@ func (s *TuneSpec) checkPopulationFloors(base *Settings) error {
 	if err != nil {
 		return err
 	}
-	if floorClasses[s.Technique] == floorNone {
+	if techniqueReach(s.Technique) == technique.Ahead {
 		return nil
 	}
 	p := s.Population

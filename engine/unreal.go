@@ -3,6 +3,7 @@ package engine
 import (
 	"interplab/engine/geom"
 	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // TechUnreal is the technique of Unreal Engine's CharacterMovementComponent
@@ -73,12 +74,12 @@ var unrealParams = []Param{
 // steady motion the extrapolated capsule is where the next update puts it
 // and there is nothing to smooth); what it costs shows in the error and
 // the added latency.
-var unrealDef = techDef{name: TechUnreal, group: "unreal", base: localTime,
+var unrealDef = techDef{name: TechUnreal, group: "unreal", base: technique.LocalTime, reach: technique.Ahead,
 	tune: []string{"unreal.networkSimulatedSmoothLocationTime", "unreal.networkMaxSmoothUpdateDistance",
 		"unreal.networkNoSmoothUpdateDistance"},
-	delay: func(*Settings) float64 { return 0 },
-	batch: newUnrealBatch,
-	one:   func(s *Settings) Technique { return &unrealCMC{s: s} }}
+	delay: func(*Settings, *technique.Env) float64 { return 0 },
+	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newUnrealBatch(s, n) },
+	one:   func(s *Settings, _ *technique.Env) technique.Technique { return &unrealCMC{s: s} }}
 
 // unrealCMC draws one simulated proxy the way Unreal Engine 5.4's
 // UCharacterMovementComponent does, built from Epic's public documentation
@@ -165,7 +166,7 @@ type unrealCMC struct {
 // Receive applies an update that arrived at local time now
 // (SmoothCorrection): the capsule snaps to it, the mesh keeps its place
 // within the distance limits.
-func (t *unrealCMC) Receive(sn Snapshot, now float64) {
+func (t *unrealCMC) Receive(sn technique.Snapshot, now float64) {
 	if !t.have {
 		t.have, t.newest, t.span, t.elapsed = true, sn.Time, 0, 0
 		t.capsule, t.vel, t.rot, t.mesh = sn.Pos, sn.Vel, sn.Rot, sn.Rot
@@ -202,8 +203,8 @@ const cmPerM = 100
 // SmoothClientPosition) and returns the mesh's pose. Before any update it
 // is Empty; after, always Extrapolate: the capsule stands for the newest
 // update's time plus the time ticked since.
-func (t *unrealCMC) Sample(now float64) Sample {
-	var out Sample
+func (t *unrealCMC) Sample(now float64) technique.Sample {
+	var out technique.Sample
 	t.sample(now, unrealMode(t.s), &out)
 	return out
 }
@@ -221,18 +222,18 @@ func unrealMode(s *Settings) int {
 
 // sample is Sample with the mode worked out by the caller and the result
 // written into out, saving the batch a copy.
-func (t *unrealCMC) sample(now float64, mode int, out *Sample) {
+func (t *unrealCMC) sample(now float64, mode int, out *technique.Sample) {
 	if !t.ticked {
 		t.ticked, t.last = true, now
 	}
 	dt := max(now-t.last, 0)
 	t.last = now
 	if !t.have {
-		*out = Sample{Time: now}
+		*out = technique.Sample{Time: now}
 		return
 	}
 	t.tick(dt, mode)
-	*out = Sample{Pos: t.capsule.Add(t.offset), Rot: t.mesh, Mode: Extrapolate,
+	*out = technique.Sample{Pos: t.capsule.Add(t.offset), Rot: t.mesh, Mode: technique.Extrapolate,
 		Time: t.newest + t.elapsed, Newest: t.newest}
 }
 
@@ -273,7 +274,7 @@ type unrealBatch struct {
 	mode  int
 }
 
-func newUnrealBatch(s *Settings, n int) batch {
+func newUnrealBatch(s *Settings, n int) technique.Batch {
 	b := &unrealBatch{techs: make([]unrealCMC, n)}
 	for e := range b.techs {
 		b.techs[e].s = s
@@ -281,21 +282,23 @@ func newUnrealBatch(s *Settings, n int) batch {
 	return b
 }
 
-func (b *unrealBatch) receive(_, now float64, snaps []Snapshot) {
+func (b *unrealBatch) Receive(_, now float64, snaps []technique.Snapshot) {
 	for e := range b.techs {
 		b.techs[e].Receive(snaps[e], now)
 	}
 }
 
-func (b *unrealBatch) frame(now float64) {
+func (b *unrealBatch) Frame(now float64) {
 	b.now = now
 	if len(b.techs) > 0 {
 		b.mode = unrealMode(b.techs[0].s)
 	}
 }
 
-func (b *unrealBatch) fill(lo int, out []Sample) {
+func (b *unrealBatch) Fill(lo int, out []technique.Sample) {
 	for e := range out {
 		b.techs[lo+e].sample(b.now, b.mode, &out[e])
 	}
 }
+
+func (*unrealBatch) SharesDelay() {}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // FuzzUnrealTechnique feeds fuzzed updates (the EPIC cases' packet format,
@@ -33,7 +34,7 @@ func FuzzUnrealTechnique(f *testing.F) {
 				return
 			}
 			now = max(now, float64(p.t)+float64(i%5)*0.04)
-			tech.Receive(Snapshot{Time: float64(p.t),
+			tech.Receive(technique.Snapshot{Time: float64(p.t),
 				Pos: geom.Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
 				Vel: geom.Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])},
 				Rot: geom.QuatFromYaw(float64(p.pos[0]))}, now)
@@ -42,7 +43,7 @@ func FuzzUnrealTechnique(f *testing.F) {
 				now += 1.0 / 60
 				lag := got.Pos.Sub(tech.capsule).Len()
 				switch {
-				case got.Mode != Extrapolate:
+				case got.Mode != technique.Extrapolate:
 					t.Fatalf("Sample(%v).Mode = %v after an update", now, got.Mode)
 				case got.Newest < newest:
 					t.Fatalf("Sample(%v).Newest = %v after %v", now, got.Newest, newest)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // unrealUpdate is one replicated movement update: what the server sent
@@ -17,14 +18,15 @@ type unrealUpdate struct {
 // unrealReplay feeds the updates to a fresh unreal-cmc with settings s and
 // samples it at every local frame time, applying first the updates that
 // arrived by then; it returns the samples.
-func unrealReplay(s *Settings, updates []unrealUpdate, frames []float64) []Sample {
-	tech := techniqueDef(TechUnreal).one(s)
-	out := make([]Sample, len(frames))
+func unrealReplay(s *Settings, updates []unrealUpdate, frames []float64) []technique.Sample {
+	env := envOf(s)
+	tech := techniqueDef(TechUnreal).one(s, &env)
+	out := make([]technique.Sample, len(frames))
 	next := 0
 	for i, now := range frames {
 		for ; next < len(updates) && updates[next].at <= now; next++ {
 			u := updates[next]
-			tech.Receive(Snapshot{Time: u.t, Pos: geom.Vec3{u.x, 0, 0}, Vel: geom.Vec3{u.vx, 0, 0},
+			tech.Receive(technique.Snapshot{Time: u.t, Pos: geom.Vec3{u.x, 0, 0}, Vel: geom.Vec3{u.vx, 0, 0},
 				Rot: geom.QuatFromYaw(u.yaw * math.Pi / 180)}, u.at)
 		}
 		out[i] = tech.Sample(now)
@@ -167,7 +169,7 @@ func TestUnrealSmoothing(t *testing.T) {
 			}
 			got := unrealReplay(&s, tt.updates, tt.frames)
 			for i, smp := range got {
-				if smp.Mode != Extrapolate || math.Abs(smp.Pos[0]-tt.want[i]) > tol || smp.Pos[1] != 0 || smp.Pos[2] != 0 {
+				if smp.Mode != technique.Extrapolate || math.Abs(smp.Pos[0]-tt.want[i]) > tol || smp.Pos[1] != 0 || smp.Pos[2] != 0 {
 					t.Errorf("frame %d at %v s: pos, mode = %v, %v; want x %v, extrapolate", i, tt.frames[i], smp.Pos, smp.Mode, tt.want[i])
 				}
 			}
@@ -250,13 +252,14 @@ func TestUnrealTablesCanFail(t *testing.T) {
 // Time that plus the local time ticked since, Depth and Delay 0.
 func TestUnrealSampleFields(t *testing.T) {
 	s := Defaults()
-	tech := techniqueDef(TechUnreal).one(&s)
-	if got := tech.Sample(1); got.Mode != Empty || got.Time != 1 {
+	env := envOf(&s)
+	tech := techniqueDef(TechUnreal).one(&s, &env)
+	if got := tech.Sample(1); got.Mode != technique.Empty || got.Time != 1 {
 		t.Errorf("before any update: %+v, want Empty at time 1", got)
 	}
-	tech.Receive(Snapshot{Time: 50, Rot: geom.QuatIdentity}, 1.01)
+	tech.Receive(technique.Snapshot{Time: 50, Rot: geom.QuatIdentity}, 1.01)
 	got := tech.Sample(1.05)
-	if got.Mode != Extrapolate || got.Newest != 50 || math.Abs(got.Time-50.05) > 1e-12 || got.Depth != 0 || got.Delay != 0 {
+	if got.Mode != technique.Extrapolate || got.Newest != 50 || math.Abs(got.Time-50.05) > 1e-12 || got.Depth != 0 || got.Delay != 0 {
 		t.Errorf("after an update: %+v, want extrapolate, newest 50, time 50.05", got)
 	}
 	if d, ok := EffectiveDelay(TechUnreal, &s); !ok || d != 0 {
@@ -277,7 +280,7 @@ func TestUnrealBatchMatchesTechnique(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, _ := NewSim(s)
-		b.batches[0] = newPerEntity(TechUnreal, &b.set, s.Entities)
+		b.batches[0] = newPerEntity(TechUnreal, &b.set, &b.env, s.Entities)
 		for range 300 {
 			a.StepFrames(1)
 			b.StepFrames(1)

@@ -34,6 +34,7 @@ import (
 
 	"interplab/engine"
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // Tolerance is the largest position error, in metres, that still counts as
@@ -51,7 +52,7 @@ const MaxCaseBytes = 256 << 20
 // Runner decodes a case of its library from the JSON of a case file and
 // replays it through the lab's technique, returning one frame per entry of
 // the case's frames.
-type Runner func(caseJSON []byte) ([]engine.PeerFrame, error)
+type Runner func(caseJSON []byte) ([]technique.PeerFrame, error)
 
 // NetSimRunner decodes a network simulator's case from the JSON of a case
 // file, replays its sends through the lab's model of that simulator and
@@ -146,14 +147,14 @@ func (c *Checker) Check(path string) Result {
 		res.Err = fmt.Errorf("library %q: want one of %s", head.Library, strings.Join(c.libraries(), ", "))
 		return res
 	}
-	want := make([]engine.PeerFrame, len(head.Out))
+	want := make([]technique.PeerFrame, len(head.Out))
 	for i, o := range head.Out {
 		p, drawn, err := parsePos(o.Pos)
 		if err != nil {
 			res.Err = fmt.Errorf("out[%d].pos: %w", i, err)
 			return res
 		}
-		want[i] = engine.PeerFrame{T: o.T, Pos: p, Drawn: drawn}
+		want[i] = technique.PeerFrame{T: o.T, Pos: p, Drawn: drawn}
 	}
 	got, err := run(data)
 	if err != nil {

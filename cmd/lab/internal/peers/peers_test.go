@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"interplab/engine"
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // fakeCase is a case of the "fake" library: its frames are its input, so
@@ -24,7 +24,7 @@ type fakeCase struct {
 	Fail string `json:"fail"`
 }
 
-func runFake(data []byte) ([]engine.PeerFrame, error) {
+func runFake(data []byte) ([]technique.PeerFrame, error) {
 	var c fakeCase
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func runFake(data []byte) ([]engine.PeerFrame, error) {
 	if c.Fail != "" {
 		return nil, errors.New(c.Fail)
 	}
-	out := make([]engine.PeerFrame, len(c.Frames))
+	out := make([]technique.PeerFrame, len(c.Frames))
 	for i, f := range c.Frames {
 		out[i].T = f.T
 		if f.Pos != nil {

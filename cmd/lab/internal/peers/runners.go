@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"interplab/engine"
+	"interplab/engine/technique"
 )
 
 // peerCase is a library's case type in the engine: decoded from a case
@@ -12,11 +13,11 @@ import (
 // technique.
 type peerCase[T any] interface {
 	*T
-	Run() ([]engine.PeerFrame, error)
+	Run() ([]technique.PeerFrame, error)
 }
 
 // run decodes a case of type T and runs it.
-func run[T any, P peerCase[T]](caseJSON []byte) ([]engine.PeerFrame, error) {
+func run[T any, P peerCase[T]](caseJSON []byte) ([]technique.PeerFrame, error) {
 	var c T
 	if err := json.Unmarshal(caseJSON, &c); err != nil {
 		return nil, fmt.Errorf("not a case of this library: %w", err)

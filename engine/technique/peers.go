@@ -1,4 +1,4 @@
-package engine
+package technique
 
 import "interplab/engine/geom"
 

@@ -1,4 +1,4 @@
-package engine
+package technique
 
 import (
 	"interplab/engine/geom"
@@ -52,10 +52,10 @@ type Sample struct {
 	Depth int
 	// Delay is the technique's game delay as its state has it now, s: the
 	// display delay behind the newest snapshot, counted the way
-	// EffectiveDelay counts it in steady state (the buffer's delay as the
+	// Def.Delay counts it in steady state (the buffer's delay as the
 	// adaptive delay moves it; Mirror's bufferTime as dynamic adjustment
 	// moves it plus NetworkTransform's offset; ...). 0 where there is none.
-	// Sim.LiveDelays averages it over the entities.
+	// The runner averages it over the entities.
 	Delay float64
 }
 
@@ -63,10 +63,10 @@ type Sample struct {
 // simulation runner owns one per entity and technique and feeds them all the
 // same packets.
 //
-// Both methods take now, the client's estimate of the current server time in
-// seconds; it never runs backwards between calls. A technique reads its
-// settings through the *Settings it was made with, so a slider moved between
-// frames takes effect on the next one.
+// Both methods take now, in seconds, on the clock the technique's Def names
+// (its TimeBase); it never runs backwards between calls. A technique reads
+// its settings and its Env through the pointers it was made with, so a
+// slider moved between frames takes effect on the next one.
 type Technique interface {
 	// Receive hands over a snapshot that arrived at now. Snapshots may
 	// arrive out of order or twice.
