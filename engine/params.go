@@ -76,25 +76,11 @@ const (
 
 // params is the parameter table: the lab's own parameters, then each
 // library technique's (declared in its file).
-var params = slices.Concat(labParams, mirrorParams, geckosParams, ngoParams, unrealParams, sourceParams)
+var params = slices.Concat(techniqueDef(TechEPIC).params, labParams, mirrorParams, geckosParams, ngoParams, unrealParams, sourceParams)
 
 // labParams are the parameters of the link, the scenario and the lab's own
 // techniques.
 var labParams = []Param{
-	// EPIC
-	{Name: "calcAhead", Group: "epic", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
-		Doc:   "How far forward EPIC extrapolates each packet; set it near the latency.",
-		Read:  func(s *Settings) float64 { return s.CalcAhead },
-		Write: func(s *Settings, v float64) { s.CalcAhead = v }},
-	{Name: "displayBehind", Group: "epic", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
-		Doc:   "How long EPIC takes to converge on each new extrapolated line; below 0.1 ms it snaps.",
-		Read:  func(s *Settings) float64 { return s.DisplayBehind },
-		Write: func(s *Settings, v float64) { s.DisplayBehind = v }},
-	{Name: "slopTime", Group: "epic", Unit: "s", Min: 0, Max: 5, Step: 0.01, Default: 0.5, Display: "ms", Scale: ms,
-		Doc:   "How long EPIC keeps extrapolating without updates before it freezes.",
-		Read:  func(s *Settings) float64 { return s.SlopTime },
-		Write: func(s *Settings, v float64) { s.SlopTime = v }},
-
 	// Network
 	{Name: "latency", Group: "network", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.05, Display: "ms", Scale: ms,
 		Doc:   "Base one-way latency from server to client (half the ping).",

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/technique/epic"
+
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
 // of the parameter table (see Params); the same names are the URL query
 // parameters, CLI flags, slider names and export keys. Times are in seconds,
@@ -8,10 +10,7 @@ package engine
 // A Settings is plain data: Validate checks it against the table, and
 // Defaults returns the table's defaults.
 type Settings struct {
-	// EPIC, the seed's interpolator.
-	CalcAhead     float64 `json:"calcAhead"`     // how far forward to extrapolate each packet, s
-	DisplayBehind float64 `json:"displayBehind"` // time to converge on the extrapolated line, s
-	SlopTime      float64 `json:"slopTime"`      // how long without updates before freezing, s
+	EPICSettings // EPIC, the seed's interpolator: calcAhead, displayBehind, slopTime
 
 	// Network: the link between server and client.
 	Latency     float64 `json:"latency"`     // base one-way latency, s
@@ -66,6 +65,13 @@ type Settings struct {
 	UnrealSettings
 	SourceSettings
 }
+
+// The settings of the techniques, each group's struct as its package
+// declares it: embedded in Settings, their fields are its fields and their
+// keys its JSON keys.
+type (
+	EPICSettings = epic.Settings[float64] // epic and epicfix
+)
 
 // Defaults returns the parameter table's default settings.
 func Defaults() Settings {

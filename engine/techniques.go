@@ -5,16 +5,17 @@ import (
 
 	"interplab/engine/param"
 	"interplab/engine/technique"
+	"interplab/engine/technique/epic"
 	"interplab/engine/technique/snap"
 )
 
 // Technique names, in the order the lab shows them.
 const (
-	TechEPIC    = "epic"    // the seed's interpolator, exactly as written
-	TechEPICFix = "epicfix" // EPIC without the jump when a packet is older than the display
-	TechSnap    = snap.Name // apply each snapshot on arrival
-	TechBuffer  = "buffer"  // snapshot interpolation: delayed ring buffer, lerp and slerp
-	TechHermite = "hermite" // the buffer with cubic Hermite positions
+	TechEPIC    = epic.Name    // the seed's interpolator, exactly as written
+	TechEPICFix = epic.FixName // EPIC without the jump when a packet is older than the display
+	TechSnap    = snap.Name    // apply each snapshot on arrival
+	TechBuffer  = "buffer"     // snapshot interpolation: delayed ring buffer, lerp and slerp
+	TechHermite = "hermite"    // the buffer with cubic Hermite positions
 )
 
 // techDef is one row of the technique table: a technique.Def with its
@@ -63,6 +64,9 @@ func row[S any](d technique.Def[S], field func(*Settings) *S) techDef {
 	return r
 }
 
+// epicSettings is the settings of epic and epicfix.
+func epicSettings(s *Settings) *EPICSettings { return &s.EPICSettings }
+
 // noSettings is the settings of a technique that has none.
 func noSettings(*Settings) *technique.None { return &technique.None{} }
 
@@ -72,14 +76,8 @@ const labTechniques = 5
 
 // techDefs is the technique table, in display order.
 var techDefs = [...]techDef{
-	{name: TechEPIC, group: "epic", base: technique.ServerEstimate, reach: technique.Ahead, underrunByDesign: true,
-		tune:  []string{"calcAhead", "displayBehind", "slopTime"},
-		batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newEPICBatch(false)(s, n) },
-		one:   func(s *Settings, _ *technique.Env) technique.Technique { return newEPICTechnique(s, false) }},
-	{name: TechEPICFix, group: "epic", base: technique.ServerEstimate, reach: technique.Ahead, underrunByDesign: true,
-		tune:  []string{"calcAhead", "displayBehind", "slopTime"},
-		batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newEPICBatch(true)(s, n) },
-		one:   func(s *Settings, _ *technique.Env) technique.Technique { return newEPICTechnique(s, true) }},
+	row(epic.Def, epicSettings),
+	row(epic.FixDef, epicSettings),
 	row(snap.Def, noSettings),
 	{name: TechBuffer, group: "buffer", base: technique.StreamTime, reach: technique.Transit,
 		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},

@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode"
 
 	"interplab/engine/geom"
 	"interplab/engine/technique"
@@ -15,9 +20,9 @@ import (
 // the newest update's time never decreasing, and the mesh never drawn
 // farther from the capsule than NetworkMaxSmoothUpdateDistance.
 func FuzzUnrealTechnique(f *testing.F) {
-	ins, _ := filepath.Glob("testdata/epic/case-*.in")
+	ins, _ := filepath.Glob(unrealFuzzSeeds)
 	for i, in := range ins {
-		f.Add(uint8(i%3), 0.1, 0.05, 256.0, 384.0, epicFuzzEncode(epicReadCase(f, in)))
+		f.Add(uint8(i%3), 0.1, 0.05, 256.0, 384.0, unrealFuzzSeed(f, in))
 	}
 	f.Fuzz(func(t *testing.T, mode uint8, loc, rot, maxD, noD float64, data []byte) {
 		s := Defaults()
@@ -29,15 +34,22 @@ func FuzzUnrealTechnique(f *testing.F) {
 		}
 		tech := &unrealCMC{s: &s}
 		now, newest := 0.0, math.Inf(-1)
-		for i, p := range epicFuzzPackets(data, 32) {
-			if !epicSane(p) {
+		for i := 0; len(data) >= 28 && i < 32; i, data = i+1, data[28:] {
+			var p [7]float64 // position, velocity, time
+			for k := range p {
+				p[k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*k:])))
+			}
+			for _, v := range p[:6] {
+				if !(math.Abs(v) <= 1e4) { // finite, and within 10 km (per second)
+					return
+				}
+			}
+			if !(p[6] >= -10 && p[6] <= 100) {
 				return
 			}
-			now = max(now, float64(p.t)+float64(i%5)*0.04)
-			tech.Receive(technique.Snapshot{Time: float64(p.t),
-				Pos: geom.Vec3{float64(p.pos[0]), float64(p.pos[1]), float64(p.pos[2])},
-				Vel: geom.Vec3{float64(p.vel[0]), float64(p.vel[1]), float64(p.vel[2])},
-				Rot: geom.QuatFromYaw(float64(p.pos[0]))}, now)
+			now = max(now, p[6]+float64(i%5)*0.04)
+			tech.Receive(technique.Snapshot{Time: p[6], Pos: geom.Vec3{p[0], p[1], p[2]}, Vel: geom.Vec3{p[3], p[4], p[5]},
+				Rot: geom.QuatFromYaw(p[0])}, now)
 			for range 3 { // frames at 60 Hz
 				got := tech.Sample(now)
 				now += 1.0 / 60
@@ -56,4 +68,39 @@ func FuzzUnrealTechnique(f *testing.F) {
 			}
 		}
 	})
+}
+
+// unrealFuzzSeeds are the seed driver's packet streams, the EPIC golden
+// cases: lines "x,y,z / x,y,z / t" until one that starts with q.
+const unrealFuzzSeeds = "technique/epic/testdata/case-*.in"
+
+// unrealFuzzSeed encodes a case's packets as the fuzz data: seven
+// little-endian float32s each (position, velocity, time).
+func unrealFuzzSeed(t testing.TB, path string) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for line := range strings.Lines(string(data)) {
+		if strings.HasPrefix(line, "q") {
+			break
+		}
+		fields := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == '/' || unicode.IsSpace(r) })
+		if len(fields) != 7 {
+			continue
+		}
+		var p [7]float32
+		ok := true
+		for k, f := range fields {
+			v, err := strconv.ParseFloat(f, 32)
+			p[k], ok = float32(v), ok && err == nil
+		}
+		for k := range p {
+			if ok {
+				out = binary.LittleEndian.AppendUint32(out, math.Float32bits(p[k]))
+			}
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package engine
+package epic
 
 import (
 	"bufio"
@@ -17,9 +17,9 @@ import (
 // The seed program's main: an interpolator at the origin at time −1, a clock
 // starting at 0, and after each packet reads every 0.05 s until 0.15 s past
 // the packet's time. epicSeedRun repeats it in float32, as the seed does.
-func epicSeedRun(s EPICSettings[float32], packets []epicPacket) string {
+func epicSeedRun(s Settings[float32], packets []epicPacket) string {
 	var out strings.Builder
-	e := NewEPIC(s, [3]float32{}, [3]float32{}, -1)
+	e := New(s, [3]float32{}, [3]float32{}, -1)
 	var now float32
 	for _, p := range packets {
 		e.Update(p.pos, p.vel, p.t)
@@ -84,7 +84,7 @@ func epicReadCase(t testing.TB, path string) []epicPacket {
 	return packets
 }
 
-func epicReadArgs(t testing.TB, path string) EPICSettings[float32] {
+func epicReadArgs(t testing.TB, path string) Settings[float32] {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -95,11 +95,11 @@ func epicReadArgs(t testing.TB, path string) EPICSettings[float32] {
 		t.Fatalf("%s: %v", path, err)
 	}
 	// The seed program converted its arguments with atof, then to float.
-	return EPICSettings[float32]{float32(a[0]), float32(a[1]), float32(a[2])}
+	return Settings[float32]{float32(a[0]), float32(a[1]), float32(a[2])}
 }
 
 func TestEPICGolden(t *testing.T) {
-	ins, err := filepath.Glob("testdata/epic/case-*.in")
+	ins, err := filepath.Glob("testdata/case-*.in")
 	if err != nil || len(ins) != 40 {
 		t.Fatalf("found %d golden cases (%v), want 40", len(ins), err)
 	}
@@ -138,34 +138,34 @@ func epicFirstDiff(got, want string) string {
 }
 
 func TestEPICUpdateRead(t *testing.T) {
-	s := EPICSettings[float64]{CalcAhead: 0.2, DisplayBehind: 0.5, SlopTime: 1}
+	s := Settings[float64]{CalcAhead: 0.2, DisplayBehind: 0.5, SlopTime: 1}
 	tests := []struct {
 		name    string
-		feed    func(e *EPIC[geom.Vec3, float64]) // packets and reads before the final read
+		feed    func(e *Interpolator[geom.Vec3, float64]) // packets and reads before the final read
 		at      float64
 		wantPos geom.Vec3
 		wantVel geom.Vec3
 		wantOK  bool
 	}{
-		{"dead reckons the initial state", func(*EPIC[geom.Vec3, float64]) {}, 0.5, geom.Vec3{1.5, 0, 0}, geom.Vec3{1, 0, 0}, true},
-		{"freezes from slopTime past the newest packet", func(e *EPIC[geom.Vec3, float64]) { epicRead(e, 0.5) }, 1, geom.Vec3{1.5, 0, 0}, geom.Vec3{1, 0, 0}, false},
-		{"heads for the packet extrapolated calcAhead, reached displayBehind later", func(e *EPIC[geom.Vec3, float64]) {
+		{"dead reckons the initial state", func(*Interpolator[geom.Vec3, float64]) {}, 0.5, geom.Vec3{1.5, 0, 0}, geom.Vec3{1, 0, 0}, true},
+		{"freezes from slopTime past the newest packet", func(e *Interpolator[geom.Vec3, float64]) { epicRead(e, 0.5) }, 1, geom.Vec3{1.5, 0, 0}, geom.Vec3{1, 0, 0}, false},
+		{"heads for the packet extrapolated calcAhead, reached displayBehind later", func(e *Interpolator[geom.Vec3, float64]) {
 			epicRead(e, 0) // display at (1,0,0)
 			// Packet at time 0: (2,0,0) moving (0,5,0); target (2,1,0) at 0.5.
 			e.Update(geom.Vec3{2, 0, 0}, geom.Vec3{0, 5, 0}, 0)
 		}, 0.5, geom.Vec3{2, 1, 0}, geom.Vec3{2, 2, 0}, true},
-		{"discards an older packet", func(e *EPIC[geom.Vec3, float64]) {
+		{"discards an older packet", func(e *Interpolator[geom.Vec3, float64]) {
 			e.Update(geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0.25)
 			if e.Update(geom.Vec3{9, 9, 9}, geom.Vec3{9, 9, 9}, 0.2) {
 				t.Error("Update(older packet) = true, want false")
 			}
 		}, 0.5, geom.Vec3{1.1, 0, 0}, geom.Vec3{0.4, 0, 0}, true}, // from (1,0,0) at 0.25 towards (1.2,0,0) at 0.75
-		{"accepts a packet as old as the newest", func(e *EPIC[geom.Vec3, float64]) {
+		{"accepts a packet as old as the newest", func(e *Interpolator[geom.Vec3, float64]) {
 			e.Update(geom.Vec3{1, 0, 0}, geom.Vec3{0, 0, 0}, 0)
 		}, 0, geom.Vec3{1, 0, 0}, geom.Vec3{0, 0, 0}, true},
 	}
 	for _, tt := range tests {
-		e := NewEPIC(s, geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0)
+		e := New(s, geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0)
 		tt.feed(e)
 		pos, vel, ok := epicRead(e, tt.at)
 		if !epicNear(pos, tt.wantPos) || !epicNear(vel, tt.wantVel) || ok != tt.wantOK {
@@ -184,7 +184,7 @@ func TestEPICSnapsBelowTenthOfMillisecond(t *testing.T) {
 	// 0.0001 as a float32 is 9.99999975e-05, below the double 0.0001 the
 	// seed compares against: the seed snaps, and so must the port.
 	for _, db := range []float32{0, 0.00005, 0.0001} {
-		e := NewEPIC(EPICSettings[float32]{0.2, db, 0.5}, [3]float32{}, [3]float32{}, 0)
+		e := New(Settings[float32]{0.2, db, 0.5}, [3]float32{}, [3]float32{}, 0)
 		epicRead(e, 0.1)
 		e.Update([3]float32{5, 0, 0}, [3]float32{1, 2, 3}, 0.2)
 		pos, vel, _ := epicRead(e, 0.3)
@@ -194,11 +194,11 @@ func TestEPICSnapsBelowTenthOfMillisecond(t *testing.T) {
 	}
 }
 
-// TestEPICFixJump pins exactly what NewEPICFix changes: nothing when the
+// TestEPICFixJump pins exactly what NewFix changes: nothing when the
 // packet's time equals the last read time, and otherwise the seed's jump of
 // velocity × (last read time − packet time), which the variant does not make.
 func TestEPICFixJump(t *testing.T) {
-	s := EPICSettings[float64]{CalcAhead: 0.1, DisplayBehind: 0.2, SlopTime: 0.5}
+	s := Settings[float64]{CalcAhead: 0.1, DisplayBehind: 0.2, SlopTime: 0.5}
 	start, vel := geom.Vec3{0, 0, 0}, geom.Vec3{2, 0, 0}
 	tests := []struct {
 		name       string
@@ -210,8 +210,8 @@ func TestEPICFixJump(t *testing.T) {
 		{"packet newer than the display", 1, 1.05},
 	}
 	for _, tt := range tests {
-		seed := NewEPIC(s, start, vel, 0.8)
-		fix := NewEPICFix(s, start, vel, 0.8)
+		seed := New(s, start, vel, 0.8)
+		fix := NewFix(s, start, vel, 0.8)
 		shown, _, _ := epicRead(seed, tt.lastRead)
 		if p, _, _ := epicRead(fix, tt.lastRead); p != shown {
 			t.Fatalf("%s: before the packet the variants differ: %v, %v", tt.name, shown, p)
@@ -248,9 +248,9 @@ func TestEPICFixJump(t *testing.T) {
 // stream whose packets always come at the last read time: every output
 // must be bit-identical.
 func TestEPICFixIdenticalOnInSyncPackets(t *testing.T) {
-	s := EPICSettings[float32]{0.2, 0.2, 0.5}
-	seed := NewEPIC(s, [3]float32{}, [3]float32{}, 0)
-	fix := NewEPICFix(s, [3]float32{}, [3]float32{}, 0)
+	s := Settings[float32]{0.2, 0.2, 0.5}
+	seed := New(s, [3]float32{}, [3]float32{}, 0)
+	fix := NewFix(s, [3]float32{}, [3]float32{}, 0)
 	var now float32
 	for i := range 200 {
 		now += 1.0 / 60
@@ -268,8 +268,8 @@ func TestEPICFixIdenticalOnInSyncPackets(t *testing.T) {
 }
 
 func TestEPICFixKeepsPacketTimeForSlop(t *testing.T) {
-	s := EPICSettings[float64]{CalcAhead: 0.1, DisplayBehind: 0.1, SlopTime: 0.3}
-	e := NewEPICFix(s, geom.Vec3{}, geom.Vec3{1, 0, 0}, 0)
+	s := Settings[float64]{CalcAhead: 0.1, DisplayBehind: 0.1, SlopTime: 0.3}
+	e := NewFix(s, geom.Vec3{}, geom.Vec3{1, 0, 0}, 0)
 	epicRead(e, 1) // fails: past 0 + slopTime; the display stays at the start
 	if !e.Update(geom.Vec3{1, 0, 0}, geom.Vec3{1, 0, 0}, 0.9) {
 		t.Fatal("Update(packet at 0.9) = false, want true")
@@ -289,19 +289,19 @@ func TestEPICFixKeepsPacketTimeForSlop(t *testing.T) {
 }
 
 func TestEPICValueSizes(t *testing.T) {
-	s := EPICSettings[float32]{0.2, 0.2, 0.5}
-	e2 := NewEPIC(s, [2]float32{1, 2}, [2]float32{1, 0}, 0)
+	s := Settings[float32]{0.2, 0.2, 0.5}
+	e2 := New(s, [2]float32{1, 2}, [2]float32{1, 0}, 0)
 	if p, _, _ := epicRead(e2, 0.25); p != [2]float32{1.25, 2} {
 		t.Errorf("[2]float32: Read(0.25) = %v, want [1.25 2]", p)
 	}
-	e4 := NewEPIC(EPICSettings[float64]{0.2, 0.2, 0.5}, [4]float64{1, 2, 3, 4}, [4]float64{0, 0, 0, -1}, 0)
+	e4 := New(Settings[float64]{0.2, 0.2, 0.5}, [4]float64{1, 2, 3, 4}, [4]float64{0, 0, 0, -1}, 0)
 	if p, _, _ := epicRead(e4, 0.25); p != [4]float64{1, 2, 3, 3.75} {
 		t.Errorf("[4]float64: Read(0.25) = %v, want [1 2 3 3.75]", p)
 	}
 }
 
 // epicRead is Read returning its results.
-func epicRead[V EPICValue[T], T EPICTime](e *EPIC[V, T], t T) (pos, vel V, ok bool) {
+func epicRead[V Value[T], T Time](e *Interpolator[V, T], t T) (pos, vel V, ok bool) {
 	ok = e.Read(t, &pos, &vel)
 	return pos, vel, ok
 }

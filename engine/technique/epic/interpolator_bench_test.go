@@ -1,4 +1,4 @@
-package engine
+package epic
 
 import "testing"
 
@@ -12,14 +12,14 @@ var epicSink float32
 // does.
 func BenchmarkEPIC(b *testing.B) {
 	b.ReportAllocs()
-	s := EPICSettings[float32]{CalcAhead: 0.2, DisplayBehind: 0.2, SlopTime: 0.5}
+	s := Settings[float32]{CalcAhead: 0.2, DisplayBehind: 0.2, SlopTime: 0.5}
 	var sx, sy, sz float32
-	var e *EPIC[[3]float32, float32]
+	var e *Interpolator[[3]float32, float32]
 	var t float32
 	var p, v [3]float32
 	for i := range b.N {
 		if i%100000 == 0 {
-			e, t = NewEPIC(s, [3]float32{}, [3]float32{}, -1), 0
+			e, t = New(s, [3]float32{}, [3]float32{}, -1), 0
 		}
 		e.Update([3]float32{t, 1, 0}, [3]float32{1, 0.5, 0}, t)
 		e.Read(t+0.0166, &p, &v)

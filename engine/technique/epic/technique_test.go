@@ -1,4 +1,4 @@
-package engine
+package epic
 
 import (
 	"testing"
@@ -8,9 +8,9 @@ import (
 )
 
 func TestEPICTechniqueEmpty(t *testing.T) {
-	s := Defaults()
+	s := defaults()
 	for _, fix := range []bool{false, true} {
-		got := newEPICTechnique(&s, fix).Sample(3)
+		got := newTech(&s, fix).Sample(3)
 		if want := (technique.Sample{Mode: technique.Empty, Time: 3}); got != want {
 			t.Errorf("fix %v: Sample(3) before any packet = %+v, want %+v", fix, got, want)
 		}
@@ -18,13 +18,13 @@ func TestEPICTechniqueEmpty(t *testing.T) {
 }
 
 func TestEPICTechniqueSample(t *testing.T) {
-	s := Defaults()
+	s := defaults()
 	s.CalcAhead, s.DisplayBehind, s.SlopTime = 0.1, 0.2, 0.5
 	first := technique.Snapshot{Time: 1, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
 	second := technique.Snapshot{Time: 1.1, Pos: geom.Vec3{1.2, 1, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(1)}
 	older := technique.Snapshot{Time: 1.05, Pos: geom.Vec3{9, 9, 9}, Vel: geom.Vec3{9, 9, 9}, Rot: geom.QuatFromYaw(2)}
 
-	tech := newEPICTechnique(&s, false)
+	tech := newTech(&s, false)
 	tech.Receive(first, 1.05)
 	tests := []struct {
 		name    string
@@ -61,10 +61,10 @@ func TestEPICTechniqueSample(t *testing.T) {
 // TestEPICTechniqueIsEPIC checks that the adapter shows exactly what an
 // EPIC[Vec3, float64] made from the first snapshot shows, for both variants.
 func TestEPICTechniqueIsEPIC(t *testing.T) {
-	s := Defaults()
+	s := defaults()
 	for _, fix := range []bool{false, true} {
-		tech := newEPICTechnique(&s, fix)
-		var e *EPIC[geom.Vec3, float64]
+		tech := newTech(&s, fix)
+		var e *Interpolator[geom.Vec3, float64]
 		for frame := range 300 {
 			now := float64(frame) / 60
 			// A packet every third frame, sent 70 ms earlier, every fifth
@@ -78,9 +78,9 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 				tech.Receive(snap, now)
 				switch {
 				case e == nil && fix:
-					e = NewEPICFix(EPICSettings[float64]{s.CalcAhead, s.DisplayBehind, s.SlopTime}, snap.Pos, snap.Vel, snap.Time)
+					e = NewFix(Settings[float64]{s.CalcAhead, s.DisplayBehind, s.SlopTime}, snap.Pos, snap.Vel, snap.Time)
 				case e == nil:
-					e = NewEPIC(EPICSettings[float64]{s.CalcAhead, s.DisplayBehind, s.SlopTime}, snap.Pos, snap.Vel, snap.Time)
+					e = New(Settings[float64]{s.CalcAhead, s.DisplayBehind, s.SlopTime}, snap.Pos, snap.Vel, snap.Time)
 				default:
 					e.Update(snap.Pos, snap.Vel, snap.Time)
 				}
@@ -95,9 +95,9 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 }
 
 func TestEPICTechniqueFollowsSettings(t *testing.T) {
-	s := Defaults()
+	s := defaults()
 	s.SlopTime = 0.1
-	tech := newEPICTechnique(&s, false)
+	tech := newTech(&s, false)
 	tech.Receive(technique.Snapshot{Time: 0, Vel: geom.Vec3{1, 0, 0}}, 0)
 	if got := tech.Sample(0.2).Mode; got != technique.Freeze {
 		t.Errorf("Sample(0.2) with slopTime 0.1: mode %v, want freeze", got)
@@ -116,7 +116,7 @@ func TestEPICTechniqueFollowsSettings(t *testing.T) {
 }
 
 func TestEPICTechniqueFixRemovesJump(t *testing.T) {
-	s := Defaults()
+	s := defaults()
 	s.CalcAhead, s.DisplayBehind = 0.1, 0.1
 	// Still at the origin until a packet, timed 0.1 s before the display,
 	// says it moves at 1 m/s: the seed times its line from the packet, so
@@ -124,7 +124,7 @@ func TestEPICTechniqueFixRemovesJump(t *testing.T) {
 	// does not.
 	shown := map[bool]geom.Vec3{}
 	for _, fix := range []bool{false, true} {
-		tech := newEPICTechnique(&s, fix)
+		tech := newTech(&s, fix)
 		tech.Receive(technique.Snapshot{Time: 0}, 0)
 		tech.Sample(0.2)
 		tech.Receive(technique.Snapshot{Time: 0.1, Pos: geom.Vec3{0, 0, 0}, Vel: geom.Vec3{1, 0, 0}}, 0.2)

@@ -1,4 +1,4 @@
-package engine
+package epic
 
 import (
 	"testing"
@@ -11,8 +11,8 @@ import (
 // does each frame), with a packet every third read: a 20 Hz stream shown at
 // 60 Hz.
 func benchSampleEPIC(b *testing.B, fix bool) {
-	s := Defaults()
-	tech := newEPICTechnique(&s, fix)
+	s := defaults()
+	tech := newTech(&s, fix)
 	var sink technique.Sample
 	now := 0.0
 	b.ReportAllocs()

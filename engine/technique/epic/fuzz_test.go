@@ -1,4 +1,4 @@
-package engine
+package epic
 
 import (
 	"encoding/binary"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -38,7 +39,7 @@ func epicFuzzEncode(ps []epicPacket) []byte {
 // epicFuzzSeeds adds each golden case to f's corpus twice, as the args
 // (calcAhead, displayBehind, slopTime, fix, packets) with fix false and true.
 func epicFuzzSeeds(f *testing.F) {
-	ins, _ := filepath.Glob("testdata/epic/case-*.in")
+	ins, _ := filepath.Glob("testdata/case-*.in")
 	for _, in := range ins {
 		base := in[:len(in)-len(".in")]
 		s, data := epicReadArgs(f, base+".args"), epicFuzzEncode(epicReadCase(f, in))
@@ -62,15 +63,15 @@ func epicSane(p epicPacket) bool {
 
 // epicFuzzSettings maps any three numbers into the parameter table's
 // ranges, so that every fuzz input exercises allowed settings.
-func epicFuzzSettings(a, b, c float64) EPICSettings[float64] {
+func epicFuzzSettings(a, b, c float64) Settings[float64] {
 	in := func(x float64, name string) float64 {
-		p, _ := Lookup(name)
+		p, _ := param.Find(Params, name)
 		if x != x || math.IsInf(x, 0) {
 			return p.Default
 		}
 		return p.Min + math.Mod(math.Abs(x), p.Max-p.Min)
 	}
-	return EPICSettings[float64]{in(a, "calcAhead"), in(b, "displayBehind"), in(c, "slopTime")}
+	return Settings[float64]{in(a, "calcAhead"), in(b, "displayBehind"), in(c, "slopTime")}
 }
 
 // FuzzEPIC runs the seed's driver loop over fuzzed packets and checks the
@@ -90,7 +91,7 @@ func FuzzEPIC(f *testing.F) {
 		}
 		if !sane {
 			// Anything goes in: it must not panic.
-			e := NewEPIC(EPICSettings[float32]{float32(s.CalcAhead), float32(s.DisplayBehind), float32(s.SlopTime)}, [3]float32{}, [3]float32{}, -1)
+			e := New(Settings[float32]{float32(s.CalcAhead), float32(s.DisplayBehind), float32(s.SlopTime)}, [3]float32{}, [3]float32{}, -1)
 			for _, p := range packets {
 				e.Update(p.pos, p.vel, p.t)
 				epicRead(e, p.t)
@@ -98,9 +99,9 @@ func FuzzEPIC(f *testing.F) {
 			}
 			return
 		}
-		newEPIC := NewEPIC[geom.Vec3, float64]
+		newEPIC := New[geom.Vec3, float64]
 		if fix {
-			newEPIC = NewEPICFix[geom.Vec3, float64]
+			newEPIC = NewFix[geom.Vec3, float64]
 		}
 		e := newEPIC(s, geom.Vec3{}, geom.Vec3{}, -1)
 		var now float64
@@ -151,9 +152,9 @@ func FuzzEPICTechnique(f *testing.F) {
 	epicFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, ca, db, slop float64, fix bool, data []byte) {
 		es := epicFuzzSettings(ca, db, slop)
-		s := Defaults()
+		s := defaults()
 		s.CalcAhead, s.DisplayBehind, s.SlopTime = es.CalcAhead, es.DisplayBehind, es.SlopTime
-		tech := newEPICTechnique(&s, fix)
+		tech := newTech(&s, fix)
 		var now float64
 		last := tech.Sample(now)
 		for i, p := range epicFuzzPackets(data, 32) {
