@@ -6,7 +6,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/technique"
-	"interplab/engine/technique/snap"
+	"interplab/engine/technique/buffer"
 )
 
 // bufFuzzBytes reads the fuzzer's input a byte at a time, as zeros once it
@@ -58,7 +58,7 @@ func bufFuzzSetting(b *bufFuzzBytes, s *Settings) {
 	case 6:
 		s.SpeedClamp = !s.SpeedClamp
 	case 7:
-		s.Rotation = Rotations[b.next()%2]
+		s.Rotation = buffer.Rotations[b.next()%2]
 	case 8:
 		s.MaxSpeed = 0.5 + 49.5*b.unit()
 		s.SendRate = 1 + float64(b.next()%128)
@@ -98,19 +98,14 @@ func FuzzSnapBuffer(f *testing.F) {
 		for _, kind := range []string{TechSnap, TechBuffer, TechHermite} {
 			in := bufFuzzBytes(data)
 			s := bufFuzzSettings(&in)
-			var tech technique.Technique
-			switch kind {
-			case TechSnap:
-				tech = snap.Def.One(nil, nil)
-			default:
-				tech = newBuffer(s, kind == TechHermite)
-			}
-			bufFuzzPlay(t, kind, tech, s, in)
+			env := envOf(s) // refreshed as a Sim does when a setting changes
+			tech := techniqueDef(kind).one(s, &env)
+			bufFuzzPlay(t, kind, tech, s, &env, in)
 		}
 	})
 }
 
-func bufFuzzPlay(t *testing.T, kind string, tech technique.Technique, s *Settings, in bufFuzzBytes) {
+func bufFuzzPlay(t *testing.T, kind string, tech technique.Technique, s *Settings, env *technique.Env, in bufFuzzBytes) {
 	now := 20 * in.signed()
 	var (
 		newest   technique.Snapshot
@@ -139,6 +134,7 @@ func bufFuzzPlay(t *testing.T, kind string, tech technique.Technique, s *Setting
 			now += 0.1 * in.unit()
 		case 2:
 			bufFuzzSetting(&in, s)
+			*env = envOf(s)
 			continue
 		case 3: // a frame at the same now
 		}

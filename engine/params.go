@@ -63,7 +63,6 @@ func (s *Settings) Text(name string) string {
 var (
 	JitterDists = []string{"uniform", "normal", "pareto", "lognormal"}
 	LossModels  = []string{"random", "burst"}
-	Rotations   = []string{"slerp", "euler"}
 	Motions     = []string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump", "mix"}
 )
 
@@ -76,11 +75,11 @@ const (
 
 // params is the parameter table: the lab's own parameters, then each
 // library technique's (declared in its file).
-var params = slices.Concat(techniqueDef(TechEPIC).params, labParams, mirrorParams, geckosParams, ngoParams, unrealParams, sourceParams)
+var params = slices.Concat(techniqueDef(TechEPIC).params, networkParams, techniqueDef(TechBuffer).params, runParams,
+	mirrorParams, geckosParams, ngoParams, unrealParams, sourceParams)
 
-// labParams are the parameters of the link, the scenario and the lab's own
-// techniques.
-var labParams = []Param{
+// networkParams are the parameters of the link.
+var networkParams = []Param{
 	// Network
 	{Name: "latency", Group: "network", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.05, Display: "ms", Scale: ms,
 		Doc:   "Base one-way latency from server to client (half the ping).",
@@ -158,40 +157,10 @@ var labParams = []Param{
 	param.EnumOf(Param{Name: "netSim", Group: "network", Default: 0, Choices: NetSims, Restart: true,
 		Doc: "The link: the lab's own, or a model of the game engine's network simulator playing this network's export (what QA will get)."},
 		func(s *Settings) *string { return &s.NetSim }),
+}
 
-	// Buffer
-	{Name: "delay", Group: "buffer", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.1, Display: "ms", Scale: ms,
-		Doc:   "Interpolation delay behind the snapshot stream: render time = stream time (server-time estimate less the freshest snapshots' transit) − delay.",
-		Read:  func(s *Settings) float64 { return s.Delay },
-		Write: func(s *Settings, v float64) { s.Delay = v }},
-	{Name: "adaptive", Group: "buffer", Kind: Bool, Max: 1, Step: 1, Default: 0,
-		Doc:   "Adapt the delay: max(delay, rolling p95 inter-arrival + margin), capped.",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.Adaptive) },
-		Write: func(s *Settings, v float64) { s.Adaptive = v != 0 }},
-	{Name: "margin", Group: "buffer", Unit: "s", Min: 0, Max: 0.2, Step: 0.001, Default: 0.025, Display: "ms", Scale: ms,
-		Doc:   "Safety margin added to the p95 inter-arrival time by the adaptive delay.",
-		Read:  func(s *Settings) float64 { return s.Margin },
-		Write: func(s *Settings, v float64) { s.Margin = v }},
-	{Name: "delayCap", Group: "buffer", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
-		Doc:   "Largest delay the adaptive delay may reach.",
-		Read:  func(s *Settings) float64 { return s.DelayCap },
-		Write: func(s *Settings, v float64) { s.DelayCap = v }},
-	{Name: "adaptWindow", Group: "buffer", Kind: Int, Unit: "packets", Min: 4, Max: 256, Step: 1, Default: 40, Display: "packets", Scale: 1,
-		Doc:   "Inter-arrival times in the adaptive delay's rolling p95.",
-		Read:  func(s *Settings) float64 { return float64(s.AdaptWindow) },
-		Write: func(s *Settings, v float64) { s.AdaptWindow = int(v) }},
-	{Name: "extrapolateCap", Group: "buffer", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.15, Display: "ms", Scale: ms,
-		Doc:   "Longest dead reckoning when the buffer runs dry; then the entity freezes.",
-		Read:  func(s *Settings) float64 { return s.ExtrapolateCap },
-		Write: func(s *Settings, v float64) { s.ExtrapolateCap = v }},
-	{Name: "speedClamp", Group: "buffer", Kind: Bool, Max: 1, Step: 1, Default: 1,
-		Doc:   "Clamp dead-reckoning speed to maxSpeed, so bogus velocities cannot fling entities.",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.SpeedClamp) },
-		Write: func(s *Settings, v float64) { s.SpeedClamp = v != 0 }},
-	param.EnumOf(Param{Name: "rotation", Group: "buffer", Default: 0, Choices: Rotations,
-		Doc: "slerp quaternions, or lerp Euler angles to see the pitfall on 180° turns."},
-		func(s *Settings) *string { return &s.Rotation }),
-
+// runParams are the parameters of what is simulated and for how long.
+var runParams = []Param{
 	// Scenario
 	param.EnumOf(Param{Name: "motion", Group: "scenario", Default: 6, Choices: Motions, Restart: true,
 		Doc: "Ground-truth motion script; mix gives each entity a different one."},

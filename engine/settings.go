@@ -1,6 +1,9 @@
 package engine
 
-import "interplab/engine/technique/epic"
+import (
+	"interplab/engine/technique/buffer"
+	"interplab/engine/technique/epic"
+)
 
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
 // of the parameter table (see Params); the same names are the URL query
@@ -39,15 +42,7 @@ type Settings struct {
 	// carries it; the API and the CLI do.
 	ScenarioText string `json:"scenarioText,omitempty"`
 
-	// Buffer: snapshot interpolation (buffer and hermite).
-	Delay          float64 `json:"delay"`          // base interpolation delay, s
-	Adaptive       bool    `json:"adaptive"`       // adapt the delay to measured jitter
-	Margin         float64 `json:"margin"`         // safety margin over p95 inter-arrival, s
-	DelayCap       float64 `json:"delayCap"`       // largest adaptive delay, s
-	AdaptWindow    int     `json:"adaptWindow"`    // inter-arrival samples in the rolling p95
-	ExtrapolateCap float64 `json:"extrapolateCap"` // longest dead reckoning when dry, s
-	SpeedClamp     bool    `json:"speedClamp"`     // clamp dead-reckoning speed to maxSpeed
-	Rotation       string  `json:"rotation"`       // slerp, or euler to show the pitfall
+	BufferSettings // snapshot interpolation: buffer and hermite
 
 	// Scenario: what is simulated and for how long.
 	Motion     string   `json:"motion"`     // motion script of the ground truth
@@ -70,7 +65,8 @@ type Settings struct {
 // declares it: embedded in Settings, their fields are its fields and their
 // keys its JSON keys.
 type (
-	EPICSettings = epic.Settings[float64] // epic and epicfix
+	EPICSettings   = epic.Settings[float64] // epic and epicfix
+	BufferSettings = buffer.Settings        // buffer and hermite
 )
 
 // Defaults returns the parameter table's default settings.
@@ -118,12 +114,6 @@ func (s *Settings) Validate() error {
 	}
 	if _, err := ScenarioOf(s); err != nil {
 		return err
-	}
-	if s.Adaptive && s.DelayCap < s.Delay {
-		p, _ := Lookup("delayCap")
-		q := p.Quantity()
-		return &FieldError{Field: "delayCap", Value: p.Format(s.DelayCap),
-			Allowed: "[delay = " + q.Shown(s.Delay) + ", " + q.Shown(p.Max) + "]: the cap may not be below the base delay"}
 	}
 	return nil
 }

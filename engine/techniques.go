@@ -5,17 +5,18 @@ import (
 
 	"interplab/engine/param"
 	"interplab/engine/technique"
+	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
 	"interplab/engine/technique/snap"
 )
 
 // Technique names, in the order the lab shows them.
 const (
-	TechEPIC    = epic.Name    // the seed's interpolator, exactly as written
-	TechEPICFix = epic.FixName // EPIC without the jump when a packet is older than the display
-	TechSnap    = snap.Name    // apply each snapshot on arrival
-	TechBuffer  = "buffer"     // snapshot interpolation: delayed ring buffer, lerp and slerp
-	TechHermite = "hermite"    // the buffer with cubic Hermite positions
+	TechEPIC    = epic.Name          // the seed's interpolator, exactly as written
+	TechEPICFix = epic.FixName       // EPIC without the jump when a packet is older than the display
+	TechSnap    = snap.Name          // apply each snapshot on arrival
+	TechBuffer  = buffer.Name        // snapshot interpolation: delayed ring buffer, lerp and slerp
+	TechHermite = buffer.HermiteName // the buffer with cubic Hermite positions
 )
 
 // techDef is one row of the technique table: a technique.Def with its
@@ -67,6 +68,9 @@ func row[S any](d technique.Def[S], field func(*Settings) *S) techDef {
 // epicSettings is the settings of epic and epicfix.
 func epicSettings(s *Settings) *EPICSettings { return &s.EPICSettings }
 
+// bufferSettings is the settings of buffer and hermite.
+func bufferSettings(s *Settings) *BufferSettings { return &s.BufferSettings }
+
 // noSettings is the settings of a technique that has none.
 func noSettings(*Settings) *technique.None { return &technique.None{} }
 
@@ -79,16 +83,8 @@ var techDefs = [...]techDef{
 	row(epic.Def, epicSettings),
 	row(epic.FixDef, epicSettings),
 	row(snap.Def, noSettings),
-	{name: TechBuffer, group: "buffer", base: technique.StreamTime, reach: technique.Transit,
-		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
-		delay: bufferDelay,
-		batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newBufBatch(s, false, n) },
-		one:   func(s *Settings, _ *technique.Env) technique.Technique { return newBuffer(s, false) }},
-	{name: TechHermite, group: "buffer", base: technique.StreamTime, reach: technique.Transit,
-		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
-		delay: bufferDelay,
-		batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newBufBatch(s, true, n) },
-		one:   func(s *Settings, _ *technique.Env) technique.Technique { return newBuffer(s, true) }},
+	row(buffer.Def, bufferSettings),
+	row(buffer.HermiteDef, bufferSettings),
 	mirrorDef,
 	geckosDef,
 	ngoDef,
@@ -148,10 +144,6 @@ func EffectiveDelay(name string, s *Settings) (delay float64, ok bool) {
 	env := envOf(s)
 	return techDefs[i].delay(s, &env), true
 }
-
-// bufferDelay is the buffer's delay behind the snapshot stream: the base
-// delay; with the adaptive delay it may grow up to delayCap.
-func bufferDelay(s *Settings, _ *technique.Env) float64 { return s.Delay }
 
 // techniqueReach returns how far past what it received the named technique
 // may draw (see technique.Reach); technique.Ahead, no floor, for an unknown

@@ -104,17 +104,12 @@ func (t *tuneSearch) settings(u []float64) Settings {
 	return s
 }
 
-// adjust makes a candidate valid and canonical: without the adaptive delay
-// margin and delayCap do nothing, so they keep the base's values; with it
-// the cap may not be below the delay.
+// adjust makes a candidate valid and canonical, as its technique's
+// Canonical does (the buffer's margin and delayCap do nothing without the
+// adaptive delay, so they keep the base's values).
 func (t *tuneSearch) adjust(s *Settings) {
-	if t.spec.Technique != TechBuffer && t.spec.Technique != TechHermite {
-		return
-	}
-	if !s.Adaptive {
-		s.Margin, s.DelayCap = t.spec.Base.Margin, t.spec.Base.DelayCap
-	} else if s.DelayCap < s.Delay {
-		s.DelayCap = s.Delay
+	if c := techniqueDef(t.spec.Technique).canonical; c != nil {
+		c(s, &t.spec.Base)
 	}
 }
 

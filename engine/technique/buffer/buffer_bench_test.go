@@ -1,4 +1,4 @@
-package engine
+package buffer
 
 import (
 	"testing"
@@ -20,8 +20,8 @@ const (
 
 // bufBenchPrimed returns a buffer holding bufBenchSnaps snapshots of bufCircle,
 // and the number of frames that stay within them.
-func bufBenchPrimed(s *Settings, hermite bool) (*bufTech, int) {
-	b := newBuffer(s, hermite).(*bufTech)
+func bufBenchPrimed(s *bufLab, hermite bool) (*bufTech, int) {
+	b := newBufferIn(s, hermite).(*bufTech)
 	for i := range bufBenchSnaps {
 		b.Receive(bufCircle(float64(i)*bufBenchPeriod), float64(i)*bufBenchPeriod+0.03)
 	}
@@ -35,7 +35,7 @@ func bufBenchRewind(b *bufTech) {
 	b.sampled, b.rt, b.next = false, 0, b.first
 }
 
-func bufBenchSample(bn *testing.B, s *Settings, hermite bool) {
+func bufBenchSample(bn *testing.B, s *bufLab, hermite bool) {
 	b, frames := bufBenchPrimed(s, hermite)
 	if len(b.ring) < bufBenchSnaps {
 		bn.Fatalf("ring holds %d, want %d primed snapshots", len(b.ring), bufBenchSnaps)
@@ -89,8 +89,8 @@ func BenchmarkReceiveBufferFixed(bn *testing.B) {
 	bufBenchReceive(bn, bufSettings())
 }
 
-func bufBenchReceive(bn *testing.B, s *Settings) {
-	b := newBuffer(s, false)
+func bufBenchReceive(bn *testing.B, s *bufLab) {
+	b := newBufferIn(s, false)
 	snaps := make([]technique.Snapshot, 64)
 	for i := range snaps {
 		snaps[i] = bufCircle(float64(i) * bufBenchPeriod)
@@ -110,7 +110,7 @@ func bufBenchReceive(bn *testing.B, s *Settings) {
 func BenchmarkFrameBuffer(bn *testing.B) {
 	s := bufSettings()
 	s.Adaptive = true
-	b := newBuffer(s, false)
+	b := newBufferIn(s, false)
 	var sink technique.Sample
 	bn.ReportAllocs()
 	k := 0

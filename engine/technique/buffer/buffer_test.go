@@ -1,4 +1,4 @@
-package engine
+package buffer
 
 import (
 	"math"
@@ -76,10 +76,22 @@ func bufCircle(t float64) technique.Snapshot {
 	return technique.Snapshot{Time: t, Pos: geom.Vec3{r * c, r * s, 0}, Vel: geom.Vec3{-r * w * s, r * w * c, 0}, Rot: geom.QuatFromYaw(w*t + math.Pi/2)}
 }
 
-// bufSettings returns the table's defaults, which tests then adjust.
-func bufSettings() *Settings {
-	s := Defaults()
-	return &s
+// bufLab is a buffer's settings and the Env of the run it is in.
+type bufLab struct {
+	Settings
+	technique.Env
+}
+
+// bufSettings returns the lab's defaults (a 20 Hz send rate, a 7 m/s top
+// speed), which tests then adjust.
+func bufSettings() *bufLab {
+	return &bufLab{defaults(),
+		technique.Env{SendRate: 20, TickRate: 60, RenderRate: 60, MaxSpeed: 7, Latency: 0.05, Jitter: 0.01}}
+}
+
+// newBufferIn returns the buffer technique for one entity of r.
+func newBufferIn(r *bufLab, hermite bool) technique.Technique {
+	return newBuffer(&r.Settings, &r.Env, hermite)
 }
 
 func bufDist(a, b geom.Vec3) float64 { return a.Sub(b).Len() }
@@ -102,7 +114,7 @@ func TestBufferLinearExact(t *testing.T) {
 	for _, c := range cases {
 		s := bufSettings()
 		s.Delay = c.delay
-		tech := newBuffer(s, c.hermite)
+		tech := newBufferIn(s, c.hermite)
 		var frames, interpolated int
 		bufRun(tech, bufStream(bufLinear, 0.05, 6, c.latency, nil), 0, 5.5, 1.0/60, func(now float64, got technique.Sample) {
 			frames++
@@ -144,7 +156,7 @@ func TestHermiteCurves(t *testing.T) {
 	for _, c := range cases {
 		worst := [2]float64{}
 		for i, hermite := range []bool{false, true} {
-			tech := newBuffer(bufSettings(), hermite)
+			tech := newBufferIn(bufSettings(), hermite)
 			bufRun(tech, bufStream(c.path, 0.05, 3, 0.02, nil), 0.2, 2.5, 1.0/60, func(now float64, got technique.Sample) {
 				if got.Mode != technique.Interpolate {
 					t.Fatalf("%s: Sample(%g).Mode = %v, want interpolate", c.name, now, got.Mode)
@@ -195,7 +207,7 @@ func TestBufferExtrapolation(t *testing.T) {
 		s := bufSettings()
 		s.SpeedClamp, s.MaxSpeed, s.ExtrapolateCap = c.clamp, c.maxSpeed, c.cap
 		s.Delay = 0.125 // exact in binary, so render times land where the table says
-		tech := newBuffer(s, false)
+		tech := newBufferIn(s, false)
 		last := technique.Snapshot{Time: 2, Pos: geom.Vec3{10, 20, 1}, Vel: c.vel, Rot: geom.QuatFromYaw(1)}
 		tech.Receive(technique.Snapshot{Time: 1.95, Pos: last.Pos.Sub(c.vel.Scale(0.05)), Vel: c.vel, Rot: geom.QuatFromYaw(0.9)}, 1.97)
 		tech.Receive(last, 2.02)
@@ -247,9 +259,9 @@ func TestBufferIgnoresStale(t *testing.T) {
 			t.Fatalf("noisy stream has %d packets for %d clean, want many stale ones", len(noisy), len(clean))
 		}
 		var want []technique.Sample
-		bufRun(newBuffer(s, hermite), clean, 0, 4, 1.0/60, func(_ float64, got technique.Sample) { want = append(want, got) })
+		bufRun(newBufferIn(s, hermite), clean, 0, 4, 1.0/60, func(_ float64, got technique.Sample) { want = append(want, got) })
 		k := 0
-		bufRun(newBuffer(s, hermite), noisy, 0, 4, 1.0/60, func(now float64, got technique.Sample) {
+		bufRun(newBufferIn(s, hermite), noisy, 0, 4, 1.0/60, func(now float64, got technique.Sample) {
 			if got != want[k] {
 				t.Fatalf("hermite=%v: Sample(%g) with stale packets = %+v, want %+v", hermite, now, got, want[k])
 			}
@@ -270,7 +282,7 @@ func TestBufferModes(t *testing.T) {
 		}
 	}
 	var modes []technique.Mode
-	bufRun(newBuffer(s, false), ps, -0.1, 2, 1.0/60, func(now float64, got technique.Sample) {
+	bufRun(newBufferIn(s, false), ps, -0.1, 2, 1.0/60, func(now float64, got technique.Sample) {
 		if len(modes) == 0 || modes[len(modes)-1] != got.Mode {
 			modes = append(modes, got.Mode)
 		}
@@ -308,7 +320,7 @@ func TestBufferStart(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := bufSettings()
-		tech := newBuffer(s, false)
+		tech := newBufferIn(s, false)
 		if c.receive {
 			tech.Receive(first, 0.5)
 		}
@@ -344,7 +356,7 @@ func TestBufferDepth(t *testing.T) {
 	for _, c := range cases {
 		s := bufSettings()
 		s.Delay = 0.125 // times here are exact in binary
-		tech := newBuffer(s, false)
+		tech := newBufferIn(s, false)
 		for i := 0; i <= 20; i++ { // 21 snapshots, more than the ring starts with
 			tech.Receive(bufLinear(float64(i)/16), 0)
 		}
@@ -360,7 +372,7 @@ func TestBufferDepth(t *testing.T) {
 // oldest snapshots without harm.
 func TestBufferRing(t *testing.T) {
 	s := bufSettings()
-	tech := newBuffer(s, false).(*bufTech)
+	tech := newBufferIn(s, false).(*bufTech)
 	if got := len(tech.ring); got != bufMinRing {
 		t.Fatalf("len(ring) at the defaults = %d, want %d", got, bufMinRing)
 	}
@@ -379,7 +391,7 @@ func TestBufferRing(t *testing.T) {
 		t.Errorf("len(ring) after 0.5 s at 128 Hz = %d, want 128", got)
 	}
 
-	over := newBuffer(bufSettings(), false).(*bufTech)
+	over := newBufferIn(bufSettings(), false).(*bufTech)
 	for i := range 1000 {
 		over.Receive(bufLinear(float64(i)*0.01), 0)
 	}
@@ -397,7 +409,7 @@ func TestBufferRing(t *testing.T) {
 // snapshots.
 func TestBufferSettingsLive(t *testing.T) {
 	s := bufSettings()
-	tech := newBuffer(s, false)
+	tech := newBufferIn(s, false)
 	tech.Receive(technique.Snapshot{Time: 0, Rot: geom.QuatFromYaw(160 * bufDeg)}, 0)
 	tech.Receive(technique.Snapshot{Time: 0.1, Rot: geom.QuatFromYaw(-170 * bufDeg)}, 0.1)
 	tech.Receive(technique.Snapshot{Time: 0.2, Rot: geom.QuatFromYaw(-150 * bufDeg)}, 0.2)

@@ -1,4 +1,4 @@
-package engine
+package buffer
 
 import (
 	"math"
@@ -74,7 +74,7 @@ func TestAdaptiveDelay(t *testing.T) {
 			w.add(x, 40)
 		}
 		s.AdaptWindow = c.window
-		if got := adaptiveDelay(s, &w); math.Abs(got-c.want) > 1e-12 {
+		if got := adaptiveDelay(&s.Settings, &w); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("%s: adaptiveDelay = %g, want %g", c.name, got, c.want)
 		}
 	}
@@ -100,7 +100,7 @@ func TestBufferAdaptiveJitter(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		jit := func(int) float64 { return c.jitter * rng.Float64() }
 		var last technique.Sample
-		bufRun(newBuffer(s, true), bufStream(bufCircle, 0.05, 20, 0.03, jit), 0, 20, 1.0/60, func(now float64, got technique.Sample) {
+		bufRun(newBufferIn(s, true), bufStream(bufCircle, 0.05, 20, 0.03, jit), 0, 20, 1.0/60, func(now float64, got technique.Sample) {
 			if got.Delay < s.Delay || got.Delay > s.DelayCap {
 				t.Fatalf("%s: Sample(%g).Delay = %g, want in [%g, %g]", c.name, now, got.Delay, s.Delay, s.DelayCap)
 			}
@@ -117,7 +117,7 @@ func TestBufferAdaptiveJitter(t *testing.T) {
 // time meanwhile and never backwards, and that the new delay is reached.
 func TestBufferDelaySlew(t *testing.T) {
 	s := bufSettings()
-	tech := newBuffer(s, false)
+	tech := newBufferIn(s, false)
 	const frame = 1.0 / 60
 	moves := map[int]float64{60: 0.4, 240: 0.05, 300: 0.3, 310: 0.1} // frame → new delay
 	var prev technique.Sample
@@ -144,7 +144,7 @@ func TestBufferDelaySlew(t *testing.T) {
 	}
 	// A fresh buffer starts at its target, with no slew from zero.
 	s.Delay = 0.3
-	if got := newBuffer(s, false).Sample(5).Delay; got != 0.3 {
+	if got := newBufferIn(s, false).Sample(5).Delay; got != 0.3 {
 		t.Errorf("first Sample.Delay = %g, want 0.3", got)
 	}
 }
@@ -155,7 +155,7 @@ func TestBufferDelaySlew(t *testing.T) {
 func TestBufferRenderTimeMonotonic(t *testing.T) {
 	s := bufSettings()
 	s.Adaptive = true
-	tech := newBuffer(s, false)
+	tech := newBufferIn(s, false)
 	rng := rand.New(rand.NewPCG(7, 8))
 	ps := bufStream(bufLinear, 0.05, 10, 0.03, func(int) float64 { return 0.2 * rng.Float64() })
 	prev := math.Inf(-1)
@@ -194,7 +194,7 @@ func TestBufferAdaptiveSwitchedOn(t *testing.T) {
 	s := bufSettings()
 	rng := rand.New(rand.NewPCG(11, 12))
 	ps := bufStream(bufLinear, 0.05, 12, 0.03, func(int) float64 { return 0.3 * rng.Float64() })
-	tech := newBuffer(s, false).(*bufTech)
+	tech := newBufferIn(s, false).(*bufTech)
 	var last technique.Sample
 	bufRun(tech, ps, 0, 12, 1.0/60, func(now float64, got technique.Sample) {
 		if now < 6 && (got.Delay != s.Delay || tech.jitter.len() != 0) {

@@ -1,11 +1,129 @@
-package engine
+// Package buffer is snapshot interpolation, the guide's technique: a ring
+// buffer of snapshots by server time, the entity drawn at render time =
+// stream time − delay between the two snapshots around it (lerp, or cubic
+// Hermite on their velocities for hermite; slerp), a fixed or adaptive
+// delay, and capped, speed-clamped dead reckoning when the buffer runs dry.
+package buffer
 
 import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
+
+// The techniques' names.
+const (
+	Name        = "buffer"  // snapshot interpolation: delayed ring buffer, lerp and slerp
+	HermiteName = "hermite" // the buffer with cubic Hermite positions
+)
+
+// ms is the display scale of the rows' times: seconds shown in milliseconds.
+const ms = 1000
+
+// Settings are the knobs of snapshot interpolation, the buffer and
+// hermite techniques.
+type Settings struct {
+	Delay          float64 `json:"delay"`          // base interpolation delay, s
+	Adaptive       bool    `json:"adaptive"`       // adapt the delay to measured jitter
+	Margin         float64 `json:"margin"`         // safety margin over p95 inter-arrival, s
+	DelayCap       float64 `json:"delayCap"`       // largest adaptive delay, s
+	AdaptWindow    int     `json:"adaptWindow"`    // inter-arrival samples in the rolling p95
+	ExtrapolateCap float64 `json:"extrapolateCap"` // longest dead reckoning when dry, s
+	SpeedClamp     bool    `json:"speedClamp"`     // clamp dead-reckoning speed to maxSpeed
+	Rotation       string  `json:"rotation"`       // slerp, or euler to show the pitfall
+}
+
+// Rotations are the choices of rotation: slerp quaternions, or lerp Euler
+// angles to show the pitfall.
+var Rotations = []string{"slerp", "euler"}
+
+// Params are the rows of Settings.
+var Params = []param.Param[Settings]{
+	{Name: "delay", Group: "buffer", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.1, Display: "ms", Scale: ms,
+		Doc:   "Interpolation delay behind the snapshot stream: render time = stream time (server-time estimate less the freshest snapshots' transit) − delay.",
+		Read:  func(s *Settings) float64 { return s.Delay },
+		Write: func(s *Settings, v float64) { s.Delay = v }},
+	{Name: "adaptive", Group: "buffer", Kind: param.Bool, Max: 1, Step: 1, Default: 0,
+		Doc:   "Adapt the delay: max(delay, rolling p95 inter-arrival + margin), capped.",
+		Read:  func(s *Settings) float64 { return param.FromBool(s.Adaptive) },
+		Write: func(s *Settings, v float64) { s.Adaptive = v != 0 }},
+	{Name: "margin", Group: "buffer", Unit: "s", Min: 0, Max: 0.2, Step: 0.001, Default: 0.025, Display: "ms", Scale: ms,
+		Doc:   "Safety margin added to the p95 inter-arrival time by the adaptive delay.",
+		Read:  func(s *Settings) float64 { return s.Margin },
+		Write: func(s *Settings, v float64) { s.Margin = v }},
+	{Name: "delayCap", Group: "buffer", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
+		Doc:   "Largest delay the adaptive delay may reach.",
+		Read:  func(s *Settings) float64 { return s.DelayCap },
+		Write: func(s *Settings, v float64) { s.DelayCap = v }},
+	{Name: "adaptWindow", Group: "buffer", Kind: param.Int, Unit: "packets", Min: 4, Max: 256, Step: 1, Default: 40, Display: "packets", Scale: 1,
+		Doc:   "Inter-arrival times in the adaptive delay's rolling p95.",
+		Read:  func(s *Settings) float64 { return float64(s.AdaptWindow) },
+		Write: func(s *Settings, v float64) { s.AdaptWindow = int(v) }},
+	{Name: "extrapolateCap", Group: "buffer", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.15, Display: "ms", Scale: ms,
+		Doc:   "Longest dead reckoning when the buffer runs dry; then the entity freezes.",
+		Read:  func(s *Settings) float64 { return s.ExtrapolateCap },
+		Write: func(s *Settings, v float64) { s.ExtrapolateCap = v }},
+	{Name: "speedClamp", Group: "buffer", Kind: param.Bool, Max: 1, Step: 1, Default: 1,
+		Doc:   "Clamp dead-reckoning speed to maxSpeed, so bogus velocities cannot fling entities.",
+		Read:  func(s *Settings) float64 { return param.FromBool(s.SpeedClamp) },
+		Write: func(s *Settings, v float64) { s.SpeedClamp = v != 0 }},
+	param.EnumOf(param.Param[Settings]{Name: "rotation", Group: "buffer", Default: 0, Choices: Rotations,
+		Doc: "slerp quaternions, or lerp Euler angles to see the pitfall on 180° turns."},
+		func(s *Settings) *string { return &s.Rotation }),
+}
+
+// defaults returns the rows' defaults.
+func defaults() Settings { return param.Defaults(Params) }
+
+// The buffer techniques: snapshot interpolation, the guide's technique
+// (Def), and the buffer with cubic Hermite positions (HermiteDef).
+var (
+	Def = technique.Def[Settings]{Name: Name, Group: "buffer", Params: Params,
+		Base: technique.StreamTime, Reach: technique.Transit,
+		Tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
+		Check: check, Delay: delayOf, Canonical: canonical,
+		Batch: func(s *Settings, env *technique.Env, n int) technique.Batch {
+			return newBufBatch(s, env, false, n)
+		},
+		One: func(s *Settings, env *technique.Env) technique.Technique { return newBuffer(s, env, false) }}
+	HermiteDef = technique.Def[Settings]{Name: HermiteName, Group: "buffer",
+		Base: technique.StreamTime, Reach: technique.Transit,
+		Tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
+		Delay: delayOf, Canonical: canonical,
+		Batch: func(s *Settings, env *technique.Env, n int) technique.Batch {
+			return newBufBatch(s, env, true, n)
+		},
+		One: func(s *Settings, env *technique.Env) technique.Technique { return newBuffer(s, env, true) }}
+)
+
+// delayOf is the buffer's delay behind the snapshot stream: the base
+// delay; with the adaptive delay it may grow up to delayCap.
+func delayOf(s *Settings, _ *technique.Env) float64 { return s.Delay }
+
+// check refuses an adaptive delay capped below its base.
+func check(s *Settings) error {
+	if s.Adaptive && s.DelayCap < s.Delay {
+		p, _ := param.Find(Params, "delayCap")
+		q := p.Quantity()
+		return &param.FieldError{Field: "delayCap", Value: p.Format(s.DelayCap),
+			Allowed: "[delay = " + q.Shown(s.Delay) + ", " + q.Shown(p.Max) + "]: the cap may not be below the base delay"}
+	}
+	return nil
+}
+
+// canonical makes a tuning candidate s, a variation of base, valid
+// and canonical: without the adaptive delay margin and delayCap do
+// nothing, so they keep base's values; with it the cap may not be below
+// the delay.
+func canonical(s, base *Settings) {
+	if !s.Adaptive {
+		s.Margin, s.DelayCap = base.Margin, base.DelayCap
+	} else if s.DelayCap < s.Delay {
+		s.DelayCap = s.Delay
+	}
+}
 
 // Ring sizes of the snapshot buffer, in snapshots (powers of two).
 //
@@ -29,7 +147,7 @@ const (
 //
 // When the render time passes the newest snapshot (an underrun) the entity
 // is dead-reckoned from the newest snapshot's velocity, its speed clamped to
-// s.MaxSpeed when s.SpeedClamp, for at most s.ExtrapolateCap seconds, and
+// env.MaxSpeed when s.SpeedClamp, for at most s.ExtrapolateCap seconds, and
 // then frozen at the pose reached at the cap; rotation holds the newest
 // snapshot's, as snapshots carry no angular velocity. When newer snapshots
 // arrive interpolation resumes at once, and the jump from the dead-reckoned
@@ -48,6 +166,7 @@ const (
 // Technique, is a bufBatch of one.
 type bufBatch struct {
 	s       *Settings
+	env     *technique.Env
 	hermite bool
 	n       int // entities
 
@@ -87,18 +206,19 @@ type bufBatch struct {
 }
 
 // newBufBatch returns the buffer technique for n entities, reading its
-// settings through s: delay, adaptive, margin, delayCap, adaptWindow,
-// extrapolateCap, speedClamp, maxSpeed and rotation, all on every call.
+// settings through s (delay, adaptive, margin, delayCap, adaptWindow,
+// extrapolateCap, speedClamp and rotation) and the run's maxSpeed through
+// env, all on every call; env's sendRate sizes the ring.
 // With hermite the positions between snapshots follow a cubic Hermite curve
 // through their positions and velocities instead of a straight line.
-func newBufBatch(s *Settings, hermite bool, n int) *bufBatch {
+func newBufBatch(s *Settings, env *technique.Env, hermite bool, n int) *bufBatch {
 	size := bufMinRing
-	if need := math.Ceil(max(s.Delay, s.DelayCap)*s.SendRate) + 4; need > 0 {
+	if need := math.Ceil(max(s.Delay, s.DelayCap)*env.SendRate) + 4; need > 0 {
 		for size < bufMaxRing && float64(size) < need {
 			size *= 2
 		}
 	}
-	b := &bufBatch{s: s, hermite: hermite, n: n, jitter: newJitterWindow(s.AdaptWindow),
+	b := &bufBatch{s: s, env: env, hermite: hermite, n: n, jitter: newJitterWindow(s.AdaptWindow),
 		slerp: make([]geom.SlerpPair, n), eulerAt: make([]geom.EulerPair, n)}
 	b.alloc(size)
 	return b
@@ -321,11 +441,11 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 }
 
 // fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
-// the speed clamped to s.MaxSpeed when s.SpeedClamp. Rotation holds the
+// the speed clamped to env.MaxSpeed when s.SpeedClamp. Rotation holds the
 // newest snapshot's, as snapshots carry no angular velocity.
 func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
 	s, ahead, o := b.s, b.ahead, b.o0+lo
-	top := max(s.MaxSpeed, 0)
+	top := max(b.env.MaxSpeed, 0)
 	for e := range out {
 		p, v := &b.pos[o+e], &b.vel[o+e]
 		vx, vy, vz := v[0], v[1], v[2]
@@ -350,8 +470,8 @@ type bufTech struct {
 }
 
 // newBuffer returns the buffer technique for one entity (see bufBatch).
-func newBuffer(s *Settings, hermite bool) technique.Technique {
-	return &bufTech{bufBatch: newBufBatch(s, hermite, 1)}
+func newBuffer(s *Settings, env *technique.Env, hermite bool) technique.Technique {
+	return &bufTech{bufBatch: newBufBatch(s, env, hermite, 1)}
 }
 
 // Receive adds sn unless it is no newer than the newest held.

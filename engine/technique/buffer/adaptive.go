@@ -1,4 +1,4 @@
-package engine
+package buffer
 
 // Adaptive delay: the buffer measures how far apart new snapshots arrive and
 // renders far enough in the past to ride out all but the worst 5% of gaps
