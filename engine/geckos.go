@@ -75,7 +75,14 @@ var geckosParams = []Param{
 }
 
 var geckosDef = techDef{name: TechGeckos, group: "geckos", base: technique.LocalTime, reach: technique.Ahead,
-	tune:  []string{"geckos.interpolationBuffer", "geckos.autoCorrectTimeOffset"},
+	tune: []string{"geckos.interpolationBuffer", "geckos.autoCorrectTimeOffset"},
+	advice: func(s *Settings, env *technique.Env) string {
+		if !(s.GeckosSettings.ServerFPS > 0 && s.GeckosSettings.ServerFPS != env.SendRate) {
+			return ""
+		}
+		return "geckos.serverFPS is " + hz(s.GeckosSettings.ServerFPS) + " but the server sends at " +
+			hz(env.SendRate) + " (sendRate): the library sizes its default buffer from serverFPS; set them equal"
+	},
 	delay: func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(&s.GeckosSettings) / 1000 },
 	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
 	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },

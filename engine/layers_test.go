@@ -23,6 +23,7 @@ var layers = []struct {
 	{lParam, nil},
 	{lTechnique, []string{lGeom, lParam}},
 	{lTechnique + "/*", []string{lTechnique, lGeom, lParam}},
+	{lTechnique + "/internal/peertest", nil}, // the libraries' tests read their cases with it
 	{lNetsim, []string{lGeom, lParam}},
 	{lMotion, []string{lGeom}},
 	{lEngine, []string{lTechnique, lTechnique + "/*", lNetsim, lMotion, lGeom, lParam}},

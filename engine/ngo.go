@@ -170,7 +170,14 @@ var ngoParams = []Param{
 
 // ngoDef is the ngo technique's row in the technique table.
 var ngoDef = techDef{name: TechNGO, group: "ngo", base: technique.LocalTime, reach: technique.Received,
-	tune:  []string{"ngo.maximumInterpolationTime"},
+	tune: []string{"ngo.maximumInterpolationTime"},
+	advice: func(s *Settings, env *technique.Env) string {
+		if float64(s.NGOSettings.TickRate) == env.SendRate {
+			return ""
+		}
+		return "ngo.tickRate is " + hz(float64(s.NGOSettings.TickRate)) + " but the server sends at " +
+			hz(env.SendRate) + " (sendRate): NGO sends a NetworkTransform state every tick; set them equal"
+	},
 	delay: func(s *Settings, _ *technique.Env) float64 { return ngoDelay(s) },
 	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newNGOBatch(s, n) },
 	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newNGO(s) }}

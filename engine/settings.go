@@ -3,6 +3,7 @@ package engine
 import (
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
+	"interplab/engine/technique/mirror"
 )
 
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
@@ -67,6 +68,7 @@ type Settings struct {
 type (
 	EPICSettings   = epic.Settings[float64] // epic and epicfix
 	BufferSettings = buffer.Settings        // buffer and hermite
+	MirrorSettings = mirror.Settings        // mirror
 )
 
 // Defaults returns the parameter table's default settings.

@@ -118,7 +118,14 @@ func sourceCheck(s *Settings) error {
 }
 
 var sourceDef = techDef{name: TechSource, group: "source", base: technique.LocalTime, reach: technique.Transit,
-	tune:  []string{"source.cl_interp", "source.cl_interp_ratio", "source.cl_extrapolate", "source.cl_extrapolate_amount"},
+	tune: []string{"source.cl_interp", "source.cl_interp_ratio", "source.cl_extrapolate", "source.cl_extrapolate_amount"},
+	advice: func(s *Settings, env *technique.Env) string {
+		if s.SourceSettings.ClUpdaterate == env.SendRate {
+			return ""
+		}
+		return "source.cl_updaterate is " + hz(s.SourceSettings.ClUpdaterate) + " but the server sends at " +
+			hz(env.SendRate) + " (sendRate): Source sends what cl_updaterate asks (up to the tick rate); set them equal"
+	},
 	check: sourceCheck, delay: func(s *Settings, _ *technique.Env) float64 { return sourceDelay(s) },
 	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newSourceBatch(s, n) },
 	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newSource(s) }}

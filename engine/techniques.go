@@ -7,6 +7,7 @@ import (
 	"interplab/engine/technique"
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
+	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/snap"
 )
 
@@ -17,6 +18,7 @@ const (
 	TechSnap    = snap.Name          // apply each snapshot on arrival
 	TechBuffer  = buffer.Name        // snapshot interpolation: delayed ring buffer, lerp and slerp
 	TechHermite = buffer.HermiteName // the buffer with cubic Hermite positions
+	TechMirror  = mirror.Name        // Mirror's snapshot interpolation
 )
 
 // techDef is one row of the technique table: a technique.Def with its
@@ -85,7 +87,7 @@ var techDefs = [...]techDef{
 	row(snap.Def, noSettings),
 	row(buffer.Def, bufferSettings),
 	row(buffer.HermiteDef, bufferSettings),
-	mirrorDef,
+	row(mirror.Def, func(s *Settings) *MirrorSettings { return &s.MirrorSettings }),
 	geckosDef,
 	ngoDef,
 	unrealDef,

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"interplab/engine/technique/mirror"
 )
 
 // harborBefore is the harbor-before preset (presets/harbor-before.json): the
@@ -232,7 +234,7 @@ func TestTuneInfeasible(t *testing.T) {
 // above the floor (123 ms) but beyond what mirror's own knobs reach. Nothing
 // is recommended; the closest say what they break, in the metric's units.
 func TestTuneNothingMeetsTheBounds(t *testing.T) {
-	spec := TuneSpec{Base: mirrorFar(), Technique: TechMirror, Weights: DefaultTuneWeights(),
+	spec := TuneSpec{Base: mirrorFar(), Technique: mirror.Name, Weights: DefaultTuneWeights(),
 		Constraints: []Constraint{{Metric: "addedLatency", Max: 0.13}}, Budget: 16, Seed: 1}
 	r, err := Tune(context.Background(), spec, 0, nil)
 	if err != nil {
@@ -279,9 +281,9 @@ func TestTuneNeverWorseThanTheBase(t *testing.T) {
 		technique string
 		bounds    []Constraint
 	}{
-		{"mirror far, no bound", far, TechMirror, nil},
-		{"mirror far, extraLatency ≤ 60 ms", far, TechMirror, []Constraint{{Metric: ExtraLatencyMetric, Max: 0.06}}},
-		{"mirror far, addedLatency ≤ 250 ms", far, TechMirror, []Constraint{{Metric: "addedLatency", Max: 0.25}}},
+		{"mirror far, no bound", far, mirror.Name, nil},
+		{"mirror far, extraLatency ≤ 60 ms", far, mirror.Name, []Constraint{{Metric: ExtraLatencyMetric, Max: 0.06}}},
+		{"mirror far, addedLatency ≤ 250 ms", far, mirror.Name, []Constraint{{Metric: "addedLatency", Max: 0.25}}},
 		{"buffer far, underrun ≤ 1%", far, TechBuffer, []Constraint{{Metric: "underrun", Max: 0.01}}},
 		{"harbor, addedLatency ≤ 150 ms", harbor, TechBuffer, []Constraint{{Metric: "addedLatency", Max: 0.15}}},
 		{"harbor epicfix, frozen ≤ 1%", harbor, TechEPICFix, []Constraint{{Metric: "frozen", Max: 0.01}}},

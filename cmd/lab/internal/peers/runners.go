@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine"
 	"interplab/engine/technique"
+	"interplab/engine/technique/mirror"
 )
 
 // peerCase is a library's case type in the engine: decoded from a case
@@ -29,8 +30,8 @@ func run[T any, P peerCase[T]](caseJSON []byte) ([]technique.PeerFrame, error) {
 // by the library field of its cases.
 func Runners() map[string]Runner {
 	return map[string]Runner{
-		// One line per library technique: "mirror": run[engine.MirrorCase],
-		"mirror": run[engine.MirrorCase],
+		// One line per library technique: "mirror": run[mirror.MirrorCase],
+		"mirror": run[mirror.Case],
 		"geckos": run[engine.GeckosCase],
 		"ngo":    run[engine.NGOCase],
 		"source": run[engine.SourceCase],

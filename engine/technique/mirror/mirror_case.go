@@ -1,33 +1,33 @@
-package engine
+package mirror
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
-// MirrorCase is a packet schedule with what a real Mirror client rendered
+// Case is a packet schedule with what a real Mirror client rendered
 // for it (a case file of golden/peers/mirror; its README describes the
 // format): the settings, the remote object's spawn position, the batches
 // in arrival order and the client's frame times. Its Run replays it
 // through the mirror technique.
-type MirrorCase struct {
-	Name         string             `json:"name"`
-	Library      string             `json:"library"`
-	MirrorCommit string             `json:"mirrorCommit"`
-	Settings     MirrorCaseSettings `json:"settings"`
-	SpawnPos     []float64          `json:"spawnPos"` // x, y, z, m
-	Packets      []MirrorPacket     `json:"packets"`  // in arrival order
-	Frames       []float64          `json:"frames"`   // client local times, s
+type Case struct {
+	Name         string       `json:"name"`
+	Library      string       `json:"library"`
+	MirrorCommit string       `json:"mirrorCommit"`
+	Settings     CaseSettings `json:"settings"`
+	SpawnPos     []float64    `json:"spawnPos"` // x, y, z, m
+	Packets      []Packet     `json:"packets"`  // in arrival order
+	Frames       []float64    `json:"frames"`   // client local times, s
 }
 
-// MirrorCaseSettings are a case's Mirror settings, named as in Mirror. The
+// CaseSettings are a case's Mirror settings, named as in Mirror. The
 // informational sendInterval is derived from sendRate and not read;
 // positionSensitivity is the server's, already applied to the packets.
-type MirrorCaseSettings struct {
+type CaseSettings struct {
 	SendRate                   float64 `json:"sendRate"`
 	BufferTimeMultiplier       float64 `json:"bufferTimeMultiplier"`
 	BufferLimit                float64 `json:"bufferLimit"`
@@ -46,20 +46,21 @@ type MirrorCaseSettings struct {
 	PositionSensitivity        float64 `json:"positionSensitivity"`
 }
 
-// MirrorPacket is one received batch: its timestamp (server time), its
+// Packet is one received batch: its timestamp (server time), its
 // arrival (client local time) and the NetworkTransform sync it carried:
 // Pos nil for a batch with only the time snapshot, an axis nil where the
 // sync did not carry it.
-type MirrorPacket struct {
+type Packet struct {
 	Send   float64    `json:"send"`
 	Arrive float64    `json:"arrive"`
 	Pos    []*float64 `json:"pos"`
 }
 
 // settings checks the case's settings against the mirror parameters'
-// ranges and returns lab settings holding them.
-func (c *MirrorCase) settings() (Settings, error) {
-	s := Defaults()
+// ranges and returns them, with the run's Env: the server sends at the
+// case's sendRate.
+func (c *Case) settings() (Settings, technique.Env, error) {
+	s := defaults()
 	cs := &c.Settings
 	nums := []struct {
 		name string
@@ -74,7 +75,7 @@ func (c *MirrorCase) settings() (Settings, error) {
 	}
 	for _, n := range nums {
 		if err := caseParam(&s, n.name, n.v); err != nil {
-			return s, err
+			return s, technique.Env{}, err
 		}
 	}
 	bools := []struct {
@@ -83,44 +84,43 @@ func (c *MirrorCase) settings() (Settings, error) {
 	}{{"dynamicAdjustment", cs.DynamicAdjustment}, {"timelineOffset", cs.TimelineOffset}, {"onlySyncOnChange", cs.OnlySyncOnChange}}
 	for _, b := range bools {
 		if b.v == nil {
-			return s, &FieldError{Field: "settings." + b.name, Value: "", Allowed: "true or false"}
+			return s, technique.Env{}, &param.FieldError{Field: "settings." + b.name, Value: "", Allowed: "true or false"}
 		}
 		_ = caseParam(&s, b.name, param.FromBool(*b.v))
 	}
-	s.SendRate = float64(s.MirrorSettings.SendRate)
-	return s, nil
+	return s, technique.Env{SendRate: float64(s.SendRate)}, nil
 }
 
 // caseParam sets the mirror parameter of the case's field name, reporting
 // an error against settings.name.
 func caseParam(s *Settings, name string, v float64) error {
-	p, _ := Lookup("mirror." + name)
+	p, _ := param.Find(Params, "mirror."+name)
 	if err := p.Set(s, v); err != nil {
-		return &FieldError{Field: "settings." + name, Value: p.ValueText(v), Allowed: p.Allowed()}
+		return &param.FieldError{Field: "settings." + name, Value: p.ValueText(v), Allowed: p.Allowed()}
 	}
 	return nil
 }
 
 // check checks the case's schedule.
-func (c *MirrorCase) check() error {
-	if c.Library != "" && c.Library != TechMirror {
-		return &FieldError{Field: "library", Value: c.Library, Allowed: `"mirror"`}
+func (c *Case) check() error {
+	if c.Library != "" && c.Library != Name {
+		return &param.FieldError{Field: "library", Value: c.Library, Allowed: `"mirror"`}
 	}
 	if len(c.SpawnPos) != 3 || !geom.Vec3(c.SpawnPos).Finite() {
-		return &FieldError{Field: "spawnPos", Value: fmt.Sprint(c.SpawnPos), Allowed: "[x, y, z], finite, m"}
+		return &param.FieldError{Field: "spawnPos", Value: caseList(c.SpawnPos...), Allowed: "[x, y, z], finite, m"}
 	}
 	for i, p := range c.Packets {
 		if !geom.Finite(p.Send) || !geom.Finite(p.Arrive) {
-			return &FieldError{Field: fmt.Sprintf("packets[%d]", i), Value: fmt.Sprint(p.Send, p.Arrive),
+			return &param.FieldError{Field: "packets[" + strconv.Itoa(i) + "]", Value: caseNum(p.Send) + " " + caseNum(p.Arrive),
 				Allowed: "finite send and arrive times, s"}
 		}
 		if p.Pos != nil && len(p.Pos) != 3 {
-			return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: fmt.Sprint(len(p.Pos), " values"),
+			return &param.FieldError{Field: "packets[" + strconv.Itoa(i) + "].pos", Value: strconv.Itoa(len(p.Pos)) + " values",
 				Allowed: "null or [x, y, z], each a number or null"}
 		}
 		for _, v := range p.Pos {
 			if v != nil && !geom.Finite(*v) {
-				return &FieldError{Field: fmt.Sprintf("packets[%d].pos", i), Value: param.FormatNumber(*v), Allowed: "finite numbers, m"}
+				return &param.FieldError{Field: "packets[" + strconv.Itoa(i) + "].pos", Value: param.FormatNumber(*v), Allowed: "finite numbers, m"}
 			}
 		}
 	}
@@ -129,7 +129,7 @@ func (c *MirrorCase) check() error {
 	}
 	for i, t := range c.Frames {
 		if !geom.Finite(t) || (i > 0 && t < c.Frames[i-1]) {
-			return &FieldError{Field: fmt.Sprintf("frames[%d]", i), Value: param.FormatNumber(t),
+			return &param.FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(t),
 				Allowed: "finite times that never run backwards, s"}
 		}
 	}
@@ -140,7 +140,7 @@ func (c *MirrorCase) check() error {
 // Mirror client was driven: at each frame time T, every packet with
 // arrive ≤ T not yet handled, in file order, then the frame. The sender
 // model is not used: the packets say what the server sent.
-func (c *MirrorCase) Run() ([]technique.PeerFrame, error) {
+func (c *Case) Run() ([]technique.PeerFrame, error) {
 	out := make([]technique.PeerFrame, 0, len(c.Frames))
 	err := c.run(func(t *mirrorTechnique, T float64, smp *technique.Sample) {
 		out = append(out, technique.PeerFrame{T: T, Pos: smp.Pos, Drawn: t.nt.drawn})
@@ -149,15 +149,15 @@ func (c *MirrorCase) Run() ([]technique.PeerFrame, error) {
 }
 
 // run replays the case, calling frame after every frame.
-func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *technique.Sample)) error {
+func (c *Case) run(frame func(t *mirrorTechnique, T float64, smp *technique.Sample)) error {
 	if err := c.check(); err != nil {
-		return fmt.Errorf("mirror case %q: %w", c.Name, err)
+		return &caseError{c.Name, err}
 	}
-	s, err := c.settings()
+	s, env, err := c.settings()
 	if err != nil {
-		return fmt.Errorf("mirror case %q: %w", c.Name, err)
+		return &caseError{c.Name, err}
 	}
-	t := newMirrorTechnique(&s)
+	t := newMirrorTechnique(&s, &env)
 	t.nt.spawn(mirrorVec32(geom.Vec3(c.SpawnPos)), geom.QuatIdentity)
 	next := 0
 	for _, T := range c.Frames {
@@ -177,4 +177,32 @@ func (c *MirrorCase) run(frame func(t *mirrorTechnique, T float64, smp *techniqu
 		frame(t, T, &smp)
 	}
 	return nil
+}
+
+// caseError is an error in the case named name.
+type caseError struct {
+	name string
+	err  error
+}
+
+func (e *caseError) Error() string {
+	return "mirror case " + strconv.Quote(e.name) + ": " + e.err.Error()
+}
+
+func (e *caseError) Unwrap() error { return e.err }
+
+// caseNum writes a number of a case as an error quotes it: the shortest
+// form that reads back, 1e-07 and NaN included.
+func caseNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// caseList writes numbers as an error quotes a list of them: [1 2 3].
+func caseList(vs ...float64) string {
+	b := []byte("[")
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	return string(append(b, ']'))
 }

@@ -1,4 +1,4 @@
-package engine
+package mirror
 
 import (
 	"math"
@@ -16,13 +16,13 @@ const mirrorServerStart = 1000.0
 
 // newMirrorTest returns a mirror technique at 10 Hz with Mirror's other
 // defaults, changed by change.
-func newMirrorTest(change func(m *MirrorSettings)) *mirrorTechnique {
-	s := Defaults()
-	s.SendRate, s.MirrorSettings.SendRate = 10, 10
+func newMirrorTest(change func(m *Settings)) *mirrorTechnique {
+	s := defaults()
+	s.SendRate = 10
 	if change != nil {
-		change(&s.MirrorSettings)
+		change(&s)
 	}
-	return newMirrorTechnique(&s)
+	return newMirrorTechnique(&s, &technique.Env{SendRate: 10})
 }
 
 // mirrorDrive sends a snapshot every 0.1 s of server time from send 0 while
@@ -53,12 +53,12 @@ func always(int) bool { return true }
 func TestMirrorDisplayedLagIsLatencyPlusBufferTimePlusSendInterval(t *testing.T) {
 	tests := []struct {
 		name    string
-		change  func(m *MirrorSettings)
+		change  func(m *Settings)
 		wantLag float64 // beyond the latency: bufferTime + the transform's shift, s
 	}{
 		{"defaults: (1+tolerance)·0.1 + 0.1", nil, 0.3},
-		{"no timeline offset", func(m *MirrorSettings) { m.TimelineOffset = false }, 0.2},
-		{"fixed multiplier 3", func(m *MirrorSettings) { m.DynamicAdjustment = false; m.BufferTimeMultiplier = 3 }, 0.4},
+		{"no timeline offset", func(m *Settings) { m.TimelineOffset = false }, 0.2},
+		{"fixed multiplier 3", func(m *Settings) { m.DynamicAdjustment = false; m.BufferTimeMultiplier = 3 }, 0.4},
 	}
 	const latency = 0.05
 	for _, tt := range tests {
@@ -70,8 +70,8 @@ func TestMirrorDisplayedLagIsLatencyPlusBufferTimePlusSendInterval(t *testing.T)
 		if got := lag - latency; got > tt.wantLag+1e-6 || got < tt.wantLag-1.0/60-1e-6 {
 			t.Errorf("%s: displayed lag − latency = %.6f s, want %.6f less at most a frame", tt.name, got, tt.wantLag)
 		}
-		if d, ok := EffectiveDelay(TechMirror, tech.settings); !ok || math.Abs(d-tt.wantLag) > 1e-6 {
-			t.Errorf("%s: EffectiveDelay = %v, %v, want %v", tt.name, d, ok, tt.wantLag)
+		if d := Def.Delay(tech.settings, tech.env); math.Abs(d-tt.wantLag) > 1e-6 {
+			t.Errorf("%s: Def.Delay = %v, want %v", tt.name, d, tt.wantLag)
 		}
 	}
 }
@@ -140,8 +140,8 @@ func TestMirrorRemoveRangeRemovesOnlyHalf(t *testing.T) {
 // mirrorTimelineAt returns a 10 Hz timeline without dynamic adjustment
 // (bufferTime 0.2 s) that holds one time snapshot at 100 and sits at tl.
 func mirrorTimelineAt(tl float64) *mirrorTimeline {
-	s := Defaults()
-	s.MirrorSettings.SendRate, s.MirrorSettings.DynamicAdjustment = 10, false
+	s := defaults()
+	s.SendRate, s.DynamicAdjustment = 10, false
 	c := newMirrorTimeline(&s)
 	c.insert(mirrorTimeSnap{100, 0})
 	c.timeline = tl
@@ -199,8 +199,8 @@ func TestMirrorDynamicAdjustmentIgnoresTheConfiguredMultiplier(t *testing.T) {
 		{"fixed: the configured 4", false, 0.4, 0.4},
 	}
 	for _, tt := range tests {
-		s := Defaults()
-		s.MirrorSettings.SendRate, s.MirrorSettings.BufferTimeMultiplier, s.MirrorSettings.DynamicAdjustment = 10, 4, tt.dynamic
+		s := defaults()
+		s.SendRate, s.BufferTimeMultiplier, s.DynamicAdjustment = 10, 4, tt.dynamic
 		c := newMirrorTimeline(&s)
 		b := c.bufferTime()
 		c.insert(mirrorTimeSnap{100, 0})
@@ -246,7 +246,7 @@ func TestMirrorTransformBufferResetsAfterAGap(t *testing.T) {
 		{"without onlySyncOnChange: never reset", false, 10, 4},
 	}
 	for _, tt := range tests {
-		tech := newMirrorTest(func(m *MirrorSettings) { m.OnlySyncOnChange = tt.only })
+		tech := newMirrorTest(func(m *Settings) { m.OnlySyncOnChange = tt.only })
 		c := &tech.clock.cfg
 		for i := range 3 {
 			tech.nt.receive(100+0.1*float64(i), mirrorAxesAll, [3]float32{float32(i)}, geom.QuatIdentity, c)
@@ -280,20 +280,20 @@ func TestMirrorServerSyncsOnlyOnChange(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		change func(m *MirrorSettings)
+		change func(m *Settings)
 		steps  []step
 	}{
 		{"still object: one unchanged sync, then none", nil, []step{
 			{geom.Vec3{1, 1, 1}, mirrorAxesAll, true}, {geom.Vec3{1, 1, 1}, 0, true}, {geom.Vec3{1, 1, 1}, 0, false}, {geom.Vec3{1.5, 1, 1}, mirrorAxisX, true}}},
 		{"moves under positionSensitivity are not sent", nil, []step{
 			{geom.Vec3{1, 1, 1}, mirrorAxesAll, true}, {geom.Vec3{1.005, 1, 1}, 0, true}, {geom.Vec3{1.009, 1, 1}, 0, false}, {geom.Vec3{1.02, 1, 1}, mirrorAxisX, true}}},
-		{"without onlySyncOnChange every sync is sent", func(m *MirrorSettings) { m.OnlySyncOnChange = false }, []step{
+		{"without onlySyncOnChange every sync is sent", func(m *Settings) { m.OnlySyncOnChange = false }, []step{
 			{geom.Vec3{1, 1, 1}, mirrorAxesAll, true}, {geom.Vec3{1, 1, 1}, 0, true}, {geom.Vec3{1, 1, 1}, 0, true}}},
 	}
 	for _, tt := range tests {
 		tech := newMirrorTest(tt.change)
 		for i, st := range tt.steps {
-			axes, sent := tech.sender.sync(technique.Snapshot{Time: 100 + 0.1*float64(i), Pos: st.pos}, tech.settings, &tech.clock.cfg)
+			axes, sent := tech.sender.sync(technique.Snapshot{Time: 100 + 0.1*float64(i), Pos: st.pos}, tech.env.SendRate, &tech.clock.cfg)
 			if axes != st.wantAxes || sent != st.wantSent {
 				t.Errorf("%s: send %d at %v: axes %03b sent %v, want %03b %v", tt.name, i, st.pos, axes, sent, st.wantAxes, st.wantSent)
 			}
@@ -302,12 +302,12 @@ func TestMirrorServerSyncsOnlyOnChange(t *testing.T) {
 }
 
 func TestMirrorServerSyncsEverySendIntervalMultiplierSends(t *testing.T) {
-	tech := newMirrorTest(func(m *MirrorSettings) { m.SendIntervalMultiplier = 3; m.OnlySyncOnChange = false })
+	tech := newMirrorTest(func(m *Settings) { m.SendIntervalMultiplier = 3; m.OnlySyncOnChange = false })
 	var sent []int
 	for k := range 10 {
 		// The lab stamps a snapshot with its tick, up to a tick before the send.
 		time := float64(k)/10 - 0.01
-		if _, ok := tech.sender.sync(technique.Snapshot{Time: time, Pos: geom.Vec3{float64(k)}}, tech.settings, &tech.clock.cfg); ok {
+		if _, ok := tech.sender.sync(technique.Snapshot{Time: time, Pos: geom.Vec3{float64(k)}}, tech.env.SendRate, &tech.clock.cfg); ok {
 			sent = append(sent, k)
 		}
 	}

@@ -1,13 +1,5 @@
-package engine
-
-import (
-	"interplab/engine/geom"
-	"interplab/engine/param"
-	"interplab/engine/technique"
-)
-
-// The mirror technique: Mirror's client-side snapshot interpolation, as a
-// Unity client of Mirror shows one remote, server-owned
+// Package mirror is the mirror technique: Mirror's client-side snapshot
+// interpolation, as a Unity client of Mirror shows one remote, server-owned
 // NetworkTransformUnreliable.
 //
 // Mirror (MirrorNetworking/Mirror, MIT), commit
@@ -39,7 +31,7 @@ import (
 //     and NetworkManager.cs: the knobs' defaults.
 //
 // It is pinned by what the real Mirror rendered for the packet schedules in
-// testdata/peers/mirror (see MirrorCase), to 1e-6 m on every frame, with
+// testdata/ (see Case), to 1e-6 m on every frame, with
 // Mirror's float32 spots copied: sendInterval = (float)(1/sendRate), the
 // catch-up thresholds, the tolerance, the NetworkTransform offsets and
 // reset interval, deltaTime and the positions are float32.
@@ -91,15 +83,24 @@ import (
 // never extrapolates) while its timeline keeps running: Sample says Freeze.
 // Before the timeline reaches the first snapshot it holds that one: Freeze
 // too.
+package mirror
 
-// TechMirror is the mirror technique's name.
-const TechMirror = "mirror"
+import (
+	"strconv"
 
-// MirrorSettings are Mirror's knobs that change what a client shows, with
+	"interplab/engine/geom"
+	"interplab/engine/param"
+	"interplab/engine/technique"
+)
+
+// Name is the mirror technique's name.
+const Name = "mirror"
+
+// Settings are Mirror's knobs that change what a client shows, with
 // Mirror's names, units and defaults (NetworkManager.sendRate,
 // NetworkClient.snapshotSettings, NetworkTransformUnreliable). Thresholds
 // and multipliers are in send intervals; times in seconds.
-type MirrorSettings struct {
+type Settings struct {
 	// NetworkManager.sendRate, Hz: the server's send rate; sendInterval is
 	// 1/sendRate as a float. Must equal the lab's sendRate.
 	SendRate int `json:"mirror.sendRate"`
@@ -127,90 +128,108 @@ type MirrorSettings struct {
 // f32 is the value a C# float field holds for a setting.
 func f32(v float64) float64 { return float64(float32(v)) }
 
-// mirrorParams are the mirror technique's parameters.
-var mirrorParams = []Param{
-	{Name: "mirror.sendRate", Group: "mirror", Kind: Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
+// Params are the mirror technique's parameters.
+var Params = []param.Param[Settings]{
+	{Name: "mirror.sendRate", Group: "mirror", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager.sendRate; must equal the server's send rate (the lab's sendRate). Mirror: 60.",
-		Read:  func(s *Settings) float64 { return float64(s.MirrorSettings.SendRate) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.SendRate = int(v) }},
+		Read:  func(s *Settings) float64 { return float64(s.SendRate) },
+		Write: func(s *Settings, v float64) { s.SendRate = int(v) }},
 	{Name: "mirror.bufferTimeMultiplier", Group: "mirror", Unit: "send intervals", Min: 0, Max: 10, Step: 0.1, Default: 2, Display: "×", Scale: 1,
 		Doc:   "Render this many send intervals behind (ignored after the first packet with dynamicAdjustment). Mirror: 2.",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.BufferTimeMultiplier },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.BufferTimeMultiplier = v }},
-	{Name: "mirror.bufferLimit", Group: "mirror", Kind: Int, Unit: "snapshots", Min: 1, Max: 256, Step: 1, Default: 32, Display: "snapshots", Scale: 1,
+		Read:  func(s *Settings) float64 { return s.BufferTimeMultiplier },
+		Write: func(s *Settings, v float64) { s.BufferTimeMultiplier = v }},
+	{Name: "mirror.bufferLimit", Group: "mirror", Kind: param.Int, Unit: "snapshots", Min: 1, Max: 256, Step: 1, Default: 32, Display: "snapshots", Scale: 1,
 		Doc:   "Most snapshots a buffer keeps; later ones are dropped. Mirror: 32.",
-		Read:  func(s *Settings) float64 { return float64(s.MirrorSettings.BufferLimit) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.BufferLimit = int(v) }},
+		Read:  func(s *Settings) float64 { return float64(s.BufferLimit) },
+		Write: func(s *Settings, v float64) { s.BufferLimit = int(v) }},
 	{Name: "mirror.catchupNegativeThreshold", Group: "mirror", Unit: "send intervals", Min: -10, Max: 0, Step: 0.1, Default: -1, Display: "×", Scale: 1,
 		Doc:   "Slow the timeline down when it runs this far ahead of bufferTime. Mirror: -1.",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.CatchupNegativeThreshold },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.CatchupNegativeThreshold = v }},
+		Read:  func(s *Settings) float64 { return s.CatchupNegativeThreshold },
+		Write: func(s *Settings, v float64) { s.CatchupNegativeThreshold = v }},
 	{Name: "mirror.catchupPositiveThreshold", Group: "mirror", Unit: "send intervals", Min: 0, Max: 10, Step: 0.1, Default: 1, Display: "×", Scale: 1,
 		Doc:   "Speed the timeline up when it lags this far behind bufferTime. Mirror: 1.",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.CatchupPositiveThreshold },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.CatchupPositiveThreshold = v }},
+		Read:  func(s *Settings) float64 { return s.CatchupPositiveThreshold },
+		Write: func(s *Settings, v float64) { s.CatchupPositiveThreshold = v }},
 	{Name: "mirror.catchupSpeed", Group: "mirror", Unit: "fraction", Min: 0, Max: 1, Step: 0.001, Default: 0.02, Display: "", Scale: 1,
 		Doc:   "How much faster the timeline runs while catching up. Mirror: 0.02 (2%).",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.CatchupSpeed },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.CatchupSpeed = v }},
+		Read:  func(s *Settings) float64 { return s.CatchupSpeed },
+		Write: func(s *Settings, v float64) { s.CatchupSpeed = v }},
 	{Name: "mirror.slowdownSpeed", Group: "mirror", Unit: "fraction", Min: 0, Max: 1, Step: 0.001, Default: 0.04, Display: "", Scale: 1,
 		Doc:   "How much slower the timeline runs while slowing down. Mirror: 0.04 (4%).",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.SlowdownSpeed },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.SlowdownSpeed = v }},
-	{Name: "mirror.driftEmaDuration", Group: "mirror", Kind: Int, Unit: "s", Min: 1, Max: 10, Step: 1, Default: 1, Display: "s", Scale: 1,
+		Read:  func(s *Settings) float64 { return s.SlowdownSpeed },
+		Write: func(s *Settings, v float64) { s.SlowdownSpeed = v }},
+	{Name: "mirror.driftEmaDuration", Group: "mirror", Kind: param.Int, Unit: "s", Min: 1, Max: 10, Step: 1, Default: 1, Display: "s", Scale: 1,
 		Doc:   "Seconds of timeline drift averaged before catching up or slowing down. Mirror: 1.",
-		Read:  func(s *Settings) float64 { return float64(s.MirrorSettings.DriftEmaDuration) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.DriftEmaDuration = int(v) }},
-	{Name: "mirror.dynamicAdjustment", Group: "mirror", Kind: Bool, Max: 1, Step: 1, Default: 1,
+		Read:  func(s *Settings) float64 { return float64(s.DriftEmaDuration) },
+		Write: func(s *Settings, v float64) { s.DriftEmaDuration = int(v) }},
+	{Name: "mirror.dynamicAdjustment", Group: "mirror", Kind: param.Bool, Max: 1, Step: 1, Default: 1,
 		Doc:   "Set the multiplier to 1 + delivery jitter (σ) / sendInterval + tolerance on every packet. Mirror: on.",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.MirrorSettings.DynamicAdjustment) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.DynamicAdjustment = v != 0 }},
+		Read:  func(s *Settings) float64 { return param.FromBool(s.DynamicAdjustment) },
+		Write: func(s *Settings, v float64) { s.DynamicAdjustment = v != 0 }},
 	{Name: "mirror.dynamicAdjustmentTolerance", Group: "mirror", Unit: "send intervals", Min: 0, Max: 5, Step: 0.1, Default: 1, Display: "×", Scale: 1,
 		Doc:   "Safety margin the dynamic adjustment adds to the multiplier. Mirror: 1.",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.DynamicAdjustmentTolerance },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.DynamicAdjustmentTolerance = v }},
-	{Name: "mirror.deliveryTimeEmaDuration", Group: "mirror", Kind: Int, Unit: "s", Min: 1, Max: 10, Step: 1, Default: 2, Display: "s", Scale: 1,
+		Read:  func(s *Settings) float64 { return s.DynamicAdjustmentTolerance },
+		Write: func(s *Settings, v float64) { s.DynamicAdjustmentTolerance = v }},
+	{Name: "mirror.deliveryTimeEmaDuration", Group: "mirror", Kind: param.Int, Unit: "s", Min: 1, Max: 10, Step: 1, Default: 2, Display: "s", Scale: 1,
 		Doc:   "Seconds of delivery times whose spread the dynamic adjustment reads. Mirror: 2.",
-		Read:  func(s *Settings) float64 { return float64(s.MirrorSettings.DeliveryTimeEmaDuration) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.DeliveryTimeEmaDuration = int(v) }},
-	{Name: "mirror.sendIntervalMultiplier", Group: "mirror", Kind: Int, Unit: "sends", Min: 1, Max: 10, Step: 1, Default: 1, Display: "sends", Scale: 1,
+		Read:  func(s *Settings) float64 { return float64(s.DeliveryTimeEmaDuration) },
+		Write: func(s *Settings, v float64) { s.DeliveryTimeEmaDuration = int(v) }},
+	{Name: "mirror.sendIntervalMultiplier", Group: "mirror", Kind: param.Int, Unit: "sends", Min: 1, Max: 10, Step: 1, Default: 1, Display: "sends", Scale: 1,
 		Doc:   "NetworkTransform syncs every this many sends (syncInterval / sendInterval, rounded). Mirror: 1.",
-		Read:  func(s *Settings) float64 { return float64(s.MirrorSettings.SendIntervalMultiplier) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.SendIntervalMultiplier = int(v) }},
-	{Name: "mirror.timelineOffset", Group: "mirror", Kind: Bool, Max: 1, Step: 1, Default: 1,
+		Read:  func(s *Settings) float64 { return float64(s.SendIntervalMultiplier) },
+		Write: func(s *Settings, v float64) { s.SendIntervalMultiplier = int(v) }},
+	{Name: "mirror.timelineOffset", Group: "mirror", Kind: param.Bool, Max: 1, Step: 1, Default: 1,
 		Doc:   "NetworkTransform shows its snapshots one more sync interval late, for smoothness. Mirror: on.",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.MirrorSettings.TimelineOffset) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.TimelineOffset = v != 0 }},
-	{Name: "mirror.onlySyncOnChange", Group: "mirror", Kind: Bool, Max: 1, Step: 1, Default: 1,
+		Read:  func(s *Settings) float64 { return param.FromBool(s.TimelineOffset) },
+		Write: func(s *Settings, v float64) { s.TimelineOffset = v != 0 }},
+	{Name: "mirror.onlySyncOnChange", Group: "mirror", Kind: param.Bool, Max: 1, Step: 1, Default: 1,
 		Doc:   "The server sends a still object once, then nothing; the client resets after gaps. Mirror: on.",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.MirrorSettings.OnlySyncOnChange) },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.OnlySyncOnChange = v != 0 }},
+		Read:  func(s *Settings) float64 { return param.FromBool(s.OnlySyncOnChange) },
+		Write: func(s *Settings, v float64) { s.OnlySyncOnChange = v != 0 }},
 	{Name: "mirror.bufferResetMultiplier", Group: "mirror", Unit: "sync intervals", Min: 0, Max: 10, Step: 0.1, Default: 3, Display: "×", Scale: 1,
 		Doc:   "A sync this many sync intervals after the newest clears the buffer (onlySyncOnChange). Mirror: 3.",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.BufferResetMultiplier },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.BufferResetMultiplier = v }},
+		Read:  func(s *Settings) float64 { return s.BufferResetMultiplier },
+		Write: func(s *Settings, v float64) { s.BufferResetMultiplier = v }},
 	{Name: "mirror.positionSensitivity", Group: "mirror", Unit: "m", Min: 0, Max: 1, Step: 0.001, Default: 0.01, Display: "m", Scale: 1,
 		Doc:   "Smallest per-axis move the server sends (onlySyncOnChange). Mirror: 0.01 m.",
-		Read:  func(s *Settings) float64 { return s.MirrorSettings.PositionSensitivity },
-		Write: func(s *Settings, v float64) { s.MirrorSettings.PositionSensitivity = v }},
+		Read:  func(s *Settings) float64 { return s.PositionSensitivity },
+		Write: func(s *Settings, v float64) { s.PositionSensitivity = v }},
 }
 
-// mirrorDef is the mirror technique's row of the technique table.
-var mirrorDef = techDef{name: TechMirror, group: "mirror", base: technique.LocalTime, reach: technique.Received,
-	tune: []string{"mirror.bufferTimeMultiplier", "mirror.dynamicAdjustment", "mirror.dynamicAdjustmentTolerance",
+// defaults returns the rows' defaults: Mirror's own.
+func defaults() Settings { return param.Defaults(Params) }
+
+// Def is the mirror technique's row of the technique list.
+var Def = technique.Def[Settings]{Name: Name, Group: "mirror", Params: Params,
+	Base: technique.LocalTime, Reach: technique.Received,
+	Tune: []string{"mirror.bufferTimeMultiplier", "mirror.dynamicAdjustment", "mirror.dynamicAdjustmentTolerance",
 		"mirror.deliveryTimeEmaDuration", "mirror.catchupSpeed", "mirror.slowdownSpeed"},
-	delay: func(s *Settings, _ *technique.Env) float64 { return mirrorDelay(s) },
-	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newMirrorBatch(s, n) },
-	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newMirrorTechnique(s) },
+	Delay:  delayOf,
+	Advice: advice,
+	Batch:  newMirrorBatch,
+	One:    func(s *Settings, env *technique.Env) technique.Technique { return newMirrorTechnique(s, env) },
 }
 
-// mirrorDelay is the display delay of a Mirror game behind the newest
+// advice says when mirror.sendRate is not the server's send rate: in
+// a Mirror game both are NetworkManager.sendRate.
+func advice(s *Settings, env *technique.Env) string {
+	if float64(s.SendRate) == env.SendRate {
+		return ""
+	}
+	return "mirror.sendRate is " + hz(float64(s.SendRate)) + " but the server sends at " + hz(env.SendRate) +
+		" (sendRate): in a Mirror game both are NetworkManager.sendRate; set them equal"
+}
+
+// hz writes a rate for the advice: 4 significant digits.
+func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
+
+// delayOf is the display delay of a Mirror game behind the newest
 // snapshot in steady state: bufferTime plus NetworkTransform's shift of its
 // snapshots (sendInterval·mult with timelineOffset, and sendInterval·(mult−1)
 // of timeStampAdjustment); with dynamic adjustment bufferTime is that of a
 // link without jitter, (1 + tolerance)·sendInterval, and grows with it.
 // Mirror's docs count it as "latency + bufferTime + sendInterval".
-func mirrorDelay(s *Settings) float64 {
+func delayOf(s *Settings, _ *technique.Env) float64 {
 	c := newMirrorConfig(s)
 	mult := c.multiplier
 	if c.dynamic {
@@ -219,7 +238,7 @@ func mirrorDelay(s *Settings) float64 {
 	return float64(c.sendInterval)*mult + c.shift
 }
 
-// mirrorConfig is a Settings' Mirror knobs as Mirror computes with them,
+// mirrorConfig is Mirror's knobs as Mirror computes with them,
 // the float32 spots rounded as Mirror rounds them.
 type mirrorConfig struct {
 	sendInterval     float32 // NetworkServer.sendInterval = 1f / sendRate
@@ -242,8 +261,7 @@ type mirrorConfig struct {
 	sensitivity      float32 // positionSensitivity
 }
 
-func newMirrorConfig(s *Settings) mirrorConfig {
-	m := &s.MirrorSettings
+func newMirrorConfig(m *Settings) mirrorConfig {
 	si := float32(1) / float32(max(m.SendRate, 1))
 	mult := uint32(max(m.SendIntervalMultiplier, 1))
 	c := mirrorConfig{
@@ -275,13 +293,14 @@ func newMirrorConfig(s *Settings) mirrorConfig {
 // timeline and one NetworkTransform.
 type mirrorTechnique struct {
 	settings *Settings
+	env      *technique.Env
 	clock    mirrorTimeline
 	nt       mirrorTransform
 	sender   mirrorSender
 }
 
-func newMirrorTechnique(s *Settings) *mirrorTechnique {
-	return &mirrorTechnique{settings: s, clock: newMirrorTimeline(s)}
+func newMirrorTechnique(s *Settings, env *technique.Env) *mirrorTechnique {
+	return &mirrorTechnique{settings: s, env: env, clock: newMirrorTimeline(s)}
 }
 
 // Receive queues the time snapshot for the next frame and hands the
@@ -289,7 +308,7 @@ func newMirrorTechnique(s *Settings) *mirrorTechnique {
 // insert reads nothing the frame changes before it, so doing it now is
 // doing it at the next frame's start.
 func (t *mirrorTechnique) Receive(s technique.Snapshot, _ float64) {
-	axes, ok := t.sender.sync(s, t.settings, &t.clock.cfg)
+	axes, ok := t.sender.sync(s, t.env.SendRate, &t.clock.cfg)
 	t.receive(s.Time, axes, ok, mirrorVec32(s.Pos), s.Rot)
 }
 
@@ -319,13 +338,14 @@ func mirrorVec32(p geom.Vec3) [3]float32 {
 // work is done once a frame.
 type mirrorBatch struct {
 	settings *Settings
+	env      *technique.Env
 	clock    mirrorTimeline
 	nts      []mirrorTransform
 	senders  []mirrorSender
 }
 
-func newMirrorBatch(s *Settings, n int) technique.Batch {
-	return &mirrorBatch{settings: s, clock: newMirrorTimeline(s),
+func newMirrorBatch(s *Settings, env *technique.Env, n int) technique.Batch {
+	return &mirrorBatch{settings: s, env: env, clock: newMirrorTimeline(s),
 		nts: make([]mirrorTransform, n), senders: make([]mirrorSender, n)}
 }
 
@@ -333,7 +353,7 @@ func (b *mirrorBatch) Receive(tick, _ float64, snaps []technique.Snapshot) {
 	c := &b.clock.cfg
 	b.clock.receive(tick)
 	for e := range snaps {
-		if axes, ok := b.senders[e].sync(snaps[e], b.settings, c); ok {
+		if axes, ok := b.senders[e].sync(snaps[e], b.env.SendRate, c); ok {
 			b.nts[e].receive(snaps[e].Time, axes, mirrorVec32(snaps[e].Pos), snaps[e].Rot, c)
 		}
 	}

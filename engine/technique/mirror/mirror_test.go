@@ -1,4 +1,4 @@
-package engine
+package mirror
 
 import (
 	"errors"
@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
+	"interplab/engine/technique/internal/peertest"
 )
 
 // mirrorGolden is a case file with the real Mirror's output.
 type mirrorGolden struct {
-	MirrorCase
+	Case
 	Out []struct {
 		T            float64     `json:"t"`
 		Pos          *[3]float64 `json:"pos"`
@@ -25,7 +27,7 @@ type mirrorGolden struct {
 
 func loadMirrorCases(t testing.TB) []mirrorGolden {
 	t.Helper()
-	paths, all := decodePeerCases[mirrorGolden](t, "mirror")
+	paths, all := peertest.Decode[mirrorGolden](t, "testdata")
 	cases := make([]mirrorGolden, len(all))
 	for i, c := range all {
 		if len(c.Out) != len(c.Frames) {
@@ -111,14 +113,14 @@ func TestMirrorGoldenCanFail(t *testing.T) {
 	tests := []struct {
 		name   string
 		caseOf string
-		change func(c *MirrorCaseSettings)
+		change func(c *CaseSettings)
 	}{
-		{"no timeline offset", "mirror_00_clean_10hz_60fps", func(c *MirrorCaseSettings) { f := false; c.TimelineOffset = &f }},
-		{"bufferTimeMultiplier 2.1", "mirror_01_uniform_jitter_20hz_60fps", func(c *MirrorCaseSettings) { c.BufferTimeMultiplier = 2.1 }},
-		{"catchupSpeed 0.03", "mirror_09_drift_slow_20hz_60fps", func(c *MirrorCaseSettings) { c.CatchupSpeed = 0.03 }},
-		{"slowdownSpeed 0.05", "mirror_08_drift_fast_10hz_60fps", func(c *MirrorCaseSettings) { c.SlowdownSpeed = 0.05 }},
-		{"no buffer reset", "mirror_04_burst_stall_10hz_60fps", func(c *MirrorCaseSettings) { f := false; c.OnlySyncOnChange = &f }},
-		{"bufferLimit 3", "mirror_14_slow_axis_small_limit_30hz_144fps", func(c *MirrorCaseSettings) { c.BufferLimit = 3 }},
+		{"no timeline offset", "mirror_00_clean_10hz_60fps", func(c *CaseSettings) { f := false; c.TimelineOffset = &f }},
+		{"bufferTimeMultiplier 2.1", "mirror_01_uniform_jitter_20hz_60fps", func(c *CaseSettings) { c.BufferTimeMultiplier = 2.1 }},
+		{"catchupSpeed 0.03", "mirror_09_drift_slow_20hz_60fps", func(c *CaseSettings) { c.CatchupSpeed = 0.03 }},
+		{"slowdownSpeed 0.05", "mirror_08_drift_fast_10hz_60fps", func(c *CaseSettings) { c.SlowdownSpeed = 0.05 }},
+		{"no buffer reset", "mirror_04_burst_stall_10hz_60fps", func(c *CaseSettings) { f := false; c.OnlySyncOnChange = &f }},
+		{"bufferLimit 3", "mirror_14_slow_axis_small_limit_30hz_144fps", func(c *CaseSettings) { c.BufferLimit = 3 }},
 	}
 	for _, tt := range tests {
 		c := *byName[tt.caseOf]
@@ -132,10 +134,10 @@ func TestMirrorGoldenCanFail(t *testing.T) {
 }
 
 func TestMirrorCaseErrors(t *testing.T) {
-	good := func() MirrorCase {
+	good := func() Case {
 		tr := true
-		return MirrorCase{Library: "mirror", SpawnPos: []float64{0, 0, 0}, Frames: []float64{0, 0.1},
-			Settings: MirrorCaseSettings{SendRate: 30, BufferTimeMultiplier: 2, BufferLimit: 32, CatchupNegativeThreshold: -1,
+		return Case{Library: "mirror", SpawnPos: []float64{0, 0, 0}, Frames: []float64{0, 0.1},
+			Settings: CaseSettings{SendRate: 30, BufferTimeMultiplier: 2, BufferLimit: 32, CatchupNegativeThreshold: -1,
 				CatchupPositiveThreshold: 1, CatchupSpeed: 0.02, SlowdownSpeed: 0.04, DriftEmaDuration: 1, DynamicAdjustment: &tr,
 				DynamicAdjustmentTolerance: 1, DeliveryTimeEmaDuration: 2, SendIntervalMultiplier: 1, TimelineOffset: &tr,
 				OnlySyncOnChange: &tr, BufferResetMultiplier: 3, PositionSensitivity: 0.01}}
@@ -147,22 +149,22 @@ func TestMirrorCaseErrors(t *testing.T) {
 	one := 1.0
 	tests := []struct {
 		name   string
-		change func(c *MirrorCase)
+		change func(c *Case)
 		field  string
 	}{
-		{"library", func(c *MirrorCase) { c.Library = "geckos" }, "library"},
-		{"spawn", func(c *MirrorCase) { c.SpawnPos = []float64{1, 2} }, "spawnPos"},
-		{"pos length", func(c *MirrorCase) { c.Packets = []MirrorPacket{{Pos: []*float64{&one}}} }, "packets[0].pos"},
-		{"send rate", func(c *MirrorCase) { c.Settings.SendRate = 0 }, "settings.sendRate"},
-		{"buffer limit", func(c *MirrorCase) { c.Settings.BufferLimit = 2.5 }, "settings.bufferLimit"},
-		{"missing bool", func(c *MirrorCase) { c.Settings.TimelineOffset = nil }, "settings.timelineOffset"},
-		{"frames backwards", func(c *MirrorCase) { c.Frames = []float64{1, 0} }, "frames[1]"},
+		{"library", func(c *Case) { c.Library = "geckos" }, "library"},
+		{"spawn", func(c *Case) { c.SpawnPos = []float64{1, 2} }, "spawnPos"},
+		{"pos length", func(c *Case) { c.Packets = []Packet{{Pos: []*float64{&one}}} }, "packets[0].pos"},
+		{"send rate", func(c *Case) { c.Settings.SendRate = 0 }, "settings.sendRate"},
+		{"buffer limit", func(c *Case) { c.Settings.BufferLimit = 2.5 }, "settings.bufferLimit"},
+		{"missing bool", func(c *Case) { c.Settings.TimelineOffset = nil }, "settings.timelineOffset"},
+		{"frames backwards", func(c *Case) { c.Frames = []float64{1, 0} }, "frames[1]"},
 	}
 	for _, tt := range tests {
 		c := good()
 		tt.change(&c)
 		_, err := c.Run()
-		var fe *FieldError
+		var fe *param.FieldError
 		if err == nil || !errors.As(err, &fe) || fe.Field != tt.field {
 			t.Errorf("%s: error = %v, want one naming %s", tt.name, err, tt.field)
 		}

@@ -1,4 +1,4 @@
-package engine
+package mirror
 
 import (
 	"math"
@@ -123,10 +123,10 @@ type mirrorSender struct {
 
 // sync tells whether the server's send of snapshot s carried the
 // transform's sync and which axes it carried. The send's index is
-// s.Time × the lab's sendRate (a tick is at most one tick before its send).
-func (m *mirrorSender) sync(s technique.Snapshot, set *Settings, c *mirrorConfig) (axes uint8, ok bool) {
+// s.Time × the server's send rate (the Env's sendRate) (a tick is at most one tick before its send).
+func (m *mirrorSender) sync(s technique.Snapshot, sendRate float64, c *mirrorConfig) (axes uint8, ok bool) {
 	if c.syncEvery > 1 {
-		k := int64(math.Ceil(float64(s.Time*set.SendRate) - 1e-6))
+		k := int64(math.Ceil(float64(s.Time*sendRate) - 1e-6))
 		if k%int64(c.syncEvery) != 0 {
 			return 0, false
 		}
