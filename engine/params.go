@@ -10,7 +10,7 @@ import (
 // unit and range, its default and a one-line doc (see param.Param), over
 // Settings. Sliders, validation, URL parsing, CLI flags and exports are all
 // generated from the table returned by Params.
-type Param = param.Param[Settings]
+type Param = param.Param[*Settings]
 
 // Kind tells how a parameter's value is read and written (see param.Kind).
 type Kind = param.Kind

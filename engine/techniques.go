@@ -44,7 +44,7 @@ type techDef struct {
 
 // row returns the row of technique d, whose settings are the field of
 // Settings that field points to.
-func row[S any](d technique.Def[S], field func(*Settings) *S) techDef {
+func row[P any](d technique.Def[P], field func(*Settings) P) techDef {
 	r := techDef{name: d.Name, group: d.Group, params: param.Lift(d.Params, field),
 		base: d.Base, tune: d.Tune, reach: d.Reach, underrunByDesign: d.UnderrunByDesign}
 	if f := d.Check; f != nil {

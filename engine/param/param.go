@@ -7,13 +7,14 @@ import (
 	"strings"
 )
 
-// Param describes one setting of a settings struct S: its vocabulary name,
+// Param describes one setting of a settings struct, which P points to
+// (Param[*Settings]): its vocabulary name,
 // its unit and range, its default and a one-line doc. Sliders, validation,
 // URL parsing, CLI flags and exports are all generated from tables of them.
 //
 // Every value crosses the table as a float64: an index for an Enum, 0 or 1 for
 // a Bool, a bit mask for a Set.
-type Param[S any] struct {
+type Param[P any] struct {
 	Name    string   // vocabulary name: JSON key, query parameter, flag, slider name
 	Group   string   // "epic", "network", "buffer", "scenario" or a library's name
 	Kind    Kind     // how the value is read
@@ -32,19 +33,19 @@ type Param[S any] struct {
 	Display string
 	Scale   float64
 
-	// Read and Write are the field of S behind the row: Read returns its
-	// value as the table's float64, Write stores one that Check allows.
-	Read  func(*S) float64  `json:"-"`
-	Write func(*S, float64) `json:"-"`
-	// Field is an Enum's string field in S (see EnumOf).
-	Field func(*S) *string `json:"-"`
+	// Read and Write are the field behind the row: Read returns its value
+	// as the table's float64, Write stores one that Check allows.
+	Read  func(P) float64  `json:"-"`
+	Write func(P, float64) `json:"-"`
+	// Field is an Enum's string field (see EnumOf).
+	Field func(P) *string `json:"-"`
 }
 
 // Get returns the parameter's value in s.
-func (p *Param[S]) Get(s *S) float64 { return p.Read(s) }
+func (p *Param[P]) Get(s P) float64 { return p.Read(s) }
 
 // Set validates v and stores it in s. On error s is unchanged.
-func (p *Param[S]) Set(s *S, v float64) error {
+func (p *Param[P]) Set(s P, v float64) error {
 	if err := p.Check(v); err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func (p *Param[S]) Set(s *S, v float64) error {
 // loss "2" is 2 %, bandwidth "256" is 256 kbit/s); a number may carry a
 // unit instead (0.12s, 2%, 256kbit/s, 150ppm; see Quantity). A range error
 // gives the range in the display unit.
-func (p *Param[S]) Parse(text string) (float64, error) {
+func (p *Param[P]) Parse(text string) (float64, error) {
 	text = strings.TrimSpace(text)
 	bad := func() (float64, error) {
 		return 0, &FieldError{Field: p.Name, Value: text, Allowed: p.Allowed()}
@@ -103,7 +104,7 @@ func (p *Param[S]) Parse(text string) (float64, error) {
 // unit when it is a unit of measure (120ms, 2%, 256kbit/s), so the text
 // reads the same whatever rule its reader takes plain numbers by; names for
 // a Bool, an Enum or a Set. Links and -set lines are written with it.
-func (p *Param[S]) Format(v float64) string {
+func (p *Param[P]) Format(v float64) string {
 	switch p.Kind {
 	case Bool:
 		return strconv.FormatBool(v != 0)
@@ -127,7 +128,7 @@ func (p *Param[S]) Format(v float64) string {
 
 // Text returns the text form of the parameter's value in s: Format's, or
 // an Enum's string as it is when it is not one of the choices.
-func (p *Param[S]) Text(s *S) string {
+func (p *Param[P]) Text(s P) string {
 	if p.Kind == Enum {
 		// An out-of-table enum string has no index; show it as it is.
 		if i := p.Choice(s); i < 0 {
@@ -139,7 +140,7 @@ func (p *Param[S]) Text(s *S) string {
 
 // Check tells whether v is allowed: finite, in [Min, Max], whole for Int,
 // Bool, Enum and Set. The error names the field and the allowed values.
-func (p *Param[S]) Check(v float64) error {
+func (p *Param[P]) Check(v float64) error {
 	ok := !math.IsNaN(v) && !math.IsInf(v, 0) && v >= p.Min && v <= p.Max
 	if ok && p.Kind != Float {
 		ok = v == math.Trunc(v)
@@ -152,7 +153,7 @@ func (p *Param[S]) Check(v float64) error {
 
 // ValueText is v as an error quotes a stored value: Format's text, or the
 // number when Format has no name for it (an Enum index out of range).
-func (p *Param[S]) ValueText(v float64) string {
+func (p *Param[P]) ValueText(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return FormatNumber(v)
 	}
@@ -160,7 +161,7 @@ func (p *Param[S]) ValueText(v float64) string {
 }
 
 // Allowed describes the allowed values in words, for error messages.
-func (p *Param[S]) Allowed() string {
+func (p *Param[P]) Allowed() string {
 	switch p.Kind {
 	case Bool:
 		return "true or false"
@@ -178,10 +179,10 @@ func (p *Param[S]) Allowed() string {
 
 // Choice returns the index among Choices of an Enum's string in s, or −1
 // when it is none of them.
-func (p *Param[S]) Choice(s *S) int { return slices.Index(p.Choices, p.EnumValue(s)) }
+func (p *Param[P]) Choice(s P) int { return slices.Index(p.Choices, p.EnumValue(s)) }
 
 // EnumValue returns the string field behind an Enum parameter.
-func (p *Param[S]) EnumValue(s *S) string {
+func (p *Param[P]) EnumValue(s P) string {
 	if p.Field == nil {
 		panic("param: no enum field for parameter " + p.Name)
 	}
@@ -190,10 +191,10 @@ func (p *Param[S]) EnumValue(s *S) string {
 
 // EnumOf fills in an Enum parameter's kind, range and accessors from its
 // string field: its value is the index of the string among p.Choices.
-func EnumOf[S any](p Param[S], field func(*S) *string) Param[S] {
+func EnumOf[P any](p Param[P], field func(P) *string) Param[P] {
 	p.Kind, p.Step, p.Max, p.Field = Enum, 1, float64(len(p.Choices)-1), field
-	p.Read = func(s *S) float64 { return float64(slices.Index(p.Choices, *field(s))) }
-	p.Write = func(s *S, v float64) { *field(s) = p.Choices[int(v)] }
+	p.Read = func(s P) float64 { return float64(slices.Index(p.Choices, *field(s))) }
+	p.Write = func(s P, v float64) { *field(s) = p.Choices[int(v)] }
 	return p
 }
 
@@ -205,21 +206,27 @@ func FromBool(b bool) float64 {
 	return 0
 }
 
-// Lift returns rows as rows of S, whose field reaches the T they were
-// declared over: how a group's table (a technique's knobs over its own
-// settings struct) joins the table of the settings that embed it.
-func Lift[S, T any](rows []Param[T], field func(*S) *T) []Param[S] {
-	out := make([]Param[S], len(rows))
+// Lift returns rows, declared over the settings Q points to, as rows over
+// those P points to, whose field returns the Q: how a group's table (a
+// technique's knobs over its own settings struct) joins the table of the
+// settings that embed it.
+//
+// The type parameters are pointers (Param[*Settings]) so that every table
+// shares one instance of the generic code: a struct type parameter would
+// compile each method once per settings struct, which the WebAssembly
+// build pays for in size.
+func Lift[P, Q any](rows []Param[Q], field func(P) Q) []Param[P] {
+	out := make([]Param[P], len(rows))
 	for i := range rows {
 		r := &rows[i]
-		l := Param[S]{Name: r.Name, Group: r.Group, Kind: r.Kind, Unit: r.Unit, Min: r.Min, Max: r.Max,
+		l := Param[P]{Name: r.Name, Group: r.Group, Kind: r.Kind, Unit: r.Unit, Min: r.Min, Max: r.Max,
 			Step: r.Step, Default: r.Default, Choices: r.Choices, Doc: r.Doc, Restart: r.Restart,
 			Display: r.Display, Scale: r.Scale}
 		read, write := r.Read, r.Write
-		l.Read = func(s *S) float64 { return read(field(s)) }
-		l.Write = func(s *S, v float64) { write(field(s), v) }
+		l.Read = func(s P) float64 { return read(field(s)) }
+		l.Write = func(s P, v float64) { write(field(s), v) }
 		if f := r.Field; f != nil {
-			l.Field = func(s *S) *string { return f(field(s)) }
+			l.Field = func(s P) *string { return f(field(s)) }
 		}
 		out[i] = l
 	}
@@ -227,7 +234,7 @@ func Lift[S, T any](rows []Param[T], field func(*S) *T) []Param[S] {
 }
 
 // Find returns the row of rows with the given vocabulary name.
-func Find[S any](rows []Param[S], name string) (*Param[S], bool) {
+func Find[P any](rows []Param[P], name string) (*Param[P], bool) {
 	for i := range rows {
 		if rows[i].Name == name {
 			return &rows[i], true
@@ -236,11 +243,9 @@ func Find[S any](rows []Param[S], name string) (*Param[S], bool) {
 	return nil, false
 }
 
-// Defaults returns an S holding every row's default.
-func Defaults[S any](rows []Param[S]) S {
-	var s S
+// SetDefaults stores every row's default in s.
+func SetDefaults[P any](rows []Param[P], s P) {
 	for i := range rows {
-		rows[i].Write(&s, rows[i].Default)
+		rows[i].Write(s, rows[i].Default)
 	}
-	return s
 }

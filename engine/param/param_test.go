@@ -17,7 +17,7 @@ type knobs struct {
 
 var shapes = []string{"round", "square", "flat"}
 
-var knobRows = []Param[knobs]{
+var knobRows = []Param[*knobs]{
 	{Name: "wait", Group: "g", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.05, Display: "ms", Scale: 1000,
 		Doc:   "A time shown in ms.",
 		Read:  func(k *knobs) float64 { return k.Wait },
@@ -30,7 +30,7 @@ var knobRows = []Param[knobs]{
 		Doc:   "A switch.",
 		Read:  func(k *knobs) float64 { return FromBool(k.On) },
 		Write: func(k *knobs, v float64) { k.On = v != 0 }},
-	EnumOf(Param[knobs]{Name: "shape", Group: "g", Default: 1, Choices: shapes, Doc: "A choice."},
+	EnumOf(Param[*knobs]{Name: "shape", Group: "g", Default: 1, Choices: shapes, Doc: "A choice."},
 		func(k *knobs) *string { return &k.Shape }),
 	{Name: "mask", Group: "g", Kind: Set, Min: 1, Max: 7, Step: 1, Default: 5, Choices: shapes,
 		Doc:   "Some of the choices.",
@@ -45,9 +45,10 @@ type outer struct {
 }
 
 func TestDefaultsAndText(t *testing.T) {
-	k := Defaults(knobRows)
+	var k knobs
+	SetDefaults(knobRows, &k)
 	if want := (knobs{Wait: 0.05, Count: 3, On: true, Shape: "square", Mask: 5}); k != want {
-		t.Fatalf("Defaults = %+v, want %+v", k, want)
+		t.Fatalf("SetDefaults gives %+v, want %+v", k, want)
 	}
 	tests := []struct{ name, text string }{
 		{"wait", "50ms"}, {"count", "3"}, {"on", "true"}, {"shape", "square"}, {"mask", "round,flat"},
@@ -93,9 +94,12 @@ func TestParseRefusesWithFieldAndRange(t *testing.T) {
 
 func TestLift(t *testing.T) {
 	rows := Lift(knobRows, func(o *outer) *knobs { return &o.knobs })
-	o := Defaults(rows)
-	if o.Before != 0 || o.knobs != Defaults(knobRows) {
-		t.Fatalf("Defaults of the lifted rows = %+v", o)
+	var o outer
+	SetDefaults(rows, &o)
+	var k knobs
+	SetDefaults(knobRows, &k)
+	if o.Before != 0 || o.knobs != k {
+		t.Fatalf("SetDefaults of the lifted rows gives %+v", o)
 	}
 	shape, _ := Find(rows, "shape")
 	if err := shape.Set(&o, 2); err != nil || o.Shape != "flat" || shape.EnumValue(&o) != "flat" {

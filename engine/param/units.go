@@ -58,7 +58,7 @@ type Quantity struct {
 }
 
 // Quantity returns the parameter's quantity.
-func (p *Param[S]) Quantity() Quantity { return NewQuantity(p.Unit, p.Display, p.Scale) }
+func (p *Param[P]) Quantity() Quantity { return NewQuantity(p.Unit, p.Display, p.Scale) }
 
 // NewQuantity returns the quantity stored in unit and shown in display,
 // shown = stored × scale. An empty display is the unit itself (a fraction
@@ -329,7 +329,7 @@ func (q Quantity) TypedHint() string {
 // (a plain number is in its display unit): ["ms", "s"] for a time, ["%",
 // "ppm"] for a share. Empty for a parameter without a unit or with named
 // values.
-func (p *Param[S]) Units() []string {
+func (p *Param[P]) Units() []string {
 	if p.Kind != Float && p.Kind != Int {
 		return nil
 	}
@@ -344,7 +344,7 @@ func (p *Param[S]) Units() []string {
 // its values are shown in, and the scale to it from the stored unit
 // (shown = stored × scale): "ms", 1000 for latency; "kbit/s", 0.001 for
 // bandwidth.
-func (p *Param[S]) DisplayUnit() (unit string, scale float64) {
+func (p *Param[P]) DisplayUnit() (unit string, scale float64) {
 	q := p.Quantity()
 	return q.Display, q.Scale
 }
@@ -352,7 +352,7 @@ func (p *Param[S]) DisplayUnit() (unit string, scale float64) {
 // Range is a number's range in the display unit, as errors and lab params
 // give it: "[0, 1000] ms", "[0, 100000] kbit/s", "[0, 4294967295]",
 // "[0.1×, 10×]"; the allowed values in words for the other kinds.
-func (p *Param[S]) Range() string {
+func (p *Param[P]) Range() string {
 	if p.Kind != Float && p.Kind != Int {
 		return p.Allowed()
 	}
@@ -366,7 +366,7 @@ const ShowDigits = 6
 // Show formats a stored value for a person in the display unit with its
 // unit, to ShowDigits significant digits: "120 ms", "0.2 ms", "0.0186 %",
 // "256 kbit/s", "1.5×", "2761734960"; names for a Bool, an Enum or a Set.
-func (p *Param[S]) Show(v float64) string {
+func (p *Param[P]) Show(v float64) string {
 	if p.Kind != Float && p.Kind != Int {
 		return p.Format(v)
 	}
@@ -381,7 +381,7 @@ func (p *Param[S]) Show(v float64) string {
 // parseNumber is Param.Parse for a Float or Int: a number, plain (in the
 // display unit) or with a unit. Errors name the field and give the range in
 // the display unit.
-func (p *Param[S]) parseNumber(text string) (float64, error) {
+func (p *Param[P]) parseNumber(text string) (float64, error) {
 	q := p.Quantity()
 	v, ok := q.Parse(text)
 	if !ok {
@@ -408,7 +408,7 @@ func (q Quantity) Format(v float64) string {
 // Suggest returns up to n names of rows closest to name: those that
 // differ only in case, then those it is a prefix or part of, then those
 // within a small edit distance, nearest first.
-func Suggest[S any](rows []Param[S], name string, n int) []string {
+func Suggest[P any](rows []Param[P], name string, n int) []string {
 	lower := strings.ToLower(strings.TrimSpace(name))
 	type cand struct {
 		name string
@@ -459,7 +459,7 @@ func editDistance(a, b string) int {
 
 // Unknown is the error for a name that is not among rows, with the
 // closest names.
-func Unknown[S any](rows []Param[S], name, value string) *FieldError {
+func Unknown[P any](rows []Param[P], name, value string) *FieldError {
 	allowed := "a parameter name (see lab params or /api/params)"
 	if s := Suggest(rows, name, 3); len(s) > 0 {
 		allowed += "; did you mean " + strings.Join(s, ", ") + "?"

@@ -3,20 +3,21 @@ package technique
 import "interplab/engine/param"
 
 // Def is a technique as the engine lists it: its name, the settings it
-// reads (a struct S of its own, with the parameter rows over it), the clock
-// it reads and how to make it. A technique's package declares its Def over
-// its own settings; the engine's technique list adds it with the field of
-// the lab's settings that holds S, and so its rows join the parameter
-// table. The functions read S through the pointer they are given on every
-// call, so a slider moved between frames takes effect on the next one.
-type Def[S any] struct {
+// reads (a struct of its own, which P points to, with the parameter rows
+// over it), the clock it reads and how to make it. A technique's package
+// declares its Def over its own settings (Def[*Settings]); the engine's
+// technique list adds it with the field of the lab's settings that holds
+// them, and so its rows join the parameter table. The functions read the
+// settings through the pointer they are given on every call, so a slider
+// moved between frames takes effect on the next one.
+type Def[P any] struct {
 	Name  string // vocabulary name: one of the choices of the techniques parameter
 	Group string // parameter-table group of its settings; "" if it has none
 
-	// Params are the rows of S, in display order: nil when the technique
+	// Params are the rows of its settings, in display order: nil when the technique
 	// has no settings or shares its group with an earlier one (epicfix
 	// with epic, hermite with the buffer).
-	Params []param.Param[S]
+	Params []param.Param[P]
 
 	Base  TimeBase // the clock its Receive and Sample read
 	Tune  []string // the parameters the tuner searches by default, over their whole ranges
@@ -29,31 +30,31 @@ type Def[S any] struct {
 
 	// Check, if not nil, checks the constraints between the technique's
 	// own settings that the rows' ranges cannot express.
-	Check func(s *S) error
+	Check func(s P) error
 
 	// Delay, if not nil, is the display delay behind the newest snapshot
 	// that the settings give a game in steady state, s: for a library,
 	// what the designer should expect the shipped game to show (Mirror:
 	// bufferTime plus NetworkTransform's timeline offset). Its live
 	// counterpart is the Sample.Delay the technique fills in.
-	Delay func(s *S, env *Env) float64
+	Delay func(s P, env *Env) float64
 
-	// Advice, if not nil, names a setting of S that makes the technique
+	// Advice, if not nil, names a setting of its own that makes the technique
 	// run differently from the game it stands for, because in the game it
 	// is the same setting as one of the run's (Mirror's sendRate is the
 	// server's send rate); "" when there is none.
-	Advice func(s *S, env *Env) string
+	Advice func(s P, env *Env) string
 
 	// Canonical, if not nil, makes s, a variation of base in the tuned
 	// parameters, valid and canonical: knobs that do nothing in s take
 	// base's values, so the tuner does not try them twice.
-	Canonical func(s, base *S)
+	Canonical func(s, base P)
 
 	// Batch makes the technique for n entities that share their packets;
 	// nil runs One per entity.
-	Batch func(s *S, env *Env, n int) Batch
+	Batch func(s P, env *Env, n int) Batch
 	// One makes the technique for one entity.
-	One func(s *S, env *Env) Technique
+	One func(s P, env *Env) Technique
 }
 
 // None is the settings of a technique that has none (snap).

@@ -40,7 +40,7 @@ type Settings struct {
 var Rotations = []string{"slerp", "euler"}
 
 // Params are the rows of Settings.
-var Params = []param.Param[Settings]{
+var Params = []param.Param[*Settings]{
 	{Name: "delay", Group: "buffer", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.1, Display: "ms", Scale: ms,
 		Doc:   "Interpolation delay behind the snapshot stream: render time = stream time (server-time estimate less the freshest snapshots' transit) − delay.",
 		Read:  func(s *Settings) float64 { return s.Delay },
@@ -69,18 +69,21 @@ var Params = []param.Param[Settings]{
 		Doc:   "Clamp dead-reckoning speed to maxSpeed, so bogus velocities cannot fling entities.",
 		Read:  func(s *Settings) float64 { return param.FromBool(s.SpeedClamp) },
 		Write: func(s *Settings, v float64) { s.SpeedClamp = v != 0 }},
-	param.EnumOf(param.Param[Settings]{Name: "rotation", Group: "buffer", Default: 0, Choices: Rotations,
+	param.EnumOf(param.Param[*Settings]{Name: "rotation", Group: "buffer", Default: 0, Choices: Rotations,
 		Doc: "slerp quaternions, or lerp Euler angles to see the pitfall on 180° turns."},
 		func(s *Settings) *string { return &s.Rotation }),
 }
 
 // defaults returns the rows' defaults.
-func defaults() Settings { return param.Defaults(Params) }
+func defaults() (s Settings) {
+	param.SetDefaults(Params, &s)
+	return s
+}
 
 // The buffer techniques: snapshot interpolation, the guide's technique
 // (Def), and the buffer with cubic Hermite positions (HermiteDef).
 var (
-	Def = technique.Def[Settings]{Name: Name, Group: "buffer", Params: Params,
+	Def = technique.Def[*Settings]{Name: Name, Group: "buffer", Params: Params,
 		Base: technique.StreamTime, Reach: technique.Transit,
 		Tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
 		Check: check, Delay: delayOf, Canonical: canonical,
@@ -88,7 +91,7 @@ var (
 			return newBufBatch(s, env, false, n)
 		},
 		One: func(s *Settings, env *technique.Env) technique.Technique { return newBuffer(s, env, false) }}
-	HermiteDef = technique.Def[Settings]{Name: HermiteName, Group: "buffer",
+	HermiteDef = technique.Def[*Settings]{Name: HermiteName, Group: "buffer",
 		Base: technique.StreamTime, Reach: technique.Transit,
 		Tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
 		Delay: delayOf, Canonical: canonical,

@@ -16,7 +16,7 @@ const (
 const ms = 1000
 
 // Params are the rows of the epic and epicfix techniques' settings.
-var Params = []param.Param[Settings[float64]]{
+var Params = []param.Param[*Settings[float64]]{
 	{Name: "calcAhead", Group: "epic", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
 		Doc:   "How far forward EPIC extrapolates each packet; set it near the latency.",
 		Read:  func(s *Settings[float64]) float64 { return s.CalcAhead },
@@ -33,19 +33,22 @@ var Params = []param.Param[Settings[float64]]{
 
 // defaults returns the rows' defaults: the seed driver's 0.2 s, 0.2 s
 // and 0.5 s.
-func defaults() Settings[float64] { return param.Defaults(Params) }
+func defaults() (s Settings[float64]) {
+	param.SetDefaults(Params, &s)
+	return s
+}
 
 // Def is the seed's interpolator, exactly as written; FixDef is
 // EPIC without the jump when a packet is older than the display.
 var (
-	Def = technique.Def[Settings[float64]]{Name: Name, Group: "epic", Params: Params,
+	Def = technique.Def[*Settings[float64]]{Name: Name, Group: "epic", Params: Params,
 		Base: technique.ServerEstimate, Reach: technique.Ahead, UnderrunByDesign: true,
 		Tune:  []string{"calcAhead", "displayBehind", "slopTime"},
 		Batch: newBatch(false),
 		One: func(s *Settings[float64], _ *technique.Env) technique.Technique {
 			return newTech(s, false)
 		}}
-	FixDef = technique.Def[Settings[float64]]{Name: FixName, Group: "epic",
+	FixDef = technique.Def[*Settings[float64]]{Name: FixName, Group: "epic",
 		Base: technique.ServerEstimate, Reach: technique.Ahead, UnderrunByDesign: true,
 		Tune:  []string{"calcAhead", "displayBehind", "slopTime"},
 		Batch: newBatch(true),

@@ -129,7 +129,7 @@ type Settings struct {
 func f32(v float64) float64 { return float64(float32(v)) }
 
 // Params are the mirror technique's parameters.
-var Params = []param.Param[Settings]{
+var Params = []param.Param[*Settings]{
 	{Name: "mirror.sendRate", Group: "mirror", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager.sendRate; must equal the server's send rate (the lab's sendRate). Mirror: 60.",
 		Read:  func(s *Settings) float64 { return float64(s.SendRate) },
@@ -197,10 +197,13 @@ var Params = []param.Param[Settings]{
 }
 
 // defaults returns the rows' defaults: Mirror's own.
-func defaults() Settings { return param.Defaults(Params) }
+func defaults() (s Settings) {
+	param.SetDefaults(Params, &s)
+	return s
+}
 
 // Def is the mirror technique's row of the technique list.
-var Def = technique.Def[Settings]{Name: Name, Group: "mirror", Params: Params,
+var Def = technique.Def[*Settings]{Name: Name, Group: "mirror", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Received,
 	Tune: []string{"mirror.bufferTimeMultiplier", "mirror.dynamicAdjustment", "mirror.dynamicAdjustmentTolerance",
 		"mirror.deliveryTimeEmaDuration", "mirror.catchupSpeed", "mirror.slowdownSpeed"},

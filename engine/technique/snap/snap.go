@@ -9,7 +9,7 @@ import "interplab/engine/technique"
 const Name = "snap"
 
 // Def is the snap technique's row of the technique list.
-var Def = technique.Def[technique.None]{
+var Def = technique.Def[*technique.None]{
 	Name: Name, Base: technique.ServerEstimate, Reach: technique.Received,
 	Batch: func(_ *technique.None, _ *technique.Env, n int) technique.Batch { return make(batch, n) },
 	One:   func(*technique.None, *technique.Env) technique.Technique { return &tech{} },
