@@ -4,6 +4,7 @@ import (
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
 	"interplab/engine/technique/mirror"
+	"interplab/engine/technique/ngo"
 )
 
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
@@ -69,6 +70,7 @@ type (
 	EPICSettings   = epic.Settings[float64] // epic and epicfix
 	BufferSettings = buffer.Settings        // buffer and hermite
 	MirrorSettings = mirror.Settings        // mirror
+	NGOSettings    = ngo.Settings           // ngo
 )
 
 // Defaults returns the parameter table's default settings.

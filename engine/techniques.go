@@ -8,6 +8,7 @@ import (
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
 	"interplab/engine/technique/mirror"
+	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/snap"
 )
 
@@ -19,6 +20,7 @@ const (
 	TechBuffer  = buffer.Name        // snapshot interpolation: delayed ring buffer, lerp and slerp
 	TechHermite = buffer.HermiteName // the buffer with cubic Hermite positions
 	TechMirror  = mirror.Name        // Mirror's snapshot interpolation
+	TechNGO     = ngo.Name           // Unity Netcode for GameObjects' NetworkTransform
 )
 
 // techDef is one row of the technique table: a technique.Def with its
@@ -89,7 +91,7 @@ var techDefs = [...]techDef{
 	row(buffer.HermiteDef, bufferSettings),
 	row(mirror.Def, func(s *Settings) *MirrorSettings { return &s.MirrorSettings }),
 	geckosDef,
-	ngoDef,
+	row(ngo.Def, func(s *Settings) *NGOSettings { return &s.NGOSettings }),
 	unrealDef,
 	sourceDef,
 }

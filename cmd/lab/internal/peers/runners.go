@@ -7,6 +7,7 @@ import (
 	"interplab/engine"
 	"interplab/engine/technique"
 	"interplab/engine/technique/mirror"
+	"interplab/engine/technique/ngo"
 )
 
 // peerCase is a library's case type in the engine: decoded from a case
@@ -33,7 +34,7 @@ func Runners() map[string]Runner {
 		// One line per library technique: "mirror": run[mirror.MirrorCase],
 		"mirror": run[mirror.Case],
 		"geckos": run[engine.GeckosCase],
-		"ngo":    run[engine.NGOCase],
+		"ngo":    run[ngo.Case],
 		"source": run[engine.SourceCase],
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package ngo
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"interplab/engine/technique"
 )
 
-// NGOCase is a case of Unity Netcode for GameObjects (library "ngo"): a
+// Case is a case of Unity Netcode for GameObjects (library "ngo"): a
 // packet schedule (connection approval, TimeSync messages and one
 // NetworkTransform's states, each with its on-wire tick and client arrival
 // time), the transport's round-trip readings and the client's frame times,
@@ -18,20 +18,20 @@ import (
 //
 // Fields the replay does not read (the scenario, the recorded outputs) are
 // left out; peers.Checker compares the outputs.
-type NGOCase struct {
-	Name     string          `json:"name"`
-	Library  string          `json:"library"`
-	Version  string          `json:"ngoVersion"`
-	Settings NGOCaseSettings `json:"settings"`
-	RTT      []NGORTT        `json:"rtt"`
-	Packets  []NGOPacket     `json:"packets"`
-	Frames   []float64       `json:"frames"` // client local times of the frames, s
+type Case struct {
+	Name     string       `json:"name"`
+	Library  string       `json:"library"`
+	Version  string       `json:"ngoVersion"`
+	Settings CaseSettings `json:"settings"`
+	RTT      []NGORTT     `json:"rtt"`
+	Packets  []NGOPacket  `json:"packets"`
+	Frames   []float64    `json:"frames"` // client local times of the frames, s
 }
 
-// NGOCaseSettings are a case's settings, under the names of the case format
+// CaseSettings are a case's settings, under the names of the case format
 // (NGOSettings without the prefix; positionThreshold is the sender's and
 // tickInterval follows from tickRate, so neither is read).
-type NGOCaseSettings struct {
+type CaseSettings struct {
 	TickRate                 int     `json:"tickRate"`
 	TicksAgo                 int     `json:"ticksAgo"`
 	LocalBufferSec           float64 `json:"localBufferSec"`
@@ -74,7 +74,7 @@ type ngoCaseFrame struct {
 }
 
 // Run replays the case and returns what the client drew in each frame.
-func (c *NGOCase) Run() ([]technique.PeerFrame, error) {
+func (c *Case) Run() ([]technique.PeerFrame, error) {
 	frames, err := c.replay()
 	if err != nil {
 		return nil, err
@@ -88,9 +88,9 @@ func (c *NGOCase) Run() ([]technique.PeerFrame, error) {
 
 // settings returns the case's settings as the technique's, checked against
 // the parameter table.
-func (c *NGOCase) settings() (NGOSettings, error) {
+func (c *Case) settings() (Settings, error) {
 	cs := &c.Settings
-	s := NGOSettings{
+	s := Settings{
 		TickRate: cs.TickRate, TicksAgo: cs.TicksAgo, LocalBufferSec: cs.LocalBufferSec,
 		ServerBufferSec: cs.ServerBufferSec, HardResetThresholdSec: cs.HardResetThresholdSec,
 		AdjustmentRatio: cs.AdjustmentRatio, ApprovalRttSec: cs.ApprovalRttSec,
@@ -98,12 +98,10 @@ func (c *NGOCase) settings() (NGOSettings, error) {
 		MaximumDeltaTime: cs.MaximumDeltaTime, UseUnreliableDeltas: cs.UseUnreliableDeltas,
 		PositionThreshold: ngoDefaultPositionThreshold,
 	}
-	var all Settings
-	all.NGOSettings = s
-	for i := range ngoParams {
-		p := &ngoParams[i]
-		if err := p.Check(p.Read(&all)); err != nil {
-			fe := err.(*FieldError)
+	for i := range Params {
+		p := &Params[i]
+		if err := p.Check(p.Read(&s)); err != nil {
+			fe := err.(*param.FieldError)
 			fe.Field = "settings." + fe.Field[len("ngo."):]
 			return s, fe
 		}
@@ -112,25 +110,25 @@ func (c *NGOCase) settings() (NGOSettings, error) {
 }
 
 // check checks the case's inputs other than its settings.
-func (c *NGOCase) check() error {
+func (c *Case) check() error {
 	if c.Library != "" && c.Library != "ngo" {
-		return &FieldError{Field: "library", Value: c.Library, Allowed: "ngo"}
+		return &param.FieldError{Field: "library", Value: c.Library, Allowed: "ngo"}
 	}
-	if c.Version != "" && c.Version != NGOVersion {
-		return &FieldError{Field: "ngoVersion", Value: c.Version, Allowed: NGOVersion}
+	if c.Version != "" && c.Version != Version {
+		return &param.FieldError{Field: "ngoVersion", Value: c.Version, Allowed: Version}
 	}
 	if len(c.Frames) == 0 {
-		return &FieldError{Field: "frames", Value: "[]", Allowed: "one or more client frame times"}
+		return &param.FieldError{Field: "frames", Value: "[]", Allowed: "one or more client frame times"}
 	}
 	for i, t := range c.Frames {
 		if !geom.Finite(t) || (i > 0 && t < c.Frames[i-1]) {
-			return &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(t),
+			return &param.FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(t),
 				Allowed: "finite client times in s, never decreasing"}
 		}
 	}
 	for i, r := range c.RTT {
 		if !geom.Finite(r.At) || r.MS < 0 || (i > 0 && r.At < c.RTT[i-1].At) {
-			return &FieldError{Field: "rtt[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(r.At),
+			return &param.FieldError{Field: "rtt[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(r.At),
 				Allowed: "readings in time order, at finite client times, with ms ≥ 0"}
 		}
 	}
@@ -140,18 +138,18 @@ func (c *NGOCase) check() error {
 		switch p.Type {
 		case "approve", "time", "nt":
 		default:
-			return &FieldError{Field: at + ".type", Value: p.Type, Allowed: "one of approve, time, nt"}
+			return &param.FieldError{Field: at + ".type", Value: p.Type, Allowed: "one of approve, time, nt"}
 		}
 		if !geom.Finite(p.Arrive) || (i > 0 && p.Arrive < c.Packets[i-1].Arrive) {
-			return &FieldError{Field: at + ".arrive", Value: param.FormatNumber(p.Arrive),
+			return &param.FieldError{Field: at + ".arrive", Value: param.FormatNumber(p.Arrive),
 				Allowed: "finite client times in s, in file order"}
 		}
 		if p.Tick < 0 || p.Tick > 1<<40 {
-			return &FieldError{Field: at + ".tick", Value: strconv.FormatInt(p.Tick, 10), Allowed: "a tick in [0, 2^40]"}
+			return &param.FieldError{Field: at + ".tick", Value: strconv.FormatInt(p.Tick, 10), Allowed: "a tick in [0, 2^40]"}
 		}
 		for k, v := range p.Pos {
 			if (v == nil && p.Type == "approve") || (v != nil && !geom.Finite(*v)) {
-				return &FieldError{Field: at + ".pos[" + strconv.Itoa(k) + "]", Value: "null or not finite",
+				return &param.FieldError{Field: at + ".pos[" + strconv.Itoa(k) + "]", Value: "null or not finite",
 					Allowed: "finite metres (null for an axis an nt state does not carry)"}
 			}
 		}
@@ -162,7 +160,7 @@ func (c *NGOCase) check() error {
 // replay runs the case's frame model (golden/peers/README.md, NGO): per
 // frame, the round trip of the last reading, then every packet arrived by
 // then in file order, then UpdateTime, then the transform's interpolation.
-func (c *NGOCase) replay() ([]ngoCaseFrame, error) {
+func (c *Case) replay() ([]ngoCaseFrame, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package engine
+package ngo
 
 import (
 	"math"
@@ -11,8 +11,8 @@ import (
 // each, on the client code the technique and NGOCase share.
 
 func ngoDefaults() ngoConst {
-	s := Defaults()
-	return newNGOConst(&s.NGOSettings)
+	s := defaults()
+	return newNGOConst(&s)
 }
 
 func TestNGOTickIntervalIsFloat32Widened(t *testing.T) {

@@ -1,15 +1,5 @@
-package engine
-
-import (
-	"math"
-
-	"interplab/engine/geom"
-	"interplab/engine/param"
-	"interplab/engine/technique"
-)
-
-// The ngo technique is how a Unity Netcode for GameObjects client shows a
-// remote NetworkTransform: NGO 2.1.1 (release ngo/2.1.1, commit
+// Package ngo is the ngo technique: how a Unity Netcode for GameObjects
+// client shows a remote NetworkTransform: NGO 2.1.1 (release ngo/2.1.1, commit
 // 264b30d176dd71fcedd022a8d6f4d59a2e3922bc), the client time sync of
 // NetworkTimeSystem.cs with NetworkTimeSystem.UpdateTime in
 // NetworkManager's PreUpdate, and NetworkTransform.cs's position path
@@ -81,12 +71,22 @@ import (
 // segment and Freeze once it has reached the segment end (the buffer ran
 // dry and the smoothing settles on the newest state); Time is the render
 // time and Newest the newest state's time, on NGO's server time line.
+package ngo
 
-// TechNGO is the technique of Unity Netcode for GameObjects 2.1.1.
-const TechNGO = "ngo"
+import (
+	"math"
+	"strconv"
 
-// NGOVersion is the NGO release the technique reproduces.
-const NGOVersion = "2.1.1"
+	"interplab/engine/geom"
+	"interplab/engine/param"
+	"interplab/engine/technique"
+)
+
+// Name is the technique of Unity Netcode for GameObjects 2.1.1.
+const Name = "ngo"
+
+// Version is the NGO release the technique reproduces.
+const Version = "2.1.1"
 
 // ngoDefaultPositionThreshold is NetworkTransform's PositionThreshold
 // default, 0.001f.
@@ -98,10 +98,10 @@ const ngoDefaultPositionThreshold = 0.001
 // 0.33333334 s, which is Unity's 1/3f once rounded to float32 as Unity
 // keeps it.
 
-// NGOSettings are the knobs of NGO 2.1.1 the ngo technique reads, under
+// Settings are the knobs of NGO 2.1.1 the ngo technique reads, under
 // NGO's names (prefixed "ngo.") and in its units, with NGO's defaults.
 // Values NGO keeps in float32 are rounded to float32 when used, as NGO does.
-type NGOSettings struct {
+type Settings struct {
 	TickRate                 int     `json:"ngo.tickRate"`                 // NetworkConfig.TickRate, ticks per second
 	TicksAgo                 int     `json:"ngo.ticksAgo"`                 // render time behind ServerTime, ticks (hard-coded 2)
 	LocalBufferSec           float64 `json:"ngo.localBufferSec"`           // LocalTime's lead over the round trip, s (NGO: 1/TickRate)
@@ -116,86 +116,98 @@ type NGOSettings struct {
 	PositionThreshold        float64 `json:"ngo.positionThreshold"`        // NetworkTransform.PositionThreshold, m (sender side)
 }
 
-// ngoParams are the ngo technique's parameters.
-var ngoParams = []Param{
-	{Name: "ngo.tickRate", Group: "ngo", Kind: Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 30, Display: "Hz", Scale: 1,
+// Params are the ngo technique's parameters.
+var Params = []param.Param[*Settings]{
+	{Name: "ngo.tickRate", Group: "ngo", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 30, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager Tick Rate: ticks per second; states are stamped with ticks (NGO default 30).",
-		Read:  func(s *Settings) float64 { return float64(s.NGOSettings.TickRate) },
-		Write: func(s *Settings, v float64) { s.NGOSettings.TickRate = int(v) }},
-	{Name: "ngo.ticksAgo", Group: "ngo", Kind: Int, Unit: "ticks", Min: 0, Max: 10, Step: 1, Default: 2, Display: "ticks", Scale: 1,
+		Read:  func(s *Settings) float64 { return float64(s.TickRate) },
+		Write: func(s *Settings, v float64) { s.TickRate = int(v) }},
+	{Name: "ngo.ticksAgo", Group: "ngo", Kind: param.Int, Unit: "ticks", Min: 0, Max: 10, Step: 1, Default: 2, Display: "ticks", Scale: 1,
 		Doc:   "Ticks the render time runs behind the client's server time (hard-coded 2 in NGO 2.1.1).",
-		Read:  func(s *Settings) float64 { return float64(s.NGOSettings.TicksAgo) },
-		Write: func(s *Settings, v float64) { s.NGOSettings.TicksAgo = int(v) }},
+		Read:  func(s *Settings) float64 { return float64(s.TicksAgo) },
+		Write: func(s *Settings, v float64) { s.TicksAgo = int(v) }},
 	{Name: "ngo.localBufferSec", Group: "ngo", Unit: "s", Min: 0, Max: 0.5, Step: 1e-7, Default: 0.0333333, Display: "s", Scale: 1,
 		Doc:   "LocalTime's lead beyond the round trip; NGO 2.1.1 fixes it at 1/TickRate (33.3 ms at 30).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.LocalBufferSec },
-		Write: func(s *Settings, v float64) { s.NGOSettings.LocalBufferSec = v }},
+		Read:  func(s *Settings) float64 { return s.LocalBufferSec },
+		Write: func(s *Settings, v float64) { s.LocalBufferSec = v }},
 	{Name: "ngo.serverBufferSec", Group: "ngo", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.05, Display: "s", Scale: 1,
 		Doc:   "How far the client's server time runs behind the last time sync (hard-coded 50 ms in NGO 2.1.1).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.ServerBufferSec },
-		Write: func(s *Settings, v float64) { s.NGOSettings.ServerBufferSec = v }},
+		Read:  func(s *Settings) float64 { return s.ServerBufferSec },
+		Write: func(s *Settings, v float64) { s.ServerBufferSec = v }},
 	{Name: "ngo.hardResetThresholdSec", Group: "ngo", Unit: "s", Min: 0.01, Max: 2, Step: 0.01, Default: 0.2, Display: "s", Scale: 1,
 		Doc:   "Clock error beyond which the client's time jumps instead of slewing (NGO default 200 ms).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.HardResetThresholdSec },
-		Write: func(s *Settings, v float64) { s.NGOSettings.HardResetThresholdSec = v }},
+		Read:  func(s *Settings) float64 { return s.HardResetThresholdSec },
+		Write: func(s *Settings, v float64) { s.HardResetThresholdSec = v }},
 	{Name: "ngo.adjustmentRatio", Group: "ngo", Unit: "fraction", Min: 0, Max: 0.2, Step: 0.001, Default: 0.01, Display: "", Scale: 1,
 		Doc:   "How fast the client's time slews towards its target, as a share of frame time (NGO default 1%).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.AdjustmentRatio },
-		Write: func(s *Settings, v float64) { s.NGOSettings.AdjustmentRatio = v }},
+		Read:  func(s *Settings) float64 { return s.AdjustmentRatio },
+		Write: func(s *Settings, v float64) { s.AdjustmentRatio = v }},
 	{Name: "ngo.approvalRttSec", Group: "ngo", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.15, Display: "s", Scale: 1,
 		Doc:   "Round trip the client assumes at connection approval (NGO default 150 ms).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.ApprovalRttSec },
-		Write: func(s *Settings, v float64) { s.NGOSettings.ApprovalRttSec = v }},
+		Read:  func(s *Settings) float64 { return s.ApprovalRttSec },
+		Write: func(s *Settings, v float64) { s.ApprovalRttSec = v }},
 	{Name: "ngo.maximumInterpolationTime", Group: "ngo", Unit: "s", Min: 0.016, Max: 1, Step: 0.001, Default: 0.1, Display: "s", Scale: 1,
 		Doc:   "Time constant of the smoothing after the lerp; adds about this minus a frame of lag (NGO default 100 ms).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.MaximumInterpolationTime },
-		Write: func(s *Settings, v float64) { s.NGOSettings.MaximumInterpolationTime = v }},
+		Read:  func(s *Settings) float64 { return s.MaximumInterpolationTime },
+		Write: func(s *Settings, v float64) { s.MaximumInterpolationTime = v }},
 	{Name: "ngo.maxInterpolationBound", Group: "ngo", Unit: "", Min: 1, Max: 10, Step: 0.1, Default: 3, Display: "", Scale: 1,
 		Doc:   "Largest lerp fraction before snapping; no effect at 1 or more in 2.1.1, as Lerp clamps (default 3).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.MaxInterpolationBound },
-		Write: func(s *Settings, v float64) { s.NGOSettings.MaxInterpolationBound = v }},
+		Read:  func(s *Settings) float64 { return s.MaxInterpolationBound },
+		Write: func(s *Settings, v float64) { s.MaxInterpolationBound = v }},
 	{Name: "ngo.maximumDeltaTime", Group: "ngo", Unit: "s", Min: 0.01, Max: 1, Step: 1e-8, Default: 0.33333334, Display: "s", Scale: 1,
 		Doc:   "Unity's Maximum Allowed Timestep: caps the frame time the smoothing sees (Unity default 333 ms).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.MaximumDeltaTime },
-		Write: func(s *Settings, v float64) { s.NGOSettings.MaximumDeltaTime = v }},
-	{Name: "ngo.useUnreliableDeltas", Group: "ngo", Kind: Bool, Max: 1, Step: 1, Default: 0,
+		Read:  func(s *Settings) float64 { return s.MaximumDeltaTime },
+		Write: func(s *Settings, v float64) { s.MaximumDeltaTime = v }},
+	{Name: "ngo.useUnreliableDeltas", Group: "ngo", Kind: param.Bool, Max: 1, Step: 1, Default: 0,
 		Doc:   "Send states unreliably, dropping late ones, with a full sync each second (NGO default off).",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.NGOSettings.UseUnreliableDeltas) },
-		Write: func(s *Settings, v float64) { s.NGOSettings.UseUnreliableDeltas = v != 0 }},
+		Read:  func(s *Settings) float64 { return param.FromBool(s.UseUnreliableDeltas) },
+		Write: func(s *Settings, v float64) { s.UseUnreliableDeltas = v != 0 }},
 	{Name: "ngo.positionThreshold", Group: "ngo", Unit: "m", Min: 0, Max: 1, Step: 0.0001, Default: ngoDefaultPositionThreshold, Display: "m", Scale: 1,
 		Doc:   "Smallest move of an axis the server sends (NetworkTransform default 1 mm).",
-		Read:  func(s *Settings) float64 { return s.NGOSettings.PositionThreshold },
-		Write: func(s *Settings, v float64) { s.NGOSettings.PositionThreshold = v }},
+		Read:  func(s *Settings) float64 { return s.PositionThreshold },
+		Write: func(s *Settings, v float64) { s.PositionThreshold = v }},
 }
 
-// ngoDef is the ngo technique's row in the technique table.
-var ngoDef = techDef{name: TechNGO, group: "ngo", base: technique.LocalTime, reach: technique.Received,
-	tune: []string{"ngo.maximumInterpolationTime"},
-	advice: func(s *Settings, env *technique.Env) string {
-		if float64(s.NGOSettings.TickRate) == env.SendRate {
-			return ""
-		}
-		return "ngo.tickRate is " + hz(float64(s.NGOSettings.TickRate)) + " but the server sends at " +
-			hz(env.SendRate) + " (sendRate): NGO sends a NetworkTransform state every tick; set them equal"
-	},
-	delay: func(s *Settings, _ *technique.Env) float64 { return ngoDelay(s) },
-	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newNGOBatch(s, n) },
-	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newNGO(s) }}
+// defaults returns the rows' defaults: NGO's own.
+func defaults() (s Settings) {
+	param.SetDefaults(Params, &s)
+	return s
+}
 
-// ngoDelay is the display delay behind the newest state that NGO's settings
+// Def is the ngo technique's row in the technique list.
+var Def = technique.Def[*Settings]{Name: Name, Group: "ngo", Params: Params,
+	Base: technique.LocalTime, Reach: technique.Received,
+	Tune:   []string{"ngo.maximumInterpolationTime"},
+	Advice: advice, Delay: delayOf,
+	Batch: func(s *Settings, env *technique.Env, n int) technique.Batch { return newNGOBatch(s, env, n) },
+	One:   newNGO}
+
+// advice says when ngo.tickRate is not the server's send rate: NGO
+// sends a NetworkTransform state every tick.
+func advice(s *Settings, env *technique.Env) string {
+	if float64(s.TickRate) == env.SendRate {
+		return ""
+	}
+	return "ngo.tickRate is " + hz(float64(s.TickRate)) + " but the server sends at " +
+		hz(env.SendRate) + " (sendRate): NGO sends a NetworkTransform state every tick; set them equal"
+}
+
+// hz writes a rate for the advice: 4 significant digits.
+func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
+
+// delayOf is the display delay behind the newest state that NGO's settings
 // give in steady state: ServerBufferSec (ServerTime's lag behind the newest
 // sync, beyond the one-way latency the newest state also has), ticksAgo
 // ticks, and the second stage's lag on steady motion,
 // MaximumInterpolationTime less one frame of the lab's render rate.
-func ngoDelay(s *Settings) float64 {
-	n := &s.NGOSettings
-	return float64(float32(n.ServerBufferSec)) + float64(n.TicksAgo)*ngoTickInterval(n.TickRate) + ngoSmoothLag(s)
+func delayOf(n *Settings, env *technique.Env) float64 {
+	return float64(float32(n.ServerBufferSec)) + float64(n.TicksAgo)*ngoTickInterval(n.TickRate) + ngoSmoothLag(n, env)
 }
 
 // ngoSmoothLag is the second stage's lag on steady motion:
 // MaximumInterpolationTime less one frame of the lab's render rate, s.
-func ngoSmoothLag(s *Settings) float64 {
-	return max(0, float64(float32(s.NGOSettings.MaximumInterpolationTime))-1/s.RenderRate)
+func ngoSmoothLag(n *Settings, env *technique.Env) float64 {
+	return max(0, float64(float32(n.MaximumInterpolationTime))-1/env.RenderRate)
 }
 
 // ngoBatch is the ngo technique for entities that share their packets:
@@ -207,6 +219,7 @@ func ngoSmoothLag(s *Settings) float64 {
 // that frame's update, so the result is the same.
 type ngoBatch struct {
 	s       *Settings
+	env     *technique.Env
 	cl      ngoClient
 	xs      []ngoTransform
 	started bool // the approval (first snapshot) has been handled
@@ -222,8 +235,8 @@ type ngoBatch struct {
 	k       ngoConst
 }
 
-func newNGOBatch(s *Settings, n int) *ngoBatch {
-	return &ngoBatch{s: s, xs: make([]ngoTransform, n)}
+func newNGOBatch(s *Settings, env *technique.Env, n int) *ngoBatch {
+	return &ngoBatch{s: s, env: env, xs: make([]ngoTransform, n)}
 }
 
 // ngoTick is the tick of NGO's server when a state of server time t is
@@ -234,15 +247,15 @@ func ngoTick(t float64, tickRate int) int64 {
 
 // ngoLabRTT is the round trip the transport reports on the lab's link:
 // 2·(latency + jitter) in whole milliseconds, in seconds.
-func ngoLabRTT(s *Settings) float64 {
-	return ngoRTT(int(math.Round(2 * (s.Latency + s.Jitter) * 1000)))
+func ngoLabRTT(env *technique.Env) float64 {
+	return ngoRTT(int(math.Round(2 * (env.Latency + env.Jitter) * 1000)))
 }
 
 // receive is the modelled sender and wire for one lab packet, then the
 // client's handling of what NGO would have received: snaps[e] is entity e's
 // state at server time tickTime.
 func (b *ngoBatch) Receive(tickTime, _ float64, snaps []technique.Snapshot) {
-	n := &b.s.NGOSettings
+	n := b.s
 	k := newNGOConst(n)
 	tick := ngoTick(tickTime, n.TickRate)
 	if !b.started {
@@ -258,7 +271,7 @@ func (b *ngoBatch) Receive(tickTime, _ float64, snaps []technique.Snapshot) {
 	frameSync := false
 	if p := tick / int64(n.TickRate); p > b.syncAt {
 		b.syncAt = p
-		b.cl.timeSync(tick, ngoLabRTT(b.s), &k)
+		b.cl.timeSync(tick, ngoLabRTT(b.env), &k)
 		frameSync = k.unreliable
 	}
 	if !k.unreliable && tick <= b.last {
@@ -288,16 +301,15 @@ func labVec32(p *geom.Vec3) vec32 { return vec32{float32(p[0]), float32(p[1]), f
 // after a TimeSync moved the target, by up to HardResetThresholdSec), plus
 // ticksAgo ticks and the second stage's lag.
 func (b *ngoBatch) Frame(now float64) {
-	n := &b.s.NGOSettings
-	b.k = newNGOConst(n)
+	b.k = newNGOConst(b.s)
 	var dt float32
 	if b.framed {
 		dt = float32(now - b.prevNow)
 	}
 	b.framed, b.prevNow = true, now
-	b.cl.frame(dt, ngoLabRTT(b.s), &b.k)
+	b.cl.frame(dt, ngoLabRTT(b.env), &b.k)
 	b.dt = b.k.deltaTime(dt)
-	b.delay = (b.cl.time.lastSynced - b.cl.server) + b.k.ticksAgo*b.k.tickInterval + ngoSmoothLag(b.s)
+	b.delay = (b.cl.time.lastSynced - b.cl.server) + b.k.ticksAgo*b.k.tickInterval + ngoSmoothLag(b.s, b.env)
 }
 
 // fill runs each transform's interpolation for the frame and writes what
@@ -334,8 +346,8 @@ type ngoTechnique struct {
 	out  [1]technique.Sample
 }
 
-func newNGO(s *Settings) technique.Technique {
-	return &ngoTechnique{b: ngoBatch{s: s, xs: make([]ngoTransform, 1)}}
+func newNGO(s *Settings, env *technique.Env) technique.Technique {
+	return &ngoTechnique{b: ngoBatch{s: s, env: env, xs: make([]ngoTransform, 1)}}
 }
 
 func (t *ngoTechnique) Receive(s technique.Snapshot, now float64) {

@@ -1,4 +1,4 @@
-package engine
+package ngo
 
 import (
 	"math"
@@ -27,7 +27,7 @@ type ngoConst struct {
 	unreliable   bool    // UseUnreliableDeltas
 }
 
-func newNGOConst(s *NGOSettings) ngoConst {
+func newNGOConst(s *Settings) ngoConst {
 	return ngoConst{
 		tickInterval: ngoTickInterval(s.TickRate),
 		ticksAgo:     float64(s.TicksAgo),

@@ -1,4 +1,4 @@
-package engine
+package ngo
 
 import (
 	"maps"
@@ -6,12 +6,14 @@ import (
 	"slices"
 	"testing"
 
+	"interplab/engine/param"
 	"interplab/engine/technique"
+	"interplab/engine/technique/internal/peertest"
 )
 
 // ngoGolden is a case of testdata/peers/ngo with the rows NGO recorded.
 type ngoGolden struct {
-	NGOCase
+	Case
 	Out []struct {
 		T          float64     `json:"t"`
 		Pos        *[3]float64 `json:"pos"`
@@ -27,7 +29,7 @@ type ngoGolden struct {
 
 func loadNGOGoldens(t testing.TB) map[string]*ngoGolden {
 	t.Helper()
-	_, all := decodePeerCases[ngoGolden](t, "ngo")
+	_, all := peertest.Decode[ngoGolden](t, "testdata")
 	cases := map[string]*ngoGolden{}
 	for _, g := range all {
 		cases[g.Name] = g
@@ -131,15 +133,15 @@ func TestNGOGoldenCanFail(t *testing.T) {
 	tests := []struct {
 		name  string
 		cas   string
-		tweak func(s *NGOCaseSettings)
+		tweak func(s *CaseSettings)
 	}{
-		{"ticksAgo 3", "ngo_00_clean_30tick_60fps", func(s *NGOCaseSettings) { s.TicksAgo = 3 }},
-		{"serverBufferSec +1 ms", "ngo_00_clean_30tick_60fps", func(s *NGOCaseSettings) { s.ServerBufferSec += 0.001 }},
-		{"maximumInterpolationTime 0.11", "ngo_01_uniform_jitter_60tick_60fps", func(s *NGOCaseSettings) { s.MaximumInterpolationTime = 0.11 }},
-		{"adjustmentRatio 0.02", "ngo_02_pareto_jitter_30tick_144fps", func(s *NGOCaseSettings) { s.AdjustmentRatio = 0.02 }},
-		{"hardResetThresholdSec 0.3", "ngo_07_latency_step_60tick_144fps", func(s *NGOCaseSettings) { s.HardResetThresholdSec = 0.3 }},
-		{"maximumDeltaTime 0.01", "ngo_09_interp_settings_60tick_60fps", func(s *NGOCaseSettings) { s.MaximumDeltaTime = 0.01 }},
-		{"approvalRttSec 0.5", "ngo_08_asym_rtt_30tick_60fps", func(s *NGOCaseSettings) { s.ApprovalRttSec = 0.5 }},
+		{"ticksAgo 3", "ngo_00_clean_30tick_60fps", func(s *CaseSettings) { s.TicksAgo = 3 }},
+		{"serverBufferSec +1 ms", "ngo_00_clean_30tick_60fps", func(s *CaseSettings) { s.ServerBufferSec += 0.001 }},
+		{"maximumInterpolationTime 0.11", "ngo_01_uniform_jitter_60tick_60fps", func(s *CaseSettings) { s.MaximumInterpolationTime = 0.11 }},
+		{"adjustmentRatio 0.02", "ngo_02_pareto_jitter_30tick_144fps", func(s *CaseSettings) { s.AdjustmentRatio = 0.02 }},
+		{"hardResetThresholdSec 0.3", "ngo_07_latency_step_60tick_144fps", func(s *CaseSettings) { s.HardResetThresholdSec = 0.3 }},
+		{"maximumDeltaTime 0.01", "ngo_09_interp_settings_60tick_60fps", func(s *CaseSettings) { s.MaximumDeltaTime = 0.01 }},
+		{"approvalRttSec 0.5", "ngo_08_asym_rtt_30tick_60fps", func(s *CaseSettings) { s.ApprovalRttSec = 0.5 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,27 +170,27 @@ func TestNGOCaseErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		field  string
-		break_ func(c *NGOCase)
+		break_ func(c *Case)
 	}{
-		{"library", "library", func(c *NGOCase) { c.Library = "mirror" }},
-		{"version", "ngoVersion", func(c *NGOCase) { c.Version = "1.9.1" }},
-		{"no frames", "frames", func(c *NGOCase) { c.Frames = nil }},
-		{"frames backwards", "frames[2]", func(c *NGOCase) { c.Frames = []float64{0, 1, 0.5} }},
-		{"packet type", "packets[0].type", func(c *NGOCase) { c.Packets = []NGOPacket{{Type: "spawn"}} }},
-		{"approve without axis", "packets[0].pos[1]", func(c *NGOCase) {
+		{"library", "library", func(c *Case) { c.Library = "mirror" }},
+		{"version", "ngoVersion", func(c *Case) { c.Version = "1.9.1" }},
+		{"no frames", "frames", func(c *Case) { c.Frames = nil }},
+		{"frames backwards", "frames[2]", func(c *Case) { c.Frames = []float64{0, 1, 0.5} }},
+		{"packet type", "packets[0].type", func(c *Case) { c.Packets = []NGOPacket{{Type: "spawn"}} }},
+		{"approve without axis", "packets[0].pos[1]", func(c *Case) {
 			c.Packets = []NGOPacket{{Type: "approve", Pos: [3]*float64{new(float64), nil, new(float64)}}}
 		}},
-		{"tick rate", "settings.tickRate", func(c *NGOCase) { c.Settings.TickRate = 0 }},
-		{"interpolation time", "settings.maximumInterpolationTime", func(c *NGOCase) { c.Settings.MaximumInterpolationTime = 0 }},
-		{"rtt order", "rtt[1]", func(c *NGOCase) { c.RTT = []NGORTT{{At: 1}, {At: 0.5}} }},
+		{"tick rate", "settings.tickRate", func(c *Case) { c.Settings.TickRate = 0 }},
+		{"interpolation time", "settings.maximumInterpolationTime", func(c *Case) { c.Settings.MaximumInterpolationTime = 0 }},
+		{"rtt order", "rtt[1]", func(c *Case) { c.RTT = []NGORTT{{At: 1}, {At: 0.5}} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := g.NGOCase
+			c := g.Case
 			c.Settings = g.Settings
 			tt.break_(&c)
 			_, err := c.Run()
-			fe, ok := err.(*FieldError)
+			fe, ok := err.(*param.FieldError)
 			if !ok || fe.Field != tt.field {
 				t.Errorf("Run() error = %v, want a FieldError on %s", err, tt.field)
 			}
