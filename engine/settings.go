@@ -5,6 +5,7 @@ import (
 	"interplab/engine/technique/epic"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
+	"interplab/engine/technique/source"
 )
 
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
@@ -71,6 +72,7 @@ type (
 	BufferSettings = buffer.Settings        // buffer and hermite
 	MirrorSettings = mirror.Settings        // mirror
 	NGOSettings    = ngo.Settings           // ngo
+	SourceSettings = source.Settings        // source
 )
 
 // Defaults returns the parameter table's default settings.

@@ -10,6 +10,7 @@ import (
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/snap"
+	"interplab/engine/technique/source"
 )
 
 // Technique names, in the order the lab shows them.
@@ -21,6 +22,7 @@ const (
 	TechHermite = buffer.HermiteName // the buffer with cubic Hermite positions
 	TechMirror  = mirror.Name        // Mirror's snapshot interpolation
 	TechNGO     = ngo.Name           // Unity Netcode for GameObjects' NetworkTransform
+	TechSource  = source.Name        // the Source engine's entity interpolation
 )
 
 // techDef is one row of the technique table: a technique.Def with its
@@ -93,7 +95,7 @@ var techDefs = [...]techDef{
 	geckosDef,
 	row(ngo.Def, func(s *Settings) *NGOSettings { return &s.NGOSettings }),
 	unrealDef,
-	sourceDef,
+	row(source.Def, func(s *Settings) *SourceSettings { return &s.SourceSettings }),
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and

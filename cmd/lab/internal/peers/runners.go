@@ -8,6 +8,7 @@ import (
 	"interplab/engine/technique"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
+	"interplab/engine/technique/source"
 )
 
 // peerCase is a library's case type in the engine: decoded from a case
@@ -35,7 +36,7 @@ func Runners() map[string]Runner {
 		"mirror": run[mirror.Case],
 		"geckos": run[engine.GeckosCase],
 		"ngo":    run[ngo.Case],
-		"source": run[engine.SourceCase],
+		"source": run[source.Case],
 	}
 }
 

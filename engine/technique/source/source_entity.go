@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"interplab/engine/geom"

@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"interplab/engine/geom"
@@ -26,7 +26,7 @@ type sourceBatch struct {
 	pendRot  []geom.Quat
 }
 
-func newSourceBatch(s *Settings, n int) technique.Batch {
+func newSourceBatch(s *Settings, _ *technique.Env, n int) technique.Batch {
 	return &sourceBatch{settings: s, ents: make([]sourceEntity, n)}
 }
 
@@ -39,7 +39,7 @@ func (b *sourceBatch) Receive(tick, _ float64, snaps []technique.Snapshot) {
 }
 
 func (b *sourceBatch) Frame(now float64) {
-	b.k = b.settings.SourceSettings.config()
+	b.k = b.settings.config()
 	k := &b.k
 	b.now = now
 	b.clock.advance(now, &k.clock)

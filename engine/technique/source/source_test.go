@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"math"
@@ -6,16 +6,17 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/technique"
+	"interplab/engine/technique/internal/peertest"
 )
 
 // sourceGoldenTol is the project's bar for a library frame, m.
 const sourceGoldenTol = 1e-6
 
 // loadSourceCases reads the Source golden cases under testdata/peers/source.
-func loadSourceCases(t testing.TB) map[string]*SourceCase {
+func loadSourceCases(t testing.TB) map[string]*Case {
 	t.Helper()
-	_, all := decodePeerCases[SourceCase](t, "source")
-	cases := map[string]*SourceCase{}
+	_, all := peertest.Decode[Case](t, "testdata")
+	cases := map[string]*Case{}
 	for _, c := range all {
 		cases[c.Name] = c
 	}
@@ -24,7 +25,7 @@ func loadSourceCases(t testing.TB) map[string]*SourceCase {
 
 // sourceCompare returns the largest position error of frames against the
 // case's out rows and the first frame that differs (−1 if none).
-func sourceCompare(c *SourceCase, frames []technique.PeerFrame) (maxErr float64, first int, why string) {
+func sourceCompare(c *Case, frames []technique.PeerFrame) (maxErr float64, first int, why string) {
 	first = -1
 	for i, o := range c.Out {
 		g := frames[i]
@@ -33,7 +34,7 @@ func sourceCompare(c *SourceCase, frames []technique.PeerFrame) (maxErr float64,
 		case (o.Pos != nil) != g.Drawn:
 			bad = "drawn differs"
 		case o.Pos != nil:
-			d := math.Sqrt(distSq(g.Pos, geom.Vec3(*o.Pos)))
+			d := g.Pos.Sub(geom.Vec3(*o.Pos)).Len()
 			maxErr = max(maxErr, d)
 			if !(d <= sourceGoldenTol) {
 				bad = "position differs"
@@ -93,7 +94,7 @@ func TestSourceClockCurtime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := s.SourceSettings.config()
+		k := s.config()
 		tech := &sourceTechnique{settings: &s}
 		next := 0
 		for f, now := range c.Frames {
@@ -118,11 +119,11 @@ func TestSourceGoldenCanFail(t *testing.T) {
 	tests := []struct {
 		name    string
 		caseN   string
-		perturb func(c *SourceCase)
+		perturb func(c *Case)
 	}{
-		{"cl_interp one tick more", "src_00_clean_t66_u20_r60", func(c *SourceCase) { c.Settings.ClInterp += 0.015 }},
-		{"cl_extrapolate_amount 5 ms", "src_01_uniform_jitter_t66_u33_r144", func(c *SourceCase) { c.Settings.ClExtrapolateAmount = 0.005 }},
-		{"cl_clock_correction off", "src_09_hitches_t66_u33_r60", func(c *SourceCase) { c.Settings.ClClockCorrection = 0 }},
+		{"cl_interp one tick more", "src_00_clean_t66_u20_r60", func(c *Case) { c.Settings.ClInterp += 0.015 }},
+		{"cl_extrapolate_amount 5 ms", "src_01_uniform_jitter_t66_u33_r144", func(c *Case) { c.Settings.ClExtrapolateAmount = 0.005 }},
+		{"cl_clock_correction off", "src_09_hitches_t66_u33_r60", func(c *Case) { c.Settings.ClClockCorrection = 0 }},
 	}
 	for _, tt := range tests {
 		c := *cases[tt.caseN]
@@ -146,13 +147,13 @@ type sourceRig struct {
 	now  float64
 }
 
-func newSourceRig(edit func(*SourceSettings)) *sourceRig {
-	r := &sourceRig{s: Defaults()}
+func newSourceRig(edit func(*Settings)) *sourceRig {
+	r := &sourceRig{s: defaults()}
 	if edit != nil {
-		edit(&r.s.SourceSettings)
+		edit(&r.s)
 	}
 	r.tech = &sourceTechnique{settings: &r.s}
-	r.k = r.s.SourceSettings.config()
+	r.k = r.s.config()
 	return r
 }
 
@@ -185,15 +186,15 @@ func TestSourceInterpAmountRounding(t *testing.T) {
 		{"rate clamped to the server's cap", "66", 128, 0, 2, 3},      // 2/66 s: 2.02 → 2, + 1
 	}
 	for _, tt := range tests {
-		s := Defaults()
-		ss := &s.SourceSettings
+		s := defaults()
+		ss := &s
 		ss.Tickrate, ss.ClUpdaterate, ss.ClInterp, ss.ClInterpRatio = tt.tickrate, tt.updaterate, tt.interp, tt.ratio
 		want := ss.tickInterval() * float32(tt.ticks)
 		if got := ss.config().amount; got != want {
 			t.Errorf("%s: interp amount = %v, want %v", tt.name, got, want)
 		}
-		if got, _ := EffectiveDelay(TechSource, &s); got != float64(want) {
-			t.Errorf("%s: EffectiveDelay = %v, want %v", tt.name, got, want)
+		if got := Def.Delay(&s, nil); got != float64(want) {
+			t.Errorf("%s: Def.Delay = %v, want %v", tt.name, got, want)
 		}
 	}
 }
@@ -240,7 +241,7 @@ func TestSourceExtrapolationComputedOnceThenHeld(t *testing.T) {
 }
 
 func TestSourceNoExtrapolationHoldsNewest(t *testing.T) {
-	r := newSourceRig(func(s *SourceSettings) { s.ClExtrapolate = false })
+	r := newSourceRig(func(s *Settings) { s.ClExtrapolate = false })
 	r.packet(1000, 0)
 	r.frame(0)
 	r.packet(1004, 1)
@@ -250,7 +251,7 @@ func TestSourceNoExtrapolationHoldsNewest(t *testing.T) {
 }
 
 func TestSourceSnapAfterHalfSecondWithoutPackets(t *testing.T) {
-	r := newSourceRig(func(s *SourceSettings) { s.ClInterp = 0.5 }) // target stays behind the data
+	r := newSourceRig(func(s *Settings) { s.ClInterp = 0.5 }) // target stays behind the data
 	for i := range int64(10) {
 		r.packet(1000+4*i, float64(i))
 		r.frame(0.06 * float64(i))

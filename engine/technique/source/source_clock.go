@@ -1,4 +1,4 @@
-package engine
+package source
 
 // sourceClockRing is the number of server-tick offsets the clock model
 // averages (the client keeps a small ring of them).

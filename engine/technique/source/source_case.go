@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"slices"
@@ -9,11 +9,11 @@ import (
 	"interplab/engine/technique"
 )
 
-// SourceCase is a golden case of the Source engine (library "source"): a
+// Case is a golden case of the Source engine (library "source"): a
 // packet schedule, the client's frame times and what a Source SDK 2013
 // client drew in each (see the golden/peers README). Run replays it through
 // the source technique.
-type SourceCase struct {
+type Case struct {
 	Name      string `json:"name"`
 	Library   string `json:"library"`
 	SDKCommit string `json:"sdkCommit"`
@@ -40,21 +40,21 @@ type SourceCase struct {
 		InterpAmount       float64 `json:"interpAmount"`
 		ClientInterpAmount float64 `json:"clientInterpAmount"`
 	} `json:"derived"`
-	Packets []SourcePacket `json:"packets"`
-	Frames  []float64      `json:"frames"` // client local times of the frames, s
-	Out     []SourceOut    `json:"out"`
+	Packets []Packet  `json:"packets"`
+	Frames  []float64 `json:"frames"` // client local times of the frames, s
+	Out     []Out     `json:"out"`
 }
 
-// SourcePacket is one snapshot of a Source case.
-type SourcePacket struct {
+// Packet is one snapshot of a Source case.
+type Packet struct {
 	Send   float64    `json:"send"`   // server time: tick · tick_interval, s
 	Tick   int64      `json:"tick"`   // server tick
 	Arrive float64    `json:"arrive"` // client local arrival time, s
 	Pos    [3]float64 `json:"pos"`    // origin, m
 }
 
-// SourceOut is what the engine did in one frame of a Source case.
-type SourceOut struct {
+// Out is what the engine did in one frame of a Source case.
+type Out struct {
 	T          float64     `json:"t"`
 	Pos        *[3]float64 `json:"pos"` // nil before the entity exists
 	Curtime    float64     `json:"curtime"`
@@ -66,18 +66,19 @@ type SourceOut struct {
 	Drop       int         `json:"drop"`
 }
 
-// settings checks the case's settings and returns them as the lab's.
-func (c *SourceCase) settings() (Settings, error) {
+// settings checks the case's settings and returns them as the
+// technique's.
+func (c *Case) settings() (Settings, error) {
 	cs := &c.Settings
-	s := Defaults()
-	ss := &s.SourceSettings
+	s := defaults()
+	ss := &s
 	ss.Tickrate = strconv.FormatFloat(cs.Tickrate, 'g', -1, 64)
-	i := slices.Index(SourceTickrates, ss.Tickrate)
+	i := slices.Index(Tickrates, ss.Tickrate)
 	if i < 0 {
-		return s, &FieldError{Field: "settings.tickrate", Value: ss.Tickrate, Allowed: "one of 66, 64, 128"}
+		return s, &param.FieldError{Field: "settings.tickrate", Value: ss.Tickrate, Allowed: "one of 66, 64, 128"}
 	}
 	if float32(cs.TickInterval) != sourceIntervals[i] {
-		return s, &FieldError{Field: "settings.tick_interval", Value: param.FormatNumber(cs.TickInterval),
+		return s, &param.FieldError{Field: "settings.tick_interval", Value: param.FormatNumber(cs.TickInterval),
 			Allowed: param.FormatNumber(float64(sourceIntervals[i])) + " s for tickrate " + ss.Tickrate}
 	}
 	bools := []struct {
@@ -91,7 +92,7 @@ func (c *SourceCase) settings() (Settings, error) {
 	}
 	for _, b := range bools {
 		if b.v != 0 && b.v != 1 {
-			return s, &FieldError{Field: "settings." + b.name, Value: strconv.Itoa(b.v), Allowed: "0 or 1"}
+			return s, &param.FieldError{Field: "settings." + b.name, Value: strconv.Itoa(b.v), Allowed: "0 or 1"}
 		}
 		*b.dst = b.v == 1
 	}
@@ -101,13 +102,13 @@ func (c *SourceCase) settings() (Settings, error) {
 	ss.SvClientMinRatio, ss.SvClientMaxRatio = cs.SvClientMinRatio, cs.SvClientMaxRatio
 	ss.ClClockdriftMaxMs = cs.ClClockdriftMaxMs
 	ss.ClClockAdjMinOffset, ss.ClClockAdjMaxOffset, ss.ClClockAdjMaxAmount = cs.ClClockAdjMinOffset, cs.ClClockAdjMaxOffset, cs.ClClockAdjMaxAmount
-	for _, p := range sourceParams {
+	for _, p := range Params {
 		if err := p.Check(p.Read(&s)); err != nil {
-			err.(*FieldError).Field = "settings." + p.Name[len("source."):]
+			err.(*param.FieldError).Field = "settings." + p.Name[len("source."):]
 			return s, err
 		}
 	}
-	if err := sourceCheck(&s); err != nil {
+	if err := check(&s); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -115,7 +116,7 @@ func (c *SourceCase) settings() (Settings, error) {
 
 // Run replays the case through the source technique, with its own clock
 // model, and returns what it drew in each frame.
-func (c *SourceCase) Run() ([]technique.PeerFrame, error) {
+func (c *Case) Run() ([]technique.PeerFrame, error) {
 	frames, _, err := c.run(false)
 	return frames, err
 }
@@ -123,22 +124,22 @@ func (c *SourceCase) Run() ([]technique.PeerFrame, error) {
 // run replays the case; with caseClock the render curtime of every frame is
 // the case's (out[].curtime), which checks the interpolation apart from the
 // clock model. It also returns the technique's mode in each frame.
-func (c *SourceCase) run(caseClock bool) ([]technique.PeerFrame, []sourceMode, error) {
+func (c *Case) run(caseClock bool) ([]technique.PeerFrame, []sourceMode, error) {
 	s, err := c.settings()
 	if err != nil {
 		return nil, nil, err
 	}
 	if caseClock && len(c.Out) != len(c.Frames) {
-		return nil, nil, &FieldError{Field: "out", Value: strconv.Itoa(len(c.Out)) + " rows",
+		return nil, nil, &param.FieldError{Field: "out", Value: strconv.Itoa(len(c.Out)) + " rows",
 			Allowed: strconv.Itoa(len(c.Frames)) + " rows, one per frame"}
 	}
 	for i := 1; i < len(c.Frames); i++ {
 		if !(c.Frames[i] >= c.Frames[i-1]) {
-			return nil, nil, &FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(c.Frames[i]),
+			return nil, nil, &param.FieldError{Field: "frames[" + strconv.Itoa(i) + "]", Value: param.FormatNumber(c.Frames[i]),
 				Allowed: "a time not before the frame before it, " + param.FormatNumber(c.Frames[i-1]) + " s"}
 		}
 	}
-	k := s.SourceSettings.config()
+	k := s.config()
 	// Each packet is read by the first frame at or after its arrival;
 	// packets read by the same frame go in file order.
 	type read struct{ frame, i int }
@@ -146,10 +147,10 @@ func (c *SourceCase) run(caseClock bool) ([]technique.PeerFrame, []sourceMode, e
 	for i := range c.Packets {
 		p := &c.Packets[i]
 		if !geom.Finite(p.Arrive) || !geom.Finite(p.Pos[0]) || !geom.Finite(p.Pos[1]) || !geom.Finite(p.Pos[2]) {
-			return nil, nil, &FieldError{Field: "packets[" + strconv.Itoa(i) + "]", Value: "non-finite", Allowed: "finite arrive and pos"}
+			return nil, nil, &param.FieldError{Field: "packets[" + strconv.Itoa(i) + "]", Value: "non-finite", Allowed: "finite arrive and pos"}
 		}
 		if sourceTick(p.Send, k.interval) != p.Tick {
-			return nil, nil, &FieldError{Field: "packets[" + strconv.Itoa(i) + "].send", Value: param.FormatNumber(p.Send),
+			return nil, nil, &param.FieldError{Field: "packets[" + strconv.Itoa(i) + "].send", Value: param.FormatNumber(p.Send),
 				Allowed: "tick · tick_interval = " + param.FormatNumber(float64(p.Tick)*float64(k.interval)) + " s"}
 		}
 		f, _ := slices.BinarySearch(c.Frames, p.Arrive)

@@ -1,20 +1,7 @@
-package engine
-
-import (
-	"math"
-
-	"interplab/engine/geom"
-	"interplab/engine/technique"
-)
-
-// TechSource is the Source engine technique: Source SDK 2013 multiplayer's
-// entity interpolation (CInterpolatedVar, the client interp amount) with the
-// client's tick clock and net channel as the golden cases model them.
-const TechSource = "source"
-
-// The source technique re-implements how a Source SDK 2013 multiplayer
-// client (commit aea94b32cbefeba5d16ef6fc70eff9508cf11673, 2025-02-27) draws
-// a remote player's origin. It is built only from the description in the
+// Package source is the source technique: it re-implements how a Source
+// SDK 2013 multiplayer client (commit
+// aea94b32cbefeba5d16ef6fc70eff9508cf11673, 2025-02-27) draws a remote
+// player's origin. It is built only from the description in the
 // project's golden/peers README (which was written from
 // public/tier1/interpolatedvar.h, CInterpolatedVar<Vector>, and
 // game/client/c_baseentity.cpp, GetClientInterpAmount and the per-frame
@@ -77,6 +64,22 @@ const TechSource = "source"
 //     origin, in the engine's Interpolate-off path; cl_extrapolate is
 //     cheat-protected in the engine but a plain knob here.
 //   - No SPROP_COORD quantization of origins (sender side, as in the cases).
+package source
+
+import (
+	"math"
+
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+)
+
+// Name is the Source engine technique: Source SDK 2013 multiplayer's
+// entity interpolation (CInterpolatedVar, the client interp amount) with the
+// client's tick clock and net channel as the golden cases model them.
+const Name = "source"
+
+// sourceTechnique is the source technique of one entity (see the package
+// doc for the model).
 type sourceTechnique struct {
 	settings *Settings
 	clock    sourceClock
@@ -108,14 +111,16 @@ func (n *sourceNet) accept(tick int64) bool {
 	return true
 }
 
-func newSource(s *Settings) technique.Technique { return &sourceTechnique{settings: s} }
+func newSource(s *Settings, _ *technique.Env) technique.Technique {
+	return &sourceTechnique{settings: s}
+}
 
 func (t *sourceTechnique) Receive(s technique.Snapshot, _ float64) {
 	t.pending = append(t.pending, sourcePacket{time: s.Time, pos: s.Pos, rot: s.Rot})
 }
 
 func (t *sourceTechnique) Sample(now float64) technique.Sample {
-	k := t.settings.SourceSettings.config()
+	k := t.settings.config()
 	var out technique.Sample
 	t.frame(now, &k, &out)
 	return out
