@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strconv"
 )
 
 // Advice returns, for the library techniques among s's techniques, each
@@ -27,6 +26,3 @@ func Advice(s *Settings) []string {
 	}
 	return out
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }

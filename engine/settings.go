@@ -3,6 +3,7 @@ package engine
 import (
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
+	"interplab/engine/technique/geckos"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/source"
@@ -72,6 +73,7 @@ type (
 	BufferSettings = buffer.Settings        // buffer and hermite
 	MirrorSettings = mirror.Settings        // mirror
 	NGOSettings    = ngo.Settings           // ngo
+	GeckosSettings = geckos.Settings        // geckos
 	SourceSettings = source.Settings        // source
 )
 

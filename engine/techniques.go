@@ -7,6 +7,7 @@ import (
 	"interplab/engine/technique"
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
+	"interplab/engine/technique/geckos"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/snap"
@@ -21,6 +22,7 @@ const (
 	TechBuffer  = buffer.Name        // snapshot interpolation: delayed ring buffer, lerp and slerp
 	TechHermite = buffer.HermiteName // the buffer with cubic Hermite positions
 	TechMirror  = mirror.Name        // Mirror's snapshot interpolation
+	TechGeckos  = geckos.Name        // geckos.io snapshot-interpolation
 	TechNGO     = ngo.Name           // Unity Netcode for GameObjects' NetworkTransform
 	TechSource  = source.Name        // the Source engine's entity interpolation
 )
@@ -92,7 +94,7 @@ var techDefs = [...]techDef{
 	row(buffer.Def, bufferSettings),
 	row(buffer.HermiteDef, bufferSettings),
 	row(mirror.Def, func(s *Settings) *MirrorSettings { return &s.MirrorSettings }),
-	geckosDef,
+	row(geckos.Def, func(s *Settings) *GeckosSettings { return &s.GeckosSettings }),
 	row(ngo.Def, func(s *Settings) *NGOSettings { return &s.NGOSettings }),
 	unrealDef,
 	row(source.Def, func(s *Settings) *SourceSettings { return &s.SourceSettings }),

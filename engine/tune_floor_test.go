@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"interplab/engine/technique/geckos"
 )
 
 // mirrorFar is the review's case: the mirror-30hz preset (presets/mirror-30hz.json:
@@ -43,7 +45,7 @@ func TestTuneFloorRefusesBound(t *testing.T) {
 				"extraLatency", "mean one-way transit of 150 ms"}},
 		{"mirror at its floor", mirrorFar(), TechMirror, Constraint{"addedLatency", 0.123}, nil},
 		{"ngo", mirrorFar(), TechNGO, Constraint{"addedLatency", 0.12}, []string{"cannot go below 123 ms"}},
-		{"geckos extrapolates ahead", mirrorFar(), TechGeckos, Constraint{"addedLatency", 0.01}, nil},
+		{"geckos extrapolates ahead", mirrorFar(), geckos.Name, Constraint{"addedLatency", 0.01}, nil},
 		{"buffer", mirrorFar(), TechBuffer, Constraint{"addedLatency", 0.1}, []string{"cannot go below 107 ms", "the network's latency is 120 ms", "allows 12.5 ms"}},
 		{"buffer at its floor", mirrorFar(), TechBuffer, Constraint{"addedLatency", 0.107}, nil},
 		{"source", mirrorFar(), TechSource, Constraint{"addedLatency", 0.1}, []string{"cannot go below 107 ms"}},

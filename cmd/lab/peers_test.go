@@ -13,13 +13,10 @@ func TestPeersCheck(t *testing.T) {
 	// Each library technique's cases are in its package's testdata.
 	dir := filepath.Join("..", "..", "engine", "technique")
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "testdata", "*.json.gz"))
-	old := filepath.Join("..", "..", "engine", "testdata", "peers")
-	more, _ := filepath.Glob(filepath.Join(old, "*", "*.json.gz"))
-	files = append(files, more...)
 	if len(files) == 0 {
 		t.Fatal("no library cases under engine/technique/*/testdata")
 	}
-	code, out, errs := labRun("peers", "check", dir, old)
+	code, out, errs := labRun("peers", "check", dir)
 	if code != 0 || strings.Count(out, "\n") < len(files) {
 		t.Fatalf("lab peers check = %d, %d lines for %d cases:\n%s%s", code, strings.Count(out, "\n"), len(files), out, errs)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine"
 	"interplab/engine/technique"
+	"interplab/engine/technique/geckos"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/source"
@@ -34,7 +35,7 @@ func Runners() map[string]Runner {
 	return map[string]Runner{
 		// One line per library technique: "mirror": run[mirror.MirrorCase],
 		"mirror": run[mirror.Case],
-		"geckos": run[engine.GeckosCase],
+		"geckos": run[geckos.Case],
 		"ngo":    run[ngo.Case],
 		"source": run[source.Case],
 	}

@@ -1,4 +1,4 @@
-package engine
+package geckos
 
 import (
 	"bytes"
@@ -11,11 +11,12 @@ import (
 	"interplab/engine/geom"
 	"interplab/engine/param"
 	"interplab/engine/technique"
+	"interplab/engine/technique/internal/peertest"
 )
 
 // geckosGolden is a case of golden/peers/geckos with the library's output.
 type geckosGolden struct {
-	GeckosCase
+	Case
 	Out []struct {
 		T          float64     `json:"t"`
 		Pos        *[3]float64 `json:"pos"`
@@ -27,7 +28,7 @@ type geckosGolden struct {
 
 func loadGeckosGoldens(t *testing.T) map[string]*geckosGolden {
 	t.Helper()
-	paths, all := decodePeerCases[geckosGolden](t, "geckos")
+	paths, all := peertest.Decode[geckosGolden](t, "testdata")
 	cases := map[string]*geckosGolden{}
 	for i, c := range all {
 		cases[filepath.Base(paths[i])] = c
@@ -129,21 +130,21 @@ func TestGeckosGoldenCanFail(t *testing.T) {
 	tests := []struct {
 		name  string
 		file  string
-		tweak func(c *GeckosCase)
+		tweak func(c *Case)
 	}{
-		{"buffer one ms longer", "p01_fps20_r60_clean.json.gz", func(c *GeckosCase) {
+		{"buffer one ms longer", "p01_fps20_r60_clean.json.gz", func(c *Case) {
 			v := 151.0
 			c.Settings.InterpolationBuffer = &v
 		}},
-		{"no offset reset", "p07_fps20_r60_localjump_fwd.json.gz", func(c *GeckosCase) {
+		{"no offset reset", "p07_fps20_r60_localjump_fwd.json.gz", func(c *Case) {
 			v := false
 			c.Settings.AutoCorrectTimeOffset = &v
 		}},
-		{"vault of 2", "p05_fps20_r60_outage_drop.json.gz", func(c *GeckosCase) {
+		{"vault of 2", "p05_fps20_r60_outage_drop.json.gz", func(c *Case) {
 			v := 2.0
 			c.Settings.VaultSize = &v
 		}},
-		{"serverFPS not passed", "p03_fps30_r60_heavytail.json.gz", func(c *GeckosCase) {
+		{"serverFPS not passed", "p03_fps30_r60_heavytail.json.gz", func(c *Case) {
 			// 100 ms either way: no frame may change.
 			c.Settings.ServerFPS = nil
 		}},
@@ -151,7 +152,7 @@ func TestGeckosGoldenCanFail(t *testing.T) {
 	for _, tt := range tests {
 		c := *cases[tt.file]
 		c.Settings = cases[tt.file].Settings
-		tt.tweak(&c.GeckosCase)
+		tt.tweak(&c.Case)
 		rows, err := c.run()
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
@@ -180,7 +181,7 @@ func TestGeckosCaseErrors(t *testing.T) {
 		{"no frames", `{"settings":{"vaultSize":120,"autoCorrectTimeOffset":true}}`, "frames: want"},
 	}
 	for _, tt := range tests {
-		var c GeckosCase
+		var c Case
 		if err := json.Unmarshal([]byte(tt.json), &c); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -219,15 +220,15 @@ func TestGeckosBehaviours(t *testing.T) {
 	const none = -1
 	tests := []struct {
 		name  string
-		set   func(s *GeckosSettings)
+		set   func(s *Settings)
 		steps []geckosStep
 	}{
-		{"buffer is three server frames", func(s *GeckosSettings) { s.ServerFPS = 10 }, []geckosStep{
+		{"buffer is three server frames", func(s *Settings) { s.ServerFPS = 10 }, []geckosStep{
 			// offset 0: render time = now - 300 ms.
 			addOff(100, 100, 0, 0), add(100.1, 100.1, 10),
 			sample(100.35, technique.Interpolate, 5, 0, 1),
 		}},
-		{"interpolationBuffer.set overrides serverFPS", func(s *GeckosSettings) { s.ServerFPS = 10; s.InterpolationBuffer = 50 }, []geckosStep{
+		{"interpolationBuffer.set overrides serverFPS", func(s *Settings) { s.ServerFPS = 10; s.InterpolationBuffer = 50 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10),
 			sample(100.1, technique.Interpolate, 5, 0, 1),
 		}},
@@ -239,13 +240,13 @@ func TestGeckosBehaviours(t *testing.T) {
 			addOff(10, 100, 0, -90000), addOff(10.1505, 100.1, 1, -89949.5),
 			addOff(10.2, 100.2, 2, -90000), // flip-flop back down
 		}},
-		{"offset fixed without autoCorrectTimeOffset", func(s *GeckosSettings) { s.AutoCorrectTimeOffset = false }, []geckosStep{
+		{"offset fixed without autoCorrectTimeOffset", func(s *Settings) { s.AutoCorrectTimeOffset = false }, []geckosStep{
 			addOff(10, 100, 0, -90000), addOff(11, 100.1, 1, -90000),
 		}},
 		{"offset of exactly -1 reads as unset", nil, []geckosStep{
 			addOff(99.999, 100, 0, -1), addOff(100.5, 100.1, 1, 400),
 		}},
-		{"no extrapolation: hold the last drawn", func(s *GeckosSettings) { s.InterpolationBuffer = 100 }, []geckosStep{
+		{"no extrapolation: hold the last drawn", func(s *Settings) { s.InterpolationBuffer = 100 }, []geckosStep{
 			sample(99, technique.Empty, 0, none, none),
 			add(100, 100, 0),
 			sample(100.05, technique.Empty, 0, none, none), // before the oldest, nothing drawn yet
@@ -254,37 +255,37 @@ func TestGeckosBehaviours(t *testing.T) {
 			sample(100.2, technique.Hold, 5, none, none), // render time at the newest: nothing
 			sample(100.3, technique.Hold, 5, none, none),
 		}},
-		{"a late snapshot beyond 50 ms steps the render time back", func(s *GeckosSettings) { s.InterpolationBuffer = 0 }, []geckosStep{
+		{"a late snapshot beyond 50 ms steps the render time back", func(s *Settings) { s.InterpolationBuffer = 0 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.2, 100.2, 20),
 			sample(100.15, technique.Interpolate, 15, 1, 2),
 			addOff(100.2, 99.9, 30, 300), // 300 ms late: offset up, render time back 300 ms
 			sample(100.25, technique.Interpolate, 15, 3, 0),
 		}},
-		{"vault drops the oldest when full", func(s *GeckosSettings) { s.InterpolationBuffer = 100; s.VaultSize = 2 }, []geckosStep{
+		{"vault drops the oldest when full", func(s *Settings) { s.InterpolationBuffer = 100; s.VaultSize = 2 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.2, 100.2, 20),
 			sample(100.15, technique.Empty, 0, none, none), // 100.05 is before the oldest kept, 100.1
 			sample(100.25, technique.Interpolate, 15, 1, 2),
 		}},
-		{"vault appends a late snapshot even when full", func(s *GeckosSettings) {
+		{"vault appends a late snapshot even when full", func(s *Settings) {
 			s.InterpolationBuffer, s.VaultSize, s.AutoCorrectTimeOffset = 100, 2, false
 		}, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.12, 100.02, 2), // evicts 100, keeps 100.02
 			sample(100.13, technique.Interpolate, 2+float64(8*(0.01/0.08)), 2, 1),
 		}},
-		{"late snapshots are sorted in and used", func(s *GeckosSettings) { s.InterpolationBuffer, s.AutoCorrectTimeOffset = 100, false }, []geckosStep{
+		{"late snapshots are sorted in and used", func(s *Settings) { s.InterpolationBuffer, s.AutoCorrectTimeOffset = 100, false }, []geckosStep{
 			add(100, 100, 0), add(100.2, 100.2, 20), add(100.21, 100.1, 10),
 			sample(100.25, technique.Interpolate, 15, 2, 1),
 		}},
-		{"equal times: older is the earliest added, newer the latest", func(s *GeckosSettings) { s.InterpolationBuffer = 100 }, []geckosStep{
+		{"equal times: older is the earliest added, newer the latest", func(s *Settings) { s.InterpolationBuffer = 100 }, []geckosStep{
 			add(100, 100, 0), add(100.01, 100, 1), add(100.1, 100.1, 10), add(100.11, 100.1, 11),
 			sample(100.15, technique.Interpolate, 5.5, 0, 3),
 		}},
-		{"duplicates take their own slots", func(s *GeckosSettings) { s.InterpolationBuffer = 100; s.VaultSize = 3 }, []geckosStep{
+		{"duplicates take their own slots", func(s *Settings) { s.InterpolationBuffer = 100; s.VaultSize = 3 }, []geckosStep{
 			add(100, 100, 0), add(100.1, 100.1, 10), add(100.1, 100.1, 10), add(100.2, 100.2, 20),
 			sample(100.15, technique.Empty, 0, none, none),  // 100 was evicted by the duplicate
 			sample(100.25, technique.Interpolate, 15, 1, 3), // the earliest added of the pair
 		}},
-		{"render time at or below 1 ms is taken as the fraction", func(s *GeckosSettings) {
+		{"render time at or below 1 ms is taken as the fraction", func(s *Settings) {
 			s.InterpolationBuffer, s.AutoCorrectTimeOffset = 0, false
 		}, []geckosStep{
 			add(0, 0, 0), add(0, 0.1, 10), // offset 0: render time = now in ms
@@ -294,10 +295,9 @@ func TestGeckosBehaviours(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Defaults()
-			s.GeckosSettings = GeckosSettings{ServerFPS: 20, InterpolationBuffer: -1, VaultSize: 120, AutoCorrectTimeOffset: true}
+			s := Settings{ServerFPS: 20, InterpolationBuffer: -1, VaultSize: 120, AutoCorrectTimeOffset: true}
 			if tt.set != nil {
-				tt.set(&s.GeckosSettings)
+				tt.set(&s)
 			}
 			g := newGeckos(&s).(*geckosTech)
 			for i, st := range tt.steps {
@@ -328,37 +328,13 @@ func TestGeckosBufferDefault(t *testing.T) {
 		{10, -1, 300}, {20, -1, 150}, {30, -1, 100}, {60, -1, 50}, {0, -1, 100}, {20, 0, 0}, {20, 80, 80},
 	}
 	for _, tt := range tests {
-		s := GeckosSettings{ServerFPS: tt.fps, InterpolationBuffer: tt.set}
+		s := Settings{ServerFPS: tt.fps, InterpolationBuffer: tt.set}
 		if got := geckosBuffer(&s); got != tt.want {
 			t.Errorf("geckosBuffer(serverFPS %v, set %v) = %v, want %v", tt.fps, tt.set, got, tt.want)
 		}
 	}
-	s := Defaults()
-	if d, ok := EffectiveDelay(TechGeckos, &s); !ok || d != 0.15 {
-		t.Errorf("EffectiveDelay(geckos, defaults) = %v, %v; want 0.15, true", d, ok)
-	}
-}
-
-// TestGeckosBatchMatchesOne checks that the lab's batch (one vault shared
-// by every entity, as a geckos snapshot carries them all) draws what one
-// technique per entity draws.
-func TestGeckosBatchMatchesOne(t *testing.T) {
-	s := Defaults()
-	s.Entities, s.Jitter, s.Loss, s.Duplicate, s.Duration = 5, 0.03, 0.05, 0.05, 10
-	s.JitterDist = "pareto"
-	s.Techniques = []string{TechGeckos}
-	a, err := Run(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The same run with one technique per entity, by hand.
-	m, err := NewSim(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.batches[0] = newPerEntity(TechGeckos, &m.set, &m.env, s.Entities)
-	b := m.runFor(0)
-	if a.Techniques[0].Metrics != b.Techniques[0].Metrics {
-		t.Errorf("batch metrics %+v\nper entity %+v", a.Techniques[0].Metrics, b.Techniques[0].Metrics)
+	def := defaults()
+	if d := Def.Delay(&def, nil); d != 0.15 {
+		t.Errorf("Def.Delay(defaults) = %v, want 0.15", d)
 	}
 }

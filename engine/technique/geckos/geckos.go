@@ -1,23 +1,28 @@
-package engine
+// Package geckos is the geckos technique: @geckos.io/snapshot-interpolation
+// 1.1.1 (npm), the browser games' snapshot interpolation library,
+// re-implemented from its source and pinned by cases recorded from the
+// package itself (testdata/; see geckosBatch for the model).
+package geckos
 
 import (
 	"math"
+	"strconv"
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
-// TechGeckos is geckos.io snapshot-interpolation 1.1.1, the browser
+// Name is geckos.io snapshot-interpolation 1.1.1, the browser
 // games' snapshot interpolation library.
-const TechGeckos = "geckos"
+const Name = "geckos"
 
-// GeckosSettings are the knobs of @geckos.io/snapshot-interpolation 1.1.1,
+// Settings are the knobs of @geckos.io/snapshot-interpolation 1.1.1,
 // under its own names and in its own units (milliseconds, snapshots): what
 // a game passes to `new SnapshotInterpolation(serverFPS,
 // {autoCorrectTimeOffset})`, `SI.interpolationBuffer.set(ms)` and
 // `SI.vault.setMaxSize(n)`.
-type GeckosSettings struct {
+type Settings struct {
 	// ServerFPS is the constructor's serverFPS, frames per second; 0 is
 	// "not passed". It only sets the default interpolation buffer: three
 	// server frames, or 100 ms without it.
@@ -45,7 +50,7 @@ const geckosOffsetReset = 50
 // geckosBuffer returns the interpolation buffer a game with settings s runs
 // with, ms: the constructor's (1000/serverFPS)*3, or 100 when serverFPS is 0,
 // unless interpolationBuffer.set overrides it.
-func geckosBuffer(s *GeckosSettings) float64 {
+func geckosBuffer(s *Settings) float64 {
 	if s.InterpolationBuffer >= 0 {
 		return s.InterpolationBuffer
 	}
@@ -55,7 +60,8 @@ func geckosBuffer(s *GeckosSettings) float64 {
 	return geckosDefaultBuffer
 }
 
-var geckosParams = []Param{
+// Params are the geckos technique's knobs.
+var Params = []param.Param[*Settings]{
 	{Name: "geckos.serverFPS", Group: "geckos", Unit: "Hz", Min: 0, Max: 128, Step: 1, Default: 20, Display: "FPS", Scale: 1,
 		Doc:   "serverFPS given to new SnapshotInterpolation: the default buffer is 3 of its frames (none, 0: 100 ms).",
 		Read:  func(s *Settings) float64 { return s.ServerFPS },
@@ -64,29 +70,44 @@ var geckosParams = []Param{
 		Doc:   "interpolationBuffer.set(ms): render this far behind the server clock; -1 = not set (3 server frames).",
 		Read:  func(s *Settings) float64 { return s.InterpolationBuffer },
 		Write: func(s *Settings, v float64) { s.InterpolationBuffer = v }},
-	{Name: "geckos.vaultSize", Group: "geckos", Kind: Int, Unit: "snapshots", Min: 1, Max: 1000, Step: 1, Default: 120, Display: "snapshots", Scale: 1,
+	{Name: "geckos.vaultSize", Group: "geckos", Kind: param.Int, Unit: "snapshots", Min: 1, Max: 1000, Step: 1, Default: 120, Display: "snapshots", Scale: 1,
 		Doc:   "vault.setMaxSize: snapshots kept; the oldest goes when a new one comes (library default 120).",
 		Read:  func(s *Settings) float64 { return float64(s.VaultSize) },
 		Write: func(s *Settings, v float64) { s.VaultSize = int(v) }},
-	{Name: "geckos.autoCorrectTimeOffset", Group: "geckos", Kind: Bool, Max: 1, Step: 1, Default: 1,
+	{Name: "geckos.autoCorrectTimeOffset", Group: "geckos", Kind: param.Bool, Max: 1, Step: 1, Default: 1,
 		Doc:   "Re-take the server clock offset from a snapshot that disagrees with it by over 50 ms (library default true).",
 		Read:  func(s *Settings) float64 { return param.FromBool(s.AutoCorrectTimeOffset) },
 		Write: func(s *Settings, v float64) { s.AutoCorrectTimeOffset = v != 0 }},
 }
 
-var geckosDef = techDef{name: TechGeckos, group: "geckos", base: technique.LocalTime, reach: technique.Ahead,
-	tune: []string{"geckos.interpolationBuffer", "geckos.autoCorrectTimeOffset"},
-	advice: func(s *Settings, env *technique.Env) string {
-		if !(s.GeckosSettings.ServerFPS > 0 && s.GeckosSettings.ServerFPS != env.SendRate) {
-			return ""
-		}
-		return "geckos.serverFPS is " + hz(s.GeckosSettings.ServerFPS) + " but the server sends at " +
-			hz(env.SendRate) + " (sendRate): the library sizes its default buffer from serverFPS; set them equal"
-	},
-	delay: func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(&s.GeckosSettings) / 1000 },
-	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
-	one:   func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },
+// defaults returns the rows' defaults: the library's.
+func defaults() (s Settings) {
+	param.SetDefaults(Params, &s)
+	return s
 }
+
+// Def is the geckos technique's row of the technique list.
+var Def = technique.Def[*Settings]{Name: Name, Group: "geckos", Params: Params,
+	Base: technique.LocalTime, Reach: technique.Ahead,
+	Tune:   []string{"geckos.interpolationBuffer", "geckos.autoCorrectTimeOffset"},
+	Advice: advice,
+	Delay:  func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(s) / 1000 },
+	Batch:  func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
+	One:    func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },
+}
+
+// advice says when serverFPS is set and is not the server's send
+// rate: the library sizes its default buffer from it.
+func advice(s *Settings, env *technique.Env) string {
+	if !(s.ServerFPS > 0 && s.ServerFPS != env.SendRate) {
+		return ""
+	}
+	return "geckos.serverFPS is " + hz(s.ServerFPS) + " but the server sends at " +
+		hz(env.SendRate) + " (sendRate): the library sizes its default buffer from serverFPS; set them equal"
+}
+
+// hz writes a rate for the advice: 4 significant digits.
+func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // geckosBatch is geckos.io snapshot-interpolation 1.1.1 (BSD-3-Clause,
 // github.com/geckosio/snapshot-interpolation, lib/snapshot-interpolation.js
@@ -177,7 +198,7 @@ func newGeckosBatch(s *Settings, n int) *geckosBatch {
 // receive is snapshot.add of the snapshot of time tick (s), every entity's
 // state in snaps, at local time now (s).
 func (b *geckosBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
-	gs := &b.s.GeckosSettings
+	gs := b.s
 	nowMs, t := float64(now*1000), float64(tick*1000)
 	if b.offset == -1 {
 		b.offset = nowMs - t
@@ -261,7 +282,7 @@ func (b *geckosBatch) grow() {
 // it moves by the luck of the snapshot the offset came from, within 50 ms
 // with autoCorrectTimeOffset; without, drift builds it up.
 func (b *geckosBatch) Frame(now float64) {
-	buf := geckosBuffer(&b.s.GeckosSettings)
+	buf := geckosBuffer(b.s)
 	st := (float64(now*1000) - b.offset) - buf
 	mask := len(b.times) - 1
 	delay := buf

@@ -1,6 +1,6 @@
 //go:build !js
 
-package engine
+package geckos
 
 import (
 	"bytes"
@@ -127,7 +127,7 @@ type geckosWire struct {
 // clock, jitter with heavy tails (offset resets), loss, outages, reordering,
 // duplicates, a server clock stepped by whole ticks, and settings that
 // cover the buffer's sources and vault overflow.
-func genGeckosSchedule(seed uint64) (GeckosCase, geckosWire) {
+func genGeckosSchedule(seed uint64) (Case, geckosWire) {
 	r := rand.New(rand.NewPCG(seed, 0x6765636b6f73))
 	pick := func(xs ...float64) float64 { return xs[r.IntN(len(xs))] }
 	uni := func(lo, hi float64) float64 { return lo + r.Float64()*(hi-lo) }
@@ -254,7 +254,7 @@ func genGeckosSchedule(seed uint64) (GeckosCase, geckosWire) {
 	})
 
 	w.Frames = frames
-	var c GeckosCase
+	var c Case
 	c.Name = "seed " + strconv.FormatUint(seed, 10)
 	c.Settings.ServerFPS, c.Settings.InterpolationBuffer = w.ServerFPS, w.InterpolationBuffer
 	vs := float64(w.VaultSize)
@@ -262,7 +262,7 @@ func genGeckosSchedule(seed uint64) (GeckosCase, geckosWire) {
 	c.Frames = frames
 	for _, p := range pkts {
 		w.Packets = append(w.Packets, [5]float64{p.send, p.arrive, p.pos[0], p.pos[1], p.pos[2]})
-		gp := GeckosPacket{Send: p.send, Arrive: p.arrive}
+		gp := Packet{Send: p.send, Arrive: p.arrive}
 		for k := range 3 {
 			v := p.pos[k]
 			gp.Pos = append(gp.Pos, &v)
@@ -287,7 +287,7 @@ func TestGeckosMatchesNPMPackage(t *testing.T) {
 		t.Fatalf("node not found: %v", err)
 	}
 	const schedules = 200
-	cases := make([]GeckosCase, schedules)
+	cases := make([]Case, schedules)
 	wire := make([]geckosWire, schedules)
 	for i := range schedules {
 		cases[i], wire[i] = genGeckosSchedule(uint64(1000 + i))
@@ -375,7 +375,7 @@ func compareGeckosNPM(rows []geckosRow, real []*[6]float64, worst *float64) erro
 
 // geckosOffsetChanges counts the adds after the first that change the time
 // offset in a replay of c.
-func geckosOffsetChanges(c *GeckosCase) int {
+func geckosOffsetChanges(c *Case) int {
 	s, _ := c.settings()
 	g := newGeckos(&s).(*geckosTech)
 	n, last := 0, math.NaN()

@@ -1,4 +1,4 @@
-package engine
+package geckos
 
 import (
 	"errors"
@@ -10,12 +10,12 @@ import (
 	"interplab/engine/technique"
 )
 
-// GeckosCase is a case of the geckos library (golden/peers/geckos): a
+// Case is a case of the geckos library (golden/peers/geckos): a
 // packet schedule replayed through @geckos.io/snapshot-interpolation with
 // its Now() replaced by the simulated client clock. Times are in seconds,
 // positions in metres. Only the inputs are decoded; meta, out and debug are
 // what the checker and the tests read.
-type GeckosCase struct {
+type Case struct {
 	Name     string `json:"name"`
 	Library  string `json:"library"` // "geckos"
 	Version  string `json:"version"` // the package version, "1.1.1"
@@ -25,12 +25,12 @@ type GeckosCase struct {
 		VaultSize             *float64 `json:"vaultSize"`
 		AutoCorrectTimeOffset *bool    `json:"autoCorrectTimeOffset"`
 	} `json:"settings"`
-	Packets []GeckosPacket `json:"packets"` // in arrival order
-	Frames  []float64      `json:"frames"`  // client local render times, s, non-decreasing
+	Packets []Packet  `json:"packets"` // in arrival order
+	Frames  []float64 `json:"frames"`  // client local render times, s, non-decreasing
 }
 
-// GeckosPacket is one snapshot of a GeckosCase.
-type GeckosPacket struct {
+// Packet is one snapshot of a Case.
+type Packet struct {
 	Send   float64    `json:"send"`   // the snapshot's server time, s
 	Arrive float64    `json:"arrive"` // client local arrival time, s
 	Pos    []*float64 `json:"pos"`    // the entity's [x, y, z], m; null is refused
@@ -42,7 +42,7 @@ type GeckosPacket struct {
 // its arrival time (snapshot.add), then the frame samples
 // (calcInterpolation). A frame is Drawn when calcInterpolation returned a
 // state.
-func (c *GeckosCase) Run() ([]technique.PeerFrame, error) {
+func (c *Case) Run() ([]technique.PeerFrame, error) {
 	rows, err := c.run()
 	if err != nil {
 		return nil, err
@@ -63,12 +63,12 @@ type geckosRow struct {
 	P            float64
 }
 
-// settings returns the case's settings as the lab's, or an error naming the
-// field.
-func (c *GeckosCase) settings() (Settings, error) {
+// settings returns the case's settings as the technique's, or an error
+// naming the field.
+func (c *Case) settings() (Settings, error) {
 	var s Settings
 	cs := &c.Settings
-	if c.Library != "" && c.Library != TechGeckos {
+	if c.Library != "" && c.Library != Name {
 		return s, errors.New("library = " + strconv.Quote(c.Library) + ": want \"geckos\"")
 	}
 	if v := cs.ServerFPS; v != nil {
@@ -100,7 +100,7 @@ func (c *GeckosCase) settings() (Settings, error) {
 }
 
 // check checks the packets and frames.
-func (c *GeckosCase) check() error {
+func (c *Case) check() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	for i := range c.Packets {
 		p := &c.Packets[i]
@@ -134,7 +134,7 @@ func (c *GeckosCase) check() error {
 }
 
 // run replays the case (see Run), with the internals.
-func (c *GeckosCase) run() ([]geckosRow, error) {
+func (c *Case) run() ([]geckosRow, error) {
 	s, err := c.settings()
 	if err == nil {
 		err = c.check()
