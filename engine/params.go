@@ -76,7 +76,7 @@ const (
 // params is the parameter table: the lab's own parameters, then each
 // library technique's (declared in its file).
 var params = slices.Concat(techniqueDef(TechEPIC).params, networkParams, techniqueDef(TechBuffer).params, runParams,
-	techniqueDef(TechMirror).params, techniqueDef(TechGeckos).params, techniqueDef(TechNGO).params, unrealParams, techniqueDef(TechSource).params)
+	techniqueDef(TechMirror).params, techniqueDef(TechGeckos).params, techniqueDef(TechNGO).params, techniqueDef(TechUnreal).params, techniqueDef(TechSource).params)
 
 // networkParams are the parameters of the link.
 var networkParams = []Param{

@@ -7,6 +7,7 @@ import (
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/source"
+	"interplab/engine/technique/unreal"
 )
 
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
@@ -74,6 +75,7 @@ type (
 	MirrorSettings = mirror.Settings        // mirror
 	NGOSettings    = ngo.Settings           // ngo
 	GeckosSettings = geckos.Settings        // geckos
+	UnrealSettings = unreal.Settings        // unreal-cmc
 	SourceSettings = source.Settings        // source
 )
 

@@ -12,6 +12,7 @@ import (
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/snap"
 	"interplab/engine/technique/source"
+	"interplab/engine/technique/unreal"
 )
 
 // Technique names, in the order the lab shows them.
@@ -24,6 +25,7 @@ const (
 	TechMirror  = mirror.Name        // Mirror's snapshot interpolation
 	TechGeckos  = geckos.Name        // geckos.io snapshot-interpolation
 	TechNGO     = ngo.Name           // Unity Netcode for GameObjects' NetworkTransform
+	TechUnreal  = unreal.Name        // Unreal Engine's CharacterMovementComponent
 	TechSource  = source.Name        // the Source engine's entity interpolation
 )
 
@@ -96,7 +98,7 @@ var techDefs = [...]techDef{
 	row(mirror.Def, func(s *Settings) *MirrorSettings { return &s.MirrorSettings }),
 	row(geckos.Def, func(s *Settings) *GeckosSettings { return &s.GeckosSettings }),
 	row(ngo.Def, func(s *Settings) *NGOSettings { return &s.NGOSettings }),
-	unrealDef,
+	row(unreal.Def, func(s *Settings) *UnrealSettings { return &s.UnrealSettings }),
 	row(source.Def, func(s *Settings) *SourceSettings { return &s.SourceSettings }),
 }
 

@@ -1,4 +1,7 @@
-package engine
+// Package unreal is the unreal-cmc technique: how a client of Unreal
+// Engine 5.4 draws a simulated proxy with UCharacterMovementComponent's
+// network smoothing, from Epic's public documentation (see unrealCMC).
+package unreal
 
 import (
 	"interplab/engine/geom"
@@ -6,25 +9,25 @@ import (
 	"interplab/engine/technique"
 )
 
-// TechUnreal is the technique of Unreal Engine's CharacterMovementComponent
-// as a client draws a simulated proxy (another player's character).
-const TechUnreal = "unreal-cmc"
+// Name is the technique of Unreal Engine's CharacterMovementComponent as a
+// client draws a simulated proxy (another player's character).
+const Name = "unreal-cmc"
 
-// UnrealSmoothingModes are the choices of unreal.networkSmoothingMode, in the
+// SmoothingModes are the choices of unreal.networkSmoothingMode, in the
 // order of Unreal's ENetworkSmoothingMode (its hidden Replay mode left out).
-var UnrealSmoothingModes = []string{"disabled", "linear", "exponential"}
+var SmoothingModes = []string{"disabled", "linear", "exponential"}
 
-// The indices of UnrealSmoothingModes.
+// The indices of SmoothingModes.
 const (
 	unrealDisabled = iota
 	unrealLinear
 	unrealExponential
 )
 
-// UnrealSettings are the UCharacterMovementComponent properties that shape
+// Settings are the UCharacterMovementComponent properties that shape
 // how a client draws a simulated proxy, with Unreal's names, units (cm, s)
 // and defaults. The JSON keys are the lab's parameter names.
-type UnrealSettings struct {
+type Settings struct {
 	// NetworkSmoothingMode is disabled, linear or exponential (Unreal's
 	// default).
 	NetworkSmoothingMode string `json:"unreal.networkSmoothingMode"`
@@ -42,9 +45,9 @@ type UnrealSettings struct {
 	NetworkNoSmoothUpdateDistance float64 `json:"unreal.networkNoSmoothUpdateDistance"`
 }
 
-// unrealParams are the unreal-cmc technique's parameters.
-var unrealParams = []Param{
-	param.EnumOf(Param{Name: "unreal.networkSmoothingMode", Group: "unreal", Default: unrealExponential, Choices: UnrealSmoothingModes,
+// Params are the unreal-cmc technique's parameters.
+var Params = []param.Param[*Settings]{
+	param.EnumOf(param.Param[*Settings]{Name: "unreal.networkSmoothingMode", Group: "unreal", Default: unrealExponential, Choices: SmoothingModes,
 		Doc: "How the mesh catches up with each server update: exponential (Unreal's default), linear over the update interval, or disabled (snap)."},
 		func(s *Settings) *string { return &s.NetworkSmoothingMode }),
 	{Name: "unreal.networkSimulatedSmoothLocationTime", Group: "unreal", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.1, Display: "s", Scale: 1,
@@ -65,7 +68,13 @@ var unrealParams = []Param{
 		Write: func(s *Settings, v float64) { s.NetworkNoSmoothUpdateDistance = v }},
 }
 
-// unrealDef is the unreal-cmc row of the technique table. Its delay is 0,
+// defaults returns the rows' defaults: Unreal's.
+func defaults() (s Settings) {
+	param.SetDefaults(Params, &s)
+	return s
+}
+
+// Def is the unreal-cmc row of the technique list. Its delay is 0,
 // and so is its live delay (Sample.Delay): the proxy is drawn at the newest
 // update extrapolated to the present, not behind it (the one-way latency
 // is still there, as for every technique). The mesh smoothing is not
@@ -74,12 +83,13 @@ var unrealParams = []Param{
 // steady motion the extrapolated capsule is where the next update puts it
 // and there is nothing to smooth); what it costs shows in the error and
 // the added latency.
-var unrealDef = techDef{name: TechUnreal, group: "unreal", base: technique.LocalTime, reach: technique.Ahead,
-	tune: []string{"unreal.networkSimulatedSmoothLocationTime", "unreal.networkMaxSmoothUpdateDistance",
+var Def = technique.Def[*Settings]{Name: Name, Group: "unreal", Params: Params,
+	Base: technique.LocalTime, Reach: technique.Ahead,
+	Tune: []string{"unreal.networkSimulatedSmoothLocationTime", "unreal.networkMaxSmoothUpdateDistance",
 		"unreal.networkNoSmoothUpdateDistance"},
-	delay: func(*Settings, *technique.Env) float64 { return 0 },
-	batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newUnrealBatch(s, n) },
-	one:   func(s *Settings, _ *technique.Env) technique.Technique { return &unrealCMC{s: s} }}
+	Delay: func(*Settings, *technique.Env) float64 { return 0 },
+	Batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newUnrealBatch(s, n) },
+	One:   func(s *Settings, _ *technique.Env) technique.Technique { return &unrealCMC{s: s} }}
 
 // unrealCMC draws one simulated proxy the way Unreal Engine 5.4's
 // UCharacterMovementComponent does, built from Epic's public documentation
@@ -185,7 +195,7 @@ func (t *unrealCMC) Receive(sn technique.Snapshot, now float64) {
 	t.span, t.newest, t.elapsed = sn.Time-t.newest, sn.Time, 0
 	t.capsule, t.vel, t.rot = sn.Pos, sn.Vel, sn.Rot
 	noSmooth := s.NetworkNoSmoothUpdateDistance / cmPerM
-	if s.NetworkSmoothingMode == UnrealSmoothingModes[unrealDisabled] || move.LenSq() > float64(noSmooth*noSmooth) {
+	if s.NetworkSmoothingMode == SmoothingModes[unrealDisabled] || move.LenSq() > float64(noSmooth*noSmooth) {
 		t.offset, t.offset0, t.mesh, t.mesh0 = geom.Vec3{}, geom.Vec3{}, sn.Rot, sn.Rot
 		return
 	}
@@ -212,9 +222,9 @@ func (t *unrealCMC) Sample(now float64) technique.Sample {
 // unrealMode returns the index of s's smoothing mode.
 func unrealMode(s *Settings) int {
 	switch s.NetworkSmoothingMode {
-	case UnrealSmoothingModes[unrealLinear]:
+	case SmoothingModes[unrealLinear]:
 		return unrealLinear
-	case UnrealSmoothingModes[unrealExponential]:
+	case SmoothingModes[unrealExponential]:
 		return unrealExponential
 	}
 	return unrealDisabled

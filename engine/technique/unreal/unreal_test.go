@@ -1,4 +1,4 @@
-package engine
+package unreal
 
 import (
 	"math"
@@ -19,8 +19,7 @@ type unrealUpdate struct {
 // samples it at every local frame time, applying first the updates that
 // arrived by then; it returns the samples.
 func unrealReplay(s *Settings, updates []unrealUpdate, frames []float64) []technique.Sample {
-	env := envOf(s)
-	tech := techniqueDef(TechUnreal).one(s, &env)
+	tech := Def.One(s, nil)
 	out := make([]technique.Sample, len(frames))
 	next := 0
 	for i, now := range frames {
@@ -121,7 +120,9 @@ func TestUnrealSmoothing(t *testing.T) {
 			frames:  frameTimes(5, 0.025),
 			want:    []float64{0.25, 0.5, 0.75, 1, 1}},
 		{name: "linear ignores the smooth time",
-			set:     func(s *Settings) { s.NetworkSmoothingMode, s.NetworkSimulatedSmoothLocationTime = "linear", 0.001 },
+			set: func(s *Settings) {
+				s.NetworkSmoothingMode, s.NetworkSimulatedSmoothLocationTime = "linear", 0.001
+			},
 			updates: []unrealUpdate{rest, {at: 0.005, t: 0.1, x: 1}},
 			frames:  frameTimes(2, 0.025),
 			want:    []float64{0.25, 0.5}},
@@ -160,11 +161,11 @@ func TestUnrealSmoothing(t *testing.T) {
 	const tol = 1e-9
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Defaults()
+			s := defaults()
 			if tt.set != nil {
 				tt.set(&s)
 			}
-			if err := s.Validate(); err != nil {
+			if err := unrealValidate(&s); err != nil {
 				t.Fatal(err)
 			}
 			got := unrealReplay(&s, tt.updates, tt.frames)
@@ -202,7 +203,7 @@ func TestUnrealRotation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Defaults()
+			s := defaults()
 			if tt.set != nil {
 				tt.set(&s)
 			}
@@ -222,7 +223,7 @@ func TestUnrealRotation(t *testing.T) {
 func TestUnrealTablesCanFail(t *testing.T) {
 	updates := []unrealUpdate{rest, {at: 0.005, t: 0.05, x: 3.83}}
 	frames := frameTimes(6, 1.0/60)
-	base := Defaults()
+	base := defaults()
 	ref := unrealReplay(&base, updates, frames)
 	tests := []struct {
 		name string
@@ -234,7 +235,7 @@ func TestUnrealTablesCanFail(t *testing.T) {
 		{"linear instead of exponential", func(s *Settings) { s.NetworkSmoothingMode = "linear" }},
 	}
 	for _, tt := range tests {
-		s := Defaults()
+		s := defaults()
 		tt.set(&s)
 		got := unrealReplay(&s, updates, frames)
 		worst := 0.0
@@ -251,9 +252,8 @@ func TestUnrealTablesCanFail(t *testing.T) {
 // update; then Extrapolate, Newest the newest update's server time and
 // Time that plus the local time ticked since, Depth and Delay 0.
 func TestUnrealSampleFields(t *testing.T) {
-	s := Defaults()
-	env := envOf(&s)
-	tech := techniqueDef(TechUnreal).one(&s, &env)
+	s := defaults()
+	tech := Def.One(&s, nil)
 	if got := tech.Sample(1); got.Mode != technique.Empty || got.Time != 1 {
 		t.Errorf("before any update: %+v, want Empty at time 1", got)
 	}
@@ -262,43 +262,16 @@ func TestUnrealSampleFields(t *testing.T) {
 	if got.Mode != technique.Extrapolate || got.Newest != 50 || math.Abs(got.Time-50.05) > 1e-12 || got.Depth != 0 || got.Delay != 0 {
 		t.Errorf("after an update: %+v, want extrapolate, newest 50, time 50.05", got)
 	}
-	if d, ok := EffectiveDelay(TechUnreal, &s); !ok || d != 0 {
-		t.Errorf("EffectiveDelay = %v, %v; want 0, true", d, ok)
-	}
-}
-
-// TestUnrealBatchMatchesTechnique runs the batch the simulation uses and
-// one Technique per entity on the same run: the same frames, to the bit.
-func TestUnrealBatchMatchesTechnique(t *testing.T) {
-	for _, mode := range UnrealSmoothingModes {
-		s := Defaults()
-		s.Entities, s.Duration, s.Jitter, s.Loss, s.ClockDrift = 4, 5, 0.03, 0.05, 0.001
-		s.NetworkSmoothingMode = mode
-		s.Techniques = []string{TechUnreal}
-		a, err := NewSim(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := NewSim(s)
-		b.batches[0] = newPerEntity(TechUnreal, &b.set, &b.env, s.Entities)
-		for range 300 {
-			a.StepFrames(1)
-			b.StepFrames(1)
-			pa, pb := a.Poses(), b.Poses()
-			for i := range pa {
-				if pa[i] != pb[i] {
-					t.Fatalf("%s: frame %d: batch pose %d = %v, per entity %v", mode, a.Frames(), i, pa[i], pb[i])
-				}
-			}
-		}
+	if d := Def.Delay(&s, nil); d != 0 {
+		t.Errorf("Def.Delay = %v, want 0", d)
 	}
 }
 
 // TestUnrealFinite feeds degenerate settings and input (zero times and
 // distances, repeated times, far jumps) and checks nothing turns NaN.
 func TestUnrealFinite(t *testing.T) {
-	for _, mode := range UnrealSmoothingModes {
-		s := Defaults()
+	for _, mode := range SmoothingModes {
+		s := defaults()
 		s.NetworkSmoothingMode = mode
 		s.NetworkSimulatedSmoothLocationTime, s.NetworkSimulatedSmoothRotationTime = 0, 0
 		s.NetworkMaxSmoothUpdateDistance, s.NetworkNoSmoothUpdateDistance = 0, 0
@@ -309,4 +282,14 @@ func TestUnrealFinite(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unrealValidate checks s against the technique's rows.
+func unrealValidate(s *Settings) error {
+	for i := range Params {
+		if p := &Params[i]; p.Check(p.Get(s)) != nil {
+			return p.Check(p.Get(s))
+		}
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package unreal
 
 import (
 	"encoding/binary"
@@ -25,11 +25,11 @@ func FuzzUnrealTechnique(f *testing.F) {
 		f.Add(uint8(i%3), 0.1, 0.05, 256.0, 384.0, unrealFuzzSeed(f, in))
 	}
 	f.Fuzz(func(t *testing.T, mode uint8, loc, rot, maxD, noD float64, data []byte) {
-		s := Defaults()
-		s.NetworkSmoothingMode = UnrealSmoothingModes[int(mode)%len(UnrealSmoothingModes)]
+		s := defaults()
+		s.NetworkSmoothingMode = SmoothingModes[int(mode)%len(SmoothingModes)]
 		s.NetworkSimulatedSmoothLocationTime, s.NetworkSimulatedSmoothRotationTime = loc, rot
 		s.NetworkMaxSmoothUpdateDistance, s.NetworkNoSmoothUpdateDistance = maxD, noD
-		if s.Validate() != nil {
+		if unrealValidate(&s) != nil {
 			return
 		}
 		tech := &unrealCMC{s: &s}
@@ -72,7 +72,7 @@ func FuzzUnrealTechnique(f *testing.F) {
 
 // unrealFuzzSeeds are the seed driver's packet streams, the EPIC golden
 // cases: lines "x,y,z / x,y,z / t" until one that starts with q.
-const unrealFuzzSeeds = "technique/epic/testdata/case-*.in"
+const unrealFuzzSeeds = "../epic/testdata/case-*.in"
 
 // unrealFuzzSeed encodes a case's packets as the fuzz data: seven
 // little-endian float32s each (position, velocity, time).
