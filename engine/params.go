@@ -73,10 +73,21 @@ const (
 	pct = 100
 )
 
-// params is the parameter table: the lab's own parameters, then each
-// library technique's (declared in its file).
+// params is the parameter table: the lab's own parameters (EPIC's, the
+// link's, the buffer's, the run's), then each library technique's, as its
+// package declares them, in the technique list's order.
 var params = slices.Concat(techniqueDef(TechEPIC).params, networkParams, techniqueDef(TechBuffer).params, runParams,
-	techniqueDef(TechMirror).params, techniqueDef(TechGeckos).params, techniqueDef(TechNGO).params, techniqueDef(TechUnreal).params, techniqueDef(TechSource).params)
+	libraryParams())
+
+// libraryParams returns the rows of the library techniques, in the
+// technique list's order.
+func libraryParams() []Param {
+	var rows []Param
+	for i := range techDefs[labTechniques:] {
+		rows = append(rows, techDefs[labTechniques+i].params...)
+	}
+	return rows
+}
 
 // networkParams are the parameters of the link.
 var networkParams = []Param{
