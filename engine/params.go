@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 
+	"interplab/engine/motion"
+	"interplab/engine/netsim"
 	"interplab/engine/param"
 )
 
@@ -25,8 +27,14 @@ const (
 )
 
 // FieldError reports a setting that is not allowed (see param.FieldError):
-// every error of Validate, Set and Parse is one.
+// every error of Set and Parse is one, and every error of Validate but a
+// scenario's.
 type FieldError = param.FieldError
+
+// ScenarioError reports a scenario that is not allowed, naming its line and
+// field (see netsim.ScenarioError): Validate's error for the scenario and
+// its text.
+type ScenarioError = netsim.ScenarioError
 
 // Params returns the parameter table, in display order. The slice is shared;
 // do not modify it.
@@ -59,25 +67,16 @@ func (s *Settings) Text(name string) string {
 	return p.Text(s)
 }
 
-// Choices of the Enum parameters.
-var (
-	JitterDists = []string{"uniform", "normal", "pareto", "lognormal"}
-	LossModels  = []string{"random", "burst"}
-	Motions     = []string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump", "mix"}
-)
-
 func techParam() *Param { p, _ := Lookup("techniques"); return p }
-
-const (
-	ms  = 1000
-	pct = 100
-)
 
 // params is the parameter table: the lab's own parameters (EPIC's, the
 // link's, the buffer's, the run's), then each library technique's, as its
 // package declares them, in the technique list's order.
-var params = slices.Concat(techniqueDef(TechEPIC).params, networkParams, techniqueDef(TechBuffer).params, runParams,
+var params = slices.Concat(techniqueDef(TechEPIC).params, param.Lift(netsim.Params, networkSettings), techniqueDef(TechBuffer).params, runParams,
 	libraryParams())
+
+// networkSettings is the network group of Settings.
+func networkSettings(s *Settings) *netsim.Settings { return &s.NetworkSettings }
 
 // libraryParams returns the rows of the library techniques, in the
 // technique list's order.
@@ -89,91 +88,10 @@ func libraryParams() []Param {
 	return rows
 }
 
-// networkParams are the parameters of the link.
-var networkParams = []Param{
-	// Network
-	{Name: "latency", Group: "network", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.05, Display: "ms", Scale: ms,
-		Doc:   "Base one-way latency from server to client (half the ping).",
-		Read:  func(s *Settings) float64 { return s.Latency },
-		Write: func(s *Settings, v float64) { s.Latency = v }},
-	{Name: "jitter", Group: "network", Unit: "s", Min: 0, Max: 0.5, Step: 0.001, Default: 0.01, Display: "ms", Scale: ms,
-		Doc:   "Mean extra one-way delay on top of the latency; reordering emerges from it.",
-		Read:  func(s *Settings) float64 { return s.Jitter },
-		Write: func(s *Settings, v float64) { s.Jitter = v }},
-	param.EnumOf(Param{Name: "jitterDist", Group: "network", Default: 1, Choices: JitterDists,
-		Doc: "Distribution of the extra delay: pareto and lognormal have long right tails."},
-		func(s *Settings) *string { return &s.JitterDist }),
-	{Name: "loss", Group: "network", Unit: "fraction", Min: 0, Max: 0.9, Step: 0.001, Default: 0, Display: "%", Scale: pct,
-		Doc:   "Long-run share of packets lost.",
-		Read:  func(s *Settings) float64 { return s.Loss },
-		Write: func(s *Settings, v float64) { s.Loss = v }},
-	param.EnumOf(Param{Name: "lossModel", Group: "network", Default: 0, Choices: LossModels,
-		Doc: "random loses packets independently; burst loses them in runs (Gilbert–Elliott)."},
-		func(s *Settings) *string { return &s.LossModel }),
-	{Name: "burstLength", Group: "network", Unit: "packets", Min: 1, Max: 50, Step: 0.5, Default: 3, Display: "packets", Scale: 1,
-		Doc:   "Mean number of packets in a loss burst (burst loss model only).",
-		Read:  func(s *Settings) float64 { return s.BurstLength },
-		Write: func(s *Settings, v float64) { s.BurstLength = v }},
-	{Name: "duplicate", Group: "network", Unit: "fraction", Min: 0, Max: 0.5, Step: 0.001, Default: 0, Display: "%", Scale: pct,
-		Doc:   "Share of packets delivered twice.",
-		Read:  func(s *Settings) float64 { return s.Duplicate },
-		Write: func(s *Settings, v float64) { s.Duplicate = v }},
-	{Name: "tickRate", Group: "network", Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
-		Doc:   "Server simulation rate; snapshots carry the state of the latest tick.",
-		Read:  func(s *Settings) float64 { return s.TickRate },
-		Write: func(s *Settings, v float64) { s.TickRate = v }},
-	{Name: "sendRate", Group: "network", Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 20, Display: "Hz", Scale: 1,
-		Doc:   "Snapshots the server sends per second; at most the tick rate.",
-		Read:  func(s *Settings) float64 { return s.SendRate },
-		Write: func(s *Settings, v float64) { s.SendRate = v }},
-	{Name: "renderRate", Group: "network", Unit: "Hz", Min: 10, Max: 240, Step: 1, Default: 60, Display: "Hz", Scale: 1,
-		Doc:   "Frames the client renders per second; metrics are taken once a frame.",
-		Read:  func(s *Settings) float64 { return s.RenderRate },
-		Write: func(s *Settings, v float64) { s.RenderRate = v }},
-	{Name: "clockDrift", Group: "network", Unit: "fraction", Min: -0.01, Max: 0.01, Step: 0.0001, Default: 0, Display: "ppm", Scale: 1e6,
-		Doc:   "How much faster the client's clock runs than the server's, in parts per million (1000 ppm = 0.1% = 1 ms a second).",
-		Read:  func(s *Settings) float64 { return s.ClockDrift },
-		Write: func(s *Settings, v float64) { s.ClockDrift = v }},
-	{Name: "bandwidth", Group: "network", Unit: "bit/s", Min: 0, Max: 1e8, Step: 1000, Default: 0, Display: "kbit/s", Scale: 0.001,
-		Doc:   "Bottleneck rate the snapshots queue for (serialization, queueing, tail drop); 0 is unlimited.",
-		Read:  func(s *Settings) float64 { return s.Bandwidth },
-		Write: func(s *Settings, v float64) { s.Bandwidth = v }},
-	{Name: "packetSize", Group: "network", Kind: Int, Unit: "bytes", Min: 20, Max: 65535, Step: 1, Default: 200, Display: "bytes", Scale: 1,
-		Doc:   "Bytes of one snapshot packet on the wire, headers included; sets its serialization time at the bandwidth.",
-		Read:  func(s *Settings) float64 { return float64(s.PacketSize) },
-		Write: func(s *Settings, v float64) { s.PacketSize = int(v) }},
-	{Name: "queueLimit", Group: "network", Kind: Int, Unit: "packets", Min: 1, Max: 10000, Step: 1, Default: 1000, Display: "packets", Scale: 1,
-		Doc:   "Packets the bottleneck queue holds; one more is dropped (tail drop). netem's default is 1000.",
-		Read:  func(s *Settings) float64 { return float64(s.QueueLimit) },
-		Write: func(s *Settings, v float64) { s.QueueLimit = int(v) }},
-	{Name: "reorder", Group: "network", Unit: "fraction", Min: 0, Max: 0.5, Step: 0.001, Default: 0, Display: "%", Scale: pct,
-		Doc:   "Share of candidate packets sent at once, skipping latency and jitter, so they overtake those in flight (netem reorder).",
-		Read:  func(s *Settings) float64 { return s.Reorder },
-		Write: func(s *Settings, v float64) { s.Reorder = v }},
-	{Name: "reorderGap", Group: "network", Kind: Int, Unit: "packets", Min: 1, Max: 100, Step: 1, Default: 1, Display: "packets", Scale: 1,
-		Doc:   "Every reorderGap-th packet after a reordered one is a candidate (netem gap; 1 makes every packet one).",
-		Read:  func(s *Settings) float64 { return float64(s.ReorderGap) },
-		Write: func(s *Settings, v float64) { s.ReorderGap = int(v) }},
-	{Name: "uplinkRatio", Group: "network", Unit: "ratio", Min: 0.1, Max: 10, Step: 0.05, Default: 1, Display: "×", Scale: 1,
-		Doc:   "Client→server latency as a multiple of latency; ≠ 1 biases round-trip clock sync by half the difference.",
-		Read:  func(s *Settings) float64 { return s.UplinkRatio },
-		Write: func(s *Settings, v float64) { s.UplinkRatio = v }},
-	{Name: "ideal", Group: "network", Kind: Bool, Max: 1, Step: 1, Default: 0,
-		Doc:   "Impairments off: the same sends, each arriving once after exactly latency (no jitter, loss, queue or scenario), for an A/B.",
-		Read:  func(s *Settings) float64 { return param.FromBool(s.Ideal) },
-		Write: func(s *Settings, v float64) { s.Ideal = v != 0 }},
-	param.EnumOf(Param{Name: "scenario", Group: "network", Default: 0, Choices: Scenarios, Restart: true,
-		Doc: "Conditions that change over the run (spikes, outages, ramps); custom reads scenarioText."},
-		func(s *Settings) *string { return &s.Scenario }),
-	param.EnumOf(Param{Name: "netSim", Group: "network", Default: 0, Choices: NetSims, Restart: true,
-		Doc: "The link: the lab's own, or a model of the game engine's network simulator playing this network's export (what QA will get)."},
-		func(s *Settings) *string { return &s.NetSim }),
-}
-
 // runParams are the parameters of what is simulated and for how long.
 var runParams = []Param{
 	// Scenario
-	param.EnumOf(Param{Name: "motion", Group: "scenario", Default: 6, Choices: Motions, Restart: true,
+	param.EnumOf(Param{Name: "motion", Group: "scenario", Default: 6, Choices: motion.Names, Restart: true,
 		Doc: "Ground-truth motion script; mix gives each entity a different one."},
 		func(s *Settings) *string { return &s.Motion }),
 	{Name: "entities", Group: "scenario", Kind: Int, Unit: "entities", Min: 1, Max: 10000, Step: 1, Default: 6, Scale: 1, Restart: true,
@@ -188,7 +106,7 @@ var runParams = []Param{
 		Doc:   "Seed of every random choice; the same seed gives the same packets.",
 		Read:  func(s *Settings) float64 { return float64(s.Seed) },
 		Write: func(s *Settings, v float64) { s.Seed = int(v) }},
-	{Name: "duration", Group: "scenario", Unit: "s", Min: 1, Max: 3600, Step: 1, Default: 60, Display: "s", Scale: 1,
+	{Name: "duration", Group: "scenario", Unit: "s", Min: 1, Max: netsim.MaxDuration, Step: 1, Default: 60, Display: "s", Scale: 1,
 		Doc:   "Simulated length of a whole run (lab sim, charts).",
 		Read:  func(s *Settings) float64 { return s.Duration },
 		Write: func(s *Settings, v float64) { s.Duration = v }},

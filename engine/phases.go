@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"math"
+
+	"interplab/engine/netsim"
 )
 
 // PhaseMetrics are one technique's metrics split by the phases of a
@@ -160,7 +162,7 @@ func (m *Sim) Phases() ([]PhaseMetrics, ScenarioSpan, bool) {
 		return nil, ScenarioSpan{}, false
 	}
 	span := ScenarioSpan{Name: m.set.Scenario, Start: p.start, End: p.end}
-	if sc, _ := ScenarioOf(&m.set); sc != nil {
+	if sc, _ := m.set.scenario(); sc != nil {
 		span.Title = sc.Title
 	}
 	out := make([]PhaseMetrics, len(m.accs))
@@ -238,7 +240,7 @@ func runPhases(ctx context.Context, s Settings) (Result, error) {
 		return res, nil
 	}
 	base := s
-	base.Scenario = ScenarioNone
+	base.Scenario = netsim.ScenarioNone
 	b, err := newQuietSim(base)
 	if err != nil {
 		return Result{}, err

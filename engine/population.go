@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/netsim"
 	"interplab/engine/param"
 )
 
@@ -108,7 +110,7 @@ func (p *Population) Validate() error {
 	if !(p.HighVarianceShare >= 0 && p.HighVarianceShare <= 1) {
 		return &FieldError{Field: "population.highVarianceShare", Value: param.FormatNumber(p.HighVarianceShare), Allowed: "[0, 1]"}
 	}
-	if slices.Index(Motions, p.Motion) < 0 {
+	if slices.Index(motion.Names, p.Motion) < 0 {
 		mp, _ := Lookup("motion")
 		return &FieldError{Field: "population.motion", Value: p.Motion, Allowed: mp.Allowed()}
 	}
@@ -159,14 +161,14 @@ func (l *LinkSpread) check(class string) error {
 	if err := l.Jitter.check(class+".jitter", "jitter"); err != nil {
 		return err
 	}
-	if slices.Index(JitterDists, l.JitterDist) < 0 {
+	if slices.Index(netsim.JitterDists, l.JitterDist) < 0 {
 		p, _ := Lookup("jitterDist")
 		return &FieldError{Field: "population." + class + ".jitterDist", Value: l.JitterDist, Allowed: p.Allowed()}
 	}
 	if err := l.Loss.check(class+".loss", "loss"); err != nil {
 		return err
 	}
-	if slices.Index(LossModels, l.LossModel) < 0 {
+	if slices.Index(netsim.LossModels, l.LossModel) < 0 {
 		p, _ := Lookup("lossModel")
 		return &FieldError{Field: "population." + class + ".lossModel", Value: l.LossModel, Allowed: p.Allowed()}
 	}
@@ -204,12 +206,12 @@ func (p *Population) Entity(e int) (EntityLink, string, int) {
 	l.LossModel = c.LossModel
 	l.BurstLength = roundTo(c.BurstLength.at(draw(popDrawBurst)), 10)
 	l.ClockDrift = roundTo(p.ClockDrift.at(draw(popDrawDrift)), 1e8)
-	motion := p.Motion
-	if motion == "mix" {
-		motion = motionScripts[e%len(motionScripts)]
+	script := p.Motion
+	if script == "mix" {
+		script = motion.Scripts[e%len(motion.Scripts)]
 	}
 	seed := int(geom.Mix(h^geom.Mix(popDrawSeed)) >> 32)
-	return l, motion, seed
+	return l, script, seed
 }
 
 // roundTo rounds v to a whole number of 1/inv, inv a power of ten: the

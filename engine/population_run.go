@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"interplab/engine/netsim"
 	"interplab/engine/param"
 )
 
@@ -25,7 +26,7 @@ func (spec *PopulationSpec) Validate() error {
 	}
 	s := spec.Population.EntitySettings(spec.Base, 0)
 	err := s.Validate()
-	if se, ok := err.(*ScenarioError); ok {
+	if se, ok := err.(*netsim.ScenarioError); ok {
 		// An entity's run is the population's rounds: say which to raise.
 		e := *se
 		e.Msg += " (an entity's run is rounds × round = " + param.FormatNumber(s.Duration) + " s: raise rounds or round)"

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"interplab/engine/motion"
 )
 
 // testPopulation is a small, demanding population: every jitter
@@ -83,10 +85,10 @@ func TestPopulationEntityDraws(t *testing.T) {
 	large.Entities = 5000
 	hv := 0
 	for e := range large.Entities {
-		l, motion, seed := large.Entity(e)
+		l, script, seed := large.Entity(e)
 		if e < small.Entities {
 			l2, m2, s2 := small.Entity(e)
-			if l != l2 || motion != m2 || seed != s2 {
+			if l != l2 || script != m2 || seed != s2 {
 				t.Fatalf("entity %d differs between populations of %d and %d", e, small.Entities, large.Entities)
 			}
 		}
@@ -105,8 +107,8 @@ func TestPopulationEntityDraws(t *testing.T) {
 		in("loss", l.Loss, c.Loss)
 		in("burstLength", l.BurstLength, c.BurstLength)
 		in("clockDrift", l.ClockDrift, large.ClockDrift)
-		if want := motionScripts[e%len(motionScripts)]; motion != want {
-			t.Fatalf("entity %d: motion %s, want %s", e, motion, want)
+		if want := motion.Scripts[e%len(motion.Scripts)]; script != want {
+			t.Fatalf("entity %d: motion %s, want %s", e, script, want)
 		}
 		s := large.EntitySettings(Defaults(), e)
 		if err := s.Validate(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"interplab/engine/geom"
+	"interplab/engine/motion"
 	"interplab/engine/param"
 	"interplab/engine/technique"
 )
@@ -212,7 +213,7 @@ func (m *Sim) replayDeliver(i int, times [3]float64) {
 // the first and after the last. The yaw turns linearly, the short way,
 // between recorded orientations. Calls for an entity must not go back in
 // time (until restart).
-func (r *replay) at(e int, t float64) State {
+func (r *replay) at(e int, t float64) motion.State {
 	c, end := r.cur[e], r.start[e+1]
 	for c+1 < end && r.states[c+1].Time <= t {
 		c++
@@ -221,9 +222,9 @@ func (r *replay) at(e int, t float64) State {
 	s0 := &r.states[c]
 	switch {
 	case t == s0.Time:
-		return State{Pos: s0.Pos, Vel: s0.Vel, Yaw: s0.yaw}
+		return motion.State{Pos: s0.Pos, Vel: s0.Vel, Yaw: s0.yaw}
 	case t < s0.Time || c+1 == end:
-		return State{Pos: s0.Pos, Yaw: s0.yaw} // held, standing still
+		return motion.State{Pos: s0.Pos, Yaw: s0.yaw} // held, standing still
 	}
 	s1 := &r.states[c+1]
 	dt := s1.Time - s0.Time
@@ -233,7 +234,7 @@ func (r *replay) at(e int, t float64) State {
 	d01 := float64(6*a-float64(6*float64(a*a))) / dt
 	d10 := float64(3*float64(a*a)) - float64(4*a) + 1
 	d11 := float64(3*float64(a*a)) - float64(2*a)
-	var st State
+	var st motion.State
 	for k := range 3 {
 		p0, v0, p1, v1 := s0.Pos[k], s0.Vel[k], s1.Pos[k], s1.Vel[k]
 		st.Pos[k] = geom.Hermite1(p0, v0, p1, v1, h01, h10, h11)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"interplab/engine/netsim"
 )
 
 // A scenario is a network like any other for sweeps and populations: the
@@ -18,7 +20,7 @@ func TestScenarioAsJobNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Base.Scenario, spec.Base.ScenarioText = ScenarioCustom, outage
+	spec.Base.Scenario, spec.Base.ScenarioText = netsim.ScenarioCustom, outage
 	withOutage, err := Sweep(context.Background(), spec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +35,7 @@ func TestScenarioAsJobNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps.Base.Scenario, ps.Base.ScenarioText = ScenarioCustom, outage
+	ps.Base.Scenario, ps.Base.ScenarioText = netsim.ScenarioCustom, outage
 	p1, err := RunPopulation(context.Background(), ps, 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +45,7 @@ func TestScenarioAsJobNetwork(t *testing.T) {
 	}
 	// Longer than the population's run: refused as for any run.
 	ps.Population.Round = 5
-	var se *ScenarioError
+	var se *netsim.ScenarioError
 	if err := ps.Validate(); !errors.As(err, &se) {
 		t.Errorf("a scenario past a population's run: %v", err)
 	}
@@ -79,7 +81,7 @@ func TestSetScenarioText(t *testing.T) {
 	if restarted, err := m.SetScenarioText("outage at=2 for=1"); err != nil || restarted {
 		t.Errorf("a text while another scenario runs: restarted %v, %v", restarted, err)
 	}
-	if _, err := m.Set("scenario", float64(slices.Index(Scenarios, ScenarioCustom))); err != nil {
+	if _, err := m.Set("scenario", float64(slices.Index(netsim.Scenarios, netsim.ScenarioCustom))); err != nil {
 		t.Fatal(err)
 	}
 	if restarted, err := m.SetScenarioText("outage at=4 for=1"); err != nil || !restarted {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"interplab/engine/netsim"
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
 	"interplab/engine/technique/geckos"
@@ -20,32 +21,7 @@ import (
 type Settings struct {
 	EPICSettings // EPIC, the seed's interpolator: calcAhead, displayBehind, slopTime
 
-	// Network: the link between server and client.
-	Latency     float64 `json:"latency"`     // base one-way latency, s
-	Jitter      float64 `json:"jitter"`      // mean extra one-way delay, s
-	JitterDist  string  `json:"jitterDist"`  // distribution of the extra delay
-	Loss        float64 `json:"loss"`        // long-run share of packets lost, in [0, 1]
-	LossModel   string  `json:"lossModel"`   // random or burst (Gilbert–Elliott)
-	BurstLength float64 `json:"burstLength"` // mean length of a loss burst, packets
-	Duplicate   float64 `json:"duplicate"`   // share of packets delivered twice, in [0, 1]
-	TickRate    float64 `json:"tickRate"`    // server simulation rate, Hz
-	SendRate    float64 `json:"sendRate"`    // server snapshot send rate, Hz
-	RenderRate  float64 `json:"renderRate"`  // client render rate, Hz
-	ClockDrift  float64 `json:"clockDrift"`  // client clock rate error, fraction
-	Bandwidth   float64 `json:"bandwidth"`   // bottleneck rate, bit/s; 0 is unlimited
-	PacketSize  int     `json:"packetSize"`  // bytes of one snapshot packet on the wire
-	QueueLimit  int     `json:"queueLimit"`  // packets the bottleneck queue holds before tail drop
-	Reorder     float64 `json:"reorder"`     // share of candidate packets sent ahead of the queue (netem reorder)
-	ReorderGap  int     `json:"reorderGap"`  // packets delayed after each reordered one (netem gap)
-	UplinkRatio float64 `json:"uplinkRatio"` // client→server latency as a multiple of latency
-	Scenario    string  `json:"scenario"`    // none, a built-in scenario, or custom
-	Ideal       bool    `json:"ideal"`       // impairments off: every packet once, after exactly latency
-	NetSim      string  `json:"netSim"`      // lab, or a game engine's simulator playing the network export (NetSims)
-
-	// ScenarioText is the text of the custom scenario (see Scenario), used
-	// when Scenario is "custom". It is not a parameter: no slider or URL
-	// carries it; the API and the CLI do.
-	ScenarioText string `json:"scenarioText,omitempty"`
+	NetworkSettings // the link between server and client, and the rates
 
 	BufferSettings // snapshot interpolation: buffer and hermite
 
@@ -58,7 +34,16 @@ type Settings struct {
 	Round      float64  `json:"round"`      // length of a round for per-round underruns, s
 	Techniques []string `json:"techniques"` // techniques compared on the same packets
 
-	// Library techniques' own knobs, with the libraries' names.
+	Libraries // the library techniques' own knobs, with the libraries' names
+}
+
+// Libraries are the library techniques' own knobs, each library's struct
+// as its package declares it. They sit one level below Settings, so that
+// a library's knob named like one of the lab's (Mirror's SendRate, NGO's
+// TickRate) never hides the lab's: s.SendRate is the server's send rate,
+// s.MirrorSettings.SendRate Mirror's. Their JSON keys are flat, like every
+// other field's.
+type Libraries struct {
 	MirrorSettings
 	GeckosSettings
 	NGOSettings
@@ -66,17 +51,18 @@ type Settings struct {
 	SourceSettings
 }
 
-// The settings of the techniques, each group's struct as its package
+// The settings of the link and of the techniques, each group's struct as its package
 // declares it: embedded in Settings, their fields are its fields and their
 // keys its JSON keys.
 type (
-	EPICSettings   = epic.Settings[float64] // epic and epicfix
-	BufferSettings = buffer.Settings        // buffer and hermite
-	MirrorSettings = mirror.Settings        // mirror
-	NGOSettings    = ngo.Settings           // ngo
-	GeckosSettings = geckos.Settings        // geckos
-	UnrealSettings = unreal.Settings        // unreal-cmc
-	SourceSettings = source.Settings        // source
+	NetworkSettings = netsim.Settings        // the link and the rates
+	EPICSettings    = epic.Settings[float64] // epic and epicfix
+	BufferSettings  = buffer.Settings        // buffer and hermite
+	MirrorSettings  = mirror.Settings        // mirror
+	NGOSettings     = ngo.Settings           // ngo
+	GeckosSettings  = geckos.Settings        // geckos
+	UnrealSettings  = unreal.Settings        // unreal-cmc
+	SourceSettings  = source.Settings        // source
 )
 
 // Defaults returns the parameter table's default settings.
@@ -122,8 +108,14 @@ func (s *Settings) Validate() error {
 			}
 		}
 	}
-	if _, err := ScenarioOf(s); err != nil {
+	if _, err := s.scenario(); err != nil {
 		return err
 	}
 	return nil
+}
+
+// scenario returns the scenario s selects, checked against its run (see
+// ScenarioOf).
+func (s *Settings) scenario() (*netsim.Scenario, error) {
+	return netsim.ScenarioOf(&s.NetworkSettings, s.Duration)
 }

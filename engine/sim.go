@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/netsim"
 	"interplab/engine/param"
 	"interplab/engine/technique"
 )
@@ -22,15 +24,15 @@ type Sim struct {
 	n     int
 	focus int
 
-	movers  []Mover
-	link    *Link
-	clock   *ClientClock
+	movers  []motion.Mover
+	link    *netsim.Link
+	clock   *netsim.ClientClock
 	batches []technique.Batch    // technique k for every entity
 	base    []technique.TimeBase // the clock technique k reads
 	snaps   []technique.Snapshot // one packet's snapshots, by entity
 	out     []technique.Sample   // one chunk of a technique's frame, by entity
 	rec     FrameRecord          // the frame being rendered, for the timeline
-	transit streamClock
+	transit netsim.StreamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
 	// frameBase + frameK/renderRate; a rate change moves the base.
@@ -206,18 +208,18 @@ func (m *Sim) Restart() {
 		m.focus = 0
 	}
 	seed := uint64(s.Seed)
-	m.link = NewLink(s, seed)
-	m.clock = newClientClock(s, seed^0x9e3779b97f4a7c15, m.link.conditions)
+	m.link = netsim.NewLink(&s.NetworkSettings, &s.Duration, seed)
+	m.clock = netsim.NewClientClockAlong(&s.NetworkSettings, seed^0x9e3779b97f4a7c15, m.link.ConditionsAt)
 	m.movers = nil
 	if m.rp == nil {
-		m.movers = make([]Mover, n)
+		m.movers = make([]motion.Mover, n)
 		for e := range m.movers {
-			m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
+			m.movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 		}
 	}
 	m.batches = make([]technique.Batch, nt)
 	m.base = make([]technique.TimeBase, nt)
-	m.transit = streamClock{}
+	m.transit = netsim.StreamClock{}
 	for k, name := range m.techs {
 		m.base[k] = techniqueDef(name).base
 		if m.rp != nil {
@@ -253,7 +255,7 @@ func (m *Sim) Restart() {
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.phases = nil
-	if sc, _ := ScenarioOf(s); sc != nil && m.rp == nil {
+	if sc, _ := s.scenario(); sc != nil && m.rp == nil {
 		if start, end, ok := sc.Span(); ok {
 			m.phases = newPhaseTracker(start, end)
 		}
@@ -450,7 +452,7 @@ func (m *Sim) send(ts float64) {
 	if !m.quiet {
 		rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: first, Dup: len(m.sendBuf) > 1,
 			Pos: m.movers[m.focus].At(tick).Pos}
-		rec.Net, rec.Down = m.link.state(ts)
+		rec.Net, rec.Down = m.link.State(ts)
 		m.packets.push(rec)
 	}
 	m.seq++
@@ -461,8 +463,8 @@ func (m *Sim) send(ts float64) {
 func (m *Sim) arrive(a arrival) {
 	m.clock.Advance(a.t)
 	now := m.clock.Estimate(a.t)
-	m.transit.arrive(now, a.tick)
-	streamNow := now - m.transit.lag
+	m.transit.Arrive(now, a.tick)
+	streamNow := now - m.transit.Lag
 	if m.rp != nil {
 		m.replayDeliver(a.seq, [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)})
 		return
@@ -488,8 +490,8 @@ func (m *Sim) frame(t float64, last bool) {
 	m.t = t
 	m.clock.Advance(t)
 	now := m.clock.Estimate(t)
-	m.transit.advance(now)
-	streamNow := now - m.transit.lag
+	m.transit.Advance(now)
+	streamNow := now - m.transit.Lag
 	n, dt := m.n, m.dt
 
 	if r := int((t - float64(0.5*dt)) / m.set.Round); r != m.round {
@@ -497,7 +499,7 @@ func (m *Sim) frame(t float64, last bool) {
 		m.round = r
 	}
 	for e := range n {
-		var st State
+		var st motion.State
 		if m.rp == nil {
 			st = m.movers[e].At(t)
 		} else {

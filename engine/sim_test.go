@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/motion"
 	"interplab/engine/technique"
 )
 
@@ -189,7 +190,7 @@ func TestLagGridBest(t *testing.T) {
 // delayed is a test technique that shows the truth of an entity exactly
 // delay seconds late, or early for a negative delay.
 type delayed struct {
-	mv    *Mover
+	mv    *motion.Mover
 	delay float64
 }
 
@@ -259,7 +260,7 @@ func TestErrorMetrics(t *testing.T) {
 }
 
 type offset struct {
-	mv  *Mover
+	mv  *motion.Mover
 	off geom.Vec3
 }
 

@@ -3,6 +3,8 @@ package engine
 import (
 	"strconv"
 	"strings"
+
+	"interplab/engine/param"
 )
 
 // The text forms of the specs of sweeps and tunings, as the command line
@@ -105,7 +107,7 @@ func ParseConstraints(text string) ([]Constraint, error) {
 		}
 		v, err := ParseMetric(name, num)
 		if err != nil {
-			return cs, &FieldError{Field: "constraints." + name, Value: strings.TrimSpace(num), Allowed: allowedOf(err) + ", the metric's largest value"}
+			return cs, &FieldError{Field: "constraints." + name, Value: strings.TrimSpace(num), Allowed: param.Allowed(err) + ", the metric's largest value"}
 		}
 		cs = append(cs, Constraint{Metric: name, Max: v})
 	}
@@ -118,12 +120,4 @@ func metricNames() string {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-// allowedOf is what a *FieldError says is allowed, or the error's text.
-func allowedOf(err error) string {
-	if fe, ok := err.(*FieldError); ok {
-		return fe.Allowed
-	}
-	return err.Error()
 }

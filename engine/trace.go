@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/netsim"
 	"interplab/engine/param"
 )
 
@@ -298,10 +300,10 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 		return nil, err
 	}
 	seed := uint64(s.Seed)
-	link := NewLink(&s, seed)
-	movers := make([]Mover, s.Entities)
+	link := netsim.NewLink(&s.NetworkSettings, &s.Duration, seed)
+	movers := make([]motion.Mover, s.Entities)
 	for e := range movers {
-		movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
+		movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 	}
 	sends := int(math.Floor(s.Duration*s.SendRate+timeEps)) + 1
 	if sends*s.Entities > TraceMaxPackets {
@@ -309,7 +311,7 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 			" entities: want at most " + strconv.Itoa(TraceMaxPackets) + " packets"}
 	}
 	t := &Trace{Entities: s.Entities}
-	states := make([]State, s.Entities)
+	states := make([]motion.State, s.Entities)
 	var arrivals []float64
 	for k := range sends {
 		// As Sim.send: the k-th send of a run that never changes sendRate.

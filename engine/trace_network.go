@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"slices"
+
+	"interplab/engine/netsim"
 )
 
 // NetworkEstimate is the network a trace's packets went through, described
@@ -211,8 +213,8 @@ func (e *NetworkEstimate) netFitDelays(d []float64) {
 	low, u := d[k-1], float64(k)/float64(n+1)
 	best := -1
 	var bestL, bestJ float64
-	for i, dist := range JitterDists {
-		c := linkExtra(dist, 1, u)
+	for i, dist := range netsim.JitterDists {
+		c := netsim.ExtraDelay(dist, 1, u)
 		lat := (low - c*mean) / (1 - c)
 		jit := max(mean-lat, 0)
 		e.DistFit[i] = netKS(d, dist, lat, jit)
@@ -222,7 +224,7 @@ func (e *NetworkEstimate) netFitDelays(d []float64) {
 	}
 	e.Latency, e.Jitter = netRound(bestL, 1e-6), netRound(bestJ, 1e-6)
 	if bestJ > 0 {
-		e.JitterDist = JitterDists[best]
+		e.JitterDist = netsim.JitterDists[best]
 		e.Fields = append(e.Fields, "jitterDist")
 	} else {
 		e.DistFit = [4]float64{}
@@ -239,7 +241,7 @@ func netKS(d []float64, dist string, latency, jitter float64) float64 {
 	}
 	var grid [netGrid]float64
 	for j := range grid {
-		grid[j] = latency + linkExtra(dist, jitter, (float64(j)+0.5)/netGrid)
+		grid[j] = latency + netsim.ExtraDelay(dist, jitter, (float64(j)+0.5)/netGrid)
 	}
 	cdf := func(x float64, j int) float64 { // grid[j-1] <= x < grid[j]
 		switch {
@@ -287,11 +289,11 @@ func (e *NetworkEstimate) Apply(s Settings) (Settings, []string) {
 		case "jitter":
 			v = e.Jitter
 		case "jitterDist":
-			v = float64(slices.Index(JitterDists, e.JitterDist))
+			v = float64(slices.Index(netsim.JitterDists, e.JitterDist))
 		case "loss":
 			v = e.Loss
 		case "lossModel":
-			v = float64(slices.Index(LossModels, e.LossModel))
+			v = float64(slices.Index(netsim.LossModels, e.LossModel))
 		case "burstLength":
 			v = e.BurstLength
 		case "duplicate":

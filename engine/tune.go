@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"interplab/engine/motion"
 	"interplab/engine/param"
 )
 
@@ -207,8 +208,8 @@ func (spec *TuneSpec) Validate() error {
 	}
 	for i, m := range s.Motions {
 		field := "motions[" + strconv.Itoa(i) + "]"
-		if slices.Index(Motions, m) < 0 {
-			return &FieldError{Field: field, Value: m, Allowed: "one of " + strings.Join(Motions, ", ")}
+		if slices.Index(motion.Names, m) < 0 {
+			return &FieldError{Field: field, Value: m, Allowed: "one of " + strings.Join(motion.Names, ", ")}
 		}
 		if slices.Contains(s.Motions[:i], m) {
 			return &FieldError{Field: field, Value: m, Allowed: "a motion not already in the mix"}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"interplab/engine/netsim"
 	"interplab/engine/technique"
 )
 
@@ -117,7 +118,7 @@ type TuneFloor struct {
 // cannot go below 120 + 8.3 − 5 → 123 ms, the buffer below
 // 120 − 5 − 7.5 → 107 ms.
 func LatencyFloor(name string, s *Settings) (TuneFloor, bool) {
-	sc, err := ScenarioOf(s)
+	sc, err := s.scenario()
 	if err != nil {
 		return TuneFloor{}, false
 	}
@@ -125,7 +126,7 @@ func LatencyFloor(name string, s *Settings) (TuneFloor, bool) {
 }
 
 // latencyFloor is LatencyFloor with the scenario of s parsed.
-func latencyFloor(name string, s *Settings, sc *Scenario) (TuneFloor, bool) {
+func latencyFloor(name string, s *Settings, sc *netsim.Scenario) (TuneFloor, bool) {
 	reach := techniqueReach(name)
 	least, jitter := linkExtremes(s, sc)
 	if reach == technique.Ahead || least <= 0 {
@@ -152,18 +153,18 @@ func latencyFloor(name string, s *Settings, sc *Scenario) (TuneFloor, bool) {
 // between its events, so at an event's start or end), the settings' own
 // with an ideal link (whose jitter is then 0); the least latency is 0 with
 // reordering.
-func linkExtremes(s *Settings, sc *Scenario) (least, jitter float64) {
+func linkExtremes(s *Settings, sc *netsim.Scenario) (least, jitter float64) {
 	if s.Ideal {
 		return s.Latency, 0
 	}
-	c := sc.Conditions(s, 0)
+	c := sc.Conditions(&s.NetworkSettings, 0)
 	least, jitter = c.Latency, c.Jitter
 	if sc != nil {
 		for i := range sc.Events {
 			e := &sc.Events[i]
 			for _, t := range []float64{e.At, e.At + e.For} {
 				if t <= s.Duration {
-					c := sc.Conditions(s, t)
+					c := sc.Conditions(&s.NetworkSettings, t)
 					least, jitter = min(least, c.Latency), max(jitter, c.Jitter)
 				}
 			}
@@ -185,14 +186,14 @@ const transitSamples = 20000
 // bandwidth limit, outages and reordering are not counted. extraLatency is
 // the added latency less it.
 func LinkTransit(s *Settings) float64 {
-	sc, err := ScenarioOf(s)
+	sc, err := s.scenario()
 	if err != nil {
 		return s.Latency + s.Jitter
 	}
 	return linkTransit(s, sc)
 }
 
-func linkTransit(s *Settings, sc *Scenario) float64 {
+func linkTransit(s *Settings, sc *netsim.Scenario) float64 {
 	if s.Ideal {
 		return s.Latency
 	}
@@ -202,7 +203,7 @@ func linkTransit(s *Settings, sc *Scenario) float64 {
 	n := max(1, min(int(s.Duration*s.SendRate), transitSamples))
 	sum := 0.0
 	for k := range n {
-		c := sc.Conditions(s, float64(k)*s.Duration/float64(n))
+		c := sc.Conditions(&s.NetworkSettings, float64(k)*s.Duration/float64(n))
 		sum += c.Latency + c.Jitter + c.Extra
 	}
 	return sum / float64(n)
@@ -212,7 +213,7 @@ func linkTransit(s *Settings, sc *Scenario) float64 {
 // the network alone allows technique, base its settings: the error names
 // constraint i's max, the floor, what makes it, and the bound that can be met.
 func (s *TuneSpec) checkFloors(base *Settings) error {
-	sc, err := ScenarioOf(base)
+	sc, err := base.scenario()
 	if err != nil {
 		return err
 	}
@@ -254,7 +255,7 @@ func (s *TuneSpec) checkFloors(base *Settings) error {
 // latency across entities (addedLatencyP50, P90, P99) is at least the same
 // percentile of their floors.
 func (s *TuneSpec) checkPopulationFloors(base *Settings) error {
-	sc, err := ScenarioOf(base)
+	sc, err := base.scenario()
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine/netsim"
 	"interplab/engine/technique/geckos"
 )
 
@@ -32,7 +33,7 @@ func TestTuneFloorRefusesBound(t *testing.T) {
 	ideal := mirrorFar()
 	ideal.Ideal = true
 	nearer := mirrorFar()
-	nearer.Scenario, nearer.ScenarioText = ScenarioCustom, "set latency=40ms"
+	nearer.Scenario, nearer.ScenarioText = netsim.ScenarioCustom, "set latency=40ms"
 	tests := []struct {
 		name      string
 		base      Settings

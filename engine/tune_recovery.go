@@ -42,7 +42,7 @@ func validateRecovery(i int, base *Settings) error {
 	if base.Ideal {
 		return &FieldError{Field: field, Value: RecoveryMetric, Allowed: "a metric of lab sim: recovery needs the network on (ideal = false)"}
 	}
-	sc, err := ScenarioOf(base)
+	sc, err := base.scenario()
 	if err != nil {
 		return err
 	}

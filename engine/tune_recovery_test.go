@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"interplab/engine/netsim"
 )
 
 // outageTuneSpec tunes epicfix through the 2 s outage, bounding its
@@ -80,9 +82,9 @@ func TestTuneRecoveryValidate(t *testing.T) {
 		edit func(*TuneSpec)
 		want string
 	}{
-		{func(s *TuneSpec) { s.Base.Scenario = ScenarioNone }, "needs a scenario"},
+		{func(s *TuneSpec) { s.Base.Scenario = netsim.ScenarioNone }, "needs a scenario"},
 		{func(s *TuneSpec) { s.Base.Ideal = true }, "network on"},
-		{func(s *TuneSpec) { s.Base.Scenario, s.Base.ScenarioText = ScenarioCustom, "set latency=80ms" }, "disturbs the link"},
+		{func(s *TuneSpec) { s.Base.Scenario, s.Base.ScenarioText = netsim.ScenarioCustom, "set latency=80ms" }, "disturbs the link"},
 		{func(s *TuneSpec) { s.Population = &Population{} }, ""},
 	} {
 		spec := outageTuneSpec()

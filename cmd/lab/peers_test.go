@@ -23,7 +23,7 @@ func TestPeersCheck(t *testing.T) {
 	if code, out, _ := labRun("peers", "check", "-tol", "1e-15", dir); code != 1 {
 		t.Errorf("lab peers check -tol 1e-15 = %d, want 1 (no replay is exact to 1e-15 m):\n%s", code, out)
 	}
-	netsim := filepath.Join("..", "..", "engine", "testdata", "netsim")
+	netsim := filepath.Join("..", "..", "engine", "netsim", "testdata", "mirror-latencysim")
 	code, out, errs = labRun("peers", "check", netsim)
 	if code != 0 || !strings.Contains(out, "[mirror-latencysim]") || !strings.Contains(out, "10 of 10 cases reproduced") {
 		t.Fatalf("lab peers check %s = %d:\n%s%s", netsim, code, out, errs)

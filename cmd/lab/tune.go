@@ -9,6 +9,7 @@ import (
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/motion"
 )
 
 const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
@@ -68,7 +69,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	sf := c.SettingsFlags()
 	technique := c.Flags.String("technique", "", "the `technique` to tune: "+strings.Join(engine.TunableTechniques(), ", "))
 	motions := c.Flags.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
-		strings.Join(engine.Motions, ", "))
+		strings.Join(motion.Names, ", "))
 	weights := engine.DefaultTuneWeights()
 	c.Flags.Func("w", "cost weights, `name=value,...` over errP95, addedLatency, snaps, underrun; repeatable", func(arg string) error {
 		return engine.ParseTuneWeights(arg, &weights)

@@ -13,3 +13,12 @@ type FieldError struct {
 func (e *FieldError) Error() string {
 	return e.Field + " = " + strconv.Quote(e.Value) + " is not allowed: want " + e.Allowed
 }
+
+// Allowed returns what err says is allowed: a *FieldError's Allowed, or
+// the error's text.
+func Allowed(err error) string {
+	if fe, ok := err.(*FieldError); ok {
+		return fe.Allowed
+	}
+	return err.Error()
+}

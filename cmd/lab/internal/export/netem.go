@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/engine/param"
 )
 
@@ -41,7 +42,7 @@ const netemBurstStep = 0.1
 //   - outage: loss 100% when its backlog is dropped; delivered as a burst,
 //     delays that end at the outage's end (see netemBurstStep).
 func writeNetem(b *bytes.Buffer, o Origin, s engine.Settings) {
-	steps, sc := engine.NetSimPlan(&s)
+	steps, sc := netsim.Plan(&s.NetworkSettings, s.Duration)
 	delayNote := fmt.Sprintf("mean one-way delay latency + jitter = %s + %s ms", ms(s.Latency), ms(s.Jitter))
 	if s.Jitter > 0 {
 		switch s.JitterDist {
@@ -131,7 +132,7 @@ DEV="${1:-eth0}"
 // netemArgs returns the netem options of one step; hold, when not
 // negative, is the delay in seconds until an outage's end, which replaces
 // the step's delay and jitter.
-func netemArgs(s engine.Settings, st engine.NetSimStep, hold float64) []string {
+func netemArgs(s engine.Settings, st netsim.Step, hold float64) []string {
 	c := st.C
 	args := []string{"delay", ms(c.Latency+c.Jitter+c.Extra) + "ms"}
 	if hold >= 0 {

@@ -32,8 +32,8 @@ import (
 	"sort"
 	"strings"
 
-	"interplab/engine"
 	"interplab/engine/geom"
+	"interplab/engine/netsim"
 	"interplab/engine/technique"
 )
 
@@ -57,7 +57,7 @@ type Runner func(caseJSON []byte) ([]technique.PeerFrame, error)
 // NetSimRunner decodes a network simulator's case from the JSON of a case
 // file, replays its sends through the lab's model of that simulator and
 // compares the outcome with the case's, times to tol seconds.
-type NetSimRunner func(caseJSON []byte, tol float64) (engine.NetSimCheck, error)
+type NetSimRunner func(caseJSON []byte, tol float64) (netsim.CaseCheck, error)
 
 // Result is the outcome of checking one case file.
 type Result struct {

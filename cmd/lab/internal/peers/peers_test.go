@@ -159,7 +159,7 @@ func TestFilesAndPrint(t *testing.T) {
 // tolerance no case meets, an unknown simulator and a broken case fail,
 // each with what differs.
 func TestCheckNetSim(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "..", "engine", "testdata", "netsim", "mirror-latencysim")
+	dir := filepath.Join("..", "..", "..", "..", "engine", "netsim", "testdata", "mirror-latencysim")
 	files, err := Files([]string{dir})
 	if err != nil || len(files) < 10 {
 		t.Fatalf("Files(%s) = %d files, %v; want the 10 cases", dir, len(files), err)

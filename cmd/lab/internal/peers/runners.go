@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/engine/technique"
 	"interplab/engine/technique/geckos"
 	"interplab/engine/technique/mirror"
@@ -44,14 +44,14 @@ func Runners() map[string]Runner {
 // netSimCase is a network simulator's case type in the engine.
 type netSimCase[T any] interface {
 	*T
-	Check(tol float64) (engine.NetSimCheck, error)
+	Check(tol float64) (netsim.CaseCheck, error)
 }
 
 // runNetSim decodes a simulator's case of type T and checks it.
-func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (engine.NetSimCheck, error) {
+func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (netsim.CaseCheck, error) {
 	var c T
 	if err := json.Unmarshal(caseJSON, &c); err != nil {
-		return engine.NetSimCheck{}, fmt.Errorf("not a case of this simulator: %w", err)
+		return netsim.CaseCheck{}, fmt.Errorf("not a case of this simulator: %w", err)
 	}
 	return P(&c).Check(tol)
 }
@@ -60,6 +60,6 @@ func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (engine.Net
 // models from its source, by the library field of its cases.
 func NetSimRunners() map[string]NetSimRunner {
 	return map[string]NetSimRunner{
-		"mirror-latencysim": runNetSim[engine.MirrorLatencySimCase],
+		"mirror-latencysim": runNetSim[netsim.MirrorLatencySimCase],
 	}
 }

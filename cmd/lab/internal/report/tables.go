@@ -11,6 +11,7 @@ import (
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // Metrics prints one row per metric and one column per technique,
@@ -147,7 +148,7 @@ func Trace(w io.Writer, name, format string, tr *engine.Trace) error {
 		e.Sends, e.Delivered, e.Delays, e.LossRuns)
 	if e.JitterDist != "" {
 		fmt.Fprintf(w, "; jitter fit (Kolmogorov–Smirnov distance):")
-		for i, d := range engine.JitterDists {
+		for i, d := range netsim.JitterDists {
 			fmt.Fprintf(w, " %s %.3f", d, e.DistFit[i])
 		}
 	}

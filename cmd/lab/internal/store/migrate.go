@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // storeMigrations are the schema steps, in order: step i brings a database
@@ -130,7 +130,7 @@ func upgradeScenarioUnits(tx *sql.Tx) error {
 			if json.Unmarshal([]byte(settings), &m) != nil || json.Unmarshal(m["scenarioText"], &text) != nil {
 				continue
 			}
-			up := engine.UpgradeScenarioText(text)
+			up := netsim.UpgradeScenarioText(text)
 			if up == text {
 				continue
 			}

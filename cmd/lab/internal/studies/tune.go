@@ -17,6 +17,7 @@ import (
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/motion"
 	"interplab/presets"
 	"interplab/templates"
 )
@@ -338,7 +339,7 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	for _, p := range pops {
 		v.Populations = append(v.Populations, templates.JobOption{Value: p.Name, Label: p.Title, Doc: p.Doc, Checked: p.Name == form.Population})
 	}
-	for _, m := range engine.Motions {
+	for _, m := range motion.Names {
 		v.Motions = append(v.Motions, templates.JobOption{Value: m, Label: m, Checked: slices.Contains(form.Motions, m)})
 	}
 	templates.Render(w, r, http.StatusOK, templates.Tune(v))

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"bytes"
@@ -152,7 +152,7 @@ hiccup at=50 until=58 every=2 for=250ms delay=100ms loss=50%`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Defaults()
+	s := labNet()
 	tests := []struct {
 		t                        float64
 		latency, bw, extra, drop float64
@@ -171,7 +171,7 @@ hiccup at=50 until=58 every=2 for=250ms delay=100ms loss=50%`)
 		{58.1, 0.14, 0, 0, 0},
 	}
 	for _, tt := range tests {
-		c := sc.Conditions(&s, tt.t)
+		c := sc.Conditions(&s.Settings, tt.t)
 		if math.Abs(c.Latency-tt.latency) > 1e-12 || c.Bandwidth != tt.bw || c.Extra != tt.extra || c.Drop != tt.drop {
 			t.Errorf("Conditions(%g) = latency %g bandwidth %g extra %g drop %g, want %g %g %g %g",
 				tt.t, c.Latency, c.Bandwidth, c.Extra, c.Drop, tt.latency, tt.bw, tt.extra, tt.drop)
@@ -191,7 +191,7 @@ func TestBuiltinScenarios(t *testing.T) {
 		if !ok {
 			t.Fatalf("BuiltinScenario(%q) not found", name)
 		}
-		if err := sc.Validate(Defaults().Duration); err != nil {
+		if err := sc.Validate(labNet().Duration); err != nil {
 			t.Errorf("%s does not fit the default run: %v", name, err)
 		}
 		if start, _, ok := sc.Span(); !ok || start < 10 {
@@ -205,18 +205,18 @@ func TestBuiltinScenarios(t *testing.T) {
 			t.Errorf("%s: Text does not round-trip:\n%s\nthen\n%s", name, sc.Text(), again.Text())
 		}
 	}
-	s := Defaults()
+	s := labNet()
 	s.Scenario, s.Duration = "outage-2s", 21
 	var se *ScenarioError
-	if err := s.Validate(); !errors.As(err, &se) || !strings.Contains(se.Msg, "raise duration to 22") {
+	if err := s.validate(); !errors.As(err, &se) || !strings.Contains(se.Msg, "raise duration to 22") {
 		t.Errorf("outage-2s in a 21 s run: Validate() = %v, want the run too short", err)
 	}
 	s.Scenario, s.Duration = ScenarioCustom, 60
-	if err := s.Validate(); err == nil {
+	if err := s.validate(); err == nil {
 		t.Error("custom scenario without text: Validate() = nil")
 	}
 	s.ScenarioText = "spike at=5 for=1 delay=100ms"
-	if err := s.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		t.Errorf("custom scenario: Validate() = %v", err)
 	}
 }
@@ -229,7 +229,7 @@ func TestBuiltinScenarios(t *testing.T) {
 func TestScenarioGolden(t *testing.T) {
 	for _, name := range Scenarios[1 : len(Scenarios)-1] {
 		t.Run(name, func(t *testing.T) {
-			s := Defaults()
+			s := labNet()
 			s.Scenario = name
 			got := scenarioPackets(&s, 1)
 			golden := filepath.Join("testdata", "scenarios", name+".golden.gz")
@@ -273,8 +273,8 @@ func TestScenarioGolden(t *testing.T) {
 
 // scenarioPackets sends s.Duration seconds of packets at s.SendRate over
 // the link of s and returns them as text.
-func scenarioPackets(s *Settings, seed uint64) string {
-	l := NewLink(s, seed)
+func scenarioPackets(s *netRun, seed uint64) string {
+	l := s.link(seed)
 	var b strings.Builder
 	var arr []float64
 	n := int(math.Round(s.Duration * s.SendRate))

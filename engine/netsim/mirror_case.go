@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"errors"
@@ -39,23 +39,23 @@ type MirrorLatencySimCase struct {
 		Arg   *int    `json:"arg"`  // Next(0, arg); null for NextDouble
 		Value float64 `json:"value"`
 	} `json:"random"`
-	Delivered []NetSimDelivery `json:"delivered"` // in the order the wrapped transport got them
-	Dropped   []int            `json:"dropped"`   // ids, in send order
-	Pending   []int            `json:"pending"`   // ids still queued after the last frame
+	Delivered []Delivery `json:"delivered"` // in the order the wrapped transport got them
+	Dropped   []int      `json:"dropped"`   // ids, in send order
+	Pending   []int      `json:"pending"`   // ids still queued after the last frame
 }
 
-// NetSimDelivery is one message a simulator handed on: its id, the clock
+// Delivery is one message a simulator handed on: its id, the clock
 // time and index of the frame that flushed it, and when it was due, s.
-type NetSimDelivery struct {
+type Delivery struct {
 	ID    int     `json:"id"`
 	Time  float64 `json:"time"`
 	Frame int     `json:"frame"`
 	Due   float64 `json:"due"`
 }
 
-// NetSimOutcome is what a simulator did with a case's messages.
-type NetSimOutcome struct {
-	Delivered []NetSimDelivery
+// Outcome is what a simulator did with a case's messages.
+type Outcome struct {
+	Delivered []Delivery
 	Dropped   []int
 	Pending   []int
 }
@@ -139,8 +139,8 @@ func (c *MirrorLatencySimCase) sim() (MirrorLatencySim, error) {
 // frame's sends in call order, then the flush. It fails when the inputs are
 // malformed or the model does not consume the recorded noise and random
 // values exactly as Mirror did.
-func (c *MirrorLatencySimCase) Run() (NetSimOutcome, error) {
-	var out NetSimOutcome
+func (c *MirrorLatencySimCase) Run() (Outcome, error) {
+	var out Outcome
 	if c.Library != "" && c.Library != "mirror-latencysim" {
 		return out, errors.New("library = " + strconv.Quote(c.Library) + ": want \"mirror-latencysim\"")
 	}
@@ -175,7 +175,7 @@ func (c *MirrorLatencySimCase) Run() (NetSimOutcome, error) {
 		}
 		flushed = mq.flush(T, flushed[:0])
 		for _, msg := range flushed {
-			out.Delivered = append(out.Delivered, NetSimDelivery{ID: msg.id, Time: T, Frame: f, Due: msg.due})
+			out.Delivered = append(out.Delivered, Delivery{ID: msg.id, Time: T, Frame: f, Due: msg.due})
 		}
 	}
 	for _, msg := range mq.q {
@@ -191,8 +191,8 @@ func (c *MirrorLatencySimCase) Run() (NetSimOutcome, error) {
 	return out, nil
 }
 
-// NetSimCheck is how a simulator model's outcome compares with a case's.
-type NetSimCheck struct {
+// CaseCheck is how a simulator model's outcome compares with a case's.
+type CaseCheck struct {
 	Messages  int     // messages compared: sends
 	MaxErr    float64 // the largest difference of a delivery's time or due, s
 	FirstDiff string  // the first difference, for a person; "" when none
@@ -201,17 +201,17 @@ type NetSimCheck struct {
 // Check runs the case and compares the outcome with the recorded one: the
 // delivered ids, their order and frames, the dropped and pending ids
 // exactly; the delivery times and due times to within tol seconds.
-func (c *MirrorLatencySimCase) Check(tol float64) (NetSimCheck, error) {
+func (c *MirrorLatencySimCase) Check(tol float64) (CaseCheck, error) {
 	got, err := c.Run()
 	if err != nil {
-		return NetSimCheck{}, err
+		return CaseCheck{}, err
 	}
-	return compareNetSim(got, NetSimOutcome{Delivered: c.Delivered, Dropped: c.Dropped, Pending: c.Pending}, len(c.Sends), tol), nil
+	return compareNetSim(got, Outcome{Delivered: c.Delivered, Dropped: c.Dropped, Pending: c.Pending}, len(c.Sends), tol), nil
 }
 
 // compareNetSim compares a model's outcome, got, with a recorded one.
-func compareNetSim(got, want NetSimOutcome, messages int, tol float64) NetSimCheck {
-	res := NetSimCheck{Messages: messages}
+func compareNetSim(got, want Outcome, messages int, tol float64) CaseCheck {
+	res := CaseCheck{Messages: messages}
 	diff := func(msg string) {
 		if res.FirstDiff == "" {
 			res.FirstDiff = msg

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import "interplab/engine/geom"
 
@@ -131,7 +131,7 @@ func (mq *mirrorSimQueue) flush(T float64, out []mirrorSimMsg) []mirrorSimMsg {
 // (the noise averages about one half), at most Mirror's 1 s; jitterSpeed 1
 // (Mirror's default); unreliableLoss the step's loss (100 in an outage);
 // unreliableScramble the lab's reorder share, in percent.
-func MirrorLatencySimFor(s *Settings, st *NetSimStep) MirrorLatencySim {
+func MirrorLatencySimFor(s *Settings, st *Step) MirrorLatencySim {
 	return MirrorLatencySim{
 		Latency:            float32((st.C.Latency + st.C.Extra) * 1000),
 		Jitter:             float32(min(2*st.C.Jitter, 1)),
@@ -159,8 +159,8 @@ type mirrorNetSim struct {
 	draws mirrorLabDraws
 }
 
-func newMirrorNetSim(s *Settings, seed uint64) *mirrorNetSim {
-	return &mirrorNetSim{s: s, plan: netSimSchedule{s: s}, draws: mirrorLabDraws{r: geom.NewRNG(seed, netSimStreamMirror)}}
+func newMirrorNetSim(s *Settings, duration *float64, seed uint64) *mirrorNetSim {
+	return &mirrorNetSim{s: s, plan: netSimSchedule{s: s, duration: duration}, draws: mirrorLabDraws{r: geom.NewRNG(seed, netSimStreamMirror)}}
 }
 
 func (m *mirrorNetSim) send(sent float64, arrivals []float64) []float64 {

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"math"
@@ -44,7 +44,7 @@ import (
 // transient error while the history renews (about 30 ms for a change of
 // 0.005, for about 30 s).
 //
-// A ClientClock reads its settings through the *Settings it was made with,
+// A ClientClock reads its settings through the *NetworkSettings it was made with,
 // so latency, jitter and drift sliders act on the next ping. It is not safe
 // for concurrent use.
 type ClientClock struct {
@@ -102,11 +102,13 @@ type clockSample struct {
 
 // NewClientClock returns the clock of a client with settings s and seed,
 // already synced once by an exchange that ended at t = 0.
-func NewClientClock(s *Settings, seed uint64) *ClientClock { return newClientClock(s, seed, nil) }
+func NewClientClock(s *Settings, seed uint64) *ClientClock {
+	return NewClientClockAlong(s, seed, nil)
+}
 
-// newClientClock is NewClientClock whose pings see the conditions path
+// NewClientClockAlong is NewClientClock whose pings see the conditions path
 // gives (see ClientClock.path); nil for the settings'.
-func newClientClock(s *Settings, seed uint64, path func(t float64) Conditions) *ClientClock {
+func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditions) *ClientClock {
 	o := geom.NewRNG(seed, clockStreamOffset)
 	offset0 := clockOffsetMin + float64((clockOffsetMax-clockOffsetMin)*o.Float64())
 	if o.Float64() < 0.5 {

@@ -1,4 +1,8 @@
-package engine
+// Package motion is the ground truth of the lab: seeded motion scripts that
+// stress interpolation (strafing, sharp 180° turns, stop-and-go, circles,
+// zigzags, jumps), each a Mover that gives an entity's state at any time.
+// It imports only engine/geom; positions in metres, times in seconds.
+package motion
 
 import (
 	"math"
@@ -6,6 +10,10 @@ import (
 
 	"interplab/engine/geom"
 )
+
+// Names are the motion scripts of the ground truth, by name: the choices
+// of the motion parameter. mix gives each entity a different one.
+var Names = []string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump", "mix"}
 
 // State is where an entity truly is at one instant: the ground truth the
 // techniques are measured against.
@@ -79,8 +87,8 @@ const (
 	motionMinTempo  = 0.8  // slowest per-entity tempo
 )
 
-// motionScripts are the six pure scripts; "mix" picks among them.
-var motionScripts = [...]string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump"}
+// Scripts are the six pure scripts; "mix" picks among them.
+var Scripts = [...]string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump"}
 
 // NewMover returns the motion of entity (≥ 0) under script, one of Motions,
 // for a top speed of maxSpeed (m/s, ≥ 0) and the run's seed. It panics on an
@@ -90,10 +98,10 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 		panic("engine: NewMover: entity " + strconv.Itoa(entity) + ", maxSpeed " + strconv.FormatFloat(maxSpeed, 'g', -1, 64))
 	}
 	if script == "mix" {
-		script = motionScripts[entity%len(motionScripts)]
+		script = Scripts[entity%len(Scripts)]
 	}
 	k := -1
-	for i, name := range motionScripts {
+	for i, name := range Scripts {
 		if name == script {
 			k = i
 		}
@@ -245,10 +253,10 @@ type motionSeg struct {
 	yaw0, yawRate float64 // facing at t0, radians, and its rate
 }
 
-// motionPaths holds the six scripts, in the order of motionScripts. They are
+// motionPaths holds the six scripts, in the order of Scripts. They are
 // built once with the same arithmetic everywhere, so they are identical on
 // every platform.
-var motionPaths = [len(motionScripts)]motionPath{
+var motionPaths = [len(Scripts)]motionPath{
 	motionStrafe(), motionTurn(), motionStopGo(), motionCircle(), motionZigzag(), motionJump(),
 }
 

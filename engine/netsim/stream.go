@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import "interplab/engine/geom"
 
@@ -12,7 +12,7 @@ const streamSamples = 32
 // than a jump of the render time.
 const streamSlew = 0.1
 
-// streamClock is the client's view of server time as the snapshot stream
+// StreamClock is the client's view of server time as the snapshot stream
 // shows it: its estimate of server time less the transit of the freshest
 // snapshots (latency plus the wait for a send; jitter only ever adds). The
 // buffer and hermite techniques render at stream time − delay, so their
@@ -21,18 +21,18 @@ const streamSlew = 0.1
 // two snapshots to interpolate between whatever the latency. EPIC, which
 // extrapolates packets forward by calcAhead, reads at the server-time
 // estimate itself.
-type streamClock struct {
+type StreamClock struct {
 	transit [streamSamples]float64 // estimate at arrival − snapshot time, s
 	n, next int
 	least   float64 // the window's minimum, kept by arrive: frames only read it
-	lag     float64 // the transit in use, slewed towards the window's minimum
+	Lag     float64 // the transit in use, slewed towards the window's minimum
 	last    float64 // the estimate at the last update, s
 	started bool
 }
 
-// arrive takes in a packet carrying the state of tick that arrived when the
+// Arrive takes in a packet carrying the state of tick that arrived when the
 // client's estimate of server time was now.
-func (c *streamClock) arrive(now, tick float64) {
+func (c *StreamClock) Arrive(now, tick float64) {
 	x, out := now-tick, c.transit[c.next]
 	c.transit[c.next] = x
 	c.next = (c.next + 1) % streamSamples
@@ -50,18 +50,18 @@ func (c *streamClock) arrive(now, tick float64) {
 		}
 	}
 	if !c.started {
-		c.started, c.lag, c.last = true, c.transit[0], now
+		c.started, c.Lag, c.last = true, c.transit[0], now
 		return
 	}
-	c.advance(now)
+	c.Advance(now)
 }
 
-// advance moves the lag towards the window's minimum transit, by at most
+// Advance moves the lag towards the window's minimum transit, by at most
 // streamSlew × the time since the last update.
-func (c *streamClock) advance(now float64) {
+func (c *StreamClock) Advance(now float64) {
 	if !c.started {
 		return
 	}
-	c.lag = geom.SlewTowards(c.lag, c.least, float64(streamSlew*(now-c.last)))
+	c.Lag = geom.SlewTowards(c.Lag, c.least, float64(streamSlew*(now-c.last)))
 	c.last = now
 }

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ func clockRun(c *ClientClock, dur float64, check func(t, est float64)) {
 	}
 }
 
-func clockSettings(latency, jitter float64, dist string, drift float64) *Settings {
-	s := Defaults()
+func clockSettings(latency, jitter float64, dist string, drift float64) *netRun {
+	s := labNet()
 	s.Latency, s.Jitter, s.JitterDist, s.ClockDrift = latency, jitter, dist, drift
 	return &s
 }
@@ -29,7 +29,7 @@ func clockSettings(latency, jitter float64, dist string, drift float64) *Setting
 // frame on.
 func TestClientClockExact(t *testing.T) {
 	for _, latency := range []float64{0, 0.05, 0.4} {
-		c := NewClientClock(clockSettings(latency, 0, "normal", 0), 3)
+		c := NewClientClock(&clockSettings(latency, 0, "normal", 0).Settings, 3)
 		clockRun(c, 60, func(tt, est float64) {
 			if math.Abs(est-tt) > 1e-9 {
 				t.Fatalf("latency %v: Estimate(%v) = %v, want %v ± 1e-9", latency, tt, est, tt)
@@ -43,7 +43,7 @@ func TestClientClockExact(t *testing.T) {
 // apart; before that the error grows at the drift rate.
 func TestClientClockDriftTracked(t *testing.T) {
 	for _, drift := range []float64{0.001, -0.001, 0.01, -0.01} {
-		c := NewClientClock(clockSettings(0.05, 0, "normal", drift), 4)
+		c := NewClientClock(&clockSettings(0.05, 0, "normal", drift).Settings, 4)
 		clockRun(c, 60, func(tt, est float64) {
 			tol := 1e-9
 			if tt < 5 {
@@ -80,7 +80,7 @@ func TestClientClockJitter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for seed := uint64(1); seed <= 4; seed++ {
-			c := NewClientClock(clockSettings(0.05, tt.jitter, tt.dist, tt.drift), seed)
+			c := NewClientClock(&clockSettings(0.05, tt.jitter, tt.dist, tt.drift).Settings, seed)
 			var worst, sumSq float64
 			n := 0
 			clockRun(c, 120, func(now, est float64) {
@@ -108,7 +108,7 @@ func TestClientClockJitter(t *testing.T) {
 // the jitter; the estimate never runs backwards meanwhile.
 func TestClientClockSettingsChange(t *testing.T) {
 	s := clockSettings(0.05, 0.01, "normal", 0)
-	c := NewClientClock(s, 2)
+	c := NewClientClock(&s.Settings, 2)
 	prev := math.Inf(-1)
 	clockRun(c, 150, func(now, est float64) {
 		switch {
@@ -142,7 +142,7 @@ func TestClientClockMonotonic(t *testing.T) {
 	for _, dist := range JitterDists {
 		for _, drift := range []float64{-0.01, 0, 0.01} {
 			s := clockSettings(0.02, 0.2, dist, drift)
-			c := NewClientClock(s, 5)
+			c := NewClientClock(&s.Settings, 5)
 			r := geom.NewRNG(6, 0)
 			now, prev := 0.0, math.Inf(-1)
 			for now < 120 {
@@ -173,7 +173,7 @@ func FuzzClientClockMonotonic(f *testing.F) {
 			return min(x, hi)
 		}
 		s := clockSettings(clamp(latency, 0, 1), clamp(jitter, 0, 0.5), JitterDists[int(dist)%len(JitterDists)], clamp(drift, -0.01, 0.01))
-		c := NewClientClock(s, seed)
+		c := NewClientClock(&s.Settings, seed)
 		r := geom.NewRNG(steps, 0)
 		now, prev := 0.0, math.Inf(-1)
 		for range 2000 {
@@ -192,7 +192,7 @@ func FuzzClientClockMonotonic(f *testing.F) {
 // the very same estimate at the instants they share.
 func TestClientClockFrameRateIndependent(t *testing.T) {
 	s := clockSettings(0.05, 0.03, "pareto", 0.002)
-	a, b := NewClientClock(s, 9), NewClientClock(s, 9)
+	a, b := NewClientClock(&s.Settings, 9), NewClientClock(&s.Settings, 9)
 	for f := 0; f <= 144*30; f++ {
 		tb := float64(f) / 144
 		eb := b.Estimate(tb)
@@ -212,7 +212,7 @@ func TestClientClockFrameRateIndependent(t *testing.T) {
 
 func TestClientClockDeterministic(t *testing.T) {
 	s := clockSettings(0.05, 0.02, "lognormal", 0.001)
-	a, b, c := NewClientClock(s, 11), NewClientClock(s, 11), NewClientClock(s, 12)
+	a, b, c := NewClientClock(&s.Settings, 11), NewClientClock(&s.Settings, 11), NewClientClock(&s.Settings, 12)
 	differ := 0
 	for f := range 3600 {
 		now := float64(f) / 60
@@ -234,7 +234,7 @@ func TestClientClockDeterministic(t *testing.T) {
 func TestClientClockLocal(t *testing.T) {
 	neg := 0
 	for seed := range uint64(200) {
-		c := NewClientClock(clockSettings(0.05, 0.01, "normal", 0.01), seed)
+		c := NewClientClock(&clockSettings(0.05, 0.01, "normal", 0.01).Settings, seed)
 		o := c.local(0)
 		if a := math.Abs(o); a < 5 || a >= 15 {
 			t.Errorf("seed %d: local(0) = %v, want |local(0)| in [5, 15)", seed, o)
@@ -256,8 +256,8 @@ func TestClientClockLocal(t *testing.T) {
 func TestClientClockPingsIndependent(t *testing.T) {
 	s := clockSettings(0.05, 0.02, "normal", 0)
 	want := linkTrace(s, 13, 100)
-	l := NewLink(s, 13)
-	c := NewClientClock(s, 13)
+	l := s.link(13)
+	c := NewClientClock(&s.Settings, 13)
 	for i := range 100 {
 		c.Estimate(float64(i) * 0.05)
 		if got := l.Send(float64(i)*0.05, nil); got[0] != want[i][0] {
@@ -268,7 +268,7 @@ func TestClientClockPingsIndependent(t *testing.T) {
 
 func BenchmarkClientClockEstimate(b *testing.B) {
 	s := clockSettings(0.05, 0.01, "normal", 0.001)
-	c := NewClientClock(s, 1)
+	c := NewClientClock(&s.Settings, 1)
 	var sink float64
 	for i := 0; i < b.N; i++ {
 		sink += c.Estimate(float64(i) / 60)
@@ -282,7 +282,7 @@ func TestClientClockGolden(t *testing.T) {
 	var b strings.Builder
 	for _, dist := range JitterDists {
 		s := clockSettings(0.05, 0.03, dist, 0.003)
-		c := NewClientClock(s, 2026)
+		c := NewClientClock(&s.Settings, 2026)
 		d := newNetDigest()
 		clockRun(c, 60, func(now, est float64) { d.add(est) })
 		b.WriteString(dist + " " + d.String() + "\n")
@@ -291,9 +291,9 @@ func TestClientClockGolden(t *testing.T) {
 }
 
 func ExampleClientClock_Estimate() {
-	s := Defaults() // latency 50 ms, jitter 10 ms (half-normal)
+	s := labNet() // latency 50 ms, jitter 10 ms (half-normal)
 	s.ClockDrift = 0.001
-	c := NewClientClock(&s, 1)
+	c := NewClientClock(&s.Settings, 1)
 	fmt.Printf("unsynced local clock at t = 0: %+.3f s\n", c.local(0))
 	for _, t := range []float64{0, 1, 10, 60} {
 		fmt.Printf("t = %2.0f s: estimate off by %+.1f ms\n", t, (c.Estimate(t)-t)*1000)

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"math"
@@ -42,7 +42,7 @@ type UnityNetworkSimulator struct {
 // for one step of the plan of s: the mean one-way delay (latency + jitter +
 // a spike's delay) and the jitter, each rounded to the millisecond; the
 // step's loss (100 in an outage) and the duplicate share, in percent.
-func UnityNetworkSimulatorFor(s *Settings, st *NetSimStep) UnityNetworkSimulator {
+func UnityNetworkSimulatorFor(s *Settings, st *Step) UnityNetworkSimulator {
 	return UnityNetworkSimulator{
 		SendDelayMS:           uint32(math.Round(st.Delay() * 1000)),
 		SendJitterMS:          uint32(math.Round(st.C.Jitter * 1000)),
@@ -59,8 +59,8 @@ type unityNetSim struct {
 	r    *geom.RNG
 }
 
-func newUnityNetSim(s *Settings, seed uint64) *unityNetSim {
-	return &unityNetSim{s: s, plan: netSimSchedule{s: s}, r: geom.NewRNG(seed, netSimStreamUnity)}
+func newUnityNetSim(s *Settings, duration *float64, seed uint64) *unityNetSim {
+	return &unityNetSim{s: s, plan: netSimSchedule{s: s, duration: duration}, r: geom.NewRNG(seed, netSimStreamUnity)}
 }
 
 // send draws four numbers per packet, whatever happens to it: the loss, the

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 
 // netSimSends sends n packets at rate over a link with s and returns every
 // send time with its arrivals.
-func netSimSends(s *Settings, n int, rate float64) (sent []float64, arr [][]float64) {
-	l := NewLink(s, 7)
+func netSimSends(s *netRun, n int, rate float64) (sent []float64, arr [][]float64) {
+	l := s.link(7)
 	for k := range n {
 		t := float64(k) / rate
 		sent = append(sent, t)
@@ -44,7 +44,7 @@ func TestNetSimModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.netSim, func(t *testing.T) {
-			s := Defaults()
+			s := labNet()
 			s.NetSim, s.Loss, s.Duration = tt.netSim, tt.loss, 3600
 			sent, arr := netSimSends(&s, 100000, 20)
 			lost, sum, n, last := 0, 0.0, 0, math.Inf(-1)
@@ -81,14 +81,14 @@ func TestNetSimModels(t *testing.T) {
 // TestNetSimIdealAndLab: the network switch (ideal) overrides a simulator,
 // and netSim lab is the lab's own link, draw for draw.
 func TestNetSimIdealAndLab(t *testing.T) {
-	s := Defaults()
+	s := labNet()
 	s.Loss = 0.05
 	_, want := netSimSends(&s, 1000, 20)
-	s.NetSim = NetSimLab
+	s.NetSim = Lab
 	if _, got := netSimSends(&s, 1000, 20); !sameArrivals(got, want) {
 		t.Error("netSim lab changed the lab's link")
 	}
-	for _, name := range NetSims[1:] {
+	for _, name := range Simulators[1:] {
 		s.NetSim, s.Ideal = name, true
 		sent, got := netSimSends(&s, 100, 20)
 		for i, a := range got {
@@ -120,8 +120,8 @@ func sameArrivals(a, b [][]float64) bool {
 // outage drops everything sent in it (the engines have no burst release)
 // and a spike delays what is sent in it.
 func TestNetSimFollowsScenario(t *testing.T) {
-	for _, name := range NetSims[1:] {
-		s := Defaults()
+	for _, name := range Simulators[1:] {
+		s := labNet()
 		s.NetSim, s.Jitter = name, 0
 		s.Scenario, s.ScenarioText = ScenarioCustom, "spike at=10 for=1 delay=300ms\noutage at=20 for=2 backlog=burst"
 		sent, arr := netSimSends(&s, 30*20, 20)
@@ -166,9 +166,9 @@ func TestMirrorNoise(t *testing.T) {
 // TestNetSimPlanKeepsUp: a slider moved during a run changes what the model
 // plays from the next send on, as it does the lab's link.
 func TestNetSimPlanKeepsUp(t *testing.T) {
-	s := Defaults()
+	s := labNet()
 	s.NetSim, s.Jitter = "unreal", 0
-	l := NewLink(&s, 1)
+	l := s.link(1)
 	a := l.Send(1, nil)
 	s.Latency = 0.2
 	b := l.Send(2, nil)
@@ -179,12 +179,12 @@ func TestNetSimPlanKeepsUp(t *testing.T) {
 
 // TestNetSimGolden pins what each simulator model delivers for a scenario
 // that uses loss, a spike, an outage and a ramp, to the bit
-// (testdata/netsim/models.golden, rewritten by go test -update): the same
+// (testdata/models.golden, rewritten by go test -update): the same
 // seed gives the same packets natively, with FMA and in WebAssembly.
 func TestNetSimGolden(t *testing.T) {
 	var b strings.Builder
-	for _, name := range NetSims[1:] {
-		s := Defaults()
+	for _, name := range Simulators[1:] {
+		s := labNet()
 		s.NetSim, s.Loss, s.Duplicate, s.Jitter = name, 0.03, 0.02, 0.02
 		s.Scenario, s.ScenarioText = ScenarioCustom, "ramp at=2 for=3 latency=120ms\nspike at=6 for=0.4 delay=200ms\noutage at=8 for=1 backlog=drop"
 		sent, arr := netSimSends(&s, 12*20, 20)
@@ -196,7 +196,7 @@ func TestNetSimGolden(t *testing.T) {
 			b.WriteByte('\n')
 		}
 	}
-	golden := filepath.Join("testdata", "netsim", "models.golden")
+	golden := filepath.Join("testdata", "models.golden")
 	if *update {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)

@@ -1,14 +1,14 @@
-package engine
+package netsim
 
-// NetSims are the netSim setting's choices: the lab's own link, or a model
+// Simulators are the netSim setting's choices: the lab's own link, or a model
 // of a game engine's own network simulator playing the script the lab's
-// export for that engine writes (see NetSimPlan), for "what QA will get
+// export for that engine writes (see Plan), for "what QA will get
 // with this export". Source's fake lag is not among them: Valve documents
 // what its cvars set, not how packets are delayed, jittered and dropped.
-var NetSims = []string{"lab", "mirror", "unity", "unreal"}
+var Simulators = []string{"lab", "mirror", "unity", "unreal"}
 
-// NetSimLab is the netSim choice of the lab's own link.
-const NetSimLab = "lab"
+// Lab is the netSim choice of the lab's own link.
+const Lab = "lab"
 
 // netSimulator is a game engine's network simulator in place of the lab's
 // link: like Link.Send, send takes a packet sent at time sent, s, and
@@ -27,14 +27,14 @@ const (
 
 // newNetSimulator returns the model s.NetSim chooses, nil for the lab's own
 // link.
-func newNetSimulator(s *Settings, seed uint64) netSimulator {
+func newNetSimulator(s *Settings, duration *float64, seed uint64) netSimulator {
 	switch s.NetSim {
 	case "mirror":
-		return newMirrorNetSim(s, seed)
+		return newMirrorNetSim(s, duration, seed)
 	case "unity":
-		return newUnityNetSim(s, seed)
+		return newUnityNetSim(s, duration, seed)
 	case "unreal":
-		return newUnrealNetSim(s, seed)
+		return newUnrealNetSim(s, duration, seed)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"compress/gzip"
@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// decodeNetSimCases decodes every case under testdata/netsim/lib
+// decodeNetSimCases decodes every case under testdata/lib
 // (gzip-compressed JSON, copied from the project's golden/netsim set).
 func decodeNetSimCases[T any](t testing.TB, lib string) (paths []string, cases []*T) {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "netsim", lib, "*.json.gz"))
+	paths, err := filepath.Glob(filepath.Join("testdata", lib, "*.json.gz"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no %s cases under testdata/netsim/%s (%v)", lib, lib, err)
+		t.Fatalf("no %s cases under testdata/%s (%v)", lib, lib, err)
 	}
 	for _, p := range paths {
 		f, err := os.Open(p)

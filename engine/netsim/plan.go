@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"math"
@@ -13,9 +13,9 @@ import (
 // setting runs the lab's techniques over a model of what the script does:
 // both read the same plan, so the preview is what QA will get.
 
-// NetSimStep is a span of a run over which a simulator script holds one set
+// Step is a span of a run over which a simulator script holds one set
 // of conditions: a scenario becomes a sequence of them.
-type NetSimStep struct {
+type Step struct {
 	At, End float64    // s
 	C       Conditions // the conditions over the step (a ramp's: at its middle)
 	Outage  bool       // nothing arrives during the step
@@ -26,7 +26,7 @@ type NetSimStep struct {
 // Loss returns the share of packets the step loses: the outage's all, else
 // the base loss or a hiccup's, whichever is larger (the lab draws both from
 // one number).
-func (st *NetSimStep) Loss() float64 {
+func (st *Step) Loss() float64 {
 	if st.Outage {
 		return 1
 	}
@@ -35,26 +35,32 @@ func (st *NetSimStep) Loss() float64 {
 
 // Delay returns the step's mean one-way delay, s: latency + jitter (the mean
 // of the lab's extra delay) + a spike's or hiccup's delay.
-func (st *NetSimStep) Delay() float64 { return st.C.Latency + st.C.Jitter + st.C.Extra }
+func (st *Step) Delay() float64 { return st.C.Latency + st.C.Jitter + st.C.Extra }
 
-// Ramps become steps of NetSimRampStep seconds, at most NetSimRampSteps of
+// Ramps become steps of RampStep seconds, at most RampSteps of
 // them.
 const (
-	NetSimRampStep  = 1.0
-	NetSimRampSteps = 100
+	RampStep  = 1.0
+	RampSteps = 100
 )
 
-// NetSimPlan returns the conditions of s over its run as steps, in time
-// order, and the scenario (nil without one). s must be valid.
+// Plan returns the conditions of s over a run of duration seconds as
+// steps, in time order, and the scenario (nil without one). s must be
+// valid.
 //
 // The steps change wherever the scenario does: at each event's start and
-// end, at each hiccup, and every NetSimRampStep seconds along a ramp, whose
+// end, at each hiccup, and every RampStep seconds along a ramp, whose
 // step takes the value at its middle. Outages act on arrival times in the
 // lab; the plan applies them to the span itself, which moves their edges by
 // the one-way delay.
-func NetSimPlan(s *Settings) ([]NetSimStep, *Scenario) {
-	sc, _ := ScenarioOf(s)
-	times := []float64{0, s.Duration}
+func Plan(s *Settings, duration float64) ([]Step, *Scenario) {
+	sc, _ := ScenarioOf(s, duration)
+	return netSimPlan(s, sc, duration), sc
+}
+
+// netSimPlan is Plan with the scenario parsed.
+func netSimPlan(s *Settings, sc *Scenario, duration float64) []Step {
+	times := []float64{0, duration}
 	notes := map[float64]string{0: "start"}
 	if sc != nil {
 		for _, e := range sc.Events {
@@ -69,7 +75,7 @@ func NetSimPlan(s *Settings) ([]NetSimStep, *Scenario) {
 					notes[min(t+e.For, e.Until)] = "hiccup over"
 				}
 			case EventRamp:
-				n := min(NetSimRampSteps, max(1, int(math.Ceil(e.For/NetSimRampStep))))
+				n := min(RampSteps, max(1, int(math.Ceil(e.For/RampStep))))
 				for k := range n {
 					t := e.At + e.For*float64(k)/float64(n)
 					times = append(times, t)
@@ -88,11 +94,11 @@ func NetSimPlan(s *Settings) ([]NetSimStep, *Scenario) {
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
-	var steps []NetSimStep
-	for i := 0; i+1 < len(times) && times[i] < s.Duration; i++ {
-		at, end := times[i], min(times[i+1], s.Duration)
+	var steps []Step
+	for i := 0; i+1 < len(times) && times[i] < duration; i++ {
+		at, end := times[i], min(times[i+1], duration)
 		mid := (at + end) / 2
-		st := NetSimStep{At: at, End: end, C: sc.Conditions(s, mid), Note: notes[at]}
+		st := Step{At: at, End: end, C: sc.Conditions(s, mid), Note: notes[at]}
 		if o, ok := sc.Outage(mid); ok {
 			st.Outage, st.Burst = true, !o.Drop
 		}
@@ -105,7 +111,7 @@ func NetSimPlan(s *Settings) ([]NetSimStep, *Scenario) {
 		}
 		steps = append(steps, st)
 	}
-	return steps, sc
+	return steps
 }
 
 // netSimPlanKey is what of the settings a plan depends on, so a model can
@@ -115,27 +121,29 @@ type netSimPlanKey struct {
 	scenario, text                                                 string
 }
 
-func netSimKeyOf(s *Settings) netSimPlanKey {
-	return netSimPlanKey{s.Latency, s.Jitter, s.Loss, s.Bandwidth, s.Reorder, s.Duplicate, s.Duration, s.Scenario, s.ScenarioText}
+func netSimKeyOf(s *Settings, duration float64) netSimPlanKey {
+	return netSimPlanKey{s.Latency, s.Jitter, s.Loss, s.Bandwidth, s.Reorder, s.Duplicate, duration, s.Scenario, s.ScenarioText}
 }
 
 // netSimSchedule is a plan a model reads at each send: the step in force
-// at a time, made anew when the settings it depends on change.
+// at a time, made anew when the settings it depends on (the run's length
+// among them) change.
 type netSimSchedule struct {
-	s     *Settings
-	key   netSimPlanKey
-	steps []NetSimStep
-	made  bool
+	s        *Settings
+	duration *float64 // the run's length, s
+	key      netSimPlanKey
+	steps    []Step
+	made     bool
 }
 
 // at returns the step in force at time t (the last one after the run's end,
 // the first before 0).
-func (p *netSimSchedule) at(t float64) *NetSimStep {
-	if k := netSimKeyOf(p.s); !p.made || k != p.key {
-		p.steps, _ = NetSimPlan(p.s)
+func (p *netSimSchedule) at(t float64) *Step {
+	if k := netSimKeyOf(p.s, *p.duration); !p.made || k != p.key {
+		p.steps, _ = Plan(p.s, *p.duration)
 		p.key, p.made = k, true
 	}
-	i, _ := slices.BinarySearchFunc(p.steps, t, func(st NetSimStep, t float64) int {
+	i, _ := slices.BinarySearchFunc(p.steps, t, func(st Step, t float64) int {
 		switch {
 		case st.End <= t:
 			return -1

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"math"
@@ -34,10 +34,10 @@ func TestLinkBandwidth(t *testing.T) {
 		{bw: 1e6, size: 1200, limit: 1000, rate: 128, latency: 0.02},
 		{bw: 28000, size: 200, limit: 5, rate: 20, latency: 0},
 	} {
-		s := Defaults()
+		s := labNet()
 		s.Jitter, s.Latency = 0, tt.latency
 		s.Bandwidth, s.PacketSize, s.QueueLimit = tt.bw, tt.size, tt.limit
-		l := NewLink(&s, 7)
+		l := s.link(7)
 		const n = 20000
 		sent, arr := sendAll(l, n, tt.rate)
 		ser := float64(8*tt.size) / tt.bw
@@ -77,10 +77,10 @@ func TestLinkReorder(t *testing.T) {
 		reorder float64
 		gap     int
 	}{{0.1, 1}, {0.25, 5}, {0.02, 1}, {0.5, 3}} {
-		s := Defaults()
+		s := labNet()
 		s.Latency, s.Jitter = 0.1, 0.01
 		s.Reorder, s.ReorderGap = tt.reorder, tt.gap
-		l := NewLink(&s, 3)
+		l := s.link(3)
 		const n = 100_000
 		sent, arr := sendAll(l, n, 100)
 		ahead := 0
@@ -107,7 +107,7 @@ func TestLinkReorder(t *testing.T) {
 // backlog held to its end (burst) or dropped, whatever the jitter,
 // duplicates and reordering.
 func TestLinkOutage(t *testing.T) {
-	s := Defaults()
+	s := labNet()
 	s.Duration, s.SendRate, s.TickRate = 300, 128, 128
 	s.Jitter, s.JitterDist, s.Duplicate, s.Reorder = 0.05, "pareto", 0.1, 0.05
 	s.Scenario = ScenarioCustom
@@ -116,11 +116,11 @@ outage at=50.5 for=0.3 backlog=drop
 spike at=100 for=1 delay=500ms
 outage at=101 for=1 backlog=burst
 outage at=200 for=30 backlog=drop`
-	if err := s.Validate(); err != nil {
+	if err := s.validate(); err != nil {
 		t.Fatal(err)
 	}
-	sc, _ := ScenarioOf(&s)
-	l := NewLink(&s, 11)
+	sc, _ := ScenarioOf(&s.Settings, s.Duration)
+	l := s.link(11)
 	_, arr := sendAll(l, int(s.Duration*s.SendRate), s.SendRate)
 	atEnd := map[float64]int{}
 	for _, a := range arr {
@@ -145,9 +145,9 @@ outage at=200 for=30 backlog=drop`
 // clock sync is off by half the difference of the two ways, and the round
 // trip is their sum.
 func TestClockAsymmetry(t *testing.T) {
-	s := Defaults()
+	s := labNet()
 	s.Latency, s.Jitter, s.UplinkRatio = 0.04, 0, 3
-	c := NewClientClock(&s, 5)
+	c := NewClientClock(&s.Settings, 5)
 	c.Advance(10)
 	if got, want := c.Estimate(10)-10, (0.12-0.04)/2; math.Abs(got-want) > 1e-9 {
 		t.Errorf("estimate error %g s, want (up − down)/2 = %g s", got, want)
@@ -159,9 +159,9 @@ func TestClockAsymmetry(t *testing.T) {
 
 // TestLinkScenarioLatency: the link follows the scenario's latency ramp.
 func TestLinkScenarioLatency(t *testing.T) {
-	s := Defaults()
+	s := labNet()
 	s.Jitter, s.Scenario = 0, "ramp-40-180"
-	l := NewLink(&s, 1)
+	l := s.link(1)
 	for _, tt := range []struct{ sent, delay float64 }{{0, 0.04}, {10, 0.04}, {30, 0.11}, {50, 0.18}, {59, 0.18}} {
 		a := l.Send(tt.sent, nil)
 		if len(a) != 1 || math.Abs(a[0]-tt.sent-tt.delay) > 1e-12 {
@@ -175,7 +175,7 @@ func FuzzParseScenario(f *testing.F) {
 		f.Add(b.text)
 	}
 	f.Add("step at=1 for=2 latency=10ms loss=1%\nramp at=3 for=1 bandwidth=2mbit")
-	s := Defaults()
+	s := labNet()
 	f.Fuzz(func(t *testing.T, text string) {
 		sc, err := ParseScenario(text)
 		if err != nil {
@@ -189,7 +189,7 @@ func FuzzParseScenario(f *testing.F) {
 			t.Fatalf("Text does not round-trip:\n%s\nthen\n%s", sc.Text(), again.Text())
 		}
 		for tm := 0.0; tm < 100; tm += 0.37 {
-			c := sc.Conditions(&s, tm)
+			c := sc.Conditions(&s.Settings, tm)
 			for _, v := range []float64{c.Latency, c.Jitter, c.Loss, c.Bandwidth, c.Extra, c.Drop} {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 					t.Fatalf("Conditions(%g) = %+v", tm, c)
@@ -203,12 +203,12 @@ func FuzzParseScenario(f *testing.F) {
 // latency; switched back, the link gives the packets it would have given
 // (with random loss; a burst's chain or a queue stands still meanwhile).
 func TestLinkIdeal(t *testing.T) {
-	s := Defaults()
+	s := labNet()
 	s.Jitter, s.Loss, s.Duplicate, s.Scenario = 0.03, 0.1, 0.05, "outage-2s"
-	ref := NewLink(&s, 9)
+	ref := s.link(9)
 	_, want := sendAll(ref, 600, 20)
 
-	l := NewLink(&s, 9)
+	l := s.link(9)
 	for k := range 600 {
 		sent := float64(k) / 20
 		s.Ideal = k >= 100 && k < 300

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 // The built-in scenarios, by the names the scenario setting takes. Each fits
 // the default 60 s run and leaves at least 10 s before its first event, so
@@ -82,8 +82,9 @@ func BuiltinScenarioText(name string) string {
 
 // ScenarioOf returns the scenario that s selects: nil for none, a built-in
 // one by name, or s.ScenarioText parsed for custom. It checks the scenario
-// against s.Duration; errors are *ScenarioError.
-func ScenarioOf(s *Settings) (*Scenario, error) {
+// against a run of duration seconds (not against the run's end when
+// duration is 0); errors are *ScenarioError.
+func ScenarioOf(s *Settings, duration float64) (*Scenario, error) {
 	var sc *Scenario
 	switch s.Scenario {
 	case ScenarioNone, "":
@@ -102,7 +103,7 @@ func ScenarioOf(s *Settings) (*Scenario, error) {
 			return nil, &ScenarioError{Field: "scenario", Msg: "unknown scenario " + s.Scenario}
 		}
 	}
-	if err := sc.Validate(s.Duration); err != nil {
+	if err := sc.Validate(duration); err != nil {
 		return nil, err
 	}
 	return sc, nil

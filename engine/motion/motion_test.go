@@ -1,8 +1,11 @@
-package engine
+package motion
 
 import (
+	"flag"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +24,7 @@ type motionCase struct {
 // at a slow, the default and the largest speed, for a few entities.
 func motionCases() []motionCase {
 	var cs []motionCase
-	for _, script := range Motions {
+	for _, script := range Names {
 		for _, v := range []float64{0.5, 7, 50} {
 			for _, e := range []int{0, 7, 9999} {
 				cs = append(cs, motionCase{script, e, v, uint64(e) + 3})
@@ -165,7 +168,7 @@ func TestMoverScripts(t *testing.T) {
 		seed := uint64(100 + e)
 		gx, gy := motionSpiral(e)
 		start := geom.Vec3{motionSpacing * float64(gx), motionSpacing * float64(gy)}
-		for _, script := range Motions[:6] {
+		for _, script := range Names[:6] {
 			m := NewMover(script, e, v, seed)
 			first := m.At(0)
 			var (
@@ -303,7 +306,7 @@ func TestMoverScripts(t *testing.T) {
 // TestMoverPure: a mover is a pure function of its arguments and t; the
 // order of the calls does not matter.
 func TestMoverPure(t *testing.T) {
-	for _, script := range Motions {
+	for _, script := range Names {
 		a, b := NewMover(script, 42, 7, 5), NewMover(script, 42, 7, 5)
 		r := geom.NewRNG(1, 0)
 		for range 2000 {
@@ -320,7 +323,7 @@ func TestMoverPure(t *testing.T) {
 // TestMoverVariety: entities and seeds differ in where and how they move;
 // mix hands the scripts out in turn.
 func TestMoverVariety(t *testing.T) {
-	for _, script := range Motions {
+	for _, script := range Names {
 		seen := map[State]bool{}
 		for e := range 50 {
 			m := NewMover(script, e, 7, 1)
@@ -340,11 +343,11 @@ func TestMoverVariety(t *testing.T) {
 	}
 	for e := range 18 {
 		m := NewMover("mix", e, 7, 1)
-		if got, want := m.Script(), Motions[e%6]; got != want {
+		if got, want := m.Script(), Names[e%6]; got != want {
 			t.Errorf("mix entity %d runs %s, want %s", e, got, want)
 		}
-		if pure := NewMover(Motions[e%6], e, 7, 1); m.At(7.7) != pure.At(7.7) {
-			t.Errorf("mix entity %d differs from %s for the same entity", e, Motions[e%6])
+		if pure := NewMover(Names[e%6], e, 7, 1); m.At(7.7) != pure.At(7.7) {
+			t.Errorf("mix entity %d differs from %s for the same entity", e, Names[e%6])
 		}
 	}
 }
@@ -418,7 +421,7 @@ func TestNewMoverPanics(t *testing.T) {
 // BenchmarkMoverAt evaluates one script for 1,000 entities at successive
 // frames, as the runner does; ns/op is per entity.
 func BenchmarkMoverAt(b *testing.B) {
-	for _, script := range Motions {
+	for _, script := range Names {
 		b.Run(script, func(b *testing.B) {
 			movers := make([]Mover, 1000)
 			for e := range movers {
@@ -430,7 +433,7 @@ func BenchmarkMoverAt(b *testing.B) {
 				st := movers[i%1000].At(float64(i/1000) / 60)
 				sink += st.Pos[0]
 			}
-			netBenchSink = sink
+			motionBenchSink = sink
 		})
 	}
 }
@@ -439,8 +442,8 @@ func BenchmarkMoverAt(b *testing.B) {
 // speeds (see checkGolden).
 func TestMoverGolden(t *testing.T) {
 	var b strings.Builder
-	for _, script := range Motions {
-		d := newNetDigest()
+	for _, script := range Names {
+		d := newMotionDigest()
 		for e := range 20 {
 			m := NewMover(script, e*37, 0.5+float64(e)*2.5, 2026)
 			for f := range 600 {
@@ -450,7 +453,7 @@ func TestMoverGolden(t *testing.T) {
 		}
 		b.WriteString(script + " " + d.String() + "\n")
 	}
-	checkGolden(t, "motion.golden", b.String())
+	checkMotionGolden(t, "motion.golden", b.String())
 }
 
 func ExampleMover_At() {
@@ -477,7 +480,7 @@ func FuzzMoverAt(f *testing.F) {
 		if !(maxSpeed >= 0 && maxSpeed <= 50) || !(at > -1e6 && at < 1e6) {
 			t.Skip()
 		}
-		m := NewMover(Motions[int(script)%len(Motions)], int(entity), maxSpeed, seed)
+		m := NewMover(Names[int(script)%len(Names)], int(entity), maxSpeed, seed)
 		st := m.At(at)
 		gx, gy := motionSpiral(int(entity))
 		off := math.Hypot(st.Pos[0]-motionSpacing*float64(gx), st.Pos[1]-motionSpacing*float64(gy))
@@ -492,4 +495,57 @@ func FuzzMoverAt(f *testing.F) {
 			t.Fatalf("At(%v): yaw %v outside (−π, π]", at, st.Yaw)
 		}
 	})
+}
+
+// motionBenchSink keeps the benchmarks' results alive.
+var motionBenchSink float64
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// motionDigest is an FNV-1a hash of float64s with the first few in full,
+// to pin long sequences to the bit in a short golden file.
+type motionDigest struct {
+	h     uint64
+	n     int
+	first []string
+}
+
+func newMotionDigest() *motionDigest { return &motionDigest{h: 0xcbf29ce484222325} }
+
+func (d *motionDigest) add(xs ...float64) {
+	for _, x := range xs {
+		b := math.Float64bits(x)
+		for range 8 {
+			d.h ^= b & 0xff
+			d.h *= 0x100000001b3
+			b >>= 8
+		}
+		if len(d.first) < 4 {
+			d.first = append(d.first, strconv.FormatFloat(x, 'x', -1, 64))
+		}
+		d.n++
+	}
+}
+
+func (d *motionDigest) String() string {
+	return "n=" + strconv.Itoa(d.n) + " fnv=" + strconv.FormatUint(d.h, 16) + " first=" + strings.Join(d.first, ",")
+}
+
+// checkMotionGolden compares got with testdata/name, and rewrites the file
+// when the tests run with -update.
+func checkMotionGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update natively to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
 }

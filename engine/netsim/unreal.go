@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"math"
@@ -38,7 +38,7 @@ type UnrealPacketSim struct {
 // for one step of the plan of s: the mean one-way delay and the jitter, each
 // rounded to the millisecond; the step's loss (100 in an outage) and the
 // duplicate share, rounded to the nearest whole percent.
-func UnrealPacketSimFor(s *Settings, st *NetSimStep) UnrealPacketSim {
+func UnrealPacketSimFor(s *Settings, st *Step) UnrealPacketSim {
 	return UnrealPacketSim{
 		PktLag:         int(math.Round(st.Delay() * 1000)),
 		PktLagVariance: int(math.Round(st.C.Jitter * 1000)),
@@ -61,8 +61,8 @@ type unrealNetSim struct {
 	last float64 // when the packet sent before left, s
 }
 
-func newUnrealNetSim(s *Settings, seed uint64) *unrealNetSim {
-	return &unrealNetSim{s: s, plan: netSimSchedule{s: s}, r: geom.NewRNG(seed, netSimStreamUnreal), last: math.Inf(-1)}
+func newUnrealNetSim(s *Settings, duration *float64, seed uint64) *unrealNetSim {
+	return &unrealNetSim{s: s, plan: netSimSchedule{s: s, duration: duration}, r: geom.NewRNG(seed, netSimStreamUnreal), last: math.Inf(-1)}
 }
 
 // send draws three numbers per packet, whatever happens to it: the loss,

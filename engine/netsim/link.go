@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"math"
@@ -13,7 +13,7 @@ import (
 // when a packet's extra delay exceeds the next one's by more than the gap
 // between them.
 //
-// A Link reads its settings through the *Settings it was made with on every
+// A Link reads its settings through the *NetworkSettings it was made with on every
 // call, so sliders may move between packets. It draws from three separate
 // random streams (loss, delay, duplication) a fixed number of times per
 // packet, whatever happens to the packet, so changing one setting changes
@@ -80,15 +80,18 @@ const (
 	linkStreamReorder
 )
 
-// NewLink returns the link for the settings s and the seed.
-func NewLink(s *Settings, seed uint64) *Link {
+// NewLink returns the link for the settings s and the seed. duration points
+// to the run's length in seconds, over which a game engine's simulator
+// (s.NetSim) plays the network's plan (see Plan); like s, it is read
+// on every send, so a slider moved between sends takes effect at once.
+func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 	return &Link{
 		s:       s,
 		loss:    geom.NewRNG(seed, linkStreamLoss),
 		delay:   geom.NewRNG(seed, linkStreamDelay),
 		dup:     geom.NewRNG(seed, linkStreamDup),
 		reorder: geom.NewRNG(seed, linkStreamReorder),
-		game:    newNetSimulator(s, seed),
+		game:    newNetSimulator(s, duration, seed),
 	}
 }
 
@@ -99,7 +102,7 @@ func (l *Link) scenario() *Scenario {
 	s := l.s
 	if s.Scenario != l.scenName || s.ScenarioText != l.scText {
 		l.scenName, l.scText = s.Scenario, s.ScenarioText
-		l.scen, _ = ScenarioOf(s)
+		l.scen, _ = ScenarioOf(s, 0) // the caller checked it against the run
 	}
 	return l.scen
 }
@@ -194,13 +197,13 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 
 // conditions returns the link's conditions at time t, the scenario's when
 // one is in force.
-func (l *Link) conditions(t float64) Conditions { return l.scenario().Conditions(l.s, t) }
+func (l *Link) ConditionsAt(t float64) Conditions { return l.scenario().Conditions(l.s, t) }
 
 // state returns the one-way delay the link gives a packet sent at t on
 // average, s (latency + jitter + a spike's delay, or the latency alone with
 // s.Ideal), and whether an outage holds arrivals at t: what the timeline
 // draws above the packets.
-func (l *Link) state(t float64) (delay float64, down bool) {
+func (l *Link) State(t float64) (delay float64, down bool) {
 	if l.s.Ideal {
 		return l.s.Latency, false
 	}
@@ -301,14 +304,14 @@ func linkBurstProbs(loss, burst float64) (enter, leave float64) {
 // scenario's): latency plus linkExtra(s.JitterDist, jitter, u). The client
 // clock draws its pings' delays through it from its own streams.
 func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
-	return latency + linkExtra(s.JitterDist, jitter, u)
+	return latency + ExtraDelay(s.JitterDist, jitter, u)
 }
 
-// linkExtra returns the extra delay, in seconds, at quantile u in (0, 1) of
+// ExtraDelay returns the extra delay, in seconds, at quantile u in (0, 1) of
 // the distribution dist with mean jitter (≥ 0, seconds); see Link for the
 // distributions. It is non-negative and non-decreasing in u. It panics on an
 // unknown distribution when jitter > 0.
-func linkExtra(dist string, jitter, u float64) float64 {
+func ExtraDelay(dist string, jitter, u float64) float64 {
 	if jitter == 0 {
 		return 0
 	}

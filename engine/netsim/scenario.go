@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"errors"
@@ -315,10 +315,10 @@ func (e *ScenarioEvent) setField(key, val string) *ScenarioError {
 		return nil
 	}
 	if f := slices.Index(condNames[:], key); f >= 0 {
-		p, _ := Lookup(key)
+		p, _ := param.Find(Params, key)
 		v, err := p.Parse(val)
 		if err != nil {
-			return &ScenarioError{Field: key, Msg: strconv.Quote(val) + " is not allowed: want " + allowedOf(err)}
+			return &ScenarioError{Field: key, Msg: strconv.Quote(val) + " is not allowed: want " + param.Allowed(err)}
 		}
 		e.Has[f], e.Value[f] = true, v
 		return nil
@@ -414,9 +414,9 @@ func (sc *Scenario) Validate(run float64) error {
 					field = "at"
 				}
 				msg := e.Kind.String() + " ends at " + secs(end) + " s, after the run's end (duration = " + secs(run) + " s)"
-				if longest, _ := Lookup("duration"); math.Ceil(end) > longest.Max {
+				if math.Ceil(end) > MaxDuration {
 					// No duration holds it: name the bound, not a raise to it.
-					msg += ", which is at most " + secs(longest.Max) + " s: end the " + e.Kind.String() + " by " + secs(run) + " s"
+					msg += ", which is at most " + secs(MaxDuration) + " s: end the " + e.Kind.String() + " by " + secs(run) + " s"
 				} else {
 					msg += ": raise duration to " + secs(math.Ceil(end)) + " or more, or end the " + e.Kind.String() + " by " + secs(run) + " s"
 				}
@@ -537,7 +537,7 @@ func (sc *Scenario) Text() string {
 		}
 		for f := range numConds {
 			if e.Has[f] {
-				p, _ := Lookup(condNames[f])
+				p, _ := param.Find(Params, condNames[f])
 				b.WriteString(" " + condNames[f] + "=" + p.Format(e.Value[f]))
 			}
 		}

@@ -1,4 +1,4 @@
-package engine
+package netsim
 
 import (
 	"flag"
@@ -10,11 +10,42 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"interplab/engine/param"
 )
 
+// netRun is the lab's default network and the length of the run it
+// serves, as the tests start from them.
+type netRun struct {
+	Settings
+	Duration float64 // s
+}
+
+// labNet returns the lab's defaults: its default link, 60 s runs.
+func labNet() netRun { return netRun{defaults(), 60} }
+
+// link returns the link of r for the seed.
+func (r *netRun) link(seed uint64) *Link { return NewLink(&r.Settings, &r.Duration, seed) }
+
+// validate checks r as the lab does: each row's range, and the scenario
+// against the run.
+func (r *netRun) validate() error {
+	for i := range Params {
+		p := &Params[i]
+		if p.Kind == param.Enum && p.Choice(&r.Settings) < 0 {
+			return &param.FieldError{Field: p.Name, Value: p.EnumValue(&r.Settings), Allowed: p.Allowed()}
+		}
+		if err := p.Check(p.Get(&r.Settings)); err != nil {
+			return err
+		}
+	}
+	_, err := ScenarioOf(&r.Settings, r.Duration)
+	return err
+}
+
 // linkSettings returns the defaults with a given network, for tests.
-func linkSettings(latency, jitter float64, dist string) *Settings {
-	s := Defaults()
+func linkSettings(latency, jitter float64, dist string) *netRun {
+	s := labNet()
 	s.Latency, s.Jitter, s.JitterDist = latency, jitter, dist
 	s.Loss, s.Duplicate = 0, 0
 	return &s
@@ -22,9 +53,9 @@ func linkSettings(latency, jitter float64, dist string) *Settings {
 
 // linkExtras sends n packets 10 ms apart and returns each one's extra delay
 // over the latency.
-func linkExtras(t *testing.T, s *Settings, seed uint64, n int) []float64 {
+func linkExtras(t *testing.T, s *netRun, seed uint64, n int) []float64 {
 	t.Helper()
-	l := NewLink(s, seed)
+	l := s.link(seed)
 	extras := make([]float64, 0, n)
 	var arr []float64
 	for i := range n {
@@ -115,7 +146,7 @@ func TestLinkExtraQuantiles(t *testing.T) {
 		{"lognormal", 0.5, j * math.Exp(-0.5)},
 	}
 	for _, tt := range tests {
-		if got := linkExtra(tt.dist, j, tt.u); math.Abs(got-tt.want) > 1e-12 {
+		if got := ExtraDelay(tt.dist, j, tt.u); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("linkExtra(%q, %v, %v) = %v, want %v", tt.dist, j, tt.u, got, tt.want)
 		}
 	}
@@ -123,13 +154,13 @@ func TestLinkExtraQuantiles(t *testing.T) {
 	for _, dist := range JitterDists {
 		prev := -1.0
 		for _, u := range append(ends, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 0.999, 1-1e-9, 1-0x1p-53) {
-			got := linkExtra(dist, j, u)
+			got := ExtraDelay(dist, j, u)
 			if !(got >= 0) || math.IsInf(got, 0) || got < prev {
 				t.Errorf("linkExtra(%q, %v, %v) = %v after %v, want finite, ≥ 0 and increasing", dist, j, u, got, prev)
 			}
 			prev = got
 		}
-		if got := linkExtra(dist, 0, 0.999); got != 0 {
+		if got := ExtraDelay(dist, 0, 0.999); got != 0 {
 			t.Errorf("linkExtra(%q, 0, 0.999) = %v, want 0", dist, got)
 		}
 	}
@@ -138,7 +169,7 @@ func TestLinkExtraQuantiles(t *testing.T) {
 func TestLinkZeroJitter(t *testing.T) {
 	for _, dist := range JitterDists {
 		s := linkSettings(0.08, 0, dist)
-		l := NewLink(s, 3)
+		l := s.link(3)
 		var arr []float64
 		for i := range 1000 {
 			sent := float64(i) / 20
@@ -152,8 +183,8 @@ func TestLinkZeroJitter(t *testing.T) {
 
 // linkLossRuns sends n packets and returns the loss rate, the mean length of
 // the runs of consecutive lost packets and the number of runs.
-func linkLossRuns(s *Settings, seed uint64, n int) (rate, meanRun float64, runs int) {
-	l := NewLink(s, seed)
+func linkLossRuns(s *netRun, seed uint64, n int) (rate, meanRun float64, runs int) {
+	l := s.link(seed)
 	var arr []float64
 	lost, run := 0, 0
 	for i := range n {
@@ -250,7 +281,7 @@ func TestLinkDuplicate(t *testing.T) {
 	for _, dup := range []float64{0, 0.05, 0.3} {
 		s := linkSettings(0.05, 0.01, "pareto")
 		s.Duplicate, s.Loss, s.LossModel = dup, 0.1, "random"
-		l := NewLink(s, 8)
+		l := s.link(8)
 		var arr []float64
 		delivered, doubled, later := 0, 0, 0
 		for i := range n {
@@ -285,8 +316,8 @@ func TestLinkDuplicate(t *testing.T) {
 }
 
 // linkTrace sends n packets 50 ms apart; trace[i] holds packet i's arrivals.
-func linkTrace(s *Settings, seed uint64, n int) [][]float64 {
-	l := NewLink(s, seed)
+func linkTrace(s *netRun, seed uint64, n int) [][]float64 {
+	l := s.link(seed)
 	trace := make([][]float64, n)
 	for i := range trace {
 		trace[i] = l.Send(float64(i)*0.05, nil)
@@ -392,10 +423,10 @@ func TestLinkReorders(t *testing.T) {
 func TestLinkUnknownNames(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		edit func(*Settings)
+		edit func(*netRun)
 	}{
-		{"jitterDist", func(s *Settings) { s.JitterDist = "cauchy" }},
-		{"lossModel", func(s *Settings) { s.Loss, s.LossModel = 0.1, "gilbert" }},
+		{"jitterDist", func(s *netRun) { s.JitterDist = "cauchy" }},
+		{"lossModel", func(s *netRun) { s.Loss, s.LossModel = 0.1, "gilbert" }},
 	} {
 		s := linkSettings(0.05, 0.01, "normal")
 		tt.edit(s)
@@ -405,7 +436,7 @@ func TestLinkUnknownNames(t *testing.T) {
 					t.Errorf("Send with an unknown %s did not panic", tt.name)
 				}
 			}()
-			NewLink(s, 1).Send(0, nil)
+			s.link(1).Send(0, nil)
 		}()
 	}
 }
@@ -415,7 +446,7 @@ func BenchmarkLinkSend(b *testing.B) {
 		b.Run(dist, func(b *testing.B) {
 			s := linkSettings(0.05, 0.01, dist)
 			s.Loss, s.LossModel, s.Duplicate = 0.05, "burst", 0.01
-			l := NewLink(s, 1)
+			l := s.link(1)
 			arr := make([]float64, 0, 2)
 			for i := 0; i < b.N; i++ {
 				arr = l.Send(float64(i)*0.05, arr[:0])
@@ -453,18 +484,18 @@ func (d *netDigest) String() string {
 	return "n=" + strconv.Itoa(d.n) + " fnv=" + strconv.FormatUint(d.h, 16) + " first=" + strings.Join(d.first, ",")
 }
 
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
 // checkGolden compares got with testdata/name, and rewrites the file when
-// the tests run with -update. The flag belongs to the package's tests; it is
-// looked up rather than declared here so that this file does not clash with
-// its declaration.
+// the tests run with -update.
 //
-// These files pin the link's, the clock's and the motion's numbers to the
+// These files pin the link's and the clock's numbers to the
 // bit: natively, with GOAMD64=v3 (where the compiler may fuse multiply-adds)
 // and under GOOS=js GOARCH=wasm the same files must match.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -487,7 +518,7 @@ func TestLinkGolden(t *testing.T) {
 			s := linkSettings(0.05, 0.03, dist)
 			s.Loss, s.LossModel, s.BurstLength, s.Duplicate = 0.1, model, 4, 0.05
 			d := newNetDigest()
-			l := NewLink(s, 2026)
+			l := s.link(2026)
 			var arr []float64
 			for i := range 5000 {
 				arr = l.Send(float64(i)/20, arr[:0])
@@ -500,10 +531,10 @@ func TestLinkGolden(t *testing.T) {
 }
 
 func ExampleLink_Send() {
-	s := Defaults()
+	s := labNet()
 	s.Latency, s.Jitter, s.JitterDist = 0.05, 0.02, "pareto"
 	s.Loss, s.LossModel, s.Duplicate = 0.2, "random", 0.1
-	l := NewLink(&s, 1)
+	l := s.link(1)
 	var arrivals []float64
 	for i := range 10 {
 		sent := float64(i) / 20
@@ -539,7 +570,7 @@ func FuzzLinkSend(f *testing.F) {
 		if burst {
 			s.LossModel = "burst"
 		}
-		l := NewLink(s, seed)
+		l := s.link(seed)
 		var arr []float64
 		for i := range 500 {
 			sent := float64(i) / 30
