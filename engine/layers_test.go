@@ -27,7 +27,7 @@ var layers = []struct {
 	{lNetsim, []string{lGeom, lParam}},
 	{lMotion, []string{lGeom}},
 	{lEngine, []string{lTechnique, lTechnique + "/*", lNetsim, lMotion, lGeom, lParam}},
-	{lEngine + "/study", []string{lEngine, lNetsim, lGeom, lParam}},
+	{lEngine + "/study", []string{lEngine, lTechnique, lNetsim, lMotion, lGeom, lParam}},
 }
 
 // The engine's packages, as the table names them.

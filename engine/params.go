@@ -141,3 +141,12 @@ func techList(m uint64) []string {
 	}
 	return list
 }
+
+// SuggestParams returns up to n parameter names closest to name: those that
+// differ only in case, then those it is a prefix or part of, then those
+// within a small edit distance, nearest first.
+func SuggestParams(name string, n int) []string { return param.Suggest(params, name, n) }
+
+// UnknownParamError is the error for a name that is not in the parameter
+// table, with the closest names.
+func UnknownParamError(name, value string) *FieldError { return param.Unknown(params, name, value) }

@@ -17,7 +17,7 @@ const ScenarioSampleStride = 7
 // *ScenarioError naming the line and field.
 func CheckScenarioText(s Settings, text string) (*netsim.Scenario, error) {
 	s.Scenario, s.ScenarioText = netsim.ScenarioCustom, text
-	return s.scenario()
+	return ScenarioOf(&s)
 }
 
 // SampleScenario appends n samples of the conditions sc gives over s's

@@ -108,14 +108,8 @@ func (s *Settings) Validate() error {
 			}
 		}
 	}
-	if _, err := s.scenario(); err != nil {
+	if _, err := ScenarioOf(s); err != nil {
 		return err
 	}
 	return nil
-}
-
-// scenario returns the scenario s selects, checked against its run (see
-// ScenarioOf).
-func (s *Settings) scenario() (*netsim.Scenario, error) {
-	return netsim.ScenarioOf(&s.NetworkSettings, s.Duration)
 }

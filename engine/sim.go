@@ -255,7 +255,7 @@ func (m *Sim) Restart() {
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.phases = nil
-	if sc, _ := s.scenario(); sc != nil && m.rp == nil {
+	if sc, _ := ScenarioOf(s); sc != nil && m.rp == nil {
 		if start, end, ok := sc.Span(); ok {
 			m.phases = newPhaseTracker(start, end)
 		}

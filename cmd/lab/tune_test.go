@@ -10,6 +10,7 @@ import (
 
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -18,7 +19,7 @@ var tuneTestArgs = []string{"-technique", "buffer", "-preset", "harbor-before", 
 	"-motions", "strafe,turn", "-max", "addedLatency=150", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
 
 // tuneTestSpec is the spec tuneTestArgs describe.
-func tuneTestSpec(t *testing.T) engine.TuneSpec {
+func tuneTestSpec(t *testing.T) study.TuneSpec {
 	t.Helper()
 	p, err := presets.Get("harbor-before")
 	if err != nil {
@@ -26,10 +27,10 @@ func tuneTestSpec(t *testing.T) engine.TuneSpec {
 	}
 	s := p.Settings
 	s.Duration, s.Entities = 10, 2
-	w := engine.DefaultTuneWeights()
+	w := study.DefaultTuneWeights()
 	w.Snaps = 0.5
-	return engine.TuneSpec{Base: s, Technique: engine.TechBuffer, Motions: []string{"strafe", "turn"}, Weights: w,
-		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 16, Seed: 3}
+	return study.TuneSpec{Base: s, Technique: engine.TechBuffer, Motions: []string{"strafe", "turn"}, Weights: w,
+		Constraints: []study.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 16, Seed: 3}
 }
 
 func runTuneTest(t *testing.T, args ...string) string {
@@ -48,7 +49,7 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 		t.Fatalf("lab tune -json: %v\n%s", err, out)
 	}
 	spec := tuneTestSpec(t)
-	want, err := engine.Tune(context.Background(), spec, 1, nil)
+	want, err := study.Tune(context.Background(), spec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 func TestTuneText(t *testing.T) {
 	out := runTuneTest(t, tuneTestArgs...)
 	spec := tuneTestSpec(t)
-	want, err := engine.Tune(context.Background(), spec, 0, nil)
+	want, err := study.Tune(context.Background(), spec, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
 	"interplab/engine/param"
+	"interplab/engine/study"
 )
 
 // Sweep draws the metric called name over the points of spec's sweep, from
@@ -18,7 +19,7 @@ import (
 // x parameter for a one-parameter sweep, a heatmap (x across, y up) for
 // two. Points not finished yet, and points whose settings were invalid,
 // are gaps.
-func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name string) (Chart, error) {
+func Sweep(spec study.SweepSpec, base string, points []study.SweepPoint, name string) (Chart, error) {
 	f, mi, ok := metric(name)
 	if !ok {
 		return nil, fmt.Errorf("chart a sweep: unknown metric %q", name)
@@ -27,12 +28,12 @@ func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name 
 	xs := spec.X.Values()
 	title := spec.Technique + ": " + report.AxisName(f)
 	subtitle := "base " + base + " · " + strconv.Itoa(len(points)) + " of " + strconv.Itoa(spec.Points()) + " points"
-	value := func(pt engine.SweepPoint) float64 {
+	value := func(pt study.SweepPoint) float64 {
 		return round(pt.Metrics.Values(nil)[mi] * f.Scale)
 	}
 	if spec.Y == nil {
 		l := charts.NewLine()
-		byI := make([]*engine.SweepPoint, len(xs))
+		byI := make([]*study.SweepPoint, len(xs))
 		for k := range points {
 			if points[k].Err == "" && points[k].I < len(xs) {
 				byI[points[k].I] = &points[k]

@@ -9,6 +9,7 @@ import (
 
 	"interplab/engine"
 	"interplab/engine/netsim"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -216,10 +217,10 @@ func (c *Command) PopulationFlags(def, doc, sizes string) *Population {
 
 // Get returns the named population preset and its population with the
 // sizes the flags give.
-func (p *Population) Get() (presets.PopulationPreset, engine.Population, error) {
+func (p *Population) Get() (presets.PopulationPreset, study.Population, error) {
 	pp, err := presets.GetPopulation(p.Name)
 	if err != nil {
-		return pp, engine.Population{}, fmt.Errorf("-population: %w", err)
+		return pp, study.Population{}, fmt.Errorf("-population: %w", err)
 	}
 	return pp, pp.Population.With(p.entities, p.rounds, p.round), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"interplab/engine"
 	"interplab/engine/param"
+	"interplab/engine/study"
 )
 
 // Number shows three significant digits, whole numbers as they are, never
@@ -81,10 +82,10 @@ func MetricNames() string { return fieldNames(engine.MetricFields) }
 
 // PopulationMetricIndex is the index of the population figure called name
 // in engine.PopulationMetricFields and in PopulationMetrics.Values, or -1.
-func PopulationMetricIndex(name string) int { return fieldIndex(engine.PopulationMetricFields, name) }
+func PopulationMetricIndex(name string) int { return fieldIndex(study.PopulationMetricFields, name) }
 
 // PopulationMetricNames lists every population figure's name, for a message.
-func PopulationMetricNames() string { return fieldNames(engine.PopulationMetricFields) }
+func PopulationMetricNames() string { return fieldNames(study.PopulationMetricFields) }
 
 func fieldIndex(fields []engine.MetricField, name string) int {
 	for i, f := range fields {

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"interplab/engine"
 	"interplab/engine/param"
 )
 
@@ -37,9 +38,9 @@ func (w TuneWeights) PopulationCost(m PopulationMetrics) float64 {
 // validatePopulation checks a population tuning: the population with the
 // base, no motion mix, weights, constraints over PopulationMetricFields,
 // space and budget. s is spec normalized, base its base with the technique.
-func (spec *TuneSpec) validatePopulation(s TuneSpec, base Settings) error {
+func (spec *TuneSpec) validatePopulation(s TuneSpec, base engine.Settings) error {
 	if len(spec.Motions) > 0 {
-		return &FieldError{Field: "motions", Value: strings.Join(spec.Motions, ","),
+		return &engine.FieldError{Field: "motions", Value: strings.Join(spec.Motions, ","),
 			Allowed: "none with a population: each entity has its own motion"}
 	}
 	ps := PopulationSpec{Base: base, Population: *spec.Population}
@@ -52,10 +53,10 @@ func (spec *TuneSpec) validatePopulation(s TuneSpec, base Settings) error {
 	for i, c := range s.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
 		if populationMetricIndex(c.Metric) < 0 {
-			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a population figure: " + populationMetricNames()}
+			return &engine.FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a population figure: " + populationMetricNames()}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
-			return &FieldError{Field: field + ".max", Value: param.FormatNumber(c.Max), Allowed: "a finite number"}
+			return &engine.FieldError{Field: field + ".max", Value: param.FormatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
 	if err := s.validateSpaceAndBudget(); err != nil {
@@ -84,7 +85,7 @@ func populationMetricNames() string {
 // runPopulationCandidate runs the population for candidate settings s (the
 // technique alone) on one goroutine: the tuner spreads candidates over the
 // cores instead.
-func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s Settings) (PopulationMetrics, error) {
+func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s engine.Settings) (PopulationMetrics, error) {
 	res, err := RunPopulation(ctx, PopulationSpec{Base: s, Population: *t.spec.Population}, 1, nil)
 	if err != nil {
 		return PopulationMetrics{}, err
@@ -93,7 +94,7 @@ func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s Settings) (Po
 }
 
 // populationCandidate scores a candidate by its population figures.
-func (t *tuneSearch) populationCandidate(s Settings, pm PopulationMetrics) Candidate {
+func (t *tuneSearch) populationCandidate(s engine.Settings, pm PopulationMetrics) Candidate {
 	c := Candidate{Settings: s, Metrics: populationSummary(pm), Feasible: true, Population: &pm}
 	c.Cost = t.spec.Weights.PopulationCost(pm)
 	values := pm.Values(nil)
@@ -113,7 +114,7 @@ func (t *tuneSearch) populationCandidate(s Settings, pm PopulationMetrics) Candi
 // ErrAligned are the p95 across entities of error p95, AddedLatency the
 // p90 across entities, UnderrunRounds and Underrun the population's; the
 // front is then added latency at p90 against error p95 at p95.
-func populationSummary(pm PopulationMetrics) Metrics {
-	return Metrics{ErrP95: pm.ErrP95P95, ErrAligned: pm.ErrP95P95, AddedLatency: pm.AddedLatencyP90,
+func populationSummary(pm PopulationMetrics) engine.Metrics {
+	return engine.Metrics{ErrP95: pm.ErrP95P95, ErrAligned: pm.ErrP95P95, AddedLatency: pm.AddedLatencyP90,
 		UnderrunRounds: pm.UnderrunRounds, Underrun: pm.Underrun}
 }

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"interplab/engine"
 	"interplab/engine/geom"
 )
 
@@ -23,7 +24,7 @@ const (
 
 // tuneDim is one searched parameter.
 type tuneDim struct {
-	p        *Param
+	p        *engine.Param
 	min, max float64
 	values   int     // number of whole values, for Int and Bool; 0 for Float
 	scale    float64 // 10^decimals of the parameter's Step, for rounding to it
@@ -51,9 +52,9 @@ func newTuneSearch(spec TuneSpec, workers int, progress func(Candidate, int, int
 	t := &tuneSearch{spec: spec, rng: geom.NewRNG(spec.Seed, 0x74756e65), workers: workers, progress: progress,
 		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base)}
 	for _, r := range spec.Space {
-		p, _ := Lookup(r.Name)
+		p, _ := engine.Lookup(r.Name)
 		d := tuneDim{p: p, min: r.Min, max: r.Max}
-		if p.Kind != Float {
+		if p.Kind != engine.Float {
 			d.values = int(r.Max-r.Min) + 1
 		} else if p.Step > 0 {
 			d.scale = 1
@@ -95,7 +96,7 @@ func (d *tuneDim) coord(v float64) float64 {
 
 // settings returns the base with the searched parameters at point u,
 // adjusted as Tune documents.
-func (t *tuneSearch) settings(u []float64) Settings {
+func (t *tuneSearch) settings(u []float64) engine.Settings {
 	s := t.spec.Base
 	for i := range t.dims {
 		t.dims[i].p.Write(&s, t.dims[i].value(u[i]))
@@ -107,19 +108,18 @@ func (t *tuneSearch) settings(u []float64) Settings {
 // adjust makes a candidate valid and canonical, as its technique's
 // Canonical does (the buffer's margin and delayCap do nothing without the
 // adaptive delay, so they keep the base's values).
-func (t *tuneSearch) adjust(s *Settings) {
-	if c := techniqueDef(t.spec.Technique).canonical; c != nil {
-		c(s, &t.spec.Base)
-	}
+func (t *tuneSearch) adjust(s *engine.Settings) {
+	engine.Canonicalize(t.spec.Technique, s, &t.spec.Base)
 }
 
 // tuneKey identifies a candidate by its technique settings (the
 // parameters of group), to skip duplicates.
-func tuneKey(s *Settings, group string) string {
+func tuneKey(s *engine.Settings, group string) string {
 	var b []byte
+	params := engine.Params()
 	for i := range params {
 		if p := &params[i]; p.Group == group {
-			b = strconv.AppendFloat(b, p.Read(s), 'g', -1, 64)
+			b = strconv.AppendFloat(b, p.Get(s), 'g', -1, 64)
 			b = append(b, ',')
 		}
 	}
@@ -127,10 +127,11 @@ func tuneKey(s *Settings, group string) string {
 }
 
 // tuneChanged counts the parameters of group whose values differ in a and b.
-func tuneChanged(a, b *Settings, group string) int {
+func tuneChanged(a, b *engine.Settings, group string) int {
 	n := 0
+	params := engine.Params()
 	for i := range params {
-		if p := &params[i]; p.Group == group && p.Read(a) != p.Read(b) {
+		if p := &params[i]; p.Group == group && p.Get(a) != p.Get(b) {
 			n++
 		}
 	}
@@ -139,13 +140,13 @@ func tuneChanged(a, b *Settings, group string) int {
 
 // pending is a candidate chosen but not yet evaluated.
 type tunePending struct {
-	s Settings
+	s engine.Settings
 	u []float64
 }
 
 // propose adds s to batch unless it was seen before; it reports whether it did.
-func (t *tuneSearch) propose(batch []tunePending, s Settings) ([]tunePending, bool) {
-	k := tuneKey(&s, TechniqueGroup(t.spec.Technique))
+func (t *tuneSearch) propose(batch []tunePending, s engine.Settings) ([]tunePending, bool) {
+	k := tuneKey(&s, engine.TechniqueGroup(t.spec.Technique))
 	if _, dup := t.seen[k]; dup {
 		return batch, false
 	}
@@ -265,15 +266,15 @@ func (t *tuneSearch) fill(ctx context.Context, sigma float64) error {
 
 // undos returns candidate best's settings with each of its changes from
 // the base undone on its own, leaving out those already proposed.
-func (t *tuneSearch) undos(best int) []Settings {
+func (t *tuneSearch) undos(best int) []engine.Settings {
 	bs, base := t.cands[best].Settings, &t.spec.Base
-	var list []Settings
+	var list []engine.Settings
 	for _, d := range t.dims {
 		if v := d.p.Read(base); d.p.Read(&bs) != v {
 			s := bs
 			d.p.Write(&s, v)
 			t.adjust(&s)
-			if _, dup := t.seen[tuneKey(&s, TechniqueGroup(t.spec.Technique))]; !dup {
+			if _, dup := t.seen[tuneKey(&s, engine.TechniqueGroup(t.spec.Technique))]; !dup {
 				list = append(list, s)
 			}
 		}
@@ -358,7 +359,7 @@ func (t *tuneSearch) mutate(u []float64, sigma float64) []float64 {
 // and appends the evaluated ones in batch order.
 func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 	nm := len(t.spec.Motions)
-	runs := make([]Metrics, len(batch)*nm)
+	runs := make([]engine.Metrics, len(batch)*nm)
 	var pops []PopulationMetrics // one per candidate, for a population tuning
 	if t.spec.Population != nil {
 		pops = make([]PopulationMetrics, len(batch))
@@ -382,7 +383,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 			return err
 		}
 		if recs != nil {
-			res, err := runPhases(ctx, s)
+			res, err := engine.RunPhasesUntil(ctx, s)
 			if err != nil {
 				return err
 			}
@@ -419,7 +420,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 		}
 	})
 	t.hasBase = t.hasBase || len(t.cands) == 0 && evaluated[0] != nil
-	group := TechniqueGroup(t.spec.Technique)
+	group := engine.TechniqueGroup(t.spec.Technique)
 	for i, c := range evaluated {
 		if c != nil {
 			t.cands = append(t.cands, *c)
@@ -431,7 +432,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 }
 
 // candidate combines a candidate's runs and scores it.
-func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
+func (t *tuneSearch) candidate(s engine.Settings, runs []engine.Metrics) Candidate {
 	c := Candidate{Settings: s, Metrics: CombineMetrics(runs), Feasible: true}
 	c.Cost = t.spec.Weights.Cost(c.Metrics, s.RenderRate)
 	if b := blankShare(c.Metrics, &s, len(runs)); b > maxBlank {
@@ -447,7 +448,7 @@ func (t *tuneSearch) candidate(s Settings, runs []Metrics) Candidate {
 			v, scale = extraLatency(c.Metrics, t.transit), ExtraLatencyField.Scale
 		default:
 			i := metricIndex(k.Metric)
-			v, scale = values[i], MetricFields[i].Scale
+			v, scale = values[i], engine.MetricFields[i].Scale
 			if k.Metric == "addedLatency" {
 				v = math.Abs(v)
 			}
@@ -478,7 +479,7 @@ func (t *tuneSearch) bound(c *Candidate) {
 		}
 		over := c.Recovery.Time - k.Max
 		if !c.Recovery.Recovered {
-			over = max(over, 0) + recoveryBucket
+			over = max(over, 0) + engine.RecoveryBucket
 		}
 		c.breach(TuneBreach{Metric: RecoveryMetric, Value: c.Recovery.Time, Max: k.Max, Over: over, Beyond: !c.Recovery.Recovered},
 			RecoveryField.Scale)

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine"
 	"interplab/engine/netsim"
 	"interplab/engine/technique/geckos"
 )
@@ -14,10 +15,10 @@ import (
 // mirrorFar is the review's case: the mirror-30hz preset (presets/mirror-30hz.json:
 // 30 Hz tick and send, Mirror's defaults) on a 120 ms link with 30 ms of
 // jitter and 2% loss, small enough to tune in a second.
-func mirrorFar() Settings {
-	s := Defaults()
+func mirrorFar() engine.Settings {
+	s := engine.Defaults()
 	s.TickRate, s.SendRate, s.MirrorSettings.SendRate = 30, 30, 30
-	s.Techniques = []string{TechEPIC, TechBuffer, TechMirror}
+	s.Techniques = []string{engine.TechEPIC, engine.TechBuffer, engine.TechMirror}
 	s.Latency, s.Jitter, s.Loss = 0.12, 0.03, 0.02
 	s.Entities, s.Duration = 3, 10
 	return s
@@ -36,30 +37,30 @@ func TestTuneFloorRefusesBound(t *testing.T) {
 	nearer.Scenario, nearer.ScenarioText = netsim.ScenarioCustom, "set latency=40ms"
 	tests := []struct {
 		name      string
-		base      Settings
+		base      engine.Settings
 		technique string
 		bound     Constraint
 		want      []string // substrings of the error; nil for none
 	}{
-		{"mirror", mirrorFar(), TechMirror, Constraint{"addedLatency", 0.12},
+		{"mirror", mirrorFar(), engine.TechMirror, Constraint{"addedLatency", 0.12},
 			[]string{"addedLatency cannot go below 123 ms on this link", "the network's latency is 120 ms", "one every 33.3 ms",
 				"extraLatency", "mean one-way transit of 150 ms"}},
-		{"mirror at its floor", mirrorFar(), TechMirror, Constraint{"addedLatency", 0.123}, nil},
-		{"ngo", mirrorFar(), TechNGO, Constraint{"addedLatency", 0.12}, []string{"cannot go below 123 ms"}},
+		{"mirror at its floor", mirrorFar(), engine.TechMirror, Constraint{"addedLatency", 0.123}, nil},
+		{"ngo", mirrorFar(), engine.TechNGO, Constraint{"addedLatency", 0.12}, []string{"cannot go below 123 ms"}},
 		{"geckos extrapolates ahead", mirrorFar(), geckos.Name, Constraint{"addedLatency", 0.01}, nil},
-		{"buffer", mirrorFar(), TechBuffer, Constraint{"addedLatency", 0.1}, []string{"cannot go below 107 ms", "the network's latency is 120 ms", "allows 12.5 ms"}},
-		{"buffer at its floor", mirrorFar(), TechBuffer, Constraint{"addedLatency", 0.107}, nil},
-		{"source", mirrorFar(), TechSource, Constraint{"addedLatency", 0.1}, []string{"cannot go below 107 ms"}},
-		{"epic extrapolates ahead", mirrorFar(), TechEPIC, Constraint{"addedLatency", 0.01}, nil},
-		{"epicfix extrapolates ahead", mirrorFar(), TechEPICFix, Constraint{"addedLatency", 0.01}, nil},
-		{"unreal extrapolates ahead", mirrorFar(), TechUnreal, Constraint{"addedLatency", 0.01}, nil},
-		{"extraLatency", mirrorFar(), TechMirror, Constraint{"extraLatency", 0.06}, nil},
-		{"extraLatency below its floor", mirrorFar(), TechMirror, Constraint{"extraLatency", -0.04},
+		{"buffer", mirrorFar(), engine.TechBuffer, Constraint{"addedLatency", 0.1}, []string{"cannot go below 107 ms", "the network's latency is 120 ms", "allows 12.5 ms"}},
+		{"buffer at its floor", mirrorFar(), engine.TechBuffer, Constraint{"addedLatency", 0.107}, nil},
+		{"source", mirrorFar(), engine.TechSource, Constraint{"addedLatency", 0.1}, []string{"cannot go below 107 ms"}},
+		{"epic extrapolates ahead", mirrorFar(), engine.TechEPIC, Constraint{"addedLatency", 0.01}, nil},
+		{"epicfix extrapolates ahead", mirrorFar(), engine.TechEPICFix, Constraint{"addedLatency", 0.01}, nil},
+		{"unreal extrapolates ahead", mirrorFar(), engine.TechUnreal, Constraint{"addedLatency", 0.01}, nil},
+		{"extraLatency", mirrorFar(), engine.TechMirror, Constraint{"extraLatency", 0.06}, nil},
+		{"extraLatency below its floor", mirrorFar(), engine.TechMirror, Constraint{"extraLatency", -0.04},
 			[]string{"extraLatency cannot go below -27 ms on this link"}},
-		{"reordered packets skip the latency", reorder, TechMirror, Constraint{"addedLatency", 0.05}, nil},
-		{"ideal network", ideal, TechMirror, Constraint{"addedLatency", 0.12}, []string{"cannot go below 123 ms"}},
-		{"a scenario lowers the latency", nearer, TechMirror, Constraint{"addedLatency", 0.12}, nil},
-		{"a scenario's least latency", nearer, TechMirror, Constraint{"addedLatency", 0.04}, []string{"cannot go below 43 ms", "latency is 40 ms"}},
+		{"reordered packets skip the latency", reorder, engine.TechMirror, Constraint{"addedLatency", 0.05}, nil},
+		{"ideal network", ideal, engine.TechMirror, Constraint{"addedLatency", 0.12}, []string{"cannot go below 123 ms"}},
+		{"a scenario lowers the latency", nearer, engine.TechMirror, Constraint{"addedLatency", 0.12}, nil},
+		{"a scenario's least latency", nearer, engine.TechMirror, Constraint{"addedLatency", 0.04}, []string{"cannot go below 43 ms", "latency is 40 ms"}},
 	}
 	for _, tt := range tests {
 		spec := TuneSpec{Base: tt.base, Technique: tt.technique, Weights: DefaultTuneWeights(),
@@ -71,7 +72,7 @@ func TestTuneFloorRefusesBound(t *testing.T) {
 			}
 			continue
 		}
-		var fe *FieldError
+		var fe *engine.FieldError
 		if !errors.As(err, &fe) || fe.Field != "constraints[1].max" {
 			t.Errorf("%s: Validate() = %v, want a FieldError for constraints[1].max", tt.name, err)
 			continue
@@ -135,7 +136,7 @@ func TestTuneFloorHolds(t *testing.T) {
 	}
 	for _, tech := range TunableTechniques() {
 		for _, l := range links {
-			s := Defaults()
+			s := engine.Defaults()
 			s.Duration, s.Entities = 6, 3
 			s.Latency, s.Jitter, s.Loss, s.JitterDist = l.lat, l.jit, l.loss, l.dist
 			s.TickRate, s.SendRate, s.RenderRate = l.send, l.send, l.render
@@ -159,16 +160,6 @@ func TestTuneFloorHolds(t *testing.T) {
 						tech, l, got*1000, floor.AddedLatency*1000)
 				}
 			}
-		}
-	}
-}
-
-// Every technique is classed: one added later must say whether the network
-// sets it a floor.
-func TestTuneFloorKnowsEveryTechnique(t *testing.T) {
-	for _, d := range techDefs {
-		if d.reach == 0 {
-			t.Errorf("technique %s says nothing of its reach (technique.Def.Reach)", d.name)
 		}
 	}
 }

@@ -1,13 +1,16 @@
-package engine
+package study
 
 import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"interplab/engine"
 )
 
 // MaxSweepPoints is the largest number of points a sweep may have: the
@@ -30,8 +33,8 @@ func (a Axis) Values() []float64 {
 	if a.Steps < 1 {
 		return nil
 	}
-	p, ok := Lookup(a.Name)
-	whole := ok && p.Kind != Float
+	p, ok := engine.Lookup(a.Name)
+	whole := ok && p.Kind != engine.Float
 	vs := make([]float64, a.Steps)
 	for i := range vs {
 		v := a.Min
@@ -51,29 +54,29 @@ func (a Axis) Values() []float64 {
 
 // validate checks the axis; field is its name in the spec ("x" or "y").
 func (a *Axis) validate(field string) error {
-	p, ok := Lookup(a.Name)
+	p, ok := engine.Lookup(a.Name)
 	if !ok {
-		return &FieldError{Field: field + ".name", Value: a.Name, Allowed: "a parameter name (see Params)"}
+		return &engine.FieldError{Field: field + ".name", Value: a.Name, Allowed: "a parameter name (see Params)"}
 	}
-	if p.Kind == Set {
-		return &FieldError{Field: field + ".name", Value: a.Name, Allowed: "a number, Bool or Enum parameter"}
+	if p.Kind == engine.Set {
+		return &engine.FieldError{Field: field + ".name", Value: a.Name, Allowed: "a number, Bool or Enum parameter"}
 	}
 	if err := p.Check(a.Min); err != nil {
-		return &FieldError{Field: field + ".min", Value: p.ValueText(a.Min), Allowed: p.Allowed()}
+		return &engine.FieldError{Field: field + ".min", Value: p.ValueText(a.Min), Allowed: p.Allowed()}
 	}
 	if err := p.Check(a.Max); err != nil {
-		return &FieldError{Field: field + ".max", Value: p.ValueText(a.Max), Allowed: p.Allowed()}
+		return &engine.FieldError{Field: field + ".max", Value: p.ValueText(a.Max), Allowed: p.Allowed()}
 	}
 	if a.Max < a.Min {
-		return &FieldError{Field: field + ".max", Value: p.ValueText(a.Max),
+		return &engine.FieldError{Field: field + ".max", Value: p.ValueText(a.Max),
 			Allowed: "at least " + field + ".min = " + p.ValueText(a.Min)}
 	}
 	most := MaxSweepPoints
-	if p.Kind != Float && a.Max-a.Min+1 < MaxSweepPoints {
+	if p.Kind != engine.Float && a.Max-a.Min+1 < MaxSweepPoints {
 		most = int(a.Max-a.Min) + 1 // one step per whole value at most
 	}
 	if a.Steps < 1 || a.Steps > most {
-		return &FieldError{Field: field + ".steps", Value: strconv.Itoa(a.Steps),
+		return &engine.FieldError{Field: field + ".steps", Value: strconv.Itoa(a.Steps),
 			Allowed: "a whole number in [1, " + strconv.Itoa(most) + "]"}
 	}
 	return nil
@@ -85,10 +88,10 @@ type SweepSpec struct {
 	// Base holds every setting that is not swept: scenario, network and
 	// the technique's own. Its Techniques are ignored; each point runs
 	// Technique alone.
-	Base      Settings `json:"base"`
-	Technique string   `json:"technique"` // one of TechniqueNames
-	X         Axis     `json:"x"`
-	Y         *Axis    `json:"y,omitempty"` // nil for a one-parameter sweep
+	Base      engine.Settings `json:"base"`
+	Technique string          `json:"technique"` // one of TechniqueNames
+	X         Axis            `json:"x"`
+	Y         *Axis           `json:"y,omitempty"` // nil for a one-parameter sweep
 }
 
 // Points returns the number of points of the grid: X.Steps × Y.Steps.
@@ -106,8 +109,8 @@ func (spec *SweepSpec) Points() int {
 // spec's field ("technique", "x.name", "y.steps", "points"...) or the base's
 // first invalid field.
 func (spec *SweepSpec) Validate() error {
-	if techniqueIndex(spec.Technique) < 0 {
-		return &FieldError{Field: "technique", Value: spec.Technique, Allowed: "one of " + strings.Join(TechniqueNames, ", ")}
+	if !slices.Contains(engine.TechniqueNames, spec.Technique) {
+		return &engine.FieldError{Field: "technique", Value: spec.Technique, Allowed: "one of " + strings.Join(engine.TechniqueNames, ", ")}
 	}
 	base := spec.Base
 	base.Techniques = []string{spec.Technique}
@@ -122,11 +125,11 @@ func (spec *SweepSpec) Validate() error {
 			return err
 		}
 		if spec.Y.Name == spec.X.Name {
-			return &FieldError{Field: "y.name", Value: spec.Y.Name, Allowed: "a parameter other than x.name"}
+			return &engine.FieldError{Field: "y.name", Value: spec.Y.Name, Allowed: "a parameter other than x.name"}
 		}
 		// Each axis is at most MaxSweepPoints, so the product fits an int.
 		if n := spec.Points(); n > MaxSweepPoints {
-			return &FieldError{Field: "points", Value: strconv.Itoa(n),
+			return &engine.FieldError{Field: "points", Value: strconv.Itoa(n),
 				Allowed: "at most " + strconv.Itoa(MaxSweepPoints) + " (x.steps × y.steps)"}
 		}
 	}
@@ -135,12 +138,12 @@ func (spec *SweepSpec) Validate() error {
 
 // SweepPoint is the outcome of one point of a sweep.
 type SweepPoint struct {
-	I       int     `json:"i"`             // index of X in the x axis's Values
-	J       int     `json:"j"`             // index of Y in the y axis's Values; 0 without a y axis
-	X       float64 `json:"x"`             // the x parameter's value
-	Y       float64 `json:"y"`             // the y parameter's value; 0 without a y axis
-	Metrics Metrics `json:"metrics"`       // the technique's metrics; zero when Err is set
-	Err     string  `json:"err,omitempty"` // why the point's settings are not valid, e.g. a sendRate above the tickRate
+	I       int            `json:"i"`             // index of X in the x axis's Values
+	J       int            `json:"j"`             // index of Y in the y axis's Values; 0 without a y axis
+	X       float64        `json:"x"`             // the x parameter's value
+	Y       float64        `json:"y"`             // the y parameter's value; 0 without a y axis
+	Metrics engine.Metrics `json:"metrics"`       // the technique's metrics; zero when Err is set
+	Err     string         `json:"err,omitempty"` // why the point's settings are not valid, e.g. a sendRate above the tickRate
 }
 
 // Sweep runs spec's technique at every point of its grid and returns the
@@ -167,12 +170,12 @@ func Sweep(ctx context.Context, spec SweepSpec, workers int, progress func(p Swe
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	px, _ := Lookup(spec.X.Name)
+	px, _ := engine.Lookup(spec.X.Name)
 	xs := spec.X.Values()
-	var py *Param
+	var py *engine.Param
 	ys := []float64{0}
 	if spec.Y != nil {
-		py, _ = Lookup(spec.Y.Name)
+		py, _ = engine.Lookup(spec.Y.Name)
 		ys = spec.Y.Values()
 	}
 	total := len(xs) * len(ys)
@@ -220,39 +223,18 @@ func Sweep(ctx context.Context, spec SweepSpec, workers int, progress func(p Swe
 	return points, nil
 }
 
-// sweepChunk is about how many entity-frames a run simulates between two
-// looks at its context: a millisecond or so of work.
-const sweepChunk = 2000
-
 // sweepRun is Run for valid settings s, returning the Metrics of every
 // technique in Techniques order; it gives up with ctx.Err() when ctx is
 // done. Stepping in chunks gives the same numbers as one StepFrames.
-func sweepRun(ctx context.Context, s Settings) ([]Metrics, error) {
-	m, err := newQuietSim(s)
+func sweepRun(ctx context.Context, s engine.Settings) ([]engine.Metrics, error) {
+	m, err := engine.NewQuietSim(s)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.stepAll(ctx); err != nil {
+	if err := m.StepAll(ctx); err != nil {
 		return nil, err
 	}
 	return m.Metrics(nil), nil
-}
-
-// stepAll steps m, at time 0, through its settings' duration in chunks,
-// giving up with ctx.Err() when ctx is done.
-func (m *Sim) stepAll(ctx context.Context) error {
-	s := &m.set
-	frames := int(math.Round(s.Duration * s.RenderRate))
-	chunk := max(1, sweepChunk/max(1, s.Entities*len(m.techs)))
-	for done := 0; done < frames; {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k := min(chunk, frames-done)
-		m.StepFrames(k)
-		done += k
-	}
-	return nil
 }
 
 // sweepPool runs job(ctx, i) for every i in [0, n) on workers goroutines

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine"
 	"interplab/engine/technique/mirror"
 )
 
 // harborBefore is the harbor-before preset (presets/harbor-before.json): the
 // guide's Harbor Vanguard launch, 20 Hz tick and send, a fixed 50 ms delay,
 // dead reckoning up to 1 s without speed clamp, on an 80 ms ping link.
-func harborBefore() Settings {
-	s := Defaults()
+func harborBefore() engine.Settings {
+	s := engine.Defaults()
 	s.Latency, s.Jitter, s.JitterDist, s.Loss = 0.04, 0.02, "lognormal", 0.01
 	s.TickRate, s.SendRate = 20, 20
 	s.Delay, s.Adaptive, s.ExtrapolateCap, s.SpeedClamp, s.Rotation = 0.05, false, 1, false, "slerp"
@@ -29,7 +30,7 @@ func harborTuneSpec() TuneSpec {
 	s.Entities, s.Duration = 3, 15
 	return TuneSpec{
 		Base:        s,
-		Technique:   TechBuffer,
+		Technique:   engine.TechBuffer,
 		Motions:     []string{"strafe", "turn"},
 		Weights:     DefaultTuneWeights(),
 		Constraints: []Constraint{{Metric: "addedLatency", Max: 0.150}},
@@ -172,11 +173,11 @@ func TestTuneCandidates(t *testing.T) {
 		}
 	}
 	for _, c := range []Candidate{r.Best, r.Candidates[len(r.Candidates)-1]} {
-		var runs []Metrics
+		var runs []engine.Metrics
 		for _, m := range spec.Motions {
 			s := c.Settings
 			s.Techniques, s.Motion = []string{spec.Technique}, m
-			res, err := Run(s)
+			res, err := engine.Run(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,16 +278,16 @@ func TestTuneNeverWorseThanTheBase(t *testing.T) {
 	harbor.Entities, harbor.Duration = 3, 6
 	cases := []struct {
 		name      string
-		base      Settings
+		base      engine.Settings
 		technique string
 		bounds    []Constraint
 	}{
 		{"mirror far, no bound", far, mirror.Name, nil},
 		{"mirror far, extraLatency ≤ 60 ms", far, mirror.Name, []Constraint{{Metric: ExtraLatencyMetric, Max: 0.06}}},
 		{"mirror far, addedLatency ≤ 250 ms", far, mirror.Name, []Constraint{{Metric: "addedLatency", Max: 0.25}}},
-		{"buffer far, underrun ≤ 1%", far, TechBuffer, []Constraint{{Metric: "underrun", Max: 0.01}}},
-		{"harbor, addedLatency ≤ 150 ms", harbor, TechBuffer, []Constraint{{Metric: "addedLatency", Max: 0.15}}},
-		{"harbor epicfix, frozen ≤ 1%", harbor, TechEPICFix, []Constraint{{Metric: "frozen", Max: 0.01}}},
+		{"buffer far, underrun ≤ 1%", far, engine.TechBuffer, []Constraint{{Metric: "underrun", Max: 0.01}}},
+		{"harbor, addedLatency ≤ 150 ms", harbor, engine.TechBuffer, []Constraint{{Metric: "addedLatency", Max: 0.15}}},
+		{"harbor epicfix, frozen ≤ 1%", harbor, engine.TechEPICFix, []Constraint{{Metric: "frozen", Max: 0.01}}},
 	}
 	for _, tc := range cases {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -378,8 +379,8 @@ func TestTuneSpecValidate(t *testing.T) {
 	}{
 		{"valid", func(*TuneSpec) {}, "", ""},
 		{"defaults", func(s *TuneSpec) { s.Motions, s.Space, s.Budget = nil, nil, 0 }, "", ""},
-		{"epic", func(s *TuneSpec) { s.Technique = TechEPICFix }, "", ""},
-		{"snap", func(s *TuneSpec) { s.Technique = TechSnap }, "technique", "snap has no settings"},
+		{"epic", func(s *TuneSpec) { s.Technique = engine.TechEPICFix }, "", ""},
+		{"snap", func(s *TuneSpec) { s.Technique = engine.TechSnap }, "technique", "snap has no settings"},
 		{"unknown technique", func(s *TuneSpec) { s.Technique = "lerp" }, "technique", "buffer"},
 		{"bad base", func(s *TuneSpec) { s.Base.SendRate = 30 }, "sendRate", "tickRate"},
 		{"unknown motion", func(s *TuneSpec) { s.Motions = []string{"strafe", "moonwalk"} }, "motions[1]", "circle"},
@@ -413,7 +414,7 @@ func TestTuneSpecValidate(t *testing.T) {
 			}
 			continue
 		}
-		var fe *FieldError
+		var fe *engine.FieldError
 		if !errors.As(err, &fe) || fe.Field != tt.field || !strings.Contains(fe.Allowed, tt.allowed) {
 			t.Errorf("%s: Validate() = %v, want a FieldError for %s allowing %q", tt.name, err, tt.field, tt.allowed)
 		}
@@ -424,47 +425,47 @@ func TestTuneSpecValidate(t *testing.T) {
 }
 
 func TestTuneSpace(t *testing.T) {
-	for _, tech := range TechniqueNames {
+	for _, tech := range engine.TechniqueNames {
 		space := TuneSpace(tech)
-		if (len(space) == 0) != (tech == TechSnap) {
+		if (len(space) == 0) != (tech == engine.TechSnap) {
 			t.Errorf("TuneSpace(%s) = %v, want parameters unless snap", tech, space)
 		}
 		spec := harborTuneSpec()
 		spec.Technique, spec.Space = tech, space
-		if err := spec.Validate(); err != nil && tech != TechSnap {
+		if err := spec.Validate(); err != nil && tech != engine.TechSnap {
 			t.Errorf("TuneSpace(%s) does not validate: %v", tech, err)
 		}
 	}
 }
 
 func TestCombineMetrics(t *testing.T) {
-	a := Metrics{Frames: 100, ErrRMS: 0.1, ErrP95: 0.2, ErrMax: 0.5, AddedLatency: 0.1, Snaps: 3, SnapMax: 0.4,
+	a := engine.Metrics{Frames: 100, ErrRMS: 0.1, ErrP95: 0.2, ErrMax: 0.5, AddedLatency: 0.1, Snaps: 3, SnapMax: 0.4,
 		Underrun: 0.1, UnderrunRounds: 1, Extrapolating: 0.2, Frozen: 0, Smoothness: 10}
-	b := Metrics{Frames: 98, ErrRMS: 0.3, ErrP95: 0.4, ErrMax: 0.7, AddedLatency: 0.2, Snaps: 1, SnapMax: 0.6,
+	b := engine.Metrics{Frames: 98, ErrRMS: 0.3, ErrP95: 0.4, ErrMax: 0.7, AddedLatency: 0.2, Snaps: 1, SnapMax: 0.6,
 		Underrun: 0.3, UnderrunRounds: 0, Extrapolating: 0.4, Frozen: 0.1, Smoothness: 20}
-	want := Metrics{Frames: 198, ErrRMS: 0.2, ErrP95: 0.3, ErrMax: 0.7, AddedLatency: 0.15, Snaps: 4, SnapMax: 0.6,
+	want := engine.Metrics{Frames: 198, ErrRMS: 0.2, ErrP95: 0.3, ErrMax: 0.7, AddedLatency: 0.15, Snaps: 4, SnapMax: 0.6,
 		Underrun: 0.2, UnderrunRounds: 0.5, Extrapolating: 0.3, Frozen: 0.05, Smoothness: 15}
-	got := CombineMetrics([]Metrics{a, b})
+	got := CombineMetrics([]engine.Metrics{a, b})
 	gv, wv := got.Values(nil), want.Values(nil)
 	for i := range gv {
 		if math.Abs(gv[i]-wv[i]) > 1e-12 {
-			t.Errorf("CombineMetrics(a, b).%s = %v, want %v", MetricFields[i].Name, gv[i], wv[i])
+			t.Errorf("CombineMetrics(a, b).%s = %v, want %v", engine.MetricFields[i].Name, gv[i], wv[i])
 		}
 	}
 	if got.Frames != want.Frames {
 		t.Errorf("CombineMetrics(a, b).Frames = %d, want %d", got.Frames, want.Frames)
 	}
-	if one := CombineMetrics([]Metrics{a}); one != a {
+	if one := CombineMetrics([]engine.Metrics{a}); one != a {
 		t.Errorf("CombineMetrics(a) = %+v, want a", one)
 	}
 }
 
 func TestTuneWeightsCost(t *testing.T) {
 	// 60 Hz, 3600 entity-frames: one entity-minute.
-	m := Metrics{Frames: 3600, ErrP95: 0.2, AddedLatency: 0.15, Snaps: 3, Underrun: 0.05}
+	m := engine.Metrics{Frames: 3600, ErrP95: 0.2, AddedLatency: 0.15, Snaps: 3, Underrun: 0.05}
 	tests := []struct {
 		w    TuneWeights
-		m    Metrics
+		m    engine.Metrics
 		want float64
 	}{
 		{TuneWeights{ErrP95: 1}, m, 2},
@@ -473,8 +474,8 @@ func TestTuneWeightsCost(t *testing.T) {
 		{TuneWeights{Underrun: 1}, m, 0.5},
 		{DefaultTuneWeights(), m, 7},
 		{TuneWeights{ErrP95: 0.5, Snaps: 2}, m, 7},
-		{TuneWeights{AddedLatency: 1}, Metrics{Frames: 10, AddedLatency: -0.05}, 0.5}, // leading counts by magnitude
-		{DefaultTuneWeights(), Metrics{}, 0},
+		{TuneWeights{AddedLatency: 1}, engine.Metrics{Frames: 10, AddedLatency: -0.05}, 0.5}, // leading counts by magnitude
+		{DefaultTuneWeights(), engine.Metrics{}, 0},
 	}
 	for _, tt := range tests {
 		if got := tt.w.Cost(tt.m, 60); math.Abs(got-tt.want) > 1e-12 {
@@ -486,9 +487,9 @@ func TestTuneWeightsCost(t *testing.T) {
 // TestTuneSpendsTheWholeBudget: a budget of N evaluates N candidates, also
 // when the polish needs no combined undo (it used to stop at N−1).
 func TestTuneSpendsTheWholeBudget(t *testing.T) {
-	for _, tech := range []string{TechBuffer, TechHermite, TechEPIC} {
+	for _, tech := range []string{engine.TechBuffer, engine.TechHermite, engine.TechEPIC} {
 		for _, loss := range []float64{0, 0.02} {
-			s := Defaults()
+			s := engine.Defaults()
 			s.Duration, s.Entities, s.Loss, s.Jitter = 2, 2, loss, 0.012
 			spec := TuneSpec{Base: s, Technique: tech, Weights: DefaultTuneWeights(), Budget: 120, Seed: 3}
 			res, err := Tune(context.Background(), spec, 0, nil)

@@ -1,6 +1,9 @@
-package engine
+package study
 
-import "interplab/engine/param"
+import (
+	"interplab/engine"
+	"interplab/engine/param"
+)
 
 // The units of metrics. A metric's value is typed and written by the same
 // rule as a parameter's (see param.Quantity): a plain number is in the
@@ -8,7 +11,7 @@ import "interplab/engine/param"
 // its kind.
 
 // metricQuantity is the quantity of a metric field.
-func metricQuantity(f MetricField) param.Quantity {
+func metricQuantity(f engine.MetricField) param.Quantity {
 	return param.NewQuantity(f.Unit, f.Display, f.Scale)
 }
 
@@ -19,13 +22,13 @@ func metricQuantity(f MetricField) param.Quantity {
 func ParseMetric(name, text string) (float64, error) {
 	f, ok := metricField(name)
 	if !ok {
-		return 0, &FieldError{Field: name, Value: text, Allowed: "a metric name: " + metricNames() +
+		return 0, &engine.FieldError{Field: name, Value: text, Allowed: "a metric name: " + metricNames() +
 			"; or, over a population, " + populationMetricNames()}
 	}
 	q := metricQuantity(f)
 	v, ok := q.Parse(text)
 	if !ok {
-		return 0, &FieldError{Field: name, Value: text, Allowed: q.TypedHint()}
+		return 0, &engine.FieldError{Field: name, Value: text, Allowed: q.TypedHint()}
 	}
 	return v, nil
 }
@@ -42,21 +45,12 @@ func FormatMetric(name string, v float64) string {
 
 // metricField finds a metric by name among MetricFields,
 // PopulationMetricFields and RecoveryField.
-func metricField(name string) (MetricField, bool) {
+func metricField(name string) (engine.MetricField, bool) {
 	if i := metricIndex(name); i >= 0 {
-		return MetricFields[i], true
+		return engine.MetricFields[i], true
 	}
 	if i := populationMetricIndex(name); i >= 0 {
 		return PopulationMetricFields[i], true
 	}
 	return tuneField(name)
 }
-
-// SuggestParams returns up to n parameter names closest to name: those that
-// differ only in case, then those it is a prefix or part of, then those
-// within a small edit distance, nearest first.
-func SuggestParams(name string, n int) []string { return param.Suggest(params, name, n) }
-
-// UnknownParamError is the error for a name that is not in the parameter
-// table, with the closest names.
-func UnknownParamError(name, value string) *FieldError { return param.Unknown(params, name, value) }

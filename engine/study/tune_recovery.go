@@ -1,6 +1,10 @@
-package engine
+package study
 
-import "strconv"
+import (
+	"strconv"
+
+	"interplab/engine"
+)
 
 // Tuning for recovery: with a scenario as the network, a constraint on
 // RecoveryField ("recovers from a 2 s outage in under 500 ms":
@@ -13,8 +17,8 @@ const RecoveryMetric = "recovery"
 
 // RecoveryField describes the recovery metric, which only the tuner reads:
 // it is not a field of Metrics.
-var RecoveryField = MetricField{RecoveryMetric, "s", "ms", 1000,
-	"Time after the scenario's end until the technique's error and delay are back within 10% of their steady state and stay there (see RunPhases); tuning over a scenario only."}
+var RecoveryField = engine.MetricField{Name: RecoveryMetric, Unit: "s", Display: "ms", Scale: 1000,
+	Doc: "Time after the scenario's end until the technique's error and delay are back within 10% of their steady state and stay there (see RunPhases); tuning over a scenario only."}
 
 // TuneRecovery is a candidate's recovery time over the motion mix: the
 // longest of its runs. When a run did not recover, Recovered is false and
@@ -37,28 +41,28 @@ func (spec *TuneSpec) hasRecoveryConstraint() bool {
 
 // validateRecovery checks that constraint i, on recovery, has a scenario
 // to recover from in base.
-func validateRecovery(i int, base *Settings) error {
+func validateRecovery(i int, base *engine.Settings) error {
 	field := "constraints[" + strconv.Itoa(i) + "].metric"
 	if base.Ideal {
-		return &FieldError{Field: field, Value: RecoveryMetric, Allowed: "a metric of lab sim: recovery needs the network on (ideal = false)"}
+		return &engine.FieldError{Field: field, Value: RecoveryMetric, Allowed: "a metric of lab sim: recovery needs the network on (ideal = false)"}
 	}
-	sc, err := base.scenario()
+	sc, err := engine.ScenarioOf(base)
 	if err != nil {
 		return err
 	}
 	if sc == nil {
-		return &FieldError{Field: field, Value: RecoveryMetric,
+		return &engine.FieldError{Field: field, Value: RecoveryMetric,
 			Allowed: "a metric of lab sim: recovery needs a scenario to recover from (scenario = outage-2s, spike-300ms, ... or custom)"}
 	}
 	if _, _, ok := sc.Span(); !ok {
-		return &FieldError{Field: field, Value: RecoveryMetric,
+		return &engine.FieldError{Field: field, Value: RecoveryMetric,
 			Allowed: "a metric of lab sim: recovery needs a scenario that disturbs the link, not only set lines"}
 	}
 	return nil
 }
 
 // recoveryOf reads technique 0's recovery from a RunPhases result of s.
-func recoveryOf(res *Result, s *Settings) TuneRecovery {
+func recoveryOf(res *engine.Result, s *engine.Settings) TuneRecovery {
 	if len(res.Techniques) == 0 || res.Techniques[0].Phases == nil || res.Scenario == nil {
 		return TuneRecovery{Recovered: true}
 	}
@@ -66,7 +70,7 @@ func recoveryOf(res *Result, s *Settings) TuneRecovery {
 	if ph.Recovered {
 		return TuneRecovery{Time: ph.Recovery, Recovered: true}
 	}
-	return TuneRecovery{Time: max(0, min(recoveryHorizon, s.Duration-res.Scenario.End))}
+	return TuneRecovery{Time: max(0, min(engine.RecoveryHorizon, s.Duration-res.Scenario.End))}
 }
 
 // worstRecovery combines the recoveries of a candidate's runs.

@@ -1,9 +1,10 @@
-package engine
+package study
 
 import (
 	"strconv"
 	"strings"
 
+	"interplab/engine"
 	"interplab/engine/param"
 )
 
@@ -20,18 +21,18 @@ import (
 func ParseAxis(text string) (Axis, error) {
 	name, rest, hasRange := strings.Cut(text, "=")
 	name = strings.TrimSpace(name)
-	p, ok := Lookup(name)
+	p, ok := engine.Lookup(name)
 	if !ok {
-		return Axis{}, &FieldError{Field: "name", Value: name, Allowed: "a parameter name (see Params): unknown parameter " + strconv.Quote(name)}
+		return Axis{}, &engine.FieldError{Field: "name", Value: name, Allowed: "a parameter name (see Params): unknown parameter " + strconv.Quote(name)}
 	}
-	if p.Kind == Set {
-		return Axis{}, &FieldError{Field: "name", Value: name, Allowed: "a number, Bool or Enum parameter: " + name + " cannot be swept"}
+	if p.Kind == engine.Set {
+		return Axis{}, &engine.FieldError{Field: "name", Value: name, Allowed: "a number, Bool or Enum parameter: " + name + " cannot be swept"}
 	}
 	a := Axis{Name: name, Min: p.Min, Max: p.Max}
-	whole := p.Kind != Float
-	form := &FieldError{Field: name, Value: text, Allowed: name + "=min:max:steps"}
+	whole := p.Kind != engine.Float
+	form := &engine.FieldError{Field: name, Value: text, Allowed: name + "=min:max:steps"}
 	if !hasRange {
-		if p.Kind != Bool && p.Kind != Enum {
+		if p.Kind != engine.Bool && p.Kind != engine.Enum {
 			return a, form
 		}
 		a.Steps = int(a.Max-a.Min) + 1
@@ -53,7 +54,7 @@ func ParseAxis(text string) (Axis, error) {
 		return a, nil
 	}
 	if a.Steps, err = strconv.Atoi(strings.TrimSpace(parts[2])); err != nil {
-		return a, &FieldError{Field: "steps", Value: parts[2], Allowed: "a whole number of steps"}
+		return a, &engine.FieldError{Field: "steps", Value: parts[2], Allowed: "a whole number of steps"}
 	}
 	return a, nil
 }
@@ -64,11 +65,11 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 		name, num, ok := strings.Cut(kv, "=")
 		name = strings.TrimSpace(name)
 		if !ok {
-			return &FieldError{Field: "weights", Value: kv, Allowed: "name=value"}
+			return &engine.FieldError{Field: "weights", Value: kv, Allowed: "name=value"}
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		if err != nil {
-			return &FieldError{Field: "weights." + name, Value: num, Allowed: "a number"}
+			return &engine.FieldError{Field: "weights." + name, Value: num, Allowed: "a number"}
 		}
 		switch name {
 		case "errP95":
@@ -80,7 +81,7 @@ func ParseTuneWeights(text string, w *TuneWeights) error {
 		case "underrun":
 			w.Underrun = v
 		default:
-			return &FieldError{Field: "weights", Value: name, Allowed: "errP95, addedLatency, snaps or underrun"}
+			return &engine.FieldError{Field: "weights", Value: name, Allowed: "errP95, addedLatency, snaps or underrun"}
 		}
 	}
 	return nil
@@ -99,15 +100,15 @@ func ParseConstraints(text string) ([]Constraint, error) {
 		name, num, ok := strings.Cut(kv, "=")
 		name = strings.TrimSpace(name)
 		if !ok {
-			return cs, &FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
+			return cs, &engine.FieldError{Field: "constraints", Value: kv, Allowed: "metric=value"}
 		}
 		if _, tuner := tuneField(name); metricIndex(name) < 0 && populationMetricIndex(name) < 0 && !tuner {
-			return cs, &FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
+			return cs, &engine.FieldError{Field: "constraints", Value: name, Allowed: "a metric name: " + metricNames() +
 				"; extraLatency (the delay beyond the network); recovery, with a scenario; or, tuning over a population, " + populationMetricNames()}
 		}
 		v, err := ParseMetric(name, num)
 		if err != nil {
-			return cs, &FieldError{Field: "constraints." + name, Value: strings.TrimSpace(num), Allowed: param.Allowed(err) + ", the metric's largest value"}
+			return cs, &engine.FieldError{Field: "constraints." + name, Value: strings.TrimSpace(num), Allowed: param.Allowed(err) + ", the metric's largest value"}
 		}
 		cs = append(cs, Constraint{Metric: name, Max: v})
 	}
@@ -115,8 +116,8 @@ func ParseConstraints(text string) ([]Constraint, error) {
 }
 
 func metricNames() string {
-	names := make([]string, len(MetricFields))
-	for i, f := range MetricFields {
+	names := make([]string, len(engine.MetricFields))
+	for i, f := range engine.MetricFields {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")

@@ -1,10 +1,11 @@
-package engine
+package study
 
 import (
 	"math"
 	"slices"
 	"strconv"
 
+	"interplab/engine"
 	"interplab/engine/geom"
 	"interplab/engine/motion"
 	"interplab/engine/netsim"
@@ -108,30 +109,30 @@ func (p *Population) Validate() error {
 		}
 	}
 	if !(p.HighVarianceShare >= 0 && p.HighVarianceShare <= 1) {
-		return &FieldError{Field: "population.highVarianceShare", Value: param.FormatNumber(p.HighVarianceShare), Allowed: "[0, 1]"}
+		return &engine.FieldError{Field: "population.highVarianceShare", Value: param.FormatNumber(p.HighVarianceShare), Allowed: "[0, 1]"}
 	}
 	if slices.Index(motion.Names, p.Motion) < 0 {
-		mp, _ := Lookup("motion")
-		return &FieldError{Field: "population.motion", Value: p.Motion, Allowed: mp.Allowed()}
+		mp, _ := engine.Lookup("motion")
+		return &engine.FieldError{Field: "population.motion", Value: p.Motion, Allowed: mp.Allowed()}
 	}
 	if p.Entities < 1 || p.Entities > MaxPopulationEntities {
-		return &FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
+		return &engine.FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
 			Allowed: "a whole number in [1, " + strconv.Itoa(MaxPopulationEntities) + "]"}
 	}
 	if p.Rounds < 1 || p.Rounds > MaxPopulationRounds {
-		return &FieldError{Field: "population.rounds", Value: strconv.Itoa(p.Rounds),
+		return &engine.FieldError{Field: "population.rounds", Value: strconv.Itoa(p.Rounds),
 			Allowed: "a whole number in [1, " + strconv.Itoa(MaxPopulationRounds) + "]"}
 	}
-	rp, _ := Lookup("round")
+	rp, _ := engine.Lookup("round")
 	if rp.Check(p.Round) != nil {
-		return &FieldError{Field: "population.round", Value: rp.ValueText(p.Round), Allowed: rp.Allowed()}
+		return &engine.FieldError{Field: "population.round", Value: rp.ValueText(p.Round), Allowed: rp.Allowed()}
 	}
-	sp, _ := Lookup("seed")
+	sp, _ := engine.Lookup("seed")
 	if sp.Check(float64(p.Seed)) != nil {
-		return &FieldError{Field: "population.seed", Value: strconv.Itoa(p.Seed), Allowed: sp.Allowed()}
+		return &engine.FieldError{Field: "population.seed", Value: strconv.Itoa(p.Seed), Allowed: sp.Allowed()}
 	}
 	if n := float64(p.Entities) * float64(p.Rounds) * p.Round; n > MaxPopulationSeconds {
-		return &FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
+		return &engine.FieldError{Field: "population.entities", Value: strconv.Itoa(p.Entities),
 			Allowed: "entities × rounds × round ≤ " + param.FormatNumber(MaxPopulationSeconds) + " entity-seconds (this is " + param.FormatNumber(n) + ")"}
 	}
 	return nil
@@ -140,19 +141,19 @@ func (p *Population) Validate() error {
 // check validates the spread against the parameter table's range of param;
 // field is its name under "population.".
 func (r Spread) check(field, param string) error {
-	p, _ := Lookup(param)
+	p, _ := engine.Lookup(param)
 	f := "population." + field
 	if p.Check(r.Min) != nil {
-		return &FieldError{Field: f + ".min", Value: p.ValueText(r.Min), Allowed: p.Allowed()}
+		return &engine.FieldError{Field: f + ".min", Value: p.ValueText(r.Min), Allowed: p.Allowed()}
 	}
 	if p.Check(r.Max) != nil {
-		return &FieldError{Field: f + ".max", Value: p.ValueText(r.Max), Allowed: p.Allowed()}
+		return &engine.FieldError{Field: f + ".max", Value: p.ValueText(r.Max), Allowed: p.Allowed()}
 	}
 	if r.Max < r.Min {
-		return &FieldError{Field: f + ".max", Value: p.ValueText(r.Max), Allowed: "at least " + f + ".min = " + p.ValueText(r.Min)}
+		return &engine.FieldError{Field: f + ".max", Value: p.ValueText(r.Max), Allowed: "at least " + f + ".min = " + p.ValueText(r.Min)}
 	}
 	if r.Log && !(r.Min > 0) {
-		return &FieldError{Field: f + ".min", Value: p.ValueText(r.Min), Allowed: "above 0 for a log-uniform spread"}
+		return &engine.FieldError{Field: f + ".min", Value: p.ValueText(r.Min), Allowed: "above 0 for a log-uniform spread"}
 	}
 	return nil
 }
@@ -162,15 +163,15 @@ func (l *LinkSpread) check(class string) error {
 		return err
 	}
 	if slices.Index(netsim.JitterDists, l.JitterDist) < 0 {
-		p, _ := Lookup("jitterDist")
-		return &FieldError{Field: "population." + class + ".jitterDist", Value: l.JitterDist, Allowed: p.Allowed()}
+		p, _ := engine.Lookup("jitterDist")
+		return &engine.FieldError{Field: "population." + class + ".jitterDist", Value: l.JitterDist, Allowed: p.Allowed()}
 	}
 	if err := l.Loss.check(class+".loss", "loss"); err != nil {
 		return err
 	}
 	if slices.Index(netsim.LossModels, l.LossModel) < 0 {
-		p, _ := Lookup("lossModel")
-		return &FieldError{Field: "population." + class + ".lossModel", Value: l.LossModel, Allowed: p.Allowed()}
+		p, _ := engine.Lookup("lossModel")
+		return &engine.FieldError{Field: "population." + class + ".lossModel", Value: l.LossModel, Allowed: p.Allowed()}
 	}
 	return l.BurstLength.check(class+".burstLength", "burstLength")
 }
@@ -221,7 +222,7 @@ func roundTo(v, inv float64) float64 { return math.Round(float64(v*inv)) / inv }
 // EntitySettings returns base with entity e's link, motion and seed, one
 // entity, and the population's round: the settings that replay that entity
 // alone, as its population run did, in any view of the lab.
-func (p *Population) EntitySettings(base Settings, e int) Settings {
+func (p *Population) EntitySettings(base engine.Settings, e int) engine.Settings {
 	l, motion, seed := p.Entity(e)
 	s := base
 	s.Techniques = append([]string(nil), base.Techniques...)

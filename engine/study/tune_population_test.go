@@ -1,10 +1,12 @@
-package engine
+package study
 
 import (
 	"context"
 	"errors"
 	"reflect"
 	"testing"
+
+	"interplab/engine"
 )
 
 // testPopulationTune is the guide's objective over a tiny population.
@@ -12,7 +14,7 @@ func testPopulationTune() TuneSpec {
 	spec := testPopulationSpec()
 	pop := spec.Population
 	pop.Entities, pop.Rounds, pop.Round = 4, 2, 4
-	return TuneSpec{Base: spec.Base, Technique: TechBuffer, Population: &pop,
+	return TuneSpec{Base: spec.Base, Technique: engine.TechBuffer, Population: &pop,
 		Weights:     TuneWeights{ErrP95: 1},
 		Constraints: []Constraint{{Metric: "underrunRounds", Max: 0.05}, {Metric: "addedLatencyP90", Max: 0.15}},
 		Budget:      6, Seed: 3}
@@ -50,7 +52,7 @@ func TestTunePopulation(t *testing.T) {
 	// population: the last one's, which the search moved furthest.
 	last := r1.Candidates[len(r1.Candidates)-1]
 	s := last.Settings
-	s.Techniques = []string{TechBuffer}
+	s.Techniques = []string{engine.TechBuffer}
 	res, err := RunPopulation(context.Background(), PopulationSpec{Base: s, Population: *spec.Population}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +77,7 @@ func TestTunePopulationValidate(t *testing.T) {
 		pop := *spec.Population
 		spec.Population = &pop
 		tt.change(&spec)
-		var fe *FieldError
+		var fe *engine.FieldError
 		if err := spec.Validate(); !errors.As(err, &fe) || fe.Field != tt.field {
 			t.Errorf("%s: Validate() = %v, want a FieldError on %s", tt.name, err, tt.field)
 		}

@@ -1,8 +1,9 @@
-package engine
+package study
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,11 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine"
 	"interplab/engine/motion"
 )
 
 // testPopulation is a small, demanding population: every jitter
 // distribution and loss model, a third high-variance, short rounds.
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
 func testPopulation() Population {
 	return Population{
 		Latency:    Spread{Min: 0.01, Max: 0.08},
@@ -31,8 +36,8 @@ func testPopulation() Population {
 }
 
 func testPopulationSpec() PopulationSpec {
-	s := Defaults()
-	s.Techniques = []string{TechSnap, TechBuffer}
+	s := engine.Defaults()
+	s.Techniques = []string{engine.TechSnap, engine.TechBuffer}
 	s.TickRate, s.SendRate, s.Delay = 20, 20, 0.05
 	return PopulationSpec{Base: s, Population: testPopulation()}
 }
@@ -63,7 +68,7 @@ func TestPopulationValidate(t *testing.T) {
 			p := testPopulation()
 			tt.change(&p)
 			err := p.Validate()
-			var fe *FieldError
+			var fe *engine.FieldError
 			if !errors.As(err, &fe) {
 				t.Fatalf("Validate() = %v, want a *FieldError", err)
 			}
@@ -110,7 +115,7 @@ func TestPopulationEntityDraws(t *testing.T) {
 		if want := motion.Scripts[e%len(motion.Scripts)]; script != want {
 			t.Fatalf("entity %d: motion %s, want %s", e, script, want)
 		}
-		s := large.EntitySettings(Defaults(), e)
+		s := large.EntitySettings(engine.Defaults(), e)
 		if err := s.Validate(); err != nil {
 			t.Fatalf("entity %d: EntitySettings: %v", e, err)
 		}
@@ -200,7 +205,7 @@ func TestPopulationEntityReplays(t *testing.T) {
 	}
 	p := &spec.Population
 	for _, e := range r.Techniques[1].Worst[:3] {
-		res, err := Run(p.EntitySettings(spec.Base, e))
+		res, err := engine.Run(p.EntitySettings(spec.Base, e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +261,7 @@ func TestNearestRank(t *testing.T) {
 // is entity-rounds per second.
 func BenchmarkPopulation(b *testing.B) {
 	spec := testPopulationSpec()
-	spec.Base.Techniques = []string{TechBuffer}
+	spec.Base.Techniques = []string{engine.TechBuffer}
 	spec.Population.Rounds, spec.Population.Round = 1, 180
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run("workers="+strconv.Itoa(workers), func(b *testing.B) {

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -6,15 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine"
 	"interplab/engine/netsim"
 )
 
 // outageTuneSpec tunes epicfix through the 2 s outage, bounding its
 // recovery time: small enough to run in a second or two.
 func outageTuneSpec() TuneSpec {
-	s := Defaults()
+	s := engine.Defaults()
 	s.Entities, s.Duration, s.Scenario = 2, 30, "outage-2s"
-	return TuneSpec{Base: s, Technique: TechEPICFix, Weights: DefaultTuneWeights(),
+	return TuneSpec{Base: s, Technique: engine.TechEPICFix, Weights: DefaultTuneWeights(),
 		Constraints: []Constraint{{Metric: RecoveryMetric, Max: 0.5}, {Metric: "frozen", Max: 0.05}}, Budget: 16, Seed: 3}
 }
 
@@ -35,8 +36,8 @@ func TestTuneRecovery(t *testing.T) {
 			t.Fatalf("candidate %d has no recovery", i)
 		}
 		s := c.Settings
-		s.Techniques = []string{TechEPICFix}
-		r, err := RunPhases(s)
+		s.Techniques = []string{engine.TechEPICFix}
+		r, err := engine.RunPhases(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func TestTuneRecoveryValidate(t *testing.T) {
 		spec := outageTuneSpec()
 		tc.edit(&spec)
 		err := spec.Validate()
-		var fe *FieldError
+		var fe *engine.FieldError
 		if err == nil || tc.want != "" && (!errors.As(err, &fe) || !strings.Contains(fe.Allowed, tc.want)) {
 			t.Errorf("Validate = %v, want a field error saying %q", err, tc.want)
 		}
@@ -102,7 +103,7 @@ func TestTuneRecoveryBound(t *testing.T) {
 	ts := &tuneSearch{spec: TuneSpec{Constraints: []Constraint{{RecoveryMetric, 5}}}}
 	c := Candidate{Feasible: true, Recovery: &TuneRecovery{Time: 2}}
 	ts.bound(&c)
-	if c.Feasible || c.Violation != recoveryBucket*1000 {
+	if c.Feasible || c.Violation != engine.RecoveryBucket*1000 {
 		t.Errorf("unrecovered after 2 s against 5 s: feasible %v, violation %v", c.Feasible, c.Violation)
 	}
 	c = Candidate{Feasible: true, Recovery: &TuneRecovery{Time: 0.3, Recovered: true}}

@@ -1,15 +1,16 @@
-package engine
+package study
 
 import (
 	"math"
 	"reflect"
 	"testing"
 
+	"interplab/engine"
 	"interplab/engine/geom"
 )
 
 func paretoCand(lat, err float64, feasible bool) Candidate {
-	return Candidate{Metrics: Metrics{AddedLatency: lat, ErrAligned: err}, Feasible: feasible}
+	return Candidate{Metrics: engine.Metrics{AddedLatency: lat, ErrAligned: err}, Feasible: feasible}
 }
 
 func TestParetoFront(t *testing.T) {
@@ -34,8 +35,8 @@ func TestParetoFront(t *testing.T) {
 			paretoCand(0.1, 0.5, true), paretoCand(0.1, 0.4, true), paretoCand(0.2, 0.45, true),
 		}, []int{1}},
 		{"exact tie: first", []Candidate{
-			{Metrics: Metrics{AddedLatency: 0.1, ErrAligned: 0.4, Snaps: 1}, Feasible: true},
-			{Metrics: Metrics{AddedLatency: 0.1, ErrAligned: 0.4, Snaps: 2}, Feasible: true},
+			{Metrics: engine.Metrics{AddedLatency: 0.1, ErrAligned: 0.4, Snaps: 1}, Feasible: true},
+			{Metrics: engine.Metrics{AddedLatency: 0.1, ErrAligned: 0.4, Snaps: 2}, Feasible: true},
 		}, []int{0}},
 		{"same error later: dropped", []Candidate{
 			paretoCand(0.1, 0.4, true), paretoCand(0.2, 0.4, true),

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"interplab/engine"
 )
 
 // sweepTestBase is a short, small run on a jittery link, so that the
 // buffer's settings matter.
-func sweepTestBase() Settings {
-	s := Defaults()
+func sweepTestBase() engine.Settings {
+	s := engine.Defaults()
 	s.Entities, s.Duration = 3, 4
 	s.Latency, s.Jitter, s.JitterDist, s.Loss = 0.04, 0.02, "lognormal", 0.02
 	s.TickRate, s.SendRate = 20, 20
@@ -81,7 +83,7 @@ func TestSweepSpecValidate(t *testing.T) {
 		{"bad base", func(s *SweepSpec) { s.Base.Loss = 2 }, "loss", "[0, 90] %"},
 	}
 	for _, tt := range tests {
-		spec := SweepSpec{Base: sweepTestBase(), Technique: TechBuffer, X: delay}
+		spec := SweepSpec{Base: sweepTestBase(), Technique: engine.TechBuffer, X: delay}
 		tt.edit(&spec)
 		err := spec.Validate()
 		if tt.field == "" {
@@ -90,7 +92,7 @@ func TestSweepSpecValidate(t *testing.T) {
 			}
 			continue
 		}
-		var fe *FieldError
+		var fe *engine.FieldError
 		if !errors.As(err, &fe) || fe.Field != tt.field || !strings.Contains(fe.Allowed, tt.allowed) {
 			t.Errorf("%s: Validate() = %v, want a FieldError for %s allowing %q", tt.name, err, tt.field, tt.allowed)
 		}
@@ -105,7 +107,7 @@ func TestSweepSpecValidate(t *testing.T) {
 func TestSweepMatchesRun(t *testing.T) {
 	spec := SweepSpec{
 		Base:      sweepTestBase(),
-		Technique: TechBuffer,
+		Technique: engine.TechBuffer,
 		X:         Axis{Name: "delay", Min: 0.02, Max: 0.12, Steps: 3},
 		Y:         &Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2},
 	}
@@ -122,9 +124,9 @@ func TestSweepMatchesRun(t *testing.T) {
 			t.Errorf("point %d = (I %d, J %d, X %v, Y %v), want (%d, %d, %v, %v)", k, p.I, p.J, p.X, p.Y, k%3, k/3, xs[k%3], ys[k/3])
 		}
 		s := spec.Base
-		s.Techniques = []string{TechBuffer}
+		s.Techniques = []string{engine.TechBuffer}
 		s.Delay, s.Adaptive = p.X, p.Y == 1
-		want, err := Run(s)
+		want, err := engine.Run(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +151,7 @@ func TestSweepMatchesRun(t *testing.T) {
 func TestSweepPointError(t *testing.T) {
 	base := sweepTestBase()
 	base.Duration = 2
-	spec := SweepSpec{Base: base, Technique: TechSnap, X: Axis{Name: "sendRate", Min: 10, Max: 30, Steps: 3}}
+	spec := SweepSpec{Base: base, Technique: engine.TechSnap, X: Axis{Name: "sendRate", Min: 10, Max: 30, Steps: 3}}
 	pts, err := Sweep(context.Background(), spec, 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +170,7 @@ func TestSweepPointError(t *testing.T) {
 // progress is called once per point, one call at a time, with done
 // counting up to the total.
 func TestSweepProgress(t *testing.T) {
-	spec := SweepSpec{Base: sweepTestBase(), Technique: TechHermite, X: Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 7}}
+	spec := SweepSpec{Base: sweepTestBase(), Technique: engine.TechHermite, X: Axis{Name: "delay", Min: 0, Max: 0.2, Steps: 7}}
 	spec.Base.Duration = 1
 	var inside atomic.Int32
 	var calls []int
@@ -201,7 +203,7 @@ func TestSweepProgress(t *testing.T) {
 // Cancelling from progress stops the sweep: it returns ctx's error and the
 // points that finished, in grid order, equal to the uncancelled ones.
 func TestSweepCancel(t *testing.T) {
-	spec := SweepSpec{Base: sweepTestBase(), Technique: TechEPIC, X: Axis{Name: "calcAhead", Min: 0, Max: 0.3, Steps: 12}}
+	spec := SweepSpec{Base: sweepTestBase(), Technique: engine.TechEPIC, X: Axis{Name: "calcAhead", Min: 0, Max: 0.3, Steps: 12}}
 	spec.Base.Duration = 2
 	all, err := Sweep(context.Background(), spec, 2, nil)
 	if err != nil {
@@ -254,7 +256,7 @@ func (c *countdownCtx) Err() error {
 func TestSweepCancelMidRun(t *testing.T) {
 	base := sweepTestBase()
 	base.Entities, base.Duration = 100, 3600
-	spec := SweepSpec{Base: base, Technique: TechBuffer, X: Axis{Name: "delay", Min: 0.1, Max: 0.1, Steps: 1}}
+	spec := SweepSpec{Base: base, Technique: engine.TechBuffer, X: Axis{Name: "delay", Min: 0.1, Max: 0.1, Steps: 1}}
 	ctx := &countdownCtx{Context: context.Background()}
 	ctx.n.Store(5)
 	pts, err := Sweep(ctx, spec, 1, nil)
@@ -264,9 +266,9 @@ func TestSweepCancelMidRun(t *testing.T) {
 }
 
 func ExampleSweep() {
-	s := Defaults()
+	s := engine.Defaults()
 	s.Duration, s.Jitter = 5, 0.03
-	spec := SweepSpec{Base: s, Technique: TechBuffer, X: Axis{Name: "delay", Min: 0.05, Max: 0.15, Steps: 3}}
+	spec := SweepSpec{Base: s, Technique: engine.TechBuffer, X: Axis{Name: "delay", Min: 0.05, Max: 0.15, Steps: 3}}
 	pts, err := Sweep(context.Background(), spec, 0, nil)
 	if err != nil {
 		fmt.Println(err)

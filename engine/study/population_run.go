@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"interplab/engine"
 	"interplab/engine/netsim"
 	"interplab/engine/param"
 )
@@ -14,8 +15,8 @@ import (
 // settings for everything the population does not draw (rates, delays,
 // caps, maxSpeed...), run for every entity of Population on its own link.
 type PopulationSpec struct {
-	Base       Settings   `json:"base"`
-	Population Population `json:"population"`
+	Base       engine.Settings `json:"base"`
+	Population Population      `json:"population"`
 }
 
 // Validate checks the population and the base settings with every
@@ -84,19 +85,19 @@ type PopulationMetrics struct {
 }
 
 // PopulationMetricFields describes PopulationMetrics in the order of Values.
-var PopulationMetricFields = []MetricField{
-	{"underrunRounds", "fraction", "%", 100, "Share of entity-rounds with at least one underrun frame (the guide's figure)."},
-	{"snapRounds", "fraction", "%", 100, "Share of entity-rounds with at least one snap."},
-	{"frozenRounds", "fraction", "%", 100, "Share of entity-rounds that ran dry beyond the extrapolation cap (held a pose)."},
-	{"underrun", "fraction", "%", 100, "Mean share of frames underrun."},
-	{"errP95P50", "m", "cm", 100, "Median across entities of each entity's error p95."},
-	{"errP95P90", "m", "cm", 100, "90th percentile across entities of error p95."},
-	{"errP95P95", "m", "cm", 100, "95th percentile across entities of error p95."},
-	{"errP95P99", "m", "cm", 100, "99th percentile across entities of error p95."},
-	{"addedLatencyP50", "s", "ms", 1000, "Median across entities of the added latency."},
-	{"addedLatencyP90", "s", "ms", 1000, "90th percentile across entities of the added latency."},
-	{"addedLatencyP99", "s", "ms", 1000, "99th percentile across entities of the added latency."},
-	{"underrunEntities", "fraction", "%", 100, "Share of entities with an underrun in any round."},
+var PopulationMetricFields = []engine.MetricField{
+	{Name: "underrunRounds", Unit: "fraction", Display: "%", Scale: 100, Doc: "Share of entity-rounds with at least one underrun frame (the guide's figure)."},
+	{Name: "snapRounds", Unit: "fraction", Display: "%", Scale: 100, Doc: "Share of entity-rounds with at least one snap."},
+	{Name: "frozenRounds", Unit: "fraction", Display: "%", Scale: 100, Doc: "Share of entity-rounds that ran dry beyond the extrapolation cap (held a pose)."},
+	{Name: "underrun", Unit: "fraction", Display: "%", Scale: 100, Doc: "Mean share of frames underrun."},
+	{Name: "errP95P50", Unit: "m", Display: "cm", Scale: 100, Doc: "Median across entities of each entity's error p95."},
+	{Name: "errP95P90", Unit: "m", Display: "cm", Scale: 100, Doc: "90th percentile across entities of error p95."},
+	{Name: "errP95P95", Unit: "m", Display: "cm", Scale: 100, Doc: "95th percentile across entities of error p95."},
+	{Name: "errP95P99", Unit: "m", Display: "cm", Scale: 100, Doc: "99th percentile across entities of error p95."},
+	{Name: "addedLatencyP50", Unit: "s", Display: "ms", Scale: 1000, Doc: "Median across entities of the added latency."},
+	{Name: "addedLatencyP90", Unit: "s", Display: "ms", Scale: 1000, Doc: "90th percentile across entities of the added latency."},
+	{Name: "addedLatencyP99", Unit: "s", Display: "ms", Scale: 1000, Doc: "99th percentile across entities of the added latency."},
+	{Name: "underrunEntities", Unit: "fraction", Display: "%", Scale: 100, Doc: "Share of entities with an underrun in any round."},
 }
 
 // Values appends m's fields in PopulationMetricFields order.
@@ -161,7 +162,7 @@ func RunPopulation(ctx context.Context, spec PopulationSpec, workers int, progre
 	}
 	r := &PopulationResult{Spec: spec, Entities: ents}
 	s := p.EntitySettings(spec.Base, 0)
-	for k, name := range techList(uint64(techMask(s.Techniques))) {
+	for k, name := range engine.InOrder(s.Techniques) {
 		r.Techniques = append(r.Techniques, aggregate(name, k, p, ents))
 	}
 	return r, nil
@@ -172,43 +173,38 @@ func runEntity(ctx context.Context, spec *PopulationSpec, e int) (PopulationEnti
 	p := &spec.Population
 	s := p.EntitySettings(spec.Base, e)
 	l, motion, seed := p.Entity(e)
-	m, err := newQuietSim(s)
+	m, err := engine.NewQuietSim(s)
 	if err != nil {
 		return PopulationEntity{}, err
 	}
-	m.lagStride = popLagStride
-	nt := len(m.techs)
+	m.SetLatencyStride(popLagStride)
+	nt := len(m.Techniques())
 	flags := make([][]byte, nt)
 	for k := range flags {
 		flags[k] = make([]byte, p.Rounds)
 	}
 	perRound := int(math.Round(p.Round * s.RenderRate))
-	chunk := max(1, sweepChunk/nt)
-	type mark struct{ underrun, snaps, frozen int }
-	last := make([]mark, nt)
+	last := make([]engine.FrameCounts, nt)
+	var now []engine.FrameCounts
 	for r := range p.Rounds {
-		for done := 0; done < perRound; {
-			if err := ctx.Err(); err != nil {
-				return PopulationEntity{}, err
-			}
-			n := min(chunk, perRound-done)
-			m.StepFrames(n)
-			done += n
+		if err := m.StepFramesUntil(ctx, perRound); err != nil {
+			return PopulationEntity{}, err
 		}
-		for k := range m.accs {
-			a, was := &m.accs[k], &last[k]
+		now = m.Counts(now[:0])
+		for k := range now {
+			a, was := &now[k], &last[k]
 			var f byte
-			if a.underrun > was.underrun {
+			if a.Underrun > was.Underrun {
 				f |= RoundUnderrun
 			}
-			if a.snaps > was.snaps {
+			if a.Snaps > was.Snaps {
 				f |= RoundSnap
 			}
-			if a.frozen > was.frozen {
+			if a.Frozen > was.Frozen {
 				f |= RoundFrozen
 			}
 			flags[k][r] = "0123456789abcdef"[f]
-			*was = mark{a.underrun, a.snaps, a.frozen}
+			*was = *a
 		}
 	}
 	ent := PopulationEntity{Entity: e, Link: l, Motion: motion, Seed: seed, Techniques: make([]EntityMetrics, nt)}

@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"interplab/engine"
 	"interplab/engine/netsim"
 	"interplab/engine/technique"
 )
@@ -22,24 +23,24 @@ const ExtraLatencyMetric = "extraLatency"
 
 // ExtraLatencyField describes the extraLatency metric, which only the tuner
 // reads: it is not a field of Metrics (see TuneResult.ExtraLatency).
-var ExtraLatencyField = MetricField{ExtraLatencyMetric, "s", "ms", 1000,
-	"Added latency beyond the network's: |addedLatency| less the link's mean one-way transit (latency + jitter, and a scenario's delays, over the run). The delay the technique's own settings add; negative when it draws ahead of the average packet."}
+var ExtraLatencyField = engine.MetricField{Name: ExtraLatencyMetric, Unit: "s", Display: "ms", Scale: 1000,
+	Doc: "Added latency beyond the network's: |addedLatency| less the link's mean one-way transit (latency + jitter, and a scenario's delays, over the run). The delay the technique's own settings add; negative when it draws ahead of the average packet."}
 
 // TuneMetricFields lists the metrics a tuning on one link can bound, in the
 // order the tuner's forms show them: MetricFields with ExtraLatencyField
 // after addedLatency, then RecoveryField (with a scenario).
-func TuneMetricFields() []MetricField {
+func TuneMetricFields() []engine.MetricField {
 	i := metricIndex("addedLatency") + 1
-	fields := slices.Concat(MetricFields[:i], []MetricField{ExtraLatencyField}, MetricFields[i:])
+	fields := slices.Concat(engine.MetricFields[:i], []engine.MetricField{ExtraLatencyField}, engine.MetricFields[i:])
 	return append(fields, RecoveryField)
 }
 
 // TuneMetric returns the metric called name that a tuning can bound: one
 // of MetricFields, PopulationMetricFields or the tuner's own extraLatency
 // and recovery; or blank, the bound every tuning applies (see BlankMetric).
-func TuneMetric(name string) (MetricField, bool) {
+func TuneMetric(name string) (engine.MetricField, bool) {
 	if i := metricIndex(name); i >= 0 {
-		return MetricFields[i], true
+		return engine.MetricFields[i], true
 	}
 	if i := populationMetricIndex(name); i >= 0 {
 		return PopulationMetricFields[i], true
@@ -52,14 +53,14 @@ func TuneMetric(name string) (MetricField, bool) {
 
 // tuneField returns the tuner's own metric called name, extraLatency or
 // recovery, which are not fields of Metrics.
-func tuneField(name string) (MetricField, bool) {
+func tuneField(name string) (engine.MetricField, bool) {
 	switch name {
 	case ExtraLatencyMetric:
 		return ExtraLatencyField, true
 	case RecoveryMetric:
 		return RecoveryField, true
 	}
-	return MetricField{}, false
+	return engine.MetricField{}, false
 }
 
 // floorFit is how far below the lag of its render time a technique's
@@ -117,8 +118,8 @@ type TuneFloor struct {
 // review's link (120 ms + 30 ms of jitter, 30 Hz sends, 60 Hz frames) mirror
 // cannot go below 120 + 8.3 − 5 → 123 ms, the buffer below
 // 120 − 5 − 7.5 → 107 ms.
-func LatencyFloor(name string, s *Settings) (TuneFloor, bool) {
-	sc, err := s.scenario()
+func LatencyFloor(name string, s *engine.Settings) (TuneFloor, bool) {
+	sc, err := engine.ScenarioOf(s)
 	if err != nil {
 		return TuneFloor{}, false
 	}
@@ -126,8 +127,8 @@ func LatencyFloor(name string, s *Settings) (TuneFloor, bool) {
 }
 
 // latencyFloor is LatencyFloor with the scenario of s parsed.
-func latencyFloor(name string, s *Settings, sc *netsim.Scenario) (TuneFloor, bool) {
-	reach := techniqueReach(name)
+func latencyFloor(name string, s *engine.Settings, sc *netsim.Scenario) (TuneFloor, bool) {
+	reach := engine.TechniqueReach(name)
 	least, jitter := linkExtremes(s, sc)
 	if reach == technique.Ahead || least <= 0 {
 		return TuneFloor{}, false
@@ -153,7 +154,7 @@ func latencyFloor(name string, s *Settings, sc *netsim.Scenario) (TuneFloor, boo
 // between its events, so at an event's start or end), the settings' own
 // with an ideal link (whose jitter is then 0); the least latency is 0 with
 // reordering.
-func linkExtremes(s *Settings, sc *netsim.Scenario) (least, jitter float64) {
+func linkExtremes(s *engine.Settings, sc *netsim.Scenario) (least, jitter float64) {
 	if s.Ideal {
 		return s.Latency, 0
 	}
@@ -185,15 +186,15 @@ const transitSamples = 20000
 // evenly spread); the latency alone with an ideal link. Queueing behind a
 // bandwidth limit, outages and reordering are not counted. extraLatency is
 // the added latency less it.
-func LinkTransit(s *Settings) float64 {
-	sc, err := s.scenario()
+func LinkTransit(s *engine.Settings) float64 {
+	sc, err := engine.ScenarioOf(s)
 	if err != nil {
 		return s.Latency + s.Jitter
 	}
 	return linkTransit(s, sc)
 }
 
-func linkTransit(s *Settings, sc *netsim.Scenario) float64 {
+func linkTransit(s *engine.Settings, sc *netsim.Scenario) float64 {
 	if s.Ideal {
 		return s.Latency
 	}
@@ -212,8 +213,8 @@ func linkTransit(s *Settings, sc *netsim.Scenario) float64 {
 // checkFloors refuses a bound on added latency (or extraLatency) below what
 // the network alone allows technique, base its settings: the error names
 // constraint i's max, the floor, what makes it, and the bound that can be met.
-func (s *TuneSpec) checkFloors(base *Settings) error {
-	sc, err := base.scenario()
+func (s *TuneSpec) checkFloors(base *engine.Settings) error {
+	sc, err := engine.ScenarioOf(base)
 	if err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ func (s *TuneSpec) checkFloors(base *Settings) error {
 			why += "; or bound " + ExtraLatencyMetric + ", the delay beyond the network's mean one-way transit of " + msText(f.Transit) +
 				" (" + ExtraLatencyMetric + "=60ms is addedLatency ≤ " + msText(f.Transit+0.06) + " here)"
 		}
-		return &FieldError{Field: "constraints[" + strconv.Itoa(i) + "].max", Value: msText(c.Max),
+		return &engine.FieldError{Field: "constraints[" + strconv.Itoa(i) + "].max", Value: msText(c.Max),
 			Allowed: "at least " + msText(floor) + ": " + why}
 	}
 	return nil
@@ -254,12 +255,12 @@ func (s *TuneSpec) checkFloors(base *Settings) error {
 // latency is at least its own link's floor, so a percentile of the added
 // latency across entities (addedLatencyP50, P90, P99) is at least the same
 // percentile of their floors.
-func (s *TuneSpec) checkPopulationFloors(base *Settings) error {
-	sc, err := base.scenario()
+func (s *TuneSpec) checkPopulationFloors(base *engine.Settings) error {
+	sc, err := engine.ScenarioOf(base)
 	if err != nil {
 		return err
 	}
-	if techniqueReach(s.Technique) == technique.Ahead {
+	if engine.TechniqueReach(s.Technique) == technique.Ahead {
 		return nil
 	}
 	p := s.Population
@@ -285,7 +286,7 @@ func (s *TuneSpec) checkPopulationFloors(base *Settings) error {
 		if c.Max >= floor {
 			continue
 		}
-		return &FieldError{Field: "constraints[" + strconv.Itoa(i) + "].max", Value: msText(c.Max),
+		return &engine.FieldError{Field: "constraints[" + strconv.Itoa(i) + "].max", Value: msText(c.Max),
 			Allowed: "at least " + msText(floor) + ": " + c.Metric + " cannot go below " + msText(floor) +
 				" over this population: each entity's added latency is at least its own link's floor (its latency, for " + s.Technique +
 				"), and the p" + strconv.Itoa(int(math.Round(q*100))) + " of those floors across the entities is " + msText(floor)}

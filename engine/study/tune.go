@@ -1,4 +1,4 @@
-package engine
+package study
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"interplab/engine"
 	"interplab/engine/motion"
 	"interplab/engine/param"
 )
@@ -55,7 +56,7 @@ func DefaultTuneWeights() TuneWeights { return TuneWeights{1, 1, 1, 1} }
 // everywhere in the tuner and in lab sim: a display that leads the truth by
 // d (negative added latency, from extrapolating too far) is as far out of
 // step as one that lags by d.
-func (w TuneWeights) Cost(m Metrics, renderRate float64) float64 {
+func (w TuneWeights) Cost(m engine.Metrics, renderRate float64) float64 {
 	snapRate := 0.0
 	if m.Frames > 0 {
 		snapRate = float64(m.Snaps) * 60 * renderRate / float64(m.Frames)
@@ -75,11 +76,11 @@ func (w TuneWeights) validate() error {
 		v    float64
 	}{{"errP95", w.ErrP95}, {"addedLatency", w.AddedLatency}, {"snaps", w.Snaps}, {"underrun", w.Underrun}} {
 		if !(f.v >= 0 && f.v <= MaxTuneWeight) {
-			return &FieldError{Field: "weights." + f.name, Value: param.FormatNumber(f.v), Allowed: "[0, 1000000]"}
+			return &engine.FieldError{Field: "weights." + f.name, Value: param.FormatNumber(f.v), Allowed: "[0, 1000000]"}
 		}
 	}
 	if w == (TuneWeights{}) {
-		return &FieldError{Field: "weights", Value: "0", Allowed: "at least one positive weight"}
+		return &engine.FieldError{Field: "weights", Value: "0", Allowed: "at least one positive weight"}
 	}
 	return nil
 }
@@ -107,14 +108,13 @@ type TuneRange struct {
 // technique's own knobs for it. It returns nil for snap, which has no
 // settings, and for unknown names.
 func TuneSpace(technique string) []TuneRange {
-	i := techniqueIndex(technique)
-	if i < 0 || len(techDefs[i].tune) == 0 {
+	names := engine.TechniqueTune(technique)
+	if len(names) == 0 {
 		return nil
 	}
-	names := techDefs[i].tune
 	space := make([]TuneRange, len(names))
 	for i, n := range names {
-		p, _ := Lookup(n)
+		p, _ := engine.Lookup(n)
 		space[i] = TuneRange{Name: n, Min: p.Min, Max: p.Max}
 	}
 	return space
@@ -124,9 +124,9 @@ func TuneSpace(technique string) []TuneRange {
 // TuneSpace), in display order: every one but snap.
 func TunableTechniques() []string {
 	var names []string
-	for i := range techDefs {
-		if len(techDefs[i].tune) > 0 {
-			names = append(names, techDefs[i].name)
+	for _, name := range engine.TechniqueNames {
+		if len(engine.TechniqueTune(name)) > 0 {
+			names = append(names, name)
 		}
 	}
 	return names
@@ -140,8 +140,8 @@ type TuneSpec struct {
 	// is the first candidate, and parameters not searched keep its values.
 	// Its Techniques and Motion are kept in every candidate's Settings but
 	// each run uses Technique alone on one motion of Motions.
-	Base      Settings `json:"base"`
-	Technique string   `json:"technique"` // a technique with a TuneSpace: every one but snap
+	Base      engine.Settings `json:"base"`
+	Technique string          `json:"technique"` // a technique with a TuneSpace: every one but snap
 
 	// Motions is the motion mix: each candidate runs once on each script
 	// (a name from Motions) and its metrics are combined by
@@ -191,12 +191,12 @@ func (spec TuneSpec) normalized() TuneSpec {
 // the base's first invalid field.
 func (spec *TuneSpec) Validate() error {
 	s := spec.normalized()
-	if i := techniqueIndex(s.Technique); i < 0 || len(techDefs[i].tune) == 0 {
+	if len(engine.TechniqueTune(s.Technique)) == 0 {
 		allowed := "one of " + strings.Join(TunableTechniques(), ", ")
-		if i >= 0 {
+		if slices.Contains(engine.TechniqueNames, s.Technique) {
 			allowed += ": " + s.Technique + " has no settings to tune"
 		}
-		return &FieldError{Field: "technique", Value: s.Technique, Allowed: allowed}
+		return &engine.FieldError{Field: "technique", Value: s.Technique, Allowed: allowed}
 	}
 	base := s.Base
 	base.Techniques = []string{s.Technique}
@@ -209,10 +209,10 @@ func (spec *TuneSpec) Validate() error {
 	for i, m := range s.Motions {
 		field := "motions[" + strconv.Itoa(i) + "]"
 		if slices.Index(motion.Names, m) < 0 {
-			return &FieldError{Field: field, Value: m, Allowed: "one of " + strings.Join(motion.Names, ", ")}
+			return &engine.FieldError{Field: field, Value: m, Allowed: "one of " + strings.Join(motion.Names, ", ")}
 		}
 		if slices.Contains(s.Motions[:i], m) {
-			return &FieldError{Field: field, Value: m, Allowed: "a motion not already in the mix"}
+			return &engine.FieldError{Field: field, Value: m, Allowed: "a motion not already in the mix"}
 		}
 	}
 	if err := s.Weights.validate(); err != nil {
@@ -225,10 +225,10 @@ func (spec *TuneSpec) Validate() error {
 				return err
 			}
 		} else if metricIndex(c.Metric) < 0 && c.Metric != ExtraLatencyMetric {
-			return &FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), extraLatency, or recovery"}
+			return &engine.FieldError{Field: field + ".metric", Value: c.Metric, Allowed: "a metric name (see MetricFields), extraLatency, or recovery"}
 		}
 		if math.IsNaN(c.Max) || math.IsInf(c.Max, 0) {
-			return &FieldError{Field: field + ".max", Value: param.FormatNumber(c.Max), Allowed: "a finite number"}
+			return &engine.FieldError{Field: field + ".max", Value: param.FormatNumber(c.Max), Allowed: "a finite number"}
 		}
 	}
 	if err := s.validateSpaceAndBudget(); err != nil {
@@ -240,37 +240,37 @@ func (spec *TuneSpec) Validate() error {
 // validateSpaceAndBudget checks the searched parameters and the budget of
 // s, normalized.
 func (s *TuneSpec) validateSpaceAndBudget() error {
-	group := TechniqueGroup(s.Technique)
+	group := engine.TechniqueGroup(s.Technique)
 	for i, r := range s.Space {
 		field := "space[" + strconv.Itoa(i) + "]"
-		p, ok := Lookup(r.Name)
-		if !ok || p.Group != group || p.Kind == Enum || p.Kind == Set {
-			return &FieldError{Field: field + ".name", Value: r.Name,
+		p, ok := engine.Lookup(r.Name)
+		if !ok || p.Group != group || p.Kind == engine.Enum || p.Kind == engine.Set {
+			return &engine.FieldError{Field: field + ".name", Value: r.Name,
 				Allowed: "a Float, Int or Bool parameter of group " + group}
 		}
 		if slices.ContainsFunc(s.Space[:i], func(q TuneRange) bool { return q.Name == r.Name }) {
-			return &FieldError{Field: field + ".name", Value: r.Name, Allowed: "a parameter not already searched"}
+			return &engine.FieldError{Field: field + ".name", Value: r.Name, Allowed: "a parameter not already searched"}
 		}
 		if p.Check(r.Min) != nil {
-			return &FieldError{Field: field + ".min", Value: p.ValueText(r.Min), Allowed: p.Allowed()}
+			return &engine.FieldError{Field: field + ".min", Value: p.ValueText(r.Min), Allowed: p.Allowed()}
 		}
 		if p.Check(r.Max) != nil {
-			return &FieldError{Field: field + ".max", Value: p.ValueText(r.Max), Allowed: p.Allowed()}
+			return &engine.FieldError{Field: field + ".max", Value: p.ValueText(r.Max), Allowed: p.Allowed()}
 		}
 		if r.Max < r.Min {
-			return &FieldError{Field: field + ".max", Value: p.ValueText(r.Max),
+			return &engine.FieldError{Field: field + ".max", Value: p.ValueText(r.Max),
 				Allowed: "at least " + field + ".min = " + p.ValueText(r.Min)}
 		}
 	}
 	if s.Budget < 1 || s.Budget > MaxTuneBudget {
-		return &FieldError{Field: "budget", Value: strconv.Itoa(s.Budget),
+		return &engine.FieldError{Field: "budget", Value: strconv.Itoa(s.Budget),
 			Allowed: "a whole number in [1, " + strconv.Itoa(MaxTuneBudget) + "], or 0 for " + strconv.Itoa(DefaultTuneBudget)}
 	}
 	return nil
 }
 
 func metricIndex(name string) int {
-	for i, f := range MetricFields {
+	for i, f := range engine.MetricFields {
 		if f.Name == name {
 			return i
 		}
@@ -280,11 +280,11 @@ func metricIndex(name string) int {
 
 // Candidate is one evaluated setting of the tuner.
 type Candidate struct {
-	Settings  Settings `json:"settings"`  // the base with the searched parameters set
-	Metrics   Metrics  `json:"metrics"`   // combined over the motion mix (CombineMetrics)
-	Cost      float64  `json:"cost"`      // TuneSpec.Weights.Cost of Metrics
-	Feasible  bool     `json:"feasible"`  // every constraint holds
-	Violation float64  `json:"violation"` // how far the constraints are broken, summed in display units to rank: 0 when feasible (see Tune)
+	Settings  engine.Settings `json:"settings"`  // the base with the searched parameters set
+	Metrics   engine.Metrics  `json:"metrics"`   // combined over the motion mix (CombineMetrics)
+	Cost      float64         `json:"cost"`      // TuneSpec.Weights.Cost of Metrics
+	Feasible  bool            `json:"feasible"`  // every constraint holds
+	Violation float64         `json:"violation"` // how far the constraints are broken, summed in display units to rank: 0 when feasible (see Tune)
 
 	// Breaks lists the constraints the candidate breaks, in the order of
 	// TuneSpec.Constraints; empty when it is feasible.
@@ -339,18 +339,20 @@ type TuneResult struct {
 
 // ExtraLatency returns the extraLatency of metrics m of one of r's
 // candidates: |m.AddedLatency| less r.Transit, in seconds.
-func (r *TuneResult) ExtraLatency(m Metrics) float64 { return extraLatency(m, r.Transit) }
+func (r *TuneResult) ExtraLatency(m engine.Metrics) float64 { return extraLatency(m, r.Transit) }
 
 // extraLatency is the added latency beyond a mean transit, by its
 // magnitude as every bound on added latency is.
-func extraLatency(m Metrics, transit float64) float64 { return math.Abs(m.AddedLatency) - transit }
+func extraLatency(m engine.Metrics, transit float64) float64 {
+	return math.Abs(m.AddedLatency) - transit
+}
 
 // CombineMetrics combines one candidate's metrics over the motions of a mix:
 // Frames and Snaps are summed, ErrMax and SnapMax are the maximum, and every
 // other field (RMS and p95 error, added latency, the shares, smoothness) is
 // the plain mean, each motion weighing the same.
-func CombineMetrics(ms []Metrics) Metrics {
-	var c Metrics
+func CombineMetrics(ms []engine.Metrics) engine.Metrics {
+	var c engine.Metrics
 	if len(ms) == 0 {
 		return c
 	}
