@@ -55,8 +55,8 @@ type replayState struct {
 func newReplay(t *Trace) *replay {
 	t0 := t.Packets[0].Sent
 	r := &replay{entities: t.Entities, span: t.Span()}
-	if est := t.Network(); est.SendRate > 0 {
-		r.sendRate = est.SendRate
+	if sr := t.sendRate(); sr > 0 {
+		r.sendRate = sr
 	}
 
 	// The truth: distinct sends per entity. A copy shares the state of the

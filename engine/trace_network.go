@@ -88,7 +88,6 @@ func (t *Trace) Network() NetworkEstimate {
 	}
 	st := make([]ent, t.Entities)
 	var lost, dupes int
-	var intervals []float64
 	closeSend := func(s *ent) {
 		e.Sends++
 		if s.arrived == 0 {
@@ -123,7 +122,6 @@ func (t *Trace) Network() NetworkEstimate {
 				}
 				s.lastLost = true
 			}
-			intervals = append(intervals, (p.Sent-s.sent)/float64(p.Seq-s.seq))
 		}
 		s.seen, s.seq, s.sent, s.arrived = true, p.Seq, p.Sent, 0
 		if !math.IsNaN(p.Arrive) {
@@ -153,15 +151,44 @@ func (t *Trace) Network() NetworkEstimate {
 		e.Duplicate = netRound(float64(dupes)/float64(e.Delivered), 1e-4)
 		e.Fields = append(e.Fields, "duplicate")
 	}
-	if len(intervals) > 0 {
-		slices.Sort(intervals)
-		if m := netMedian(intervals); m > 0 {
-			e.SendRate = netRound(1/m, 1e-3)
-			e.Fields = append(e.Fields, "sendRate")
-		}
+	if e.SendRate = t.sendRate(); e.SendRate > 0 {
+		e.Fields = append(e.Fields, "sendRate")
 	}
 	e.Fields = netTableOrder(e.Fields)
 	return e
+}
+
+// sendRate is the trace's send rate as Network estimates it: 1 / the median
+// of (Δsent / Δseq) between an entity's consecutive sends, rounded to
+// 0.001 Hz; 0 when no entity sent twice. A replay needs it alone, without
+// the rest of the estimate.
+func (t *Trace) sendRate() float64 {
+	type ent struct {
+		seq  int
+		sent float64
+		seen bool
+	}
+	st := make([]ent, t.Entities)
+	var intervals []float64
+	for i := range t.Packets {
+		p := &t.Packets[i]
+		s := &st[p.Entity]
+		if s.seen && p.Seq == s.seq {
+			continue // a copy of the send before
+		}
+		if s.seen {
+			intervals = append(intervals, (p.Sent-s.sent)/float64(p.Seq-s.seq))
+		}
+		s.seen, s.seq, s.sent = true, p.Seq, p.Sent
+	}
+	if len(intervals) == 0 {
+		return 0
+	}
+	slices.Sort(intervals)
+	if m := netMedian(intervals); m > 0 {
+		return netRound(1/m, 1e-3)
+	}
+	return 0
 }
 
 // netDelays returns the one-way delay of every packet copy that arrived,

@@ -276,8 +276,18 @@ func ParseScenario(text string) (*Scenario, error) {
 	if err := sc.Validate(0); err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(sc.Events, func(a, b ScenarioEvent) int { return cmpFloat(a.At, b.At) })
+	sortByStart(sc.Events)
 	return sc, nil
+}
+
+// sortByStart puts events in order of start, those that start together in
+// text order: an insertion sort, as a scenario has a few lines.
+func sortByStart(events []ScenarioEvent) {
+	for i := 1; i < len(events); i++ {
+		for j := i; j > 0 && cmpFloat(events[j].At, events[j-1].At) < 0; j-- {
+			events[j], events[j-1] = events[j-1], events[j]
+		}
+	}
 }
 
 // setField stores one key=value of the event's line.

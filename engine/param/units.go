@@ -107,7 +107,7 @@ func (q Quantity) Parse(text string) (v float64, ok bool) {
 	// The longest matching suffix wins: "ms" before "s", "kbit/s" before "bit/s".
 	best := unitDiv{Div: q.Scale}
 	for u := range q.eachUnit {
-		if n := len(u.Suffix); len(text) > n && n > len(best.Suffix) && strings.EqualFold(text[len(text)-n:], u.Suffix) {
+		if n := len(u.Suffix); len(text) > n && n > len(best.Suffix) && asciiEqualFold(text[len(text)-n:], u.Suffix) {
 			best = u
 		}
 	}
@@ -174,6 +174,10 @@ func FormatIn(v, scale float64) string {
 	return plainShifted(strconv.FormatFloat(v, 'e', -1, 64), k)
 }
 
+// zeros holds the most zeros plainShifted writes: 20 after the digits of a
+// number below 1e21, 8 before those of one at least 1e-9.
+const zeros = "00000000000000000000"
+
 // plainShifted writes the number in e ("-4.96e-02", strconv's 'e' form)
 // times 10^k without an exponent, when its size allows.
 func plainShifted(e string, k int) string {
@@ -182,7 +186,8 @@ func plainShifted(e string, k int) string {
 	mant, exps, _ := strings.Cut(e, "e")
 	exp, _ := strconv.Atoi(exps)
 	exp += k
-	digits := strings.Replace(mant, ".", "", 1)
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := whole + frac
 	if exp < -9 || exp >= 21 {
 		s := digits[:1]
 		if len(digits) > 1 {
@@ -198,9 +203,9 @@ func plainShifted(e string, k int) string {
 	var s string
 	switch {
 	case point <= 0:
-		s = "0." + strings.Repeat("0", -point) + digits
+		s = "0." + zeros[:-point] + digits
 	case point >= len(digits):
-		s = digits + strings.Repeat("0", point-len(digits))
+		s = digits + zeros[:point-len(digits)]
 	default:
 		s = digits[:point] + "." + digits[point:]
 	}
@@ -407,16 +412,14 @@ func (q Quantity) Format(v float64) string {
 
 // Suggest returns up to n names of rows closest to name: those that
 // differ only in case, then those it is a prefix or part of, then those
-// within a small edit distance, nearest first.
+// within a small edit distance, nearest first, rows of one distance in
+// table order. Names are ASCII, and case is folded as ASCII.
 func Suggest[P any](rows []Param[P], name string, n int) []string {
-	lower := strings.ToLower(strings.TrimSpace(name))
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, p := range rows {
-		pl := strings.ToLower(p.Name)
+	lower := asciiLower(strings.TrimSpace(name))
+	far := max(2, len(lower)/3) // the farthest a suggestion may be
+	dist := make([]int, len(rows))
+	for i := range rows {
+		pl := asciiLower(rows[i].Name)
 		d := editDistance(lower, pl)
 		switch {
 		case pl == lower:
@@ -424,16 +427,35 @@ func Suggest[P any](rows []Param[P], name string, n int) []string {
 		case lower != "" && (strings.Contains(pl, lower) || strings.Contains(lower, pl)):
 			d = min(d, 1)
 		}
-		if d <= max(2, len(lower)/3) {
-			cs = append(cs, cand{p.Name, d})
+		dist[i] = d
+	}
+	var out []string
+	for d := 0; d <= far && len(out) < n; d++ {
+		for i := range rows {
+			if dist[i] == d && len(out) < n {
+				out = append(out, rows[i].Name)
+			}
 		}
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return a.d - b.d })
-	var out []string
-	for _, c := range cs[:min(n, len(cs))] {
-		out = append(out, c.name)
-	}
 	return out
+}
+
+// asciiLower is s with its ASCII capitals made lower case; other bytes
+// are left as they are.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// asciiEqualFold tells whether a and b are equal under ASCII case folding:
+// units are ASCII (and "×", compared as it is).
+func asciiEqualFold(a, b string) bool {
+	return len(a) == len(b) && asciiLower(a) == asciiLower(b)
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.
