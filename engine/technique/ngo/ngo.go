@@ -7,7 +7,7 @@
 // Companion License, so this is built only from the behaviour described in
 // golden/peers/README.md (NGO section) and Unity's public API docs, and
 // pinned by the cases recorded from NGO itself (golden/peers/ngo, copied to
-// testdata/peers/ngo); no NGO code was read.
+// testdata/); no NGO code was read.
 //
 // What is modelled, number for number:
 //   - Time sync: ServerTime = base + server offset, LocalTime = base + local
