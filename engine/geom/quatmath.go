@@ -30,6 +30,7 @@ type SlerpPair struct {
 	linear bool    // a and b nearly parallel: normalised lerp
 }
 
+// Init makes p the arc from a to b.
 func (p *SlerpPair) Init(a, b Quat) {
 	d := float64(a[0]*b[0]) + float64(a[1]*b[1]) + float64(a[2]*b[2]) + float64(a[3]*b[3])
 	if d < 0 {
@@ -121,6 +122,7 @@ type EulerPair struct {
 	yaw0, yaw1 float64 // radians in (−π, π]
 }
 
+// Init makes p the blend from a's yaw to b's.
 func (p *EulerPair) Init(a, b Quat) { *p = EulerPair{a.Yaw(), b.Yaw()} }
 
 // At returns the Z and W components of the rotation with yaw a fraction t

@@ -43,4 +43,5 @@ func (a Vec3) Finite() bool {
 	return Finite(a[0]) && Finite(a[1]) && Finite(a[2])
 }
 
+// Finite reports whether x is neither NaN nor infinite.
 func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
