@@ -3,6 +3,10 @@ package engine
 import (
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+	"interplab/engine/technique/buffer"
 )
 
 // bufFuzzBytes reads the fuzzer's input a byte at a time, as zeros once it
@@ -54,7 +58,7 @@ func bufFuzzSetting(b *bufFuzzBytes, s *Settings) {
 	case 6:
 		s.SpeedClamp = !s.SpeedClamp
 	case 7:
-		s.Rotation = Rotations[b.next()%2]
+		s.Rotation = buffer.Rotations[b.next()%2]
 	case 8:
 		s.MaxSpeed = 0.5 + 49.5*b.unit()
 		s.SendRate = 1 + float64(b.next()%128)
@@ -62,19 +66,19 @@ func bufFuzzSetting(b *bufFuzzBytes, s *Settings) {
 }
 
 // bufFuzzRot returns a unit rotation: a yaw, or a turn about a tilted axis.
-func bufFuzzRot(b *bufFuzzBytes) Quat {
+func bufFuzzRot(b *bufFuzzBytes) geom.Quat {
 	yaw := math.Pi * b.signed()
 	if b.next()%2 == 0 {
-		return QuatFromYaw(yaw)
+		return geom.QuatFromYaw(yaw)
 	}
-	axis := Vec3{1 + b.unit(), b.signed(), b.signed()}
+	axis := geom.Vec3{1 + b.unit(), b.signed(), b.signed()}
 	axis = axis.Scale(1 / axis.Len())
 	s, c := math.Sincos(yaw)
-	return Quat{axis[0] * s, axis[1] * s, axis[2] * s, c}
+	return geom.Quat{axis[0] * s, axis[1] * s, axis[2] * s, c}
 }
 
-func bufFuzzFiniteQuat(q Quat) bool {
-	return finite(q[0]) && finite(q[1]) && finite(q[2]) && finite(q[3])
+func bufFuzzFiniteQuat(q geom.Quat) bool {
+	return geom.Finite(q[0]) && geom.Finite(q[1]) && geom.Finite(q[2]) && geom.Finite(q[3])
 }
 
 // FuzzSnapBuffer plays a random sequence of packets (late, duplicated,
@@ -94,32 +98,27 @@ func FuzzSnapBuffer(f *testing.F) {
 		for _, kind := range []string{TechSnap, TechBuffer, TechHermite} {
 			in := bufFuzzBytes(data)
 			s := bufFuzzSettings(&in)
-			var tech Technique
-			switch kind {
-			case TechSnap:
-				tech = newSnap(s)
-			default:
-				tech = newBuffer(s, kind == TechHermite)
-			}
-			bufFuzzPlay(t, kind, tech, s, in)
+			env := envOf(s) // refreshed as a Sim does when a setting changes
+			tech := techniqueDef(kind).one(s, &env)
+			bufFuzzPlay(t, kind, tech, s, &env, in)
 		}
 	})
 }
 
-func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufFuzzBytes) {
+func bufFuzzPlay(t *testing.T, kind string, tech technique.Technique, s *Settings, env *technique.Env, in bufFuzzBytes) {
 	now := 20 * in.signed()
 	var (
-		newest   Snapshot
+		newest   technique.Snapshot
 		received int
 		lastTime = math.Inf(-1)
 	)
 	for step := 0; len(in) > 0 && step < 10000; step++ {
 		switch in.next() % 4 {
 		case 0: // a packet: a snapshot from up to 1 s before now to 0.3 s after
-			sn := Snapshot{
+			sn := technique.Snapshot{
 				Time: now - 1 + 1.3*in.unit(),
-				Pos:  Vec3{1000 * in.signed(), 1000 * in.signed(), 10 * in.signed()},
-				Vel:  Vec3{100 * in.signed(), 100 * in.signed(), 20 * in.signed()},
+				Pos:  geom.Vec3{1000 * in.signed(), 1000 * in.signed(), 10 * in.signed()},
+				Vel:  geom.Vec3{100 * in.signed(), 100 * in.signed(), 20 * in.signed()},
 				Rot:  bufFuzzRot(&in),
 			}
 			if in.next()%4 == 0 && received > 0 { // a duplicate or a stale copy
@@ -135,17 +134,18 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 			now += 0.1 * in.unit()
 		case 2:
 			bufFuzzSetting(&in, s)
+			*env = envOf(s)
 			continue
 		case 3: // a frame at the same now
 		}
 		got := tech.Sample(now)
-		if !got.Pos.Finite() || !bufFuzzFiniteQuat(got.Rot) || !finite(got.Time) || !finite(got.Newest) || !finite(got.Delay) {
+		if !got.Pos.Finite() || !bufFuzzFiniteQuat(got.Rot) || !geom.Finite(got.Time) || !geom.Finite(got.Newest) || !geom.Finite(got.Delay) {
 			t.Fatalf("%s step %d: Sample(%g) = %+v: not finite", kind, step, now, got)
 		}
-		if (got.Mode == Empty) != (received == 0) {
+		if (got.Mode == technique.Empty) != (received == 0) {
 			t.Fatalf("%s step %d: Mode = %v after %d snapshots", kind, step, got.Mode, received)
 		}
-		if got.Mode == Empty {
+		if got.Mode == technique.Empty {
 			if kind == TechSnap {
 				continue // snap's Empty Time is 0, not a render time
 			}
@@ -157,7 +157,7 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 				t.Fatalf("%s step %d: Newest = %g, want %g", kind, step, got.Newest, newest.Time)
 			}
 		}
-		if got.Mode != Empty { // the render clock starts with the first snapshot
+		if got.Mode != technique.Empty { // the render clock starts with the first snapshot
 			if got.Time < lastTime {
 				t.Fatalf("%s step %d: Time = %g after %g: ran backwards", kind, step, got.Time, lastTime)
 			}
@@ -166,7 +166,7 @@ func bufFuzzPlay(t *testing.T, kind string, tech Technique, s *Settings, in bufF
 		if got.Depth < 0 || got.Depth > received || got.Delay < 0 || got.Delay > 1 {
 			t.Fatalf("%s step %d: Depth, Delay = %d, %g, want in [0, %d], [0, 1]", kind, step, got.Depth, got.Delay, received)
 		}
-		if got.Mode == Extrapolate || got.Mode == Freeze {
+		if got.Mode == technique.Extrapolate || got.Mode == technique.Freeze {
 			ahead := min(got.Time-newest.Time, s.ExtrapolateCap)
 			speed := newest.Vel.Len()
 			if s.SpeedClamp {
@@ -200,7 +200,7 @@ func (e *bufFuzzSeed) start(now float64) { e.signed(now / 20) }
 // receive writes a packet whose snapshot is ago seconds older than now
 // (in [−0.3, 1]), at pos with vel and yaw (radians), tilted or not; dup
 // makes it a stale copy instead, back from the newest by stale × 0.05 s.
-func (e *bufFuzzSeed) receive(ago float64, pos, vel Vec3, yaw float64, tilted bool, dup bool, stale byte) {
+func (e *bufFuzzSeed) receive(ago float64, pos, vel geom.Vec3, yaw float64, tilted bool, dup bool, stale byte) {
 	*e = append(*e, 0, byte((1-ago)/1.3*255+0.5))
 	e.signed(pos[0] / 1000)
 	e.signed(pos[1] / 1000)
@@ -238,7 +238,7 @@ func bufFuzzSeedSteady() []byte {
 	e.start(0)
 	for i := range 60 {
 		t := float64(i) * 0.05
-		e.receive(0.026, Vec3{3 * t, -2 * t, 0}, Vec3{3, -2, 0}, 1.5*t, false, false, 0)
+		e.receive(0.026, geom.Vec3{3 * t, -2 * t, 0}, geom.Vec3{3, -2, 0}, 1.5*t, false, false, 0)
 		for range 3 {
 			e.frame(1.0 / 60)
 		}
@@ -263,9 +263,9 @@ func bufFuzzSeedRough() []byte {
 		t := float64(i) * 0.05
 		if i < 40 || i > 55 { // an outage
 			jitter := float64((i*37)%11) * 0.012
-			e.receive(0.02+jitter, Vec3{5 * math.Cos(t), 5 * math.Sin(t), 0}, Vec3{-5 * math.Sin(t), 5 * math.Cos(t), 0}, t*4, i%3 == 0, false, 0)
+			e.receive(0.02+jitter, geom.Vec3{5 * math.Cos(t), 5 * math.Sin(t), 0}, geom.Vec3{-5 * math.Sin(t), 5 * math.Cos(t), 0}, t*4, i%3 == 0, false, 0)
 			if i%4 == 1 {
-				e.receive(0, Vec3{900, 900, 9}, Vec3{90, 90, 0}, 0, false, true, byte(i*29))
+				e.receive(0, geom.Vec3{900, 900, 9}, geom.Vec3{90, 90, 0}, 0, false, true, byte(i*29))
 			}
 		}
 		if i%13 == 5 {

@@ -1,6 +1,11 @@
 package engine
 
-import "math"
+import (
+	"math"
+
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+)
 
 // fillChunk is how many entities a technique writes before the metrics
 // read them: few enough that they are still in cache.
@@ -19,7 +24,7 @@ type frameMeasure struct {
 // measure takes technique k's display of entities lo, lo+1, ... (out) into
 // the metrics, the timeline and, on the last frame of a step, the poses and
 // the live delay (LiveDelays).
-func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
+func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 	a, n := &m.accs[k], m.n
 	// This loop runs for every entity and technique each frame: no calls,
 	// no builtin max on floats (a runtime call in WebAssembly), and the
@@ -36,7 +41,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	accelSq, accelFrames := a.accelSq, a.accelFrames
 	for j := range out {
 		smp := &out[j]
-		if smp.Mode == Empty {
+		if smp.Mode == technique.Empty {
 			valid[j] = 0
 			continue
 		}
@@ -51,9 +56,9 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		}
 		a.hist[histBin(errSq)]++
 		switch smp.Mode {
-		case Extrapolate:
+		case technique.Extrapolate:
 			extrapolated++
-		case Freeze, Hold:
+		case technique.Freeze, technique.Hold:
 			frozen++
 		}
 		if smp.Time > smp.Newest {
@@ -97,7 +102,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 			smp := &out[j]
 			hx, hy := 1.0, 0.0
 			if !m.noHeadings {
-				hx, hy = smp.Rot.heading()
+				hx, hy = smp.Rot.Heading()
 			}
 			pp := poses[j*PoseStride : j*PoseStride+PoseStride]
 			pp[0], pp[1], pp[2] = float32(smp.Pos[0]), float32(smp.Pos[1]), float32(smp.Pos[2])
@@ -106,7 +111,7 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 		if live := m.live[k]; live != liveNone {
 			sum, drawn := m.liveSum[k], m.liveN[k]
 			for j := range out {
-				if out[j].Mode != Empty {
+				if out[j].Mode != technique.Empty {
 					sum += out[j].Delay
 					drawn++
 					if live == liveShared {
@@ -119,15 +124,15 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	}
 	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
 		d := out[j].Pos
-		if out[j].Mode == Empty {
-			d = Vec3{math.NaN()}
+		if out[j].Mode == technique.Empty {
+			d = geom.Vec3{math.NaN()}
 		}
 		m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+lo+j] = d
 	}
 	if j := m.focus - lo; j >= 0 && j < len(out) {
 		smp := &out[j]
 		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
-		if smp.Mode != Empty {
+		if smp.Mode != technique.Empty {
 			ft.Err = math.Sqrt(distSq(smp.Pos, truth[j]))
 			// valid is 2 now exactly when a frame was shown before this one.
 			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq
@@ -136,9 +141,9 @@ func (m *Sim) measure(k, lo int, out []Sample, fm *frameMeasure) {
 	}
 }
 
-func (m *Sim) writePose(row, e int, p Vec3, q Quat, mode Mode) {
+func (m *Sim) writePose(row, e int, p geom.Vec3, q geom.Quat, mode technique.Mode) {
 	o := (row*m.n + e) * PoseStride
-	hx, hy := q.heading()
+	hx, hy := q.Heading()
 	m.poses[o] = float32(p[0])
 	m.poses[o+1] = float32(p[1])
 	m.poses[o+2] = float32(p[2])
@@ -199,7 +204,7 @@ func (m *Sim) accumulateLag() {
 }
 
 // distSq returns |a−b|², written out: it is in the per-entity loop.
-func distSq(a, b Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
+func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
 
 // sq3 returns x² + y² + z² with every product rounded on its own: where the
 // compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still

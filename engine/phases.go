@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"context"
 	"math"
+
+	"interplab/engine/netsim"
 )
 
 // PhaseMetrics are one technique's metrics split by the phases of a
@@ -37,14 +38,14 @@ type ScenarioSpan struct {
 // Parameters of the recovery time.
 const (
 	// recoveryBucket is the resolution of the recovery time, s.
-	recoveryBucket = 0.1
+	RecoveryBucket = 0.1
 	// recoveryWindow is the length of the windows whose error and delay
 	// are compared, in buckets (1 s): long enough to average a few
 	// packets, short enough to see a recovery.
 	recoveryWindow = 10
 	// recoveryHorizon is how long after a scenario's end recovery is
 	// looked for, s; it bounds the memory the windows take.
-	recoveryHorizon = 30
+	RecoveryHorizon = 30
 	// recoveryBand is the relative band around the steady state.
 	recoveryBand = 0.1
 	// recoveryErrFloor and recoveryDelayFloor widen the band, in m and
@@ -92,7 +93,7 @@ func (p *phaseTracker) frame(m *Sim, next float64) {
 		p.marks[p.phase] = cloneAccs(m.accs)
 		p.phase++
 	}
-	for p.buckets <= recoveryHorizon/recoveryBucket && next >= p.end+float64(float64(p.buckets)*recoveryBucket)-timeEps {
+	for p.buckets <= RecoveryHorizon/RecoveryBucket && next >= p.end+float64(float64(p.buckets)*RecoveryBucket)-timeEps {
 		for k := range m.accs {
 			a := &m.accs[k]
 			p.cum = append(p.cum, phaseSums{errSq: a.errSq, frames: a.frames,
@@ -221,15 +222,20 @@ func (p *phaseTracker) window(nt, k, i int, lag lagGrid) (errRMS, delay float64)
 // within 10% of the steady state's (plus 5 mm and 5 ms). The delay of a
 // window trails it by latencyAhead (0.25 s), as the added-latency metric
 // does. So it costs two runs.
-func RunPhases(s Settings) (Result, error) { return runPhases(context.Background(), s) }
+func RunPhases(s Settings) (Result, error) { return RunPhasesUntil(nothing{}, s) }
 
-// runPhases is RunPhases that gives up with ctx.Err() when ctx is done.
-func runPhases(ctx context.Context, s Settings) (Result, error) {
+// nothing is a Canceller that never stops a run.
+type nothing struct{}
+
+func (nothing) Err() error { return nil }
+
+// RunPhasesUntil is RunPhases that gives up with c.Err() when c says so.
+func RunPhasesUntil(c Canceller, s Settings) (Result, error) {
 	m, err := newQuietSim(s)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := m.stepAll(ctx); err != nil {
+	if err := m.StepAll(c); err != nil {
 		return Result{}, err
 	}
 	res := m.result(0)
@@ -238,13 +244,13 @@ func runPhases(ctx context.Context, s Settings) (Result, error) {
 		return res, nil
 	}
 	base := s
-	base.Scenario = ScenarioNone
+	base.Scenario = netsim.ScenarioNone
 	b, err := newQuietSim(base)
 	if err != nil {
 		return Result{}, err
 	}
 	b.phases = newPhaseTracker(span.Start, span.End)
-	if err := b.stepAll(ctx); err != nil {
+	if err := b.StepAll(c); err != nil {
 		return Result{}, err
 	}
 
@@ -262,7 +268,7 @@ func runPhases(ctx context.Context, s Settings) (Result, error) {
 			}
 		}
 		if nw > 0 && last < nw-1 {
-			ph[k].Recovered, ph[k].Recovery = true, float64(float64(last+1)*recoveryBucket)
+			ph[k].Recovered, ph[k].Recovery = true, float64(float64(last+1)*RecoveryBucket)
 		}
 	}
 	for k := range res.Techniques {

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"interplab/engine/netsim"
+)
 
 func TestPhases(t *testing.T) {
 	s := Defaults()
@@ -41,7 +45,7 @@ func TestPhases(t *testing.T) {
 		}
 	}
 	// No scenario, no phases.
-	s.Scenario = ScenarioNone
+	s.Scenario = netsim.ScenarioNone
 	if res, err := RunPhases(s); err != nil || res.Scenario != nil || res.Techniques[0].Phases != nil {
 		t.Errorf("RunPhases without a scenario = %+v, %v", res.Scenario, err)
 	}

@@ -3,6 +3,11 @@ package engine
 import (
 	"math"
 	"slices"
+
+	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/param"
+	"interplab/engine/technique"
 )
 
 // replay is a Sim's packet source when it replays a recorded trace instead
@@ -39,7 +44,7 @@ type replayRow struct {
 }
 
 type replayState struct {
-	Snapshot
+	technique.Snapshot
 	yaw    float64
 	seq    int
 	arrive float64 // the first copy's arrival, s; NaN if every copy was lost
@@ -50,8 +55,8 @@ type replayState struct {
 func newReplay(t *Trace) *replay {
 	t0 := t.Packets[0].Sent
 	r := &replay{entities: t.Entities, span: t.Span()}
-	if est := t.Network(); est.SendRate > 0 {
-		r.sendRate = est.SendRate
+	if sr := t.sendRate(); sr > 0 {
+		r.sendRate = sr
 	}
 
 	// The truth: distinct sends per entity. A copy shares the state of the
@@ -80,12 +85,12 @@ func newReplay(t *Trace) *replay {
 	for i := range t.Packets {
 		p := &t.Packets[i]
 		if isNew[i] {
-			rot := QuatIdentity
+			rot := geom.QuatIdentity
 			if p.HasRot {
 				rot = p.Rot
 			}
 			r.states[fill[p.Entity]] = replayState{
-				Snapshot: Snapshot{Time: p.Sent - t0, Pos: p.Pos, Vel: p.Vel, Rot: rot},
+				Snapshot: technique.Snapshot{Time: p.Sent - t0, Pos: p.Pos, Vel: p.Vel, Rot: rot},
 				yaw:      rot.Yaw(), seq: p.Seq, arrive: math.NaN(),
 			}
 			fill[p.Entity]++
@@ -197,7 +202,7 @@ func (m *Sim) replayDeliver(i int, times [3]float64) {
 	for _, row := range r.rows[c.first:c.end] {
 		snap := r.states[row.state].Snapshot
 		for k, b := range m.batches {
-			t := b.(*perEntity).techs[row.entity] // a replay runs per entity: see Restart
+			t := b.(*technique.PerEntity).Techs[row.entity] // a replay runs per entity: see Restart
 			t.Receive(snap, times[m.base[k]])
 		}
 	}
@@ -208,7 +213,7 @@ func (m *Sim) replayDeliver(i int, times [3]float64) {
 // the first and after the last. The yaw turns linearly, the short way,
 // between recorded orientations. Calls for an entity must not go back in
 // time (until restart).
-func (r *replay) at(e int, t float64) State {
+func (r *replay) at(e int, t float64) motion.State {
 	c, end := r.cur[e], r.start[e+1]
 	for c+1 < end && r.states[c+1].Time <= t {
 		c++
@@ -217,22 +222,22 @@ func (r *replay) at(e int, t float64) State {
 	s0 := &r.states[c]
 	switch {
 	case t == s0.Time:
-		return State{Pos: s0.Pos, Vel: s0.Vel, Yaw: s0.yaw}
+		return motion.State{Pos: s0.Pos, Vel: s0.Vel, Yaw: s0.yaw}
 	case t < s0.Time || c+1 == end:
-		return State{Pos: s0.Pos, Yaw: s0.yaw} // held, standing still
+		return motion.State{Pos: s0.Pos, Yaw: s0.yaw} // held, standing still
 	}
 	s1 := &r.states[c+1]
 	dt := s1.Time - s0.Time
 	a := (t - s0.Time) / dt
-	h01, h10, h11 := hermiteBasis(a, dt)
+	h01, h10, h11 := geom.HermiteBasis(a, dt)
 	// The derivatives of the weights, per second.
 	d01 := float64(6*a-float64(6*float64(a*a))) / dt
 	d10 := float64(3*float64(a*a)) - float64(4*a) + 1
 	d11 := float64(3*float64(a*a)) - float64(2*a)
-	var st State
+	var st motion.State
 	for k := range 3 {
 		p0, v0, p1, v1 := s0.Pos[k], s0.Vel[k], s1.Pos[k], s1.Vel[k]
-		st.Pos[k] = hermite1(p0, v0, p1, v1, h01, h10, h11)
+		st.Pos[k] = geom.Hermite1(p0, v0, p1, v1, h01, h10, h11)
 		st.Vel[k] = float64((p1-p0)*d01) + float64(v0*d10) + float64(v1*d11)
 	}
 	dy := s1.yaw - s0.yaw
@@ -306,7 +311,7 @@ func (m *Sim) replayFixed(name string, v float64) error {
 	if v == cur {
 		return nil
 	}
-	return &FieldError{Field: name, Value: formatNumber(v), Allowed: formatNumber(cur) + ": a replay takes it from its trace"}
+	return &FieldError{Field: name, Value: param.FormatNumber(v), Allowed: param.FormatNumber(cur) + ": a replay takes it from its trace"}
 }
 
 // RunTrace replays t through every technique of s (see NewReplay) for
@@ -323,8 +328,8 @@ func RunTraceSeries(t *Trace, s Settings, step float64) (Result, error) {
 	}
 	m.set.Duration = min(m.set.Duration, m.rp.span)
 	if !(step >= 0) || step > m.set.Duration {
-		return Result{}, &FieldError{Field: "step", Value: formatNumber(step),
-			Allowed: "[0, duration = " + formatNumber(m.set.Duration) + "] s"}
+		return Result{}, &FieldError{Field: "step", Value: param.FormatNumber(step),
+			Allowed: "[0, duration = " + param.FormatNumber(m.set.Duration) + "] s"}
 	}
 	return m.runFor(step), nil
 }

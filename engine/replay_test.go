@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // replayDemanding is the determinism test's run: heavy-tailed jitter, burst
@@ -65,8 +67,8 @@ func TestReplayMatchesRun(t *testing.T) {
 // The truth between sends is the Hermite curve through the recorded states:
 // exact for a path of degree three (a jump under gravity).
 func TestReplayTruth(t *testing.T) {
-	path := func(t float64) (Vec3, Vec3) {
-		return Vec3{3 * t, -t, 4*t - 4.9*t*t + 0.1*t*t*t}, Vec3{3, -1, 4 - 9.8*t + 0.3*t*t}
+	path := func(t float64) (geom.Vec3, geom.Vec3) {
+		return geom.Vec3{3 * t, -t, 4*t - 4.9*t*t + 0.1*t*t*t}, geom.Vec3{3, -1, 4 - 9.8*t + 0.3*t*t}
 	}
 	tr := &Trace{Entities: 1}
 	for k := range 11 {
@@ -240,7 +242,7 @@ func FuzzReplay(f *testing.F) {
 			seq[e] += 1 + int(b[i+3]%3)
 			x := float64(b[i+3]) - 128
 			tr.Packets = append(tr.Packets, TracePacket{Entity: e, Seq: seq[e], Sent: sent, Arrive: arrive,
-				Pos: Vec3{x, x / 2, 0}, Vel: Vec3{float64(b[i]) - 128, 0, 1}})
+				Pos: geom.Vec3{x, x / 2, 0}, Vel: geom.Vec3{float64(b[i]) - 128, 0, 1}})
 		}
 		if tr.Validate() != nil {
 			return
@@ -253,7 +255,7 @@ func FuzzReplay(f *testing.F) {
 		}
 		for _, tech := range res.Techniques {
 			for i, v := range tech.Metrics.Values(nil) {
-				if !finite(v) {
+				if !geom.Finite(v) {
 					t.Fatalf("%s: %s = %v, want finite", tech.Name, MetricFields[i].Name, v)
 				}
 			}

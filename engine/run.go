@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+
+	"interplab/engine/param"
+)
 
 // Run simulates s.Duration seconds of s and returns every technique's metrics.
 func Run(s Settings) (Result, error) { return RunSeries(s, 0) }
@@ -10,8 +14,8 @@ func Run(s Settings) (Result, error) { return RunSeries(s, 0) }
 // for charts of error over time. A step of 0 records none.
 func RunSeries(s Settings, step float64) (Result, error) {
 	if !(step >= 0) || step > s.Duration {
-		return Result{}, &FieldError{Field: "step", Value: formatNumber(step),
-			Allowed: "[0, duration = " + formatNumber(s.Duration) + "] s"}
+		return Result{}, &FieldError{Field: "step", Value: param.FormatNumber(step),
+			Allowed: "[0, duration = " + param.FormatNumber(s.Duration) + "] s"}
 	}
 	m, err := newQuietSim(s)
 	if err != nil {

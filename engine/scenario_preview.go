@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/netsim"
+
 // The page's scenario editor: it checks a scenario's text against the
 // running settings as the designer types, draws the conditions it gives
 // over the run, and applies it.
@@ -13,18 +15,18 @@ const ScenarioSampleStride = 7
 // CheckScenarioText parses text as the custom scenario of s and checks it
 // against s's duration. It returns the scenario, or the error, a
 // *ScenarioError naming the line and field.
-func CheckScenarioText(s Settings, text string) (*Scenario, error) {
-	s.Scenario, s.ScenarioText = ScenarioCustom, text
+func CheckScenarioText(s Settings, text string) (*netsim.Scenario, error) {
+	s.Scenario, s.ScenarioText = netsim.ScenarioCustom, text
 	return ScenarioOf(&s)
 }
 
 // SampleScenario appends n samples of the conditions sc gives over s's
 // run, at times (i + 0.5)·duration/n, each ScenarioSampleStride numbers.
 // A nil sc gives the settings' own conditions.
-func SampleScenario(dst []float64, sc *Scenario, s *Settings, n int) []float64 {
+func SampleScenario(dst []float64, sc *netsim.Scenario, s *Settings, n int) []float64 {
 	for i := range n {
 		t := (float64(i) + 0.5) * s.Duration / float64(n)
-		c := sc.Conditions(s, t)
+		c := sc.Conditions(&s.NetworkSettings, t)
 		down := 0.0
 		if _, ok := sc.Outage(t); ok {
 			down = 1
@@ -41,13 +43,13 @@ func SampleScenario(dst []float64, sc *Scenario, s *Settings, n int) []float64 {
 func (m *Sim) SetScenarioText(text string) (restarted bool, err error) {
 	next := m.Settings()
 	next.ScenarioText = text
-	if next.Scenario == ScenarioCustom || text != "" {
+	if next.Scenario == netsim.ScenarioCustom || text != "" {
 		if _, err := CheckScenarioText(next, text); err != nil {
 			return false, err
 		}
 	}
 	m.set.ScenarioText = text
-	if next.Scenario == ScenarioCustom {
+	if next.Scenario == netsim.ScenarioCustom {
 		m.Restart()
 		return true, nil
 	}

@@ -17,7 +17,7 @@ func Diff(a, b Settings) []Change {
 	changes := []Change{}
 	for i := range params {
 		p := &params[i]
-		if v := p.text(&b); v != p.text(&a) {
+		if v := p.Text(&b); v != p.Text(&a) {
 			changes = append(changes, Change{Name: p.Name, Value: v})
 		}
 	}

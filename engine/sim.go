@@ -1,6 +1,14 @@
 package engine
 
-import "math"
+import (
+	"math"
+
+	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/netsim"
+	"interplab/engine/param"
+	"interplab/engine/technique"
+)
 
 // Sim is a running lab simulation: a server moving Entities() entities by
 // their motion scripts, sending snapshots over one seeded link, and a client
@@ -10,20 +18,21 @@ import "math"
 // so the same settings and seed give the same numbers whatever steps reach a
 // given time.
 type Sim struct {
-	set   Settings // read through &set by the link, clock and techniques
+	set   Settings      // read through &set by the link, clock and techniques
+	env   technique.Env // what the techniques know of the run: envOf(&set)
 	techs []string
 	n     int
 	focus int
 
-	movers  []Mover
-	link    *Link
-	clock   *ClientClock
-	batches []batch     // technique k for every entity
-	base    []timeBase  // the clock technique k reads
-	snaps   []Snapshot  // one packet's snapshots, by entity
-	out     []Sample    // one chunk of a technique's frame, by entity
-	rec     FrameRecord // the frame being rendered, for the timeline
-	transit streamClock
+	movers  []motion.Mover
+	link    *netsim.Link
+	clock   *netsim.ClientClock
+	batches []technique.Batch    // technique k for every entity
+	base    []technique.TimeBase // the clock technique k reads
+	snaps   []technique.Snapshot // one packet's snapshots, by entity
+	out     []technique.Sample   // one chunk of a technique's frame, by entity
+	rec     FrameRecord          // the frame being rendered, for the timeline
+	transit netsim.StreamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
 	// frameBase + frameK/renderRate; a rate change moves the base.
@@ -40,13 +49,13 @@ type Sim struct {
 	poses []float32
 
 	accs     []acc
-	shown    [3][]Vec3 // displayed positions of the last three frames, [frame%3][k*n + e]
-	valid    []uint8   // how many of prev1, prev2 hold a displayed frame
-	under    []bool    // underran in the current round, [k*n + e]
-	truth    []Vec3    // truth this frame
-	truth1   []Vec3    // and one and two frames ago
-	truth2   []Vec3
-	truthAcc []Vec3 // truth's second difference this frame
+	shown    [3][]geom.Vec3 // displayed positions of the last three frames, [frame%3][k*n + e]
+	valid    []uint8        // how many of prev1, prev2 hold a displayed frame
+	under    []bool         // underran in the current round, [k*n + e]
+	truth    []geom.Vec3    // truth this frame
+	truth1   []geom.Vec3    // and one and two frames ago
+	truth2   []geom.Vec3
+	truthAcc []geom.Vec3 // truth's second difference this frame
 	round    int
 
 	lag      lagGrid
@@ -56,8 +65,8 @@ type Sim struct {
 	// latency: population runs, whose entities are each alone in a Sim
 	// for hours, would otherwise spend most of their time on it.
 	lagStride int
-	lagTruth  []Vec3
-	lagDisp   []Vec3 // NaN where the technique showed nothing
+	lagTruth  []geom.Vec3
+	lagDisp   []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
 	// technique, the sum of Sample.Delay over the entities it drew and
@@ -88,13 +97,13 @@ const PoseStride = 6
 // PacketRecord is one snapshot packet of the focus entity, for the timeline.
 type PacketRecord struct {
 	Seq    int
-	Sent   float64 // server send time, s
-	Tick   float64 // server time of the state it carries, s
-	Arrive float64 // first arrival, on the server's time base, s; NaN if lost
-	Dup    bool    // delivered twice
-	Pos    Vec3    // the focus entity's true position in it
-	Net    float64 // the link's mean one-way delay at the send time (scenario and spikes included), s
-	Down   bool    // an outage of the scenario holds arrivals at the send time
+	Sent   float64   // server send time, s
+	Tick   float64   // server time of the state it carries, s
+	Arrive float64   // first arrival, on the server's time base, s; NaN if lost
+	Dup    bool      // delivered twice
+	Pos    geom.Vec3 // the focus entity's true position in it
+	Net    float64   // the link's mean one-way delay at the send time (scenario and spikes included), s
+	Down   bool      // an outage of the scenario holds arrivals at the send time
 }
 
 // FrameTech is one technique's display of the focus entity in one frame.
@@ -103,7 +112,7 @@ type FrameTech struct {
 	Newest     float64 // Sample.Newest, s
 	Depth      int
 	Delay      float64 // s
-	Mode       Mode
+	Mode       technique.Mode
 	Snap       bool    // the frame's step was a snap
 	Err        float64 // position error, m
 }
@@ -151,7 +160,7 @@ func (m *Sim) Settings() Settings {
 func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 	p, ok := Lookup(name)
 	if !ok {
-		return false, &FieldError{Field: name, Value: formatNumber(v), Allowed: "a parameter name (see Params)"}
+		return false, &FieldError{Field: name, Value: param.FormatNumber(v), Allowed: "a parameter name (see Params)"}
 	}
 	next := m.Settings()
 	if err := p.Set(&next, v); err != nil {
@@ -168,7 +177,7 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 	switch {
 	case p.Restart:
 		m.set = next
-		m.Restart()
+		m.Restart() // refreshes m.env
 		return true, nil
 	case name == "sendRate" && m.seq > 0:
 		m.sendBase, m.sendK = m.lastSend, 1
@@ -176,6 +185,7 @@ func (m *Sim) Set(name string, v float64) (restarted bool, err error) {
 		m.frameBase, m.frameK = m.t, 1
 	}
 	m.set = next
+	m.env = envOf(&m.set)
 	if name == "renderRate" && newLagGrid(next.RenderRate) != m.lag {
 		m.resetLag() // its candidate delays are whole frames of the old period
 	}
@@ -189,6 +199,7 @@ func (m *Sim) Restart() {
 		m.rp.fix(s)
 		m.rp.restart()
 	}
+	m.env = envOf(s)
 	m.techs = techList(uint64(techMask(s.Techniques)))
 	m.set.Techniques = m.techs
 	n, nt := s.Entities, len(m.techs)
@@ -197,31 +208,31 @@ func (m *Sim) Restart() {
 		m.focus = 0
 	}
 	seed := uint64(s.Seed)
-	m.link = NewLink(s, seed)
-	m.clock = newClientClock(s, seed^0x9e3779b97f4a7c15, m.link.conditions)
+	m.link = netsim.NewLink(&s.NetworkSettings, &s.Duration, seed)
+	m.clock = netsim.NewClientClockAlong(&s.NetworkSettings, seed^0x9e3779b97f4a7c15, m.link.ConditionsAt)
 	m.movers = nil
 	if m.rp == nil {
-		m.movers = make([]Mover, n)
+		m.movers = make([]motion.Mover, n)
 		for e := range m.movers {
-			m.movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
+			m.movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 		}
 	}
-	m.batches = make([]batch, nt)
-	m.base = make([]timeBase, nt)
-	m.transit = streamClock{}
+	m.batches = make([]technique.Batch, nt)
+	m.base = make([]technique.TimeBase, nt)
+	m.transit = netsim.StreamClock{}
 	for k, name := range m.techs {
 		m.base[k] = techniqueDef(name).base
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
-			m.batches[k] = newPerEntity(name, s, n)
+			m.batches[k] = newPerEntity(name, s, &m.env, n)
 		} else {
-			m.batches[k] = newBatch(name, s, n)
+			m.batches[k] = newBatch(name, s, &m.env, n)
 		}
 	}
 	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
 	for k, name := range m.techs {
-		switch _, shared := m.batches[k].(delaySharer); {
+		switch _, shared := m.batches[k].(technique.DelaySharer); {
 		case techniqueDef(name).delay == nil:
 			m.live[k] = liveNone
 		case shared:
@@ -231,16 +242,16 @@ func (m *Sim) Restart() {
 		}
 	}
 	m.skipRotations()
-	m.snaps, m.out = make([]Snapshot, n), make([]Sample, min(n, fillChunk))
+	m.snaps, m.out = make([]technique.Snapshot, n), make([]technique.Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
 	m.dt = 1 / s.RenderRate
 	m.arrivals = m.arrivals[:0]
 	m.poses = make([]float32, (1+nt)*n*PoseStride)
 	m.accs = make([]acc, nt)
-	m.shown = [3][]Vec3{make([]Vec3, nt*n), make([]Vec3, nt*n), make([]Vec3, nt*n)}
+	m.shown = [3][]geom.Vec3{make([]geom.Vec3, nt*n), make([]geom.Vec3, nt*n), make([]geom.Vec3, nt*n)}
 	m.valid, m.under = make([]uint8, nt*n), make([]bool, nt*n)
-	m.truth, m.truth1, m.truth2, m.truthAcc = make([]Vec3, n), make([]Vec3, n), make([]Vec3, n), make([]Vec3, n)
+	m.truth, m.truth1, m.truth2, m.truthAcc = make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n), make([]geom.Vec3, n)
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.phases = nil
@@ -259,8 +270,8 @@ func (m *Sim) Restart() {
 func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
 	size, nt := m.lag.size(), len(m.techs)
-	m.lagTruth = make([]Vec3, size*m.lagN)
-	m.lagDisp = make([]Vec3, nt*size*m.lagN)
+	m.lagTruth = make([]geom.Vec3, size*m.lagN)
+	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
 	for k := range m.accs {
 		m.accs[k].lagSSE = make([]float64, size)
 		m.accs[k].lagFrames = 0
@@ -280,8 +291,8 @@ func (m *Sim) SetHeadings(on bool) {
 // skipRotations tells the batches whether their rotations are read.
 func (m *Sim) skipRotations() {
 	for _, b := range m.batches {
-		if r, ok := b.(rotationSkipper); ok {
-			r.skipRotations(m.noHeadings)
+		if r, ok := b.(technique.RotationSkipper); ok {
+			r.SkipRotations(m.noHeadings)
 		}
 	}
 }
@@ -441,7 +452,7 @@ func (m *Sim) send(ts float64) {
 	if !m.quiet {
 		rec := PacketRecord{Seq: m.seq, Sent: ts, Tick: tick, Arrive: first, Dup: len(m.sendBuf) > 1,
 			Pos: m.movers[m.focus].At(tick).Pos}
-		rec.Net, rec.Down = m.link.state(ts)
+		rec.Net, rec.Down = m.link.State(ts)
 		m.packets.push(rec)
 	}
 	m.seq++
@@ -452,19 +463,19 @@ func (m *Sim) send(ts float64) {
 func (m *Sim) arrive(a arrival) {
 	m.clock.Advance(a.t)
 	now := m.clock.Estimate(a.t)
-	m.transit.arrive(now, a.tick)
-	streamNow := now - m.transit.lag
+	m.transit.Arrive(now, a.tick)
+	streamNow := now - m.transit.Lag
 	if m.rp != nil {
-		m.replayDeliver(a.seq, [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)})
+		m.replayDeliver(a.seq, [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)})
 		return
 	}
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
-		m.snaps[e] = Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw)}
+		m.snaps[e] = technique.Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw)}
 	}
-	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(a.t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)}
 	for k, b := range m.batches {
-		b.receive(a.tick, times[m.base[k]], m.snaps)
+		b.Receive(a.tick, times[m.base[k]], m.snaps)
 	}
 }
 
@@ -479,8 +490,8 @@ func (m *Sim) frame(t float64, last bool) {
 	m.t = t
 	m.clock.Advance(t)
 	now := m.clock.Estimate(t)
-	m.transit.advance(now)
-	streamNow := now - m.transit.lag
+	m.transit.Advance(now)
+	streamNow := now - m.transit.Lag
 	n, dt := m.n, m.dt
 
 	if r := int((t - float64(0.5*dt)) / m.set.Round); r != m.round {
@@ -488,7 +499,7 @@ func (m *Sim) frame(t float64, last bool) {
 		m.round = r
 	}
 	for e := range n {
-		var st State
+		var st motion.State
 		if m.rp == nil {
 			st = m.movers[e].At(t)
 		} else {
@@ -497,14 +508,14 @@ func (m *Sim) frame(t float64, last bool) {
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
 			p, p1, p2 := &st.Pos, &m.truth1[e], &m.truth2[e]
-			m.truthAcc[e] = Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
+			m.truthAcc[e] = geom.Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
 		}
 		if last {
-			q := Quat{0, 0, 0, 1}
+			q := geom.Quat{0, 0, 0, 1}
 			if !m.noHeadings {
-				q = QuatFromYaw(st.Yaw)
+				q = geom.QuatFromYaw(st.Yaw)
 			}
-			m.writePose(0, e, st.Pos, q, Interpolate)
+			m.writePose(0, e, st.Pos, q, technique.Interpolate)
 		}
 	}
 	slot := (m.frames - m.lagStart) % m.lag.size()
@@ -516,9 +527,9 @@ func (m *Sim) frame(t float64, last bool) {
 	if !m.quiet {
 		*rec = FrameRecord{Time: t, Est: now}
 	}
-	times := [...]float64{serverEstimate: now, streamTime: streamNow, localTime: m.clock.Local(t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(t)}
 	for k, b := range m.batches {
-		b.frame(times[m.base[k]])
+		b.Frame(times[m.base[k]])
 	}
 	snapStep := snapFactor * m.set.MaxSpeed * dt
 	if last {
@@ -530,7 +541,7 @@ func (m *Sim) frame(t float64, last bool) {
 	for lo := 0; lo < n; lo += fillChunk {
 		out := m.out[:min(fillChunk, n-lo)]
 		for k, b := range m.batches {
-			b.fill(lo, out)
+			b.Fill(lo, out)
 			m.measure(k, lo, out, &fm)
 		}
 	}

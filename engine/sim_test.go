@@ -4,6 +4,10 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/technique"
 )
 
 func TestRunDeterministic(t *testing.T) {
@@ -186,13 +190,13 @@ func TestLagGridBest(t *testing.T) {
 // delayed is a test technique that shows the truth of an entity exactly
 // delay seconds late, or early for a negative delay.
 type delayed struct {
-	mv    *Mover
+	mv    *motion.Mover
 	delay float64
 }
 
-func (d *delayed) Receive(Snapshot, float64) {}
-func (d *delayed) Sample(now float64) Sample {
-	return Sample{Pos: d.mv.At(now - d.delay).Pos, Mode: Interpolate, Time: now, Newest: now}
+func (d *delayed) Receive(technique.Snapshot, float64) {}
+func (d *delayed) Sample(now float64) technique.Sample {
+	return technique.Sample{Pos: d.mv.At(now - d.delay).Pos, Mode: technique.Interpolate, Time: now, Newest: now}
 }
 
 func TestAddedLatency(t *testing.T) {
@@ -202,9 +206,9 @@ func TestAddedLatency(t *testing.T) {
 		s.Motion = "circle"
 		s.Techniques = []string{TechSnap}
 		m, _ := NewSim(s)
-		p := &perEntity{techs: make([]Technique, m.n)}
-		for e := range p.techs {
-			p.techs[e] = &delayed{mv: &m.movers[e], delay: delay}
+		p := &technique.PerEntity{Techs: make([]technique.Technique, m.n)}
+		for e := range p.Techs {
+			p.Techs[e] = &delayed{mv: &m.movers[e], delay: delay}
 		}
 		m.batches[0] = p
 		m.StepFrames(300)
@@ -227,9 +231,9 @@ func TestErrorMetrics(t *testing.T) {
 	m, _ := NewSim(s)
 	// A display 0.3 m off along x: every error is 0.3 m, no snaps, no
 	// acceleration error.
-	p := &perEntity{techs: make([]Technique, m.n)}
-	for e := range p.techs {
-		p.techs[e] = &offset{mv: &m.movers[e], off: Vec3{0.3, 0, 0}}
+	p := &technique.PerEntity{Techs: make([]technique.Technique, m.n)}
+	for e := range p.Techs {
+		p.Techs[e] = &offset{mv: &m.movers[e], off: geom.Vec3{0.3, 0, 0}}
 	}
 	m.batches[0] = p
 	m.StepFrames(120)
@@ -256,13 +260,13 @@ func TestErrorMetrics(t *testing.T) {
 }
 
 type offset struct {
-	mv  *Mover
-	off Vec3
+	mv  *motion.Mover
+	off geom.Vec3
 }
 
-func (o *offset) Receive(Snapshot, float64) {}
-func (o *offset) Sample(now float64) Sample {
-	return Sample{Pos: o.mv.At(now).Pos.Add(o.off), Mode: Interpolate, Time: now, Newest: now}
+func (o *offset) Receive(technique.Snapshot, float64) {}
+func (o *offset) Sample(now float64) technique.Sample {
+	return technique.Sample{Pos: o.mv.At(now).Pos.Add(o.off), Mode: technique.Interpolate, Time: now, Newest: now}
 }
 
 func TestRunSeries(t *testing.T) {

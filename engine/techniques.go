@@ -1,60 +1,88 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"interplab/engine/param"
+	"interplab/engine/technique"
+	"interplab/engine/technique/buffer"
+	"interplab/engine/technique/epic"
+	"interplab/engine/technique/geckos"
+	"interplab/engine/technique/mirror"
+	"interplab/engine/technique/ngo"
+	"interplab/engine/technique/snap"
+	"interplab/engine/technique/source"
+	"interplab/engine/technique/unreal"
+)
 
 // Technique names, in the order the lab shows them.
 const (
-	TechEPIC    = "epic"    // the seed's interpolator, exactly as written
-	TechEPICFix = "epicfix" // EPIC without the jump when a packet is older than the display
-	TechSnap    = "snap"    // apply each snapshot on arrival
-	TechBuffer  = "buffer"  // snapshot interpolation: delayed ring buffer, lerp and slerp
-	TechHermite = "hermite" // the buffer with cubic Hermite positions
+	TechEPIC    = epic.Name          // the seed's interpolator, exactly as written
+	TechEPICFix = epic.FixName       // EPIC without the jump when a packet is older than the display
+	TechSnap    = snap.Name          // apply each snapshot on arrival
+	TechBuffer  = buffer.Name        // snapshot interpolation: delayed ring buffer, lerp and slerp
+	TechHermite = buffer.HermiteName // the buffer with cubic Hermite positions
+	TechMirror  = mirror.Name        // Mirror's snapshot interpolation
+	TechGeckos  = geckos.Name        // geckos.io snapshot-interpolation
+	TechNGO     = ngo.Name           // Unity Netcode for GameObjects' NetworkTransform
+	TechUnreal  = unreal.Name        // Unreal Engine's CharacterMovementComponent
+	TechSource  = source.Name        // the Source engine's entity interpolation
 )
 
-// timeBase is the clock a technique reads: the time passed to its Receive
-// and Sample (and to a batch's receive and frame).
-type timeBase uint8
-
-const (
-	// serverEstimate is the client's NTP-style estimate of the server's
-	// clock (ClientClock.Estimate).
-	serverEstimate timeBase = iota
-	// streamTime is the estimate less the transit of the freshest
-	// snapshots (streamClock): the buffer's delay counts behind it.
-	streamTime
-	// localTime is the client's own clock in seconds since it started
-	// (ClientClock.Local), drift included: for the libraries that keep
-	// their own server clock from the snapshots' timestamps and their
-	// local arrival times.
-	localTime
-)
-
-// techDef is one row of the technique table: what the runner, the
-// parameter table and the tuner need to know of a technique.
+// techDef is one row of the technique table: a technique.Def with its
+// settings reached through Settings, what the runner, the parameter table
+// and the studies need to know of a technique (see technique.Def).
 type techDef struct {
-	name  string
-	group string   // parameter-table group of its own settings; "" if it has none
-	base  timeBase // the clock it reads
-	tune  []string // the parameters Tune searches by default, over their whole ranges
+	name   string
+	group  string  // parameter-table group of its own settings; "" if it has none
+	params []Param // its rows of the parameter table, lifted onto Settings
 
-	// check, if not nil, checks the constraints between the technique's
-	// own settings that the parameter table's ranges cannot express.
-	check func(s *Settings) error
+	base             technique.TimeBase // the clock it reads
+	tune             []string           // the parameters Tune searches by default, over their whole ranges
+	reach            technique.Reach
+	underrunByDesign bool
 
-	// delay, if not nil, is the display delay behind the newest snapshot
-	// that the technique's settings give a game, s, in steady state: for
-	// a library, what the designer should expect the shipped game to show
-	// (Mirror: bufferTime plus NetworkTransform's timeline offset). Its
-	// live counterpart is the Sample.Delay the technique fills in.
-	delay func(s *Settings) float64
-
-	// batch makes the technique for n entities that share their packets;
-	// nil runs one (one) per entity.
-	batch func(s *Settings, n int) batch
-	// one makes the technique for one entity; it reads its settings
-	// through s on every call.
-	one func(s *Settings) Technique
+	check     func(s *Settings) error
+	delay     func(s *Settings, env *technique.Env) float64
+	advice    func(s *Settings, env *technique.Env) string
+	canonical func(s, base *Settings)
+	batch     func(s *Settings, env *technique.Env, n int) technique.Batch
+	one       func(s *Settings, env *technique.Env) technique.Technique
 }
+
+// row returns the row of technique d, whose settings are the field of
+// Settings that field points to.
+func row[P any](d technique.Def[P], field func(*Settings) P) techDef {
+	r := techDef{name: d.Name, group: d.Group, params: param.Lift(d.Params, field),
+		base: d.Base, tune: d.Tune, reach: d.Reach, underrunByDesign: d.UnderrunByDesign}
+	if f := d.Check; f != nil {
+		r.check = func(s *Settings) error { return f(field(s)) }
+	}
+	if f := d.Delay; f != nil {
+		r.delay = func(s *Settings, env *technique.Env) float64 { return f(field(s), env) }
+	}
+	if f := d.Advice; f != nil {
+		r.advice = func(s *Settings, env *technique.Env) string { return f(field(s), env) }
+	}
+	if f := d.Canonical; f != nil {
+		r.canonical = func(s, base *Settings) { f(field(s), field(base)) }
+	}
+	if f := d.Batch; f != nil {
+		r.batch = func(s *Settings, env *technique.Env, n int) technique.Batch { return f(field(s), env, n) }
+	}
+	one := d.One
+	r.one = func(s *Settings, env *technique.Env) technique.Technique { return one(field(s), env) }
+	return r
+}
+
+// epicSettings is the settings of epic and epicfix.
+func epicSettings(s *Settings) *EPICSettings { return &s.EPICSettings }
+
+// bufferSettings is the settings of buffer and hermite.
+func bufferSettings(s *Settings) *BufferSettings { return &s.BufferSettings }
+
+// noSettings is the settings of a technique that has none.
+func noSettings(*Settings) *technique.None { return &technique.None{} }
 
 // labTechniques is how many of the first rows of techDefs are the lab's own
 // techniques: the default set of a run.
@@ -62,28 +90,16 @@ const labTechniques = 5
 
 // techDefs is the technique table, in display order.
 var techDefs = [...]techDef{
-	{name: TechEPIC, group: "epic", base: serverEstimate,
-		tune:  []string{"calcAhead", "displayBehind", "slopTime"},
-		batch: newEPICBatch(false), one: func(s *Settings) Technique { return newEPICTechnique(s, false) }},
-	{name: TechEPICFix, group: "epic", base: serverEstimate,
-		tune:  []string{"calcAhead", "displayBehind", "slopTime"},
-		batch: newEPICBatch(true), one: func(s *Settings) Technique { return newEPICTechnique(s, true) }},
-	{name: TechSnap, base: serverEstimate, batch: newSnapBatch, one: newSnap},
-	{name: TechBuffer, group: "buffer", base: streamTime,
-		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
-		delay: bufferDelay,
-		batch: func(s *Settings, n int) batch { return newBufBatch(s, false, n) },
-		one:   func(s *Settings) Technique { return newBuffer(s, false) }},
-	{name: TechHermite, group: "buffer", base: streamTime,
-		tune:  []string{"delay", "adaptive", "margin", "delayCap", "extrapolateCap", "speedClamp"},
-		delay: bufferDelay,
-		batch: func(s *Settings, n int) batch { return newBufBatch(s, true, n) },
-		one:   func(s *Settings) Technique { return newBuffer(s, true) }},
-	mirrorDef,
-	geckosDef,
-	ngoDef,
-	unrealDef,
-	sourceDef,
+	row(epic.Def, epicSettings),
+	row(epic.FixDef, epicSettings),
+	row(snap.Def, noSettings),
+	row(buffer.Def, bufferSettings),
+	row(buffer.HermiteDef, bufferSettings),
+	row(mirror.Def, func(s *Settings) *MirrorSettings { return &s.MirrorSettings }),
+	row(geckos.Def, func(s *Settings) *GeckosSettings { return &s.GeckosSettings }),
+	row(ngo.Def, func(s *Settings) *NGOSettings { return &s.NGOSettings }),
+	row(unreal.Def, func(s *Settings) *UnrealSettings { return &s.UnrealSettings }),
+	row(source.Def, func(s *Settings) *SourceSettings { return &s.SourceSettings }),
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and
@@ -135,12 +151,33 @@ func EffectiveDelay(name string, s *Settings) (delay float64, ok bool) {
 	if i < 0 || techDefs[i].delay == nil {
 		return 0, false
 	}
-	return techDefs[i].delay(s), true
+	env := envOf(s)
+	return techDefs[i].delay(s, &env), true
 }
 
-// bufferDelay is the buffer's delay behind the snapshot stream: the base
-// delay; with the adaptive delay it may grow up to delayCap.
-func bufferDelay(s *Settings) float64 { return s.Delay }
+// techniqueReach returns how far past what it received the named technique
+// may draw (see technique.Reach); technique.Ahead, no floor, for an unknown
+// name.
+func techniqueReach(name string) technique.Reach {
+	if i := techniqueIndex(name); i >= 0 {
+		return techDefs[i].reach
+	}
+	return technique.Ahead
+}
+
+// envOf is what the techniques may know of a run of s.
+func envOf(s *Settings) technique.Env {
+	return technique.Env{SendRate: s.SendRate, TickRate: s.TickRate, RenderRate: s.RenderRate,
+		MaxSpeed: s.MaxSpeed, Latency: s.Latency, Jitter: s.Jitter}
+}
+
+// UnderrunByDesign tells whether the technique draws past its newest packet
+// on every frame by design, so its underrun is 100% and not a fault: EPIC
+// and its fix (see technique.Def).
+func UnderrunByDesign(name string) bool {
+	i := techniqueIndex(name)
+	return i >= 0 && techDefs[i].underrunByDesign
+}
 
 // LibraryTechnique tells whether name is a technique that reproduces a
 // netcode library (mirror, ngo, ...) rather than one of the lab's own.
@@ -169,4 +206,22 @@ func (s *Settings) PrimaryTechnique() string {
 		}
 	}
 	return TechBuffer
+}
+
+// newBatch returns the named technique for n entities.
+func newBatch(name string, s *Settings, env *technique.Env, n int) technique.Batch {
+	if d := techniqueDef(name); d.batch != nil {
+		return d.batch(s, env, n)
+	}
+	return newPerEntity(name, s, env, n)
+}
+
+// newPerEntity returns the named technique as one Technique per entity.
+func newPerEntity(name string, s *Settings, env *technique.Env, n int) *technique.PerEntity {
+	d := techniqueDef(name)
+	p := &technique.PerEntity{Techs: make([]technique.Technique, n)}
+	for e := range p.Techs {
+		p.Techs[e] = d.one(s, env)
+	}
+	return p
 }

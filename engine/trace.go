@@ -3,6 +3,11 @@ package engine
 import (
 	"math"
 	"strconv"
+
+	"interplab/engine/geom"
+	"interplab/engine/motion"
+	"interplab/engine/netsim"
+	"interplab/engine/param"
 )
 
 // TracePacket is one entity's state in one recorded packet: what a game's
@@ -11,14 +16,14 @@ import (
 // packet delivered twice is two TracePackets with the same Entity, Seq and
 // Sent and their own Arrive.
 type TracePacket struct {
-	Entity int     // entity index, in [0, Trace.Entities)
-	Seq    int     // the entity's send number: consecutive sends have consecutive numbers, so a gap is a loss
-	Sent   float64 // server time the packet was sent, which is also the time of the state it carries, s
-	Arrive float64 // arrival time on the same clock as Sent, s; NaN if the packet was lost
-	Pos    Vec3    // position, m
-	Vel    Vec3    // velocity, m/s
-	Rot    Quat    // orientation, a unit quaternion; ignored unless HasRot
-	HasRot bool    // the trace recorded an orientation
+	Entity int       // entity index, in [0, Trace.Entities)
+	Seq    int       // the entity's send number: consecutive sends have consecutive numbers, so a gap is a loss
+	Sent   float64   // server time the packet was sent, which is also the time of the state it carries, s
+	Arrive float64   // arrival time on the same clock as Sent, s; NaN if the packet was lost
+	Pos    geom.Vec3 // position, m
+	Vel    geom.Vec3 // velocity, m/s
+	Rot    geom.Quat // orientation, a unit quaternion; ignored unless HasRot
+	HasRot bool      // the trace recorded an orientation
 }
 
 // Trace is a recording of real packets, to replay through every technique
@@ -103,39 +108,39 @@ func (t *Trace) Validate() error {
 		if p.Seq < 0 || p.Seq > TraceMaxSeq {
 			return bad(i, "seq", strconv.Itoa(p.Seq)+": want 0 to 2^40")
 		}
-		if !finite(p.Sent) || math.Abs(p.Sent) > TraceMaxTime {
-			return bad(i, "sent", formatNumber(p.Sent)+": want a finite time within ±1e10 s")
+		if !geom.Finite(p.Sent) || math.Abs(p.Sent) > TraceMaxTime {
+			return bad(i, "sent", param.FormatNumber(p.Sent)+": want a finite time within ±1e10 s")
 		}
 		if i > 0 && p.Sent < t.Packets[i-1].Sent {
-			return bad(i, "sent", formatNumber(p.Sent)+" is before the previous packet's "+
-				formatNumber(t.Packets[i-1].Sent)+": packets must be sorted by send time")
+			return bad(i, "sent", param.FormatNumber(p.Sent)+" is before the previous packet's "+
+				param.FormatNumber(t.Packets[i-1].Sent)+": packets must be sorted by send time")
 		}
 		if p.Sent-first > TraceMaxSpan {
-			return bad(i, "sent", "the trace spans more than "+formatNumber(TraceMaxSpan)+" s")
+			return bad(i, "sent", "the trace spans more than "+param.FormatNumber(TraceMaxSpan)+" s")
 		}
 		if !math.IsNaN(p.Arrive) {
 			d := p.Arrive - p.Sent
-			if !finite(p.Arrive) || !(d >= 0) || d > TraceMaxDelay {
-				return bad(i, "arrive", formatNumber(p.Arrive)+": want NaN (lost) or from sent to sent + "+
-					formatNumber(TraceMaxDelay)+" s")
+			if !geom.Finite(p.Arrive) || !(d >= 0) || d > TraceMaxDelay {
+				return bad(i, "arrive", param.FormatNumber(p.Arrive)+": want NaN (lost) or from sent to sent + "+
+					param.FormatNumber(TraceMaxDelay)+" s")
 			}
 		}
 		for k, name := range [...]string{"x", "y", "z"} {
 			if !traceCoordOK(p.Pos[k]) {
-				return bad(i, name, formatNumber(p.Pos[k])+": want a finite position within ±1e7 m")
+				return bad(i, name, param.FormatNumber(p.Pos[k])+": want a finite position within ±1e7 m")
 			}
 		}
 		for k, name := range [...]string{"vx", "vy", "vz"} {
 			if !traceCoordOK(p.Vel[k]) {
-				return bad(i, name, formatNumber(p.Vel[k])+": want a finite velocity within ±1e7 m/s")
+				return bad(i, name, param.FormatNumber(p.Vel[k])+": want a finite velocity within ±1e7 m/s")
 			}
 		}
 		if p.HasRot {
 			q := p.Rot
 			n := float64(q[0]*q[0]) + float64(q[1]*q[1]) + float64(q[2]*q[2]) + float64(q[3]*q[3])
 			if !(math.Abs(n-1) <= traceRotTol) {
-				return bad(i, "qw", "orientation ("+formatNumber(q[0])+", "+formatNumber(q[1])+", "+
-					formatNumber(q[2])+", "+formatNumber(q[3])+") is not a unit quaternion")
+				return bad(i, "qw", "orientation ("+param.FormatNumber(q[0])+", "+param.FormatNumber(q[1])+", "+
+					param.FormatNumber(q[2])+", "+param.FormatNumber(q[3])+") is not a unit quaternion")
 			}
 		}
 		l := &prev[p.Entity]
@@ -144,7 +149,7 @@ func (t *Trace) Validate() error {
 		case p.Seq == l.seq:
 			if p.Sent != l.sent {
 				return bad(i, "sent", "a copy of send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
-					" sent at "+formatNumber(p.Sent)+", not at its "+formatNumber(l.sent))
+					" sent at "+param.FormatNumber(p.Sent)+", not at its "+param.FormatNumber(l.sent))
 			}
 			if f := tracePacketDiff(&t.Packets[l.index], p); f != "" {
 				return bad(i, f, "a copy of send "+strconv.Itoa(p.Seq)+" of entity "+strconv.Itoa(p.Entity)+
@@ -168,7 +173,7 @@ func (t *Trace) Validate() error {
 	return nil
 }
 
-func traceCoordOK(x float64) bool { return finite(x) && math.Abs(x) <= TraceMaxCoord }
+func traceCoordOK(x float64) bool { return geom.Finite(x) && math.Abs(x) <= TraceMaxCoord }
 
 // tracePacketDiff names the first field of the state where a and b differ,
 // or returns "".
@@ -228,7 +233,7 @@ func (t *Trace) AppendFlat(dst []float64) []float64 {
 	dst = append(dst, TraceFlatVersion, float64(t.Entities), float64(len(t.Packets)))
 	for i := range t.Packets {
 		p := &t.Packets[i]
-		q, has := QuatIdentity, 0.0
+		q, has := geom.QuatIdentity, 0.0
 		if p.HasRot {
 			q, has = p.Rot, 1
 		}
@@ -250,13 +255,13 @@ func TraceFromFlat(f []float64) (*Trace, error) {
 	}
 	ent, n := f[1], f[2]
 	if !(ent >= 1 && ent <= TraceMaxEntities && ent == math.Trunc(ent)) {
-		return bad(-1, "entity", formatNumber(ent)+" entities: want 1 to "+strconv.Itoa(TraceMaxEntities))
+		return bad(-1, "entity", param.FormatNumber(ent)+" entities: want 1 to "+strconv.Itoa(TraceMaxEntities))
 	}
 	if !(n >= 0 && n <= TraceMaxPackets && n == math.Trunc(n)) {
-		return bad(-1, "", formatNumber(n)+" packets: want at most "+strconv.Itoa(TraceMaxPackets))
+		return bad(-1, "", param.FormatNumber(n)+" packets: want at most "+strconv.Itoa(TraceMaxPackets))
 	}
 	if want := TraceFlatHeader + int(n)*TraceFlatStride; len(f) != want {
-		return bad(-1, "", strconv.Itoa(len(f))+" numbers: want "+strconv.Itoa(want)+" for "+formatNumber(n)+" packets")
+		return bad(-1, "", strconv.Itoa(len(f))+" numbers: want "+strconv.Itoa(want)+" for "+param.FormatNumber(n)+" packets")
 	}
 	t := &Trace{Entities: int(ent), Packets: make([]TracePacket, int(n))}
 	whole := func(x, hi float64) bool { return x >= 0 && x <= hi && x == math.Trunc(x) }
@@ -264,16 +269,16 @@ func TraceFromFlat(f []float64) (*Trace, error) {
 		r := f[TraceFlatHeader+i*TraceFlatStride:][:TraceFlatStride]
 		switch {
 		case !whole(r[0], TraceMaxEntities):
-			return bad(i, "entity", formatNumber(r[0])+": want a whole number")
+			return bad(i, "entity", param.FormatNumber(r[0])+": want a whole number")
 		case !whole(r[1], TraceMaxSeq):
-			return bad(i, "seq", formatNumber(r[1])+": want a whole number from 0 to 2^40")
+			return bad(i, "seq", param.FormatNumber(r[1])+": want a whole number from 0 to 2^40")
 		case r[14] != 0 && r[14] != 1:
-			return bad(i, "hasRot", formatNumber(r[14])+": want 0 or 1")
+			return bad(i, "hasRot", param.FormatNumber(r[14])+": want 0 or 1")
 		}
 		t.Packets[i] = TracePacket{Entity: int(r[0]), Seq: int(r[1]), Sent: r[2], Arrive: r[3],
-			Pos: Vec3{r[4], r[5], r[6]}, Vel: Vec3{r[7], r[8], r[9]}, HasRot: r[14] == 1}
+			Pos: geom.Vec3{r[4], r[5], r[6]}, Vel: geom.Vec3{r[7], r[8], r[9]}, HasRot: r[14] == 1}
 		if t.Packets[i].HasRot {
-			t.Packets[i].Rot = Quat{r[10], r[11], r[12], r[13]}
+			t.Packets[i].Rot = geom.Quat{r[10], r[11], r[12], r[13]}
 		}
 	}
 	if err := t.Validate(); err != nil {
@@ -295,10 +300,10 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 		return nil, err
 	}
 	seed := uint64(s.Seed)
-	link := NewLink(&s, seed)
-	movers := make([]Mover, s.Entities)
+	link := netsim.NewLink(&s.NetworkSettings, &s.Duration, seed)
+	movers := make([]motion.Mover, s.Entities)
 	for e := range movers {
-		movers[e] = NewMover(s.Motion, e, s.MaxSpeed, seed)
+		movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 	}
 	sends := int(math.Floor(s.Duration*s.SendRate+timeEps)) + 1
 	if sends*s.Entities > TraceMaxPackets {
@@ -306,7 +311,7 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 			" entities: want at most " + strconv.Itoa(TraceMaxPackets) + " packets"}
 	}
 	t := &Trace{Entities: s.Entities}
-	states := make([]State, s.Entities)
+	states := make([]motion.State, s.Entities)
 	var arrivals []float64
 	for k := range sends {
 		// As Sim.send: the k-th send of a run that never changes sendRate.
@@ -329,7 +334,7 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 					return nil, &TraceError{Index: -1, Msg: "more than " + strconv.Itoa(TraceMaxPackets) + " packets"}
 				}
 				t.Packets = append(t.Packets, TracePacket{Entity: e, Seq: k, Sent: tick, Arrive: a,
-					Pos: st.Pos, Vel: st.Vel, Rot: QuatFromYaw(st.Yaw), HasRot: true})
+					Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw), HasRot: true})
 			}
 		}
 	}

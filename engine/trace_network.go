@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"slices"
+
+	"interplab/engine/netsim"
 )
 
 // NetworkEstimate is the network a trace's packets went through, described
@@ -86,7 +88,6 @@ func (t *Trace) Network() NetworkEstimate {
 	}
 	st := make([]ent, t.Entities)
 	var lost, dupes int
-	var intervals []float64
 	closeSend := func(s *ent) {
 		e.Sends++
 		if s.arrived == 0 {
@@ -121,7 +122,6 @@ func (t *Trace) Network() NetworkEstimate {
 				}
 				s.lastLost = true
 			}
-			intervals = append(intervals, (p.Sent-s.sent)/float64(p.Seq-s.seq))
 		}
 		s.seen, s.seq, s.sent, s.arrived = true, p.Seq, p.Sent, 0
 		if !math.IsNaN(p.Arrive) {
@@ -151,15 +151,44 @@ func (t *Trace) Network() NetworkEstimate {
 		e.Duplicate = netRound(float64(dupes)/float64(e.Delivered), 1e-4)
 		e.Fields = append(e.Fields, "duplicate")
 	}
-	if len(intervals) > 0 {
-		slices.Sort(intervals)
-		if m := netMedian(intervals); m > 0 {
-			e.SendRate = netRound(1/m, 1e-3)
-			e.Fields = append(e.Fields, "sendRate")
-		}
+	if e.SendRate = t.sendRate(); e.SendRate > 0 {
+		e.Fields = append(e.Fields, "sendRate")
 	}
 	e.Fields = netTableOrder(e.Fields)
 	return e
+}
+
+// sendRate is the trace's send rate as Network estimates it: 1 / the median
+// of (Δsent / Δseq) between an entity's consecutive sends, rounded to
+// 0.001 Hz; 0 when no entity sent twice. A replay needs it alone, without
+// the rest of the estimate.
+func (t *Trace) sendRate() float64 {
+	type ent struct {
+		seq  int
+		sent float64
+		seen bool
+	}
+	st := make([]ent, t.Entities)
+	var intervals []float64
+	for i := range t.Packets {
+		p := &t.Packets[i]
+		s := &st[p.Entity]
+		if s.seen && p.Seq == s.seq {
+			continue // a copy of the send before
+		}
+		if s.seen {
+			intervals = append(intervals, (p.Sent-s.sent)/float64(p.Seq-s.seq))
+		}
+		s.seen, s.seq, s.sent = true, p.Seq, p.Sent
+	}
+	if len(intervals) == 0 {
+		return 0
+	}
+	slices.Sort(intervals)
+	if m := netMedian(intervals); m > 0 {
+		return netRound(1/m, 1e-3)
+	}
+	return 0
 }
 
 // netDelays returns the one-way delay of every packet copy that arrived,
@@ -211,8 +240,8 @@ func (e *NetworkEstimate) netFitDelays(d []float64) {
 	low, u := d[k-1], float64(k)/float64(n+1)
 	best := -1
 	var bestL, bestJ float64
-	for i, dist := range JitterDists {
-		c := linkExtra(dist, 1, u)
+	for i, dist := range netsim.JitterDists {
+		c := netsim.ExtraDelay(dist, 1, u)
 		lat := (low - c*mean) / (1 - c)
 		jit := max(mean-lat, 0)
 		e.DistFit[i] = netKS(d, dist, lat, jit)
@@ -222,7 +251,7 @@ func (e *NetworkEstimate) netFitDelays(d []float64) {
 	}
 	e.Latency, e.Jitter = netRound(bestL, 1e-6), netRound(bestJ, 1e-6)
 	if bestJ > 0 {
-		e.JitterDist = JitterDists[best]
+		e.JitterDist = netsim.JitterDists[best]
 		e.Fields = append(e.Fields, "jitterDist")
 	} else {
 		e.DistFit = [4]float64{}
@@ -239,7 +268,7 @@ func netKS(d []float64, dist string, latency, jitter float64) float64 {
 	}
 	var grid [netGrid]float64
 	for j := range grid {
-		grid[j] = latency + linkExtra(dist, jitter, (float64(j)+0.5)/netGrid)
+		grid[j] = latency + netsim.ExtraDelay(dist, jitter, (float64(j)+0.5)/netGrid)
 	}
 	cdf := func(x float64, j int) float64 { // grid[j-1] <= x < grid[j]
 		switch {
@@ -287,11 +316,11 @@ func (e *NetworkEstimate) Apply(s Settings) (Settings, []string) {
 		case "jitter":
 			v = e.Jitter
 		case "jitterDist":
-			v = enum(JitterDists, e.JitterDist)
+			v = float64(slices.Index(netsim.JitterDists, e.JitterDist))
 		case "loss":
 			v = e.Loss
 		case "lossModel":
-			v = enum(LossModels, e.LossModel)
+			v = float64(slices.Index(netsim.LossModels, e.LossModel))
 		case "burstLength":
 			v = e.BurstLength
 		case "duplicate":
@@ -306,7 +335,7 @@ func (e *NetworkEstimate) Apply(s Settings) (Settings, []string) {
 		default:
 			continue
 		}
-		p.set(&s, max(p.Min, min(p.Max, v)))
+		p.Write(&s, max(p.Min, min(p.Max, v)))
 		names = append(names, name)
 	}
 	return s, netTableOrder(names)

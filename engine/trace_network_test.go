@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"interplab/engine/param"
 )
 
 // TestTraceNetwork records traces through the engine's own link at known
@@ -47,7 +49,7 @@ func TestTraceNetwork(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := tr.Network()
-			where := c.name + " seed " + formatNumber(float64(seed))
+			where := c.name + " seed " + param.FormatNumber(float64(seed))
 			if math.Abs(e.Latency-c.latency) > 0.0005 {
 				t.Errorf("%s: latency = %v, want %v ± 0.5 ms", where, e.Latency, c.latency)
 			}

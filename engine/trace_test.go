@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 // traceTwo is a small valid trace: two entities in one packet per send,
@@ -13,7 +15,7 @@ func traceTwo() *Trace {
 	nan := math.NaN()
 	p := func(e, seq int, sent, arrive float64) TracePacket {
 		return TracePacket{Entity: e, Seq: seq, Sent: sent, Arrive: arrive,
-			Pos: Vec3{float64(e), sent, 0}, Vel: Vec3{0, 1, 0}, Rot: QuatIdentity, HasRot: true}
+			Pos: geom.Vec3{float64(e), sent, 0}, Vel: geom.Vec3{0, 1, 0}, Rot: geom.QuatIdentity, HasRot: true}
 	}
 	return &Trace{Name: "two", Entities: 2, Packets: []TracePacket{
 		p(0, 0, 10, 10.05), p(1, 0, 10, 10.05),
@@ -46,7 +48,7 @@ func TestTraceValidate(t *testing.T) {
 		{"delay too long", func(t *Trace) { t.Packets[9].Arrive = 30 }, 9, "arrive"},
 		{"position NaN", func(t *Trace) { t.Packets[5].Pos[2] = math.NaN() }, 5, "z"},
 		{"velocity huge", func(t *Trace) { t.Packets[5].Vel[0] = 1e8 }, 5, "vx"},
-		{"rotation not unit", func(t *Trace) { t.Packets[2].Rot = Quat{0, 0, 0, 2} }, 2, "qw"},
+		{"rotation not unit", func(t *Trace) { t.Packets[2].Rot = geom.Quat{0, 0, 0, 2} }, 2, "qw"},
 		{"seq goes back", func(t *Trace) { t.Packets[8].Seq = 1 }, 8, "seq"},
 		{"copy at another time", func(t *Trace) { t.Packets[2].Seq = 0 }, 2, "sent"},
 		{"copy of another state", func(t *Trace) { t.Packets[7].Vel[1] = 2 }, 7, "vy"},
@@ -71,7 +73,7 @@ func TestTraceValidate(t *testing.T) {
 	}
 	// A rotation is only checked where recorded.
 	tr := traceTwo()
-	tr.Packets[0].Rot, tr.Packets[0].HasRot = Quat{}, false
+	tr.Packets[0].Rot, tr.Packets[0].HasRot = geom.Quat{}, false
 	if err := tr.Validate(); err != nil {
 		t.Errorf("Validate() with no rotation = %v, want nil", err)
 	}
@@ -79,7 +81,7 @@ func TestTraceValidate(t *testing.T) {
 
 func TestTraceSpanMaxSpeed(t *testing.T) {
 	tr := traceTwo()
-	tr.Packets[3].Vel = Vec3{3, 4, 0}
+	tr.Packets[3].Vel = geom.Vec3{3, 4, 0}
 	if got, want := tr.Span(), 0.15; math.Abs(got-want) > 1e-12 {
 		t.Errorf("Span() = %v, want %v", got, want)
 	}
@@ -106,7 +108,7 @@ func TestTraceFlatRoundTrip(t *testing.T) {
 	}
 	norot := traceTwo()
 	for i := range norot.Packets {
-		norot.Packets[i].Rot, norot.Packets[i].HasRot = Quat{}, false
+		norot.Packets[i].Rot, norot.Packets[i].HasRot = geom.Quat{}, false
 	}
 	for _, tr := range []*Trace{traceTwo(), syn, norot} {
 		f := tr.AppendFlat(nil)

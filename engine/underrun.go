@@ -13,10 +13,3 @@ package engine
 // Underrun keeps one definition for every technique, so the metric stays
 // comparable in exports, sweeps and tunings; the page and the tables show an
 // ahead-by-design technique's underrun as such and never rank it.
-
-// UnderrunByDesign tells whether the technique draws past its newest packet
-// on every frame by design, so its underrun is 100% and not a fault: EPIC
-// and its fix.
-func UnderrunByDesign(technique string) bool {
-	return technique == TechEPIC || technique == TechEPICFix
-}

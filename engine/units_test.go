@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 func TestParseUnits(t *testing.T) {
@@ -166,7 +169,7 @@ func TestFormat(t *testing.T) {
 // Parse(Format(v)) is v exactly, for every parameter, at its bounds, its
 // default, its steps and at values no step gives.
 func TestFormatRoundTrip(t *testing.T) {
-	r := newRNG(7, 0)
+	r := geom.NewRNG(7, 0)
 	for i := range params {
 		p := &params[i]
 		vs := []float64{p.Min, p.Max, p.Default}
@@ -180,7 +183,7 @@ func TestFormatRoundTrip(t *testing.T) {
 			}
 		}
 		for _, v := range vs {
-			if p.check(v) != nil {
+			if p.Check(v) != nil {
 				continue
 			}
 			text := p.Format(v)
@@ -212,39 +215,6 @@ func TestFormatCarriesUnit(t *testing.T) {
 	}
 }
 
-func TestReadable(t *testing.T) {
-	tests := []struct {
-		x    float64
-		sig  int
-		want string
-	}{
-		{2761734960, 4, "2761734960"},
-		{4294967295, 3, "4294967295"},
-		{100000, 3, "100000"},
-		{0.2, 4, "0.2"},
-		{0.0186, 4, "0.0186"},
-		{49.61234567, 4, "49.61"},
-		{1234.5, 3, "1235"},
-		{1234.4, 3, "1234"},
-		{0.125, 2, "0.13"},
-		{-0.125, 2, "-0.13"},
-		{999.96, 4, "1000"},
-		{0.099996, 4, "0.1"},
-		{0.00012345, 3, "0.000123"},
-		{0.00012355, 3, "0.000124"},
-		{-1, 3, "-1"},
-		{-0.00012345, 3, "-0.000123"},
-		{0.30000000000000004, 6, "0.3"},
-		{0, 3, "0"},
-		{-1e-12, 3, "-1e-12"},
-	}
-	for _, tt := range tests {
-		if got := Readable(tt.x, tt.sig); got != tt.want {
-			t.Errorf("Readable(%v, %d) = %q, want %q", tt.x, tt.sig, got, tt.want)
-		}
-	}
-}
-
 func TestParamUnits(t *testing.T) {
 	p, _ := Lookup("latency")
 	if got := p.Units(); !slices.Equal(got, []string{"ms", "s"}) {
@@ -272,33 +242,6 @@ func TestSuggestParams(t *testing.T) {
 	}
 }
 
-func TestParseConstraintUnits(t *testing.T) {
-	cs, err := ParseConstraints("addedLatency=150ms,underrun=5%,errP95=20cm,snaps=3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Constraint{{"addedLatency", 0.15}, {"underrun", 0.05}, {"errP95", 0.2}, {"snaps", 3}}
-	if !slices.Equal(cs, want) {
-		t.Errorf("ParseConstraints = %v, want %v", cs, want)
-	}
-	// A plain number is in the metric's display unit, as the tune form shows it.
-	cs, err = ParseConstraints("addedLatency=150,underrun=5,errP95=20,recovery=500,underrunRounds=5")
-	want = []Constraint{{"addedLatency", 0.15}, {"underrun", 0.05}, {"errP95", 0.2}, {"recovery", 0.5}, {"underrunRounds", 0.05}}
-	if err != nil || !slices.Equal(cs, want) {
-		t.Errorf("ParseConstraints(plain) = %v, %v; want %v", cs, err, want)
-	}
-	if _, err := ParseConstraints("addedLatency=150 parsecs"); err == nil || !strings.Contains(err.Error(), "constraints.addedLatency") ||
-		!strings.Contains(err.Error(), "a plain number in ms") {
-		t.Errorf("ParseConstraints(parsecs) = %v", err)
-	}
-	for name, v := range map[string]float64{"addedLatency": 0.15, "underrun": 0.05, "errP95": 0.2, "snaps": 3} {
-		text := FormatMetric(name, v)
-		if got, err := ParseMetric(name, text); err != nil || got != v {
-			t.Errorf("ParseMetric(%s, FormatMetric(%v) = %q) = %v, %v", name, v, text, got, err)
-		}
-	}
-}
-
 func TestShow(t *testing.T) {
 	tests := []struct {
 		name string
@@ -322,7 +265,7 @@ func TestShow(t *testing.T) {
 			t.Errorf("%s.Show(%v) = %q, want %q", tt.name, tt.v, got, tt.want)
 		}
 	}
-	if got := ReadableIn(0.30000000000000004, 1000, 6); got != "300" {
+	if got := param.ReadableIn(0.30000000000000004, 1000, 6); got != "300" {
 		t.Errorf("ReadableIn(0.30000000000000004, 1000, 6) = %q, want 300", got)
 	}
 }
@@ -341,7 +284,7 @@ func FuzzParamText(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if p.check(v) != nil {
+		if p.Check(v) != nil {
 			t.Fatalf("%s.Parse(%q) = %v, out of range", p.Name, text, v)
 		}
 		back := p.Format(v)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/technique/unreal"
 	"interplab/presets"
 )
 
@@ -24,7 +25,7 @@ func TestUnrealInTheLab(t *testing.T) {
 		s.Duration, s.ClockDrift = 20, 0.001
 		s.Techniques = []string{engine.TechSnap, engine.TechUnreal}
 		byMode := map[string]engine.Metrics{}
-		for _, mode := range engine.UnrealSmoothingModes {
+		for _, mode := range unreal.SmoothingModes {
 			s.NetworkSmoothingMode = mode
 			r, err := engine.Run(s)
 			if err != nil {

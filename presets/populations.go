@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // Population presets are player bases, one JSON file each under
@@ -40,11 +40,11 @@ var populationFiles embed.FS
 
 // PopulationPreset is one named player base.
 type PopulationPreset struct {
-	Name        string            // short name, used in URLs and -population
-	Title       string            // human title
-	Doc         string            // one line
-	Calibration string            // how the numbers were chosen, when it reproduces a figure; may be ""
-	Population  engine.Population // valid
+	Name        string           // short name, used in URLs and -population
+	Title       string           // human title
+	Doc         string           // one line
+	Calibration string           // how the numbers were chosen, when it reproduces a figure; may be ""
+	Population  study.Population // valid
 }
 
 // DefaultPopulation is the population a run uses when none is named: the
@@ -91,12 +91,12 @@ func PopulationNames() string {
 }
 
 type populationFile struct {
-	Name        string             `json:"name"`
-	Title       string             `json:"title"`
-	Doc         string             `json:"doc"`
-	Calibration string             `json:"calibration"`
-	Order       int                `json:"order"`
-	Population  *engine.Population `json:"population"`
+	Name        string            `json:"name"`
+	Title       string            `json:"title"`
+	Doc         string            `json:"doc"`
+	Calibration string            `json:"calibration"`
+	Order       int               `json:"order"`
+	Population  *study.Population `json:"population"`
 }
 
 // LoadPopulations reads, checks and sorts every *.json file at the root of

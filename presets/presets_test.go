@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 func TestAllValid(t *testing.T) {
@@ -292,7 +293,7 @@ func TestPopulationsValid(t *testing.T) {
 	}
 	for _, pp := range list {
 		for _, sp := range all {
-			spec := engine.PopulationSpec{Base: sp.Settings, Population: pp.Population}
+			spec := study.PopulationSpec{Base: sp.Settings, Population: pp.Population}
 			if err := spec.Validate(); err != nil {
 				t.Errorf("population %s with preset %s: %v", pp.Name, sp.Name, err)
 			}

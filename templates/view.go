@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/param"
 )
 
 // PageView is everything the lab page shows when it is first served.
@@ -305,7 +306,7 @@ func field(p *engine.Param, s *engine.Settings) fieldView {
 	f.Value = num(val)
 	f.Display = p.Display
 	f.Scale = num(scale)
-	f.Shown = engine.ReadableIn(val, scale, engine.ShowDigits)
+	f.Shown = param.ReadableIn(val, scale, param.ShowDigits)
 	f.Unit = p.Display
 	if f.Unit == "" {
 		f.Unit = p.Unit

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // Record layouts of interplab.timeline, in float64s.
@@ -203,7 +204,7 @@ func (l *lab) checkScenario(_ js.Value, args []js.Value) any {
 	sc, err := engine.CheckScenarioText(s, args[0].String())
 	if err != nil {
 		out["error"] = err.Error()
-		if se, ok := err.(*engine.ScenarioError); ok {
+		if se, ok := err.(*netsim.ScenarioError); ok {
 			out["line"], out["field"] = se.Line, se.Field
 		}
 		return out
@@ -224,7 +225,7 @@ func builtinScenario(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || args[0].Type() != js.TypeString {
 		return misuse("builtinScenario(name: string)")
 	}
-	return engine.BuiltinScenarioText(args[0].String())
+	return netsim.BuiltinScenarioText(args[0].String())
 }
 
 func (l *lab) restart(js.Value, []js.Value) any {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // The scenario editor's calls: a custom text at create and later, the
@@ -15,7 +16,7 @@ func TestWasmScenario(t *testing.T) {
 	ip := api(t)
 	s := engine.Defaults()
 	s.Duration = 30
-	s.Scenario = engine.ScenarioCustom
+	s.Scenario = netsim.ScenarioCustom
 	text := "set latency=80ms\noutage at=10 for=2"
 	if msg := ip.Call("create", settingsArray(s)).String(); !strings.Contains(msg, "scenarioText is empty") {
 		t.Errorf("create(custom) without a text = %q", msg)

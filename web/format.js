@@ -1,6 +1,6 @@
 // @ts-check
-// format.js formats numbers for people, as the engine does (engine.Readable,
-// engine.ReadableIn in engine/units.go), digit for digit: whole numbers in
+// format.js formats numbers for people, as the engine does (param.Readable,
+// param.ReadableIn in engine/param/units.go), digit for digit: whole numbers in
 // full (2761734960, not 2.76173496e+9), other numbers to a few significant
 // digits without an exponent (0.2, 0.0186, 49.6123), from the shortest
 // decimal that reads back as the number, half away from zero. It also reads

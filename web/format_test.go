@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/param"
 )
 
 // TestFormatMirrorsEngine runs format.js's readable under Node on values
@@ -35,12 +36,12 @@ func TestFormatMirrorsEngine(t *testing.T) {
 		}
 		_, scale := p.DisplayUnit()
 		for _, v := range []float64{p.Min, p.Max, p.Default, p.Step} {
-			cases = append(cases, c{v, scale, engine.ShowDigits})
+			cases = append(cases, c{v, scale, param.ShowDigits})
 		}
 		for range 50 {
 			v := p.Min + r.Float64()*(p.Max-p.Min)
-			cases = append(cases, c{v, scale, engine.ShowDigits}, c{v, scale, 3},
-				c{p.Min + math.Round((v-p.Min)/p.Step)*p.Step, scale, engine.ShowDigits})
+			cases = append(cases, c{v, scale, param.ShowDigits}, c{v, scale, 3},
+				c{p.Min + math.Round((v-p.Min)/p.Step)*p.Step, scale, param.ShowDigits})
 		}
 	}
 	for _, v := range []float64{0.0002, 0.000186, 0.125, -0.125, 1234.5, 999.96, 0.099996, 2761734960, 4294967295,
@@ -76,7 +77,7 @@ func TestFormatMirrorsEngine(t *testing.T) {
 	}
 	bad := 0
 	for i, cs := range cases {
-		if want := engine.ReadableIn(cs.V, cs.Scale, cs.Sig); got[i] != want {
+		if want := param.ReadableIn(cs.V, cs.Scale, cs.Sig); got[i] != want {
 			t.Errorf("readable(%v, %v, %d) = %q, want engine's %q", cs.V, cs.Scale, cs.Sig, got[i], want)
 			if bad++; bad > 10 {
 				break

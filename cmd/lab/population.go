@@ -10,6 +10,7 @@ import (
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -63,7 +64,7 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	spec := engine.PopulationSpec{Base: base, Population: pop}
+	spec := study.PopulationSpec{Base: base, Population: pop}
 	if err := spec.Validate(); err != nil {
 		return c.Bad(fmt.Errorf("%s%w", cli.SpecFlag(err), err))
 	}
@@ -71,7 +72,7 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := cli.Interrupt()
 	defer stop()
 	start := time.Now()
-	res, err := engine.RunPopulation(ctx, spec, rf.Workers, cli.Progress[engine.PopulationEntity](c, rf, "entities", nil))
+	res, err := study.RunPopulation(ctx, spec, rf.Workers, cli.Progress[study.PopulationEntity](c, rf, "entities", nil))
 	if err != nil {
 		return c.Fail(err)
 	}

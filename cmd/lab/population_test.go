@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -48,10 +48,10 @@ func TestPopulationJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := engine.PopulationSpec{Base: before.Settings, Population: pp.Population}
+	spec := study.PopulationSpec{Base: before.Settings, Population: pp.Population}
 	spec.Base.Techniques = []string{"buffer", "hermite"}
 	spec.Population.Entities, spec.Population.Rounds, spec.Population.Round = 6, 2, 5
-	want, err := engine.RunPopulation(context.Background(), spec, 1, nil)
+	want, err := study.RunPopulation(context.Background(), spec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 const simUsage = `usage: lab sim [-preset NAME] [-scenario NAME|FILE] [-set name=value ...] [-netsim NAME] [-json]
@@ -66,11 +67,11 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 // simNetSim is lab sim -netsim NAME: the settings over the lab's network and
 // over NAME's simulator, side by side.
 func simNetSim(c *cli.Command, s engine.Settings, name string, asJSON bool) int {
-	if err := s.SetText("netSim", name); err != nil || name == engine.NetSimLab {
-		return c.Bad(fmt.Errorf("-netsim = %q is not allowed: want one of %s", name, strings.Join(engine.NetSims[1:], ", ")))
+	if err := s.SetText("netSim", name); err != nil || name == netsim.Lab {
+		return c.Bad(fmt.Errorf("-netsim = %q is not allowed: want one of %s", name, strings.Join(netsim.Simulators[1:], ", ")))
 	}
 	lab, sim := s, s
-	lab.NetSim = engine.NetSimLab
+	lab.NetSim = netsim.Lab
 	a, err := engine.Run(lab)
 	if err != nil {
 		return c.Fail(err)

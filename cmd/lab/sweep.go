@@ -8,6 +8,7 @@ import (
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 const sweepUsage = `usage: lab sweep -technique T -x name=min:max:steps [-y name=min:max:steps]
@@ -34,14 +35,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("sweep", sweepUsage+"\nflags:\n", stdout, stderr)
 	sf := c.SettingsFlags()
 	technique := c.Flags.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
-	var x, y *engine.Axis
+	var x, y *study.Axis
 	c.Flags.Func("x", "the first swept parameter, `name=min:max:steps`", func(arg string) error {
-		a, err := engine.ParseAxis(arg)
+		a, err := study.ParseAxis(arg)
 		x = &a
 		return err
 	})
 	c.Flags.Func("y", "the second swept parameter, `name=min:max:steps` (optional)", func(arg string) error {
-		a, err := engine.ParseAxis(arg)
+		a, err := study.ParseAxis(arg)
 		y = &a
 		return err
 	})
@@ -64,14 +65,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	spec := engine.SweepSpec{Base: base, Technique: *technique, X: *x, Y: y}
+	spec := study.SweepSpec{Base: base, Technique: *technique, X: *x, Y: y}
 	if err := spec.Validate(); err != nil {
 		return c.Bad(fmt.Errorf("%s%w", cli.SpecFlag(err), err))
 	}
 
 	ctx, stop := cli.Interrupt()
 	defer stop()
-	points, err := engine.Sweep(ctx, spec, rf.Workers, cli.Progress[engine.SweepPoint](c, rf, "points", nil))
+	points, err := study.Sweep(ctx, spec, rf.Workers, cli.Progress[study.SweepPoint](c, rf, "points", nil))
 	if err != nil {
 		return c.Fail(fmt.Errorf("stopped after %d of %d points: %w", len(points), spec.Points(), err))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -37,15 +38,15 @@ func TestSweepJSONMatchesEngine(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("lab sweep -json: %v\n%s", err, out.String())
 	}
-	spec := engine.SweepSpec{Base: sweepTestBase(t), Technique: engine.TechBuffer,
-		X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.1, Steps: 3},
-		Y: &engine.Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2}}
-	want, err := engine.Sweep(context.Background(), spec, 1, nil)
+	spec := study.SweepSpec{Base: sweepTestBase(t), Technique: engine.TechBuffer,
+		X: study.Axis{Name: "delay", Min: 0.02, Max: 0.1, Steps: 3},
+		Y: &study.Axis{Name: "adaptive", Min: 0, Max: 1, Steps: 2}}
+	want, err := study.Sweep(context.Background(), spec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got.Points, want) {
-		t.Errorf("lab sweep points = %+v, want engine.Sweep's %+v", got.Points, want)
+		t.Errorf("lab sweep points = %+v, want study.Sweep's %+v", got.Points, want)
 	}
 	if got.X != spec.X || got.Y == nil || *got.Y != *spec.Y || got.Metric != "errP95" || got.Technique != "buffer" {
 		t.Errorf("lab sweep -json header = %+v %+v %s %s, want the spec's axes, errP95, buffer", got.X, got.Y, got.Metric, got.Technique)
@@ -62,13 +63,13 @@ func TestSweepTable(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		spec engine.SweepSpec
+		spec study.SweepSpec
 	}{
 		{"one parameter", []string{"-x", "delay=20ms:0.2s:4", "-metric", "underrun"},
-			engine.SweepSpec{X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.2, Steps: 4}}},
+			study.SweepSpec{X: study.Axis{Name: "delay", Min: 0.02, Max: 0.2, Steps: 4}}},
 		{"two parameters", []string{"-x", "extrapolateCap=0:1000:3", "-y", "speedClamp", "-metric", "underrun"},
-			engine.SweepSpec{X: engine.Axis{Name: "extrapolateCap", Min: 0, Max: 1, Steps: 3},
-				Y: &engine.Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}}},
+			study.SweepSpec{X: study.Axis{Name: "extrapolateCap", Min: 0, Max: 1, Steps: 3},
+				Y: &study.Axis{Name: "speedClamp", Min: 0, Max: 1, Steps: 2}}},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -77,7 +78,7 @@ func TestSweepTable(t *testing.T) {
 		}
 		spec := tt.spec
 		spec.Base, spec.Technique = base, engine.TechBuffer
-		pts, err := engine.Sweep(context.Background(), spec, 0, nil)
+		pts, err := study.Sweep(context.Background(), spec, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func TestSweepTable(t *testing.T) {
 		}
 		for k, p := range pts {
 			if want := report.Number(p.Metrics.Underrun * 100); cells[k] != want {
-				t.Errorf("%s: cell %d = %s, want %s (engine.Sweep's underrun in %%)", tt.name, k, cells[k], want)
+				t.Errorf("%s: cell %d = %s, want %s (study.Sweep's underrun in %%)", tt.name, k, cells[k], want)
 			}
 		}
 		if !strings.Contains(lines[0], "underrun (%)") || !strings.Contains(lines[2], "ms") {

@@ -22,6 +22,7 @@ import (
 	"interplab/cmd/lab/internal/pgtest"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -276,7 +277,7 @@ func TestTeamChaos(t *testing.T) {
 	if err := conn.QueryRow(context.Background(), `SELECT result FROM jobs WHERE id = $1`, job.ID).Scan(&result); err != nil {
 		t.Fatal(err)
 	}
-	var res engine.PopulationResult
+	var res study.PopulationResult
 	if err := json.Unmarshal([]byte(result), &res); err != nil {
 		t.Fatal(err)
 	}

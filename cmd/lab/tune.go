@@ -9,6 +9,8 @@ import (
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/motion"
+	"interplab/engine/study"
 )
 
 const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
@@ -66,21 +68,21 @@ const tuneInfeasible = 3
 func runTune(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("tune", tuneUsage+"\nflags:\n", stdout, stderr)
 	sf := c.SettingsFlags()
-	technique := c.Flags.String("technique", "", "the `technique` to tune: "+strings.Join(engine.TunableTechniques(), ", "))
+	technique := c.Flags.String("technique", "", "the `technique` to tune: "+strings.Join(study.TunableTechniques(), ", "))
 	motions := c.Flags.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
-		strings.Join(engine.Motions, ", "))
-	weights := engine.DefaultTuneWeights()
+		strings.Join(motion.Names, ", "))
+	weights := study.DefaultTuneWeights()
 	c.Flags.Func("w", "cost weights, `name=value,...` over errP95, addedLatency, snaps, underrun; repeatable", func(arg string) error {
-		return engine.ParseTuneWeights(arg, &weights)
+		return study.ParseTuneWeights(arg, &weights)
 	})
-	var constraints []engine.Constraint
+	var constraints []study.Constraint
 	c.Flags.Func("max", "upper bounds, `metric=value,...`: a plain number in the unit lab sim shows (ms, cm, %), or with a unit (addedLatency=150ms); repeatable", func(arg string) error {
-		cs, err := engine.ParseConstraints(arg)
+		cs, err := study.ParseConstraints(arg)
 		constraints = append(constraints, cs...)
 		return err
 	})
 	pf := c.PopulationFlags("", "evaluate every candidate over this `population` preset; -max then bounds its figures (underrunRounds=5%,addedLatencyP90=150ms)", "with -population: ")
-	budget := c.Flags.Int("budget", engine.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
+	budget := c.Flags.Int("budget", study.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
 	seed := c.Flags.Uint64("seed", 1, "`seed` of the search")
 	rf := c.RunFlags("print JSON: the spec, the changes and every candidate", "print progress to standard error")
 	if code, ok := c.Parse(args, 0); !ok {
@@ -93,7 +95,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	spec := engine.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
+	spec := study.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
 		Budget: *budget, Seed: *seed}
 	if pf.Name != "" {
 		_, pop, err := pf.Get()
@@ -114,7 +116,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := cli.Interrupt()
 	defer stop()
 	best := math.Inf(1)
-	res, err := engine.Tune(ctx, spec, rf.Workers, cli.Progress(c, rf, "candidates", func(cand engine.Candidate) string {
+	res, err := study.Tune(ctx, spec, rf.Workers, cli.Progress(c, rf, "candidates", func(cand study.Candidate) string {
 		if cand.Feasible {
 			best = min(best, cand.Cost)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -18,7 +19,7 @@ var tuneTestArgs = []string{"-technique", "buffer", "-preset", "harbor-before", 
 	"-motions", "strafe,turn", "-max", "addedLatency=150", "-w", "snaps=0.5", "-budget", "16", "-seed", "3"}
 
 // tuneTestSpec is the spec tuneTestArgs describe.
-func tuneTestSpec(t *testing.T) engine.TuneSpec {
+func tuneTestSpec(t *testing.T) study.TuneSpec {
 	t.Helper()
 	p, err := presets.Get("harbor-before")
 	if err != nil {
@@ -26,10 +27,10 @@ func tuneTestSpec(t *testing.T) engine.TuneSpec {
 	}
 	s := p.Settings
 	s.Duration, s.Entities = 10, 2
-	w := engine.DefaultTuneWeights()
+	w := study.DefaultTuneWeights()
 	w.Snaps = 0.5
-	return engine.TuneSpec{Base: s, Technique: engine.TechBuffer, Motions: []string{"strafe", "turn"}, Weights: w,
-		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 16, Seed: 3}
+	return study.TuneSpec{Base: s, Technique: engine.TechBuffer, Motions: []string{"strafe", "turn"}, Weights: w,
+		Constraints: []study.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 16, Seed: 3}
 }
 
 func runTuneTest(t *testing.T, args ...string) string {
@@ -48,7 +49,7 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 		t.Fatalf("lab tune -json: %v\n%s", err, out)
 	}
 	spec := tuneTestSpec(t)
-	want, err := engine.Tune(context.Background(), spec, 1, nil)
+	want, err := study.Tune(context.Background(), spec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 		t.Errorf("lab tune spec = %+v, want %+v", got.Spec, spec)
 	}
 	if !reflect.DeepEqual(got.Result, want) {
-		t.Errorf("lab tune result: best %+v, want engine.Tune's %+v", got.Result.Best, want.Best)
+		t.Errorf("lab tune result: best %+v, want study.Tune's %+v", got.Result.Best, want.Best)
 	}
 	if !reflect.DeepEqual(got.Changes, engine.Diff(spec.Base, want.Best.Settings)) {
 		t.Errorf("lab tune changes = %+v, want %+v", got.Changes, engine.Diff(spec.Base, want.Best.Settings))
@@ -64,11 +65,11 @@ func TestTuneJSONMatchesEngine(t *testing.T) {
 }
 
 // The text output's -set lines turn the base into the recommendation, and
-// its tables hold engine.Tune's numbers.
+// its tables hold study.Tune's numbers.
 func TestTuneText(t *testing.T) {
 	out := runTuneTest(t, tuneTestArgs...)
 	spec := tuneTestSpec(t)
-	want, err := engine.Tune(context.Background(), spec, 0, nil)
+	want, err := study.Tune(context.Background(), spec, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

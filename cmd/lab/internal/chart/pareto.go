@@ -8,23 +8,23 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"interplab/cmd/lab/internal/report"
-	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // frontX is a candidate's |added latency| in ms, as the front orders it.
-func frontX(c engine.Candidate) float64 {
+func frontX(c study.Candidate) float64 {
 	return round(math.Abs(c.Metrics.AddedLatency) * 1000)
 }
 
 // frontY is a candidate's aligned error in cm.
-func frontY(c engine.Candidate) float64 { return round(c.Metrics.ErrAligned * 100) }
+func frontY(c study.Candidate) float64 { return round(c.Metrics.ErrAligned * 100) }
 
 // Pareto draws the candidates of a tuning of technique, from the settings
 // labelled base with seed: every candidate's aligned error against its
 // added latency's magnitude, the infeasible ones grey, the feasible ones
 // blue, the Pareto front as a line through its points, the base and the
 // recommendation, if there is one, marked.
-func Pareto(technique, base string, seed uint64, res *engine.TuneResult) Chart {
+func Pareto(technique, base string, seed uint64, res *study.TuneResult) Chart {
 	xf, _, _ := metric("addedLatency")
 	yf, _, _ := metric("errAligned")
 	s := charts.NewScatter()
@@ -35,7 +35,7 @@ func Pareto(technique, base string, seed uint64, res *engine.TuneResult) Chart {
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "|" + report.AxisName(xf) + "|", NameLocation: "middle", NameGap: 26}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: report.AxisName(yf), NameLocation: "middle", NameGap: 44}),
 	)...)
-	point := func(name string, c engine.Candidate, size int) opts.ScatterData {
+	point := func(name string, c study.Candidate, size int) opts.ScatterData {
 		return opts.ScatterData{Name: name, SymbolSize: size, Value: []float64{frontX(c), frontY(c)}}
 	}
 	var infeasible, feasible []opts.ScatterData

@@ -8,7 +8,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"interplab/cmd/lab/internal/report"
-	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // PopulationHistograms are the histograms a population run's page shows,
@@ -23,13 +23,13 @@ const populationBins = 20
 // (one of PopulationHistograms): for underrunRounds a bar per count of
 // rounds (0 to the population's rounds), for errP95 and addedLatency
 // populationBins equal bins over every technique's range, in display units.
-func Population(res *engine.PopulationResult, name string) (Chart, bool) {
+func Population(res *study.PopulationResult, name string) (Chart, bool) {
 	f, _, ok := metric(name)
 	if !ok {
 		return nil, false
 	}
 	rounds := res.Spec.Population.Rounds
-	value := func(m engine.EntityMetrics) float64 {
+	value := func(m study.EntityMetrics) float64 {
 		switch name {
 		case "underrunRounds":
 			return float64(m.UnderrunRounds)

@@ -10,6 +10,8 @@ import (
 
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/param"
+	"interplab/engine/study"
 )
 
 // Sweep draws the metric called name over the points of spec's sweep, from
@@ -17,7 +19,7 @@ import (
 // x parameter for a one-parameter sweep, a heatmap (x across, y up) for
 // two. Points not finished yet, and points whose settings were invalid,
 // are gaps.
-func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name string) (Chart, error) {
+func Sweep(spec study.SweepSpec, base string, points []study.SweepPoint, name string) (Chart, error) {
 	f, mi, ok := metric(name)
 	if !ok {
 		return nil, fmt.Errorf("chart a sweep: unknown metric %q", name)
@@ -26,12 +28,12 @@ func Sweep(spec engine.SweepSpec, base string, points []engine.SweepPoint, name 
 	xs := spec.X.Values()
 	title := spec.Technique + ": " + report.AxisName(f)
 	subtitle := "base " + base + " · " + strconv.Itoa(len(points)) + " of " + strconv.Itoa(spec.Points()) + " points"
-	value := func(pt engine.SweepPoint) float64 {
+	value := func(pt study.SweepPoint) float64 {
 		return round(pt.Metrics.Values(nil)[mi] * f.Scale)
 	}
 	if spec.Y == nil {
 		l := charts.NewLine()
-		byI := make([]*engine.SweepPoint, len(xs))
+		byI := make([]*study.SweepPoint, len(xs))
 		for k := range points {
 			if points[k].Err == "" && points[k].I < len(xs) {
 				byI[points[k].I] = &points[k]
@@ -174,7 +176,7 @@ func categoryLabel(p *engine.Param, v float64) string {
 		return p.Format(v)
 	}
 	_, scale := p.DisplayUnit()
-	return engine.ReadableIn(v, scale, 4) // 100000, not 1e+05
+	return param.ReadableIn(v, scale, 4) // 100000, not 1e+05
 }
 
 // axisName is a parameter's name with the unit its axis shows.

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // A one-parameter sweep is a line over it with a gap for each point not
 // finished; an unknown metric is an error, not a chart.
 func TestSweep(t *testing.T) {
-	spec := engine.SweepSpec{Base: engine.Defaults(), Technique: engine.TechBuffer,
-		X: engine.Axis{Name: "delay", Min: 0.05, Max: 0.15, Steps: 3}}
-	points := []engine.SweepPoint{{I: 0, X: 0.05}, {I: 2, X: 0.15}}
+	spec := study.SweepSpec{Base: engine.Defaults(), Technique: engine.TechBuffer,
+		X: study.Axis{Name: "delay", Min: 0.05, Max: 0.15, Steps: 3}}
+	points := []study.SweepPoint{{I: 0, X: 0.05}, {I: 2, X: 0.15}}
 	points[0].Metrics.ErrP95, points[1].Metrics.ErrP95 = 0.012, 0.034
 	ch, err := Sweep(spec, "defaults", points, "errP95")
 	if err != nil {
@@ -39,15 +40,15 @@ func TestSweep(t *testing.T) {
 // UnderrunMark is framed and the subtitle says how many; epic's cells,
 // which underrun by design, are not.
 func TestSweepHeatmapFramesUnderrun(t *testing.T) {
-	spec := engine.SweepSpec{Base: engine.Defaults(), Technique: engine.TechBuffer,
-		X: engine.Axis{Name: "delay", Min: 0.02, Max: 0.1, Steps: 2}, Y: &engine.Axis{Name: "loss", Min: 0, Max: 0.02, Steps: 2}}
-	points := make([]engine.SweepPoint, 4)
+	spec := study.SweepSpec{Base: engine.Defaults(), Technique: engine.TechBuffer,
+		X: study.Axis{Name: "delay", Min: 0.02, Max: 0.1, Steps: 2}, Y: &study.Axis{Name: "loss", Min: 0, Max: 0.02, Steps: 2}}
+	points := make([]study.SweepPoint, 4)
 	for k := range points {
 		points[k].I, points[k].J = k%2, k/2
 		points[k].Metrics.ErrP95 = 0.01
 	}
 	points[0].Metrics.Underrun, points[2].Metrics.Underrun, points[1].Metrics.Underrun = 0.2, 0.06, 0.01
-	framed := func(spec engine.SweepSpec) ([]bool, string) {
+	framed := func(spec study.SweepSpec) ([]bool, string) {
 		ch, err := Sweep(spec, "defaults", points, "errP95")
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -37,7 +39,7 @@ func (c *Command) SettingsFlags() *Settings {
 	fs := c.Flags
 	fs.StringVar(&f.Preset, "preset", "", "start from the named `preset` (lab presets lists them); default: the parameter table's defaults")
 	fs.StringVar(&f.Scenario, "scenario", "", "run the network through a `scenario`: a built-in one ("+
-		strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", ")+") or a file in the scenario text form; same as -set scenario=NAME")
+		strings.Join(netsim.Scenarios[:len(netsim.Scenarios)-1], ", ")+") or a file in the scenario text form; same as -set scenario=NAME")
 	fs.Func("set", "set one parameter, `name=value` (lab params lists them): a plain number in the unit lab params shows, or with a unit: latency=120ms, loss=2%, bandwidth=256kbit/s, jitterDist=pareto; repeatable", func(arg string) error {
 		name, value, err := parseSet(arg)
 		if why, ok := f.Refused[name]; ok && err == nil {
@@ -125,16 +127,16 @@ func parseSet(arg string) (name, value string, err error) {
 // none by name, else the custom scenario in the file arg. The text is
 // checked when the settings are validated.
 func applyScenario(s *engine.Settings, arg string) error {
-	if slices.Contains(engine.Scenarios, arg) && arg != engine.ScenarioCustom {
+	if slices.Contains(netsim.Scenarios, arg) && arg != netsim.ScenarioCustom {
 		s.Scenario, s.ScenarioText = arg, ""
 		return nil
 	}
 	text, err := os.ReadFile(arg)
 	if err != nil {
 		return fmt.Errorf("not a built-in scenario (%s) nor a readable file: %w",
-			strings.Join(engine.Scenarios[:len(engine.Scenarios)-1], ", "), err)
+			strings.Join(netsim.Scenarios[:len(netsim.Scenarios)-1], ", "), err)
 	}
-	s.Scenario, s.ScenarioText = engine.ScenarioCustom, string(text)
+	s.Scenario, s.ScenarioText = netsim.ScenarioCustom, string(text)
 	return nil
 }
 
@@ -215,10 +217,10 @@ func (c *Command) PopulationFlags(def, doc, sizes string) *Population {
 
 // Get returns the named population preset and its population with the
 // sizes the flags give.
-func (p *Population) Get() (presets.PopulationPreset, engine.Population, error) {
+func (p *Population) Get() (presets.PopulationPreset, study.Population, error) {
 	pp, err := presets.GetPopulation(p.Name)
 	if err != nil {
-		return pp, engine.Population{}, fmt.Errorf("-population: %w", err)
+		return pp, study.Population{}, fmt.Errorf("-population: %w", err)
 	}
 	return pp, pp.Population.With(p.entities, p.rounds, p.round), nil
 }

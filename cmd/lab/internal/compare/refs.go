@@ -10,6 +10,7 @@ import (
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/presets"
 )
 
@@ -119,7 +120,7 @@ func (s *Resolver) Settings(ref string) (string, engine.Settings, error) {
 		if preset != "" {
 			label = preset + " + changes"
 		}
-		if st.NetSim != engine.NetSimLab {
+		if st.NetSim != netsim.Lab {
 			label += " over " + st.NetSim + "'s simulator"
 		}
 		return label, st, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/presets"
 )
 
@@ -99,7 +100,7 @@ func TestExportsCompile(t *testing.T) {
 		}
 		return f.Body
 	}
-	for _, name := range engine.Scenarios[:len(engine.Scenarios)-1] {
+	for _, name := range netsim.Scenarios[:len(netsim.Scenarios)-1] {
 		s := engine.Defaults()
 		s.Scenario, s.Loss, s.Duplicate = name, 0.005, 0.01
 		unity := render("unity-network", "", s)

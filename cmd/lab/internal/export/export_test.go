@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/presets"
 )
 
@@ -340,7 +341,7 @@ func TestExportNetemParses(t *testing.T) {
 	}
 	// Every command of the scenarios' timed scripts, without the sleeps,
 	// and going on past a kernel without netem.
-	for _, name := range engine.Scenarios[1 : len(engine.Scenarios)-1] {
+	for _, name := range netsim.Scenarios[1 : len(netsim.Scenarios)-1] {
 		s := engine.Defaults()
 		s.Scenario, s.Bandwidth, s.Reorder, s.ReorderGap, s.Duplicate = name, 2e6, 0.02, 4, 0.01
 		file, err := Render("netem", Origin{}, s)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
+	"interplab/engine/param"
 )
 
 // netemBurstStep is the length of the steps an outage whose backlog
@@ -40,7 +42,7 @@ const netemBurstStep = 0.1
 //   - outage: loss 100% when its backlog is dropped; delivered as a burst,
 //     delays that end at the outage's end (see netemBurstStep).
 func writeNetem(b *bytes.Buffer, o Origin, s engine.Settings) {
-	steps, sc := engine.NetSimPlan(&s)
+	steps, sc := netsim.Plan(&s.NetworkSettings, s.Duration)
 	delayNote := fmt.Sprintf("mean one-way delay latency + jitter = %s + %s ms", ms(s.Latency), ms(s.Jitter))
 	if s.Jitter > 0 {
 		switch s.JitterDist {
@@ -130,7 +132,7 @@ DEV="${1:-eth0}"
 // netemArgs returns the netem options of one step; hold, when not
 // negative, is the delay in seconds until an outage's end, which replaces
 // the step's delay and jitter.
-func netemArgs(s engine.Settings, st engine.NetSimStep, hold float64) []string {
+func netemArgs(s engine.Settings, st netsim.Step, hold float64) []string {
 	c := st.C
 	args := []string{"delay", ms(c.Latency+c.Jitter+c.Extra) + "ms"}
 	if hold >= 0 {
@@ -164,7 +166,7 @@ func netemArgs(s engine.Settings, st engine.NetSimStep, hold float64) []string {
 		args = append(args, "reorder", pct(s.Reorder)+"%", "gap", num(float64(s.ReorderGap)))
 	}
 	if c.Bandwidth > 0 {
-		args = append(args, "rate", engine.FormatIn(c.Bandwidth, 0.001)+"kbit", "limit", num(float64(s.QueueLimit)))
+		args = append(args, "rate", param.FormatIn(c.Bandwidth, 0.001)+"kbit", "limit", num(float64(s.QueueLimit)))
 	}
 	return args
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // netValues is what one step of a network export sets, read back from the
@@ -161,7 +162,7 @@ var netEngineFormats = []string{"unity-network", "mirror-network", "unreal-netwo
 // logs each export's list (go test -v).
 func TestNetworkExportsParseBack(t *testing.T) {
 	cases := map[string]engine.Settings{}
-	for _, name := range engine.Scenarios[:len(engine.Scenarios)-1] {
+	for _, name := range netsim.Scenarios[:len(netsim.Scenarios)-1] {
 		s := engine.Defaults()
 		s.Scenario = name
 		cases[name] = s
@@ -169,13 +170,13 @@ func TestNetworkExportsParseBack(t *testing.T) {
 	s := engine.Defaults()
 	s.Loss, s.LossModel, s.BurstLength, s.JitterDist = 0.005, "burst", 4, "pareto"
 	s.Duplicate, s.Reorder, s.QueueLimit, s.UplinkRatio, s.Latency = 0.013, 0.05, 64, 1.5, 0.0333
-	s.Scenario, s.ScenarioText = engine.ScenarioCustom, `set bandwidth=1mbit
+	s.Scenario, s.ScenarioText = netsim.ScenarioCustom, `set bandwidth=1mbit
 ramp at=5 for=3.3 bandwidth=200kbit loss=10%
 outage at=10 for=1.05 backlog=burst
 hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 	cases["custom, every knob"] = s
 	for name, s := range cases {
-		steps, _ := engine.NetSimPlan(&s)
+		steps, _ := netsim.Plan(&s.NetworkSettings, s.Duration)
 		for _, format := range netEngineFormats {
 			t.Run(name+"/"+format, func(t *testing.T) {
 				file, err := Render(format, Origin{}, s)
@@ -270,7 +271,7 @@ func findGap(listed map[netGapRead]bool, at float64, field, format string) *netG
 
 // usesFeature tells whether the settings' network uses a feature, worked out
 // from the settings and plan independently of the exports.
-func usesFeature(s *engine.Settings, steps []engine.NetSimStep, feature string) bool {
+func usesFeature(s *engine.Settings, steps []netsim.Step, feature string) bool {
 	for _, st := range steps {
 		switch {
 		case feature == "bandwidth" && st.C.Bandwidth > 0,

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // TestNetSimOfEveryModel: every engine simulator the engine models has the
@@ -14,14 +14,14 @@ func TestNetSimOfEveryModel(t *testing.T) {
 	var got []string
 	for _, f := range Formats() {
 		if n := NetSim(f); n != "" {
-			if !slices.Contains(engine.NetSims, n) {
-				t.Errorf("NetSim(%s) = %q, not a netSim choice (%v)", f, n, engine.NetSims)
+			if !slices.Contains(netsim.Simulators, n) {
+				t.Errorf("NetSim(%s) = %q, not a netSim choice (%v)", f, n, netsim.Simulators)
 			}
 			got = append(got, n)
 		}
 	}
 	slices.Sort(got)
-	want := slices.Clone(engine.NetSims[1:])
+	want := slices.Clone(netsim.Simulators[1:])
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("network exports with a model: %v, want one for each of %v", got, want)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // The network exports (netem and one per game engine's own simulator) write
@@ -55,7 +56,7 @@ func (r *netReport) lose(why string) {
 // lossGap lists a step's loss written as out (a share) for the lab's want,
 // with the target's setting and text, and marks the export lossy when it is
 // off by more than lossyShare.
-func (r *netReport) lossGap(st *engine.NetSimStep, setting string, want, out float64, outText string) {
+func (r *netReport) lossGap(st *netsim.Step, setting string, want, out float64, outText string) {
 	if math.Abs(out-want) <= 1e-9 {
 		return
 	}
@@ -66,7 +67,7 @@ func (r *netReport) lossGap(st *engine.NetSimStep, setting string, want, out flo
 }
 
 // msGap lists a time written rounded to whole milliseconds.
-func (r *netReport) msGap(st *engine.NetSimStep, setting string, want float64, out int) {
+func (r *netReport) msGap(st *netsim.Step, setting string, want float64, out int) {
 	if math.Abs(float64(out)-want*1000) > 1e-6 {
 		r.gap(st.At, setting, ms(want)+" ms", fmt.Sprintf("%d ms (whole milliseconds)", out))
 	}
@@ -78,7 +79,7 @@ func (r *netReport) msGap(st *engine.NetSimStep, setting string, want float64, o
 // "drop outage", "hiccup loss", "uplinkRatio"; a feature without an entry is
 // expressed). A bandwidth the target leaves out, or an outage's burst it
 // drops, makes the export lossy.
-func (r *netReport) features(s engine.Settings, steps []engine.NetSimStep, instead map[string]string) {
+func (r *netReport) features(s engine.Settings, steps []netsim.Step, instead map[string]string) {
 	var bw, burstOutage, dropOutage, hiccupLoss bool
 	for _, st := range steps {
 		bw = bw || st.C.Bandwidth > 0
@@ -144,7 +145,7 @@ func (r *netReport) list(prefix, target string) string {
 }
 
 // scenarioLabel describes the scenario of s for a header line.
-func scenarioLabel(s engine.Settings, sc *engine.Scenario) string {
+func scenarioLabel(s engine.Settings, sc *netsim.Scenario) string {
 	if sc == nil {
 		return "no scenario: the same conditions for the whole run"
 	}

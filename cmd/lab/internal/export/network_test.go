@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // networkFormats are the exports of the network alone.
@@ -166,7 +167,7 @@ func parseNetemArgs(t *testing.T, at float64, args []string) netemState {
 // burst builds).
 func TestNetemScriptParsesBack(t *testing.T) {
 	cases := map[string]engine.Settings{}
-	for _, name := range engine.Scenarios[1 : len(engine.Scenarios)-1] {
+	for _, name := range netsim.Scenarios[1 : len(netsim.Scenarios)-1] {
 		s := engine.Defaults()
 		s.Scenario = name
 		cases[name] = s
@@ -174,7 +175,7 @@ func TestNetemScriptParsesBack(t *testing.T) {
 	s := engine.Defaults()
 	s.Loss, s.LossModel, s.BurstLength = 0.02, "burst", 4
 	s.Duplicate, s.Reorder, s.ReorderGap, s.QueueLimit = 0.01, 0.05, 3, 64
-	s.Scenario, s.ScenarioText = engine.ScenarioCustom, `set bandwidth=1mbit
+	s.Scenario, s.ScenarioText = netsim.ScenarioCustom, `set bandwidth=1mbit
 ramp at=5 for=3.3 bandwidth=200kbit loss=10%
 outage at=10 for=1.05 backlog=burst
 hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
@@ -186,7 +187,7 @@ hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 				t.Fatal(err)
 			}
 			states := parseNetemScript(t, string(file.Body))
-			sc, err := engine.ScenarioOf(&s)
+			sc, err := netsim.ScenarioOf(&s.NetworkSettings, s.Duration)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +201,7 @@ hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 				if len(st.unknownArgs) > 0 {
 					t.Fatalf("at %g s: unknown netem options %v", tm, st.unknownArgs)
 				}
-				c := sc.Conditions(&s, tm)
+				c := sc.Conditions(&s.NetworkSettings, tm)
 				if o, ok := sc.Outage(tm); ok {
 					if o.Drop && st.loss != 1 {
 						t.Fatalf("at %g s, inside a dropping outage: loss %g, want 100%%", tm, st.loss)
@@ -213,8 +214,8 @@ hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 				// A ramp's step holds the value at its middle: allow what the
 				// conditions move in half a step either way.
 				tol, tolJit := 1e-6, 1e-6
-				for _, dt := range []float64{-engine.NetSimRampStep / 2, engine.NetSimRampStep / 2} {
-					o := sc.Conditions(&s, tm+dt)
+				for _, dt := range []float64{-netsim.RampStep / 2, netsim.RampStep / 2} {
+					o := sc.Conditions(&s.NetworkSettings, tm+dt)
 					tol = max(tol, math.Abs(o.Latency+o.Jitter+o.Extra-c.Latency-c.Jitter-c.Extra), math.Abs(o.Loss-c.Loss), math.Abs(o.Bandwidth-c.Bandwidth)/1e6)
 					tolJit = max(tolJit, math.Abs(o.Jitter-c.Jitter))
 				}
@@ -257,7 +258,7 @@ func TestNetemScriptRuns(t *testing.T) {
 			err, strings.TrimSpace(string(out)))
 	}
 	s := engine.Defaults()
-	s.Duration, s.Scenario, s.ScenarioText = 3, engine.ScenarioCustom, "spike at=1 for=0.5 delay=100ms\noutage at=2 for=0.3 backlog=drop"
+	s.Duration, s.Scenario, s.ScenarioText = 3, netsim.ScenarioCustom, "spike at=1 for=0.5 delay=100ms\noutage at=2 for=0.3 backlog=drop"
 	file, err := Render("netem", Origin{}, s)
 	if err != nil {
 		t.Fatal(err)

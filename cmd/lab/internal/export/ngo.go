@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/technique/ngo"
 )
 
 // ngoField is one knob of the ngo technique as a Unity Netcode for
@@ -82,7 +83,7 @@ using UnityEngine;
 public static class InterpLabNGOSettings
 {
     // Settable in the inspector, or from code with Apply.
-`, o.label(&s), engine.NGOVersion,
+`, o.label(&s), ngo.Version,
 		ms3(n.ServerBufferSec), n.TicksAgo, ms3(tick), ms3(smooth), num(s.RenderRate), ms3(delay), sendNote(&s))
 	for i, f := range ngoFields {
 		switch i {

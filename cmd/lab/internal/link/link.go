@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/presets"
 )
 
@@ -99,8 +100,8 @@ func Parse(q url.Values) (preset string, s engine.Settings, errs []*engine.Field
 	}
 
 	for err := s.Validate(); err != nil; err = s.Validate() {
-		var se *engine.ScenarioError
-		if errors.As(err, &se) && s.Scenario == engine.ScenarioCustom {
+		var se *netsim.ScenarioError
+		if errors.As(err, &se) && s.Scenario == netsim.ScenarioCustom {
 			// A bad custom scenario: quote its line, and go back to the
 			// base's scenario.
 			fe := &engine.FieldError{Field: ScenarioTextKey, Allowed: err.Error()}
@@ -136,7 +137,7 @@ func fieldError(field, value string, err error) *engine.FieldError {
 	if errors.As(err, &fe) {
 		return fe
 	}
-	var se *engine.ScenarioError
+	var se *netsim.ScenarioError
 	if errors.As(err, &se) {
 		// A built-in scenario that does not fit the run.
 		return &engine.FieldError{Field: "scenario", Value: value, Allowed: err.Error()}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/netsim"
 	"interplab/presets"
 )
 
@@ -29,7 +30,7 @@ func TestLinkRoundTrip(t *testing.T) {
 		{"", func(s *engine.Settings) { s.DisplayBehind = 0.123456789; s.Seed = 4294967295; s.ClockDrift = -0.0005 }},
 		{"", func(s *engine.Settings) { s.Scenario = "outage-2s"; s.Bandwidth, s.Reorder = 64000, 0.1 }},
 		{"", func(s *engine.Settings) {
-			s.Scenario, s.ScenarioText = engine.ScenarioCustom, "title mine & yours\nspike at=2 for=1 delay=300ms # 100%?\n"
+			s.Scenario, s.ScenarioText = netsim.ScenarioCustom, "title mine & yours\nspike at=2 for=1 delay=300ms # 100%?\n"
 		}},
 	}
 	for _, p := range list {
@@ -170,7 +171,7 @@ func TestLinkScenarioErrors(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "scenarioText" || errs[0].Value != "outage at=2.5 for=1" || !strings.Contains(errs[0].Allowed, "line 2, field at") {
 		t.Fatalf("Parse(%v) errors = %v, want the custom text's line 2 named", q, errs)
 	}
-	if err := s.Validate(); err != nil || s.Scenario != engine.ScenarioNone {
+	if err := s.Validate(); err != nil || s.Scenario != netsim.ScenarioNone {
 		t.Errorf("Parse(%v) = scenario %q, %v; want the override undone", q, s.Scenario, err)
 	}
 	q = url.Values{"scenario": {"outage-2s"}, "duration": {"10"}}

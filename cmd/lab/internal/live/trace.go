@@ -50,6 +50,7 @@ import (
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // LiveTraceCap is the most packets a session's live trace keeps; beyond it
@@ -146,7 +147,7 @@ func (h *Hub) relayed(room *wsRoom, packets []wsPacketMsg) {
 		}
 		row := traceio.Row{Entity: p.Entity, Seq: p.Seq, Sent: p.Sent, Arrive: p.Arrive, Pos: p.Pos, Vel: p.Vel}
 		if len(p.Rot) == 4 {
-			row.Rot, row.HasRot = engine.Quat(p.Rot), true
+			row.Rot, row.HasRot = geom.Quat(p.Rot), true
 		}
 		room.trace.add(row, h.traceCap)
 		if grows {
@@ -204,7 +205,7 @@ func (lt *liveTrace) check(m *wsInMsg) (traceio.Row, error) {
 		if len(m.Rot) != 4 {
 			return bad("rot", fmt.Sprintf("rot: %d numbers, want 4 (x, y, z, w)", len(m.Rot)))
 		}
-		if err := row.SetRot(engine.Quat(m.Rot)); err != nil {
+		if err := row.SetRot(geom.Quat(m.Rot)); err != nil {
 			return bad("rot", "rot: "+err.Msg)
 		}
 	}

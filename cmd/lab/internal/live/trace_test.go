@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"interplab/cmd/lab/internal/traceio"
-	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // A game on its own clock gets its arrivals shifted: no latency, the
@@ -14,7 +14,7 @@ func TestLiveTraceOtherClock(t *testing.T) {
 	var rows []traceio.Row
 	for k := range 30 {
 		rows = append(rows, traceio.Row{Line: k + 1, Seq: k, Sent: 0.05 * float64(k),
-			Arrive: 1.7e9 + 0.05*float64(k) + 0.001*float64(k%3), Vel: engine.Vec3{1, 0, 0}})
+			Arrive: 1.7e9 + 0.05*float64(k) + 0.001*float64(k%3), Vel: geom.Vec3{1, 0, 0}})
 	}
 	tr, err := TraceFrom(rows, "own-clock")
 	if err != nil {

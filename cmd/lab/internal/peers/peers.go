@@ -32,7 +32,9 @@ import (
 	"sort"
 	"strings"
 
-	"interplab/engine"
+	"interplab/engine/geom"
+	"interplab/engine/netsim"
+	"interplab/engine/technique"
 )
 
 // Tolerance is the largest position error, in metres, that still counts as
@@ -50,12 +52,12 @@ const MaxCaseBytes = 256 << 20
 // Runner decodes a case of its library from the JSON of a case file and
 // replays it through the lab's technique, returning one frame per entry of
 // the case's frames.
-type Runner func(caseJSON []byte) ([]engine.PeerFrame, error)
+type Runner func(caseJSON []byte) ([]technique.PeerFrame, error)
 
 // NetSimRunner decodes a network simulator's case from the JSON of a case
 // file, replays its sends through the lab's model of that simulator and
 // compares the outcome with the case's, times to tol seconds.
-type NetSimRunner func(caseJSON []byte, tol float64) (engine.NetSimCheck, error)
+type NetSimRunner func(caseJSON []byte, tol float64) (netsim.CaseCheck, error)
 
 // Result is the outcome of checking one case file.
 type Result struct {
@@ -145,14 +147,14 @@ func (c *Checker) Check(path string) Result {
 		res.Err = fmt.Errorf("library %q: want one of %s", head.Library, strings.Join(c.libraries(), ", "))
 		return res
 	}
-	want := make([]engine.PeerFrame, len(head.Out))
+	want := make([]technique.PeerFrame, len(head.Out))
 	for i, o := range head.Out {
 		p, drawn, err := parsePos(o.Pos)
 		if err != nil {
 			res.Err = fmt.Errorf("out[%d].pos: %w", i, err)
 			return res
 		}
-		want[i] = engine.PeerFrame{T: o.T, Pos: p, Drawn: drawn}
+		want[i] = technique.PeerFrame{T: o.T, Pos: p, Drawn: drawn}
 	}
 	got, err := run(data)
 	if err != nil {
@@ -221,18 +223,18 @@ func (c *Checker) checkNetSim(res Result, library string, data []byte) Result {
 
 func sq(x float64) float64 { return x * x }
 
-func fmtPos(p engine.Vec3) string { return fmt.Sprintf("[%.9g, %.9g, %.9g]", p[0], p[1], p[2]) }
+func fmtPos(p geom.Vec3) string { return fmt.Sprintf("[%.9g, %.9g, %.9g]", p[0], p[1], p[2]) }
 
 // parsePos reads a case's pos: [x, y, z], or null for nothing drawn.
-func parsePos(raw json.RawMessage) (engine.Vec3, bool, error) {
+func parsePos(raw json.RawMessage) (geom.Vec3, bool, error) {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return engine.Vec3{}, false, nil
+		return geom.Vec3{}, false, nil
 	}
 	var xyz []float64
 	if err := json.Unmarshal(raw, &xyz); err != nil || len(xyz) != 3 {
-		return engine.Vec3{}, false, errors.New("want [x, y, z] or null")
+		return geom.Vec3{}, false, errors.New("want [x, y, z] or null")
 	}
-	return engine.Vec3{xyz[0], xyz[1], xyz[2]}, true, nil
+	return geom.Vec3{xyz[0], xyz[1], xyz[2]}, true, nil
 }
 
 func (c *Checker) libraries() []string {

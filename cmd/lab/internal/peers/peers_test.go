@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"interplab/engine"
+	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // fakeCase is a case of the "fake" library: its frames are its input, so
@@ -23,7 +24,7 @@ type fakeCase struct {
 	Fail string `json:"fail"`
 }
 
-func runFake(data []byte) ([]engine.PeerFrame, error) {
+func runFake(data []byte) ([]technique.PeerFrame, error) {
 	var c fakeCase
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, err
@@ -31,11 +32,11 @@ func runFake(data []byte) ([]engine.PeerFrame, error) {
 	if c.Fail != "" {
 		return nil, errors.New(c.Fail)
 	}
-	out := make([]engine.PeerFrame, len(c.Frames))
+	out := make([]technique.PeerFrame, len(c.Frames))
 	for i, f := range c.Frames {
 		out[i].T = f.T
 		if f.Pos != nil {
-			out[i].Pos, out[i].Drawn = engine.Vec3(*f.Pos), true
+			out[i].Pos, out[i].Drawn = geom.Vec3(*f.Pos), true
 		}
 	}
 	return out, nil
@@ -158,7 +159,7 @@ func TestFilesAndPrint(t *testing.T) {
 // tolerance no case meets, an unknown simulator and a broken case fail,
 // each with what differs.
 func TestCheckNetSim(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "..", "engine", "testdata", "netsim", "mirror-latencysim")
+	dir := filepath.Join("..", "..", "..", "..", "engine", "netsim", "testdata", "mirror-latencysim")
 	files, err := Files([]string{dir})
 	if err != nil || len(files) < 10 {
 		t.Fatalf("Files(%s) = %d files, %v; want the 10 cases", dir, len(files), err)

@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"interplab/engine"
+	"interplab/engine/netsim"
+	"interplab/engine/technique"
+	"interplab/engine/technique/geckos"
+	"interplab/engine/technique/mirror"
+	"interplab/engine/technique/ngo"
+	"interplab/engine/technique/source"
 )
 
 // peerCase is a library's case type in the engine: decoded from a case
@@ -12,11 +17,11 @@ import (
 // technique.
 type peerCase[T any] interface {
 	*T
-	Run() ([]engine.PeerFrame, error)
+	Run() ([]technique.PeerFrame, error)
 }
 
 // run decodes a case of type T and runs it.
-func run[T any, P peerCase[T]](caseJSON []byte) ([]engine.PeerFrame, error) {
+func run[T any, P peerCase[T]](caseJSON []byte) ([]technique.PeerFrame, error) {
 	var c T
 	if err := json.Unmarshal(caseJSON, &c); err != nil {
 		return nil, fmt.Errorf("not a case of this library: %w", err)
@@ -28,25 +33,25 @@ func run[T any, P peerCase[T]](caseJSON []byte) ([]engine.PeerFrame, error) {
 // by the library field of its cases.
 func Runners() map[string]Runner {
 	return map[string]Runner{
-		// One line per library technique: "mirror": run[engine.MirrorCase],
-		"mirror": run[engine.MirrorCase],
-		"geckos": run[engine.GeckosCase],
-		"ngo":    run[engine.NGOCase],
-		"source": run[engine.SourceCase],
+		// One line per library technique: "mirror": run[mirror.MirrorCase],
+		"mirror": run[mirror.Case],
+		"geckos": run[geckos.Case],
+		"ngo":    run[ngo.Case],
+		"source": run[source.Case],
 	}
 }
 
 // netSimCase is a network simulator's case type in the engine.
 type netSimCase[T any] interface {
 	*T
-	Check(tol float64) (engine.NetSimCheck, error)
+	Check(tol float64) (netsim.CaseCheck, error)
 }
 
 // runNetSim decodes a simulator's case of type T and checks it.
-func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (engine.NetSimCheck, error) {
+func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (netsim.CaseCheck, error) {
 	var c T
 	if err := json.Unmarshal(caseJSON, &c); err != nil {
-		return engine.NetSimCheck{}, fmt.Errorf("not a case of this simulator: %w", err)
+		return netsim.CaseCheck{}, fmt.Errorf("not a case of this simulator: %w", err)
 	}
 	return P(&c).Check(tol)
 }
@@ -55,6 +60,6 @@ func runNetSim[T any, P netSimCase[T]](caseJSON []byte, tol float64) (engine.Net
 // models from its source, by the library field of its cases.
 func NetSimRunners() map[string]NetSimRunner {
 	return map[string]NetSimRunner{
-		"mirror-latencysim": runNetSim[engine.MirrorLatencySimCase],
+		"mirror-latencysim": runNetSim[netsim.MirrorLatencySimCase],
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // row returns the table line of metric name.
@@ -52,14 +53,14 @@ func TestTuneMarksTheRecommendation(t *testing.T) {
 	best.Delay = 0.08
 	front := base
 	front.Delay = 0.05
-	res := engine.TuneResult{
-		Base:     engine.Candidate{Settings: base, Cost: 4, Feasible: true},
-		Best:     engine.Candidate{Settings: best, Cost: 2, Feasible: true},
+	res := study.TuneResult{
+		Base:     study.Candidate{Settings: base, Cost: 4, Feasible: true},
+		Best:     study.Candidate{Settings: best, Cost: 2, Feasible: true},
 		Feasible: true, Recommended: true,
-		Pareto: []engine.Candidate{{Settings: front, Cost: 3, Feasible: true}},
+		Pareto: []study.Candidate{{Settings: front, Cost: 3, Feasible: true}},
 	}
 	var b bytes.Buffer
-	if err := Tune(&b, engine.TuneSpec{Base: base, Technique: engine.TechBuffer}, res, engine.Diff(base, best)); err != nil {
+	if err := Tune(&b, study.TuneSpec{Base: base, Technique: engine.TechBuffer}, res, engine.Diff(base, best)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "2 * (off the front)") {
@@ -67,7 +68,7 @@ func TestTuneMarksTheRecommendation(t *testing.T) {
 	}
 	res.Pareto = append(res.Pareto, res.Best)
 	b.Reset()
-	Tune(&b, engine.TuneSpec{Base: base, Technique: engine.TechBuffer}, res, engine.Diff(base, best))
+	Tune(&b, study.TuneSpec{Base: base, Technique: engine.TechBuffer}, res, engine.Diff(base, best))
 	if strings.Count(b.String(), " *") != 1 || strings.Contains(b.String(), "off the front") { // the row
 		t.Errorf("want the front's row marked:\n%s", b.String())
 	}

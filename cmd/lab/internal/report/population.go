@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // Population prints a population run: what was run, one row per
 // population figure and one column per technique, then each technique's
 // worst entities with the link they drew and the main page's query that
 // replays them (url(entity)).
-func Population(w io.Writer, title string, res *engine.PopulationResult, url func(entity int) string) error {
+func Population(w io.Writer, title string, res *study.PopulationResult, url func(entity int) string) error {
 	p := &res.Spec.Population
 	fmt.Fprintf(w, "%s: %d entities × %d rounds of %g s, seed %d, motion %s\n\n",
 		title, p.Entities, p.Rounds, p.Round, p.Seed, p.Motion)
@@ -24,7 +24,7 @@ func Population(w io.Writer, title string, res *engine.PopulationResult, url fun
 		fmt.Fprintf(tw, "%s\t", t.Name)
 	}
 	fmt.Fprintln(tw)
-	for i, f := range engine.PopulationMetricFields {
+	for i, f := range study.PopulationMetricFields {
 		fmt.Fprintf(tw, "%s\t%s\t", f.Name, f.Display)
 		for _, t := range res.Techniques {
 			fmt.Fprintf(tw, "%s\t", Value(t.Metrics.Values(nil)[i], f))
@@ -60,7 +60,7 @@ func Population(w io.Writer, title string, res *engine.PopulationResult, url fun
 // drew and its figures over its rounds, in SI units (seconds, metres,
 // fractions), with the round flags as one hex digit per round (1 underrun,
 // 2 snap, 4 frozen beyond the extrapolation cap).
-func PopulationCSV(w io.Writer, res *engine.PopulationResult) error {
+func PopulationCSV(w io.Writer, res *study.PopulationResult) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"entity", "technique", "highVariance", "latency", "jitter", "jitterDist", "loss", "lossModel",
 		"burstLength", "clockDrift", "motion", "seed", "underrunRounds", "snapRounds", "frozenRounds", "rounds",
@@ -86,32 +86,32 @@ func PopulationCSV(w io.Writer, res *engine.PopulationResult) error {
 type PopulationJSON struct {
 	Preset     string                    `json:"preset,omitempty"`
 	Population string                    `json:"population"`
-	Spec       engine.PopulationSpec     `json:"spec"`
+	Spec       study.PopulationSpec      `json:"spec"`
 	Techniques []PopulationTechniqueJSON `json:"techniques"`
 }
 
 // PopulationTechniqueJSON is one technique of a PopulationJSON.
 type PopulationTechniqueJSON struct {
-	Name    string                   `json:"name"`
-	Metrics engine.PopulationMetrics `json:"metrics"`
-	Worst   []PopulationWorstJSON    `json:"worst"`
+	Name    string                  `json:"name"`
+	Metrics study.PopulationMetrics `json:"metrics"`
+	Worst   []PopulationWorstJSON   `json:"worst"`
 }
 
 // PopulationWorstJSON is one of a technique's worst entities: what it drew,
 // how it did, and the query of the lab page that replays it.
 type PopulationWorstJSON struct {
-	engine.PopulationEntity
+	study.PopulationEntity
 	URL string `json:"url"`
 }
 
 // NewPopulationJSON builds the JSON of res; url gives entity e's lab query.
-func NewPopulationJSON(preset, population string, res *engine.PopulationResult, url func(int) string) PopulationJSON {
+func NewPopulationJSON(preset, population string, res *study.PopulationResult, url func(int) string) PopulationJSON {
 	out := PopulationJSON{Preset: preset, Population: population, Spec: res.Spec}
 	for k, t := range res.Techniques {
 		to := PopulationTechniqueJSON{Name: t.Name, Metrics: t.Metrics}
 		for _, e := range t.Worst {
 			ent := res.Entities[e]
-			ent.Techniques = []engine.EntityMetrics{ent.Techniques[k]}
+			ent.Techniques = []study.EntityMetrics{ent.Techniques[k]}
 			to.Worst = append(to.Worst, PopulationWorstJSON{ent, url(e)})
 		}
 		out.Techniques = append(out.Techniques, to)

@@ -8,15 +8,17 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/param"
+	"interplab/engine/study"
 )
 
 // Number shows three significant digits, whole numbers as they are, never
 // with an exponent (engine.Readable): 0.123, 1235, 2761734960, 0.0000186.
-func Number(v float64) string { return engine.Readable(v, 3) }
+func Number(v float64) string { return param.Readable(v, 3) }
 
 // Short shows v with at most four significant digits, whole numbers as
 // they are: a span or a speed in a line of text.
-func Short(v float64) string { return engine.Readable(v, 4) }
+func Short(v float64) string { return param.Readable(v, 4) }
 
 // Round rounds v to digits significant digits.
 func Round(v float64, digits int) float64 {
@@ -80,10 +82,10 @@ func MetricNames() string { return fieldNames(engine.MetricFields) }
 
 // PopulationMetricIndex is the index of the population figure called name
 // in engine.PopulationMetricFields and in PopulationMetrics.Values, or -1.
-func PopulationMetricIndex(name string) int { return fieldIndex(engine.PopulationMetricFields, name) }
+func PopulationMetricIndex(name string) int { return fieldIndex(study.PopulationMetricFields, name) }
 
 // PopulationMetricNames lists every population figure's name, for a message.
-func PopulationMetricNames() string { return fieldNames(engine.PopulationMetricFields) }
+func PopulationMetricNames() string { return fieldNames(study.PopulationMetricFields) }
 
 func fieldIndex(fields []engine.MetricField, name string) int {
 	for i, f := range fields {

@@ -11,6 +11,8 @@ import (
 	"interplab/cmd/lab/internal/store"
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/engine/netsim"
+	"interplab/engine/study"
 )
 
 // Metrics prints one row per metric and one column per technique,
@@ -84,13 +86,13 @@ func MetricsTable(w io.Writer, res engine.Result) error {
 }
 
 // Sweep prints the metric over the grid in display units.
-func Sweep(w io.Writer, spec engine.SweepSpec, points []engine.SweepPoint, mi int) error {
+func Sweep(w io.Writer, spec study.SweepSpec, points []study.SweepPoint, mi int) error {
 	s, f := spec.Base, engine.MetricFields[mi]
 	fmt.Fprintf(w, "%s, %s%s: %d entities × %g s, seed %d, motion %s\n\n",
 		spec.Technique, f.Name, unit(f.Display), s.Entities, s.Duration, s.Seed, s.Motion)
 	px, _ := engine.Lookup(spec.X.Name)
 	xs := spec.X.Values()
-	cell := func(p engine.SweepPoint) string {
+	cell := func(p study.SweepPoint) string {
 		if p.Err != "" {
 			return "-"
 		}
@@ -147,7 +149,7 @@ func Trace(w io.Writer, name, format string, tr *engine.Trace) error {
 		e.Sends, e.Delivered, e.Delays, e.LossRuns)
 	if e.JitterDist != "" {
 		fmt.Fprintf(w, "; jitter fit (Kolmogorov–Smirnov distance):")
-		for i, d := range engine.JitterDists {
+		for i, d := range netsim.JitterDists {
 			fmt.Fprintf(w, " %s %.3f", d, e.DistFit[i])
 		}
 	}
@@ -216,9 +218,9 @@ func Phases(w io.Writer, res engine.Result) error {
 
 // RecoveryText is a tuning's recovery time in ms, or "> T" when a run did
 // not recover within the T ms it was watched.
-func RecoveryText(r engine.TuneRecovery) string {
+func RecoveryText(r study.TuneRecovery) string {
 	if !r.Recovered {
-		return "> " + Number(r.Time*engine.RecoveryField.Scale)
+		return "> " + Number(r.Time*study.RecoveryField.Scale)
 	}
-	return Number(r.Time * engine.RecoveryField.Scale)
+	return Number(r.Time * study.RecoveryField.Scale)
 }

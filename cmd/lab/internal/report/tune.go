@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // Quantity is a metric's value in its display unit, with the unit:
@@ -22,8 +23,8 @@ func Quantity(v float64, f engine.MetricField) string {
 
 // Breach says what one broken bound is, in the metric's display unit:
 // "addedLatency 254 ms > 120 ms bound, by 134 ms".
-func Breach(b engine.TuneBreach) string {
-	f, ok := engine.TuneMetric(b.Metric)
+func Breach(b study.TuneBreach) string {
+	f, ok := study.TuneMetric(b.Metric)
 	if !ok {
 		f = engine.MetricField{Name: b.Metric, Scale: 1}
 	}
@@ -34,7 +35,7 @@ func Breach(b engine.TuneBreach) string {
 }
 
 // Breaches says what a candidate breaks: each bound, in units, "; " apart.
-func Breaches(bs []engine.TuneBreach) string {
+func Breaches(bs []study.TuneBreach) string {
 	parts := make([]string, len(bs))
 	for i, b := range bs {
 		parts[i] = Breach(b)
@@ -57,7 +58,7 @@ func SettingsChanged(base, s engine.Settings) string {
 
 // CheapestFeasible returns the feasible candidate of least cost in res,
 // the earliest of equals; ok is false when none is feasible.
-func CheapestFeasible(res *engine.TuneResult) (c engine.Candidate, ok bool) {
+func CheapestFeasible(res *study.TuneResult) (c study.Candidate, ok bool) {
 	least := math.Inf(1)
 	for _, x := range res.Candidates {
 		if x.Feasible && x.Cost < least {
@@ -73,7 +74,7 @@ func CheapestFeasible(res *engine.TuneResult) (c engine.Candidate, ok bool) {
 // and what each breaks, in units); then the metrics against the base's, and
 // the Pareto front. changes are the recommendation's settings that differ
 // from the base (nil when nothing is recommended).
-func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []engine.Change) error {
+func Tune(w io.Writer, spec study.TuneSpec, res study.TuneResult, changes []engine.Change) error {
 	s := spec.Base
 	motions := strings.Join(spec.Motions, ",")
 	if motions == "" {
@@ -81,7 +82,7 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 	}
 	fields := engine.MetricFields
 	if p := spec.Population; p != nil {
-		fields = engine.PopulationMetricFields
+		fields = study.PopulationMetricFields
 		fmt.Fprintf(w, "%s over a population of %d entities × %d rounds of %g s, seed %d: %d candidates, seed %d\n",
 			spec.Technique, p.Entities, p.Rounds, p.Round, p.Seed, len(res.Candidates), spec.Seed)
 	} else {
@@ -92,7 +93,7 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 	if len(spec.Constraints) > 0 {
 		var bounds []string
 		for _, c := range spec.Constraints {
-			f, ok := engine.TuneMetric(c.Metric)
+			f, ok := study.TuneMetric(c.Metric)
 			if !ok {
 				f = engine.MetricField{Name: c.Metric, Scale: 1}
 			}
@@ -135,7 +136,7 @@ func Tune(w io.Writer, spec engine.TuneSpec, res engine.TuneResult, changes []en
 
 // tuneMetrics prints the metrics of the base and of the recommendation, if
 // any, in display units.
-func tuneMetrics(w io.Writer, spec engine.TuneSpec, res *engine.TuneResult, fields []engine.MetricField) error {
+func tuneMetrics(w io.Writer, spec study.TuneSpec, res *study.TuneResult, fields []engine.MetricField) error {
 	rec := res.Recommended
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if rec {
@@ -162,7 +163,7 @@ func tuneMetrics(w io.Writer, spec engine.TuneSpec, res *engine.TuneResult, fiel
 	for i, f := range fields {
 		row(f.Name, f.Display, Number(bv[i]*f.Scale), Number(rv[i]*f.Scale))
 		if f.Name == "addedLatency" && spec.Population == nil {
-			x := engine.ExtraLatencyField
+			x := study.ExtraLatencyField
 			row(x.Name, x.Display, Number(res.ExtraLatency(res.Base.Metrics)*x.Scale), Number(res.ExtraLatency(res.Best.Metrics)*x.Scale))
 		}
 	}
@@ -171,7 +172,7 @@ func tuneMetrics(w io.Writer, spec engine.TuneSpec, res *engine.TuneResult, fiel
 		if res.Best.Recovery != nil {
 			best = RecoveryText(*res.Best.Recovery)
 		}
-		row(engine.RecoveryMetric, engine.RecoveryField.Display, RecoveryText(*res.Base.Recovery), best)
+		row(study.RecoveryMetric, study.RecoveryField.Display, RecoveryText(*res.Base.Recovery), best)
 	}
 	row("cost", "", Number(res.Base.Cost), Number(res.Best.Cost))
 	return tw.Flush()
@@ -179,7 +180,7 @@ func tuneMetrics(w io.Writer, spec engine.TuneSpec, res *engine.TuneResult, fiel
 
 // tuneFront prints the Pareto front of the feasible candidates, the
 // recommendation marked *.
-func tuneFront(w io.Writer, spec engine.TuneSpec, res *engine.TuneResult) error {
+func tuneFront(w io.Writer, spec study.TuneSpec, res *study.TuneResult) error {
 	fmt.Fprintf(w, "\nPareto front of the feasible candidates (* recommended):\n")
 	if len(res.Pareto) == 0 {
 		fmt.Fprintln(w, "  none: no candidate is feasible")
@@ -191,7 +192,7 @@ func tuneFront(w io.Writer, spec engine.TuneSpec, res *engine.TuneResult) error 
 	} else {
 		fmt.Fprint(tw, "addedLatency (ms)\terrAligned (cm)\tcost\tsettings changed\t\n")
 	}
-	row := func(c engine.Candidate, mark string) {
+	row := func(c study.Candidate, mark string) {
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t\n", Number(c.Metrics.AddedLatency*1000), Number(c.Metrics.ErrAligned*100),
 			Number(c.Cost), mark, SettingsChanged(spec.Base, c.Settings))
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"interplab/engine"
+	"interplab/engine/technique/epic"
 )
 
 // Run is the seed's main and read_line: it reads packet lines from stdin
@@ -34,7 +35,7 @@ func Run(s engine.Settings, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 func drive(s engine.Settings, stdin io.Reader, out, errs *bufio.Writer) {
-	terp := engine.NewEPIC(engine.EPICSettings[float32]{
+	terp := epic.New(epic.Settings[float32]{
 		CalcAhead:     float32(s.CalcAhead),
 		DisplayBehind: float32(s.DisplayBehind),
 		SlopTime:      float32(s.SlopTime),

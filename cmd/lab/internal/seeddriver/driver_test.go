@@ -14,7 +14,7 @@ import (
 
 // The seed program's golden outputs live with the engine, which pins its
 // interpolator with them; the driver must print them byte for byte too.
-const epicGoldenDir = "../../../../engine/testdata/epic"
+const epicGoldenDir = "../../../../engine/technique/epic/testdata"
 
 func TestRunGolden(t *testing.T) {
 	ins, err := filepath.Glob(filepath.Join(epicGoldenDir, "case-*.in"))

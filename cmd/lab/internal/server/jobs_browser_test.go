@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"interplab/cmd/lab/internal/link"
-	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // jobsBrowserWait waits for a JavaScript condition in b's tab, through the
@@ -115,7 +115,7 @@ func TestTunePageBrowser(t *testing.T) {
 		t.Fatalf("no job at %s", page.Path)
 	}
 	res, _ := j.Result()
-	best := res.(engine.TuneResult).Best.Settings
+	best := res.(study.TuneResult).Best.Settings
 	if want := "/?" + link.Query("harbor-before", best); page.Apply != want {
 		t.Errorf("Apply to lab = %s, want %s", page.Apply, want)
 	}
@@ -157,7 +157,7 @@ func TestPopulationPageBrowser(t *testing.T) {
 		t.Fatalf("no job at %s", page.Path)
 	}
 	res, _ := j.Result()
-	pr := res.(*engine.PopulationResult)
+	pr := res.(*study.PopulationResult)
 	worst := pr.Techniques[0].Worst[0]
 	if want := "/?" + link.Query("harbor-before", pr.Spec.Population.EntitySettings(pr.Spec.Base, worst)); page.Href != want {
 		t.Errorf("worst entity opens %s, want %s", page.Href, want)
@@ -227,7 +227,7 @@ func TestTunePopulationBrowser(t *testing.T) {
 		t.Fatalf("no job at %s", path)
 	}
 	res, _ := j.Result()
-	if base := res.(engine.TuneResult).Base; base.Population == nil {
+	if base := res.(study.TuneResult).Base; base.Population == nil {
 		t.Errorf("the tuning ran without its population: %+v", base)
 	}
 }

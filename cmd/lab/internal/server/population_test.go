@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
 // populationTestBody is a small run: 5 entities × 2 rounds of 4 s.
 const populationTestBody = `{"base":"preset:harbor-before","population":"harbor-beta","techniques":["buffer","hermite"],"entities":5,"rounds":2,"round":4}`
 
-func populationTestSpec(t *testing.T) engine.PopulationSpec {
+func populationTestSpec(t *testing.T) study.PopulationSpec {
 	t.Helper()
 	before, err := presets.Get("harbor-before")
 	if err != nil {
@@ -24,7 +24,7 @@ func populationTestSpec(t *testing.T) engine.PopulationSpec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := engine.PopulationSpec{Base: before.Settings, Population: pp.Population}
+	spec := study.PopulationSpec{Base: before.Settings, Population: pp.Population}
 	spec.Base.Techniques = []string{"buffer", "hermite"}
 	spec.Population.Entities, spec.Population.Rounds, spec.Population.Round = 5, 2, 4
 	return spec
@@ -44,11 +44,11 @@ func TestPopulationJobMatchesEngineAndSurvivesRestart(t *testing.T) {
 	}
 	j := s.jobs.Get(acc.ID)
 	res, _ := j.Result()
-	want, err := engine.RunPopulation(context.Background(), populationTestSpec(t), 1, nil)
+	want, err := study.RunPopulation(context.Background(), populationTestSpec(t), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := res.(*engine.PopulationResult)
+	got := res.(*study.PopulationResult)
 	for k := range want.Techniques {
 		if got.Techniques[k].Metrics != want.Techniques[k].Metrics {
 			t.Errorf("%s: job metrics %+v, want the engine's %+v", want.Techniques[k].Name, got.Techniques[k].Metrics, want.Techniques[k].Metrics)
@@ -119,7 +119,7 @@ func TestPopulationCancelKeepsNothing(t *testing.T) {
 		t.Fatalf("end = %+v, want cancelled", end)
 	}
 	if res, _ := s.jobs.Get(acc.ID).Result(); res != nil {
-		if pr, ok := res.(*engine.PopulationResult); !ok || pr != nil {
+		if pr, ok := res.(*study.PopulationResult); !ok || pr != nil {
 			t.Errorf("cancelled run's result = %v, want none", res)
 		}
 	}

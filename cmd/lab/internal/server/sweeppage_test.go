@@ -15,20 +15,21 @@ import (
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // sweepPageBase is a short scenario for sweeps in tests.
 const sweepPageBase = "q:duration=4&entities=2"
 
-func sweepTestSpec(t *testing.T, s *Server, y bool) engine.SweepSpec {
+func sweepTestSpec(t *testing.T, s *Server, y bool) study.SweepSpec {
 	t.Helper()
 	_, base, err := s.refs.Settings(sweepPageBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := engine.SweepSpec{Base: base, Technique: "buffer", X: engine.Axis{Name: "delay", Min: 0.05, Max: 0.2, Steps: 4}}
+	spec := study.SweepSpec{Base: base, Technique: "buffer", X: study.Axis{Name: "delay", Min: 0.05, Max: 0.2, Steps: 4}}
 	if y {
-		spec.Y = &engine.Axis{Name: "jitter", Min: 0, Max: 0.03, Steps: 3}
+		spec.Y = &study.Axis{Name: "jitter", Min: 0, Max: 0.03, Steps: 3}
 	}
 	return spec
 }
@@ -62,7 +63,7 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 			msgs := jobsFollow(t, jobsDial(t, srv, acc))
 
 			// Progress: done grows to total, every point arrives once.
-			var got []engine.SweepPoint
+			var got []study.SweepPoint
 			last := 0
 			for _, m := range msgs[:len(msgs)-1] {
 				if m.Type != "progress" || m.Done < last {
@@ -70,7 +71,7 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 				}
 				last = m.Done
 				for _, raw := range m.Items {
-					var p engine.SweepPoint
+					var p study.SweepPoint
 					if err := json.Unmarshal(raw, &p); err != nil {
 						t.Fatal(err)
 					}
@@ -82,17 +83,17 @@ func TestSweepJobMatchesEngine(t *testing.T) {
 				t.Fatalf("end %+v with %d points, want done with %d", end, len(got), spec.Points())
 			}
 
-			want, err := engine.Sweep(context.Background(), spec, 1, nil)
+			want, err := study.Sweep(context.Background(), spec, 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			byIJ := map[[2]int]engine.SweepPoint{}
+			byIJ := map[[2]int]study.SweepPoint{}
 			for _, p := range got {
 				byIJ[[2]int{p.I, p.J}] = p
 			}
 			for _, w := range want {
 				if g := byIJ[[2]int{w.I, w.J}]; !reflect.DeepEqual(g, w) {
-					t.Errorf("point (%d, %d) over the socket = %+v, want engine.Sweep's %+v", w.I, w.J, g, w)
+					t.Errorf("point (%d, %d) over the socket = %+v, want study.Sweep's %+v", w.I, w.J, g, w)
 				}
 			}
 

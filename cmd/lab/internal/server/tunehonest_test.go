@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"interplab/cmd/lab/internal/jobs"
-	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // reviewBase is issue 22's case as a study's base ref: the mirror-30hz
@@ -44,7 +44,7 @@ func TestTunePageWhenNothingMeetsTheBounds(t *testing.T) {
 		t.Fatalf("tuning ended %+v", end[len(end)-1])
 	}
 	res, _ := s.jobs.Get(acc.ID).Result()
-	if tr := res.(engine.TuneResult); tr.Feasible || tr.Recommended {
+	if tr := res.(study.TuneResult); tr.Feasible || tr.Recommended {
 		t.Fatalf("the review's mirror met addedLatency ≤ 130 ms: the test wants a case where nothing does")
 	}
 	_, body := get(t, srv.URL+acc.Page)

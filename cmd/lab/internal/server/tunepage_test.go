@@ -18,6 +18,7 @@ import (
 	"interplab/cmd/lab/internal/report"
 	"interplab/cmd/lab/internal/studies"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -28,7 +29,7 @@ const tunePageBody = `{"technique":"buffer","base":"q:preset=harbor-before&durat
 
 func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 	s, srv := jobsTestServer(t)
-	var results []engine.TuneResult
+	var results []study.TuneResult
 	var pages []string
 	for range 2 {
 		acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
@@ -48,7 +49,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 		}
 		j := s.jobs.Get(acc.ID)
 		res, _ := j.Result()
-		tr := res.(engine.TuneResult)
+		tr := res.(study.TuneResult)
 		if items != len(tr.Candidates) {
 			t.Errorf("%d candidates over the socket, want %d", items, len(tr.Candidates))
 		}
@@ -76,14 +77,14 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := engine.TuneSpec{Base: base, Technique: "buffer", Motions: []string{"strafe", "turn"}, Weights: engine.DefaultTuneWeights(),
-		Constraints: []engine.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 24, Seed: 7}
-	want, err := engine.Tune(context.Background(), spec, 1, nil)
+	spec := study.TuneSpec{Base: base, Technique: "buffer", Motions: []string{"strafe", "turn"}, Weights: study.DefaultTuneWeights(),
+		Constraints: []study.Constraint{{Metric: "addedLatency", Max: 0.15}}, Budget: 24, Seed: 7}
+	want, err := study.Tune(context.Background(), spec, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(results[0], want) {
-		t.Errorf("the job's result differs from engine.Tune's for the same spec")
+		t.Errorf("the job's result differs from study.Tune's for the same spec")
 	}
 
 	page := html.UnescapeString(pages[0])
@@ -102,7 +103,7 @@ func TestTuneJobDeterministicAndMatchesEngine(t *testing.T) {
 
 // tuneFrontPoint is where the Pareto chart draws c: |added latency| in ms
 // and the aligned error in cm, 4 significant digits.
-func tuneFrontPoint(c engine.Candidate) []float64 {
+func tuneFrontPoint(c study.Candidate) []float64 {
 	return []float64{report.Round(math.Abs(c.Metrics.AddedLatency)*1000, 4), report.Round(c.Metrics.ErrAligned*100, 4)}
 }
 
@@ -111,7 +112,7 @@ func TestTuneChartData(t *testing.T) {
 	acc := jobsStart(t, srv, "/api/tunes", tunePageBody)
 	jobsFollow(t, jobsDial(t, srv, acc))
 	res, _ := s.jobs.Get(acc.ID).Result()
-	tr := res.(engine.TuneResult)
+	tr := res.(study.TuneResult)
 	var ch struct {
 		Option struct {
 			Series []struct {
@@ -212,7 +213,7 @@ const tunePopulationBody = `{"technique":"buffer","base":"preset:harbor-before",
 	"constraints":[{"metric":"underrunRounds","max":"50%"},{"metric":"addedLatencyP90","max":"200ms"}],"budget":8,"seed":1}`
 
 // TestTunePopulationJob: the tuner page runs a population tuning: the same
-// recommendation and population figures as engine.Tune on the same spec,
+// recommendation and population figures as study.Tune on the same spec,
 // a page and a CSV of population figures, and errors that name the field.
 func TestTunePopulationJob(t *testing.T) {
 	s, srv := jobsTestServer(t)
@@ -221,7 +222,7 @@ func TestTunePopulationJob(t *testing.T) {
 		t.Fatalf("population tuning ended %+v", end[len(end)-1])
 	}
 	res, _ := s.jobs.Get(acc.ID).Result()
-	got := res.(engine.TuneResult)
+	got := res.(study.TuneResult)
 
 	pp, err := presets.GetPopulation("harbor-beta")
 	if err != nil {
@@ -229,15 +230,15 @@ func TestTunePopulationJob(t *testing.T) {
 	}
 	base, _ := presets.Get("harbor-before")
 	pop := pp.Population.With(6, 1, 20)
-	want, err := engine.Tune(context.Background(), engine.TuneSpec{Base: base.Settings, Technique: "buffer", Population: &pop,
-		Weights:     engine.TuneWeights{ErrP95: 1},
-		Constraints: []engine.Constraint{{Metric: "underrunRounds", Max: 0.5}, {Metric: "addedLatencyP90", Max: 0.2}},
+	want, err := study.Tune(context.Background(), study.TuneSpec{Base: base.Settings, Technique: "buffer", Population: &pop,
+		Weights:     study.TuneWeights{ErrP95: 1},
+		Constraints: []study.Constraint{{Metric: "underrunRounds", Max: 0.5}, {Metric: "addedLatencyP90", Max: 0.2}},
 		Budget:      8, Seed: 1}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Best.Population == nil || !reflect.DeepEqual(got.Best.Settings, want.Best.Settings) || *got.Best.Population != *want.Best.Population {
-		t.Fatalf("population tuning's best = %+v %+v, engine.Tune's %+v %+v", got.Best.Settings, got.Best.Population, want.Best.Settings, want.Best.Population)
+		t.Fatalf("population tuning's best = %+v %+v, study.Tune's %+v %+v", got.Best.Settings, got.Best.Population, want.Best.Settings, want.Best.Population)
 	}
 
 	_, page := get(t, srv.URL+acc.Page)

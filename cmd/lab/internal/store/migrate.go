@@ -16,7 +16,7 @@ import (
 	"github.com/pressly/goose/v3/database"
 	"github.com/pressly/goose/v3/lock"
 
-	"interplab/engine"
+	"interplab/engine/netsim"
 )
 
 // The schema's steps are goose migrations, one SQL file a step for each
@@ -94,7 +94,7 @@ func upgradeScenarioUnits(tx sqlTx) error {
 			if json.Unmarshal([]byte(settings), &m) != nil || json.Unmarshal(m["scenarioText"], &text) != nil {
 				continue
 			}
-			up := engine.UpgradeScenarioText(text)
+			up := netsim.UpgradeScenarioText(text)
 			if up == text {
 				continue
 			}

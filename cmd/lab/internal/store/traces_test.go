@@ -13,6 +13,7 @@ import (
 
 	"interplab/cmd/lab/internal/traceio"
 	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // traceTestTrace is a synthetic trace with losses, duplicates and a
@@ -26,7 +27,7 @@ func traceTestTrace(t testing.TB, name string) *engine.Trace {
 		t.Fatal(err)
 	}
 	tr.Name = name
-	tr.Packets[0].Rot, tr.Packets[0].HasRot = engine.Quat{}, false
+	tr.Packets[0].Rot, tr.Packets[0].HasRot = geom.Quat{}, false
 	return tr
 }
 

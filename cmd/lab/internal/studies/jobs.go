@@ -22,6 +22,7 @@ import (
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/templates"
 )
 
@@ -177,15 +178,15 @@ func jobBaseError(ref string, err error) error {
 func DecodeJob(kind string, spec, result []byte) (any, any, error) {
 	switch kind {
 	case "sweep":
-		return decodeJob[sweepJob, []engine.SweepPoint](kind, spec, result)
+		return decodeJob[sweepJob, []study.SweepPoint](kind, spec, result)
 	case "tune":
-		sp, res, err := decodeJob[tuneJob, engine.TuneResult](kind, spec, result)
-		if tr, ok := res.(engine.TuneResult); ok && err == nil {
+		sp, res, err := decodeJob[tuneJob, study.TuneResult](kind, spec, result)
+		if tr, ok := res.(study.TuneResult); ok && err == nil {
 			res = upgradeTuneResult(tr, result)
 		}
 		return sp, res, err
 	case "population":
-		return decodeJob[populationJob, *engine.PopulationResult](kind, spec, result)
+		return decodeJob[populationJob, *study.PopulationResult](kind, spec, result)
 	}
 	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
 }
@@ -211,7 +212,7 @@ func WorkOf(kind string, spec any) (jobs.Work, error) {
 // only if it is feasible and cheaper than the base, as Tune decides now;
 // otherwise it is dropped, and with nothing feasible the three closest are
 // listed (without their breaches, which were not recorded).
-func upgradeTuneResult(r engine.TuneResult, raw []byte) engine.TuneResult {
+func upgradeTuneResult(r study.TuneResult, raw []byte) study.TuneResult {
 	var has struct {
 		Recommended *bool `json:"recommended"`
 	}
@@ -220,11 +221,11 @@ func upgradeTuneResult(r engine.TuneResult, raw []byte) engine.TuneResult {
 	}
 	r.Recommended = r.Best.Feasible && r.Best.Cost < r.Base.Cost
 	if !r.Recommended {
-		r.Best = engine.Candidate{}
+		r.Best = study.Candidate{}
 	}
 	if !r.Feasible && len(r.Closest) == 0 {
 		closest := slices.Clone(r.Candidates)
-		slices.SortStableFunc(closest, func(a, b engine.Candidate) int { return cmp.Compare(a.Violation, b.Violation) })
+		slices.SortStableFunc(closest, func(a, b study.Candidate) int { return cmp.Compare(a.Violation, b.Violation) })
 		r.Closest = closest[:min(3, len(closest))]
 	}
 	return r

@@ -16,6 +16,7 @@ import (
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 	"interplab/templates"
 )
@@ -48,7 +49,7 @@ type populationJob struct {
 	Req        populationRequest
 	Label      string // the base's label
 	Population string // the population preset's title
-	Spec       engine.PopulationSpec
+	Spec       study.PopulationSpec
 }
 
 // popMaxWork bounds one population job in entity-frames × techniques:
@@ -77,7 +78,7 @@ func (s *Pages) populationSpec(req populationRequest) (*populationJob, error) {
 		pop.Seed = *req.Seed
 	}
 	base.Techniques = req.Techniques
-	spec := engine.PopulationSpec{Base: base, Population: pop}
+	spec := study.PopulationSpec{Base: base, Population: pop}
 	if err := spec.Validate(); err != nil {
 		if fe, ok := err.(*engine.FieldError); ok && strings.HasPrefix(fe.Field, "population.") {
 			fe.Field = strings.TrimPrefix(fe.Field, "population.") // the form's field names
@@ -106,7 +107,7 @@ func (s *Pages) StartPopulation(w http.ResponseWriter, r *http.Request) {
 // work is the population run's work.
 func (pj *populationJob) work() jobs.Work {
 	return func(ctx context.Context, progress func(any, int)) (any, error) {
-		res, err := engine.RunPopulation(ctx, pj.Spec, 0, func(e engine.PopulationEntity, done, _ int) {
+		res, err := study.RunPopulation(ctx, pj.Spec, 0, func(e study.PopulationEntity, done, _ int) {
 			progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
 		})
 		if err != nil {
@@ -124,14 +125,14 @@ type populationItem struct {
 
 // populationOf returns the population job of the request's {id} and its
 // result (nil until it has finished), or answers 404.
-func (s *Pages) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *populationJob, *engine.PopulationResult) {
+func (s *Pages) populationOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *populationJob, *study.PopulationResult) {
 	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "population" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such population run", Field: "id"})
 		return nil, nil, nil
 	}
 	res, _ := j.Result()
-	pr, _ := res.(*engine.PopulationResult)
+	pr, _ := res.(*study.PopulationResult)
 	return j, j.Spec().(*populationJob), pr
 }
 
@@ -264,14 +265,14 @@ func populationFormOf(req populationRequest) templates.PopulationForm {
 }
 
 // populationResultView is a finished run as its page shows it.
-func populationResultView(pj *populationJob, res *engine.PopulationResult) (*templates.PopulationResultView, error) {
+func populationResultView(pj *populationJob, res *study.PopulationResult) (*templates.PopulationResultView, error) {
 	p := &res.Spec.Population
 	rv := &templates.PopulationResultView{Label: pj.Label, Population: pj.Population,
 		Summary: fmt.Sprintf("%d entities × %d rounds of %s s, seed %d, motion %s", p.Entities, p.Rounds, report.Short(p.Round), p.Seed, p.Motion)}
 	for _, t := range res.Techniques {
 		rv.Techniques = append(rv.Techniques, t.Name)
 	}
-	for i, f := range engine.PopulationMetricFields {
+	for i, f := range study.PopulationMetricFields {
 		row := templates.PopulationRow{Name: f.Name, Unit: f.Display, Doc: f.Doc}
 		for _, t := range res.Techniques {
 			row.Values = append(row.Values, report.Value(t.Metrics.Values(nil)[i], f))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/study"
 )
 
 // TestTuneConstraintUnits: a constraint's max is a JSON number in the SI
@@ -20,7 +21,7 @@ func TestTuneConstraintUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs, err := req.constraints()
-	want := []engine.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}, {Metric: "extraLatency", Max: 0.06}, {Metric: "recovery", Max: 0.5}}
+	want := []study.Constraint{{Metric: "addedLatency", Max: 0.15}, {Metric: "underrun", Max: 0.05}, {Metric: "errP95", Max: 0.2}, {Metric: "extraLatency", Max: 0.06}, {Metric: "recovery", Max: 0.5}}
 	if err != nil || !reflect.DeepEqual(cs, want) {
 		t.Errorf("constraints = %v, %v; want %v", cs, err, want)
 	}
@@ -74,9 +75,9 @@ func TestDecodeJob(t *testing.T) {
 		kind         string
 		spec, result any
 	}{
-		{"sweep", sweep, []engine.SweepPoint{{X: 0.1}}},
-		{"tune", tune, engine.TuneResult{Feasible: true}},
-		{"population", pop, &engine.PopulationResult{Spec: engine.PopulationSpec{Population: engine.Population{Entities: 3}}}},
+		{"sweep", sweep, []study.SweepPoint{{X: 0.1}}},
+		{"tune", tune, study.TuneResult{Feasible: true}},
+		{"population", pop, &study.PopulationResult{Spec: study.PopulationSpec{Population: study.Population{Entities: 3}}}},
 	} {
 		spec, res, err := DecodeJob(tt.kind, enc(tt.spec), enc(tt.result))
 		if err != nil || !reflect.DeepEqual(spec, tt.spec) || !reflect.DeepEqual(res, tt.result) {
@@ -112,8 +113,8 @@ func TestDecodeJobUpgradesOldTunings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := res.(engine.TuneResult)
-		if r.Recommended != tt.wantRecommended || len(r.Closest) != tt.wantClosest || !r.Recommended && !reflect.DeepEqual(r.Best, engine.Candidate{}) {
+		r := res.(study.TuneResult)
+		if r.Recommended != tt.wantRecommended || len(r.Closest) != tt.wantClosest || !r.Recommended && !reflect.DeepEqual(r.Best, study.Candidate{}) {
 			t.Errorf("%s: recommended %v, best %+v, %d closest; want %v, %d", tt.name, r.Recommended, r.Best, len(r.Closest), tt.wantRecommended, tt.wantClosest)
 		}
 		if tt.wantClosest > 0 && r.Closest[0].Violation != 3 {

@@ -19,6 +19,7 @@ import (
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/templates"
 )
 
@@ -98,9 +99,9 @@ func (t jobText) paramText(name string) string {
 // metric reads t as a value of the named metric.
 func (t jobText) metric(name string) (float64, error) {
 	if t.isNum {
-		return engine.ParseMetric(name, engine.FormatMetric(name, t.num))
+		return study.ParseMetric(name, study.FormatMetric(name, t.num))
 	}
-	return engine.ParseMetric(name, t.text)
+	return study.ParseMetric(name, t.text)
 }
 
 // sweepRequest is the body of POST /api/sweeps.
@@ -125,16 +126,16 @@ type sweepAxisRequest struct {
 type sweepJob struct {
 	Req   sweepRequest
 	Label string // the base's label
-	Spec  engine.SweepSpec
+	Spec  study.SweepSpec
 }
 
 // axis turns the request's axis into an engine.Axis; field is "x" or "y".
-func (a *sweepAxisRequest) axis(field string) (engine.Axis, error) {
+func (a *sweepAxisRequest) axis(field string) (study.Axis, error) {
 	p, ok := engine.Lookup(a.Name)
 	if !ok {
-		return engine.Axis{}, &engine.FieldError{Field: field + ".name", Value: a.Name, Allowed: "a parameter name (see /api/params)"}
+		return study.Axis{}, &engine.FieldError{Field: field + ".name", Value: a.Name, Allowed: "a parameter name (see /api/params)"}
 	}
-	ax := engine.Axis{Name: a.Name, Steps: a.Steps}
+	ax := study.Axis{Name: a.Name, Steps: a.Steps}
 	var err error
 	if ax.Min, err = a.Min.param(p); err != nil {
 		return ax, &engine.FieldError{Field: field + ".min", Value: a.Min.String(), Allowed: allowedBy(err)}
@@ -165,7 +166,7 @@ func (s *Pages) sweepSpec(req sweepRequest) (*sweepJob, error) {
 	if report.MetricIndex(req.Metric) < 0 {
 		return nil, &engine.FieldError{Field: "metric", Value: req.Metric, Allowed: "one of " + report.MetricNames()}
 	}
-	spec := engine.SweepSpec{Base: base, Technique: req.Technique}
+	spec := study.SweepSpec{Base: base, Technique: req.Technique}
 	if spec.X, err = req.X.axis("x"); err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func (s *Pages) StartSweep(w http.ResponseWriter, r *http.Request) {
 // work is the sweep's work.
 func (sj *sweepJob) work() jobs.Work {
 	return func(ctx context.Context, progress func(any, int)) (any, error) {
-		return engine.Sweep(ctx, sj.Spec, 0, func(pt engine.SweepPoint, done, _ int) { progress(pt, done) })
+		return study.Sweep(ctx, sj.Spec, 0, func(pt study.SweepPoint, done, _ int) { progress(pt, done) })
 	}
 }
 
@@ -217,13 +218,13 @@ func (s *Pages) sweepOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *swe
 }
 
 // points returns the points finished so far, in grid order.
-func sweepPointsOf(j *jobs.Job) []engine.SweepPoint {
+func sweepPointsOf(j *jobs.Job) []study.SweepPoint {
 	if res, state := j.Result(); state != jobs.Running {
-		pts, _ := res.([]engine.SweepPoint)
+		pts, _ := res.([]study.SweepPoint)
 		return pts
 	}
 	st := j.Since(0)
-	pts := make([]engine.SweepPoint, len(st.Items))
+	pts := make([]study.SweepPoint, len(st.Items))
 	for i, raw := range st.Items {
 		json.Unmarshal(raw, &pts[i])
 	}
@@ -350,11 +351,11 @@ func sweepDefaultSteps(p *engine.Param) int {
 // technique, and the default axis for it.
 func sweepFormFromQuery(q url.Values) templates.SweepForm {
 	f := templates.SweepForm{Base: q.Get("base"), Technique: q.Get("technique"), Metric: "errP95"}
-	if engine.TuneSpace(f.Technique) == nil && f.Technique != engine.TechSnap {
+	if study.TuneSpace(f.Technique) == nil && f.Technique != engine.TechSnap {
 		f.Technique = engine.TechBuffer
 	}
 	name := "latency"
-	if sp := engine.TuneSpace(f.Technique); len(sp) > 0 {
+	if sp := study.TuneSpace(f.Technique); len(sp) > 0 {
 		name = sp[0].Name
 	}
 	pr, _ := engine.Lookup(name)

@@ -17,23 +17,25 @@ import (
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/report"
 	"interplab/engine"
+	"interplab/engine/motion"
+	"interplab/engine/study"
 	"interplab/presets"
 	"interplab/templates"
 )
 
-// TuneRequest is the body of POST /api/tunes: an engine.TuneSpec whose base
+// TuneRequest is the body of POST /api/tunes: a study.TuneSpec whose base
 // is a variant ref. Weights left out are 1 each; a constraint's max is a
 // number in the metric's SI unit, as in engine.Constraint, or text as a
 // person types it, read by engine.ParseMetric: a plain number in the
 // metric's display unit ("150" ms, "5" %) or with a unit ("150ms", "5%").
 type TuneRequest struct {
-	Technique   string              `json:"technique"`
-	Base        string              `json:"base"`
-	Motions     []string            `json:"motions,omitempty"`
-	Weights     *engine.TuneWeights `json:"weights,omitempty"`
-	Constraints []tuneConstraint    `json:"constraints,omitempty"`
-	Budget      int                 `json:"budget,omitempty"`
-	Seed        uint64              `json:"seed"`
+	Technique   string             `json:"technique"`
+	Base        string             `json:"base"`
+	Motions     []string           `json:"motions,omitempty"`
+	Weights     *study.TuneWeights `json:"weights,omitempty"`
+	Constraints []tuneConstraint   `json:"constraints,omitempty"`
+	Budget      int                `json:"budget,omitempty"`
+	Seed        uint64             `json:"seed"`
 	// Population, when set, evaluates every candidate over a player base
 	// (engine.TuneSpec.Population): Motions must be empty, and the
 	// constraints bound population figures (underrunRounds, addedLatencyP90...).
@@ -64,8 +66,8 @@ type tuneConstraint struct {
 }
 
 // constraints reads the request's constraints; errors name the row.
-func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
-	var cs []engine.Constraint
+func (req *TuneRequest) constraints() ([]study.Constraint, error) {
+	var cs []study.Constraint
 	for i, c := range req.Constraints {
 		field := "constraints[" + strconv.Itoa(i) + "]"
 		if req.Population != nil {
@@ -73,15 +75,15 @@ func (req *TuneRequest) constraints() ([]engine.Constraint, error) {
 				return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
 					Allowed: "a population figure: " + report.PopulationMetricNames()}
 			}
-		} else if report.MetricIndex(c.Metric) < 0 && c.Metric != engine.RecoveryMetric && c.Metric != engine.ExtraLatencyMetric {
+		} else if report.MetricIndex(c.Metric) < 0 && c.Metric != study.RecoveryMetric && c.Metric != study.ExtraLatencyMetric {
 			return nil, &engine.FieldError{Field: field + ".metric", Value: c.Metric,
-				Allowed: "one of " + report.MetricNames() + ", " + engine.ExtraLatencyMetric + ", or " + engine.RecoveryMetric + " with a scenario"}
+				Allowed: "one of " + report.MetricNames() + ", " + study.ExtraLatencyMetric + ", or " + study.RecoveryMetric + " with a scenario"}
 		}
 		v, err := c.Max.metric(c.Metric)
 		if err != nil {
 			return nil, &engine.FieldError{Field: field + ".max", Value: c.Max.String(), Allowed: allowedBy(err)}
 		}
-		cs = append(cs, engine.Constraint{Metric: c.Metric, Max: v})
+		cs = append(cs, study.Constraint{Metric: c.Metric, Max: v})
 	}
 	return cs, nil
 }
@@ -91,7 +93,7 @@ type tuneJob struct {
 	Req    TuneRequest
 	Label  string // the base's label
 	Preset string // the base's preset, for the apply link: "" unless the ref is preset:NAME or a q: naming one
-	Spec   engine.TuneSpec
+	Spec   study.TuneSpec
 }
 
 // TuneItem is one candidate in the progress messages.
@@ -113,7 +115,7 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := engine.TuneSpec{Base: base, Technique: req.Technique, Motions: req.Motions, Weights: engine.DefaultTuneWeights(),
+	spec := study.TuneSpec{Base: base, Technique: req.Technique, Motions: req.Motions, Weights: study.DefaultTuneWeights(),
 		Constraints: constraints, Budget: req.Budget, Seed: req.Seed}
 	if req.Weights != nil {
 		spec.Weights = *req.Weights
@@ -131,7 +133,7 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	}
 	budget := spec.Budget
 	if budget == 0 {
-		budget = engine.DefaultTuneBudget
+		budget = study.DefaultTuneBudget
 	}
 	if pop := spec.Population; pop != nil {
 		work := float64(budget) * float64(pop.Entities) * float64(pop.Rounds) * pop.Round * base.RenderRate
@@ -143,7 +145,7 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	}
 	runs := budget * max(1, len(spec.Motions))
 	for _, c := range spec.Constraints {
-		if c.Metric == engine.RecoveryMetric {
+		if c.Metric == study.RecoveryMetric {
 			runs *= 2 // each candidate also runs without the scenario
 			break
 		}
@@ -164,7 +166,7 @@ func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
 		}
 		total := tj.Spec.Budget
 		if total == 0 {
-			total = engine.DefaultTuneBudget
+			total = study.DefaultTuneBudget
 		}
 		return tj, total, tj.work(), nil
 	})
@@ -173,7 +175,7 @@ func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
 // work is the tuning's work.
 func (tj *tuneJob) work() jobs.Work {
 	return func(ctx context.Context, progress func(any, int)) (any, error) {
-		return engine.Tune(ctx, tj.Spec, 0, func(c engine.Candidate, done, _ int) {
+		return study.Tune(ctx, tj.Spec, 0, func(c study.Candidate, done, _ int) {
 			progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
 		})
 	}
@@ -181,7 +183,7 @@ func (tj *tuneJob) work() jobs.Work {
 
 // tuneOf returns the tuning job of the request's {id} and its result (nil
 // while it runs), or answers 404.
-func (s *Pages) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *engine.TuneResult) {
+func (s *Pages) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tuneJob, *study.TuneResult) {
 	j := s.Jobs.Get(r.PathValue("id"))
 	if j == nil || j.Kind() != "tune" {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such tuning", Field: "id"})
@@ -191,7 +193,7 @@ func (s *Pages) tuneOf(w http.ResponseWriter, r *http.Request) (*jobs.Job, *tune
 	if state == jobs.Running {
 		return j, j.Spec().(*tuneJob), nil
 	}
-	tr, _ := res.(engine.TuneResult)
+	tr, _ := res.(study.TuneResult)
 	return j, j.Spec().(*tuneJob), &tr
 }
 
@@ -225,7 +227,7 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	head := []string{"candidate", "cost", "feasible", "pareto", "recommended"}
 	space := tj.Spec.Space
 	if len(space) == 0 {
-		space = engine.TuneSpace(tj.Spec.Technique)
+		space = study.TuneSpace(tj.Spec.Technique)
 	}
 	// The searched settings in SI units, like the metrics: numbers a
 	// spreadsheet reads, not the text form (120ms).
@@ -238,7 +240,7 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	fields := engine.MetricFields
 	if tj.Spec.Population != nil {
-		fields = engine.PopulationMetricFields
+		fields = study.PopulationMetricFields
 	}
 	for _, f := range fields {
 		head = append(head, f.Name+" ("+f.Unit+")")
@@ -282,21 +284,21 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 // link (50 ms + 10 ms of jitter) that is the 120 ms of added latency the
 // form used to start with; on any other link it can be met, as a bound on
 // added latency, which includes the network's own, may not be.
-var tuneDefaultBound = tuneConstraint{Metric: engine.ExtraLatencyMetric, Max: textOf("60ms")}
+var tuneDefaultBound = tuneConstraint{Metric: study.ExtraLatencyMetric, Max: textOf("60ms")}
 
 // TunePage is GET /tune and GET /tune/{id}. Opened from the lab, the form
 // starts on the base's technique (engine.Settings.PrimaryTechnique: the
 // designer's library's, else the buffer) unless the query names one.
 func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	req := TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: engine.DefaultTuneBudget,
+	req := TuneRequest{Base: q.Get("base"), Technique: q.Get("technique"), Seed: 1, Budget: study.DefaultTuneBudget,
 		Constraints: []tuneConstraint{tuneDefaultBound}}
 	if name := q.Get("population"); name != "" {
 		// The guide's question: the least p95 across entities of error
 		// p95, with at most 5% of entity-rounds underrun and 90% of the
 		// players within 150 ms.
 		req.Population = &TunePopulation{Name: name, Entities: tunePopEntities, Rounds: tunePopRounds}
-		req.Weights = &engine.TuneWeights{ErrP95: 1}
+		req.Weights = &study.TuneWeights{ErrP95: 1}
 		req.Constraints = []tuneConstraint{{Metric: "underrunRounds", Max: textOf("5%")}, {Metric: "addedLatencyP90", Max: textOf("150ms")}}
 	}
 	_, base, baseErr := s.resolveBase(req.Base)
@@ -326,24 +328,24 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.Form = form.TuneForm
-	for _, t := range primaryFirst(base.PrimaryTechnique(), engine.TunableTechniques()) {
+	for _, t := range primaryFirst(base.PrimaryTechnique(), study.TunableTechniques()) {
 		opt := templates.TuneTechnique{Name: t}
 		if baseErr == nil {
 			opt.Floor = tuneFloorText(t, &base)
 		}
 		v.Techniques = append(v.Techniques, opt)
 	}
-	for _, f := range engine.TuneMetricFields() {
+	for _, f := range study.TuneMetricFields() {
 		v.Metrics = append(v.Metrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
 	}
-	for _, f := range engine.PopulationMetricFields {
+	for _, f := range study.PopulationMetricFields {
 		v.PopulationMetrics = append(v.PopulationMetrics, templates.TuneMetric{Name: f.Name, Display: f.Display, Scale: strconv.FormatFloat(f.Scale, 'g', -1, 64)})
 	}
 	pops, _ := presets.Populations()
 	for _, p := range pops {
 		v.Populations = append(v.Populations, templates.JobOption{Value: p.Name, Label: p.Title, Doc: p.Doc, Checked: p.Name == form.Population})
 	}
-	for _, m := range engine.Motions {
+	for _, m := range motion.Names {
 		v.Motions = append(v.Motions, templates.JobOption{Value: m, Label: m, Checked: slices.Contains(form.Motions, m)})
 	}
 	templates.Render(w, r, http.StatusOK, templates.Tune(v))
@@ -354,13 +356,13 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 func tuneFormOf(req TuneRequest) tuneForm {
 	f := tuneForm{TuneForm: templates.TuneForm{Base: req.Base, Technique: req.Technique, Budget: req.Budget,
 		Seed: strconv.FormatUint(req.Seed, 10)}, Motions: req.Motions}
-	if engine.TuneSpace(f.Technique) == nil {
+	if study.TuneSpace(f.Technique) == nil {
 		f.Technique = engine.TechBuffer
 	}
 	if f.Budget == 0 {
-		f.Budget = engine.DefaultTuneBudget
+		f.Budget = study.DefaultTuneBudget
 	}
-	w := engine.DefaultTuneWeights()
+	w := study.DefaultTuneWeights()
 	if req.Weights != nil {
 		w = *req.Weights
 	}
@@ -381,7 +383,7 @@ func tuneFormOf(req TuneRequest) tuneForm {
 	}
 	for _, c := range req.Constraints {
 		scale := 1.0
-		if f, ok := engine.TuneMetric(c.Metric); ok {
+		if f, ok := study.TuneMetric(c.Metric); ok {
 			scale = f.Scale
 		}
 		max := c.Max.String()
@@ -421,7 +423,7 @@ func primaryFirst(primary string, techniques []string) []string {
 // latency (engine.LatencyFloor), for the form's hint; "" when it sets no
 // floor.
 func tuneFloorText(technique string, base *engine.Settings) string {
-	f, ok := engine.LatencyFloor(technique, base)
+	f, ok := study.LatencyFloor(technique, base)
 	if !ok {
 		return ""
 	}
@@ -434,7 +436,7 @@ func tuneFloorText(technique string, base *engine.Settings) string {
 // exports are offered only for a recommendation; without one the page says
 // why: nothing tried beats the base, or nothing meets the constraints (then
 // with the closest candidates and what each breaks, in units).
-func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultView, error) {
+func tuneResultView(tj *tuneJob, res *study.TuneResult) (*templates.TuneResultView, error) {
 	comp, err := chart.Component(chart.Figure{ID: "tune-chart", Chart: chart.Pareto(tj.Spec.Technique, tj.Label, tj.Spec.Seed, res)})
 	if err != nil {
 		return nil, err
@@ -477,12 +479,12 @@ func tuneResultView(tj *tuneJob, res *engine.TuneResult) (*templates.TuneResultV
 // tuneMetricRows are the metrics of the base and of the recommendation (""
 // without one) in display units: every metric, extraLatency after
 // addedLatency on one link, the recovery when bounded, and the cost.
-func tuneMetricRows(res *engine.TuneResult) []templates.TuneRow {
+func tuneMetricRows(res *study.TuneResult) []templates.TuneRow {
 	var rows []templates.TuneRow
 	bv, rv := res.Base.Metrics.Values(nil), res.Best.Metrics.Values(nil)
 	fields := engine.MetricFields
 	if res.Base.Population != nil {
-		bv, fields = res.Base.Population.Values(nil), engine.PopulationMetricFields
+		bv, fields = res.Base.Population.Values(nil), study.PopulationMetricFields
 		if res.Best.Population != nil {
 			rv = res.Best.Population.Values(nil)
 		}
@@ -496,13 +498,13 @@ func tuneMetricRows(res *engine.TuneResult) []templates.TuneRow {
 	for i, f := range fields {
 		rows = append(rows, templates.TuneRow{Name: report.AxisName(f), Base: report.Value(bv[i], f), Best: best(report.Value(rv[i], f))})
 		if f.Name == "addedLatency" && res.Base.Population == nil {
-			x := engine.ExtraLatencyField
+			x := study.ExtraLatencyField
 			rows = append(rows, templates.TuneRow{Name: report.AxisName(x), Base: report.Value(res.ExtraLatency(res.Base.Metrics), x),
 				Best: best(report.Value(res.ExtraLatency(res.Best.Metrics), x))})
 		}
 	}
 	if res.Base.Recovery != nil {
-		row := templates.TuneRow{Name: report.AxisName(engine.RecoveryField), Base: report.RecoveryText(*res.Base.Recovery)}
+		row := templates.TuneRow{Name: report.AxisName(study.RecoveryField), Base: report.RecoveryText(*res.Base.Recovery)}
 		if res.Best.Recovery != nil {
 			row.Best = best(report.RecoveryText(*res.Best.Recovery))
 		}

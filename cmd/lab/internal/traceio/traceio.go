@@ -54,6 +54,7 @@ import (
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/engine"
+	"interplab/engine/geom"
 )
 
 // Limits on a trace file.
@@ -105,9 +106,9 @@ type Row struct {
 	Seq    int     // -1 when the file has none
 	Sent   float64 // s
 	Arrive float64 // s, on the same clock as Sent; NaN if lost
-	Pos    engine.Vec3
-	Vel    engine.Vec3
-	Rot    engine.Quat
+	Pos    geom.Vec3
+	Vel    geom.Vec3
+	Rot    geom.Quat
 	HasRot bool
 }
 
@@ -404,7 +405,7 @@ func (row *Row) fill(cell func(string) (string, bool)) *InputError {
 		}
 	}
 	if _, ok := cell("qw"); ok {
-		var q engine.Quat
+		var q geom.Quat
 		for i, k := range []string{"qx", "qy", "qz", "qw"} {
 			if q[i], err = num(k); err != nil {
 				return err
@@ -422,19 +423,19 @@ func (row *Row) fill(cell func(string) (string, bool)) *InputError {
 		if math.Abs(yaw) > 1e6 {
 			return &InputError{Field: "yaw", Msg: "want radians within ±1e6"}
 		}
-		row.Rot, row.HasRot = engine.QuatFromYaw(yaw), true
+		row.Rot, row.HasRot = geom.QuatFromYaw(yaw), true
 	}
 	return nil
 }
 
 // SetRot takes q, normalised, as the row's orientation; its norm must be
 // within rotSlack of 1.
-func (row *Row) SetRot(q engine.Quat) *InputError {
+func (row *Row) SetRot(q geom.Quat) *InputError {
 	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 	if !(math.Abs(n-1) <= rotSlack) {
 		return &InputError{Field: "qw", Msg: fmt.Sprintf("(%g, %g, %g, %g) is not a unit quaternion", q[0], q[1], q[2], q[3])}
 	}
-	row.Rot, row.HasRot = engine.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
+	row.Rot, row.HasRot = geom.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}, true
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/geom"
 	"interplab/presets"
 )
 
@@ -79,7 +80,7 @@ func TestParseTraceSeed(t *testing.T) {
 		t.Fatalf("format %q, %d entities, %d packets; want seed, 1, 3 (q ends the input)", format, tr.Entities, len(tr.Packets))
 	}
 	for i, p := range tr.Packets {
-		if p.Seq != i || p.Arrive != p.Sent || p.Vel != (engine.Vec3{1, 0.5, 0}) || p.HasRot {
+		if p.Seq != i || p.Arrive != p.Sent || p.Vel != (geom.Vec3{1, 0.5, 0}) || p.HasRot {
 			t.Errorf("packet %d = %+v, want seq %d, arrive = sent, vel (1, 0.5, 0), no rotation", i, p, i)
 		}
 	}

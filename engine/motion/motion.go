@@ -1,0 +1,421 @@
+// Package motion is the ground truth of the lab: seeded motion scripts that
+// stress interpolation (strafing, sharp 180° turns, stop-and-go, circles,
+// zigzags, jumps), each a Mover that gives an entity's state at any time.
+// It imports only engine/geom; positions in metres, times in seconds.
+package motion
+
+import (
+	"math"
+	"strconv"
+
+	"interplab/engine/geom"
+)
+
+// Names are the motion scripts of the ground truth, by name: the choices
+// of the motion parameter. mix gives each entity a different one.
+var Names = []string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump", "mix"}
+
+// State is where an entity truly is at one instant: the ground truth the
+// techniques are measured against.
+type State struct {
+	Pos geom.Vec3 // position, m; Z is up, 0 on the ground
+	Vel geom.Vec3 // velocity, m/s: the exact time derivative of Pos
+	Yaw float64   // facing, radians in (−π, π]; 0 faces +X, positive turns towards +Y
+}
+
+// Mover is one entity's ground-truth motion: a pure function of (script,
+// entity, maxSpeed, seed, t), precomputed so that At is cheap enough to
+// evaluate for 10,000 entities every frame (and allocation-free).
+//
+// Each script is a closed path that repeats, so an entity never strays more
+// than 10 m from its start. Up to 10 m/s the scripts keep their timing and
+// their size grows with maxSpeed; above, they keep their size and run faster
+// (every duration scaled by 10/maxSpeed). The start is the entity's cell on
+// a square spiral around the origin, 10 m apart (entity 0 at the origin;
+// 10,000 entities fill a 1 km square). Each entity also gets, from (entity,
+// seed), its own heading, mirror image, tempo (every duration, and so the
+// size, at 80–100% of the script's) and phase, so neighbours do not move in
+// lockstep.
+//
+// The scripts, at speed v = maxSpeed ≤ 10 m/s and tempo 1 (the 3-D speed
+// never exceeds maxSpeed):
+//   - strafe: A-D strafing along one axis while facing across it: runs of
+//     0.2–0.45 s at v, reversed in 0.1 s, and once a period (1.95 s) a
+//     counter-strafe stop of 0.15 s.
+//   - turn: sprint 1.6 s, then a sharp 180° turn (a half circle in 0.2 s of
+//     radius 0.064 s·v, 0.45 m at 7 m/s), and back.
+//   - stopgo: around a rectangle: accelerate 0.2 s, run 1.0 or 0.6 s, brake
+//     0.2 s, stand 0.5 s turning 90° to the next side.
+//   - circle: a circle at constant speed every 6 s, about the start.
+//   - zigzag: 0.5 s diagonal legs at ±45° to the direction of advance, with
+//     0.1 s corners; four legs forward, four back (4.8 s).
+//   - jump: running around an oval (4.4 s) at horizontal speed √(v² − w²),
+//     jumping after every 0.7 s on the ground: a ballistic arc (gravity
+//     9.81 m/s²) with take-off speed w = min(0.6·v, 5 m/s), 0.9 m high at
+//     v = 7 m/s. The jumps keep their timing at any speed.
+//   - mix: entity i runs script i mod 6 of the six above.
+//
+// Changes of velocity are short ramps of constant acceleration (0.1–0.2 s;
+// 35–140 m/s² at 7 m/s, as quick as a shooter's movement), so position and
+// velocity are continuous and the acceleration is bounded, except that a
+// jump's take-off and landing change the vertical velocity at once, like the
+// impulses they are. The facing follows the direction of motion (turning
+// linearly through the ramps), except in strafe (fixed, across the motion)
+// and stopgo (turning while standing).
+type Mover struct {
+	path   *motionPath
+	script string
+
+	ox, oy             float64 // start, m
+	m00, m01, m10, m11 float64 // heading rotation with the mirror image
+	yawH, yawSign      float64 // world yaw = yawH + yawSign·path yaw
+	dist, speed        float64 // path units to metres; to metres per second
+	invK, phase        float64 // path time = t·invK + phase
+
+	// jump: vertical motion, independent of the path's time scale.
+	vz0, air, jumpPeriod, invJump, jumpPhase float64
+}
+
+// Constants of the motion scripts.
+const (
+	motionSpacing   = 10.0 // m between neighbouring starts
+	motionRefSpeed  = 10.0 // m/s above which scripts run faster instead of larger
+	motionGravity   = 9.81 // m/s²
+	motionJumpSpeed = 5.0  // largest take-off speed, m/s
+	motionJumpShare = 0.6  // take-off speed as a share of maxSpeed, when smaller
+	motionJumpGap   = 0.7  // time on the ground between jumps, s
+	motionMinTempo  = 0.8  // slowest per-entity tempo
+)
+
+// Scripts are the six pure scripts; "mix" picks among them.
+var Scripts = [...]string{"strafe", "turn", "stopgo", "circle", "zigzag", "jump"}
+
+// NewMover returns the motion of entity (≥ 0) under script, one of Motions,
+// for a top speed of maxSpeed (m/s, ≥ 0) and the run's seed. It panics on an
+// unknown script or a negative entity or speed.
+func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
+	if entity < 0 || !(maxSpeed >= 0) {
+		panic("engine: NewMover: entity " + strconv.Itoa(entity) + ", maxSpeed " + strconv.FormatFloat(maxSpeed, 'g', -1, 64))
+	}
+	if script == "mix" {
+		script = Scripts[entity%len(Scripts)]
+	}
+	k := -1
+	for i, name := range Scripts {
+		if name == script {
+			k = i
+		}
+	}
+	if k < 0 {
+		panic("engine: unknown motion " + strconv.Quote(script))
+	}
+
+	h := geom.Mix(seed ^ geom.Mix(uint64(entity)+0x632be59bd9b4e019))
+	draw := func(i uint64) float64 { return geom.ToUnit(geom.Mix(h + i*0x9e3779b97f4a7c15)) }
+	heading := 2 * math.Pi * draw(1)
+	mirror := 1.0
+	if draw(2) < 0.5 {
+		mirror = -1
+	}
+	tempo := motionMinTempo + float64((1-motionMinTempo)*draw(3))
+
+	m := Mover{path: &motionPaths[k], script: script, yawH: heading, yawSign: mirror}
+	gx, gy := motionSpiral(entity)
+	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
+	sn, cs := geom.Sincos(heading)
+	m.m00, m.m01 = cs, -sn*mirror
+	m.m10, m.m11 = sn, cs*mirror
+
+	speed := maxSpeed
+	if script == "jump" {
+		m.vz0 = min(motionJumpShare*maxSpeed, motionJumpSpeed)
+		m.air = 2 * m.vz0 / motionGravity
+		m.jumpPeriod = m.air + motionJumpGap
+		m.invJump = 1 / m.jumpPeriod
+		m.jumpPhase = m.jumpPeriod * draw(4)
+		speed = math.Sqrt(float64(maxSpeed*maxSpeed) - float64(m.vz0*m.vz0))
+	}
+	scale := tempo // seconds per path second, shortened to keep the size at high speed
+	if maxSpeed > motionRefSpeed {
+		scale *= motionRefSpeed / maxSpeed
+	}
+	m.speed = speed
+	m.dist = speed * scale
+	m.invK = 1 / scale
+	m.phase = m.path.period * draw(5)
+	return m
+}
+
+// Script returns the script the entity runs; for "mix", the one it got.
+func (m *Mover) Script() string { return m.script }
+
+// At returns the entity's state at time t, in seconds.
+func (m *Mover) At(t float64) State {
+	p := m.path
+	tau := float64(t*m.invK) + m.phase
+	tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
+	if tau < 0 { // the product above may round across a period boundary
+		tau += p.period
+	} else if tau >= p.period {
+		tau -= p.period
+	}
+	b := min(int(float64(tau*p.invPeriod)*motionIndexSize), motionIndexSize-1)
+	seg := &p.segs[p.index[b]]
+	for tau >= seg.end {
+		seg = &p.segs[seg.next]
+	}
+	s := tau - seg.t0
+	var px, py, vx, vy float64
+	if seg.arc {
+		px, py, vx, vy = seg.eval(s)
+	} else { // eval's line case, inlined: most of the time is spent on lines
+		hs := float64(0.5 * s)
+		px = seg.x + float64(s*(seg.vx+float64(hs*seg.ax)))
+		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
+		vx, vy = seg.vx+float64(seg.ax*s), seg.vy+float64(seg.ay*s)
+	}
+	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
+	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
+
+	var st State
+	st.Pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
+	st.Pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
+	st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
+	st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
+	st.Yaw = yaw
+	if m.air > 0 {
+		j := t + m.jumpPhase
+		j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
+		// j < 0 only when the product rounded up across the start of a
+		// jump: then t is at the end of the previous period, on the ground.
+		if j >= 0 && j < m.air {
+			st.Pos[2] = float64(j * (m.vz0 - float64(0.5*motionGravity*j)))
+			st.Vel[2] = m.vz0 - float64(motionGravity*j)
+		}
+	}
+	return st
+}
+
+// motionSpiral returns the cell of entity i on a square spiral around the
+// origin: 0 at (0, 0), then ring r (r ≥ 1) holds the 8r cells with
+// max(|x|, |y|) = r, entities (2r−1)² to (2r+1)²−1.
+func motionSpiral(i int) (x, y int) {
+	if i == 0 {
+		return 0, 0
+	}
+	s := int(math.Sqrt(float64(i)))
+	for s*s > i {
+		s--
+	}
+	for (s+1)*(s+1) <= i {
+		s++
+	}
+	r := (s + 1) / 2
+	j := i - (2*r-1)*(2*r-1)
+	side, off := j/(2*r), j%(2*r)
+	switch side {
+	case 0:
+		return r, -r + 1 + off
+	case 1:
+		return r - 1 - off, r
+	case 2:
+		return -r, r - 1 - off
+	}
+	return -r + 1 + off, -r
+}
+
+// motionIndexSize is the number of buckets that map a path time to the
+// segment to start looking from.
+const motionIndexSize = 32
+
+// motionPath is a script at unit speed (|velocity| ≤ 1 path unit per path
+// second): a closed loop of segments, centred on the origin, that repeats
+// every period.
+type motionPath struct {
+	segs              []motionSeg
+	period, invPeriod float64
+	index             [motionIndexSize]int // last segment starting before each bucket
+}
+
+// motionSeg is one piece of a path over path times [t0, end): a line with
+// constant acceleration, or an arc at constant speed. Facing turns at a
+// constant rate on both.
+type motionSeg struct {
+	t0, end float64
+	next    int // the following segment, wrapping to 0
+	arc     bool
+
+	// line: position (x, y) and velocity (vx, vy) at t0, acceleration (ax, ay).
+	// arc: centre (x, y), radius r, angle ang0 at t0, angular rate omega, vr = r·omega.
+	x, y, vx, vy, ax, ay float64
+	r, ang0, omega, vr   float64
+
+	yaw0, yawRate float64 // facing at t0, radians, and its rate
+}
+
+// motionPaths holds the six scripts, in the order of Scripts. They are
+// built once with the same arithmetic everywhere, so they are identical on
+// every platform.
+var motionPaths = [len(Scripts)]motionPath{
+	motionStrafe(), motionTurn(), motionStopGo(), motionCircle(), motionZigzag(), motionJump(),
+}
+
+func motionStrafe() motionPath {
+	b := motionBuilder{vx: 1, yaw: math.Pi / 2} // facing across the strafe
+	b.hold(0.45)
+	b.ramp(0.1, -1, 0, 0)
+	b.hold(0.3)
+	b.ramp(0.1, 1, 0, 0)
+	b.hold(0.2)
+	b.ramp(0.1, 0, 0, 0) // counter-strafe: stop to shoot
+	b.hold(0.15)
+	b.ramp(0.1, -1, 0, 0)
+	b.hold(0.35)
+	b.ramp(0.1, 1, 0, 0)
+	return b.finish()
+}
+
+func motionTurn() motionPath {
+	b := motionBuilder{vx: 1}
+	b.hold(1.6)
+	b.arc(math.Pi, 0.2)
+	b.hold(1.6)
+	b.arc(math.Pi, 0.2)
+	return b.finish()
+}
+
+func motionStopGo() motionPath {
+	b := motionBuilder{}
+	cruise := [4]float64{1.0, 0.6, 1.0, 0.6}
+	for i, c := range cruise {
+		sn, cs := geom.Sincos(float64(i) * math.Pi / 2)
+		b.ramp(0.2, cs, sn, 0)
+		b.hold(c)
+		b.ramp(0.2, 0, 0, 0)
+		b.hold(0.15)
+		b.ramp(0.25, 0, 0, math.Pi/2) // turn to the next side while standing
+		b.hold(0.1)
+	}
+	return b.finish()
+}
+
+func motionCircle() motionPath {
+	b := motionBuilder{vx: 1}
+	b.arc(2*math.Pi, 6)
+	return b.finish()
+}
+
+func motionZigzag() motionPath {
+	c := math.Sqrt(0.5)
+	// Legs at 45°, −45° forward (+X), then −135°, 135° back; each corner
+	// turns the velocity by 90° in 0.1 s.
+	b := motionBuilder{vx: c, vy: c, yaw: math.Pi / 4}
+	legs := [8]struct{ vx, vy, turn float64 }{
+		{c, -c, -math.Pi / 2}, {c, c, math.Pi / 2}, {c, -c, -math.Pi / 2}, {-c, -c, -math.Pi / 2},
+		{-c, c, -math.Pi / 2}, {-c, -c, math.Pi / 2}, {-c, c, -math.Pi / 2}, {c, c, -math.Pi / 2},
+	}
+	for _, l := range legs {
+		b.hold(0.5)
+		b.ramp(0.1, l.vx, l.vy, l.turn)
+	}
+	return b.finish()
+}
+
+func motionJump() motionPath {
+	b := motionBuilder{vx: 1}
+	b.hold(1.4)
+	b.arc(math.Pi, 0.8)
+	b.hold(1.4)
+	b.arc(math.Pi, 0.8)
+	return b.finish()
+}
+
+// motionBuilder lays out a path segment by segment, from the origin.
+type motionBuilder struct {
+	segs                 []motionSeg
+	t, x, y, vx, vy, yaw float64
+}
+
+// ramp changes the velocity linearly to (vx, vy) over dur path seconds while
+// the facing turns by dyaw.
+func (b *motionBuilder) ramp(dur, vx, vy, dyaw float64) {
+	s := motionSeg{t0: b.t, end: b.t + dur, x: b.x, y: b.y, vx: b.vx, vy: b.vy,
+		ax: (vx - b.vx) / dur, ay: (vy - b.vy) / dur, yaw0: b.yaw, yawRate: dyaw / dur}
+	b.segs = append(b.segs, s)
+	b.x, b.y, b.vx, b.vy = s.eval(dur)
+	b.vx, b.vy = vx, vy
+	b.t, b.yaw = s.end, b.yaw+dyaw
+}
+
+// hold keeps the velocity and facing for dur path seconds.
+func (b *motionBuilder) hold(dur float64) { b.ramp(dur, b.vx, b.vy, 0) }
+
+// arc turns the (unit) velocity by angle radians, positive to the left, at
+// constant speed over dur path seconds; the facing turns with it. The
+// entity must be facing its direction of motion.
+func (b *motionBuilder) arc(angle, dur float64) {
+	phi := b.yaw
+	sign := math.Copysign(1, angle)
+	r := dur / math.Abs(angle)
+	sn, cs := geom.Sincos(phi)
+	s := motionSeg{t0: b.t, end: b.t + dur, arc: true,
+		x: b.x - float64(sign*r*sn), y: b.y + float64(sign*r*cs),
+		r: r, ang0: phi - sign*math.Pi/2, omega: angle / dur, yaw0: b.yaw, yawRate: angle / dur}
+	s.vr = s.r * s.omega
+	b.segs = append(b.segs, s)
+	b.x, b.y, b.vx, b.vy = s.eval(dur)
+	b.t, b.yaw = s.end, b.yaw+angle
+}
+
+// eval returns the position and velocity at time s into the segment, with
+// the same arithmetic as Mover.At.
+func (seg *motionSeg) eval(s float64) (px, py, vx, vy float64) {
+	if seg.arc {
+		sn, cs := geom.Sincos(seg.ang0 + float64(seg.omega*s))
+		return seg.x + float64(seg.r*cs), seg.y + float64(seg.r*sn), -float64(seg.vr * sn), float64(seg.vr * cs)
+	}
+	hs := float64(0.5 * s)
+	px = seg.x + float64(s*(seg.vx+float64(hs*seg.ax)))
+	py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
+	return px, py, seg.vx + float64(seg.ax*s), seg.vy + float64(seg.ay*s)
+}
+
+// finish closes the loop (it panics if the script does not return to its
+// start with its starting velocity), centres it on the origin and indexes
+// it.
+func (b *motionBuilder) finish() motionPath {
+	first := b.segs[0]
+	if math.Abs(b.x) > 1e-9 || math.Abs(b.y) > 1e-9 || math.Abs(b.vx-first.vx) > 1e-9 && !first.arc || math.Abs(b.vy-first.vy) > 1e-9 && !first.arc {
+		panic("engine: motion script does not close")
+	}
+	p := motionPath{segs: b.segs, period: b.t, invPeriod: 1 / b.t}
+	for i := range p.segs {
+		p.segs[i].next = (i + 1) % len(p.segs)
+	}
+	p.segs[len(p.segs)-1].end = p.period
+
+	// Centre the bounding box of the path on the origin.
+	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
+	for i := range p.segs {
+		s := &p.segs[i]
+		for k := 0; k <= 64; k++ {
+			x, y, _, _ := s.eval((s.end - s.t0) * float64(k) / 64)
+			lo, hi = [2]float64{min(lo[0], x), min(lo[1], y)}, [2]float64{max(hi[0], x), max(hi[1], y)}
+		}
+	}
+	cx, cy := (lo[0]+hi[0])/2, (lo[1]+hi[1])/2
+	for i := range p.segs {
+		p.segs[i].x -= cx
+		p.segs[i].y -= cy
+	}
+
+	for b := range p.index {
+		start := p.period * float64(b) / motionIndexSize
+		for i, s := range p.segs {
+			if s.t0 < start || i == 0 {
+				p.index[b] = i
+			}
+		}
+	}
+	return p
+}

@@ -1,0 +1,310 @@
+package netsim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"interplab/engine/geom"
+)
+
+// clockRun steps a clock at 60 Hz over [0, dur] and calls check with each
+// frame's true time and estimate.
+func clockRun(c *ClientClock, dur float64, check func(t, est float64)) {
+	for f := 0; float64(f)/60 <= dur; f++ {
+		t := float64(f) / 60
+		check(t, c.Estimate(t))
+	}
+}
+
+func clockSettings(latency, jitter float64, dist string, drift float64) *netRun {
+	s := labNet()
+	s.Latency, s.Jitter, s.JitterDist, s.ClockDrift = latency, jitter, dist, drift
+	return &s
+}
+
+// TestClientClockExact: without jitter both legs of an exchange take the
+// latency, every sample is exact, and so is the estimate, from the first
+// frame on.
+func TestClientClockExact(t *testing.T) {
+	for _, latency := range []float64{0, 0.05, 0.4} {
+		c := NewClientClock(&clockSettings(latency, 0, "normal", 0).Settings, 3)
+		clockRun(c, 60, func(tt, est float64) {
+			if math.Abs(est-tt) > 1e-9 {
+				t.Fatalf("latency %v: Estimate(%v) = %v, want %v ± 1e-9", latency, tt, est, tt)
+			}
+		})
+	}
+}
+
+// TestClientClockDriftTracked: without jitter but with drift, the samples are
+// still exact and the fitted line finds the rate once it has samples 2 s
+// apart; before that the error grows at the drift rate.
+func TestClientClockDriftTracked(t *testing.T) {
+	for _, drift := range []float64{0.001, -0.001, 0.01, -0.01} {
+		c := NewClientClock(&clockSettings(0.05, 0, "normal", drift).Settings, 4)
+		clockRun(c, 60, func(tt, est float64) {
+			tol := 1e-9
+			if tt < 5 {
+				tol = math.Abs(drift) * 3 // the slope is fitted after ~2.5 s
+			}
+			if math.Abs(est-tt) > tol {
+				t.Fatalf("drift %v: Estimate(%v) = %v, want %v ± %v", drift, tt, est, tt, tol)
+			}
+		})
+	}
+}
+
+// TestClientClockJitter: with jitter each sample is off by half the
+// difference of its two one-way delays, at most half its round trip's excess
+// over twice the latency. The estimate averages the quarter of samples with
+// the smallest round trip, whose excess is below the median's, so after the
+// first 10 s (when the history has filled enough to fit the drift) its error
+// stays below the mean jitter, and its RMS below a third of that. It must
+// also not grow with the drift.
+func TestClientClockJitter(t *testing.T) {
+	tests := []struct {
+		dist   string
+		jitter float64
+		drift  float64
+	}{
+		{"normal", 0.01, 0},
+		{"normal", 0.01, 0.001},
+		{"normal", 0.01, -0.01},
+		{"uniform", 0.02, 0.001},
+		{"pareto", 0.01, 0.001},
+		{"pareto", 0.05, -0.01},
+		{"lognormal", 0.03, 0.005},
+		{"lognormal", 0.1, 0.001},
+	}
+	for _, tt := range tests {
+		for seed := uint64(1); seed <= 4; seed++ {
+			c := NewClientClock(&clockSettings(0.05, tt.jitter, tt.dist, tt.drift).Settings, seed)
+			var worst, sumSq float64
+			n := 0
+			clockRun(c, 120, func(now, est float64) {
+				if now < 10 {
+					return
+				}
+				e := math.Abs(est - now)
+				worst = max(worst, e)
+				sumSq += e * e
+				n++
+			})
+			t.Logf("%s jitter %v drift %v seed %d: max %.4f rms %.4f", tt.dist, tt.jitter, tt.drift, seed, worst, math.Sqrt(sumSq/float64(n)))
+			if worst >= tt.jitter {
+				t.Errorf("%s jitter %v drift %v seed %d: max |error| = %.4f s, want < %v", tt.dist, tt.jitter, tt.drift, seed, worst, tt.jitter)
+			}
+			if rms := math.Sqrt(sumSq / float64(n)); rms >= tt.jitter/3 {
+				t.Errorf("%s jitter %v drift %v seed %d: RMS error = %.4f s, want < %v", tt.dist, tt.jitter, tt.drift, seed, rms, tt.jitter/3)
+			}
+		}
+	}
+}
+
+// TestClientClockSettingsChange: moving the drift and network sliders in the
+// middle of a run causes a transient, after which the error is back within
+// the jitter; the estimate never runs backwards meanwhile.
+func TestClientClockSettingsChange(t *testing.T) {
+	s := clockSettings(0.05, 0.01, "normal", 0)
+	c := NewClientClock(&s.Settings, 2)
+	prev := math.Inf(-1)
+	clockRun(c, 150, func(now, est float64) {
+		switch {
+		case now >= 100:
+			s.Latency, s.Jitter, s.JitterDist = 0.15, 0.02, "lognormal"
+		case now >= 50:
+			s.ClockDrift = 0.005
+		}
+		if est < prev {
+			t.Fatalf("Estimate(%v) = %v after %v, want non-decreasing", now, est, prev)
+		}
+		prev = est
+		// Transients: the 32 s history mixes the old rate with the new.
+		bound := 0.01
+		switch {
+		case now >= 100 && now < 110, now >= 50 && now < 85:
+			bound = 0.05
+		case now >= 110:
+			bound = 0.02
+		}
+		if e := math.Abs(est - now); e > bound {
+			t.Fatalf("Estimate(%v) off by %.4f s, want ≤ %v", now, e, bound)
+		}
+	})
+}
+
+// TestClientClockMonotonic: the estimate never decreases for non-decreasing
+// t, under heavy jitter, drift both ways and uneven frame times (including
+// repeated times).
+func TestClientClockMonotonic(t *testing.T) {
+	for _, dist := range JitterDists {
+		for _, drift := range []float64{-0.01, 0, 0.01} {
+			s := clockSettings(0.02, 0.2, dist, drift)
+			c := NewClientClock(&s.Settings, 5)
+			r := geom.NewRNG(6, 0)
+			now, prev := 0.0, math.Inf(-1)
+			for now < 120 {
+				est := c.Estimate(now)
+				if est < prev {
+					t.Fatalf("%s drift %v: Estimate(%v) = %v after %v, want non-decreasing", dist, drift, now, est, prev)
+				}
+				prev = est
+				if u := r.Float64(); u > 0.1 { // one frame in ten repeats the time
+					now += u * u * 0.05
+				}
+			}
+		}
+	}
+}
+
+// FuzzClientClockMonotonic fuzzes the settings and frame steps: the estimate
+// is finite and never runs backwards.
+func FuzzClientClockMonotonic(f *testing.F) {
+	f.Add(uint64(1), 0.05, 0.01, uint8(1), 0.0, uint64(7))
+	f.Add(uint64(2), 0.0, 0.5, uint8(2), 0.01, uint64(8))
+	f.Add(uint64(3), 1.0, 0.3, uint8(3), -0.01, uint64(9))
+	f.Fuzz(func(t *testing.T, seed uint64, latency, jitter float64, dist uint8, drift float64, steps uint64) {
+		clamp := func(x, lo, hi float64) float64 {
+			if !(x >= lo) {
+				return lo
+			}
+			return min(x, hi)
+		}
+		s := clockSettings(clamp(latency, 0, 1), clamp(jitter, 0, 0.5), JitterDists[int(dist)%len(JitterDists)], clamp(drift, -0.01, 0.01))
+		c := NewClientClock(&s.Settings, seed)
+		r := geom.NewRNG(steps, 0)
+		now, prev := 0.0, math.Inf(-1)
+		for range 2000 {
+			est := c.Estimate(now)
+			if math.IsNaN(est) || math.IsInf(est, 0) || est < prev {
+				t.Fatalf("Estimate(%v) = %v after %v, want finite and non-decreasing", now, est, prev)
+			}
+			prev = est
+			now += r.Float64() * r.Float64() * 0.1
+		}
+	})
+}
+
+// TestClientClockFrameRateIndependent: the exchanges and the estimate do not
+// depend on how often the clock is looked at; 60 Hz and 144 Hz frames give
+// the very same estimate at the instants they share.
+func TestClientClockFrameRateIndependent(t *testing.T) {
+	s := clockSettings(0.05, 0.03, "pareto", 0.002)
+	a, b := NewClientClock(&s.Settings, 9), NewClientClock(&s.Settings, 9)
+	for f := 0; f <= 144*30; f++ {
+		tb := float64(f) / 144
+		eb := b.Estimate(tb)
+		if f%12 == 0 { // every 12th frame at 144 Hz is every 5th at 60 Hz
+			ta := float64(f/12*5) / 60
+			for g := f/12*5 - 4; g < f/12*5; g++ {
+				if g >= 0 {
+					a.Estimate(float64(g) / 60)
+				}
+			}
+			if ea := a.Estimate(ta); ea != eb {
+				t.Fatalf("Estimate(%v) = %v at 60 Hz, %v at 144 Hz", tb, ea, eb)
+			}
+		}
+	}
+}
+
+func TestClientClockDeterministic(t *testing.T) {
+	s := clockSettings(0.05, 0.02, "lognormal", 0.001)
+	a, b, c := NewClientClock(&s.Settings, 11), NewClientClock(&s.Settings, 11), NewClientClock(&s.Settings, 12)
+	differ := 0
+	for f := range 3600 {
+		now := float64(f) / 60
+		ea, eb, ec := a.Estimate(now), b.Estimate(now), c.Estimate(now)
+		if ea != eb {
+			t.Fatalf("seed 11: Estimate(%v) = %v and %v", now, ea, eb)
+		}
+		if ea != ec {
+			differ++
+		}
+	}
+	if differ < 3000 {
+		t.Errorf("seeds 11 and 12 differ on %d of 3600 frames, want nearly all", differ)
+	}
+}
+
+// TestClientClockLocal: the unsynced local clock is visibly wrong, by 5 to
+// 15 s either way, and runs at 1 + drift.
+func TestClientClockLocal(t *testing.T) {
+	neg := 0
+	for seed := range uint64(200) {
+		c := NewClientClock(&clockSettings(0.05, 0.01, "normal", 0.01).Settings, seed)
+		o := c.local(0)
+		if a := math.Abs(o); a < 5 || a >= 15 {
+			t.Errorf("seed %d: local(0) = %v, want |local(0)| in [5, 15)", seed, o)
+		}
+		if o < 0 {
+			neg++
+		}
+		if got, want := c.local(10)-o, 10*1.01; math.Abs(got-want) > 1e-9 {
+			t.Errorf("seed %d: local clock ran %v s in 10 s, want %v", seed, got, want)
+		}
+	}
+	if neg < 70 || neg > 130 {
+		t.Errorf("%d of 200 seeds have a negative offset, want about half", neg)
+	}
+}
+
+// TestClientClockPingsIndependent: the clock's pings draw from their own
+// streams, so making a clock does not change the link's packets.
+func TestClientClockPingsIndependent(t *testing.T) {
+	s := clockSettings(0.05, 0.02, "normal", 0)
+	want := linkTrace(s, 13, 100)
+	l := s.link(13)
+	c := NewClientClock(&s.Settings, 13)
+	for i := range 100 {
+		c.Estimate(float64(i) * 0.05)
+		if got := l.Send(float64(i)*0.05, nil); got[0] != want[i][0] {
+			t.Fatalf("packet %d arrives at %v beside a clock, %v without", i, got[0], want[i][0])
+		}
+	}
+}
+
+func BenchmarkClientClockEstimate(b *testing.B) {
+	s := clockSettings(0.05, 0.01, "normal", 0.001)
+	c := NewClientClock(&s.Settings, 1)
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		sink += c.Estimate(float64(i) / 60)
+	}
+	netBenchSink = sink
+}
+
+// TestClientClockGolden pins the estimates to the bit under every jitter
+// distribution with drift (see checkGolden).
+func TestClientClockGolden(t *testing.T) {
+	var b strings.Builder
+	for _, dist := range JitterDists {
+		s := clockSettings(0.05, 0.03, dist, 0.003)
+		c := NewClientClock(&s.Settings, 2026)
+		d := newNetDigest()
+		clockRun(c, 60, func(now, est float64) { d.add(est) })
+		b.WriteString(dist + " " + d.String() + "\n")
+	}
+	checkGolden(t, "clock.golden", b.String())
+}
+
+func ExampleClientClock_Estimate() {
+	s := labNet() // latency 50 ms, jitter 10 ms (half-normal)
+	s.ClockDrift = 0.001
+	c := NewClientClock(&s.Settings, 1)
+	fmt.Printf("unsynced local clock at t = 0: %+.3f s\n", c.local(0))
+	for _, t := range []float64{0, 1, 10, 60} {
+		fmt.Printf("t = %2.0f s: estimate off by %+.1f ms\n", t, (c.Estimate(t)-t)*1000)
+	}
+	// Output:
+	// unsynced local clock at t = 0: +12.134 s
+	// t =  0 s: estimate off by -9.4 ms
+	// t =  1 s: estimate off by +3.5 ms
+	// t = 10 s: estimate off by +0.2 ms
+	// t = 60 s: estimate off by -1.4 ms
+}
+
+// netBenchSink keeps the benchmarks' results alive.
+var netBenchSink float64

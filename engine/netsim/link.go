@@ -1,0 +1,337 @@
+package netsim
+
+import (
+	"math"
+	"strconv"
+
+	"interplab/engine/geom"
+)
+
+// Link is the deterministic network path from the server to the client. It
+// decides, packet by packet, whether a packet is lost, when it arrives and
+// whether it arrives twice. Reordering is not a separate knob: it emerges
+// when a packet's extra delay exceeds the next one's by more than the gap
+// between them.
+//
+// A Link reads its settings through the *NetworkSettings it was made with on every
+// call, so sliders may move between packets. It draws from three separate
+// random streams (loss, delay, duplication) a fixed number of times per
+// packet, whatever happens to the packet, so changing one setting changes
+// only what that setting governs: raising the loss removes packets but leaves
+// the delays of the survivors as they were, and switching the jitter
+// distribution keeps the same packets lost.
+//
+// Every arrival is sent + s.Latency + an extra delay drawn from
+// s.JitterDist, whose mean is s.Jitter so that the distributions are
+// comparable at the same setting (jitter 0 gives exactly the latency):
+//   - uniform: uniform on [0, 2·jitter]; median jitter.
+//   - normal: half-normal |N(0, σ²)| with σ = jitter·√(π/2); median
+//     ≈ 0.85·jitter.
+//   - pareto: Lomax (Pareto type II) with shape α = 2.5 and scale
+//     λ = 1.5·jitter: P(extra > x) = (1 + x/λ)^−α. Right-skewed with a heavy
+//     tail (finite variance, infinite third moment): median ≈ 0.48·jitter,
+//     one packet in 163 exceeds 10·jitter.
+//   - lognormal: jitter·e^(σZ − σ²/2) with Z standard normal and σ = 1;
+//     median ≈ 0.61·jitter.
+//
+// Each extra delay is the distribution's inverse CDF at one uniform draw, so
+// a draw that is slow under one distribution is slow under all of them.
+//
+// A Link is not safe for concurrent use.
+type Link struct {
+	s       *Settings
+	loss    *geom.RNG // one draw per packet: the loss decision or burst transition
+	delay   *geom.RNG // two draws per packet: the packet's delay, its duplicate's
+	dup     *geom.RNG // one draw per packet: whether it is duplicated
+	reorder *geom.RNG // one draw per packet: whether it is sent ahead (netem reorder)
+	bad     bool      // Gilbert–Elliott state: inside a loss burst
+
+	scen             *Scenario    // the scenario in force; nil for none
+	game             netSimulator // the game engine's simulator s.NetSim chooses; nil for the lab's link
+	scenName, scText string       // the settings it was made from
+
+	queue      []float64 // departure times of the packets in the bottleneck queue, oldest first
+	sinceReord int       // packets delayed since the last reordered one (netem's counter)
+
+	// Counters, for tests and telemetry.
+	tailDrops int // packets dropped at a full queue
+	reordered int // packets sent ahead
+	passed    int // packets that reached the reorder decision
+}
+
+// Shapes of the heavy-tailed jitter distributions.
+const (
+	// linkParetoShape is the shape α of the pareto extra delay (Lomax,
+	// Pareto type II): the tail falls as x^−α, so the variance is finite
+	// but the third moment is not.
+	linkParetoShape = 2.5
+	// linkLognormalSigma is σ of the logarithm of the lognormal extra delay.
+	linkLognormalSigma = 1.0
+)
+
+// Random stream numbers under a seed. The link's and the clock's streams
+// differ, so the clock's pings never consume the packets' numbers.
+const (
+	linkStreamLoss = 1 + iota
+	linkStreamDelay
+	linkStreamDup
+	clockStreamPing
+	clockStreamOffset
+	linkStreamReorder
+)
+
+// NewLink returns the link for the settings s and the seed. duration points
+// to the run's length in seconds, over which a game engine's simulator
+// (s.NetSim) plays the network's plan (see Plan); like s, it is read
+// on every send, so a slider moved between sends takes effect at once.
+func NewLink(s *Settings, duration *float64, seed uint64) *Link {
+	return &Link{
+		s:       s,
+		loss:    geom.NewRNG(seed, linkStreamLoss),
+		delay:   geom.NewRNG(seed, linkStreamDelay),
+		dup:     geom.NewRNG(seed, linkStreamDup),
+		reorder: geom.NewRNG(seed, linkStreamReorder),
+		game:    newNetSimulator(s, duration, seed),
+	}
+}
+
+// scenario returns the scenario the settings select, re-reading it when the
+// scenario setting or text has changed. Settings that fail validation
+// (the caller's error) give none.
+func (l *Link) scenario() *Scenario {
+	s := l.s
+	if s.Scenario != l.scenName || s.ScenarioText != l.scText {
+		l.scenName, l.scText = s.Scenario, s.ScenarioText
+		l.scen, _ = ScenarioOf(s, 0) // the caller checked it against the run
+	}
+	return l.scen
+}
+
+// Send sends a packet at server time sent, in seconds, and appends the times
+// at which it arrives, in the same time base, to arrivals: none when it is
+// lost, one normally, two when it is duplicated (the copy has its own,
+// independent delay, so it may even arrive first). Each arrival is sent +
+// queueing + latency + an extra delay drawn from the jitter distribution
+// (see Link), under the conditions of the scenario at the send time.
+//
+// A packet goes through these stages, in order:
+//
+//  1. The bottleneck (when the bandwidth is set): a FIFO queue of at most
+//     s.QueueLimit packets, the one being serialized included. A packet that
+//     finds it full is dropped (tail drop); otherwise it leaves when the
+//     packets before it have left plus its serialization time,
+//     8·s.PacketSize / bandwidth. A packet's serialization time is fixed
+//     when it enters, at the bandwidth then in force. Duplicates are made
+//     after the bottleneck and do not queue.
+//  2. Loss, on the wire (a lost packet has used the bottleneck), by
+//     s.LossModel:
+//     - random: each packet is lost independently with probability s.Loss.
+//     - burst: a two-state Gilbert–Elliott chain. In the Good state nothing
+//     is lost, in the Bad state everything is. Before each packet the chain
+//     moves Bad→Good with probability r = 1/B, where B = s.BurstLength, so
+//     bursts last B packets on average (geometrically distributed); and
+//     Good→Bad with probability p = L·r/(1−L) = L/(B·(1−L)), L = s.Loss,
+//     which makes the stationary share of Bad packets p/(p+r) = L. When
+//     L > B/(B+1) that p would exceed 1: it is clamped to 1 (every Good
+//     run lasts one packet) and the long-run loss is B/(B+1) instead of L.
+//     The chain starts Good. Loss 0 ends any burst at once.
+//     A hiccup of the scenario also loses its share of packets, with the
+//     same draw.
+//  3. Delay: latency + extra delay, plus a spike's or hiccup's delay. With
+//     s.Reorder > 0, netem's reordering: a packet that comes at least
+//     s.ReorderGap − 1 delayed packets after the last reordered one is,
+//     with probability s.Reorder, sent at once, skipping latency and jitter
+//     (not a spike); so with gap 1 a share s.Reorder of the packets is, and
+//     with gap G a share 1/(G − 1 + 1/s.Reorder).
+//  4. Outage: a copy that would arrive inside an outage of the scenario is
+//     dropped, or with backlog=burst held and delivered at the outage's end.
+//
+// A packet that gets through is duplicated with probability s.Duplicate.
+//
+// With s.Ideal, every packet arrives once, after exactly s.Latency: the
+// impairments are off, for an A/B against the same sends. Otherwise, with
+// s.NetSim other than "lab", the game engine's simulator it names decides
+// instead of the stages above (see NetSims).
+func (l *Link) Send(sent float64, arrivals []float64) []float64 {
+	s := l.s
+	uLoss := l.loss.Float64()
+	uDup := l.dup.Float64()
+	u1, u2 := l.delay.Open(), l.delay.Open()
+	uReord := l.reorder.Float64()
+
+	if s.Ideal {
+		// The draws above are taken all the same, so switched back the
+		// link carries on with the numbers it would have drawn.
+		return append(arrivals, sent+s.Latency)
+	}
+	if l.game != nil {
+		return l.game.send(sent, arrivals)
+	}
+	sc := l.scenario()
+	c := sc.Conditions(s, sent)
+	lost := l.lost(uLoss, c.Loss) || uLoss < c.Drop
+	depart, ok := l.enqueue(sent, c.Bandwidth)
+	if !ok || lost {
+		return arrivals
+	}
+	l.passed++
+	reordered := false
+	if s.Reorder > 0 {
+		if l.sinceReord >= s.ReorderGap-1 && uReord < s.Reorder {
+			reordered, l.sinceReord = true, 0
+			l.reordered++
+		} else {
+			l.sinceReord++
+		}
+	}
+	first := depart + c.Extra
+	if !reordered {
+		first += linkDelayAt(s, c.Latency, c.Jitter, u1)
+	}
+	arrivals = l.deliver(sc, first, arrivals)
+	if uDup < s.Duplicate {
+		arrivals = l.deliver(sc, depart+c.Extra+linkDelayAt(s, c.Latency, c.Jitter, u2), arrivals)
+	}
+	return arrivals
+}
+
+// conditions returns the link's conditions at time t, the scenario's when
+// one is in force.
+func (l *Link) ConditionsAt(t float64) Conditions { return l.scenario().Conditions(l.s, t) }
+
+// state returns the one-way delay the link gives a packet sent at t on
+// average, s (latency + jitter + a spike's delay, or the latency alone with
+// s.Ideal), and whether an outage holds arrivals at t: what the timeline
+// draws above the packets.
+func (l *Link) State(t float64) (delay float64, down bool) {
+	if l.s.Ideal {
+		return l.s.Latency, false
+	}
+	sc := l.scenario()
+	c := sc.Conditions(l.s, t)
+	_, down = sc.Outage(t)
+	return c.Latency + c.Jitter + c.Extra, down
+}
+
+// enqueue passes a packet sent at time sent through the bottleneck at the
+// bandwidth bw (bit/s; 0 is unlimited) and returns when it leaves it; ok is
+// false when the queue was full and it was dropped.
+func (l *Link) enqueue(sent, bw float64) (depart float64, ok bool) {
+	q := l.queue
+	for len(q) > 0 && q[0] <= sent {
+		q = q[1:]
+	}
+	if len(q) == 0 {
+		l.queue = l.queue[:0] // reuse the array
+		q = l.queue
+	}
+	if bw <= 0 && len(q) == 0 {
+		l.queue = q
+		return sent, true
+	}
+	if len(q) >= l.s.QueueLimit {
+		l.queue = q
+		l.tailDrops++
+		return 0, false
+	}
+	start := sent
+	if len(q) > 0 {
+		start = q[len(q)-1]
+	}
+	depart = start
+	if bw > 0 {
+		depart += float64(8*l.s.PacketSize) / bw
+	}
+	l.queue = append(q, depart)
+	return depart, true
+}
+
+// deliver appends the arrival at t, unless an outage holds or drops it.
+func (l *Link) deliver(sc *Scenario, t float64, arrivals []float64) []float64 {
+	if o, ok := sc.Outage(t); ok {
+		if o.Drop {
+			return arrivals
+		}
+		t = o.At + o.For
+	}
+	return append(arrivals, t)
+}
+
+// lost advances the loss model by one packet at the long-run loss (the
+// settings' or the scenario's), using the uniform u in [0, 1).
+func (l *Link) lost(u, loss float64) bool {
+	s := l.s
+	if loss <= 0 {
+		l.bad = false
+		return false
+	}
+	switch s.LossModel {
+	case "random":
+		return u < loss
+	case "burst":
+		enter, leave := linkBurstProbs(loss, s.BurstLength)
+		if l.bad {
+			l.bad = u >= leave
+		} else {
+			l.bad = u < enter
+		}
+		return l.bad
+	}
+	panic("engine: unknown lossModel " + strconv.Quote(s.LossModel))
+}
+
+// linkBurstProbs returns the Gilbert–Elliott transition probabilities for a
+// long-run loss in [0, 1) and a mean burst length in packets (taken as 1
+// when below 1): enter = P(Good→Bad) = loss/(burst·(1−loss)), clamped to 1,
+// and leave = P(Bad→Good) = 1/burst. See Link.Send.
+func linkBurstProbs(loss, burst float64) (enter, leave float64) {
+	if burst < 1 {
+		burst = 1
+	}
+	leave = 1 / burst
+	if loss >= 1 {
+		return 1, leave
+	}
+	enter = loss / (burst * (1 - loss))
+	if enter > 1 {
+		enter = 1
+	}
+	return enter, leave
+}
+
+// linkDelayAt returns the one-way delay, in seconds, of a packet whose draw
+// is u in (0, 1) at the given latency and jitter (the settings', or a
+// scenario's): latency plus linkExtra(s.JitterDist, jitter, u). The client
+// clock draws its pings' delays through it from its own streams.
+func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
+	return latency + ExtraDelay(s.JitterDist, jitter, u)
+}
+
+// ExtraDelay returns the extra delay, in seconds, at quantile u in (0, 1) of
+// the distribution dist with mean jitter (≥ 0, seconds); see Link for the
+// distributions. It is non-negative and non-decreasing in u. It panics on an
+// unknown distribution when jitter > 0.
+func ExtraDelay(dist string, jitter, u float64) float64 {
+	if jitter == 0 {
+		return 0
+	}
+	switch dist {
+	case "uniform":
+		return float64(2 * jitter * u) // rounded here: the caller adds it to the latency
+	case "normal":
+		// The upper half of N(0, σ²): Φ⁻¹(1 − (1−u)/2) = −Φ⁻¹((1−u)/2).
+		// (1−u)/2 is exact, while 1 − (1−u)/2 may round to 1, whose
+		// quantile is infinite.
+		sigma := jitter * math.Sqrt(math.Pi/2)
+		return float64(sigma * -geom.NormQuantile((1-u)/2))
+	case "pareto":
+		const a = linkParetoShape
+		lambda := jitter * (a - 1)
+		return float64(lambda * (geom.Exp(-geom.Log(1-u)/a) - 1))
+	case "lognormal":
+		const sigma = linkLognormalSigma
+		z := geom.NormQuantile(u)
+		return float64(jitter * geom.Exp(float64(sigma*z)-sigma*sigma/2))
+	}
+	panic("engine: unknown jitterDist " + strconv.Quote(dist))
+}

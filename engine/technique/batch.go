@@ -1,0 +1,53 @@
+package technique
+
+// Batch displays every entity of a run with one technique. Entities that
+// share their packets share their timing, so a batch does the work that
+// depends only on time once per frame (Frame), then writes the entities in
+// chunks (Fill) that the metrics read while they are still in cache.
+type Batch interface {
+	// Receive hands over one packet: snaps[e] is entity e's snapshot of
+	// the server tick at time tick, arrived at now.
+	Receive(tick, now float64, snaps []Snapshot)
+	// Frame prepares the display at now.
+	Frame(now float64)
+	// Fill writes what entities lo, lo+1, ... display into out.
+	Fill(lo int, out []Sample)
+}
+
+// RotationSkipper is a batch that can leave out the rotations it fills,
+// for a run whose poses carry no headings (the stress view draws dots):
+// nothing else reads them, and positions, metrics and state are the same
+// either way.
+type RotationSkipper interface {
+	SkipRotations(skip bool)
+}
+
+// DelaySharer is a batch whose entities share their timing, so every
+// sample of a frame carries the same Delay: the runner reads the live
+// delay from one of them instead of averaging them all.
+type DelaySharer interface {
+	SharesDelay()
+}
+
+// PerEntity is a batch of one Technique per entity, for any Technique.
+type PerEntity struct {
+	Techs []Technique // entity e's technique
+	now   float64
+}
+
+// Receive hands snaps[e] to entity e's technique.
+func (p *PerEntity) Receive(_, now float64, snaps []Snapshot) {
+	for e, t := range p.Techs {
+		t.Receive(snaps[e], now)
+	}
+}
+
+// Frame keeps now for Fill.
+func (p *PerEntity) Frame(now float64) { p.now = now }
+
+// Fill samples entities lo, lo+1, ... at the frame's now.
+func (p *PerEntity) Fill(lo int, out []Sample) {
+	for e, t := range p.Techs[lo : lo+len(out)] {
+		out[e] = t.Sample(p.now)
+	}
+}

@@ -1,0 +1,100 @@
+package technique
+
+import "interplab/engine/param"
+
+// Def is a technique as the engine lists it: its name, the settings it
+// reads (a struct of its own, which P points to, with the parameter rows
+// over it), the clock it reads and how to make it. A technique's package
+// declares its Def over its own settings (Def[*Settings]); the engine's
+// technique list adds it with the field of the lab's settings that holds
+// them, and so its rows join the parameter table. The functions read the
+// settings through the pointer they are given on every call, so a slider
+// moved between frames takes effect on the next one.
+type Def[P any] struct {
+	Name  string // vocabulary name: one of the choices of the techniques parameter
+	Group string // parameter-table group of its settings; "" if it has none
+
+	// Params are the rows of its settings, in display order: nil when the technique
+	// has no settings or shares its group with an earlier one (epicfix
+	// with epic, hermite with the buffer).
+	Params []param.Param[P]
+
+	Base  TimeBase // the clock its Receive and Sample read
+	Tune  []string // the parameters the tuner searches by default, over their whole ranges
+	Reach Reach    // how far past what it received it may draw
+
+	// UnderrunByDesign is true for a technique that draws past its newest
+	// snapshot on every frame by design (EPIC draws at the server-time
+	// estimate itself): its underrun is 100% on every run and no fault.
+	UnderrunByDesign bool
+
+	// Check, if not nil, checks the constraints between the technique's
+	// own settings that the rows' ranges cannot express.
+	Check func(s P) error
+
+	// Delay, if not nil, is the display delay behind the newest snapshot
+	// that the settings give a game in steady state, s: for a library,
+	// what the designer should expect the shipped game to show (Mirror:
+	// bufferTime plus NetworkTransform's timeline offset). Its live
+	// counterpart is the Sample.Delay the technique fills in.
+	Delay func(s P, env *Env) float64
+
+	// Advice, if not nil, names a setting of its own that makes the technique
+	// run differently from the game it stands for, because in the game it
+	// is the same setting as one of the run's (Mirror's sendRate is the
+	// server's send rate); "" when there is none.
+	Advice func(s P, env *Env) string
+
+	// Canonical, if not nil, makes s, a variation of base in the tuned
+	// parameters, valid and canonical: knobs that do nothing in s take
+	// base's values, so the tuner does not try them twice.
+	Canonical func(s, base P)
+
+	// Batch makes the technique for n entities that share their packets;
+	// nil runs One per entity.
+	Batch func(s P, env *Env, n int) Batch
+	// One makes the technique for one entity.
+	One func(s P, env *Env) Technique
+}
+
+// None is the settings of a technique that has none (snap).
+type None struct{}
+
+// Env is what a technique may know of the run beyond its own settings: the
+// server's and the client's rates, the entities' top speed, and the link's
+// nominal latency and jitter (what a transport's round-trip estimate sees
+// on a steady link). The runner refreshes it when a setting changes; a
+// technique reads it through the pointer it was made with.
+type Env struct {
+	SendRate   float64 // snapshots the server sends per second, Hz
+	TickRate   float64 // server simulation steps per second, Hz
+	RenderRate float64 // client frames per second, Hz
+	MaxSpeed   float64 // the entities' top speed, m/s
+	Latency    float64 // the link's nominal one-way latency, s
+	Jitter     float64 // the link's mean extra one-way delay, s
+}
+
+// Reach is how far past what it has received a technique may draw: what
+// the network can impose on its added latency (the tuner's floor). The zero
+// Reach is none of the three: every Def says which is its own.
+type Reach uint8
+
+const (
+	// Ahead: the technique extrapolates ahead of what it received (EPIC's
+	// calcAhead, Unreal's simulated proxy moving on at the replicated
+	// velocity, geckos.io's unclamped lerp past its newest snapshot when
+	// its clock offset runs ahead), so its added latency can be far below
+	// the link's latency.
+	Ahead Reach = iota + 1
+	// Transit: the technique draws at the snapshots it received, and at
+	// most dead-reckons past the newest from when it arrived (the buffer's
+	// stream time, Source's client clock, which follows the server ticks
+	// the packets carry): it shows the truth no later than the packets'
+	// transit, at least the link's least latency.
+	Transit
+	// Received: the technique draws only between snapshots it has
+	// received and holds when it runs dry (Mirror, NGO, snap): what it
+	// shows is never newer than its newest snapshot, which was sent some
+	// time before its transit began.
+	Received
+)

@@ -1,0 +1,15 @@
+package technique
+
+import "interplab/engine/geom"
+
+// PeerFrame is what a library technique drew in one client frame of a peer
+// case: a packet schedule replayed through the technique the way the real
+// library was driven when its output was recorded (see the case types of
+// each library technique, MirrorCase and the others, and their Run methods).
+// Studios capture such cases from their own builds; `lab peers check`
+// compares a technique's frames with the library's.
+type PeerFrame struct {
+	T     float64   // the frame's client local time, s
+	Pos   geom.Vec3 // the drawn position, m; meaningful only when Drawn
+	Drawn bool      // false where the library drew nothing (its pos is null)
+}
