@@ -209,19 +209,21 @@ func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, 
 		}
 		return nil, fmt.Errorf("put the %s on the queue: %w", kind, err)
 	}
-	j := q.view(id, kind, total, spec, now)
+	j := q.view(id, kind, total, spec, now, decode)
 	return j, nil
 }
 
-// view returns the view of job id, made and kept on first use.
-func (q *Queue) view(id, kind string, total int, spec any, created time.Time) *Job {
+// view returns the view of job id, made and kept on first use, its result
+// read with decode. The listener refreshes it from then on: it is whole
+// before it is kept.
+func (q *Queue) view(id, kind string, total int, spec any, created time.Time, decode Decoder) *Job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if j := q.views[id]; j != nil {
 		return j
 	}
 	j := &Job{id: id, kind: kind, total: total, spec: spec, ended: make(chan struct{}), state: Running,
-		watchers: map[chan struct{}]struct{}{}, created: created, queued: true}
+		watchers: map[chan struct{}]struct{}{}, created: created, queued: true, decode: decode}
 	j.cancel = func() { q.cancelJob(j) }
 	q.views[id] = j
 	// Ended views beyond MaxKept go: their records stay in the database.
@@ -255,8 +257,7 @@ func (q *Queue) get(id string, decode Decoder) *Job {
 		slog.Error("load job", "job", id, "err", err)
 		return nil
 	}
-	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created)
-	j.decode = decode
+	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created, decode)
 	q.refresh(j)
 	return j
 }
