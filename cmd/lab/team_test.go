@@ -35,7 +35,7 @@ type teamProc struct {
 
 // startTeamProc starts bin with args (lab serve gets -addr) and, for a
 // lab, waits until /readyz answers 200.
-func startTeamProc(t *testing.T, bin string, serve bool, args ...string) *teamProc {
+func startTeamProc(t testing.TB, bin string, serve bool, args ...string) *teamProc {
 	t.Helper()
 	p := &teamProc{}
 	if serve {
