@@ -49,6 +49,10 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		tr := &truth[j]
 		dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
 		errSq := sq3(dx, dy, dz)
+		if !(errSq <= divergedSq) { // beyond DivergedDistance, or not a number
+			px, py, pz = diverged(tr, dx, dy, dz)
+			errSq = divergedSq
+		}
 		frames++
 		errSqSum += errSq
 		if errSq > errMaxSq {
@@ -84,7 +88,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 				accelFrames++
 			}
 		}
-		cur[j] = smp.Pos
+		cur[j] = geom.Vec3{px, py, pz}
 		if v < 2 {
 			valid[j] = v + 1
 		}
@@ -122,8 +126,9 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 			m.liveSum[k], m.liveN[k] = sum, drawn
 		}
 	}
+	shown := m.shown[fm.cur][k*m.n+lo:]
 	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
-		d := out[j].Pos
+		d := shown[j] // the display as measured: a diverged one held at DivergedDistance
 		if out[j].Mode == technique.Empty {
 			d = geom.Vec3{math.NaN()}
 		}
@@ -133,7 +138,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		smp := &out[j]
 		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
 		if smp.Mode != technique.Empty {
-			ft.Err = math.Sqrt(distSq(smp.Pos, truth[j]))
+			ft.Err = math.Sqrt(distSq(shown[j], truth[j]))
 			// valid is 2 now exactly when a frame was shown before this one.
 			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq
 		}
@@ -209,4 +214,28 @@ func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]
 // sq3 returns x² + y² + z² with every product rounded on its own: where the
 // compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still
 // come out as in WebAssembly, which never fuses.
+// DivergedDistance is the farthest a displayed position counts from the
+// truth, m: a display farther off, or not a number at all, has diverged
+// (EPIC with displayBehind far below the send interval overshoots more with
+// every packet until its line leaves the float range), and counts as this
+// far off, in the direction it went. So every metric stays a number, and a
+// diverged setting reads as the worst there is. No display that follows
+// its packets comes near it: an entity at the fastest maxSpeed moves
+// 180 km in an hour's run.
+const DivergedDistance = 1e7
+
+const divergedSq = DivergedDistance * DivergedDistance
+
+// diverged returns the point DivergedDistance from truth tr in the
+// direction (dx, dy, dz) of a diverged display, or along x when that
+// direction is not a number.
+func diverged(tr *geom.Vec3, dx, dy, dz float64) (x, y, z float64) {
+	d := math.Sqrt(sq3(dx, dy, dz))
+	if math.IsNaN(d) || math.IsInf(d, 0) || d == 0 {
+		return tr[0] + DivergedDistance, tr[1], tr[2]
+	}
+	k := DivergedDistance / d
+	return tr[0] + dx*k, tr[1] + dy*k, tr[2] + dz*k
+}
+
 func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64(z*z) }
