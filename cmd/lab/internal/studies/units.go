@@ -19,10 +19,10 @@ import (
 // merge give what the same study gives in one process, byte for byte.
 
 // unitWork is the work of one chunk, in entity-frames × techniques:
-// about 0.7 s of one core (lab population -preset harbor-before runs
-// about 0.35 µs each), so that the queue's cost per unit, a few
-// milliseconds, is lost in it, and 16 workers share the Harbor study
-// (2.2e8) in about a hundred units. Tests make it smaller.
+// about half a second of one core (0.46 s a chunk of lab population
+// -preset harbor-before in BenchmarkTeamScaling), so that the queue's cost
+// per unit, about 2 ms, is lost in it, and 16 workers share the Harbor
+// study (2.2e8) in 112 units. Tests make it smaller.
 var unitWork = 2e6
 
 // maxUnits bounds the chunks of one study: above it they grow.
