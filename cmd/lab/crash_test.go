@@ -157,7 +157,7 @@ var labBinaryOnce = sync.OnceValues(func() (string, error) {
 })
 
 // labBinary returns the path of the lab binary, built from this package.
-func labBinary(t *testing.T) string {
+func labBinary(t testing.TB) string {
 	t.Helper()
 	bin, err := labBinaryOnce()
 	if err != nil {

@@ -35,7 +35,7 @@ type teamProc struct {
 
 // startTeamProc starts bin with args (lab serve gets -addr) and, for a
 // lab, waits until /readyz answers 200.
-func startTeamProc(t *testing.T, bin string, serve bool, args ...string) *teamProc {
+func startTeamProc(t testing.TB, bin string, serve bool, args ...string) *teamProc {
 	t.Helper()
 	p := &teamProc{}
 	if serve {
@@ -92,13 +92,15 @@ func (p *teamProc) logText() string {
 
 // The chaos test of a team on one PostgreSQL database: two labs, two
 // workers. A population run starts on lab A while an editor on A makes
-// 100 live edits of a session that a viewer on B watches. Mid-run, lab A
-// and the worker running the study are killed with SIGKILL. The editor
-// reconnects to B and sends again the edit it had no acknowledgement for;
-// the run goes back on the queue and the other worker finishes it. Then:
-// no acknowledged edit is lost (the live state is every edit applied in
-// order), and the run's result is lab population -json's, byte for byte
-// (and its CSV lab population -csv's).
+// 100 live edits of a session that a viewer on B watches. The run is
+// units of entities that both workers take. Mid-run, once units are
+// recorded, lab A and a worker that has just started a unit are killed
+// with SIGKILL. The editor reconnects to B and sends again the edit it
+// had no acknowledgement for; the killed unit goes back on the queue and
+// the other worker runs it, and the rest. Then: no acknowledged edit is
+// lost (the live state is every edit applied in order), the killed unit
+// ran again and no recorded unit did, and the run's result is lab
+// population -json's, byte for byte (and its CSV lab population -csv's).
 func TestTeamChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a PostgreSQL server and four lab processes")
@@ -168,12 +170,16 @@ func TestTeamChaos(t *testing.T) {
 	}
 	readHello(editor)
 	acked, resent, killed := 0, 0, false
+	var victim *teamProc
+	var killedUnit int
+	recordedAtKill := false
 	for i := 0; i < 100; {
 		if i == 40 && !killed {
-			// Mid-run: lab A and the worker running the study die.
-			running := waitRunning(t, workers, labB.url, job.ID)
+			// Mid-run: lab A and a worker mid-unit die.
+			victim, killedUnit = waitMidUnit(t, workers, labB.url, job.ID)
 			labA.kill()
-			running.kill()
+			victim.kill()
+			recordedAtKill = unitRecorded(t, url, job.ID, killedUnit)
 			killed = true
 		}
 		name, text, check := edits(i)
@@ -263,6 +269,29 @@ func TestTeamChaos(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
+	// The killed unit was not recorded when its worker died: it ran again
+	// on the other worker, the only unit that ran twice.
+	if recordedAtKill {
+		t.Errorf("unit %d was recorded before its worker was killed: the kill was not mid-unit", killedUnit)
+	}
+	starts := map[int][]*teamProc{}
+	for _, w := range workers {
+		for _, u := range unitsStarted(w.logText(), job.ID) {
+			starts[u] = append(starts[u], w)
+		}
+	}
+	for u, ws := range starts {
+		switch {
+		case u == killedUnit:
+			if len(ws) != 2 || ws[0] == ws[1] || ws[0] != victim && ws[1] != victim {
+				t.Errorf("the killed unit %d started %d times, want on the killed worker, then on the other", u, len(ws))
+			}
+		case len(ws) != 1:
+			t.Errorf("unit %d started %d times: a unit recorded must not run again", u, len(ws))
+		}
+	}
+	t.Logf("%d units; unit %d killed mid-run and run again", len(starts), killedUnit)
+
 	// Its result is lab population's, byte for byte.
 	cliArgs := []string{"population", "-preset", "harbor-before", "-techniques", "buffer", "-entities", "600", "-rounds", "4", "-round", "60"}
 	cliJSON := runLabBin(t, bin, append(cliArgs, "-json")...)
@@ -305,21 +334,27 @@ func TestTeamChaos(t *testing.T) {
 	if !bytes.Equal(served, wantCSV) {
 		t.Errorf("the queued run's CSV (%d bytes) differs from lab population -csv's (%d bytes):\n%s", len(served), len(wantCSV), firstDiff(served, wantCSV))
 	}
-	// The run was retried: a worker's log says it went back on the queue.
+	// The unit was put back: the other worker's log says so.
 	retried := false
 	for _, w := range workers {
-		retried = retried || strings.Contains(w.logText(), "goes back on the queue")
+		retried = retried || w != victim && strings.Contains(w.logText(), "goes back on the queue")
 	}
 	if !retried {
-		t.Errorf("no worker put the killed worker's run back on the queue")
+		t.Errorf("no worker put the killed worker's unit back on the queue")
 	}
 }
 
-// waitRunning returns the worker that runs the study id, once the run
-// has made progress.
-func waitRunning(t *testing.T, workers []*teamProc, lab, id string) *teamProc {
+// waitMidUnit returns a worker that has just started a unit of study id,
+// and the unit's number, once the study has recorded units: a worker that
+// logs "unit started" after it has been watched for a while, and has
+// units to run that take far longer than this loop's 10 ms.
+func waitMidUnit(t *testing.T, workers []*teamProc, lab, id string) (*teamProc, int) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	deadline := time.Now().Add(60 * time.Second)
+	for ; ; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run recorded no unit in 60 s")
+		}
 		resp, err := http.Get(lab + "/api/jobs/" + id)
 		if err != nil {
 			continue
@@ -327,17 +362,56 @@ func waitRunning(t *testing.T, workers []*teamProc, lab, id string) *teamProc {
 		var st struct{ Done int }
 		json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
-		if st.Done == 0 {
-			continue
+		if st.Done > 0 {
+			break
 		}
-		for _, w := range workers {
-			if strings.Contains(w.logText(), "job started") {
-				return w
+	}
+	seen := make([]int, len(workers))
+	for i, w := range workers {
+		seen[i] = len(unitsStarted(w.logText(), id))
+	}
+	for ; time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for i, w := range workers {
+			if units := unitsStarted(w.logText(), id); len(units) > seen[i] {
+				return w, units[len(units)-1]
 			}
 		}
 	}
-	t.Fatal("no worker started the run in 60 s")
-	return nil
+	t.Fatal("no worker started a unit in 60 s")
+	return nil, 0
+}
+
+// unitRecorded tells whether unit n of study id has its result in the
+// database at url.
+func unitRecorded(t *testing.T, url, id string, n int) bool {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var recorded bool
+	if err := conn.QueryRow(context.Background(), `SELECT result IS NOT NULL FROM job_units WHERE job = $1 AND n = $2`, id, n).Scan(&recorded); err != nil {
+		t.Fatal(err)
+	}
+	return recorded
+}
+
+// unitsStarted returns the units of study id a worker's log says it
+// started, in order.
+func unitsStarted(log, id string) []int {
+	var units []int
+	for line := range strings.Lines(log) {
+		if !strings.Contains(line, `msg="unit started"`) || !strings.Contains(line, " job="+id+" ") {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, " unit=")
+		n, err := strconv.Atoi(strings.Fields(rest)[0])
+		if err == nil {
+			units = append(units, n)
+		}
+	}
+	return units
 }
 
 // runLabBin runs the lab binary and returns its standard output.

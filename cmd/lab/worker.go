@@ -24,11 +24,13 @@ import (
 const workerUsage = `Usage: lab worker -db postgres://… [-jobs 1]
 
 Works the studies (sweeps, tunings, population runs) the labs serving the
-PostgreSQL database -db (or LAB_DB) put on their queue: -jobs at once,
-each on every core of this machine. Run as many workers, on as many
-machines, as the studies need. A worker stopped (Ctrl-C, SIGTERM) or
-killed hands its jobs back to the queue; another worker runs them again
-from their start, with the same result.
+PostgreSQL database -db (or LAB_DB) put on their queue, in units of work:
+a population's chunks of entities, a sweep's runs of grid points, a
+tuning's candidates. -jobs units at once, each on every core of this
+machine. Run as many workers, on as many machines, as the studies need:
+a study's units spread over all of them. A worker stopped (Ctrl-C,
+SIGTERM) or killed hands back the units it runs; another worker runs them
+again, the units already done are kept, and the result is the same.
 
 Flags:
 `
@@ -38,10 +40,10 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("worker", workerUsage, stdout, stderr)
 	db := c.Flags.String("db", "", "work the queue of the PostgreSQL database at `url` (default $LAB_DB)")
 	slots := 1
-	c.Flags.Func("jobs", fmt.Sprintf("run at most `n` studies at once, in [%d, %d] (default 1: a study uses every core)", jobs.MinSlots, jobs.MaxSlots), func(arg string) error {
+	c.Flags.Func("jobs", fmt.Sprintf("run at most `n` units of studies at once, in [%d, %d] (default 1: a unit uses every core)", jobs.MinSlots, jobs.MaxSlots), func(arg string) error {
 		n, err := strconv.Atoi(arg)
 		if err != nil {
-			return fmt.Errorf("%q is not a number: want how many studies run at once, in [%d, %d]", arg, jobs.MinSlots, jobs.MaxSlots)
+			return fmt.Errorf("%q is not a number: want how many units run at once, in [%d, %d]", arg, jobs.MinSlots, jobs.MaxSlots)
 		}
 		slots = n
 		return jobs.CheckSlots(n)
@@ -66,8 +68,8 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	url := *db
 	if need := slots + 8; need > store.DefaultConns && !strings.Contains(url, "pool_max_conns") {
-		// Each running study holds a connection (its lock), besides
-		// river's and the progress writes'.
+		// Each running unit holds a connection (its lock), besides
+		// river's and the results' writes.
 		url += map[bool]string{true: "&", false: "?"}[strings.Contains(url, "?")] + "pool_max_conns=" + strconv.Itoa(need)
 	}
 	st, err := store.OpenPostgres(ctx, url, time.Now()) // the schema, migrated if this worker is first
@@ -78,7 +80,7 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	if err := jobs.MigrateQueue(ctx, st.Pool()); err != nil {
 		return c.Fail(err)
 	}
-	w, err := jobs.NewWorker(st.Pool(), slots, workOf, logger)
+	w, err := jobs.NewWorker(st.Pool(), slots, unitsOf, logger)
 	if err != nil {
 		return c.Fail(err)
 	}
@@ -106,12 +108,13 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// workOf is a queued study's work: its spec decoded as the labs' pages
-// decode it, run by the same code as in a lab's own process.
-func workOf(kind string, spec []byte) (jobs.Work, error) {
+// unitsOf is a queued study's units of work: its spec decoded as the
+// labs' pages decode it, run by the same engine code as in a lab's own
+// process.
+func unitsOf(kind string, spec []byte) (jobs.Units, error) {
 	sp, _, err := studies.DecodeJob(kind, spec, nil)
 	if err != nil {
 		return nil, err
 	}
-	return studies.WorkOf(kind, sp)
+	return studies.UnitsOf(kind, sp)
 }

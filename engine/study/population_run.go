@@ -140,32 +140,52 @@ const PopulationWorst = 10
 // the order entities finish (which depends on scheduling). When ctx is done RunPopulation
 // stops within about a millisecond of simulation per worker and returns
 // ctx.Err() and no result.
+//
+// It is RunPopulationEntities over every entity, then MergePopulation: a
+// run cut into entity chunks, run anywhere, merges to the same result.
 func RunPopulation(ctx context.Context, spec PopulationSpec, workers int, progress func(e PopulationEntity, done, total int)) (*PopulationResult, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	p := &spec.Population
-	ents := make([]PopulationEntity, p.Entities)
+	ents, err := runEntities(ctx, &spec, 0, spec.Population.Entities, workers, progress)
+	if err != nil {
+		return nil, err
+	}
+	return mergePopulation(spec, ents), nil
+}
+
+// runEntities runs entities [from, to) of spec, valid, on workers
+// goroutines and returns their figures in entity order.
+func runEntities(ctx context.Context, spec *PopulationSpec, from, to, workers int, progress func(e PopulationEntity, done, total int)) ([]PopulationEntity, error) {
+	n := to - from
+	ents := make([]PopulationEntity, n)
 	done := 0
-	err := sweepPool(ctx, p.Entities, workers, func(ctx context.Context, e int) error {
+	err := sweepPool(ctx, n, workers, func(ctx context.Context, i int) error {
 		var err error
-		ents[e], err = runEntity(ctx, &spec, e)
+		ents[i], err = runEntity(ctx, spec, from+i)
 		return err
-	}, func(e int) {
+	}, func(i int) {
 		done++
 		if progress != nil {
-			progress(ents[e], done, p.Entities)
+			progress(ents[i], done, n)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	return ents, nil
+}
+
+// mergePopulation aggregates the figures of every entity of spec, in
+// entity order.
+func mergePopulation(spec PopulationSpec, ents []PopulationEntity) *PopulationResult {
+	p := &spec.Population
 	r := &PopulationResult{Spec: spec, Entities: ents}
 	s := p.EntitySettings(spec.Base, 0)
 	for k, name := range engine.InOrder(s.Techniques) {
 		r.Techniques = append(r.Techniques, aggregate(name, k, p, ents))
 	}
-	return r, nil
+	return r
 }
 
 // runEntity simulates entity e alone for every round.

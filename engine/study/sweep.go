@@ -170,6 +170,12 @@ func Sweep(ctx context.Context, spec SweepSpec, workers int, progress func(p Swe
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	return sweepPoints(ctx, &spec, 0, spec.Points(), workers, progress)
+}
+
+// sweepPoints runs points [from, to) of spec, valid, as Sweep documents;
+// on ctx done it returns the points that finished, in grid order.
+func sweepPoints(ctx context.Context, spec *SweepSpec, from, to, workers int, progress func(p SweepPoint, done, total int)) ([]SweepPoint, error) {
 	px, _ := engine.Lookup(spec.X.Name)
 	xs := spec.X.Values()
 	var py *engine.Param
@@ -178,10 +184,11 @@ func Sweep(ctx context.Context, spec SweepSpec, workers int, progress func(p Swe
 		py, _ = engine.Lookup(spec.Y.Name)
 		ys = spec.Y.Values()
 	}
-	total := len(xs) * len(ys)
+	total := to - from
 	points := make([]SweepPoint, total)
 	finished := make([]bool, total)
-	job := func(ctx context.Context, k int) error {
+	job := func(ctx context.Context, i int) error {
+		k := from + i
 		pt := SweepPoint{I: k % len(xs), J: k / len(xs)}
 		pt.X, pt.Y = xs[pt.I], ys[pt.J]
 		s := spec.Base
@@ -200,22 +207,22 @@ func Sweep(ctx context.Context, spec SweepSpec, workers int, progress func(p Swe
 			}
 			pt.Metrics = ms[0]
 		}
-		points[k] = pt
+		points[i] = pt
 		return nil
 	}
 	done := 0
-	err := sweepPool(ctx, total, workers, job, func(k int) {
-		finished[k] = true
+	err := sweepPool(ctx, total, workers, job, func(i int) {
+		finished[i] = true
 		done++
 		if progress != nil {
-			progress(points[k], done, total)
+			progress(points[i], done, total)
 		}
 	})
 	if err != nil {
 		out := make([]SweepPoint, 0, done)
-		for k, f := range finished {
+		for i, f := range finished {
 			if f {
-				out = append(out, points[k])
+				out = append(out, points[i])
 			}
 		}
 		return out, err

@@ -431,6 +431,17 @@ func Tune(ctx context.Context, spec TuneSpec, workers int, progress func(c Candi
 		return TuneResult{}, err
 	}
 	t := newTuneSearch(spec.normalized(), workers, progress)
-	err := t.run(ctx)
-	return t.result(), err
+	for batch := t.next(); batch != nil; batch = t.next() {
+		evaluated, err := t.evaluate(ctx, batch)
+		if err != nil {
+			t.keep(evaluated)
+			return t.result(), err
+		}
+		cands := make([]Candidate, len(evaluated))
+		for i, c := range evaluated {
+			cands[i] = *c
+		}
+		t.advance(cands)
+	}
+	return t.result(), nil
 }

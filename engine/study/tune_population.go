@@ -83,10 +83,10 @@ func populationMetricNames() string {
 }
 
 // runPopulationCandidate runs the population for candidate settings s (the
-// technique alone) on one goroutine: the tuner spreads candidates over the
-// cores instead.
-func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s engine.Settings) (PopulationMetrics, error) {
-	res, err := RunPopulation(ctx, PopulationSpec{Base: s, Population: *t.spec.Population}, 1, nil)
+// technique alone) on workers goroutines: one when the tuner spreads
+// candidates over the cores.
+func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s engine.Settings, workers int) (PopulationMetrics, error) {
+	res, err := RunPopulation(ctx, PopulationSpec{Base: s, Population: *t.spec.Population}, workers, nil)
 	if err != nil {
 		return PopulationMetrics{}, err
 	}

@@ -34,7 +34,7 @@ type tuneDim struct {
 type tuneSearch struct {
 	spec     TuneSpec
 	dims     []tuneDim
-	rng      *geom.RNG
+	rng      countedRNG
 	workers  int
 	progress func(c Candidate, done, total int)
 
@@ -46,11 +46,47 @@ type tuneSearch struct {
 	seen    map[string]struct{} // keys of the candidates proposed, to skip duplicates
 	done    int
 	hasBase bool // cands[0] is the base
+
+	// Where the search stands between batches (see next).
+	phase   string
+	sigma   float64       // the mutation step
+	best    int           // evolve: the best candidate before the pending batch; polish: the candidate polished
+	first   int           // polish: the first of the undos
+	pending []tunePending // the batch next proposed, until advance
+}
+
+// The search's phases, in order (see next).
+const (
+	phaseStart   = "start"   // the base and a Latin hypercube sample
+	phaseEvolve  = "evolve"  // generations of mutations around the best
+	phasePolish  = "polish"  // the best with each of its changes undone
+	phaseCombine = "combine" // the best with every undo that cost nothing
+	phaseFill    = "fill"    // mutations of the best, for what is left of the budget
+	phaseDone    = "done"
+)
+
+// countedRNG is the search's RNG and how many numbers it has drawn: a
+// search resumed elsewhere (ResumeTuneSearch) draws that many again to
+// stand where it stood.
+type countedRNG struct {
+	r     *geom.RNG
+	draws uint64
+}
+
+func (c *countedRNG) Uint64() uint64 {
+	c.draws++
+	return c.r.Uint64()
+}
+
+// Float64 draws one number of the generator, as Uint64 does.
+func (c *countedRNG) Float64() float64 {
+	c.draws++
+	return c.r.Float64()
 }
 
 func newTuneSearch(spec TuneSpec, workers int, progress func(Candidate, int, int)) *tuneSearch {
-	t := &tuneSearch{spec: spec, rng: geom.NewRNG(spec.Seed, 0x74756e65), workers: workers, progress: progress,
-		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base)}
+	t := &tuneSearch{spec: spec, rng: countedRNG{r: geom.NewRNG(spec.Seed, 0x74756e65)}, workers: workers, progress: progress,
+		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base), phase: phaseStart, sigma: tuneSigma0}
 	for _, r := range spec.Space {
 		p, _ := engine.Lookup(r.Name)
 		d := tuneDim{p: p, min: r.Min, max: r.Max}
@@ -160,13 +196,109 @@ func (t *tuneSearch) propose(batch []tunePending, s engine.Settings) ([]tunePend
 
 func (t *tuneSearch) intn(n int) int { return int(t.rng.Uint64() % uint64(n)) }
 
-// run is the search: the base and a Latin hypercube sample, generations
-// of mutations around the best candidates while the budget allows, and a
-// last polish of the best (see polish).
-func (t *tuneSearch) run(ctx context.Context) error {
+// next returns the batch to evaluate next: the one pending, or a new one
+// proposed from where the search stands; nil when the search is over. The
+// search, phase by phase: the base and a Latin hypercube sample;
+// generations of mutations around the best candidates while the budget
+// allows; a polish of the best (its changes undone one at a time, then
+// every undo that cost nothing at once); mutations of the best for what
+// is left of the budget (fill). Each phase ends when it has nothing new to
+// propose.
+func (t *tuneSearch) next() []tunePending {
+	if t.pending != nil {
+		return t.pending
+	}
 	budget := t.spec.Budget
-	// The base, then a Latin hypercube: each parameter's range cut in n
-	// strata, one point in each, the strata shuffled per parameter.
+	for {
+		var batch []tunePending
+		switch t.phase {
+		case phaseStart:
+			batch = t.sample()
+		case phaseEvolve:
+			// Keep enough of the budget to polish the best so far.
+			evolve := budget - len(t.undos(t.ranked()[0])) - 1
+			if len(t.cands) >= evolve {
+				t.phase = phasePolish
+				continue
+			}
+			elites := t.ranked()[:min(tuneElites, len(t.cands))]
+			for i := 0; i < tuneLambda && len(t.cands)+len(batch) < evolve; i++ {
+				parent := elites[0] // half the offspring around the best
+				if i%2 == 1 {
+					parent = elites[(i/2)%len(elites)]
+				}
+				for range tuneTries {
+					var ok bool
+					if batch, ok = t.propose(batch, t.settings(t.mutate(t.units[parent], t.sigma))); ok {
+						break
+					}
+				}
+			}
+			if len(batch) == 0 {
+				if t.sigma >= tuneSigmaMax {
+					t.phase = phasePolish // every neighbour within reach has been evaluated
+				}
+				t.sigma = min(2*t.sigma, tuneSigmaMax)
+				continue
+			}
+			t.best = elites[0]
+		case phasePolish:
+			best := t.ranked()[0]
+			for _, s := range t.undos(best) {
+				if len(t.cands)+len(batch) >= budget {
+					break
+				}
+				batch, _ = t.propose(batch, s)
+			}
+			if len(batch) == 0 {
+				t.phase = phaseFill
+				continue
+			}
+			t.best, t.first = best, len(t.cands)
+		case phaseCombine:
+			t.phase = phaseFill
+			if all, ok := t.combined(); ok && len(t.cands) < budget {
+				batch, _ = t.propose(batch, all)
+			}
+			if len(batch) == 0 {
+				continue
+			}
+		case phaseFill:
+			// What the polish left of the budget (the slot kept for the
+			// combined undo when fewer than two undos cost nothing) goes
+			// to mutations of the best, so that a budget of N evaluates N
+			// candidates unless the space runs out.
+			if len(t.cands) >= budget {
+				t.phase = phaseDone
+				continue
+			}
+			best := t.ranked()[0]
+			for range (budget - len(t.cands)) * tuneTries {
+				if len(t.cands)+len(batch) >= budget {
+					break
+				}
+				batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
+			}
+			if len(batch) == 0 {
+				if t.sigma >= tuneSigmaMax {
+					t.phase = phaseDone // every neighbour within reach has been evaluated
+				}
+				t.sigma = min(2*t.sigma, tuneSigmaMax)
+				continue
+			}
+		default:
+			return nil
+		}
+		t.pending = batch
+		return batch
+	}
+}
+
+// sample is the first batch: the base, then a Latin hypercube: each
+// parameter's range cut in n strata, one point in each, the strata
+// shuffled per parameter.
+func (t *tuneSearch) sample() []tunePending {
+	budget := t.spec.Budget
 	batch, _ := t.propose(nil, t.spec.Base)
 	if n := min(max(budget*2/5, 1), budget-1); n > 0 {
 		cols := make([][]int, len(t.dims))
@@ -188,80 +320,56 @@ func (t *tuneSearch) run(ctx context.Context) error {
 			batch, _ = t.propose(batch, t.settings(u))
 		}
 	}
-	if err := t.evaluate(ctx, batch); err != nil {
-		return err
-	}
-
-	sigma := tuneSigma0
-	for {
-		// Keep enough of the budget to polish the best so far.
-		evolve := budget - len(t.undos(t.ranked()[0])) - 1
-		if len(t.cands) >= evolve {
-			break
-		}
-		elites := t.ranked()[:min(tuneElites, len(t.cands))]
-		batch = batch[:0]
-		for i := 0; i < tuneLambda && len(t.cands)+len(batch) < evolve; i++ {
-			parent := elites[0] // half the offspring around the best
-			if i%2 == 1 {
-				parent = elites[(i/2)%len(elites)]
-			}
-			for range tuneTries {
-				var ok bool
-				if batch, ok = t.propose(batch, t.settings(t.mutate(t.units[parent], sigma))); ok {
-					break
-				}
-			}
-		}
-		if len(batch) == 0 {
-			if sigma >= tuneSigmaMax {
-				break // every neighbour within reach has been evaluated
-			}
-			sigma = min(2*sigma, tuneSigmaMax)
-			continue
-		}
-		best := elites[0]
-		if err := t.evaluate(ctx, batch); err != nil {
-			return err
-		}
-		if t.ranked()[0] != best {
-			sigma = min(1.5*sigma, tuneSigmaMax)
-		} else if sigma *= 0.7; sigma < tuneSigmaMin {
-			sigma = tuneSigmaRe
-		}
-	}
-	if err := t.polish(ctx); err != nil {
-		return err
-	}
-	return t.fill(ctx, sigma)
+	return batch
 }
 
-// fill spends what the polish left of the budget (the slot kept for the
-// combined undo when fewer than two undos cost nothing) on mutations of the
-// best, so that a budget of N evaluates N candidates unless the space runs
-// out.
-func (t *tuneSearch) fill(ctx context.Context, sigma float64) error {
-	for len(t.cands) < t.spec.Budget {
-		best := t.ranked()[0]
-		var batch []tunePending
-		for range (t.spec.Budget - len(t.cands)) * tuneTries {
-			if len(t.cands)+len(batch) >= t.spec.Budget {
-				break
-			}
-			batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], sigma)))
+// advance takes the pending batch's candidates, evaluated, in batch order,
+// and moves the search on: after a generation that finds a new best the
+// step grows, otherwise it shrinks.
+func (t *tuneSearch) advance(cands []Candidate) {
+	t.hasBase = t.hasBase || len(t.cands) == 0 && len(cands) > 0
+	for i := range cands {
+		t.add(cands[i])
+	}
+	t.pending = nil
+	switch t.phase {
+	case phaseStart:
+		t.phase = phaseEvolve
+	case phaseEvolve:
+		if t.ranked()[0] != t.best {
+			t.sigma = min(1.5*t.sigma, tuneSigmaMax)
+		} else if t.sigma *= 0.7; t.sigma < tuneSigmaMin {
+			t.sigma = tuneSigmaRe
 		}
-		if len(batch) == 0 {
-			if sigma >= tuneSigmaMax {
-				return nil // every neighbour within reach has been evaluated
-			}
-			sigma = min(2*sigma, tuneSigmaMax)
-			continue
-		}
-		if err := t.evaluate(ctx, batch); err != nil {
-			return err
+	case phasePolish:
+		t.phase = phaseCombine
+	}
+}
+
+// keep takes what a cancelled evaluation of the pending batch finished
+// (nil for a candidate that did not), and ends the search.
+func (t *tuneSearch) keep(evaluated []*Candidate) {
+	t.hasBase = t.hasBase || len(t.cands) == 0 && len(evaluated) > 0 && evaluated[0] != nil
+	for _, c := range evaluated {
+		if c != nil {
+			t.add(*c)
 		}
 	}
-	return nil
+	t.pending, t.phase = nil, phaseDone
+}
+
+// add appends an evaluated candidate: its point in the unit cube, how many
+// settings it changes, and its key among those seen.
+func (t *tuneSearch) add(c Candidate) {
+	u := make([]float64, len(t.dims))
+	for i := range t.dims {
+		u[i] = t.dims[i].coord(t.dims[i].p.Read(&c.Settings))
+	}
+	group := engine.TechniqueGroup(t.spec.Technique)
+	t.seen[tuneKey(&c.Settings, group)] = struct{}{}
+	t.cands = append(t.cands, c)
+	t.units = append(t.units, u)
+	t.changed = append(t.changed, tuneChanged(&c.Settings, &t.spec.Base, group))
 }
 
 // undos returns candidate best's settings with each of its changes from
@@ -282,31 +390,17 @@ func (t *tuneSearch) undos(best int) []engine.Settings {
 	return list
 }
 
-// polish tries the best candidate with each of its changes from the base
-// undone on its own, then with every undo that cost nothing at once: a
-// recommendation should change only what matters. Ranking breaks ties in
-// cost by fewer changes, so an undo that costs nothing wins.
-func (t *tuneSearch) polish(ctx context.Context) error {
-	best := t.ranked()[0]
-	var batch []tunePending
-	for _, s := range t.undos(best) {
-		if len(t.cands)+len(batch) >= t.spec.Budget {
-			break
-		}
-		batch, _ = t.propose(batch, s)
-	}
-	if len(batch) == 0 {
-		return nil
-	}
-	first := len(t.cands)
-	if err := t.evaluate(ctx, batch); err != nil {
-		return err
-	}
-	bs := t.cands[best].Settings
+// combined returns the polished candidate (t.best) with every one of its
+// undos (the candidates from t.first on) that cost nothing applied at
+// once, when at least two did: a recommendation should change only what
+// matters. Ranking breaks ties in cost by fewer changes, so an undo that
+// costs nothing wins.
+func (t *tuneSearch) combined() (engine.Settings, bool) {
+	bs := t.cands[t.best].Settings
 	all, n := bs, 0
-	for i := first; i < len(t.cands); i++ {
+	for i := t.first; i < len(t.cands); i++ {
 		// The undo costs nothing unless the best ranks strictly before it.
-		if !tuneBetter(&t.cands[best], &t.cands[i], 0, 0) {
+		if !tuneBetter(&t.cands[t.best], &t.cands[i], 0, 0) {
 			for _, d := range t.dims {
 				if v := d.p.Read(&t.cands[i].Settings); v != d.p.Read(&bs) {
 					d.p.Write(&all, v)
@@ -315,12 +409,11 @@ func (t *tuneSearch) polish(ctx context.Context) error {
 			n++
 		}
 	}
-	if n < 2 || len(t.cands) >= t.spec.Budget {
-		return nil
+	if n < 2 {
+		return all, false
 	}
 	t.adjust(&all)
-	batch, _ = t.propose(batch[:0], all)
-	return t.evaluate(ctx, batch)
+	return all, true
 }
 
 // mutate returns a copy of u moved by about sigma: each continuous
@@ -356,8 +449,9 @@ func (t *tuneSearch) mutate(u []float64, sigma float64) []float64 {
 }
 
 // evaluate runs every candidate of batch on every motion, on the workers,
-// and appends the evaluated ones in batch order.
-func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
+// and returns them evaluated in batch order. When ctx is done it returns
+// ctx.Err() with the candidates that finished, nil for the others.
+func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Candidate, error) {
 	nm := len(t.spec.Motions)
 	runs := make([]engine.Metrics, len(batch)*nm)
 	var pops []PopulationMetrics // one per candidate, for a population tuning
@@ -378,8 +472,14 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 		s.Techniques = []string{t.spec.Technique}
 		s.Motion = t.spec.Motions[j%nm]
 		if pops != nil {
+			// A candidate alone has the workers to itself; several share
+			// them, a candidate each.
+			workers := 1
+			if len(runs) == 1 {
+				workers = t.workers
+			}
 			var err error
-			pops[j], err = t.runPopulationCandidate(ctx, s)
+			pops[j], err = t.runPopulationCandidate(ctx, s, workers)
 			return err
 		}
 		if recs != nil {
@@ -419,16 +519,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) error {
 			t.progress(c, t.done, t.spec.Budget)
 		}
 	})
-	t.hasBase = t.hasBase || len(t.cands) == 0 && evaluated[0] != nil
-	group := engine.TechniqueGroup(t.spec.Technique)
-	for i, c := range evaluated {
-		if c != nil {
-			t.cands = append(t.cands, *c)
-			t.units = append(t.units, batch[i].u)
-			t.changed = append(t.changed, tuneChanged(&c.Settings, &t.spec.Base, group))
-		}
-	}
-	return err
+	return evaluated, err
 }
 
 // candidate combines a candidate's runs and scores it.

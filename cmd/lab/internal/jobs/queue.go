@@ -17,24 +17,21 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
-	"github.com/riverqueue/river/rivertype"
 
 	"interplab/cmd/lab/internal/store"
 )
 
 // A team's labs run their studies on a queue in PostgreSQL (river), which
 // lab worker processes work (worker.go), instead of in their own process.
-// The server side is the same Runner: Start puts the job on the queue
+// The server side is the same Runner: Start puts the study on the queue
 // with its spec, Get returns a Job whose state, progress and result are
 // read from the database (the jobs row, its job_items), kept fresh by
 // the notifications the workers send on channel lab_jobs, so Progress and
-// Cancel work from any lab; a worker runs the work (WorkOf) of the spec.
-//
-// The queue is the unit of distribution: today a study is one queue job,
-// run whole by one worker. A study made of units (a tuning's candidates,
-// a population's entity chunks, a sweep's points) is more queue jobs of
-// the same study id, each writing its items; the server side, which reads
-// a study's record and items, does not change.
+// Cancel work from any lab. The workers run the study in units of work
+// (units.go): a population's entity chunks, a sweep's runs of grid
+// points, a tuning's candidates, each a queue job of its own that any
+// worker takes; the server side, which reads a study's record and items,
+// knows nothing of them.
 //
 // Queued studies are not cancelled when nobody watches them: they are the
 // team's, and their result is kept for its link.
@@ -46,8 +43,8 @@ const (
 	workerClass = 0x1ab2 // advisory lock class of a job's running worker
 )
 
-// StudyArgs is a queued study: its record in the jobs table (store.Job)
-// holds the rest.
+// StudyArgs is a new study on the queue, for a worker to take its plan's
+// first step: its record in the jobs table (store.Job) holds the rest.
 type StudyArgs struct {
 	ID string `json:"id"`
 }
@@ -167,7 +164,7 @@ func (q *Queue) listen() {
 }
 
 // start puts a study on the queue for client: its record (running, done
-// 0) and river's job, in one transaction. A client with MaxPerClient
+// 0) and river's job of its plan, in one transaction. A client with MaxPerClient
 // studies running, on any lab, gets ErrClientBusy.
 func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, now time.Time) (*Job, error) {
 	specJSON, err := json.Marshal(spec)
@@ -209,19 +206,21 @@ func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, 
 		}
 		return nil, fmt.Errorf("put the %s on the queue: %w", kind, err)
 	}
-	j := q.view(id, kind, total, spec, now)
+	j := q.view(id, kind, total, spec, now, decode)
 	return j, nil
 }
 
-// view returns the view of job id, made and kept on first use.
-func (q *Queue) view(id, kind string, total int, spec any, created time.Time) *Job {
+// view returns the view of job id, made and kept on first use, its result
+// read with decode. The listener refreshes it from then on: it is whole
+// before it is kept.
+func (q *Queue) view(id, kind string, total int, spec any, created time.Time, decode Decoder) *Job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if j := q.views[id]; j != nil {
 		return j
 	}
 	j := &Job{id: id, kind: kind, total: total, spec: spec, ended: make(chan struct{}), state: Running,
-		watchers: map[chan struct{}]struct{}{}, created: created, queued: true}
+		watchers: map[chan struct{}]struct{}{}, created: created, queued: true, decode: decode}
 	j.cancel = func() { q.cancelJob(j) }
 	q.views[id] = j
 	// Ended views beyond MaxKept go: their records stay in the database.
@@ -255,8 +254,7 @@ func (q *Queue) get(id string, decode Decoder) *Job {
 		slog.Error("load job", "job", id, "err", err)
 		return nil
 	}
-	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created)
-	j.decode = decode
+	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created, decode)
 	q.refresh(j)
 	return j
 }
@@ -298,26 +296,21 @@ func (q *Queue) refresh(j *Job) {
 	j.notifyLocked()
 }
 
-// cancelJob asks j's worker to stop; a job no worker has taken yet ends
-// cancelled at once.
+// cancelJob ends j cancelled, on every lab: its units waiting on the
+// queue are dropped, and the workers running its units stop them within
+// a second (they watch the study's state).
 func (q *Queue) cancelJob(j *Job) {
-	var queueID *int64
-	err := q.pool.QueryRow(q.ctx, `UPDATE jobs SET cancel = true WHERE id = $1 AND state = 'running' RETURNING queue_id`, j.id).Scan(&queueID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return // ended
-	}
-	if err == nil && queueID != nil {
-		var row *rivertype.JobRow
-		row, err = q.client.JobCancel(q.ctx, *queueID)
-		if err == nil && row.State == rivertype.JobStateCancelled {
-			// Nobody runs it: it ends here.
-			_, err = q.pool.Exec(q.ctx, `UPDATE jobs SET state = 'cancelled', ended_ns = $2 WHERE id = $1 AND state = 'running'`,
-				j.id, time.Now().UnixNano())
-			if err == nil {
-				_, err = q.pool.Exec(q.ctx, `SELECT pg_notify($1, $2)`, jobsChannel, j.id)
-			}
+	err := pgx.BeginFunc(q.ctx, q.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(q.ctx, `UPDATE jobs SET cancel = true, state = 'cancelled', ended_ns = $2 WHERE id = $1 AND state = 'running'`,
+			j.id, time.Now().UnixNano())
+		if err != nil || tag.RowsAffected() == 0 {
+			return err // ended already
 		}
-	}
+		if err := dropWaiting(q.ctx, tx, q.client, j.id); err != nil {
+			return err
+		}
+		return notify(q.ctx, tx, j.id)
+	})
 	if err != nil {
 		slog.Error("cancel job", "job", j.id, "err", err)
 	}
@@ -367,7 +360,8 @@ func loadItems(ctx context.Context, pool *pgxpool.Pool, id string, from int) ([]
 	return out, rows.Err()
 }
 
-// Depth is how many studies wait on the queue for a worker.
+// Depth is how many plans and units of studies wait on the queue for a
+// worker.
 func (q *Queue) Depth(ctx context.Context) (int, error) {
 	var n int
 	err := q.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)

@@ -476,11 +476,7 @@ func (r *Runner) save(j *Job) {
 // MaxPerClient running.
 func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Job, error) {
 	if r.queue != nil {
-		j, err := r.queue.start(kind, client, total, spec, r.decode, r.now())
-		if j != nil {
-			j.decode = r.decode
-		}
-		return j, err
+		return r.queue.start(kind, client, total, spec, r.decode, r.now())
 	}
 	var b [8]byte
 	rand.Read(b[:])

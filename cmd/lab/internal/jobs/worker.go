@@ -14,55 +14,53 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"interplab/cmd/lab/internal/obs"
 )
 
-// WorkOf turns a queued job's kind and spec (JSON, as Start was given it)
-// into its work: the lab's studies' (studies.DecodeJob, then
-// studies.WorkOf).
-type WorkOf func(kind string, spec []byte) (Work, error)
-
-// Worker takes studies from the queue and runs them, Slots at once (lab
-// worker). A worker that dies mid-job loses nothing: while it runs a job
-// it holds the job's advisory lock on a connection of its own, which
-// PostgreSQL releases when the worker's connection goes, however it goes
-// (kill -9 included); every worker looks for running jobs whose lock is
-// free (reap) and puts them back on the queue, and the next attempt runs
-// the job from its start. The engine is deterministic, so the result is
-// the same; the items an earlier attempt recorded are kept, and the new
-// attempt records only those beyond them.
+// Worker takes studies' units from the queue and runs them, Slots at once
+// (lab worker); it also takes the first step of each new study's plan
+// (units.go). A worker that dies mid-unit loses that unit only: while it
+// runs a unit it holds the unit's advisory lock on a connection of its
+// own, which PostgreSQL releases when the worker's connection goes, however
+// it goes (kill -9 included); every worker looks for running units whose
+// lock is free (reap) and puts them back on the queue, and the next
+// attempt runs the unit again. The units already recorded are kept.
 type Worker struct {
-	pool   *pgxpool.Pool
-	client *river.Client[pgx.Tx]
-	workOf WorkOf
-	log    *slog.Logger
+	pool    *pgxpool.Pool
+	client  *river.Client[pgx.Tx]
+	unitsOf UnitsOf
+	log     *slog.Logger
 
-	// ReapEvery is how often the worker looks for jobs whose worker died,
-	// and Grace how long after river gives a job to a worker that worker
+	// ReapEvery is how often the worker looks for units whose worker died,
+	// and Grace how long after river gives a unit to a worker that worker
 	// has to take its lock.
 	ReapEvery, Grace time.Duration
-	// Flush is how often a running job's new items are written.
-	Flush time.Duration
 }
 
-// NewWorker returns a worker of slots jobs at once on pool (migrated:
-// MigrateQueue), running the work workOf gives.
-func NewWorker(pool *pgxpool.Pool, slots int, workOf WorkOf, log *slog.Logger) (*Worker, error) {
+// NewWorker returns a worker of slots units at once on pool (migrated:
+// MigrateQueue), running the units unitsOf gives.
+func NewWorker(pool *pgxpool.Pool, slots int, unitsOf UnitsOf, log *slog.Logger) (*Worker, error) {
 	if err := CheckSlots(slots); err != nil {
 		return nil, err
 	}
-	w := &Worker{pool: pool, workOf: workOf, log: log, ReapEvery: 2 * time.Second, Grace: 10 * time.Second, Flush: 250 * time.Millisecond}
+	w := &Worker{pool: pool, unitsOf: unitsOf, log: log, ReapEvery: 2 * time.Second, Grace: 10 * time.Second}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, river.WorkFunc(w.work))
+	river.AddWorker(workers, river.WorkFunc(w.plan))
+	river.AddWorker(workers, river.WorkFunc(w.unit))
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:  map[string]river.QueueConfig{queueName: {MaxWorkers: slots}},
 		Workers: workers,
-		// A study runs as long as it needs (a tuning, minutes); a worker
-		// that died is found by its lock (reap), not by a timeout.
+		// A unit runs as long as it needs (a population tuning's
+		// candidate, a minute); a worker that died is found by its lock
+		// (reap), not by a timeout.
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: 24 * time.Hour,
-		Logger:               slog.New(quieter{log.Handler(), slog.LevelWarn}), // river's routine counts are noise
+		// The next unit is fetched as soon as one ends: river's default
+		// cooldown of 100 ms would be a tenth of a second-long unit.
+		FetchCooldown: 10 * time.Millisecond,
+		Logger:        slog.New(quieter{log.Handler(), slog.LevelWarn}), // river's routine counts are noise
 	})
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
@@ -71,8 +69,8 @@ func NewWorker(pool *pgxpool.Pool, slots int, workOf WorkOf, log *slog.Logger) (
 	return w, nil
 }
 
-// Run works the queue until ctx is done; the jobs it runs then go back on
-// the queue for another worker.
+// Run works the queue until ctx is done; the units it runs then go back
+// on the queue for another worker.
 func (w *Worker) Run(ctx context.Context) error {
 	if err := w.client.Start(ctx); err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -87,28 +85,34 @@ func (w *Worker) Run(ctx context.Context) error {
 			return w.client.StopAndCancel(sctx)
 		case <-tick.C:
 			if err := w.reap(ctx); err != nil && ctx.Err() == nil {
-				w.log.Warn("look for jobs of dead workers", "err", err)
+				w.log.Warn("look for units of dead workers", "err", err)
 			}
 		}
 	}
 }
 
-// reap puts back on the queue the running jobs whose worker died: river
-// says they run, and their lock is free.
+// reap puts back on the queue the running plans and units whose worker
+// died: river says they run, and their lock is free.
 func (w *Worker) reap(ctx context.Context) error {
-	rows, err := w.pool.Query(ctx, `SELECT j.id, r.id FROM jobs j JOIN river_job r ON r.id = j.queue_id
-		WHERE j.state = 'running' AND r.state = 'running' AND r.attempted_at < now() - make_interval(secs => $1)`, w.Grace.Seconds())
+	rows, err := w.pool.Query(ctx, `
+		SELECT j.id, -1, r.id FROM jobs j JOIN river_job r ON r.id = j.queue_id
+		WHERE j.state = 'running' AND r.state = 'running' AND r.attempted_at < now() - make_interval(secs => $1)
+		UNION ALL
+		SELECT u.job, u.n, r.id FROM job_units u JOIN jobs j ON j.id = u.job JOIN river_job r ON r.id = u.queue_id
+		WHERE j.state = 'running' AND u.result IS NULL AND r.state = 'running' AND r.attempted_at < now() - make_interval(secs => $1)`,
+		w.Grace.Seconds())
 	if err != nil {
 		return err
 	}
 	type stuck struct {
 		id    string
+		n     int
 		queue int64
 	}
 	var list []stuck
 	for rows.Next() {
 		var s stuck
-		if err := rows.Scan(&s.id, &s.queue); err != nil {
+		if err := rows.Scan(&s.id, &s.n, &s.queue); err != nil {
 			rows.Close()
 			return err
 		}
@@ -124,20 +128,21 @@ func (w *Worker) reap(ctx context.Context) error {
 	}
 	defer conn.Release()
 	for _, s := range list {
+		key := lockKey(s.id, s.n)
 		var free bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, workerClass, s.id).Scan(&free); err != nil {
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, workerClass, key).Scan(&free); err != nil {
 			return err
 		}
 		if !free {
 			continue // its worker runs it
 		}
 		tag, err := conn.Exec(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now() WHERE id = $1 AND state = 'running'`, s.queue)
-		conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, workerClass, s.id)
+		conn.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, workerClass, key)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() > 0 {
-			w.log.Warn("the worker of a job died: the job goes back on the queue", "job", s.id)
+			w.log.Warn("the worker of a unit died: the unit goes back on the queue", "job", s.id, "unit", s.n)
 		}
 	}
 	return nil
@@ -156,105 +161,126 @@ func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
 func (q quieter) WithAttrs(a []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(a), q.min} }
 func (q quieter) WithGroup(n string) slog.Handler      { return quieter{q.Handler.WithGroup(n), q.min} }
 
-// errWorkerStopping is a job's work stopped because its worker stops: not
-// the job's end.
+// errWorkerStopping is a unit stopped because its worker stops: not the
+// study's end.
 var errWorkerStopping = errors.New("the worker stops")
 
-// work runs one queued study (river's worker function).
-func (w *Worker) work(ctx context.Context, job *river.Job[StudyArgs]) error {
+// hold takes the advisory lock key on a connection of its own, to hold
+// while the plan or unit it names runs: that connection's death is its
+// worker's. got is false when another worker holds it.
+func (w *Worker) hold(ctx context.Context, key string) (lock *pgxpool.Conn, got bool, err error) {
+	lock, err = w.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := lock.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, workerClass, key).Scan(&got); err != nil || !got {
+		lock.Release()
+		return nil, false, err
+	}
+	return lock, true, nil
+}
+
+// let releases a lock hold took.
+func (w *Worker) let(lock *pgxpool.Conn, key string) {
+	lock.Exec(context.Background(), `SELECT pg_advisory_unlock($1, hashtext($2))`, workerClass, key)
+	lock.Release()
+}
+
+// plan takes the first step of a new study's plan (river's worker function
+// of StudyArgs): its first units on the queue.
+func (w *Worker) plan(ctx context.Context, job *river.Job[StudyArgs]) error {
 	id := job.Args.ID
-	// The job's lock, on a connection held for the job: its death is
-	// the job's worker's death.
-	lock, err := w.pool.Acquire(ctx)
+	lock, got, err := w.hold(ctx, lockKey(id, -1))
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	var got bool
-	if err := lock.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, workerClass, id).Scan(&got); err != nil {
+	if !got {
+		return river.JobSnooze(5 * time.Second) // another worker still plans it
+	}
+	defer w.let(lock, lockKey(id, -1))
+	return w.record(ctx, id, -1, nil, nil)
+}
+
+// unit runs one unit of a study (river's worker function of UnitArgs) and
+// records its result.
+func (w *Worker) unit(ctx context.Context, job *river.Job[UnitArgs]) error {
+	id, n := job.Args.ID, job.Args.N
+	key := lockKey(id, n)
+	lock, got, err := w.hold(ctx, key)
+	if err != nil {
 		return err
 	}
 	if !got {
 		return river.JobSnooze(5 * time.Second) // another worker still runs it
 	}
-	defer lock.Exec(context.Background(), `SELECT pg_advisory_unlock($1, hashtext($2))`, workerClass, id)
+	defer w.let(lock, key)
 
-	var kind, spec string
-	var cancel bool
-	var recorded int
-	err = w.pool.QueryRow(ctx, `UPDATE jobs SET attempt = $2 WHERE id = $1 AND state = 'running'
-		RETURNING kind, spec, cancel, (SELECT count(*) FROM job_items WHERE job = $1)`, id, job.Attempt).
-		Scan(&kind, &spec, &cancel, &recorded)
+	var kind, spec, unit string
+	var running, recorded bool
+	err = w.pool.QueryRow(ctx, `SELECT j.kind, j.spec, j.state = 'running' AND NOT j.cancel, u.unit, u.result IS NOT NULL
+		FROM jobs j JOIN job_units u ON u.job = j.id WHERE j.id = $1 AND u.n = $2`, id, n).
+		Scan(&kind, &spec, &running, &unit, &recorded)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil // ended meanwhile, or gone
+		return nil // the study is gone
 	}
 	if err != nil {
 		return err
 	}
-	log := w.log.With("job", id, "kind", kind, "attempt", job.Attempt)
-	if cancel {
-		return w.end(id, Cancelled, "", nil)
+	if !running || recorded {
+		return nil // the study ended, or an earlier attempt recorded the unit
 	}
-	work, err := w.workOf(kind, []byte(spec))
+	log := w.log.With("job", id, "kind", kind, "unit", n, "attempt", job.Attempt)
+	units, err := w.unitsOf(kind, []byte(spec))
 	if err != nil {
-		return w.end(id, Failed, err.Error(), nil)
+		return w.end(id, Failed, err.Error())
 	}
-	log.Info("job started", "items recorded before", recorded)
+	log.Info("unit started")
 	started := time.Now()
 
 	jctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var watch sync.WaitGroup
 	watch.Go(func() { w.watch(jctx, stop, id, lock) })
-	out := &itemWriter{w: w, id: id, skip: recorded, next: recorded}
-	watch.Go(func() { out.run(jctx) })
-
-	res, err := runWork(jctx, work, out.add)
+	res, err := runUnit(jctx, units, json.RawMessage(unit))
 	stop(nil)
 	watch.Wait()
-	if ferr := out.flush(context.Background()); ferr != nil {
-		return ferr // the attempt could not record its progress: river retries
-	}
-	if err == nil {
-		if _, merr := json.Marshal(res); merr != nil {
-			res, err = nil, fmt.Errorf("encode the result: %w", merr)
-		}
-	}
 	cause := context.Cause(jctx)
-	if err != nil && !errors.Is(cause, errCancelAsked) {
-		// river stops a job asked to cancel too (JobCancel), with its own
-		// cause: the job's flag tells a cancel from a worker stopping.
-		var asked bool
-		if w.pool.QueryRow(context.Background(), `SELECT cancel FROM jobs WHERE id = $1`, id).Scan(&asked) == nil && asked {
-			cause = errCancelAsked
+	if err == nil {
+		var b []byte
+		if b, err = json.Marshal(res); err != nil {
+			return w.end(id, Failed, "encode a unit's result: "+err.Error())
 		}
+		// Recorded even while the worker stops: the unit is done.
+		rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := w.record(rctx, id, n, units, b); err != nil {
+			return err // not recorded: river runs the unit again
+		}
+		secs := time.Since(started).Seconds()
+		log.Info("unit done", "seconds", secs)
+		obs.UnitSeconds.WithLabelValues(kind).Observe(secs)
+		return nil
 	}
 	switch {
-	case err == nil && out.err != "":
-		return w.end(id, Failed, out.err, nil)
-	case err == nil:
-		b, _ := json.Marshal(res)
-		log.Info("job done", "seconds", time.Since(started).Seconds())
-		obs.JobSeconds.WithLabelValues(kind).Observe(time.Since(started).Seconds())
-		return w.end(id, Done, "", b)
-	case errors.Is(cause, errCancelAsked):
-		return w.end(id, Cancelled, "", nil)
+	case errors.Is(cause, errStudyEnded):
+		return nil // cancelled on a lab, or failed by another unit
 	case ctx.Err() != nil || errors.Is(cause, errLostLock):
-		log.Warn("job stopped before its end: it goes back on the queue", "cause", cause)
+		log.Warn("unit stopped before its end: it goes back on the queue", "cause", cause)
 		return errWorkerStopping // river retries it
 	default:
-		return w.end(id, Failed, err.Error(), nil)
+		return w.end(id, Failed, err.Error())
 	}
 }
 
-// Reasons a running job's context ends.
+// Reasons a running unit's context ends.
 var (
-	errCancelAsked = errors.New("cancel asked")
-	errLostLock    = errors.New("lost the connection that holds the job's lock")
+	errStudyEnded = errors.New("the study ended")
+	errLostLock   = errors.New("lost the connection that holds the unit's lock")
 )
 
-// watch stops the job when somebody asks to cancel it, or when the
-// connection holding its lock fails (another worker may then take it).
+// watch stops the unit when its study ends (a cancel asked on any lab, or
+// another unit failed), or when the connection holding its lock fails
+// (another worker may then take the unit).
 func (w *Worker) watch(ctx context.Context, stop context.CancelCauseFunc, id string, lock *pgxpool.Conn) {
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
@@ -270,122 +296,241 @@ func (w *Worker) watch(ctx context.Context, stop context.CancelCauseFunc, id str
 			}
 			return
 		}
-		var cancel bool
-		if err := w.pool.QueryRow(ctx, `SELECT cancel FROM jobs WHERE id = $1`, id).Scan(&cancel); err == nil && cancel {
-			stop(errCancelAsked)
+		var over bool
+		err := w.pool.QueryRow(ctx, `SELECT cancel OR state <> 'running' FROM jobs WHERE id = $1`, id).Scan(&over)
+		if err == nil && over || errors.Is(err, pgx.ErrNoRows) {
+			stop(errStudyEnded)
 			return
 		}
 	}
 }
 
-// end records how job id ended, and tells every lab.
-func (w *Worker) end(id, state, why string, result []byte) error {
-	ctx := context.Background()
+// runUnit runs a unit, turning a panic into an error.
+func runUnit(ctx context.Context, units Units, unit json.RawMessage) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("unit panicked", "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return units.Run(ctx, unit)
+}
+
+// record writes unit n's result (JSON) and the progress items it makes, and
+// when that was the last unit to run, takes the plan's next step: more
+// units on the queue, or the study's end with its result. n < 0 takes a
+// new study's first step (units is then the study's, from its spec). It is
+// one transaction holding the study's row, so a unit is recorded whole,
+// once, and each step is taken once.
+func (w *Worker) record(ctx context.Context, id string, n int, units Units, result []byte) error {
+	var ended string
+	var kind string
+	var created int64
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		ended = ""
+		var spec, state string
+		var plan *string
+		var done int
+		var cancel bool
+		err := tx.QueryRow(ctx, `SELECT kind, spec, state, done, plan, cancel, created_ns FROM jobs WHERE id = $1 FOR UPDATE`, id).
+			Scan(&kind, &spec, &state, &done, &plan, &cancel, &created)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // gone
+		}
+		if err != nil || state != Running {
+			return err
+		}
+		end := func(state, why string, result []byte) error {
+			ended = state
+			return w.endTx(ctx, tx, id, state, why, result)
+		}
+		if cancel {
+			return end(Cancelled, "", nil)
+		}
+		if n < 0 {
+			if plan != nil {
+				return nil // planned already
+			}
+			if units, err = w.unitsOf(kind, []byte(spec)); err != nil {
+				return end(Failed, err.Error(), nil)
+			}
+		} else {
+			tag, err := tx.Exec(ctx, `UPDATE job_units SET result = $3 WHERE job = $1 AND n = $2 AND result IS NULL`, id, n, string(result))
+			if err != nil || tag.RowsAffected() == 0 {
+				return err // recorded by an earlier attempt
+			}
+			items, err := units.Items(result, done)
+			if err != nil {
+				return end(Failed, "the progress of a unit: "+err.Error(), nil)
+			}
+			texts := make([]string, len(items))
+			for i, it := range items {
+				b, err := json.Marshal(it)
+				if err != nil {
+					return end(Failed, "encode a result: "+err.Error(), nil)
+				}
+				texts[i] = string(b)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO job_items (job, n, item)
+				SELECT $1, $2 + i - 1, item FROM unnest($3::text[]) WITH ORDINALITY AS t(item, i)`, id, done, texts); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE jobs SET done = done + $2 WHERE id = $1`, id, len(items)); err != nil {
+				return err
+			}
+			var left int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM job_units WHERE job = $1 AND result IS NULL`, id).Scan(&left); err != nil {
+				return err
+			}
+			if left > 0 {
+				return notify(ctx, tx, id)
+			}
+		}
+
+		// The plan's next step, from every unit's result.
+		rows, err := tx.Query(ctx, `SELECT result FROM job_units WHERE job = $1 ORDER BY n`, id)
+		if err != nil {
+			return err
+		}
+		var results []json.RawMessage
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			results = append(results, json.RawMessage(s))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var st []byte
+		if plan != nil {
+			st = []byte(*plan)
+		}
+		step, err := planStep(units, st, results)
+		if err != nil {
+			return end(Failed, err.Error(), nil)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET plan = $2 WHERE id = $1`, id, string(step.State)); err != nil {
+			return err
+		}
+		if len(step.Units) == 0 {
+			b, err := json.Marshal(step.Result)
+			if err != nil {
+				return end(Failed, "encode the result: "+err.Error(), nil)
+			}
+			return end(Done, "", b)
+		}
+		return w.queueUnits(ctx, tx, id, len(results), step.Units)
+	})
+	if err == nil && ended != "" {
+		w.log.Info("study "+ended, "job", id, "kind", kind)
+		if ended == Done {
+			obs.JobSeconds.WithLabelValues(kind).Observe(time.Since(time.Unix(0, created)).Seconds())
+		}
+	}
+	return err
+}
+
+// planStep calls units.Plan, turning a panic into an error.
+func planStep(units Units, state []byte, results []json.RawMessage) (step Step, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("plan panicked", "panic", p, "stack", string(debug.Stack()))
+			step, err = Step{}, fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return units.Plan(state, results)
+}
+
+// queueUnits records a study's next units, numbered from first, and puts
+// them on the queue, in transaction tx.
+func (w *Worker) queueUnits(ctx context.Context, tx pgx.Tx, id string, first int, units []any) error {
+	texts := make([]string, len(units))
+	params := make([]river.InsertManyParams, len(units))
+	for i, u := range units {
+		b, err := json.Marshal(u)
+		if err != nil {
+			return w.endTx(ctx, tx, id, Failed, "encode a unit: "+err.Error(), nil)
+		}
+		texts[i] = string(b)
+		params[i] = river.InsertManyParams{Args: UnitArgs{ID: id, N: first + i}, InsertOpts: &river.InsertOpts{Queue: queueName}}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO job_units (job, n, unit)
+		SELECT $1, $2 + i - 1, unit FROM unnest($3::text[]) WITH ORDINALITY AS t(unit, i)`, id, first, texts); err != nil {
+		return err
+	}
+	res, err := w.client.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return err
+	}
+	ns, ids := make([]int64, len(res)), make([]int64, len(res))
+	for i, r := range res {
+		ns[i], ids[i] = int64(first+i), r.Job.ID
+	}
+	if _, err := tx.Exec(ctx, `UPDATE job_units SET queue_id = q.id FROM unnest($2::bigint[], $3::bigint[]) AS q(n, id)
+		WHERE job_units.job = $1 AND job_units.n = q.n`, id, ns, ids); err != nil {
+		return err
+	}
+	return notify(ctx, tx, id)
+}
+
+// end records how study id ended, and tells every lab.
+func (w *Worker) end(id, state, why string) error {
+	err := pgx.BeginFunc(context.Background(), w.pool, func(tx pgx.Tx) error {
+		return w.endTx(context.Background(), tx, id, state, why, nil)
+	})
+	if err == nil {
+		w.log.Info("study "+state, "job", id, "error", why)
+	}
+	return err
+}
+
+// endTx records in tx how study id ended, with its result when done,
+// drops its units still waiting on the queue, and tells every lab.
+func (w *Worker) endTx(ctx context.Context, tx pgx.Tx, id, state, why string, result []byte) error {
 	var res *string
 	if result != nil {
 		s := string(result)
 		res = &s
 	}
-	_, err := w.pool.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, ended_ns = $5 WHERE id = $1 AND state = 'running'`,
+	tag, err := tx.Exec(ctx, `UPDATE jobs SET state = $2, error = $3, result = $4, ended_ns = $5 WHERE id = $1 AND state = 'running'`,
 		id, state, why, res, time.Now().UnixNano())
-	if err == nil {
-		_, err = w.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, jobsChannel, id)
-	}
-	return err
-}
-
-// runWork calls work, turning a panic into an error.
-func runWork(ctx context.Context, work Work, progress func(any, int)) (res any, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			slog.Error("job panicked", "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, fmt.Errorf("internal error: %v", p)
-		}
-	}()
-	return work(ctx, progress)
-}
-
-// itemWriter writes a running job's items, a batch every Flush: the
-// items beyond skip (those an earlier attempt recorded), numbered on.
-type itemWriter struct {
-	w    *Worker
-	id   string
-	skip int // items an earlier attempt recorded
-	seen int // items this attempt made
-
-	mu      sync.Mutex
-	pending [][]byte
-	next    int // the number of the next item written
-	done    int
-	err     string // an item that does not encode fails the job
-}
-
-// add is the work's progress callback.
-func (o *itemWriter) add(item any, done int) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.seen++
-	o.done = max(o.done, done)
-	if o.seen <= o.skip {
-		return
-	}
-	b, err := json.Marshal(item)
-	if err != nil {
-		if o.err == "" {
-			o.err = "encode a result: " + err.Error()
-		}
-		return
-	}
-	o.pending = append(o.pending, b)
-}
-
-func (o *itemWriter) run(ctx context.Context) {
-	tick := time.NewTicker(o.w.Flush)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if err := o.flush(ctx); err != nil && ctx.Err() == nil {
-				o.w.log.Warn("record a job's progress", "job", o.id, "err", err)
-			}
-		}
-	}
-}
-
-// flush writes the pending items and the count done, and tells every lab.
-func (o *itemWriter) flush(ctx context.Context) error {
-	o.mu.Lock()
-	items, from, done := o.pending, o.next, o.done
-	o.pending = nil
-	o.next += len(items)
-	o.mu.Unlock()
-	if len(items) == 0 && done == 0 {
-		return nil
-	}
-	err := pgx.BeginFunc(ctx, o.w.pool, func(tx pgx.Tx) error {
-		for i, b := range items {
-			if _, err := tx.Exec(ctx, `INSERT INTO job_items (job, n, item) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, o.id, from+i, string(b)); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(ctx, `UPDATE jobs SET done = greatest(done, $2) WHERE id = $1`, o.id, done); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, jobsChannel, o.id)
+	if err != nil || tag.RowsAffected() == 0 {
 		return err
-	})
-	if err != nil {
-		o.mu.Lock()
-		o.pending = append(items, o.pending...)
-		o.next = from
-		o.mu.Unlock()
 	}
+	if err := dropWaiting(ctx, tx, w.client, id); err != nil {
+		return err
+	}
+	return notify(ctx, tx, id)
+}
+
+// dropWaiting deletes from the queue, in tx, the plan and units of study
+// id that no worker has taken: the study ended.
+func dropWaiting(ctx context.Context, tx pgx.Tx, client *river.Client[pgx.Tx], id string) error {
+	rows, err := tx.Query(ctx, `SELECT queue_id FROM jobs WHERE id = $1 AND queue_id IS NOT NULL
+		UNION ALL SELECT queue_id FROM job_units WHERE job = $1 AND result IS NULL AND queue_id IS NOT NULL`, id)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	_, err = client.JobDeleteManyTx(ctx, tx, river.NewJobDeleteManyParams().IDs(ids...).
+		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable, rivertype.JobStatePending))
 	return err
 }
 
-// Depth is how many studies wait on the queue for a worker.
+// notify tells every lab, once tx commits, that study id changed.
+func notify(ctx context.Context, tx pgx.Tx, id string) error {
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, jobsChannel, id)
+	return err
+}
+
+// Depth is how many plans and units wait on the queue for a worker.
 func (w *Worker) Depth(ctx context.Context) (int, error) {
 	var n int
 	err := w.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)

@@ -43,8 +43,14 @@ var (
 	})
 	// JobSeconds is how long finished studies ran, by kind.
 	JobSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "lab_job_seconds", Help: "Run time of studies that finished, by kind (sweep, tune, population).",
+		Name: "lab_job_seconds", Help: "Run time of studies that finished, by kind (sweep, tune, population); on the queue from the study's start to its end, waits included.",
 		Buckets: prometheus.ExponentialBuckets(0.5, 2, 12),
+	}, []string{"kind"})
+	// UnitSeconds is how long a worker took to run studies' units of
+	// work, by the study's kind.
+	UnitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "lab_unit_seconds", Help: "Run time of the units of work of studies (entity chunks, grid points, tuning candidates) on a worker, by the study's kind.",
+		Buckets: prometheus.ExponentialBuckets(0.01, 2, 16),
 	}, []string{"kind"})
 	// StoreSeconds is the store's query latency, by operation.
 	StoreSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -54,15 +60,16 @@ var (
 )
 
 func init() {
-	Registry.MustRegister(Requests, RequestSeconds, Viewers, JobSeconds, StoreSeconds,
+	Registry.MustRegister(Requests, RequestSeconds, Viewers, JobSeconds, UnitSeconds, StoreSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
-// QueueDepth registers a gauge of the studies waiting on the queue, read
-// by depth at each scrape (a lab or worker on PostgreSQL).
+// QueueDepth registers a gauge of the work waiting on the queue (new
+// studies' plans and studies' units), read by depth at each scrape (a lab
+// or worker on PostgreSQL).
 func QueueDepth(depth func() float64) {
 	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "lab_queue_depth", Help: "Studies on the queue that no worker runs yet.",
+		Name: "lab_queue_depth", Help: "Units of studies (and new studies to plan) on the queue that no worker runs yet.",
 	}, depth)
 	if err := Registry.Register(g); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
 		slog.Error("register the queue depth", "err", err)

@@ -191,21 +191,6 @@ func DecodeJob(kind string, spec, result []byte) (any, any, error) {
 	return nil, nil, fmt.Errorf("unknown job kind %q", kind)
 }
 
-// WorkOf returns the work of a study of kind whose spec is as DecodeJob
-// decodes it: what a worker (lab worker) runs for a job it takes from the
-// queue, the same work the lab runs in its own process.
-func WorkOf(kind string, spec any) (jobs.Work, error) {
-	switch sp := spec.(type) {
-	case *sweepJob:
-		return sp.work(), nil
-	case *tuneJob:
-		return sp.work(), nil
-	case *populationJob:
-		return sp.work(), nil
-	}
-	return nil, fmt.Errorf("%s job: spec of type %T is not a study's", kind, spec)
-}
-
 // upgradeTuneResult reads a tuning archived before results said whether
 // they recommend (raw has no "recommended"): then Best was always set, the
 // least violating candidate when none was feasible. It is a recommendation

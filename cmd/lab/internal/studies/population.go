@@ -108,7 +108,7 @@ func (s *Pages) StartPopulation(w http.ResponseWriter, r *http.Request) {
 func (pj *populationJob) work() jobs.Work {
 	return func(ctx context.Context, progress func(any, int)) (any, error) {
 		res, err := study.RunPopulation(ctx, pj.Spec, 0, func(e study.PopulationEntity, done, _ int) {
-			progress(populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}, done)
+			progress(populationItemOf(e), done)
 		})
 		if err != nil {
 			return nil, err // nothing partial: a cancelled run keeps no result
@@ -121,6 +121,11 @@ func (pj *populationJob) work() jobs.Work {
 type populationItem struct {
 	Entity         int `json:"entity"`
 	UnderrunRounds int `json:"underrunRounds"` // of the first technique
+}
+
+// populationItemOf is entity e's progress item.
+func populationItemOf(e study.PopulationEntity) populationItem {
+	return populationItem{Entity: e.Entity, UnderrunRounds: e.Techniques[0].UnderrunRounds}
 }
 
 // populationOf returns the population job of the request's {id} and its

@@ -105,6 +105,11 @@ type TuneItem struct {
 	ErrAligned   float64 `json:"errAligned"`   // m
 }
 
+// tuneItemOf is candidate c's progress item, the nth to finish.
+func tuneItemOf(c study.Candidate, n int) TuneItem {
+	return TuneItem{N: n, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}
+}
+
 // tuneSpec checks a tuning request and builds the tuning it asks for.
 func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	label, base, err := s.resolveBase(req.Base)
@@ -176,7 +181,7 @@ func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
 func (tj *tuneJob) work() jobs.Work {
 	return func(ctx context.Context, progress func(any, int)) (any, error) {
 		return study.Tune(ctx, tj.Spec, 0, func(c study.Candidate, done, _ int) {
-			progress(TuneItem{N: done, Cost: c.Cost, Feasible: c.Feasible, AddedLatency: c.Metrics.AddedLatency, ErrAligned: c.Metrics.ErrAligned}, done)
+			progress(tuneItemOf(c, done), done)
 		})
 	}
 }
