@@ -21,6 +21,7 @@ var layers = []struct {
 }{
 	{lGeom, nil},
 	{lParam, nil},
+	{"interplab/engine/internal/goldentest", nil}, // the tests' golden files of numbers
 	{lTechnique, []string{lGeom, lParam}},
 	{lTechnique + "/*", []string{lTechnique, lGeom, lParam}},
 	{lTechnique + "/internal/peertest", nil}, // the libraries' tests read their cases with it

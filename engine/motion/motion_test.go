@@ -4,13 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/internal/goldentest"
 )
 
 type motionCase struct {
@@ -443,17 +442,17 @@ func BenchmarkMoverAt(b *testing.B) {
 func TestMoverGolden(t *testing.T) {
 	var b strings.Builder
 	for _, script := range Names {
-		d := newMotionDigest()
+		d := goldentest.NewDigest()
 		for e := range 20 {
 			m := NewMover(script, e*37, 0.5+float64(e)*2.5, 2026)
 			for f := range 600 {
 				st := m.At(float64(f)/60 + 1000)
-				d.add(st.Pos[0], st.Pos[1], st.Pos[2], st.Vel[0], st.Vel[1], st.Vel[2], st.Yaw)
+				d.Add(st.Pos[0], st.Pos[1], st.Pos[2], st.Vel[0], st.Vel[1], st.Vel[2], st.Yaw)
 			}
 		}
 		b.WriteString(script + " " + d.String() + "\n")
 	}
-	checkMotionGolden(t, "motion.golden", b.String())
+	goldentest.Check(t, "motion.golden", b.String(), *update)
 }
 
 func ExampleMover_At() {
@@ -501,51 +500,3 @@ func FuzzMoverAt(f *testing.F) {
 var motionBenchSink float64
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-// motionDigest is an FNV-1a hash of float64s with the first few in full,
-// to pin long sequences to the bit in a short golden file.
-type motionDigest struct {
-	h     uint64
-	n     int
-	first []string
-}
-
-func newMotionDigest() *motionDigest { return &motionDigest{h: 0xcbf29ce484222325} }
-
-func (d *motionDigest) add(xs ...float64) {
-	for _, x := range xs {
-		b := math.Float64bits(x)
-		for range 8 {
-			d.h ^= b & 0xff
-			d.h *= 0x100000001b3
-			b >>= 8
-		}
-		if len(d.first) < 4 {
-			d.first = append(d.first, strconv.FormatFloat(x, 'x', -1, 64))
-		}
-		d.n++
-	}
-}
-
-func (d *motionDigest) String() string {
-	return "n=" + strconv.Itoa(d.n) + " fnv=" + strconv.FormatUint(d.h, 16) + " first=" + strings.Join(d.first, ",")
-}
-
-// checkMotionGolden compares got with testdata/name, and rewrites the file
-// when the tests run with -update.
-func checkMotionGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update natively to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}

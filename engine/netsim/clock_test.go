@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/internal/goldentest"
 )
 
 // clockRun steps a clock at 60 Hz over [0, dur] and calls check with each
@@ -277,17 +278,17 @@ func BenchmarkClientClockEstimate(b *testing.B) {
 }
 
 // TestClientClockGolden pins the estimates to the bit under every jitter
-// distribution with drift (see checkGolden).
+// distribution with drift (see goldentest).
 func TestClientClockGolden(t *testing.T) {
 	var b strings.Builder
 	for _, dist := range JitterDists {
 		s := clockSettings(0.05, 0.03, dist, 0.003)
 		c := NewClientClock(&s.Settings, 2026)
-		d := newNetDigest()
-		clockRun(c, 60, func(now, est float64) { d.add(est) })
+		d := goldentest.NewDigest()
+		clockRun(c, 60, func(now, est float64) { d.Add(est) })
 		b.WriteString(dist + " " + d.String() + "\n")
 	}
-	checkGolden(t, "clock.golden", b.String())
+	goldentest.Check(t, "clock.golden", b.String(), *update)
 }
 
 func ExampleClientClock_Estimate() {

@@ -4,13 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
+	"interplab/engine/internal/goldentest"
 	"interplab/engine/param"
 )
 
@@ -455,59 +453,7 @@ func BenchmarkLinkSend(b *testing.B) {
 	}
 }
 
-// netDigest accumulates float64 bit patterns into an FNV-1a hash and keeps
-// the first few values in a readable, exact form for the golden files.
-type netDigest struct {
-	h     uint64
-	n     int
-	first []string
-}
-
-func newNetDigest() *netDigest { return &netDigest{h: 0xcbf29ce484222325} }
-
-func (d *netDigest) add(xs ...float64) {
-	for _, x := range xs {
-		b := math.Float64bits(x)
-		for range 8 {
-			d.h ^= b & 0xff
-			d.h *= 0x100000001b3
-			b >>= 8
-		}
-		if len(d.first) < 4 {
-			d.first = append(d.first, strconv.FormatFloat(x, 'x', -1, 64))
-		}
-		d.n++
-	}
-}
-
-func (d *netDigest) String() string {
-	return "n=" + strconv.Itoa(d.n) + " fnv=" + strconv.FormatUint(d.h, 16) + " first=" + strings.Join(d.first, ",")
-}
-
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-// checkGolden compares got with testdata/name, and rewrites the file when
-// the tests run with -update.
-//
-// These files pin the link's and the clock's numbers to the
-// bit: natively, with GOAMD64=v3 (where the compiler may fuse multiply-adds)
-// and under GOOS=js GOARCH=wasm the same files must match.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update natively to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
 
 // TestLinkGolden pins the arrival times of every jitter distribution, with
 // burst loss and duplicates, to the bit.
@@ -517,17 +463,17 @@ func TestLinkGolden(t *testing.T) {
 		for _, model := range LossModels {
 			s := linkSettings(0.05, 0.03, dist)
 			s.Loss, s.LossModel, s.BurstLength, s.Duplicate = 0.1, model, 4, 0.05
-			d := newNetDigest()
+			d := goldentest.NewDigest()
 			l := s.link(2026)
 			var arr []float64
 			for i := range 5000 {
 				arr = l.Send(float64(i)/20, arr[:0])
-				d.add(arr...)
+				d.Add(arr...)
 			}
 			b.WriteString(dist + " " + model + " " + d.String() + "\n")
 		}
 	}
-	checkGolden(t, "link.golden", b.String())
+	goldentest.Check(t, "link.golden", b.String(), *update)
 }
 
 func ExampleLink_Send() {
