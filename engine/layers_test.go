@@ -22,9 +22,9 @@ var layers = []struct {
 	{lGeom, nil},
 	{lParam, nil},
 	{"interplab/engine/internal/goldentest", nil}, // the tests' golden files of numbers
+	{"interplab/engine/internal/peertest", nil},   // the libraries' and netsim's tests read their recorded cases with it
 	{lTechnique, []string{lGeom, lParam}},
 	{lTechnique + "/*", []string{lTechnique, lGeom, lParam}},
-	{lTechnique + "/internal/peertest", nil}, // the libraries' tests read their cases with it
 	{lNetsim, []string{lGeom, lParam}},
 	{lMotion, []string{lGeom}},
 	{lEngine, []string{lTechnique, lTechnique + "/*", lNetsim, lMotion, lGeom, lParam}},

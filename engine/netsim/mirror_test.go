@@ -1,41 +1,12 @@
 package netsim
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// decodeNetSimCases decodes every case under testdata/lib
-// (gzip-compressed JSON, copied from the project's golden/netsim set).
-func decodeNetSimCases[T any](t testing.TB, lib string) (paths []string, cases []*T) {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", lib, "*.json.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no %s cases under testdata/%s (%v)", lib, lib, err)
-	}
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		c := new(T)
-		err = json.NewDecoder(zr).Decode(c)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		cases = append(cases, c)
-	}
-	return paths, cases
-}
+	"interplab/engine/internal/peertest"
+)
 
 // TestMirrorLatencySimGolden replays every case recorded from Mirror's real
 // LatencySimulation through the model: the same messages delivered in the
@@ -43,7 +14,7 @@ func decodeNetSimCases[T any](t testing.TB, lib string) (paths []string, cases [
 // (bit for bit in practice), and the recorded noise and random values
 // consumed exactly.
 func TestMirrorLatencySimGolden(t *testing.T) {
-	paths, cases := decodeNetSimCases[MirrorLatencySimCase](t, "mirror-latencysim")
+	paths, cases := peertest.Decode[MirrorLatencySimCase](t, filepath.Join("testdata", "mirror-latencysim"))
 	for i, c := range cases {
 		t.Run(filepath.Base(paths[i]), func(t *testing.T) {
 			res, err := c.Check(1e-9)
@@ -101,7 +72,7 @@ func (d *fixedDraws) next(int) int { return d.k }
 // model would consume differently, or whose inputs are malformed, is an
 // error naming what differs, not a silent pass.
 func TestMirrorLatencySimCaseRefusesMisuse(t *testing.T) {
-	_, cases := decodeNetSimCases[MirrorLatencySimCase](t, "mirror-latencysim")
+	_, cases := peertest.Decode[MirrorLatencySimCase](t, filepath.Join("testdata", "mirror-latencysim"))
 	base := cases[0]
 	tests := []struct {
 		name   string

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/internal/peertest"
 	"interplab/engine/param"
 	"interplab/engine/technique"
-	"interplab/engine/technique/internal/peertest"
 )
 
 // geckosGolden is a case of golden/peers/geckos with the library's output.

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/internal/peertest"
 	"interplab/engine/param"
 	"interplab/engine/technique"
-	"interplab/engine/technique/internal/peertest"
 )
 
 // mirrorGolden is a case file with the real Mirror's output.

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"interplab/engine/internal/peertest"
 	"interplab/engine/param"
 	"interplab/engine/technique"
-	"interplab/engine/technique/internal/peertest"
 )
 
 // ngoGolden is a case of testdata/peers/ngo with the rows NGO recorded.

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/internal/peertest"
 	"interplab/engine/technique"
-	"interplab/engine/technique/internal/peertest"
 )
 
 // sourceGoldenTol is the project's bar for a library frame, m.

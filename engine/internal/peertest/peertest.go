@@ -1,5 +1,6 @@
-// Package peertest reads, for the tests of the library techniques, the
-// cases recorded from the real libraries that pin them.
+// Package peertest reads, for the tests of the library techniques and of
+// the engines' network simulators, the cases recorded from the real
+// libraries that pin them.
 package peertest
 
 import (
