@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -163,7 +161,7 @@ func TestServeSurvivesHostileAccessWithAToken(t *testing.T) {
 		t.Skip("runs the lab binary")
 	}
 	const token = "correct-horse-battery-staple"
-	base, proc := startTokenLabProcess(t, labBinary(t), filepath.Join(t.TempDir(), "data"), token)
+	base, proc, _ := startLabProcessWith(t, labBinary(t), filepath.Join(t.TempDir(), "data"), []string{"LAB_TOKEN=" + token}, "/login")
 	bearer := func(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
 	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
 	cases := []accessCase{
@@ -194,45 +192,6 @@ func TestServeSurvivesHostileAccessWithAToken(t *testing.T) {
 		accessCase{name: "the right token while waiting", method: "GET", path: "/api/sessions", header: bearer(token), status: 429},
 		accessCase{name: "signing in while waiting", method: "POST", path: "/login", body: "token=" + token + "&next=/", header: form, status: 429})
 	runAccessCases(t, base, proc, wrong)
-}
-
-// startTokenLabProcess starts lab serve with the access token on a free
-// loopback port and waits until its login page answers; the process is
-// killed at the end of the test.
-func startTokenLabProcess(t *testing.T, bin, data, token string) (string, *os.Process) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	out, err := os.CreateTemp(t.TempDir(), "lab-serve-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	cmd := exec.Command(bin, "serve", "-addr", addr, "-data", data)
-	cmd.Env = append(os.Environ(), "LAB_TOKEN="+token)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	base := "http://" + addr
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Get(base + "/login")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base, cmd.Process
-			}
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(out.Name())
-			t.Fatalf("lab serve did not answer GET /login with 200 within 20 s (last: %v)\n%s", err, log)
-		}
-	}
 }
 
 // decodeJSON decodes resp's JSON body into out, and closes it.

@@ -176,6 +176,13 @@ func startLab(t *testing.T, bin, data string) (url string, stop func()) {
 // startLabProcess is startLab, with the process.
 func startLabProcess(t *testing.T, bin, data string) (url string, proc *os.Process, stop func()) {
 	t.Helper()
+	return startLabProcessWith(t, bin, data, nil, "/api/sessions")
+}
+
+// startLabProcessWith is startLabProcess with env added to the lab's
+// environment, waiting until GET ready answers 200.
+func startLabProcessWith(t *testing.T, bin, data string, env []string, ready string) (url string, proc *os.Process, stop func()) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +195,7 @@ func startLabProcess(t *testing.T, bin, data string) (url string, proc *os.Proce
 	}
 	defer out.Close()
 	cmd := exec.Command(bin, "serve", "-addr", addr, "-data", data)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -202,7 +210,7 @@ func startLabProcess(t *testing.T, bin, data string) (url string, proc *os.Proce
 	t.Cleanup(stop)
 	url = "http://" + addr
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Get(url + "/api/sessions")
+		resp, err := http.Get(url + ready)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -212,7 +220,7 @@ func startLabProcess(t *testing.T, bin, data string) (url string, proc *os.Proce
 		if time.Now().After(deadline) {
 			stop()
 			log, _ := os.ReadFile(out.Name())
-			t.Fatalf("lab serve did not answer GET /api/sessions with 200 within 20 s (last: %v)\n%s", err, log)
+			t.Fatalf("lab serve did not answer GET %s with 200 within 20 s (last: %v)\n%s", ready, err, log)
 		}
 	}
 }
