@@ -20,6 +20,11 @@ type PageView struct {
 	Preset   string          // name of the selected preset, "" for none
 	Presets  []PresetView    // the presets offered by the picker
 	Errors   []string        // problems with the link's values, shown at the top of the page
+	// UnitNotes are the link's plain numbers an older link meant in
+	// another unit (link.OldUnits), and OlderLink the page's address with
+	// them in that unit; none for most links.
+	UnitNotes []string
+	OlderLink string
 	Query    string          // the current state as a URL query, without the leading "?"
 	Session  *SessionView    // the saved session the page is tied to; nil on a plain lab page
 	Exports  []ExportView    // the export links, in order

@@ -13,17 +13,21 @@
 // whatever rule a reader takes plain numbers by. Links written before that
 // rule had plain numbers in stored units (latency=0.12 for 120 ms) and are
 // read by the new rule (0.12 ms): nothing in such a link tells it from one
-// typed by a person under the new rule, so no guess is made.
+// typed by a person under the new rule, so no guess is made; OldUnits
+// names the values an older link would have meant otherwise, for the page
+// to say so.
 package link
 
 import (
 	"errors"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"interplab/engine"
 	"interplab/engine/netsim"
+	"interplab/engine/param"
 	"interplab/presets"
 )
 
@@ -202,4 +206,47 @@ func pairs(preset string, s engine.Settings) [][2]string {
 		pairs = append(pairs, [2]string{ScenarioTextKey, s.ScenarioText})
 	}
 	return pairs
+}
+
+// OldUnits looks in q for the links made before plain numbers were in the
+// display unit: for each plain number (no unit written) of a parameter
+// shown in a larger unit than it is stored in (seconds shown as ms, a
+// fraction as %) that reads as less than one display unit, it returns a
+// note saying how the lab reads it and what an older link meant by it
+// (latency=0.08: 0.08 ms now, 80 ms in a link made before the rule), and
+// older, q with those values' old unit written out (latency=0.08s): the
+// link the older one meant. The lab still reads the link by the rule, as
+// Parse does; the page offers older as a link. No such value gives no
+// notes and a nil older.
+func OldUnits(q url.Values) (notes []string, older url.Values) {
+	for _, p := range engine.Params() {
+		vals, ok := q[p.Name]
+		if !ok || len(vals) != 1 || p.Display == "" || p.Scale <= 1 || (p.Kind != engine.Float && p.Kind != engine.Int) {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(vals[0]), 64)
+		if err != nil || !(v > 0 && v < 1) {
+			continue // has a unit, or reads as a display unit or more
+		}
+		text, unit := vals[0]+p.Unit, p.Unit // the old unit: the stored one
+		if p.Unit == "fraction" {
+			text, unit = param.FormatIn(v, 100)+"%", "fractions"
+		} else if p.Unit == "s" {
+			unit = "seconds"
+		}
+		old, err := p.Parse(text)
+		if err != nil {
+			continue // out of range in the old unit: not an older link's value
+		}
+		if older == nil {
+			older = make(url.Values, len(q))
+			for k, vs := range q {
+				older[k] = slices.Clone(vs)
+			}
+		}
+		older[p.Name] = []string{p.Format(old)}
+		notes = append(notes, p.Name+"="+vals[0]+" reads as "+vals[0]+" "+p.Display+
+			"; a link made before plain numbers were in "+p.Display+" held "+unit+" there, and meant "+p.Format(old))
+	}
+	return notes, older
 }

@@ -3,6 +3,7 @@ package link
 import (
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,5 +188,40 @@ func BenchmarkLinkQuery(b *testing.B) {
 	s.Latency, s.Loss, s.Bandwidth, s.Delay, s.Seed = 0.123, 0.0186, 256000, 0.0875, 2761734960
 	for b.Loop() {
 		Parse(Values("wifi", s))
+	}
+}
+
+// A link's plain numbers below one display unit of a time or a share are
+// noted with what an older link meant by them, and the older link is
+// offered; values with a unit, of a display unit or more, and of
+// parameters stored as shown are left alone.
+func TestOldUnits(t *testing.T) {
+	q := mustParseQuery(t, "preset=mirror-30hz&latency=0.08&jitter=0.015&loss=0.02&displayBehind=0.1s&calcAhead=30&bandwidth=0.5&mirror.catchupSpeed=0.5")
+	notes, older := OldUnits(q)
+	want := []string{
+		"latency=0.08 reads as 0.08 ms; a link made before plain numbers were in ms held seconds there, and meant 80ms",
+		"jitter=0.015 reads as 0.015 ms; a link made before plain numbers were in ms held seconds there, and meant 15ms",
+		"loss=0.02 reads as 0.02 %; a link made before plain numbers were in % held fractions there, and meant 2%",
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes:\n%q\nwant\n%q", notes, want)
+	}
+	for k, v := range map[string]string{"latency": "80ms", "jitter": "15ms", "loss": "2%", "displayBehind": "0.1s", "calcAhead": "30", "bandwidth": "0.5", "mirror.catchupSpeed": "0.5", "preset": "mirror-30hz"} {
+		if got := older.Get(k); got != v {
+			t.Errorf("older %s = %q, want %q", k, got, v)
+		}
+	}
+	if q.Get("latency") != "0.08" {
+		t.Errorf("OldUnits changed the link it read: latency=%q", q.Get("latency"))
+	}
+	// The older link reads as the older one meant.
+	_, s, errs := Parse(older)
+	if len(errs) != 0 || s.Latency != 0.08 || s.Jitter != 0.015 || s.Loss != 0.02 {
+		t.Errorf("the older link reads latency %v, jitter %v, loss %v (%v)", s.Latency, s.Jitter, s.Loss, errs)
+	}
+	for _, raw := range []string{"latency=80&loss=2", "latency=0.08s&loss=2%25", "latency=0&loss=0", "seed=0.5", ""} {
+		if notes, older := OldUnits(mustParseQuery(t, raw)); notes != nil || older != nil {
+			t.Errorf("%q: notes %q, older %v; want none", raw, notes, older)
+		}
 	}
 }

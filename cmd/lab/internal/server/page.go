@@ -51,6 +51,9 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 	for _, e := range export.List() {
 		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique, NetSim: export.NetSim(e.Format)})
 	}
+	if notes, older := link.OldUnits(q); notes != nil {
+		v.UnitNotes, v.OlderLink = notes, r.URL.Path+"?"+older.Encode()
+	}
 	setQuery(&v, link.Query(preset, settings))
 	if replaying {
 		s.replayPage(&v, trace, q)

@@ -66,7 +66,7 @@ func TestScreenshots(t *testing.T) {
 
 	// A Mirror designer's lab: the library first, compared with the lab's
 	// buffer and EPIC, on a 80 ms link with some jitter.
-	b := openLabOn(t, h, "/?preset="+screensPreset+"&latency=0.08&jitter=0.015&techniques=epic,buffer,mirror&entities=8")
+	b := openLabOn(t, h, "/?preset="+screensPreset+"&latency=80ms&jitter=15ms&techniques=epic,buffer,mirror&entities=8")
 	if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
 	}); err != nil {
@@ -106,13 +106,13 @@ func TestScreenshots(t *testing.T) {
 	b.open("/sessions")
 	shot("sessions")
 
-	b.open("/compare?" + compareTestQuery("preset:"+screensPreset, "q:preset="+screensPreset+"&latency=0.08&jitter=0.015",
-		"q:preset="+screensPreset+"&latency=0.08&jitter=0.015&mirror.dynamicAdjustment=false"))
+	b.open("/compare?" + compareTestQuery("preset:"+screensPreset, "q:preset="+screensPreset+"&latency=80ms&jitter=15ms",
+		"q:preset="+screensPreset+"&latency=80ms&jitter=15ms&mirror.dynamicAdjustmentTolerance=0"))
 	shot("compare")
 
 	// A small sweep of Mirror's dynamic adjustment tolerance (its buffer
 	// time with dynamic adjustment on), finished, with its chart.
-	b.open("/sweep?base=" + url.QueryEscape("q:preset="+screensPreset+"&latency=0.08&jitter=0.015&duration=8&entities=4"))
+	b.open("/sweep?base=" + url.QueryEscape("q:preset="+screensPreset+"&latency=80ms&jitter=15ms&duration=8&entities=4"))
 	if !b.poll(`!!document.getElementById('job-form')`, 10*time.Second) {
 		t.Fatal("no sweep form")
 	}
@@ -131,7 +131,7 @@ func TestScreenshots(t *testing.T) {
 
 	// The studies on the Mirror designer's technique (the pages start on it
 	// once they follow the base's primary technique; set here either way).
-	base := url.QueryEscape("q:preset=" + screensPreset + "&latency=0.08&jitter=0.015")
+	base := url.QueryEscape("q:preset=" + screensPreset + "&latency=80ms&jitter=15ms")
 	b.open("/tune?base=" + base)
 	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
 		const s = document.querySelector('#job-form [name=technique]');
