@@ -25,9 +25,9 @@ type PageView struct {
 	// them in that unit; none for most links.
 	UnitNotes []string
 	OlderLink string
-	Query    string          // the current state as a URL query, without the leading "?"
-	Session  *SessionView    // the saved session the page is tied to; nil on a plain lab page
-	Exports  []ExportView    // the export links, in order
+	Query     string       // the current state as a URL query, without the leading "?"
+	Session   *SessionView // the saved session the page is tied to; nil on a plain lab page
+	Exports   []ExportView // the export links, in order
 
 	// Trace names the recorded trace the page replays; "" for a run of
 	// the link and motion scripts.
