@@ -47,6 +47,13 @@ func goSteps(pg bool) []*goose.Migration {
 		goose.NewGoMigration(7, &goose.GoFunc{RunTx: func(_ context.Context, tx *sql.Tx) error {
 			return upgradeScenarioUnits(sqlTx{tx, pg})
 		}}, nil),
+		// 11: traces saved before the reads were streamed hold whole
+		// columns (layout 1), which every read holds at once; they are
+		// rewritten in blocks (layout 2), so that every stored trace is
+		// read a block at a time.
+		goose.NewGoMigration(11, &goose.GoFunc{RunTx: func(_ context.Context, tx *sql.Tx) error {
+			return reblockTraces(sqlTx{tx, pg})
+		}}, nil),
 	}
 }
 
@@ -59,7 +66,7 @@ var (
 
 // latestVersion is the step this lab brings a database to.
 func latestVersion() int64 {
-	v := int64(10)
+	v := int64(11)
 	for _, m := range extraSteps {
 		v = max(v, m.Version)
 	}

@@ -30,7 +30,9 @@ import (
 //
 // Layout 1, written before, holds whole columns and starts with the
 // header's version (engine.TraceFlatVersion as a float64, never
-// blobMagic); reading it holds every column at once.
+// blobMagic); reading it holds every column at once. Step 11 of the
+// schema rewrites such blobs in layout 2 (reblockTraces), in a database
+// or a restored backup alike; the reader still takes both.
 
 // blobBlock is the packets of a block of layout 2.
 const blobBlock = 4096
@@ -212,4 +214,76 @@ func decodeTraceBlob(blob []byte) (*engine.Trace, error) {
 		return nil, err
 	}
 	return engine.TraceFromFlat(flat)
+}
+
+// reblockTraces rewrites every stored trace of layout 1 in layout 2, one
+// trace at a time, its packets bit for bit the same (the rewrite is checked
+// by reading it back). A trace whose blob does not decode is left as it
+// is: reading it says why, as before.
+func reblockTraces(tx sqlTx) error {
+	rows, err := tx.Query(`SELECT name FROM traces`)
+	if err != nil {
+		return fmt.Errorf("traces: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return fmt.Errorf("traces: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("traces: %w", err)
+	}
+	for _, n := range names {
+		var blob []byte
+		if err := tx.QueryRow(`SELECT data FROM traces WHERE name = ?`, n).Scan(&blob); err != nil {
+			return fmt.Errorf("trace %s: %w", n, err)
+		}
+		if !blobLayout1(blob) {
+			continue
+		}
+		tr, err := decodeTraceBlob(blob)
+		if err != nil {
+			continue // damaged: kept as it is
+		}
+		re, err := encodeTraceBlob(tr)
+		if err != nil {
+			return fmt.Errorf("trace %s: %w", n, err)
+		}
+		if back, err := decodeTraceBlob(re); err != nil || !sameFlat(back, tr) {
+			return fmt.Errorf("trace %s: its blocks do not read back as its packets (%v)", n, err)
+		}
+		if _, err := tx.Exec(`UPDATE traces SET data = ? WHERE name = ?`, re, n); err != nil {
+			return fmt.Errorf("trace %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// blobLayout1 tells whether blob is a trace of layout 1: one that starts
+// like a trace's blob, but not with blobMagic.
+func blobLayout1(blob []byte) bool {
+	var head [8]byte
+	if _, err := io.ReadFull(flate.NewReader(bytes.NewReader(blob)), head[:]); err != nil {
+		return false
+	}
+	return !bytes.Equal(head[:], blobMagic[:])
+}
+
+// sameFlat tells whether a and b have the same flat encoding, bit for bit.
+func sameFlat(a, b *engine.Trace) bool {
+	fa, fb := a.AppendFlat(nil), b.AppendFlat(nil)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if math.Float64bits(fa[i]) != math.Float64bits(fb[i]) {
+			return false
+		}
+	}
+	return true
 }

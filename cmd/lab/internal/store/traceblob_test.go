@@ -3,10 +3,12 @@ package store
 import (
 	"bytes"
 	"compress/flate"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"io"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"interplab/engine"
@@ -222,4 +224,71 @@ func BenchmarkTraceFlat(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Traces a lab saved in layout 1 are rewritten in layout 2 when the store
+// is upgraded: they then read a block at a time, their packets bit for bit
+// as saved; a damaged one is left as it was.
+func TestMigrateTracesToBlocks(t *testing.T) {
+	dir := t.TempDir()
+	migrateTo = 10 // as a lab of step 10 left it
+	defer func() { migrateTo = 0 }()
+	st := openTestStore(t, dir, storeT0)
+	big := bigTestTrace(t, "big")
+	small := traceTestTrace(t, "small")
+	for _, tr := range []*engine.Trace{big, small, traceTestTrace(t, "damaged")} {
+		if _, err := st.SaveTrace(tr, "csv", storeT0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, dbFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := map[string][]byte{"big": encodeTraceBlobV1(big), "small": encodeTraceBlobV1(small)}
+	damaged := encodeTraceBlobV1(small)
+	v1["damaged"] = damaged[:len(damaged)-7]
+	for name, blob := range v1 {
+		if _, err := db.Exec(`UPDATE traces SET data = ? WHERE name = ?`, blob, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	migrateTo = 0
+
+	st = openTestStore(t, dir, storeT0)
+	defer st.Close()
+	for _, want := range []*engine.Trace{big, small} {
+		_, blob, err := st.traceRow(want.Name, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(inflate(t, blob), blobMagic[:]) {
+			t.Errorf("%s is still in layout 1", want.Name)
+		}
+		_, got, err := st.LoadTrace(want.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameFlat(got, want) {
+			t.Errorf("%s's packets changed in the rewrite", want.Name)
+		}
+	}
+	if _, blob, err := st.traceRow("damaged", true); err != nil || !bytes.Equal(blob, v1["damaged"]) {
+		t.Errorf("the damaged trace's blob was changed (%v)", err)
+	}
+	if _, _, err := st.LoadTrace("damaged"); err == nil {
+		t.Error("the damaged trace loads")
+	}
+}
+
+// inflate returns the first bytes of blob, decompressed.
+func inflate(t *testing.T, blob []byte) []byte {
+	t.Helper()
+	head := make([]byte, 8)
+	if _, err := io.ReadFull(flate.NewReader(bytes.NewReader(blob)), head); err != nil {
+		t.Fatal(err)
+	}
+	return head
 }
