@@ -5,23 +5,36 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
+	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
 )
 
-// Connections are capped twice, so that no client can hold what the others
-// need: HTTP connections by LimitListener, for everyone together; and
-// WebSockets, which live for hours, by Sockets, per client. An upgraded
-// connection leaves the first count for the second.
+// Connections are capped three times, so that no client can hold what the
+// others need: HTTP connections by LimitListener, for everyone together
+// and for each client address beyond this machine; and WebSockets, which
+// live for hours, by Sockets, per client. An upgraded connection leaves
+// the first two counts for the third.
+
+// MaxConnsPerClient is how many HTTP connections one client address beyond
+// this machine may hold at once, of the lab's 1,024: a browser opens 6 to a
+// host, a team's scripts a few dozen. Loopback and trusted proxies, which
+// carry many clients, are not capped apart.
+const MaxConnsPerClient = 64
 
 // LimitListener returns a listener that accepts at most n connections at
-// once (more wait to be accepted), and the http.Server.ConnState hook that
-// gives a hijacked connection's slot back: a WebSocket is counted by
+// once (more wait to be accepted), at most perClient of them from one
+// address that shared does not name (a connection over it gets a 429
+// that says why, and is closed), and the http.Server.ConnState hook that
+// gives a hijacked connection's slots back: a WebSocket is counted by
 // Sockets, not here. netutil.LimitListener kept the slot until the
-// connection closed, so a client with 1,024 WebSockets held them all.
-func LimitListener(ln net.Listener, n int) (net.Listener, func(net.Conn, http.ConnState)) {
-	l := &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+// connection closed, so a client with 1,024 WebSockets held them all;
+// without the cap per address one client's idle connections could.
+func LimitListener(ln net.Listener, n, perClient int, shared func(netip.Addr) bool) (net.Listener, func(net.Conn, http.ConnState)) {
+	l := &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{}),
+		perClient: perClient, shared: shared, open: map[netip.Addr]int{}}
 	return l, func(c net.Conn, state http.ConnState) {
 		if lc, ok := c.(*limitConn); ok && state == http.StateHijacked {
 			lc.release()
@@ -34,20 +47,69 @@ type limitListener struct {
 	sem       chan struct{} // a token per connection held
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close
+
+	perClient int
+	shared    func(netip.Addr) bool // addresses not capped apart
+	mu        sync.Mutex
+	open      map[netip.Addr]int // connections held per capped address; none is no entry
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
+	for {
+		select {
+		case l.sem <- struct{}{}:
+		case <-l.done:
+			return nil, net.ErrClosed
+		}
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.sem
+			return nil, err
+		}
+		addr, capped := l.client(c)
+		if !capped {
+			return &limitConn{Conn: c, sem: l.sem}, nil
+		}
+		l.mu.Lock()
+		over := l.open[addr] >= l.perClient
+		if !over {
+			l.open[addr]++
+		}
+		l.mu.Unlock()
+		if !over {
+			return &limitConn{Conn: c, sem: l.sem, give: func() { l.give(addr) }}, nil
+		}
 		<-l.sem
-		return nil, err
+		go refuseConn(c, l.perClient)
 	}
-	return &limitConn{Conn: c, sem: l.sem}, nil
+}
+
+// client returns c's address and whether it is capped apart: not loopback
+// nor one that shared names.
+func (l *limitListener) client(c net.Conn) (netip.Addr, bool) {
+	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	a := ap.Addr().Unmap()
+	return a, !a.IsLoopback() && (l.shared == nil || !l.shared(a))
+}
+
+func (l *limitListener) give(a netip.Addr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[a]--; l.open[a] <= 0 {
+		delete(l.open, a)
+	}
+}
+
+// refuseConn answers a connection over its client's cap with a 429 that
+// says why, and closes it.
+func refuseConn(c net.Conn, perClient int) {
+	defer c.Close()
+	msg := fmt.Sprintf("this client has %d connections open to the lab, the most one client may: close some and try again\n", perClient)
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nRetry-After: 10\r\nConnection: close\r\n\r\n%s", len(msg), msg)
 }
 
 func (l *limitListener) Close() error {
@@ -56,15 +118,23 @@ func (l *limitListener) Close() error {
 	return err
 }
 
-// limitConn is a connection holding a slot of its listener until it is
-// closed or hijacked.
+// limitConn is a connection holding a slot of its listener, and of its
+// client's cap when capped, until it is closed or hijacked.
 type limitConn struct {
 	net.Conn
 	sem  chan struct{}
+	give func() // gives the client's slot back; nil when not capped
 	once sync.Once
 }
 
-func (c *limitConn) release() { c.once.Do(func() { <-c.sem }) }
+func (c *limitConn) release() {
+	c.once.Do(func() {
+		<-c.sem
+		if c.give != nil {
+			c.give()
+		}
+	})
+}
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()

@@ -251,7 +251,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       l.Idle,
 		MaxHeaderBytes:    l.MaxHeaderBytes,
 	}
-	ln, hs.ConnState = access.LimitListener(ln, l.MaxConns)
+	ln, hs.ConnState = access.LimitListener(ln, l.MaxConns, access.MaxConnsPerClient, s.trusted)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
