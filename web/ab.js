@@ -26,7 +26,7 @@
 import { View } from './canvas.js';
 import { techColor } from './colors.js';
 import { presetValues } from './url.js';
-import { fromJSON } from './format.js';
+import { fromJSON, readable } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -538,7 +538,8 @@ export class AB {
 }
 
 /**
- * signed prints a delta in display units with its sign.
+ * signed prints a delta in display units with its sign, its size as the
+ * metrics table prints values (readable, three significant digits).
  * @param {number} x
  * @param {boolean} count
  */
@@ -547,6 +548,6 @@ function signed(x, count) {
   if (count) x = Math.round(x);
   if (x === 0) return '0';
   const a = Math.abs(x);
-  const t = count ? String(a) : a >= 100 ? a.toFixed(0) : a >= 10 ? a.toFixed(1) : a >= 0.01 ? a.toFixed(2) : a.toPrecision(2);
+  const t = count ? String(a) : readable(a, 1, 3);
   return (x > 0 ? '+' : '−') + t;
 }

@@ -19,6 +19,7 @@ import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
+import { readable } from './format.js';
 import { ScenarioEditor } from './scenario.js';
 import { AB } from './ab.js';
 import { initPresets } from './presets.js';
@@ -640,7 +641,7 @@ class Lab {
     const was = saved ? 'saved' : this.preset ? 'preset' : 'default';
     const from = saved ? 'the saved revision' : this.preset ? 'the preset' : "the lab's defaults";
     /** @param {Param} p @param {number} v */
-    const shown = (p, v) => (p.display && p.scale ? `${Number((v * p.scale).toPrecision(6))} ${p.display}` : e.format(p.name, v));
+    const shown = (p, v) => (p.display && p.scale ? `${readable(v, p.scale, 6)} ${p.display}` : e.format(p.name, v));
     const out = [];
     for (const [i, p] of this.params.entries()) {
       if (e.format(p.name, this.values[i]) === e.format(p.name, base[i])) continue;

@@ -8,6 +8,7 @@
 // engine.UnderrunByDesign); both are marked and explained instead.
 
 import { techColor } from './colors.js';
+import { readable } from './format.js';
 
 /** @typedef {import('./types/interplab').MetricField} MetricField */
 
@@ -161,16 +162,12 @@ export class MetricsPanel {
 }
 
 /**
- * formatShown prints a value in display units with about three significant
- * digits and no exponent.
+ * formatShown prints a value in display units as lab sim does
+ * (engine.Readable to three significant digits: whole numbers in full, no
+ * exponent, small values with their digits); – when it is not a number.
  * @param {number} x
  */
 function formatShown(x) {
   if (!Number.isFinite(x)) return '–';
-  const a = Math.abs(x);
-  if (a === 0) return '0';
-  if (a >= 100) return x.toFixed(0);
-  if (a >= 10) return x.toFixed(1);
-  if (a >= 0.01) return x.toFixed(2);
-  return x.toPrecision(2);
+  return readable(x, 1, 3);
 }
