@@ -40,7 +40,7 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 	sf.Refused = map[string]string{"techniques": "is chosen by -techniques"}
 	pf := c.PopulationFlags(presets.DefaultPopulation, "the `population` preset", "")
 	seed := c.Flags.Int("seed", -1, "draw the population from seed `N` instead of its own")
-	techniques := c.Flags.String("techniques", engine.TechBuffer, "the `techniques` to run, comma-separated: "+strings.Join(engine.TechniqueNames, ", "))
+	techniques := c.Flags.String("techniques", "", "the `techniques` to run, comma-separated (default: the settings' own, their library's or else buffer): "+strings.Join(engine.TechniqueNames, ", "))
 	csvPath := c.Flags.String("csv", "", "write every entity's figures to `FILE` as CSV")
 	rf := c.RunFlags("print one JSON object instead of tables", "print progress and the time taken to standard error")
 	if code, ok := c.Parse(args, 0); !ok {
@@ -58,6 +58,9 @@ func runPopulation(args []string, stdout, stderr io.Writer) int {
 		err = sf.Apply(&base)
 	}
 	if err == nil {
+		if *techniques == "" {
+			*techniques = base.PrimaryTechnique() // a library preset runs its library
+		}
 		base.Techniques = strings.Split(*techniques, ",")
 		err = base.Validate()
 	}

@@ -11,7 +11,7 @@ import (
 	"interplab/engine/study"
 )
 
-const sweepUsage = `usage: lab sweep -technique T -x name=min:max:steps [-y name=min:max:steps]
+const sweepUsage = `usage: lab sweep [-technique T] -x name=min:max:steps [-y name=min:max:steps]
                  [-metric errP95] [-preset NAME] [-set name=value ...] [-workers N] [-json] [-v]
 
 Runs one technique over a grid of one parameter (-x) or two (-x and -y),
@@ -34,7 +34,7 @@ tickRate) are shown as "-" and listed. Interrupt to stop early.
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("sweep", sweepUsage+"\nflags:\n", stdout, stderr)
 	sf := c.SettingsFlags()
-	technique := c.Flags.String("technique", "", "the `technique` to run: "+strings.Join(engine.TechniqueNames, ", "))
+	technique := c.Flags.String("technique", "", "the `technique` to run (default: the settings' own, their library's or else buffer): "+strings.Join(engine.TechniqueNames, ", "))
 	var x, y *study.Axis
 	c.Flags.Func("x", "the first swept parameter, `name=min:max:steps`", func(arg string) error {
 		a, err := study.ParseAxis(arg)
@@ -51,10 +51,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	switch {
-	case *technique == "":
-		return c.Usagef("-technique is required")
-	case x == nil:
+	if x == nil {
 		return c.Usagef("-x is required")
 	}
 	mi := report.MetricIndex(*metric)
@@ -64,6 +61,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	base, err := sf.Settings()
 	if err != nil {
 		return c.Bad(err)
+	}
+	if *technique == "" {
+		*technique = base.PrimaryTechnique() // a library preset sweeps its library
 	}
 	spec := study.SweepSpec{Base: base, Technique: *technique, X: *x, Y: y}
 	if err := spec.Validate(); err != nil {

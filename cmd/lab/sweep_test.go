@@ -128,7 +128,6 @@ func TestSweepUsage(t *testing.T) {
 		want string // in stderr
 	}{
 		{"help", []string{"-h"}, 0, "name=min:max:steps"},
-		{"no technique", []string{"-x", "adaptive"}, 2, "-technique is required"},
 		{"no x", []string{"-technique", "buffer"}, 2, "-x is required"},
 		{"unknown technique", []string{"-technique", "lerp", "-x", "adaptive"}, 2, "-technique: technique"},
 		{"bad axis", []string{"-technique", "buffer", "-x", "delay=0:2000:3"}, 2, `-x: delay = "2000" is not allowed: want [0, 500] ms`},

@@ -13,7 +13,7 @@ import (
 	"interplab/engine/study"
 )
 
-const tuneUsage = `usage: lab tune -technique T [-preset NAME] [-set name=value ...] [-motions strafe,turn]
+const tuneUsage = `usage: lab tune [-technique T] [-preset NAME] [-set name=value ...] [-motions strafe,turn]
                 [-w errP95=1,addedLatency=0.5,...] [-max addedLatency=150ms ...]
                 [-budget N] [-seed N] [-workers N] [-json] [-v]
 
@@ -68,7 +68,7 @@ const tuneInfeasible = 3
 func runTune(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("tune", tuneUsage+"\nflags:\n", stdout, stderr)
 	sf := c.SettingsFlags()
-	technique := c.Flags.String("technique", "", "the `technique` to tune: "+strings.Join(study.TunableTechniques(), ", "))
+	technique := c.Flags.String("technique", "", "the `technique` to tune (default: the settings' own, their library's or else buffer): "+strings.Join(study.TunableTechniques(), ", "))
 	motions := c.Flags.String("motions", "", "comma-separated motion `scripts` to evaluate on (default: the settings' motion): "+
 		strings.Join(motion.Names, ", "))
 	weights := study.DefaultTuneWeights()
@@ -88,12 +88,12 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	if *technique == "" {
-		return c.Usagef("-technique is required")
-	}
 	base, err := sf.Settings()
 	if err != nil {
 		return c.Bad(err)
+	}
+	if *technique == "" {
+		*technique = base.PrimaryTechnique() // a library preset tunes its library
 	}
 	spec := study.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
 		Budget: *budget, Seed: *seed}

@@ -208,7 +208,6 @@ func TestTuneUsage(t *testing.T) {
 		want string // in stderr
 	}{
 		{"help", []string{"-h"}, 0, "Pareto front"},
-		{"no technique", []string{}, 2, "-technique is required"},
 		{"snap", []string{"-technique", "snap"}, 2, "-technique: technique"},
 		{"unknown motion", []string{"-technique", "buffer", "-motions", "strafe,moon"}, 2, "-motions: motions[1]"},
 		{"unknown weight", []string{"-technique", "buffer", "-w", "lag=1"}, 2, `-w: weights = "lag" is not allowed`},
