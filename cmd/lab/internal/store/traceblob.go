@@ -221,21 +221,8 @@ func decodeTraceBlob(blob []byte) (*engine.Trace, error) {
 // by reading it back). A trace whose blob does not decode is left as it
 // is: reading it says why, as before.
 func reblockTraces(tx sqlTx) error {
-	rows, err := tx.Query(`SELECT name FROM traces`)
+	names, err := scanNames(tx.Query(`SELECT name FROM traces`))
 	if err != nil {
-		return fmt.Errorf("traces: %w", err)
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return fmt.Errorf("traces: %w", err)
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("traces: %w", err)
 	}
 	for _, n := range names {

@@ -248,21 +248,8 @@ func (t *TraceInfo) setMeasures(network sql.NullString, maxSpeed sql.NullFloat64
 // measureOldTraces fills in the network and max speed of the traces saved
 // before they were kept (migration step 3), decoding each once.
 func (st *DB) measureOldTraces() error {
-	rows, err := st.db.Query(`SELECT name FROM traces WHERE network IS NULL`)
+	names, err := scanNames(st.db.Query(`SELECT name FROM traces WHERE network IS NULL`))
 	if err != nil {
-		return fmt.Errorf("measure traces: %w", err)
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return fmt.Errorf("measure traces: %w", err)
-		}
-		names = append(names, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("measure traces: %w", err)
 	}
 	for _, n := range names {
@@ -284,6 +271,24 @@ func (st *DB) measureOldTraces() error {
 		}
 	}
 	return nil
+}
+
+// scanNames returns the names a query of one text column gave, closing
+// its rows.
+func scanNames(rows *sql.Rows, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
 }
 
 // DeleteTrace removes the stored trace called name for good.
