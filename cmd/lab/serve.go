@@ -4,23 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/netip"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
-	"time"
 
 	"interplab/cmd/lab/internal/access"
+	"interplab/cmd/lab/internal/backend"
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/jobs"
-	"interplab/cmd/lab/internal/live"
-	"interplab/cmd/lab/internal/obs"
 	"interplab/cmd/lab/internal/server"
 	"interplab/cmd/lab/internal/static"
-	"interplab/cmd/lab/internal/store"
 	"interplab/presets"
 	"interplab/web"
 )
@@ -55,24 +50,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	addr := c.Flags.String("addr", "localhost:8080", "listen on `address` (host:port; :8080 for every interface)")
 	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
 	data := c.Flags.String("data", "./data", "keep saved sessions in `dir` (created on first run), a SQLite database")
-	db := c.Flags.String("db", "", "keep them in the PostgreSQL database at `url` (postgres://user@host/db; default $LAB_DB), shared with other labs and workers")
+	db := c.DBFlag("keep them in the PostgreSQL database at `url` (postgres://user@host/db), shared with other labs and workers")
 	var trust []netip.Prefix
 	c.Flags.Func("trust-proxy", "take the client's address from X-Forwarded-For on requests from these reverse proxies (`CIDR`[,CIDR], e.g. 127.0.0.1/32)", func(arg string) error {
 		list, err := server.ParseTrustProxy(arg)
 		trust = append(trust, list...)
 		return err
 	})
-	logFormat := c.Flags.String("log-format", "text", "log lines as `format`: text (key=value) or json")
-	logLevel := c.Flags.String("log-level", "info", "log from `level` up: debug, info, warn or error")
-	slots := jobs.DefaultSlots
-	c.Flags.Func("jobs", fmt.Sprintf("run at most `n` sweeps, tunings and population runs at once, in [%d, %d] (default %d)", jobs.MinSlots, jobs.MaxSlots, jobs.DefaultSlots), func(arg string) error {
-		n, err := strconv.Atoi(arg)
-		if err != nil {
-			return fmt.Errorf("%q is not a number: want how many jobs run at once, in [%d, %d]", arg, jobs.MinSlots, jobs.MaxSlots)
-		}
-		slots = n
-		return jobs.CheckSlots(n)
-	})
+	lf := c.LogFlags()
+	slots := c.SlotsFlag(jobs.DefaultSlots, "sweeps, tunings and population runs", "")
 	var allowHosts []string
 	c.Flags.Func("allow-host", "also answer to host `name` (lab.example.com for any port, NAME:PORT for one; default $LAB_ALLOW_HOST); repeatable or comma-separated", func(arg string) error {
 		list, err := access.ParseHosts(arg)
@@ -101,42 +87,24 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		allowHosts = list
 	}
-	logger, err := obs.Logger(stderr, *logFormat, *logLevel)
+	logger, err := lf.Logger(stderr)
 	if err != nil {
 		return c.Bad(err)
 	}
-	if *db == "" {
-		*db = os.Getenv("LAB_DB")
+	if err := backend.CheckLab(db()); err != nil {
+		return c.Bad(err)
 	}
 	list, err := presets.All()
 	if err != nil {
 		return c.Fail(err)
 	}
 	deps := server.Deps{Presets: list, Assets: web.FS, AllowOrigins: allow, Token: *token,
-		Addr: *addr, AllowHosts: allowHosts, JobSlots: slots, TrustProxy: trust}
-	if *db != "" {
-		if !store.IsPostgres(*db) {
-			return c.Bad(fmt.Errorf("-db %q is not allowed: want a PostgreSQL address, postgres://user@host:5432/db (a SQLite database is -data DIR)", store.Redact(*db)))
-		}
-		team, err := openTeam(context.Background(), *db, logger)
-		if err != nil {
-			return c.Fail(err)
-		}
-		defer team.Close()
-		deps.Store, deps.Bus, deps.Queue = team.store, team.bus, team.queue
-	} else {
-		lock, err := store.Lock(*data, time.Now())
-		if err != nil {
-			return c.Fail(err)
-		}
-		defer lock.Unlock()
-		st, err := store.Open(*data, time.Now())
-		if err != nil {
-			return c.Fail(err)
-		}
-		defer st.Close()
-		deps.Store = st
+		Addr: *addr, AllowHosts: allowHosts, JobSlots: *slots, TrustProxy: trust}
+	dbName, closeDB, err := backend.Lab(context.Background(), db(), *data, logger, &deps)
+	if err != nil {
+		return c.Fail(err)
 	}
+	defer closeDB()
 	srv, err := server.New(deps)
 	if err != nil {
 		return c.Fail(err)
@@ -147,7 +115,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return c.Fail(err)
 	}
 	fmt.Fprintf(stdout, "lab: serving on http://%s/\n", ln.Addr())
-	logger.Info("serving", "addr", ln.Addr().String(), "db", dbName(*db, *data))
+	logger.Info("serving", "addr", ln.Addr().String(), "db", dbName)
 	if !srv.WasmBuilt() {
 		c.Printf("warning: %s", static.NotBuilt)
 	}
@@ -158,60 +126,4 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "lab: stopped")
 	return 0
-}
-
-// dbName says which database a lab serves, without a password.
-func dbName(db, data string) string {
-	if db != "" {
-		return store.Redact(db)
-	}
-	return store.Path(data)
-}
-
-// team is what a lab on PostgreSQL is made of besides the server: the
-// store, live sync's bus and the job queue, on one database.
-type team struct {
-	store *store.DB
-	bus   *live.PGBus
-	queue *jobs.Queue
-}
-
-// openTeam opens the PostgreSQL database at url for a lab: the store
-// (migrating its schema, under an advisory lock), the queue's tables, the
-// bus and the queue.
-func openTeam(ctx context.Context, url string, logger *slog.Logger) (*team, error) {
-	st, err := store.OpenPostgres(ctx, url, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	if err := jobs.MigrateQueue(ctx, st.Pool()); err != nil {
-		st.Close()
-		return nil, err
-	}
-	bus, err := live.NewPGBus(st.Pool())
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	q, err := jobs.NewQueue(st.Pool())
-	if err != nil {
-		bus.Close()
-		st.Close()
-		return nil, err
-	}
-	obs.QueueDepth(func() float64 {
-		n, err := q.Depth(context.Background())
-		if err != nil {
-			logger.Warn("read the queue's depth", "err", err)
-		}
-		return float64(n)
-	})
-	return &team{store: st, bus: bus, queue: q}, nil
-}
-
-// Close closes the queue, the bus and the store.
-func (t *team) Close() {
-	t.queue.Close()
-	t.bus.Close()
-	t.store.Close()
 }

@@ -81,6 +81,20 @@ func Handler() http.Handler {
 	return promhttp.HandlerFor(Registry, promhttp.HandlerOpts{ErrorLog: log.Default()})
 }
 
+// ServeMetrics serves the metrics alone at http://addr/metrics (lab worker
+// -metrics), with no token, until close.
+func ServeMetrics(addr string) (bound string, close func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return ln.Addr().String(), func() { srv.Close() }, nil
+}
+
 // Observe returns a function that, called at the end of an operation,
 // records its duration in h.
 func Observe(h prometheus.Observer) func() {

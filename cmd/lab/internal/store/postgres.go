@@ -27,7 +27,14 @@ func IsPostgres(addr string) bool {
 // may share it: a save's revision check holds across them (Update takes
 // the session's row lock), and the other state is rows.
 func OpenPostgres(ctx context.Context, url string, now time.Time) (*DB, error) {
-	pool, err := NewPool(ctx, url)
+	return OpenPostgresConns(ctx, url, now, DefaultConns)
+}
+
+// OpenPostgresConns is OpenPostgres with a pool of at most conns
+// connections, unless the address says (pool_max_conns=N): a worker
+// running many units at once holds a connection for each.
+func OpenPostgresConns(ctx context.Context, url string, now time.Time, conns int) (*DB, error) {
+	pool, err := newPool(ctx, url, conns)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +53,11 @@ const DefaultConns = 16
 // NewPool connects to the PostgreSQL database at url: a pool of
 // connections, checked with a ping.
 func NewPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	return newPool(ctx, url, DefaultConns)
+}
+
+// newPool is NewPool with at most conns connections unless url says.
+func newPool(ctx context.Context, url string, conns int) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open store: -db %s: %w", Redact(url), err)
@@ -54,7 +66,7 @@ func NewPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 		// Live sync and the queue each hold a connection or two for
 		// good (LISTEN, presence, a running study's lock): pgx's default
 		// of 4 would leave the store one.
-		cfg.MaxConns = DefaultConns
+		cfg.MaxConns = int32(max(conns, DefaultConns))
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
