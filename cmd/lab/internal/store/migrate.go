@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path"
 	"strconv"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
@@ -66,12 +68,33 @@ var (
 
 // latestVersion is the step this lab brings a database to.
 func latestVersion() int64 {
-	v := int64(11)
+	v := knownVersion()
 	for _, m := range extraSteps {
 		v = max(v, m.Version)
 	}
 	return v
 }
+
+// knownVersion is the last of this lab's steps: its SQL files' (both
+// dialects') and its Go steps', read once.
+var knownVersion = sync.OnceValue(func() int64 {
+	var v int64
+	for _, m := range goSteps(false) {
+		v = max(v, m.Version)
+	}
+	err := fs.WalkDir(migrationFiles, "migrations", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(name) != ".sql" {
+			return err
+		}
+		n, err := goose.NumericComponent(name)
+		v = max(v, n)
+		return err
+	})
+	if err != nil {
+		panic("store: the embedded migrations: " + err.Error())
+	}
+	return v
+})
 
 // upgradeScenarioUnits rewrites the scenario text of every saved revision
 // and custom preset with engine.UpgradeScenarioText. Settings that are not
