@@ -126,7 +126,8 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 		for _, st := range dbs {
 			go func() {
 				<-start
-				errs <- st.migrate()
+				_, err := st.migrate()
+				errs <- err
 			}()
 		}
 		close(start) // all at once
