@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,9 +169,7 @@ func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, 
 	if err != nil {
 		return nil, fmt.Errorf("encode the spec: %w", err)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
+	id := newJobID()
 	err = pgx.BeginFunc(q.ctx, q.pool, func(tx pgx.Tx) error {
 		// One start per client at a time, on every lab.
 		if _, err := tx.Exec(q.ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, workerClass, "client "+client); err != nil {

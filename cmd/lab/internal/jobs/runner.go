@@ -478,10 +478,8 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 	if r.queue != nil {
 		return r.queue.start(kind, client, total, spec, r.decode, r.now())
 	}
-	var b [8]byte
-	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(r.base)
-	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
+	j := &Job{id: newJobID(), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
 		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}, seen: r.now(), created: r.now()}
 	r.mu.Lock()
 	if r.running >= r.slots {
@@ -520,6 +518,13 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 		r.mu.Unlock()
 	}()
 	return j, nil
+}
+
+// newJobID returns a new job's id: 8 random bytes in 16 hex digits.
+func newJobID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // evictLocked drops the oldest ended jobs beyond MaxKept.
