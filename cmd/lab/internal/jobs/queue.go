@@ -358,8 +358,12 @@ func loadItems(ctx context.Context, pool *pgxpool.Pool, id string, from int) ([]
 
 // Depth is how many plans and units of studies wait on the queue for a
 // worker.
-func (q *Queue) Depth(ctx context.Context) (int, error) {
+func (q *Queue) Depth(ctx context.Context) (int, error) { return depth(ctx, q.pool) }
+
+// depth is how many plans and units wait on the queue in pool for a
+// worker: labs and workers report it alike.
+func depth(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	var n int
-	err := q.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
 	return n, err
 }

@@ -531,8 +531,4 @@ func notify(ctx context.Context, tx pgx.Tx, id string) error {
 }
 
 // Depth is how many plans and units wait on the queue for a worker.
-func (w *Worker) Depth(ctx context.Context) (int, error) {
-	var n int
-	err := w.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
-	return n, err
-}
+func (w *Worker) Depth(ctx context.Context) (int, error) { return depth(ctx, w.pool) }
