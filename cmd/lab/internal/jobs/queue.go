@@ -344,16 +344,15 @@ func loadItems(ctx context.Context, pool *pgxpool.Pool, id string, from int) ([]
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []json.RawMessage
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, json.RawMessage(s))
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, rowToJSON)
+}
+
+// rowToJSON reads a row of one column, JSON text: an item, a unit's
+// result.
+func rowToJSON(row pgx.CollectableRow) (json.RawMessage, error) {
+	var s string
+	err := row.Scan(&s)
+	return json.RawMessage(s), err
 }
 
 // Depth is how many plans and units of studies wait on the queue for a
