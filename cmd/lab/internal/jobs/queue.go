@@ -75,25 +75,27 @@ func MigrateQueue(ctx context.Context, pool *pgxpool.Pool) error {
 // Queue is the server side of the job queue: it puts studies on it and
 // reads them back.
 type Queue struct {
-	pool   *pgxpool.Pool
-	client *river.Client[pgx.Tx] // inserts only: the workers work
-	ctx    context.Context
-	stop   context.CancelFunc
-	done   chan struct{}
+	pool    *pgxpool.Pool
+	archive Archive               // the jobs' records: the store on pool
+	client  *river.Client[pgx.Tx] // inserts only: the workers work
+	ctx     context.Context
+	stop    context.CancelFunc
+	done    chan struct{}
 
 	mu    sync.Mutex
 	views map[string]*Job // jobs read back, kept fresh while running
 }
 
 // NewQueue returns the queue on pool, listening for its jobs' changes
-// until Close. The queue's tables must be migrated (MigrateQueue).
-func NewQueue(pool *pgxpool.Pool) (*Queue, error) {
+// until Close, reading their records from a, the store on pool. The
+// queue's tables must be migrated (MigrateQueue).
+func NewQueue(pool *pgxpool.Pool, a Archive) (*Queue, error) {
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	q := &Queue{pool: pool, client: client, ctx: ctx, stop: stop, done: make(chan struct{}), views: map[string]*Job{}}
+	q := &Queue{pool: pool, archive: a, client: client, ctx: ctx, stop: stop, done: make(chan struct{}), views: map[string]*Job{}}
 	go q.listen()
 	return q, nil
 }
@@ -238,7 +240,7 @@ func (q *Queue) get(id string, decode Decoder) *Job {
 	if j != nil {
 		return j
 	}
-	rec, err := loadRecord(q.ctx, q.pool, id)
+	rec, err := q.archive.LoadJob(id)
 	if err != nil {
 		if !errors.Is(err, store.ErrJobNotFound) {
 			slog.Error("load job", "job", id, "err", err)
@@ -257,7 +259,7 @@ func (q *Queue) get(id string, decode Decoder) *Job {
 
 // refresh reads j's record and its new items, and tells its watchers.
 func (q *Queue) refresh(j *Job) {
-	rec, err := loadRecord(q.ctx, q.pool, j.id)
+	rec, err := q.archive.LoadJob(j.id)
 	if err != nil {
 		if q.ctx.Err() == nil {
 			slog.Error("refresh job", "job", j.id, "err", err)
@@ -311,31 +313,6 @@ func (q *Queue) cancelJob(j *Job) {
 		slog.Error("cancel job", "job", j.id, "err", err)
 	}
 	q.refresh(j)
-}
-
-// loadRecord reads job id's record.
-func loadRecord(ctx context.Context, pool *pgxpool.Pool, id string) (store.Job, error) {
-	j := store.Job{ID: id}
-	var spec string
-	var result *string
-	var created int64
-	var ended *int64
-	err := pool.QueryRow(ctx, `SELECT kind, state, error, done, total, spec, result, created_ns, ended_ns FROM jobs WHERE id = $1`, id).
-		Scan(&j.Kind, &j.State, &j.Error, &j.Done, &j.Total, &spec, &result, &created, &ended)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Job{}, store.ErrJobNotFound
-	}
-	if err != nil {
-		return store.Job{}, err
-	}
-	j.Spec, j.Created = []byte(spec), time.Unix(0, created).UTC()
-	if result != nil {
-		j.Result = []byte(*result)
-	}
-	if ended != nil {
-		j.Ended = time.Unix(0, *ended).UTC()
-	}
-	return j, nil
 }
 
 // loadItems reads job id's items from index from on.

@@ -46,7 +46,7 @@ func replicaEnv(t testing.TB, url string) *sessionsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.NewQueue(st.Pool())
+	q, err := jobs.NewQueue(st.Pool(), st)
 	if err != nil {
 		t.Fatal(err)
 	}

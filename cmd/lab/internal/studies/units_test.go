@@ -141,7 +141,7 @@ func TestUnitsGiveTheResultOfOneProcess(t *testing.T) {
 			if err := jobs.MigrateQueue(context.Background(), lab.Pool()); err != nil {
 				t.Fatal(err)
 			}
-			q, err := jobs.NewQueue(lab.Pool())
+			q, err := jobs.NewQueue(lab.Pool(), lab)
 			if err != nil {
 				t.Fatal(err)
 			}
