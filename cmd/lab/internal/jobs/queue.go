@@ -253,11 +253,11 @@ func (q *Queue) get(id string, decode Decoder) *Job {
 		return nil
 	}
 	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created, decode)
-	q.refresh(j)
+	q.apply(j, rec)
 	return j
 }
 
-// refresh reads j's record and its new items, and tells its watchers.
+// refresh reads j's record and brings j up to it (apply).
 func (q *Queue) refresh(j *Job) {
 	rec, err := q.archive.LoadJob(j.id)
 	if err != nil {
@@ -266,8 +266,16 @@ func (q *Queue) refresh(j *Job) {
 		}
 		return
 	}
+	q.apply(j, rec)
+}
+
+// apply brings j up to rec, its record as just read: its new items, its
+// progress, and when it has ended, its state and result; and tells its
+// watchers. The result is decoded only when j ends here: a view that has
+// ended keeps the one it has.
+func (q *Queue) apply(j *Job, rec store.Job) {
 	j.mu.Lock()
-	from := len(j.items)
+	from, running := len(j.items), j.state == Running
 	j.mu.Unlock()
 	items, err := loadItems(q.ctx, q.pool, j.id, from)
 	if err != nil {
@@ -275,7 +283,7 @@ func (q *Queue) refresh(j *Job) {
 		return
 	}
 	var result any
-	if rec.State == Done && rec.Result != nil && j.decode != nil {
+	if running && rec.State == Done && rec.Result != nil && j.decode != nil {
 		_, result, err = j.decode(rec.Kind, rec.Spec, rec.Result)
 		if err != nil {
 			slog.Error("decode job result", "job", j.id, "err", err)
