@@ -77,6 +77,7 @@ func MigrateQueue(ctx context.Context, pool *pgxpool.Pool) error {
 type Queue struct {
 	pool    *pgxpool.Pool
 	archive Archive               // the jobs' records: the store on pool
+	decode  Decoder               // the jobs' specs and results
 	client  *river.Client[pgx.Tx] // inserts only: the workers work
 	ctx     context.Context
 	stop    context.CancelFunc
@@ -87,15 +88,16 @@ type Queue struct {
 }
 
 // NewQueue returns the queue on pool, listening for its jobs' changes
-// until Close, reading their records from a, the store on pool. The
-// queue's tables must be migrated (MigrateQueue).
-func NewQueue(pool *pgxpool.Pool, a Archive) (*Queue, error) {
+// until Close, reading their records from a, the store on pool, and their
+// specs and results with decode. The queue's tables must be migrated
+// (MigrateQueue).
+func NewQueue(pool *pgxpool.Pool, a Archive, decode Decoder) (*Queue, error) {
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	q := &Queue{pool: pool, archive: a, client: client, ctx: ctx, stop: stop, done: make(chan struct{}), views: map[string]*Job{}}
+	q := &Queue{pool: pool, archive: a, decode: decode, client: client, ctx: ctx, stop: stop, done: make(chan struct{}), views: map[string]*Job{}}
 	go q.listen()
 	return q, nil
 }
@@ -166,7 +168,7 @@ func (q *Queue) listen() {
 // start puts a study on the queue for client: its record (running, done
 // 0) and river's job of its plan, in one transaction. A client with MaxPerClient
 // studies running, on any lab, gets ErrClientBusy.
-func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, now time.Time) (*Job, error) {
+func (q *Queue) start(kind, client string, total int, spec any, now time.Time) (*Job, error) {
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encode the spec: %w", err)
@@ -204,21 +206,19 @@ func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, 
 		}
 		return nil, fmt.Errorf("put the %s on the queue: %w", kind, err)
 	}
-	j := q.view(id, kind, total, spec, now, decode)
-	return j, nil
+	return q.view(id, kind, total, spec, now), nil
 }
 
-// view returns the view of job id, made and kept on first use, its result
-// read with decode. The listener refreshes it from then on: it is whole
-// before it is kept.
-func (q *Queue) view(id, kind string, total int, spec any, created time.Time, decode Decoder) *Job {
+// view returns the view of job id, made and kept on first use. The
+// listener refreshes it from then on: it is whole before it is kept.
+func (q *Queue) view(id, kind string, total int, spec any, created time.Time) *Job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if j := q.views[id]; j != nil {
 		return j
 	}
 	j := &Job{id: id, kind: kind, total: total, spec: spec, ended: make(chan struct{}), state: Running,
-		watchers: map[chan struct{}]struct{}{}, created: created, queued: true, decode: decode}
+		watchers: map[chan struct{}]struct{}{}, created: created, queued: true}
 	j.cancel = func() { q.cancelJob(j) }
 	q.views[id] = j
 	// Ended views beyond MaxKept go: their records stay in the database.
@@ -233,7 +233,7 @@ func (q *Queue) view(id, kind string, total int, spec any, created time.Time, de
 }
 
 // get returns the view of job id read from the database, or nil.
-func (q *Queue) get(id string, decode Decoder) *Job {
+func (q *Queue) get(id string) *Job {
 	q.mu.Lock()
 	j := q.views[id]
 	q.mu.Unlock()
@@ -247,12 +247,12 @@ func (q *Queue) get(id string, decode Decoder) *Job {
 		}
 		return nil
 	}
-	spec, _, err := decode(rec.Kind, rec.Spec, nil)
+	spec, _, err := q.decode(rec.Kind, rec.Spec, nil)
 	if err != nil {
 		slog.Error("load job", "job", id, "err", err)
 		return nil
 	}
-	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created, decode)
+	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created)
 	q.apply(j, rec)
 	return j
 }
@@ -283,8 +283,8 @@ func (q *Queue) apply(j *Job, rec store.Job) {
 		return
 	}
 	var result any
-	if running && rec.State == Done && rec.Result != nil && j.decode != nil {
-		_, result, err = j.decode(rec.Kind, rec.Spec, rec.Result)
+	if running && rec.State == Done && rec.Result != nil {
+		_, result, err = q.decode(rec.Kind, rec.Spec, rec.Result)
 		if err != nil {
 			slog.Error("decode job result", "job", j.id, "err", err)
 		}

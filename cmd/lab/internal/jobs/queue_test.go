@@ -224,12 +224,12 @@ func eachRunner(t *testing.T, test func(t *testing.T, l lab)) {
 func queuedLab(t *testing.T, url string) lab {
 	t.Helper()
 	st := testStore(t, url)
-	q, err := NewQueue(st.Pool(), st)
+	q, err := NewQueue(st.Pool(), st, testDecode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(q.Close)
-	r := NewQueuedRunner(q, testDecode)
+	r := NewQueuedRunner(q)
 	t.Cleanup(r.Close)
 	return lab{Runner: r, url: url}
 }
