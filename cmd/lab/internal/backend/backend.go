@@ -63,7 +63,7 @@ func Lab(ctx context.Context, db, data string, logger *slog.Logger, deps *server
 		st.Close()
 		return "", nil, err
 	}
-	q, err := jobs.NewQueue(st.Pool())
+	q, err := jobs.NewQueue(st.Pool(), st, studies.DecodeJob)
 	if err != nil {
 		bus.Close()
 		st.Close()

@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,25 +75,29 @@ func MigrateQueue(ctx context.Context, pool *pgxpool.Pool) error {
 // Queue is the server side of the job queue: it puts studies on it and
 // reads them back.
 type Queue struct {
-	pool   *pgxpool.Pool
-	client *river.Client[pgx.Tx] // inserts only: the workers work
-	ctx    context.Context
-	stop   context.CancelFunc
-	done   chan struct{}
+	pool    *pgxpool.Pool
+	archive Archive               // the jobs' records: the store on pool
+	decode  Decoder               // the jobs' specs and results
+	client  *river.Client[pgx.Tx] // inserts only: the workers work
+	ctx     context.Context
+	stop    context.CancelFunc
+	done    chan struct{}
 
 	mu    sync.Mutex
 	views map[string]*Job // jobs read back, kept fresh while running
 }
 
 // NewQueue returns the queue on pool, listening for its jobs' changes
-// until Close. The queue's tables must be migrated (MigrateQueue).
-func NewQueue(pool *pgxpool.Pool) (*Queue, error) {
+// until Close, reading their records from a, the store on pool, and their
+// specs and results with decode. The queue's tables must be migrated
+// (MigrateQueue).
+func NewQueue(pool *pgxpool.Pool, a Archive, decode Decoder) (*Queue, error) {
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	q := &Queue{pool: pool, client: client, ctx: ctx, stop: stop, done: make(chan struct{}), views: map[string]*Job{}}
+	q := &Queue{pool: pool, archive: a, decode: decode, client: client, ctx: ctx, stop: stop, done: make(chan struct{}), views: map[string]*Job{}}
 	go q.listen()
 	return q, nil
 }
@@ -166,14 +168,12 @@ func (q *Queue) listen() {
 // start puts a study on the queue for client: its record (running, done
 // 0) and river's job of its plan, in one transaction. A client with MaxPerClient
 // studies running, on any lab, gets ErrClientBusy.
-func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, now time.Time) (*Job, error) {
+func (q *Queue) start(kind, client string, total int, spec any, now time.Time) (*Job, error) {
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encode the spec: %w", err)
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
+	id := newJobID()
 	err = pgx.BeginFunc(q.ctx, q.pool, func(tx pgx.Tx) error {
 		// One start per client at a time, on every lab.
 		if _, err := tx.Exec(q.ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, workerClass, "client "+client); err != nil {
@@ -206,21 +206,19 @@ func (q *Queue) start(kind, client string, total int, spec any, decode Decoder, 
 		}
 		return nil, fmt.Errorf("put the %s on the queue: %w", kind, err)
 	}
-	j := q.view(id, kind, total, spec, now, decode)
-	return j, nil
+	return q.view(id, kind, total, spec, now), nil
 }
 
-// view returns the view of job id, made and kept on first use, its result
-// read with decode. The listener refreshes it from then on: it is whole
-// before it is kept.
-func (q *Queue) view(id, kind string, total int, spec any, created time.Time, decode Decoder) *Job {
+// view returns the view of job id, made and kept on first use. The
+// listener refreshes it from then on: it is whole before it is kept.
+func (q *Queue) view(id, kind string, total int, spec any, created time.Time) *Job {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if j := q.views[id]; j != nil {
 		return j
 	}
 	j := &Job{id: id, kind: kind, total: total, spec: spec, ended: make(chan struct{}), state: Running,
-		watchers: map[chan struct{}]struct{}{}, created: created, queued: true, decode: decode}
+		watchers: map[chan struct{}]struct{}{}, created: created, queued: true}
 	j.cancel = func() { q.cancelJob(j) }
 	q.views[id] = j
 	// Ended views beyond MaxKept go: their records stay in the database.
@@ -235,41 +233,49 @@ func (q *Queue) view(id, kind string, total int, spec any, created time.Time, de
 }
 
 // get returns the view of job id read from the database, or nil.
-func (q *Queue) get(id string, decode Decoder) *Job {
+func (q *Queue) get(id string) *Job {
 	q.mu.Lock()
 	j := q.views[id]
 	q.mu.Unlock()
 	if j != nil {
 		return j
 	}
-	rec, err := loadRecord(q.ctx, q.pool, id)
+	rec, err := q.archive.LoadJob(id)
 	if err != nil {
 		if !errors.Is(err, store.ErrJobNotFound) {
 			slog.Error("load job", "job", id, "err", err)
 		}
 		return nil
 	}
-	spec, _, err := decode(rec.Kind, rec.Spec, nil)
+	spec, _, err := q.decode(rec.Kind, rec.Spec, nil)
 	if err != nil {
 		slog.Error("load job", "job", id, "err", err)
 		return nil
 	}
-	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created, decode)
-	q.refresh(j)
+	j = q.view(id, rec.Kind, rec.Total, spec, rec.Created)
+	q.apply(j, rec)
 	return j
 }
 
-// refresh reads j's record and its new items, and tells its watchers.
+// refresh reads j's record and brings j up to it (apply).
 func (q *Queue) refresh(j *Job) {
-	rec, err := loadRecord(q.ctx, q.pool, j.id)
+	rec, err := q.archive.LoadJob(j.id)
 	if err != nil {
 		if q.ctx.Err() == nil {
 			slog.Error("refresh job", "job", j.id, "err", err)
 		}
 		return
 	}
+	q.apply(j, rec)
+}
+
+// apply brings j up to rec, its record as just read: its new items, its
+// progress, and when it has ended, its state and result; and tells its
+// watchers. The result is decoded only when j ends here: a view that has
+// ended keeps the one it has.
+func (q *Queue) apply(j *Job, rec store.Job) {
 	j.mu.Lock()
-	from := len(j.items)
+	from, running := len(j.items), j.state == Running
 	j.mu.Unlock()
 	items, err := loadItems(q.ctx, q.pool, j.id, from)
 	if err != nil {
@@ -277,8 +283,8 @@ func (q *Queue) refresh(j *Job) {
 		return
 	}
 	var result any
-	if rec.State == Done && rec.Result != nil && j.decode != nil {
-		_, result, err = j.decode(rec.Kind, rec.Spec, rec.Result)
+	if running && rec.State == Done && rec.Result != nil {
+		_, result, err = q.decode(rec.Kind, rec.Spec, rec.Result)
 		if err != nil {
 			slog.Error("decode job result", "job", j.id, "err", err)
 		}
@@ -317,53 +323,31 @@ func (q *Queue) cancelJob(j *Job) {
 	q.refresh(j)
 }
 
-// loadRecord reads job id's record.
-func loadRecord(ctx context.Context, pool *pgxpool.Pool, id string) (store.Job, error) {
-	j := store.Job{ID: id}
-	var spec string
-	var result *string
-	var created int64
-	var ended *int64
-	err := pool.QueryRow(ctx, `SELECT kind, state, error, done, total, spec, result, created_ns, ended_ns FROM jobs WHERE id = $1`, id).
-		Scan(&j.Kind, &j.State, &j.Error, &j.Done, &j.Total, &spec, &result, &created, &ended)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Job{}, store.ErrJobNotFound
-	}
-	if err != nil {
-		return store.Job{}, err
-	}
-	j.Spec, j.Created = []byte(spec), time.Unix(0, created).UTC()
-	if result != nil {
-		j.Result = []byte(*result)
-	}
-	if ended != nil {
-		j.Ended = time.Unix(0, *ended).UTC()
-	}
-	return j, nil
-}
-
 // loadItems reads job id's items from index from on.
 func loadItems(ctx context.Context, pool *pgxpool.Pool, id string, from int) ([]json.RawMessage, error) {
 	rows, err := pool.Query(ctx, `SELECT item FROM job_items WHERE job = $1 AND n >= $2 ORDER BY n`, id, from)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []json.RawMessage
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, json.RawMessage(s))
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, rowToJSON)
+}
+
+// rowToJSON reads a row of one column, JSON text: an item, a unit's
+// result.
+func rowToJSON(row pgx.CollectableRow) (json.RawMessage, error) {
+	var s string
+	err := row.Scan(&s)
+	return json.RawMessage(s), err
 }
 
 // Depth is how many plans and units of studies wait on the queue for a
 // worker.
-func (q *Queue) Depth(ctx context.Context) (int, error) {
+func (q *Queue) Depth(ctx context.Context) (int, error) { return depth(ctx, q.pool) }
+
+// depth is how many plans and units wait on the queue in pool for a
+// worker: labs and workers report it alike.
+func depth(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	var n int
-	err := q.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
 	return n, err
 }

@@ -223,19 +223,26 @@ func eachRunner(t *testing.T, test func(t *testing.T, l lab)) {
 // at url (migrated on first use).
 func queuedLab(t *testing.T, url string) lab {
 	t.Helper()
-	pool := testPool(t, url)
-	q, err := NewQueue(pool)
+	st := testStore(t, url)
+	q, err := NewQueue(st.Pool(), st, testDecode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(q.Close)
-	r := NewQueuedRunner(q, testDecode)
+	r := NewQueuedRunner(q)
 	t.Cleanup(r.Close)
 	return lab{Runner: r, url: url}
 }
 
-// testPool opens the store at url (its migrations) and the queue's.
+// testPool opens the store at url (its migrations) and the queue's, and
+// returns its pool.
 func testPool(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	return testStore(t, url).Pool()
+}
+
+// testStore opens the store at url (its migrations) and the queue's.
+func testStore(t *testing.T, url string) *store.DB {
 	t.Helper()
 	st, err := store.OpenPostgres(context.Background(), url, time.Now())
 	if err != nil {
@@ -245,7 +252,7 @@ func testPool(t *testing.T, url string) *pgxpool.Pool {
 	if err := MigrateQueue(context.Background(), st.Pool()); err != nil {
 		t.Fatal(err)
 	}
-	return st.Pool()
+	return st
 }
 
 // startWorker runs a worker on the database at url until the test ends

@@ -95,8 +95,7 @@ type Job struct {
 	seen     time.Time                  // when it last had a watcher, or a status request
 	created  time.Time
 
-	queued bool    // on the queue (queue.go): read back from the database, never cancelled unwatched
-	decode Decoder // a queued job's, for its result
+	queued bool // on the queue (queue.go): read back from the database, never cancelled unwatched
 }
 
 // Status is a job's state as GET /api/jobs/{id} answers it, and the fields
@@ -336,12 +335,12 @@ func NewArchivedRunner(slots int, a Archive, decode Decoder) (*Runner, error) {
 }
 
 // NewQueuedRunner returns a runner whose jobs run on q, by workers, and
-// are read back from the database with decode: Start puts a job on the
-// queue, Get reads any lab's job. It has no slots: the queue holds what
-// the workers have not taken yet.
-func NewQueuedRunner(q *Queue, decode Decoder) *Runner {
+// are read back from the database with q's decoder: Start puts a job on
+// the queue, Get reads any lab's job. It has no slots: the queue holds
+// what the workers have not taken yet.
+func NewQueuedRunner(q *Queue) *Runner {
 	r := newRunner(MaxSlots, time.Now, UnwatchedTimeout, time.Second)
-	r.queue, r.decode = q, decode
+	r.queue = q
 	return r
 }
 
@@ -413,7 +412,7 @@ func (r *Runner) Close() {
 // end of its process).
 func (r *Runner) Get(id string) *Job {
 	if r.queue != nil {
-		return r.queue.get(id, r.decode)
+		return r.queue.get(id)
 	}
 	r.mu.Lock()
 	j := r.jobs[id]
@@ -476,12 +475,10 @@ func (r *Runner) save(j *Job) {
 // MaxPerClient running.
 func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Job, error) {
 	if r.queue != nil {
-		return r.queue.start(kind, client, total, spec, r.decode, r.now())
+		return r.queue.start(kind, client, total, spec, r.now())
 	}
-	var b [8]byte
-	rand.Read(b[:])
 	ctx, cancel := context.WithCancel(r.base)
-	j := &Job{id: hex.EncodeToString(b[:]), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
+	j := &Job{id: newJobID(), kind: kind, client: client, total: total, spec: spec, cancel: cancel,
 		ended: make(chan struct{}), state: Running, watchers: map[chan struct{}]struct{}{}, seen: r.now(), created: r.now()}
 	r.mu.Lock()
 	if r.running >= r.slots {
@@ -520,6 +517,13 @@ func (r *Runner) Start(kind, client string, total int, spec any, work Work) (*Jo
 		r.mu.Unlock()
 	}()
 	return j, nil
+}
+
+// newJobID returns a new job's id: 8 random bytes in 16 hex digits.
+func newJobID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // evictLocked drops the oldest ended jobs beyond MaxKept.

@@ -109,17 +109,12 @@ func (w *Worker) reap(ctx context.Context) error {
 		n     int
 		queue int64
 	}
-	var list []stuck
-	for rows.Next() {
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (stuck, error) {
 		var s stuck
-		if err := rows.Scan(&s.id, &s.n, &s.queue); err != nil {
-			rows.Close()
-			return err
-		}
-		list = append(list, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(list) == 0 {
+		err := row.Scan(&s.id, &s.n, &s.queue)
+		return s, err
+	})
+	if err != nil || len(list) == 0 {
 		return err
 	}
 	conn, err := w.pool.Acquire(ctx)
@@ -392,17 +387,8 @@ func (w *Worker) record(ctx context.Context, id string, n int, units Units, resu
 		if err != nil {
 			return err
 		}
-		var results []json.RawMessage
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				rows.Close()
-				return err
-			}
-			results = append(results, json.RawMessage(s))
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		results, err := pgx.CollectRows(rows, rowToJSON)
+		if err != nil {
 			return err
 		}
 		var st []byte
@@ -531,8 +517,4 @@ func notify(ctx context.Context, tx pgx.Tx, id string) error {
 }
 
 // Depth is how many plans and units wait on the queue for a worker.
-func (w *Worker) Depth(ctx context.Context) (int, error) {
-	var n int
-	err := w.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('available', 'retryable', 'scheduled')`, queueName).Scan(&n)
-	return n, err
-}
+func (w *Worker) Depth(ctx context.Context) (int, error) { return depth(ctx, w.pool) }

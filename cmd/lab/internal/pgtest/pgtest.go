@@ -134,11 +134,9 @@ func version(binDir string) int {
 	return n
 }
 
-// Start starts a server in a new temporary directory: initdb, then
+// start starts a server in a new temporary directory: initdb, then
 // postgres on a free loopback port, and waits until it accepts
 // connections. It runs as the postgres user when this process is root.
-func Start() (*Server, error) { return start() }
-
 func start() (*Server, error) {
 	bin, err := Bin()
 	if err != nil {
@@ -204,13 +202,6 @@ func start() (*Server, error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// StopServer stops s (fast shutdown) and removes its directory.
-func (s *Server) StopServer() {
-	s.cmd.Process.Signal(syscall.SIGINT)
-	s.cmd.Wait()
-	os.RemoveAll(s.Dir)
 }
 
 // credential is who the server runs as: nil (this process's user) unless

@@ -17,6 +17,7 @@ import (
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/pgtest"
 	"interplab/cmd/lab/internal/store"
+	"interplab/cmd/lab/internal/studies"
 	"interplab/presets"
 )
 
@@ -46,7 +47,7 @@ func replicaEnv(t testing.TB, url string) *sessionsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.NewQueue(st.Pool())
+	q, err := jobs.NewQueue(st.Pool(), st, studies.DecodeJob)
 	if err != nil {
 		t.Fatal(err)
 	}

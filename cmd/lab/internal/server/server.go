@@ -191,7 +191,7 @@ func New(d Deps) (*Server, error) {
 	}
 	var runner *jobs.Runner
 	if d.Queue != nil {
-		runner = jobs.NewQueuedRunner(d.Queue, studies.DecodeJob)
+		runner = jobs.NewQueuedRunner(d.Queue)
 	} else if runner, err = jobs.NewArchivedRunner(slots, d.Store, studies.DecodeJob); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -113,7 +113,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 		const labs = 4
 		var dbs []*DB
 		for range labs {
-			pool, err := NewPool(context.Background(), url)
+			pool, err := newPool(context.Background(), url, DefaultConns)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +126,8 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 		for _, st := range dbs {
 			go func() {
 				<-start
-				errs <- st.migrate()
+				_, err := st.migrate()
+				errs <- err
 			}()
 		}
 		close(start) // all at once

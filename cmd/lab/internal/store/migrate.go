@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path"
 	"strconv"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
@@ -66,12 +68,33 @@ var (
 
 // latestVersion is the step this lab brings a database to.
 func latestVersion() int64 {
-	v := int64(11)
+	v := knownVersion()
 	for _, m := range extraSteps {
 		v = max(v, m.Version)
 	}
 	return v
 }
+
+// knownVersion is the last of this lab's steps: its SQL files' (both
+// dialects') and its Go steps', read once.
+var knownVersion = sync.OnceValue(func() int64 {
+	var v int64
+	for _, m := range goSteps(false) {
+		v = max(v, m.Version)
+	}
+	err := fs.WalkDir(migrationFiles, "migrations", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(name) != ".sql" {
+			return err
+		}
+		n, err := goose.NumericComponent(name)
+		v = max(v, n)
+		return err
+	})
+	if err != nil {
+		panic("store: the embedded migrations: " + err.Error())
+	}
+	return v
+})
 
 // upgradeScenarioUnits rewrites the scenario text of every saved revision
 // and custom preset with engine.UpgradeScenarioText. Settings that are not
@@ -159,44 +182,46 @@ func (st *DB) provider() (*goose.Provider, error) {
 // migrate brings the schema up to date: each step in a transaction of its
 // own, so a crash leaves the database after one step or the next. A
 // database from a newer lab (a step this one does not know) is refused.
-func (st *DB) migrate() error {
+// It returns the step the schema is at.
+func (st *DB) migrate() (int64, error) {
 	ctx := context.Background()
 	if !st.db.pg {
 		if err := st.adoptUserVersion(ctx); err != nil {
-			return fmt.Errorf("migrate: %w", err)
+			return 0, fmt.Errorf("migrate: %w", err)
 		}
 	}
 	p, err := st.provider()
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return 0, fmt.Errorf("migrate: %w", err)
 	}
 	current, err := st.schemaVersion()
 	if err != nil {
-		return fmt.Errorf("migrate: read schema version: %w", err)
+		return 0, fmt.Errorf("migrate: read schema version: %w", err)
 	}
 	if current > latestVersion() {
-		return fmt.Errorf("migrate: database schema version %d is newer than this lab's (%d)", current, latestVersion())
+		return 0, fmt.Errorf("migrate: database schema version %d is newer than this lab's (%d)", current, latestVersion())
 	}
+	target := latestVersion()
 	if migrateTo > 0 {
+		target = migrateTo
 		_, err = p.UpTo(ctx, migrateTo)
 	} else {
 		_, err = p.Up(ctx)
 	}
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return 0, fmt.Errorf("migrate: %w", err)
 	}
+	// Up ran every step up to target that the database had not (another
+	// lab may have run some meanwhile), and none past it.
+	v := max(current, target)
 	if st.db.pg {
-		return nil
-	}
-	v, err := st.schemaVersion()
-	if err != nil {
-		return fmt.Errorf("migrate: read schema version: %w", err)
+		return v, nil
 	}
 	// PRAGMA takes no parameters; the value is a number of this program.
 	if _, err := st.db.Exec("PRAGMA user_version = " + strconv.FormatInt(v, 10)); err != nil {
-		return fmt.Errorf("migrate: set schema version: %w", err)
+		return 0, fmt.Errorf("migrate: set schema version: %w", err)
 	}
-	return nil
+	return v, nil
 }
 
 // adoptUserVersion records, in a SQLite database that an older lab

@@ -50,13 +50,8 @@ func OpenPostgresConns(ctx context.Context, url string, now time.Time, conns int
 // PostgreSQL at most, unless the address says (pool_max_conns=N).
 const DefaultConns = 16
 
-// NewPool connects to the PostgreSQL database at url: a pool of
-// connections, checked with a ping.
-func NewPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	return newPool(ctx, url, DefaultConns)
-}
-
-// newPool is NewPool with at most conns connections unless url says.
+// newPool connects to the PostgreSQL database at url: a pool of at most
+// conns connections unless url says, checked with a ping.
 func newPool(ctx context.Context, url string, conns int) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

@@ -122,17 +122,17 @@ func OpenWith(dir string, now time.Time, opt OpenOptions) (*DB, error) {
 // sessions deleted long enough to purge, the traces saved before their
 // measures were kept.
 func (st *DB) prepare(now time.Time) error {
-	if err := st.migrate(); err != nil {
+	v, err := st.migrate()
+	if err != nil {
 		return err
 	}
 	if _, err := st.Purge(now); err != nil {
 		return err
 	}
-	v, err := st.schemaVersion()
-	if err == nil && v >= 3 { // not in a test that stops the schema before measures
-		err = st.measureOldTraces()
+	if v >= 3 { // not in a test that stops the schema before measures
+		return st.measureOldTraces()
 	}
-	return err
+	return nil
 }
 
 // Close closes the database.

@@ -202,7 +202,7 @@ func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 	order := slices.Concat(v.Form.Techniques, base.Techniques, comparison, engine.TechniqueNames)
 	for _, t := range order {
 		if !slices.ContainsFunc(v.Techniques, func(o templates.JobOption) bool { return o.Value == t }) && slices.Contains(engine.TechniqueNames, t) {
-			v.Techniques = append(v.Techniques, templates.JobOption{Value: t, Label: t, Checked: contains(v.Form.Techniques, t)})
+			v.Techniques = append(v.Techniques, templates.JobOption{Value: t, Label: t, Checked: slices.Contains(v.Form.Techniques, t)})
 		}
 	}
 	list, _ := presets.Populations()
@@ -233,15 +233,6 @@ func populationTechniques(base *engine.Settings) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // populationFormOf fills the form with a request; empty numbers show the

@@ -235,9 +235,15 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 		space = study.TuneSpace(tj.Spec.Technique)
 	}
 	// The searched settings in SI units, like the metrics: numbers a
-	// spreadsheet reads, not the text form (120ms).
-	for _, s := range space {
-		if p, ok := engine.Lookup(s.Name); ok && p.Unit != "" && (p.Kind == engine.Float || p.Kind == engine.Int) {
+	// spreadsheet reads, not the text form (120ms). nums holds each
+	// numeric one's parameter, looked up once for every row; nil for the
+	// others, written as text.
+	nums := make([]*engine.Param, len(space))
+	for i, s := range space {
+		if p, ok := engine.Lookup(s.Name); ok && (p.Kind == engine.Float || p.Kind == engine.Int) {
+			nums[i] = p
+		}
+		if p := nums[i]; p != nil && p.Unit != "" {
 			head = append(head, s.Name+" ("+p.Unit+")")
 		} else {
 			head = append(head, s.Name)
@@ -261,8 +267,8 @@ func (s *Pages) TuneCSV(w http.ResponseWriter, r *http.Request) {
 	for i, c := range res.Candidates {
 		key := compare.Key(c.Settings, 0)
 		row := []string{strconv.Itoa(i), num(c.Cost), strconv.FormatBool(c.Feasible), strconv.FormatBool(onFront[key]), strconv.FormatBool(key == best)}
-		for _, s := range space {
-			if p, ok := engine.Lookup(s.Name); ok && (p.Kind == engine.Float || p.Kind == engine.Int) {
+		for i, s := range space {
+			if p := nums[i]; p != nil {
 				row = append(row, num(p.Get(&c.Settings)))
 			} else {
 				row = append(row, c.Settings.Text(s.Name))

@@ -141,12 +141,12 @@ func TestUnitsGiveTheResultOfOneProcess(t *testing.T) {
 			if err := jobs.MigrateQueue(context.Background(), lab.Pool()); err != nil {
 				t.Fatal(err)
 			}
-			q, err := jobs.NewQueue(lab.Pool())
+			q, err := jobs.NewQueue(lab.Pool(), lab, DecodeJob)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(q.Close)
-			runner := jobs.NewQueuedRunner(q, DecodeJob)
+			runner := jobs.NewQueuedRunner(q)
 			t.Cleanup(runner.Close)
 
 			log := &unitLog{started: map[string][]string{}}
