@@ -32,7 +32,6 @@ import (
 	"log"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -140,8 +139,7 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 			client, now := ClientAddr(r), a.now()
 			if until, locked, waits := a.meter.wait(client, now); waits {
-				tooMany(w, until, now)
-				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked)})
+				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked), RetryAfter: until.Sub(now)})
 				return
 			}
 			if a.rightToken(strings.TrimSpace(auth)) {
@@ -174,14 +172,6 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized,
 			Msg: "this lab needs its access token: send Authorization: Bearer TOKEN, or sign in at /login"})
 	})
-}
-
-// tooMany sets the headers of a 429 for a client that must wait until
-// until: Retry-After in whole seconds, rounded up.
-func tooMany(w http.ResponseWriter, until, now time.Time) {
-	secs := (until.Sub(now) + time.Second - 1) / time.Second
-	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
-	w.Header().Set("Cache-Control", "no-store")
 }
 
 // waitMessage says why and until when a client that sent too many wrong

@@ -66,7 +66,7 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostForm.Get("next"))
 	client, now := ClientAddr(r), a.now()
 	if until, locked, waits := a.meter.wait(client, now); waits {
-		tooMany(w, until, now)
+		jsonapi.SetRetryAfter(w, until.Sub(now))
 		msg := waitMessage(until, now, locked)
 		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: strings.ToUpper(msg[:1]) + msg[1:] + "."})
 		return

@@ -56,9 +56,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			jsonapi.WriteError(w, e)
 			return
 		}
-		if e.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
-		}
+		jsonapi.SetRetryAfter(w, e.RetryAfter)
 		view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
 		view.Choices = s.compareChoices()
 		templates.Render(w, r, e.Status, templates.Compare(view))

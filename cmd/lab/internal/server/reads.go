@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
@@ -50,7 +49,7 @@ func (s *Server) takeReadPage(w http.ResponseWriter, r *http.Request) (release f
 	if err != nil {
 		if r.Context().Err() == nil {
 			e := answer(err)
-			w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
+			jsonapi.SetRetryAfter(w, e.RetryAfter)
 			templates.Render(w, r, e.Status, templates.ErrorPage(templates.ErrorView{Status: e.Status, Title: "The lab is busy", Message: e.Msg + "."}))
 		}
 		return nil, false
