@@ -291,19 +291,6 @@ func answer(err error) *jsonapi.Error {
 	return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: "internal error"}
 }
 
-// apiNotFound answers API requests no route takes, in JSON: 405 when
-// the path exists for GET, 404 otherwise.
-func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
-	get := r.Clone(r.Context())
-	get.Method = http.MethodGet
-	if _, pattern := s.mux.Handler(get); pattern != "/api/" {
-		w.Header().Set("Allow", "GET, HEAD")
-		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusMethodNotAllowed, Msg: r.Method + " not allowed: use GET"})
-		return
-	}
-	jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such API: " + r.URL.Path})
-}
-
 // favicon answers the icon browsers ask for on every page: no content,
 // rather than a 404 in every console.
 func favicon(w http.ResponseWriter, _ *http.Request) {
