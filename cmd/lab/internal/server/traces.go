@@ -233,7 +233,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Network.Sends == 0 { // not measured: a valid trace has a send
-		release, ok := s.takeRead(w, r)
+		release, ok := s.takeRead(w, r, false)
 		if !ok {
 			return
 		}
@@ -257,7 +257,7 @@ func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	release, ok := s.takeRead(w, r)
+	release, ok := s.takeRead(w, r, false)
 	if !ok {
 		return
 	}
