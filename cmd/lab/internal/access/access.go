@@ -163,8 +163,7 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
-			strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if wantsPage(r) {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
@@ -172,6 +171,15 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized,
 			Msg: "this lab needs its access token: send Authorization: Bearer TOKEN, or sign in at /login"})
 	})
+}
+
+// wantsPage tells whether r is a browser asking for a page: a GET that
+// accepts text/html (a browser's navigation does; fetch and curl send
+// */*) of a path outside the API (/api/, /ws/), which answers JSON
+// whoever asks.
+func wantsPage(r *http.Request) bool {
+	return r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
+		strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
 // waitMessage says why and until when a client that sent too many wrong

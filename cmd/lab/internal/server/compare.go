@@ -34,7 +34,7 @@ import (
 // comparePage is GET /compare.
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	refs := compare.Refs(r.URL.Query())
-	if len(refs) == 0 && strings.Contains(r.Header.Get("Accept"), "text/html") {
+	if len(refs) == 0 && acceptsHTML(r) {
 		// The page opened from the navigation: an empty form to fill in,
 		// not an error.
 		view := templates.CompareView{Refs: compare.FormRows(refs), Choices: s.compareChoices()}
@@ -52,7 +52,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			return // the client left
 		}
 		e := answer(err)
-		if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if !acceptsHTML(r) {
 			jsonapi.WriteError(w, e)
 			return
 		}
