@@ -199,7 +199,7 @@ func spoolError(err error) error {
 // traceReadError turns an upload's read error into a 413 or a 400.
 func traceReadError(err error) error {
 	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return &jsonapi.Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		return jsonapi.TooLarge(mbe.Limit)
 	}
 	return &traceio.InputError{Msg: "read request body: " + err.Error()}
 }
