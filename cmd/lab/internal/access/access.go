@@ -104,24 +104,24 @@ func (a *Gate) newSignIn(now time.Time) (string, error) {
 	return id, err
 }
 
-// signedIn tells whether cookie value v is a live sign-in of this token,
-// and returns its id's hash; it forgets a sign-in that has ended.
-func (a *Gate) signedIn(v string) (string, bool, error) {
+// signedIn tells whether cookie value v is a live sign-in of this token;
+// it forgets a sign-in that has ended.
+func (a *Gate) signedIn(v string) (bool, error) {
 	if !validID(v) {
-		return "", false, nil
+		return false, nil
 	}
 	id := hashOf(v)
 	l, err := a.logins.LoadLogin(id)
 	if errors.Is(err, store.ErrLoginNotFound) {
-		return "", false, nil
+		return false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return false, err
 	}
 	if subtle.ConstantTimeCompare([]byte(l.Token), []byte(a.tokenHash)) != 1 || !a.now().Before(l.Expires) {
-		return "", false, a.logins.DeleteLogin(id)
+		return false, a.logins.DeleteLogin(id)
 	}
-	return id, true, nil
+	return true, nil
 }
 
 // Require lets in requests that carry the token, as a bearer token or as
@@ -153,7 +153,7 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 			return
 		}
 		if c, err := r.Cookie(Cookie); err == nil {
-			_, ok, err := a.signedIn(c.Value)
+			ok, err := a.signedIn(c.Value)
 			if err != nil {
 				jsonapi.WriteError(w, fmt.Errorf("check a sign-in: %w", err))
 				return
