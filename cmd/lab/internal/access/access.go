@@ -137,19 +137,16 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 			return
 		}
 		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-			client, now := ClientAddr(r), a.now()
-			if until, locked, waits := a.meter.wait(client, now); waits {
-				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked), RetryAfter: until.Sub(now)})
-				return
-			}
-			if a.rightToken(strings.TrimSpace(auth)) {
-				a.meter.succeed(client)
+			right, wait := a.tryToken(r, strings.TrimSpace(auth), a.now())
+			switch {
+			case wait != nil:
+				jsonapi.WriteError(w, wait)
+			case right:
 				next.ServeHTTP(w, r)
-				return
+			default:
+				w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
+				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized, Msg: "that is not this lab's access token"})
 			}
-			a.meter.fail(client, now)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
-			jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized, Msg: "that is not this lab's access token"})
 			return
 		}
 		if c, err := r.Cookie(Cookie); err == nil {
@@ -171,6 +168,24 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized,
 			Msg: "this lab needs its access token: send Authorization: Bearer TOKEN, or sign in at /login"})
 	})
+}
+
+// tryToken checks token, sent at now by r's client, through the meter of
+// wrong tokens: a client that sent too many gets a 429 (wait, its
+// RetryAfter the time left) whatever it sends; otherwise right tells
+// whether token is the lab's, and the meter counts a wrong one and
+// forgets the client's count on a right one.
+func (a *Gate) tryToken(r *http.Request, token string, now time.Time) (right bool, wait *jsonapi.Error) {
+	client := ClientAddr(r)
+	if until, locked, waits := a.meter.wait(client, now); waits {
+		return false, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked), RetryAfter: until.Sub(now)}
+	}
+	if !a.rightToken(token) {
+		a.meter.fail(client, now)
+		return false, nil
+	}
+	a.meter.succeed(client)
+	return true, nil
 }
 
 // wantsPage tells whether r is a browser asking for a page: a GET that
