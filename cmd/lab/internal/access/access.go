@@ -97,9 +97,7 @@ func (a *Gate) rightToken(token string) bool {
 
 // newSignIn stores a sign-in made at now and returns its cookie's value.
 func (a *Gate) newSignIn(now time.Time) (string, error) {
-	var b [idBytes]byte
-	rand.Read(b[:])
-	id := base64.RawURLEncoding.EncodeToString(b[:])
+	id := newID()
 	err := a.logins.SaveLogin(store.Login{ID: hashOf(id), Token: a.tokenHash, Created: now, Expires: now.Add(SignInFor)})
 	return id, err
 }

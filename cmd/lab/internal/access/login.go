@@ -80,8 +80,7 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: id, Path: "/", MaxAge: int(SignInFor.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	setCookie(w, r, Cookie, id, int(SignInFor.Seconds()))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
@@ -94,8 +93,7 @@ func (a *Gate) Logout(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	setCookie(w, r, Cookie, "", -1)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
