@@ -32,7 +32,6 @@ import (
 	"log"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -98,31 +97,29 @@ func (a *Gate) rightToken(token string) bool {
 
 // newSignIn stores a sign-in made at now and returns its cookie's value.
 func (a *Gate) newSignIn(now time.Time) (string, error) {
-	var b [idBytes]byte
-	rand.Read(b[:])
-	id := base64.RawURLEncoding.EncodeToString(b[:])
+	id := newID()
 	err := a.logins.SaveLogin(store.Login{ID: hashOf(id), Token: a.tokenHash, Created: now, Expires: now.Add(SignInFor)})
 	return id, err
 }
 
-// signedIn tells whether cookie value v is a live sign-in of this token,
-// and returns its id's hash; it forgets a sign-in that has ended.
-func (a *Gate) signedIn(v string) (string, bool, error) {
+// signedIn tells whether cookie value v is a live sign-in of this token;
+// it forgets a sign-in that has ended.
+func (a *Gate) signedIn(v string) (bool, error) {
 	if !validID(v) {
-		return "", false, nil
+		return false, nil
 	}
 	id := hashOf(v)
 	l, err := a.logins.LoadLogin(id)
 	if errors.Is(err, store.ErrLoginNotFound) {
-		return "", false, nil
+		return false, nil
 	}
 	if err != nil {
-		return "", false, err
+		return false, err
 	}
 	if subtle.ConstantTimeCompare([]byte(l.Token), []byte(a.tokenHash)) != 1 || !a.now().Before(l.Expires) {
-		return "", false, a.logins.DeleteLogin(id)
+		return false, a.logins.DeleteLogin(id)
 	}
-	return id, true, nil
+	return true, nil
 }
 
 // Require lets in requests that carry the token, as a bearer token or as
@@ -138,24 +135,20 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 			return
 		}
 		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-			client, now := ClientAddr(r), a.now()
-			if until, locked, waits := a.meter.wait(client, now); waits {
-				tooMany(w, until, now)
-				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked)})
-				return
-			}
-			if a.rightToken(strings.TrimSpace(auth)) {
-				a.meter.succeed(client)
+			right, wait := a.tryToken(r, strings.TrimSpace(auth), a.now())
+			switch {
+			case wait != nil:
+				jsonapi.WriteError(w, wait)
+			case right:
 				next.ServeHTTP(w, r)
-				return
+			default:
+				w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
+				jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized, Msg: "that is not this lab's access token"})
 			}
-			a.meter.fail(client, now)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="interplab"`)
-			jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusUnauthorized, Msg: "that is not this lab's access token"})
 			return
 		}
 		if c, err := r.Cookie(Cookie); err == nil {
-			_, ok, err := a.signedIn(c.Value)
+			ok, err := a.signedIn(c.Value)
 			if err != nil {
 				jsonapi.WriteError(w, fmt.Errorf("check a sign-in: %w", err))
 				return
@@ -165,8 +158,7 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
-			strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if wantsPage(r) {
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
@@ -176,12 +168,31 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 	})
 }
 
-// tooMany sets the headers of a 429 for a client that must wait until
-// until: Retry-After in whole seconds, rounded up.
-func tooMany(w http.ResponseWriter, until, now time.Time) {
-	secs := (until.Sub(now) + time.Second - 1) / time.Second
-	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
-	w.Header().Set("Cache-Control", "no-store")
+// tryToken checks token, sent at now by r's client, through the meter of
+// wrong tokens: a client that sent too many gets a 429 (wait, its
+// RetryAfter the time left) whatever it sends; otherwise right tells
+// whether token is the lab's, and the meter counts a wrong one and
+// forgets the client's count on a right one.
+func (a *Gate) tryToken(r *http.Request, token string, now time.Time) (right bool, wait *jsonapi.Error) {
+	client := ClientAddr(r)
+	if until, locked, waits := a.meter.wait(client, now); waits {
+		return false, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked), RetryAfter: until.Sub(now)}
+	}
+	if !a.rightToken(token) {
+		a.meter.fail(client, now)
+		return false, nil
+	}
+	a.meter.succeed(client)
+	return true, nil
+}
+
+// wantsPage tells whether r is a browser asking for a page: a GET that
+// accepts text/html (a browser's navigation does; fetch and curl send
+// */*) of a path outside the API (/api/, /ws/), which answers JSON
+// whoever asks.
+func wantsPage(r *http.Request) bool {
+	return r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
+		strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
 // waitMessage says why and until when a client that sent too many wrong

@@ -24,6 +24,22 @@ func validID(v string) bool {
 	return err == nil && len(raw) == idBytes
 }
 
+// newID returns a new random id: idBytes random bytes in base64url.
+func newID() string {
+	var b [idBytes]byte
+	rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// setCookie gives r's browser the cookie name=value for maxAge seconds
+// (-1: it is deleted), for every path, HttpOnly (no script reads it),
+// SameSite=Strict (no other site's request carries it) and Secure over
+// TLS.
+func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
 // Browsers gives a browser that asks for a page of a lab without a token,
 // and has no ClientCookie, one (HttpOnly, SameSite=Strict), so that
 // Caller can tell it from the other browsers on its machine.
@@ -31,10 +47,7 @@ func (a *Gate) Browsers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(a.token) == 0 && r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html") {
 			if c, err := r.Cookie(ClientCookie); err != nil || !validID(c.Value) {
-				var b [idBytes]byte
-				rand.Read(b[:])
-				http.SetCookie(w, &http.Cookie{Name: ClientCookie, Value: base64.RawURLEncoding.EncodeToString(b[:]), Path: "/",
-					MaxAge: int(clientCookieFor.Seconds()), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+				setCookie(w, r, ClientCookie, newID(), int(clientCookieFor.Seconds()))
 			}
 		}
 		next.ServeHTTP(w, r)

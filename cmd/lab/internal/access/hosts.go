@@ -169,8 +169,7 @@ func (h *Hosts) Check(next http.Handler) http.Handler {
 			"open the lab by its own address (localhost on this machine), or have whoever runs it name this host with lab serve -allow-host",
 			jsonapi.Clip(r.Host, 100))
 		w.Header().Set("Connection", "close")
-		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") && !strings.HasPrefix(r.URL.Path, "/ws/") &&
-			strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if wantsPage(r) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
 			w.WriteHeader(http.StatusMisdirectedRequest)

@@ -64,26 +64,23 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := safeNext(r.PostForm.Get("next"))
-	client, now := ClientAddr(r), a.now()
-	if until, locked, waits := a.meter.wait(client, now); waits {
-		tooMany(w, until, now)
-		msg := waitMessage(until, now, locked)
-		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: strings.ToUpper(msg[:1]) + msg[1:] + "."})
+	now := a.now()
+	right, wait := a.tryToken(r, r.PostForm.Get("token"), now)
+	if wait != nil {
+		jsonapi.SetRetryAfter(w, wait.RetryAfter)
+		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: strings.ToUpper(wait.Msg[:1]) + wait.Msg[1:] + "."})
 		return
 	}
-	if !a.rightToken(r.PostForm.Get("token")) {
-		a.meter.fail(client, now)
+	if !right {
 		render(w, r, http.StatusUnauthorized, templates.LoginView{Next: next, Error: "That is not this lab's token."})
 		return
 	}
-	a.meter.succeed(client)
 	id, err := a.newSignIn(now)
 	if err != nil {
 		jsonapi.WriteError(w, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: id, Path: "/", MaxAge: int(SignInFor.Seconds()),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	setCookie(w, r, Cookie, id, int(SignInFor.Seconds()))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
@@ -96,8 +93,7 @@ func (a *Gate) Logout(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: Cookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	setCookie(w, r, Cookie, "", -1)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 

@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log"
-	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -93,10 +92,20 @@ func WriteError(w http.ResponseWriter, err error) {
 		e = &Error{Status: http.StatusInternalServerError, Msg: "internal error"}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
-	}
+	SetRetryAfter(w, e.RetryAfter)
 	WriteJSON(w, e.status(), body{Error: e.Msg, Field: e.Field, Line: e.Line, Current: e.Current})
+}
+
+// SetRetryAfter tells the client of a 503 or a 429 to try again after d:
+// Retry-After in whole seconds, rounded up, so the client never comes back
+// early. It sets nothing for d <= 0. WriteError calls it for an *Error's
+// RetryAfter; an answer that is a page calls it itself.
+func SetRetryAfter(w http.ResponseWriter, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	secs := (d + time.Second - 1) / time.Second
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
 }
 
 func isFieldError(err error) bool {

@@ -20,6 +20,7 @@ package link
 
 import (
 	"errors"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -217,7 +218,8 @@ func pairs(preset string, s engine.Settings) [][2]string {
 // older, q with those values' old unit written out (latency=0.08s): the
 // link the older one meant. The lab still reads the link by the rule, as
 // Parse does; the page offers older as a link. No such value gives no
-// notes and a nil older.
+// notes and a nil older. q is left as it is; older shares the value
+// slices it does not rewrite with q, so a caller must not write into them.
 func OldUnits(q url.Values) (notes []string, older url.Values) {
 	for _, p := range engine.Params() {
 		vals, ok := q[p.Name]
@@ -239,10 +241,7 @@ func OldUnits(q url.Values) (notes []string, older url.Values) {
 			continue // out of range in the old unit: not an older link's value
 		}
 		if older == nil {
-			older = make(url.Values, len(q))
-			for k, vs := range q {
-				older[k] = slices.Clone(vs)
-			}
+			older = maps.Clone(q)
 		}
 		older[p.Name] = []string{p.Format(old)}
 		notes = append(notes, p.Name+"="+vals[0]+" reads as "+vals[0]+" "+p.Display+

@@ -319,24 +319,16 @@ func (b *PGBus) Leave(id string) {
 // An edit that returns a nil event changes nothing.
 func (b *PGBus) change(id string, edit func(tx pgx.Tx, old *Shared) (*Event, error), create bool) error {
 	return pgx.BeginFunc(b.ctx, b.pool, func(tx pgx.Tx) error {
-		var old *Shared
-		var sh Shared
-		var settings string
-		err := tx.QueryRow(b.ctx, `SELECT rev, seq, settings FROM live_sessions WHERE id = $1 FOR UPDATE`, id).
-			Scan(&sh.Rev, &sh.Seq, &settings)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			if !create {
-				return errNoLive
-			}
-		case err != nil:
+		sh, ok, err := scanShared(tx.QueryRow(b.ctx, `SELECT rev, seq, settings FROM live_sessions WHERE id = $1 FOR UPDATE`, id), id)
+		if err != nil {
 			return err
-		default:
-			sh.Settings = engine.Defaults()
-			if err := json.Unmarshal([]byte(settings), &sh.Settings); err != nil {
-				return fmt.Errorf("live state of %s: %w", id, err)
-			}
+		}
+		var old *Shared
+		switch {
+		case ok:
 			old = &sh
+		case !create:
+			return errNoLive
 		}
 		e, err := edit(tx, old)
 		if err != nil || e == nil {
@@ -401,9 +393,15 @@ func (b *PGBus) Gone(id string) error {
 
 // Load returns id's live state, if it has one.
 func (b *PGBus) Load(id string) (Shared, bool, error) {
-	var sh Shared
+	return scanShared(b.pool.QueryRow(b.ctx, `SELECT rev, seq, settings FROM live_sessions WHERE id = $1`, id), id)
+}
+
+// scanShared reads session id's live state from row, a query of its
+// live_sessions row's rev, seq and settings (JSON over the defaults):
+// ok is false when it has none.
+func scanShared(row pgx.Row, id string) (sh Shared, ok bool, err error) {
 	var settings string
-	err := b.pool.QueryRow(b.ctx, `SELECT rev, seq, settings FROM live_sessions WHERE id = $1`, id).Scan(&sh.Rev, &sh.Seq, &settings)
+	err = row.Scan(&sh.Rev, &sh.Seq, &settings)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Shared{}, false, nil
 	}

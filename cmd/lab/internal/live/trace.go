@@ -101,17 +101,14 @@ func (h *Hub) livePacket(room *wsRoom, c *wsClient, m *wsInMsg) {
 		h.reply(room, c, err)
 		return
 	}
-	grows := room.trace.n < h.traceCap
-	if grows && h.traceRows >= h.traceTotalCap {
+	row.Arrive = float64(h.now().UnixNano()) / 1e9
+	recorded, full := h.record(room, row)
+	if !recorded {
 		h.reply(room, c, &jsonapi.Error{Status: http.StatusInsufficientStorage, Field: "type",
 			Msg: fmt.Sprintf("packet refused: the server holds %d live packets across sessions, its limit; save a live trace (POST /api/sessions/{id}/trace) and close its session to free room", h.traceTotalCap)})
 		return
 	}
-	row.Arrive = float64(h.now().UnixNano()) / 1e9
-	room.trace.add(row, h.traceCap)
-	if grows {
-		h.traceRows++
-	} else if !room.trace.told {
+	if full && !room.trace.told {
 		room.trace.told = true
 		h.enqueue(room, c, wsMarshal(wsNoticeMsg{Type: "notice",
 			Notice: fmt.Sprintf("the live trace is full: it keeps the latest %d packets and drops the oldest from now on; save it (POST /api/sessions/{id}/trace) to keep them", h.traceCap)}))
@@ -141,23 +138,34 @@ func (h *Hub) relayed(room *wsRoom, packets []wsPacketMsg) {
 		if strings.HasPrefix(p.From, h.bus.Tag()) {
 			continue // this lab's own
 		}
-		grows := room.trace.n < h.traceCap
-		if grows && h.traceRows >= h.traceTotalCap {
-			continue
-		}
 		row := traceio.Row{Entity: p.Entity, Seq: p.Seq, Sent: p.Sent, Arrive: p.Arrive, Pos: p.Pos, Vel: p.Vel}
 		if len(p.Rot) == 4 {
 			row.Rot, row.HasRot = geom.Quat(p.Rot), true
 		}
-		room.trace.add(row, h.traceCap)
-		if grows {
-			h.traceRows++
+		if recorded, _ := h.record(room, row); !recorded {
+			continue
 		}
 		pm := wsMarshal(p)
 		for c := range room.clients {
 			h.offer(c, pm)
 		}
 	}
+}
+
+// record appends row to room's live trace within the server's cap of live
+// packets. A trace whose window is not full grows by a row, which counts
+// towards the cap: at the cap, row is left out and recorded is false. A
+// full window (full) drops its oldest row instead, and the count stays.
+func (h *Hub) record(room *wsRoom, row traceio.Row) (recorded, full bool) {
+	full = room.trace.n >= h.traceCap
+	if !full && h.traceRows >= h.traceTotalCap {
+		return false, false
+	}
+	room.trace.add(row, h.traceCap)
+	if !full {
+		h.traceRows++
+	}
+	return true, full
 }
 
 // check validates a packet message against the trace so far and returns

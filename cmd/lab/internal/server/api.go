@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/export"
@@ -214,11 +215,12 @@ func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 
 // fail answers err in the API's one error shape (see answer).
 func fail(w http.ResponseWriter, err error) {
-	if errors.Is(err, jobs.ErrBusy) || errors.Is(err, jobs.ErrClientBusy) {
-		w.Header().Set("Retry-After", "5")
-	}
 	jsonapi.WriteError(w, answer(err))
 }
+
+// jobRetry is how long a client refused a job (every slot taken, or its
+// own job still running) is told to wait before it asks again.
+const jobRetry = 5 * time.Second
 
 // answer is the API's answer to err: the errors of the store, the trace
 // formats, the comparisons and the job runner with their statuses (a
@@ -283,23 +285,10 @@ func answer(err error) *jsonapi.Error {
 		log.Printf("lab: %v", err)
 		return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: err.Error()}
 	case errors.Is(err, jobs.ErrBusy), errors.Is(err, jobs.ErrClientBusy):
-		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error()}
+		return &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: err.Error(), RetryAfter: jobRetry}
 	}
 	log.Printf("lab: %v", err)
 	return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: "internal error"}
-}
-
-// apiNotFound answers API requests no route takes, in JSON: 405 when
-// the path exists for GET, 404 otherwise.
-func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
-	get := r.Clone(r.Context())
-	get.Method = http.MethodGet
-	if _, pattern := s.mux.Handler(get); pattern != "/api/" {
-		w.Header().Set("Allow", "GET, HEAD")
-		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusMethodNotAllowed, Msg: r.Method + " not allowed: use GET"})
-		return
-	}
-	jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such API: " + r.URL.Path})
 }
 
 // favicon answers the icon browsers ask for on every page: no content,

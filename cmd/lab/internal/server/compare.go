@@ -34,7 +34,7 @@ import (
 // comparePage is GET /compare.
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	refs := compare.Refs(r.URL.Query())
-	if len(refs) == 0 && strings.Contains(r.Header.Get("Accept"), "text/html") {
+	if len(refs) == 0 && acceptsHTML(r) {
 		// The page opened from the navigation: an empty form to fill in,
 		// not an error.
 		view := templates.CompareView{Refs: compare.FormRows(refs), Choices: s.compareChoices()}
@@ -52,13 +52,11 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			return // the client left
 		}
 		e := answer(err)
-		if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		if !acceptsHTML(r) {
 			jsonapi.WriteError(w, e)
 			return
 		}
-		if e.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
-		}
+		jsonapi.SetRetryAfter(w, e.RetryAfter)
 		view = templates.CompareView{Refs: compare.FormRows(refs), Error: e.Msg, Field: e.Field}
 		view.Choices = s.compareChoices()
 		templates.Render(w, r, e.Status, templates.Compare(view))

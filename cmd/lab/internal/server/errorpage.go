@@ -97,14 +97,16 @@ func (w *pageErrorWriter) Write(b []byte) (int, error) {
 // Unwrap gives http.ResponseController the writer underneath.
 func (w *pageErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// notFound answers a path no route takes: an HTML 404 page (405 for a
-// method the path's page does not take), JSON under /ws/ (/api/ has its
-// own, apiNotFound).
+// notFound answers a path no route takes, and a method its route does not
+// take (405, when the path has a route for GET): an HTML page, or JSON
+// under /api/ and /ws/. It serves both the catch-all route "/" and the
+// API's "/api/", which is its own route so that the metrics tell stray API
+// requests from stray pages.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
 	_, pattern := s.mux.Handler(get)
-	wrongMethod := pattern != "/" && pattern != ""
+	wrongMethod := pattern != "/" && pattern != "/api/" && pattern != ""
 	if apiPath(r.URL.Path) {
 		e := &jsonapi.Error{Status: http.StatusNotFound, Msg: "no such API: " + r.URL.Path}
 		if wrongMethod {

@@ -15,7 +15,7 @@ import (
 func (s *Server) labPage(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Has(linkTraceKey) {
 		// A replay loads its trace's packets: a heavy read (reads.go).
-		release, ok := s.takeReadPage(w, r)
+		release, ok := s.takeRead(w, r, true)
 		if !ok {
 			return
 		}

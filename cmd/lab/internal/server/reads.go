@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
@@ -31,31 +30,25 @@ const (
 	streamGrace = 10 * time.Second
 )
 
-// takeRead takes a heavy read's slot for r, or answers the 503 (or
-// nothing, when the client left) and reports false.
-func (s *Server) takeRead(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+// takeRead takes a heavy read's slot for r, or answers the 503 and
+// reports false: as an error page when page is set (the lab page), else in
+// the API's JSON; nothing when the client left.
+func (s *Server) takeRead(w http.ResponseWriter, r *http.Request, page bool) (release func(), ok bool) {
 	release, err := s.reads.Take(r.Context())
-	if err != nil {
-		if r.Context().Err() == nil {
-			jsonapi.WriteError(w, err)
-		}
-		return nil, false
+	switch {
+	case err == nil:
+		return release, true
+	case r.Context().Err() != nil:
+		// The client left: nobody to answer.
+	case page:
+		e := answer(err)
+		jsonapi.SetRetryAfter(w, e.RetryAfter)
+		// No links back: the page to try again is the one asked for.
+		writeErrorPage(w, r, templates.ErrorView{Status: e.Status, Title: "The lab is busy", Message: e.Msg + ".", Links: []templates.ErrorLink{}})
+	default:
+		jsonapi.WriteError(w, err)
 	}
-	return release, true
-}
-
-// takeReadPage is takeRead for a page: the 503 is an error page.
-func (s *Server) takeReadPage(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
-	release, err := s.reads.Take(r.Context())
-	if err != nil {
-		if r.Context().Err() == nil {
-			e := answer(err)
-			w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter.Seconds())))
-			templates.Render(w, r, e.Status, templates.ErrorPage(templates.ErrorView{Status: e.Status, Title: "The lab is busy", Message: e.Msg + "."}))
-		}
-		return nil, false
-	}
-	return release, true
+	return nil, false
 }
 
 // streamDeadline gives w's answer of size bytes the time a client reading

@@ -75,7 +75,7 @@ func (s *Server) routes() *http.ServeMux {
 		{"POST /api/presets", token, change(maxSessionBody, typeJSON), s.savePreset},
 		{"DELETE /api/presets/{name}", token, change(maxSmallBody, typeJSON), s.deletePreset},
 		{"GET /api/export", token, gz, s.exportFile},
-		{"/api/", token, plain, s.apiNotFound}, // any other API path or method: a JSON 404 or 405
+		{"/api/", token, plain, s.notFound}, // any other API path or method: a JSON 404 or 405 (errorpage.go)
 
 		// Saved sessions and their live sync (sessions.go, package live).
 		{"POST /api/sessions", token, change(maxSessionBody, typeJSON), s.createSession},

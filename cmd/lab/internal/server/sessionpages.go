@@ -109,14 +109,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 // damagedLine is the sessions page's mark of a session whose revisions bad
 // cannot be read, which opens at revision opens of latest.
 func damagedLine(bad []int, opens, latest int) string {
-	revs := make([]string, len(bad))
-	for i, r := range bad {
-		revs[i] = strconv.Itoa(r)
-	}
-	which := "revision " + revs[0]
-	if len(revs) > 1 {
-		which = "revisions " + strings.Join(revs, ", ")
-	}
+	which := revisionList(bad)
 	if opens != latest {
 		return fmt.Sprintf("damaged: %s cannot be read; it opens at revision %d", which, opens)
 	}

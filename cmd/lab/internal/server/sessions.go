@@ -113,24 +113,34 @@ func toSessionJSON(s store.Session) sessionJSON {
 // damageNotice says what the damaged revisions of s cost, for the API's
 // notice and the session page's banner; "" when none is damaged.
 func damageNotice(s store.Session) string {
-	var bad []string
+	var bad []int
 	for _, h := range s.History {
 		if h.Damaged != "" {
-			bad = append(bad, strconv.Itoa(h.Rev))
+			bad = append(bad, h.Rev)
 		}
 	}
 	if len(bad) == 0 {
 		return ""
 	}
-	which := "revision " + bad[0]
-	if len(bad) > 1 {
-		which = "revisions " + strings.Join(bad, ", ")
-	}
+	which := revisionList(bad)
 	if s.Rev != s.Latest {
 		return fmt.Sprintf("%s of this session cannot be read (its stored settings are damaged): this is revision %d, the latest that can; "+
 			"a save makes revision %d from what you save. The history marks what cannot be read.", which, s.Rev, s.Latest+1)
 	}
 	return fmt.Sprintf("%s of this session cannot be read (its stored settings are damaged); the latest revision is whole. The history marks what cannot be read.", which)
+}
+
+// revisionList names revisions revs (at least one) in words: "revision 3",
+// "revisions 3, 5".
+func revisionList(revs []int) string {
+	if len(revs) == 1 {
+		return "revision " + strconv.Itoa(revs[0])
+	}
+	nums := make([]string, len(revs))
+	for i, r := range revs {
+		nums[i] = strconv.Itoa(r)
+	}
+	return "revisions " + strings.Join(nums, ", ")
 }
 
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {

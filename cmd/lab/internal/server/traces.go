@@ -199,7 +199,7 @@ func spoolError(err error) error {
 // traceReadError turns an upload's read error into a 413 or a 400.
 func traceReadError(err error) error {
 	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return &jsonapi.Error{Status: http.StatusRequestEntityTooLarge, Msg: fmt.Sprintf("request body over %d bytes", mbe.Limit)}
+		return jsonapi.TooLarge(mbe.Limit)
 	}
 	return &traceio.InputError{Msg: "read request body: " + err.Error()}
 }
@@ -233,7 +233,7 @@ func (s *Server) getTrace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Network.Sends == 0 { // not measured: a valid trace has a send
-		release, ok := s.takeRead(w, r)
+		release, ok := s.takeRead(w, r, false)
 		if !ok {
 			return
 		}
@@ -257,7 +257,7 @@ func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	release, ok := s.takeRead(w, r)
+	release, ok := s.takeRead(w, r, false)
 	if !ok {
 		return
 	}
