@@ -60,7 +60,8 @@ func geckosBuffer(s *Settings) float64 {
 	return geckosDefaultBuffer
 }
 
-// Params are the geckos technique's knobs.
+// Params are the geckos technique's knobs. Their defaults (param.Defaults)
+// are the library's.
 var Params = []param.Param[*Settings]{
 	{Name: "geckos.serverFPS", Group: "geckos", Unit: "Hz", Min: 0, Max: 128, Step: 1, Default: 20, Display: "FPS", Scale: 1,
 		Doc:   "serverFPS given to new SnapshotInterpolation: the default buffer is 3 of its frames (none, 0: 100 ms).",
@@ -78,12 +79,6 @@ var Params = []param.Param[*Settings]{
 		Doc:   "Re-take the server clock offset from a snapshot that disagrees with it by over 50 ms (library default true).",
 		Read:  func(s *Settings) float64 { return param.FromBool(s.AutoCorrectTimeOffset) },
 		Write: func(s *Settings, v float64) { s.AutoCorrectTimeOffset = v != 0 }},
-}
-
-// defaults returns the rows' defaults: the library's.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
 }
 
 // Def is the geckos technique's row of the technique list.

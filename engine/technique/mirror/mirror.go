@@ -128,7 +128,8 @@ type Settings struct {
 // f32 is the value a C# float field holds for a setting.
 func f32(v float64) float64 { return float64(float32(v)) }
 
-// Params are the mirror technique's parameters.
+// Params are the mirror technique's parameters. Their defaults
+// (param.Defaults) are Mirror's own.
 var Params = []param.Param[*Settings]{
 	{Name: "mirror.sendRate", Group: "mirror", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager.sendRate; must equal the server's send rate (the lab's sendRate). Mirror: 60.",
@@ -194,12 +195,6 @@ var Params = []param.Param[*Settings]{
 		Doc:   "Smallest per-axis move the server sends (onlySyncOnChange). Mirror: 0.01 m.",
 		Read:  func(s *Settings) float64 { return s.PositionSensitivity },
 		Write: func(s *Settings, v float64) { s.PositionSensitivity = v }},
-}
-
-// defaults returns the rows' defaults: Mirror's own.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
 }
 
 // Def is the mirror technique's row of the technique list.

@@ -116,7 +116,8 @@ type Settings struct {
 	PositionThreshold        float64 `json:"ngo.positionThreshold"`        // NetworkTransform.PositionThreshold, m (sender side)
 }
 
-// Params are the ngo technique's parameters.
+// Params are the ngo technique's parameters. Their defaults (param.Defaults)
+// are NGO's own.
 var Params = []param.Param[*Settings]{
 	{Name: "ngo.tickRate", Group: "ngo", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 30, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager Tick Rate: ticks per second; states are stamped with ticks (NGO default 30).",
@@ -166,12 +167,6 @@ var Params = []param.Param[*Settings]{
 		Doc:   "Smallest move of an axis the server sends (NetworkTransform default 1 mm).",
 		Read:  func(s *Settings) float64 { return s.PositionThreshold },
 		Write: func(s *Settings, v float64) { s.PositionThreshold = v }},
-}
-
-// defaults returns the rows' defaults: NGO's own.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
 }
 
 // Def is the ngo technique's row in the technique list.

@@ -116,12 +116,6 @@ func check(ss *Settings) error {
 	return nil
 }
 
-// defaults returns the rows' defaults: the SDK's.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
-}
-
 // Def is the source technique's row of the technique list.
 var Def = technique.Def[*Settings]{Name: Name, Group: "source", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Transit,
@@ -155,7 +149,8 @@ func sourceFloat(p param.Param[*Settings], f func(*Settings) *float64) param.Par
 	return p
 }
 
-// Params are the source technique's cvars.
+// Params are the source technique's cvars. Their defaults (param.Defaults)
+// are the SDK's.
 var Params = []param.Param[*Settings]{
 	param.EnumOf(param.Param[*Settings]{Name: "source.tickrate", Group: "source", Default: 0, Choices: Tickrates,
 		Doc: "Server tick rate (-tickrate): 66 is the 0.015 s default tick; the interp amount is whole ticks."},
