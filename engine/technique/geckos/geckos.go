@@ -6,7 +6,6 @@ package geckos
 
 import (
 	"math"
-	"strconv"
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
@@ -97,12 +96,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if !(s.ServerFPS > 0 && s.ServerFPS != env.SendRate) {
 		return ""
 	}
-	return "geckos.serverFPS is " + hz(s.ServerFPS) + " but the server sends at " +
-		hz(env.SendRate) + " (sendRate): the library sizes its default buffer from serverFPS; set them equal"
+	return technique.RateAdvice("geckos.serverFPS", s.ServerFPS, env, "the library sizes its default buffer from serverFPS")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // geckosBatch is geckos.io snapshot-interpolation 1.1.1 (BSD-3-Clause,
 // github.com/geckosio/snapshot-interpolation, lib/snapshot-interpolation.js

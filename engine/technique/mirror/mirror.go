@@ -86,8 +86,6 @@
 package mirror
 
 import (
-	"strconv"
-
 	"interplab/engine/geom"
 	"interplab/engine/param"
 	"interplab/engine/technique"
@@ -214,12 +212,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if float64(s.SendRate) == env.SendRate {
 		return ""
 	}
-	return "mirror.sendRate is " + hz(float64(s.SendRate)) + " but the server sends at " + hz(env.SendRate) +
-		" (sendRate): in a Mirror game both are NetworkManager.sendRate; set them equal"
+	return technique.RateAdvice("mirror.sendRate", float64(s.SendRate), env, "in a Mirror game both are NetworkManager.sendRate")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // delayOf is the display delay of a Mirror game behind the newest
 // snapshot in steady state: bufferTime plus NetworkTransform's shift of its

@@ -75,7 +75,6 @@ package ngo
 
 import (
 	"math"
-	"strconv"
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
@@ -183,12 +182,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if float64(s.TickRate) == env.SendRate {
 		return ""
 	}
-	return "ngo.tickRate is " + hz(float64(s.TickRate)) + " but the server sends at " +
-		hz(env.SendRate) + " (sendRate): NGO sends a NetworkTransform state every tick; set them equal"
+	return technique.RateAdvice("ngo.tickRate", float64(s.TickRate), env, "NGO sends a NetworkTransform state every tick")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // delayOf is the display delay behind the newest state that NGO's settings
 // give in steady state: ServerBufferSec (ServerTime's lag behind the newest

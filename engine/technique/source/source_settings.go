@@ -2,7 +2,6 @@ package source
 
 import (
 	"slices"
-	"strconv"
 
 	"interplab/engine/param"
 	"interplab/engine/technique"
@@ -129,12 +128,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if s.ClUpdaterate == env.SendRate {
 		return ""
 	}
-	return "source.cl_updaterate is " + hz(s.ClUpdaterate) + " but the server sends at " +
-		hz(env.SendRate) + " (sendRate): Source sends what cl_updaterate asks (up to the tick rate); set them equal"
+	return technique.RateAdvice("source.cl_updaterate", s.ClUpdaterate, env, "Source sends what cl_updaterate asks (up to the tick rate)")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 func sourceBool(name string, def bool, doc string, f func(*Settings) *bool) param.Param[*Settings] {
 	return param.Param[*Settings]{Name: name, Group: "source", Kind: param.Bool, Max: 1, Step: 1, Default: param.FromBool(def), Doc: doc,
