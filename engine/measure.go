@@ -228,7 +228,7 @@ func diverged(tr *geom.Vec3, dx, dy, dz float64) (x, y, z float64) {
 		return tr[0] + DivergedDistance, tr[1], tr[2]
 	}
 	k := DivergedDistance / d
-	return tr[0] + dx*k, tr[1] + dy*k, tr[2] + dz*k
+	return tr[0] + float64(dx*k), tr[1] + float64(dy*k), tr[2] + float64(dz*k)
 }
 
 // distSq returns |a−b|², written out: it is in the per-entity loop.
