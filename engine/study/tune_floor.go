@@ -39,16 +39,10 @@ func TuneMetricFields() []engine.MetricField {
 // of MetricFields, PopulationMetricFields or the tuner's own extraLatency
 // and recovery; or blank, the bound every tuning applies (see BlankMetric).
 func TuneMetric(name string) (engine.MetricField, bool) {
-	if i := metricIndex(name); i >= 0 {
-		return engine.MetricFields[i], true
-	}
-	if i := populationMetricIndex(name); i >= 0 {
-		return PopulationMetricFields[i], true
-	}
 	if name == BlankMetric {
 		return BlankField, true // a bound Tune always applies, never one typed
 	}
-	return tuneField(name)
+	return metricField(name)
 }
 
 // tuneField returns the tuner's own metric called name, extraLatency or
