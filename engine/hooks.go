@@ -88,7 +88,12 @@ func TechniqueTune(name string) []string {
 // TechniqueReach returns how far past what it received the named technique
 // may draw (see technique.Reach); technique.Ahead, no floor, for an
 // unknown name.
-func TechniqueReach(name string) technique.Reach { return techniqueReach(name) }
+func TechniqueReach(name string) technique.Reach {
+	if i := techniqueIndex(name); i >= 0 {
+		return techDefs[i].reach
+	}
+	return technique.Ahead
+}
 
 // Canonicalize makes s, a variation of base in the named technique's tuned
 // parameters, valid and canonical, as the technique's Def says (the

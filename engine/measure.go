@@ -126,9 +126,8 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 			m.liveSum[k], m.liveN[k] = sum, drawn
 		}
 	}
-	shown := m.shown[fm.cur][k*m.n+lo:]
 	for j := range out[:max(min(len(out), m.lagN-lo), 0)] {
-		d := shown[j] // the display as measured: a diverged one held at DivergedDistance
+		d := cur[j] // the display as measured: a diverged one held at DivergedDistance
 		if out[j].Mode == technique.Empty {
 			d = geom.Vec3{math.NaN()}
 		}
@@ -138,7 +137,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		smp := &out[j]
 		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
 		if smp.Mode != technique.Empty {
-			ft.Err = math.Sqrt(distSq(shown[j], truth[j]))
+			ft.Err = math.Sqrt(distSq(cur[j], truth[j]))
 			// valid is 2 now exactly when a frame was shown before this one.
 			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq
 		}
@@ -208,12 +207,6 @@ func (m *Sim) accumulateLag() {
 	}
 }
 
-// distSq returns |a−b|², written out: it is in the per-entity loop.
-func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
-
-// sq3 returns x² + y² + z² with every product rounded on its own: where the
-// compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still
-// come out as in WebAssembly, which never fuses.
 // DivergedDistance is the farthest a displayed position counts from the
 // truth, m: a display farther off, or not a number at all, has diverged
 // (EPIC with displayBehind far below the send interval overshoots more with
@@ -235,7 +228,13 @@ func diverged(tr *geom.Vec3, dx, dy, dz float64) (x, y, z float64) {
 		return tr[0] + DivergedDistance, tr[1], tr[2]
 	}
 	k := DivergedDistance / d
-	return tr[0] + dx*k, tr[1] + dy*k, tr[2] + dz*k
+	return tr[0] + float64(dx*k), tr[1] + float64(dy*k), tr[2] + float64(dz*k)
 }
 
+// distSq returns |a−b|², written out: it is in the per-entity loop.
+func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]) }
+
+// sq3 returns x² + y² + z² with every product rounded on its own: where the
+// compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still
+// come out as in WebAssembly, which never fuses.
 func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64(z*z) }

@@ -220,8 +220,10 @@ func (m *Sim) Restart() {
 	m.batches = make([]technique.Batch, nt)
 	m.base = make([]technique.TimeBase, nt)
 	m.transit = netsim.StreamClock{}
+	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
 	for k, name := range m.techs {
-		m.base[k] = techniqueDef(name).base
+		def := techniqueDef(name)
+		m.base[k] = def.base
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
@@ -229,11 +231,8 @@ func (m *Sim) Restart() {
 		} else {
 			m.batches[k] = newBatch(name, s, &m.env, n)
 		}
-	}
-	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
-	for k, name := range m.techs {
 		switch _, shared := m.batches[k].(technique.DelaySharer); {
-		case techniqueDef(name).delay == nil:
+		case def.delay == nil:
 			m.live[k] = liveNone
 		case shared:
 			m.live[k] = liveShared

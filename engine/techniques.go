@@ -155,16 +155,6 @@ func EffectiveDelay(name string, s *Settings) (delay float64, ok bool) {
 	return techDefs[i].delay(s, &env), true
 }
 
-// techniqueReach returns how far past what it received the named technique
-// may draw (see technique.Reach); technique.Ahead, no floor, for an unknown
-// name.
-func techniqueReach(name string) technique.Reach {
-	if i := techniqueIndex(name); i >= 0 {
-		return techDefs[i].reach
-	}
-	return technique.Ahead
-}
-
 // envOf is what the techniques may know of a run of s.
 func envOf(s *Settings) technique.Env {
 	return technique.Env{SendRate: s.SendRate, TickRate: s.TickRate, RenderRate: s.RenderRate,

@@ -20,7 +20,7 @@ type netRun struct {
 }
 
 // labNet returns the lab's defaults: its default link, 60 s runs.
-func labNet() netRun { return netRun{defaults(), 60} }
+func labNet() netRun { return netRun{param.Defaults(Params), 60} }
 
 // link returns the link of r for the seed.
 func (r *netRun) link(seed uint64) *Link { return NewLink(&r.Settings, &r.Duration, seed) }

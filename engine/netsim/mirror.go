@@ -78,6 +78,22 @@ func (m *MirrorLatencySim) insertAt(n int, d mirrorSimDraws) int {
 	return n
 }
 
+// send takes the steps of one message sent at clock time T, in Mirror's
+// order and with its draws: it returns when the message is due, where it
+// goes in a queue of n messages (n for a reliable one, appended) and
+// whether it is kept (false: the loss dropped it). mirrorSimQueue, which
+// the recorded cases pin, and the lab's mirrorNetSim both send through it.
+func (m *MirrorLatencySim) send(T float64, reliable bool, n int, d mirrorSimDraws) (due float64, at int, kept bool) {
+	due = T + float64(m.latency(T, d))
+	if reliable {
+		return due, n, true
+	}
+	if m.drop(d) {
+		return due, n, false
+	}
+	return due, m.insertAt(n, d), true
+}
+
 // mirrorSimMsg is a queued message: its id and when it is due, s.
 type mirrorSimMsg struct {
 	id  int
@@ -94,19 +110,13 @@ type mirrorSimQueue struct {
 // unreliable channel, and returns when it is due and whether it was kept
 // (false: the loss dropped it).
 func (mq *mirrorSimQueue) send(T float64, id int, reliable bool, d mirrorSimDraws) (due float64, kept bool) {
-	due = T + float64(mq.sim.latency(T, d))
-	msg := mirrorSimMsg{id: id, due: due}
-	if reliable {
-		mq.q = append(mq.q, msg)
-		return due, true
-	}
-	if mq.sim.drop(d) {
+	due, i, kept := mq.sim.send(T, reliable, len(mq.q), d)
+	if !kept {
 		return due, false
 	}
-	i := mq.sim.insertAt(len(mq.q), d)
 	mq.q = append(mq.q, mirrorSimMsg{})
 	copy(mq.q[i+1:], mq.q[i:])
-	mq.q[i] = msg
+	mq.q[i] = mirrorSimMsg{id: id, due: due}
 	return due, true
 }
 
@@ -165,11 +175,12 @@ func newMirrorNetSim(s *Settings, duration *float64, seed uint64) *mirrorNetSim 
 
 func (m *mirrorNetSim) send(sent float64, arrivals []float64) []float64 {
 	sim := MirrorLatencySimFor(m.s, m.plan.at(sent))
-	due := sent + float64(sim.latency(sent, &m.draws))
-	if sim.drop(&m.draws) {
+	// A snapshot is an unreliable message. No queue is kept: the scramble
+	// only orders a flush, whose messages arrive at one instant.
+	due, _, kept := sim.send(sent, false, 0, &m.draws)
+	if !kept {
 		return arrivals
 	}
-	sim.insertAt(0, &m.draws) // the scramble draw, which only orders a flush
 	return append(arrivals, max(sent, nextFrame(due, m.s.TickRate)))
 }
 

@@ -49,8 +49,8 @@ const (
 	pct = 100
 )
 
-// Params are the rows of Settings, the parameters of the
-// link.
+// Params are the rows of Settings, the parameters of the link. Their
+// defaults (param.Defaults) are the lab's default link.
 var Params = []param.Param[*Settings]{
 	{Name: "latency", Group: "network", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.05, Display: "ms", Scale: ms,
 		Doc:   "Base one-way latency from server to client (half the ping).",
@@ -128,10 +128,4 @@ var Params = []param.Param[*Settings]{
 	param.EnumOf(param.Param[*Settings]{Name: "netSim", Group: "network", Default: 0, Choices: Simulators, Restart: true,
 		Doc: "The link: the lab's own, or a model of the game engine's network simulator playing this network's export (what QA will get)."},
 		func(s *Settings) *string { return &s.NetSim }),
-}
-
-// defaults returns the rows' defaults: the lab's default link.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
 }

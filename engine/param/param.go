@@ -249,3 +249,10 @@ func SetDefaults[P any](rows []Param[P], s P) {
 		rows[i].Write(s, rows[i].Default)
 	}
 }
+
+// Defaults returns the settings struct with every row's default.
+func Defaults[S any](rows []Param[*S]) S {
+	var s S
+	SetDefaults(rows, &s)
+	return s
+}

@@ -28,12 +28,8 @@ func RunPopulationEntities(ctx context.Context, spec PopulationSpec, from, to, w
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	n := spec.Population.Entities
-	if from < 0 || from >= n {
-		return nil, &engine.FieldError{Field: "from", Value: strconv.Itoa(from), Allowed: "an entity of the population: a whole number in [0, " + strconv.Itoa(n-1) + "]"}
-	}
-	if to <= from || to > n {
-		return nil, &engine.FieldError{Field: "to", Value: strconv.Itoa(to), Allowed: "a whole number in [from + 1, entities] = [" + strconv.Itoa(from+1) + ", " + strconv.Itoa(n) + "]"}
+	if err := checkSpan(from, to, spec.Population.Entities, "an entity of the population", "entities"); err != nil {
+		return nil, err
 	}
 	return runEntities(ctx, &spec, from, to, workers, progress)
 }

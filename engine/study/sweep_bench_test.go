@@ -8,21 +8,11 @@ import (
 	"interplab/engine"
 )
 
-// harborBeforeForBench is the harbor-before preset's network (see
-// presets/harbor-before.json) on the default scenario: 6 entities, 60 s.
-func harborBeforeForBench() engine.Settings {
-	s := engine.Defaults()
-	s.Latency, s.Jitter, s.JitterDist, s.Loss = 0.04, 0.02, "lognormal", 0.01
-	s.TickRate, s.SendRate = 20, 20
-	s.Delay, s.Adaptive, s.ExtrapolateCap, s.SpeedClamp, s.Rotation = 0.05, false, 1, false, "slerp"
-	return s
-}
-
 // BenchmarkSweep measures sweep throughput in entity-seconds simulated per
 // second of wall time, on one worker and on every core: 8 points of the
 // buffer over the delay, 6 entities for 60 s each.
 func BenchmarkSweep(b *testing.B) {
-	spec := SweepSpec{Base: harborBeforeForBench(), Technique: engine.TechBuffer,
+	spec := SweepSpec{Base: harborBefore(), Technique: engine.TechBuffer,
 		X: Axis{Name: "delay", Min: 0.02, Max: 0.2, Steps: 8}}
 	for _, workers := range []int{1, 0} {
 		name := "workers=" + strconv.Itoa(workers)
@@ -38,7 +28,7 @@ func BenchmarkSweep(b *testing.B) {
 // core. Its s/sweep is the wall time of the whole sweep; run it with
 // -benchtime=1x.
 func BenchmarkSweep1000(b *testing.B) {
-	spec := SweepSpec{Base: harborBeforeForBench(), Technique: engine.TechBuffer,
+	spec := SweepSpec{Base: harborBefore(), Technique: engine.TechBuffer,
 		X: Axis{Name: "delay", Min: 0, Max: 0.39, Steps: 40},
 		Y: &Axis{Name: "extrapolateCap", Min: 0, Max: 0.96, Steps: 25}}
 	benchSweep(b, spec, 0)

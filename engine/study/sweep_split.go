@@ -27,14 +27,24 @@ func SweepPoints(ctx context.Context, spec SweepSpec, from, to, workers int, pro
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	n := spec.Points()
-	if from < 0 || from >= n {
-		return nil, &engine.FieldError{Field: "from", Value: strconv.Itoa(from), Allowed: "a point of the grid: a whole number in [0, " + strconv.Itoa(n-1) + "]"}
-	}
-	if to <= from || to > n {
-		return nil, &engine.FieldError{Field: "to", Value: strconv.Itoa(to), Allowed: "a whole number in [from + 1, points] = [" + strconv.Itoa(from+1) + ", " + strconv.Itoa(n) + "]"}
+	if err := checkSpan(from, to, spec.Points(), "a point of the grid", "points"); err != nil {
+		return nil, err
 	}
 	return sweepPoints(ctx, &spec, from, to, workers, progress)
+}
+
+// checkSpan checks the span [from, to) of a study cut into n items (a
+// sweep's points, a population's entities): from in [0, n − 1] and to in
+// [from + 1, n]. The error is a *FieldError on "from" or "to"; item names
+// one of them ("a point of the grid"), count their number ("points").
+func checkSpan(from, to, n int, item, count string) error {
+	if from < 0 || from >= n {
+		return &engine.FieldError{Field: "from", Value: strconv.Itoa(from), Allowed: item + ": a whole number in [0, " + strconv.Itoa(n-1) + "]"}
+	}
+	if to <= from || to > n {
+		return &engine.FieldError{Field: "to", Value: strconv.Itoa(to), Allowed: "a whole number in [from + 1, " + count + "] = [" + strconv.Itoa(from+1) + ", " + strconv.Itoa(n) + "]"}
+	}
+	return nil
 }
 
 // MergeSweep returns the points of spec's grid in grid order, as Sweep

@@ -39,16 +39,10 @@ func TuneMetricFields() []engine.MetricField {
 // of MetricFields, PopulationMetricFields or the tuner's own extraLatency
 // and recovery; or blank, the bound every tuning applies (see BlankMetric).
 func TuneMetric(name string) (engine.MetricField, bool) {
-	if i := metricIndex(name); i >= 0 {
-		return engine.MetricFields[i], true
-	}
-	if i := populationMetricIndex(name); i >= 0 {
-		return PopulationMetricFields[i], true
-	}
 	if name == BlankMetric {
 		return BlankField, true // a bound Tune always applies, never one typed
 	}
-	return tuneField(name)
+	return metricField(name)
 }
 
 // tuneField returns the tuner's own metric called name, extraLatency or
@@ -123,17 +117,23 @@ func LatencyFloor(name string, s *engine.Settings) (TuneFloor, bool) {
 	if err != nil {
 		return TuneFloor{}, false
 	}
-	return latencyFloor(name, s, sc)
+	f, ok := latencyFloor(name, s, sc)
+	if ok {
+		f.Transit = linkTransit(s, sc)
+	}
+	return f, ok
 }
 
-// latencyFloor is LatencyFloor with the scenario of s parsed.
+// latencyFloor is LatencyFloor with the scenario of s parsed, less the
+// Transit: that samples the scenario over the whole run, and a population's
+// check asks for a floor per entity and reads only AddedLatency.
 func latencyFloor(name string, s *engine.Settings, sc *netsim.Scenario) (TuneFloor, bool) {
 	reach := engine.TechniqueReach(name)
 	least, jitter := linkExtremes(s, sc)
 	if reach == technique.Ahead || least <= 0 {
 		return TuneFloor{}, false
 	}
-	f := TuneFloor{Latency: least, Transit: linkTransit(s, sc), Technique: name, Allowance: floorFit}
+	f := TuneFloor{Latency: least, Technique: name, Allowance: floorFit}
 	floor := least
 	if reach == technique.Received {
 		f.Interval = 1 / s.SendRate
@@ -214,6 +214,11 @@ func linkTransit(s *engine.Settings, sc *netsim.Scenario) float64 {
 // the network alone allows technique, base its settings: the error names
 // constraint i's max, the floor, what makes it, and the bound that can be met.
 func (s *TuneSpec) checkFloors(base *engine.Settings) error {
+	if !slices.ContainsFunc(s.Constraints, func(c Constraint) bool {
+		return c.Metric == "addedLatency" || c.Metric == ExtraLatencyMetric
+	}) {
+		return nil // nothing to check: spare sampling the link's transit
+	}
 	sc, err := engine.ScenarioOf(base)
 	if err != nil {
 		return err
@@ -222,6 +227,7 @@ func (s *TuneSpec) checkFloors(base *engine.Settings) error {
 	if !ok {
 		return nil
 	}
+	f.Transit = linkTransit(base, sc)
 	for i, c := range s.Constraints {
 		floor := f.AddedLatency
 		switch c.Metric {

@@ -86,3 +86,24 @@ func TestTunePopulationValidate(t *testing.T) {
 		t.Errorf("ParseConstraints(population figures) = %v", err)
 	}
 }
+
+// BenchmarkTunePopulationValidate validates a tuning over 20,000 entities
+// with a bound on addedLatencyP90, on a link with a scenario: Validate runs
+// before every search and for every candidate a worker evaluates, and it
+// checks the bound against each entity's latency floor.
+func BenchmarkTunePopulationValidate(b *testing.B) {
+	for _, scenario := range []string{"none", "outage-2s"} {
+		b.Run("scenario="+scenario, func(b *testing.B) {
+			spec := testPopulationTune()
+			pop := *spec.Population
+			pop.Entities, pop.Rounds, pop.Round = 20000, 1, 60
+			spec.Population = &pop
+			spec.Base.Scenario = scenario
+			for b.Loop() {
+				if err := spec.Validate(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

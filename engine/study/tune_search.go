@@ -177,7 +177,6 @@ func tuneChanged(a, b *engine.Settings, group string) int {
 // pending is a candidate chosen but not yet evaluated.
 type tunePending struct {
 	s engine.Settings
-	u []float64
 }
 
 // propose adds s to batch unless it was seen before; it reports whether it did.
@@ -187,11 +186,7 @@ func (t *tuneSearch) propose(batch []tunePending, s engine.Settings) ([]tunePend
 		return batch, false
 	}
 	t.seen[k] = struct{}{}
-	u := make([]float64, len(t.dims))
-	for i := range t.dims {
-		u[i] = t.dims[i].coord(t.dims[i].p.Read(&s))
-	}
-	return append(batch, tunePending{s, u}), true
+	return append(batch, tunePending{s}), true
 }
 
 func (t *tuneSearch) intn(n int) int { return int(t.rng.Uint64() % uint64(n)) }

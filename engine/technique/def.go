@@ -1,6 +1,10 @@
 package technique
 
-import "interplab/engine/param"
+import (
+	"strconv"
+
+	"interplab/engine/param"
+)
 
 // Def is a technique as the engine lists it: its name, the settings it
 // reads (a struct of its own, which P points to, with the parameter rows
@@ -73,6 +77,17 @@ type Env struct {
 	Latency    float64 // the link's nominal one-way latency, s
 	Jitter     float64 // the link's mean extra one-way delay, s
 }
+
+// RateAdvice is a Def's Advice for a knob, a rate of v Hz, that is not
+// the server's send rate: "knob is v Hz but the server sends at
+// env.SendRate Hz (sendRate): why; set them equal", rates to 4
+// significant digits.
+func RateAdvice(knob string, v float64, env *Env, why string) string {
+	return knob + " is " + hz(v) + " but the server sends at " + hz(env.SendRate) + " (sendRate): " + why + "; set them equal"
+}
+
+// hz writes a rate for the advice: 4 significant digits.
+func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // Reach is how far past what it has received a technique may draw: what
 // the network can impose on its added latency (the tuner's floor). The zero

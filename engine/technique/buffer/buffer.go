@@ -74,12 +74,6 @@ var Params = []param.Param[*Settings]{
 		func(s *Settings) *string { return &s.Rotation }),
 }
 
-// defaults returns the rows' defaults.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
-}
-
 // The buffer techniques: snapshot interpolation, the guide's technique
 // (Def), and the buffer with cubic Hermite positions (HermiteDef).
 var (

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -85,7 +86,7 @@ type bufLab struct {
 // bufSettings returns the lab's defaults (a 20 Hz send rate, a 7 m/s top
 // speed), which tests then adjust.
 func bufSettings() *bufLab {
-	return &bufLab{defaults(),
+	return &bufLab{param.Defaults(Params),
 		technique.Env{SendRate: 20, TickRate: 60, RenderRate: 60, MaxSpeed: 7, Latency: 0.05, Jitter: 0.01}}
 }
 

@@ -152,7 +152,7 @@ func FuzzEPICTechnique(f *testing.F) {
 	epicFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, ca, db, slop float64, fix bool, data []byte) {
 		es := epicFuzzSettings(ca, db, slop)
-		s := defaults()
+		s := param.Defaults(Params)
 		s.CalcAhead, s.DisplayBehind, s.SlopTime = es.CalcAhead, es.DisplayBehind, es.SlopTime
 		tech := newTech(&s, fix)
 		var now float64

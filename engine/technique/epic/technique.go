@@ -15,7 +15,8 @@ const (
 // ms is the display scale of the rows' times: seconds shown in milliseconds.
 const ms = 1000
 
-// Params are the rows of the epic and epicfix techniques' settings.
+// Params are the rows of the epic and epicfix techniques' settings. Their
+// defaults (param.Defaults) are the seed driver's 0.2 s, 0.2 s and 0.5 s.
 var Params = []param.Param[*Settings[float64]]{
 	{Name: "calcAhead", Group: "epic", Unit: "s", Min: 0, Max: 1, Step: 0.001, Default: 0.2, Display: "ms", Scale: ms,
 		Doc:   "How far forward EPIC extrapolates each packet; set it near the latency.",
@@ -29,13 +30,6 @@ var Params = []param.Param[*Settings[float64]]{
 		Doc:   "How long EPIC keeps extrapolating without updates before it freezes.",
 		Read:  func(s *Settings[float64]) float64 { return s.SlopTime },
 		Write: func(s *Settings[float64], v float64) { s.SlopTime = v }},
-}
-
-// defaults returns the rows' defaults: the seed driver's 0.2 s, 0.2 s
-// and 0.5 s.
-func defaults() (s Settings[float64]) {
-	param.SetDefaults(Params, &s)
-	return s
 }
 
 // Def is the seed's interpolator, exactly as written; FixDef is

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -11,7 +12,7 @@ import (
 // does each frame), with a packet every third read: a 20 Hz stream shown at
 // 60 Hz.
 func benchSampleEPIC(b *testing.B, fix bool) {
-	s := defaults()
+	s := param.Defaults(Params)
 	tech := newTech(&s, fix)
 	var sink technique.Sample
 	now := 0.0

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
 func TestEPICTechniqueEmpty(t *testing.T) {
-	s := defaults()
+	s := param.Defaults(Params)
 	for _, fix := range []bool{false, true} {
 		got := newTech(&s, fix).Sample(3)
 		if want := (technique.Sample{Mode: technique.Empty, Time: 3}); got != want {
@@ -18,7 +19,7 @@ func TestEPICTechniqueEmpty(t *testing.T) {
 }
 
 func TestEPICTechniqueSample(t *testing.T) {
-	s := defaults()
+	s := param.Defaults(Params)
 	s.CalcAhead, s.DisplayBehind, s.SlopTime = 0.1, 0.2, 0.5
 	first := technique.Snapshot{Time: 1, Pos: geom.Vec3{1, 0, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(0.5)}
 	second := technique.Snapshot{Time: 1.1, Pos: geom.Vec3{1.2, 1, 0}, Vel: geom.Vec3{2, 0, 0}, Rot: geom.QuatFromYaw(1)}
@@ -61,7 +62,7 @@ func TestEPICTechniqueSample(t *testing.T) {
 // TestEPICTechniqueIsEPIC checks that the adapter shows exactly what an
 // EPIC[Vec3, float64] made from the first snapshot shows, for both variants.
 func TestEPICTechniqueIsEPIC(t *testing.T) {
-	s := defaults()
+	s := param.Defaults(Params)
 	for _, fix := range []bool{false, true} {
 		tech := newTech(&s, fix)
 		var e *Interpolator[geom.Vec3, float64]
@@ -95,7 +96,7 @@ func TestEPICTechniqueIsEPIC(t *testing.T) {
 }
 
 func TestEPICTechniqueFollowsSettings(t *testing.T) {
-	s := defaults()
+	s := param.Defaults(Params)
 	s.SlopTime = 0.1
 	tech := newTech(&s, false)
 	tech.Receive(technique.Snapshot{Time: 0, Vel: geom.Vec3{1, 0, 0}}, 0)
@@ -116,7 +117,7 @@ func TestEPICTechniqueFollowsSettings(t *testing.T) {
 }
 
 func TestEPICTechniqueFixRemovesJump(t *testing.T) {
-	s := defaults()
+	s := param.Defaults(Params)
 	s.CalcAhead, s.DisplayBehind = 0.1, 0.1
 	// Still at the origin until a packet, timed 0.1 s before the display,
 	// says it moves at 1 m/s: the seed times its line from the packet, so

@@ -6,7 +6,6 @@ package geckos
 
 import (
 	"math"
-	"strconv"
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
@@ -60,7 +59,8 @@ func geckosBuffer(s *Settings) float64 {
 	return geckosDefaultBuffer
 }
 
-// Params are the geckos technique's knobs.
+// Params are the geckos technique's knobs. Their defaults (param.Defaults)
+// are the library's.
 var Params = []param.Param[*Settings]{
 	{Name: "geckos.serverFPS", Group: "geckos", Unit: "Hz", Min: 0, Max: 128, Step: 1, Default: 20, Display: "FPS", Scale: 1,
 		Doc:   "serverFPS given to new SnapshotInterpolation: the default buffer is 3 of its frames (none, 0: 100 ms).",
@@ -80,12 +80,6 @@ var Params = []param.Param[*Settings]{
 		Write: func(s *Settings, v float64) { s.AutoCorrectTimeOffset = v != 0 }},
 }
 
-// defaults returns the rows' defaults: the library's.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
-}
-
 // Def is the geckos technique's row of the technique list.
 var Def = technique.Def[*Settings]{Name: Name, Group: "geckos", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Ahead,
@@ -102,12 +96,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if !(s.ServerFPS > 0 && s.ServerFPS != env.SendRate) {
 		return ""
 	}
-	return "geckos.serverFPS is " + hz(s.ServerFPS) + " but the server sends at " +
-		hz(env.SendRate) + " (sendRate): the library sizes its default buffer from serverFPS; set them equal"
+	return technique.RateAdvice("geckos.serverFPS", s.ServerFPS, env, "the library sizes its default buffer from serverFPS")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // geckosBatch is geckos.io snapshot-interpolation 1.1.1 (BSD-3-Clause,
 // github.com/geckosio/snapshot-interpolation, lib/snapshot-interpolation.js

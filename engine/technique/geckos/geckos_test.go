@@ -333,7 +333,7 @@ func TestGeckosBufferDefault(t *testing.T) {
 			t.Errorf("geckosBuffer(serverFPS %v, set %v) = %v, want %v", tt.fps, tt.set, got, tt.want)
 		}
 	}
-	def := defaults()
+	def := param.Defaults(Params)
 	if d := Def.Delay(&def, nil); d != 0.15 {
 		t.Errorf("Def.Delay(defaults) = %v, want 0.15", d)
 	}

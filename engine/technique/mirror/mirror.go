@@ -86,8 +86,6 @@
 package mirror
 
 import (
-	"strconv"
-
 	"interplab/engine/geom"
 	"interplab/engine/param"
 	"interplab/engine/technique"
@@ -128,7 +126,8 @@ type Settings struct {
 // f32 is the value a C# float field holds for a setting.
 func f32(v float64) float64 { return float64(float32(v)) }
 
-// Params are the mirror technique's parameters.
+// Params are the mirror technique's parameters. Their defaults
+// (param.Defaults) are Mirror's own.
 var Params = []param.Param[*Settings]{
 	{Name: "mirror.sendRate", Group: "mirror", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager.sendRate; must equal the server's send rate (the lab's sendRate). Mirror: 60.",
@@ -196,12 +195,6 @@ var Params = []param.Param[*Settings]{
 		Write: func(s *Settings, v float64) { s.PositionSensitivity = v }},
 }
 
-// defaults returns the rows' defaults: Mirror's own.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
-}
-
 // Def is the mirror technique's row of the technique list.
 var Def = technique.Def[*Settings]{Name: Name, Group: "mirror", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Received,
@@ -219,12 +212,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if float64(s.SendRate) == env.SendRate {
 		return ""
 	}
-	return "mirror.sendRate is " + hz(float64(s.SendRate)) + " but the server sends at " + hz(env.SendRate) +
-		" (sendRate): in a Mirror game both are NetworkManager.sendRate; set them equal"
+	return technique.RateAdvice("mirror.sendRate", float64(s.SendRate), env, "in a Mirror game both are NetworkManager.sendRate")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // delayOf is the display delay of a Mirror game behind the newest
 // snapshot in steady state: bufferTime plus NetworkTransform's shift of its

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -17,7 +18,7 @@ const mirrorServerStart = 1000.0
 // newMirrorTest returns a mirror technique at 10 Hz with Mirror's other
 // defaults, changed by change.
 func newMirrorTest(change func(m *Settings)) *mirrorTechnique {
-	s := defaults()
+	s := param.Defaults(Params)
 	s.SendRate = 10
 	if change != nil {
 		change(&s)
@@ -140,7 +141,7 @@ func TestMirrorRemoveRangeRemovesOnlyHalf(t *testing.T) {
 // mirrorTimelineAt returns a 10 Hz timeline without dynamic adjustment
 // (bufferTime 0.2 s) that holds one time snapshot at 100 and sits at tl.
 func mirrorTimelineAt(tl float64) *mirrorTimeline {
-	s := defaults()
+	s := param.Defaults(Params)
 	s.SendRate, s.DynamicAdjustment = 10, false
 	c := newMirrorTimeline(&s)
 	c.insert(mirrorTimeSnap{100, 0})
@@ -199,7 +200,7 @@ func TestMirrorDynamicAdjustmentIgnoresTheConfiguredMultiplier(t *testing.T) {
 		{"fixed: the configured 4", false, 0.4, 0.4},
 	}
 	for _, tt := range tests {
-		s := defaults()
+		s := param.Defaults(Params)
 		s.SendRate, s.BufferTimeMultiplier, s.DynamicAdjustment = 10, 4, tt.dynamic
 		c := newMirrorTimeline(&s)
 		b := c.bufferTime()

@@ -60,7 +60,7 @@ type Packet struct {
 // ranges and returns them, with the run's Env: the server sends at the
 // case's sendRate.
 func (c *Case) settings() (Settings, technique.Env, error) {
-	s := defaults()
+	s := param.Defaults(Params)
 	cs := &c.Settings
 	nums := []struct {
 		name string

@@ -75,7 +75,6 @@ package ngo
 
 import (
 	"math"
-	"strconv"
 
 	"interplab/engine/geom"
 	"interplab/engine/param"
@@ -116,7 +115,8 @@ type Settings struct {
 	PositionThreshold        float64 `json:"ngo.positionThreshold"`        // NetworkTransform.PositionThreshold, m (sender side)
 }
 
-// Params are the ngo technique's parameters.
+// Params are the ngo technique's parameters. Their defaults (param.Defaults)
+// are NGO's own.
 var Params = []param.Param[*Settings]{
 	{Name: "ngo.tickRate", Group: "ngo", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 30, Display: "Hz", Scale: 1,
 		Doc:   "NetworkManager Tick Rate: ticks per second; states are stamped with ticks (NGO default 30).",
@@ -168,12 +168,6 @@ var Params = []param.Param[*Settings]{
 		Write: func(s *Settings, v float64) { s.PositionThreshold = v }},
 }
 
-// defaults returns the rows' defaults: NGO's own.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
-}
-
 // Def is the ngo technique's row in the technique list.
 var Def = technique.Def[*Settings]{Name: Name, Group: "ngo", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Received,
@@ -188,12 +182,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if float64(s.TickRate) == env.SendRate {
 		return ""
 	}
-	return "ngo.tickRate is " + hz(float64(s.TickRate)) + " but the server sends at " +
-		hz(env.SendRate) + " (sendRate): NGO sends a NetworkTransform state every tick; set them equal"
+	return technique.RateAdvice("ngo.tickRate", float64(s.TickRate), env, "NGO sends a NetworkTransform state every tick")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 // delayOf is the display delay behind the newest state that NGO's settings
 // give in steady state: ServerBufferSec (ServerTime's lag behind the newest

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 )
 
 // The behaviours of NGO 2.1.1 that golden/peers/README.md lists, one test
 // each, on the client code the technique and NGOCase share.
 
 func ngoDefaults() ngoConst {
-	s := defaults()
+	s := param.Defaults(Params)
 	return newNGOConst(&s)
 }
 

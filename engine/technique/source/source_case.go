@@ -70,7 +70,7 @@ type Out struct {
 // technique's.
 func (c *Case) settings() (Settings, error) {
 	cs := &c.Settings
-	s := defaults()
+	s := param.Defaults(Params)
 	ss := &s
 	ss.Tickrate = strconv.FormatFloat(cs.Tickrate, 'g', -1, 64)
 	i := slices.Index(Tickrates, ss.Tickrate)

@@ -2,7 +2,6 @@ package source
 
 import (
 	"slices"
-	"strconv"
 
 	"interplab/engine/param"
 	"interplab/engine/technique"
@@ -116,12 +115,6 @@ func check(ss *Settings) error {
 	return nil
 }
 
-// defaults returns the rows' defaults: the SDK's.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
-}
-
 // Def is the source technique's row of the technique list.
 var Def = technique.Def[*Settings]{Name: Name, Group: "source", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Transit,
@@ -135,12 +128,8 @@ func advice(s *Settings, env *technique.Env) string {
 	if s.ClUpdaterate == env.SendRate {
 		return ""
 	}
-	return "source.cl_updaterate is " + hz(s.ClUpdaterate) + " but the server sends at " +
-		hz(env.SendRate) + " (sendRate): Source sends what cl_updaterate asks (up to the tick rate); set them equal"
+	return technique.RateAdvice("source.cl_updaterate", s.ClUpdaterate, env, "Source sends what cl_updaterate asks (up to the tick rate)")
 }
-
-// hz writes a rate for the advice: 4 significant digits.
-func hz(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) + " Hz" }
 
 func sourceBool(name string, def bool, doc string, f func(*Settings) *bool) param.Param[*Settings] {
 	return param.Param[*Settings]{Name: name, Group: "source", Kind: param.Bool, Max: 1, Step: 1, Default: param.FromBool(def), Doc: doc,
@@ -155,7 +144,8 @@ func sourceFloat(p param.Param[*Settings], f func(*Settings) *float64) param.Par
 	return p
 }
 
-// Params are the source technique's cvars.
+// Params are the source technique's cvars. Their defaults (param.Defaults)
+// are the SDK's.
 var Params = []param.Param[*Settings]{
 	param.EnumOf(param.Param[*Settings]{Name: "source.tickrate", Group: "source", Default: 0, Choices: Tickrates,
 		Doc: "Server tick rate (-tickrate): 66 is the 0.015 s default tick; the interp amount is whole ticks."},

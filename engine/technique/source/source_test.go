@@ -6,6 +6,7 @@ import (
 
 	"interplab/engine/geom"
 	"interplab/engine/internal/peertest"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -148,7 +149,7 @@ type sourceRig struct {
 }
 
 func newSourceRig(edit func(*Settings)) *sourceRig {
-	r := &sourceRig{s: defaults()}
+	r := &sourceRig{s: param.Defaults(Params)}
 	if edit != nil {
 		edit(&r.s)
 	}
@@ -186,7 +187,7 @@ func TestSourceInterpAmountRounding(t *testing.T) {
 		{"rate clamped to the server's cap", "66", 128, 0, 2, 3},      // 2/66 s: 2.02 → 2, + 1
 	}
 	for _, tt := range tests {
-		s := defaults()
+		s := param.Defaults(Params)
 		ss := &s
 		ss.Tickrate, ss.ClUpdaterate, ss.ClInterp, ss.ClInterpRatio = tt.tickrate, tt.updaterate, tt.interp, tt.ratio
 		want := ss.tickInterval() * float32(tt.ticks)

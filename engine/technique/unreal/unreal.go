@@ -45,7 +45,8 @@ type Settings struct {
 	NetworkNoSmoothUpdateDistance float64 `json:"unreal.networkNoSmoothUpdateDistance"`
 }
 
-// Params are the unreal-cmc technique's parameters.
+// Params are the unreal-cmc technique's parameters. Their defaults
+// (param.Defaults) are Unreal's.
 var Params = []param.Param[*Settings]{
 	param.EnumOf(param.Param[*Settings]{Name: "unreal.networkSmoothingMode", Group: "unreal", Default: unrealExponential, Choices: SmoothingModes,
 		Doc: "How the mesh catches up with each server update: exponential (Unreal's default), linear over the update interval, or disabled (snap)."},
@@ -66,12 +67,6 @@ var Params = []param.Param[*Settings]{
 		Doc:   "An update that moves the character farther than this teleports it with no smoothing (Unreal's default 384 cm).",
 		Read:  func(s *Settings) float64 { return s.NetworkNoSmoothUpdateDistance },
 		Write: func(s *Settings, v float64) { s.NetworkNoSmoothUpdateDistance = v }},
-}
-
-// defaults returns the rows' defaults: Unreal's.
-func defaults() (s Settings) {
-	param.SetDefaults(Params, &s)
-	return s
 }
 
 // Def is the unreal-cmc row of the technique list. Its delay is 0,

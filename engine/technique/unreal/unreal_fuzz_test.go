@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -25,7 +26,7 @@ func FuzzUnrealTechnique(f *testing.F) {
 		f.Add(uint8(i%3), 0.1, 0.05, 256.0, 384.0, unrealFuzzSeed(f, in))
 	}
 	f.Fuzz(func(t *testing.T, mode uint8, loc, rot, maxD, noD float64, data []byte) {
-		s := defaults()
+		s := param.Defaults(Params)
 		s.NetworkSmoothingMode = SmoothingModes[int(mode)%len(SmoothingModes)]
 		s.NetworkSimulatedSmoothLocationTime, s.NetworkSimulatedSmoothRotationTime = loc, rot
 		s.NetworkMaxSmoothUpdateDistance, s.NetworkNoSmoothUpdateDistance = maxD, noD

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
+	"interplab/engine/param"
 	"interplab/engine/technique"
 )
 
@@ -161,7 +162,7 @@ func TestUnrealSmoothing(t *testing.T) {
 	const tol = 1e-9
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := defaults()
+			s := param.Defaults(Params)
 			if tt.set != nil {
 				tt.set(&s)
 			}
@@ -203,7 +204,7 @@ func TestUnrealRotation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := defaults()
+			s := param.Defaults(Params)
 			if tt.set != nil {
 				tt.set(&s)
 			}
@@ -223,7 +224,7 @@ func TestUnrealRotation(t *testing.T) {
 func TestUnrealTablesCanFail(t *testing.T) {
 	updates := []unrealUpdate{rest, {at: 0.005, t: 0.05, x: 3.83}}
 	frames := frameTimes(6, 1.0/60)
-	base := defaults()
+	base := param.Defaults(Params)
 	ref := unrealReplay(&base, updates, frames)
 	tests := []struct {
 		name string
@@ -235,7 +236,7 @@ func TestUnrealTablesCanFail(t *testing.T) {
 		{"linear instead of exponential", func(s *Settings) { s.NetworkSmoothingMode = "linear" }},
 	}
 	for _, tt := range tests {
-		s := defaults()
+		s := param.Defaults(Params)
 		tt.set(&s)
 		got := unrealReplay(&s, updates, frames)
 		worst := 0.0
@@ -252,7 +253,7 @@ func TestUnrealTablesCanFail(t *testing.T) {
 // update; then Extrapolate, Newest the newest update's server time and
 // Time that plus the local time ticked since, Depth and Delay 0.
 func TestUnrealSampleFields(t *testing.T) {
-	s := defaults()
+	s := param.Defaults(Params)
 	tech := Def.One(&s, nil)
 	if got := tech.Sample(1); got.Mode != technique.Empty || got.Time != 1 {
 		t.Errorf("before any update: %+v, want Empty at time 1", got)
@@ -271,7 +272,7 @@ func TestUnrealSampleFields(t *testing.T) {
 // distances, repeated times, far jumps) and checks nothing turns NaN.
 func TestUnrealFinite(t *testing.T) {
 	for _, mode := range SmoothingModes {
-		s := defaults()
+		s := param.Defaults(Params)
 		s.NetworkSmoothingMode = mode
 		s.NetworkSimulatedSmoothLocationTime, s.NetworkSimulatedSmoothRotationTime = 0, 0
 		s.NetworkMaxSmoothUpdateDistance, s.NetworkNoSmoothUpdateDistance = 0, 0
