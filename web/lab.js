@@ -13,7 +13,7 @@ import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.j
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
-import { techColor } from './colors.js';
+import { libraryFirst, fillLegend } from './colors.js';
 import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
@@ -609,10 +609,9 @@ class Lab {
   // the designer is on first, as on the page).
   captureViews() {
     const lib = this.primary();
-    const order = (/** @type {string[]} */ techs) => (techs.includes(lib) ? [lib, ...techs.filter((t) => t !== lib)] : techs);
     const ab = this.ab?.pinned ? this.ab : null;
-    const views = [{ canvas: this.view.canvas, title: ab ? 'current settings' : 'the view', legend: order(this.techs) }];
-    if (ab) views.push({ canvas: ab.canvas, title: 'pinned: ' + ab.label, legend: order(ab.techs) });
+    const views = [{ canvas: this.view.canvas, title: ab ? 'current settings' : 'the view', legend: libraryFirst(this.techs, lib) }];
+    if (ab) views.push({ canvas: ab.canvas, title: 'pinned: ' + ab.label, legend: libraryFirst(ab.techs, lib) });
     return views;
   }
 
@@ -732,16 +731,7 @@ class Lab {
   // legend names the colours of the view: the ground truth, then the
   // library the designer is on, then the rest.
   legend() {
-    const lib = this.primary();
-    const techs = lib ? [lib, ...this.techs.filter((t) => t !== lib)] : this.techs;
-    const items = [['truth', 'ground truth'], ...techs.map((t) => [t, t])];
-    byId('legend', HTMLElement).replaceChildren(...items.map(([c, label]) => {
-      const s = document.createElement('span');
-      s.className = 'legend-item' + (c === 'truth' ? ' truth' : '');
-      s.style.setProperty('--c', techColor(c));
-      s.textContent = label;
-      return s;
-    }));
+    fillLegend(byId('legend', HTMLElement), libraryFirst(this.techs, this.primary()));
   }
 
   wire() {
