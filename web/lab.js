@@ -19,7 +19,7 @@ import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
-import { readable } from './format.js';
+import { show } from './format.js';
 import { ScenarioEditor } from './scenario.js';
 import { AB } from './ab.js';
 import { initPresets } from './presets.js';
@@ -639,12 +639,10 @@ class Lab {
     const base = saved ?? this.base;
     const was = saved ? 'saved' : this.preset ? 'preset' : 'default';
     const from = saved ? 'the saved revision' : this.preset ? 'the preset' : "the lab's defaults";
-    /** @param {Param} p @param {number} v */
-    const shown = (p, v) => (p.display && p.scale ? `${readable(v, p.scale, 6)} ${p.display}` : e.format(p.name, v));
     const out = [];
     for (const [i, p] of this.params.entries()) {
       if (e.format(p.name, this.values[i]) === e.format(p.name, base[i])) continue;
-      out.push(`${p.name} = ${shown(p, this.values[i])} (${was}: ${shown(p, base[i])})`);
+      out.push(`${p.name} = ${show(e, p, this.values[i])} (${was}: ${show(e, p, base[i])})`);
     }
     if (this.customScenario() && this.scenarioText !== '') out.push('scenarioText = ' + this.scenarioText.replaceAll('\n', ' ⏎ '));
     return { from, list: out };

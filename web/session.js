@@ -6,7 +6,7 @@
 import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
 import { presetValues, shareQuery, mirror } from './url.js';
-import { fromJSON, readable, SHOW_DIGITS } from './format.js';
+import { fromJSON, show } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -218,8 +218,7 @@ function applyEdits(page, el) {
     if (r.error) continue;
     page.set(name, r.value);
     const p = page.params.find((q) => q.name === name);
-    const scaled = p && p.display && p.scale ? `${readable(r.value, p.scale, SHOW_DIGITS)} ${p.display}` : page.engine.format(name, r.value);
-    shown.push(`${name} = ${scaled}`);
+    shown.push(`${name} = ${p ? show(page.engine, p, r.value) : page.engine.format(name, r.value)}`);
   }
   if (shown.length === 0) return;
   const notice = byId('edits-notice', HTMLElement);
