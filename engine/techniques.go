@@ -173,19 +173,29 @@ func UnderrunByDesign(name string) bool {
 // netcode library (mirror, ngo, ...) rather than one of the lab's own.
 func LibraryTechnique(name string) bool { return techniqueIndex(name) >= labTechniques }
 
+// Library returns the library technique s is on: the first of
+// s.Techniques that reproduces a library (LibraryTechnique), "" when s runs
+// only the lab's own techniques.
+func (s *Settings) Library() string {
+	for _, t := range s.Techniques {
+		if LibraryTechnique(t) {
+			return t
+		}
+	}
+	return ""
+}
+
 // PrimaryTechnique returns the technique the designer is working on in s:
-// the first library technique among s.Techniques (a Mirror game compares
-// the lab's buffer against mirror, but tunes and ships mirror); else the
+// the library technique s is on (Library; a Mirror game compares the lab's
+// buffer against mirror, but tunes and ships mirror); else the
 // buffer if it runs (the guide's technique, what the studies started on
 // before); else the first of s.Techniques with settings to tune; else the
 // buffer. Pages that
 // start from the lab (tune, population, sweep, compare, exports) start on
 // it.
 func (s *Settings) PrimaryTechnique() string {
-	for _, t := range s.Techniques {
-		if LibraryTechnique(t) {
-			return t
-		}
+	if t := s.Library(); t != "" {
+		return t
 	}
 	if slices.Contains(s.Techniques, TechBuffer) {
 		return TechBuffer

@@ -199,14 +199,13 @@ type choiceView struct {
 	Selected bool
 }
 
-// groups builds the controls of v's parameter table, grouped. On a
-// library's technique (engine's PrimaryTechnique) the library comes first:
-// its knobs, the other libraries running, then the scenario and the
-// network, then the lab's own techniques, folded. web/lab.js keeps the same
-// order (groupRank) as the techniques change.
-func groups(v PageView) []groupView {
+// groups builds the controls of v's parameter table, grouped. On library
+// technique lib (v.Settings.Library(), "" on the lab's own) the library
+// comes first: its knobs, the other libraries running, then the scenario
+// and the network, then the lab's own techniques, folded. web/lab.js keeps
+// the same order (groupRank) as the techniques change.
+func groups(v PageView, lib string) []groupView {
 	var out []groupView
-	lib := libraryPrimary(v)
 	for _, g := range groupTitles {
 		gv := groupView{Name: g.name, Title: g.title, Open: true}
 		if techs := groupTechniques(g.name); len(techs) > 0 {
@@ -244,16 +243,6 @@ func groupRank(g groupView, lib string) int {
 		return 2
 	}
 	return 3
-}
-
-// libraryPrimary returns the library technique the designer is on (the
-// settings' PrimaryTechnique when it is a library's), "" when they are on
-// the lab's own.
-func libraryPrimary(v PageView) string {
-	if t := v.Settings.PrimaryTechnique(); engine.LibraryTechnique(t) {
-		return t
-	}
-	return ""
 }
 
 // comparingLab tells whether any of the lab's own techniques runs beside
@@ -367,10 +356,10 @@ type ExportView struct {
 	Preview, NetSim string
 }
 
-// exports returns v's export links, those of the library technique the
-// designer is on first: the export menu starts on what ships.
-func exports(v PageView) []ExportView {
-	lib := libraryPrimary(v)
+// exports returns v's export links, those of library technique lib (the
+// one the designer is on, "" for none) first: the export menu starts on
+// what ships.
+func exports(v PageView, lib string) []ExportView {
 	out := slices.Clone(v.Exports)
 	slices.SortStableFunc(out, func(a, b ExportView) int {
 		return boolRank(a.Technique != lib || lib == "") - boolRank(b.Technique != lib || lib == "")

@@ -24,7 +24,7 @@
 // metrics at the time that reaches.
 
 import { View } from './canvas.js';
-import { techColor } from './colors.js';
+import { techColor, libraryFirst, fillLegend } from './colors.js';
 import { presetValues } from './url.js';
 import { fromJSON, readable } from './format.js';
 
@@ -278,7 +278,7 @@ export class AB {
         this.view.reset(this.techs, this.entities, m.poseStride);
         this.view.dots = this.page.dots();
         this.buildTable();
-        this.showLegend();
+        fillLegend(this.legend, this.cols); // the pinned view's colours, in the table's order
         return;
       case 'frame': {
         this.busy--;
@@ -437,19 +437,8 @@ export class AB {
     this.view.draw(this.time);
   }
 
-  // showLegend names the pinned view's colours, as the page's legend does
-  // the current one's: the ground truth, then the table's columns.
-  showLegend() {
-    this.legend.replaceChildren(...[['truth', 'ground truth'], ...this.cols.map((t) => [t, t])].map(([c, label]) => {
-      const s = Object.assign(document.createElement('span'), { className: 'legend-item' + (c === 'truth' ? ' truth' : ''), textContent: label });
-      s.style.setProperty('--c', techColor(c));
-      return s;
-    }));
-  }
-
   buildTable() {
-    const lib = this.page.primary();
-    this.cols = this.techs.includes(lib) ? [lib, ...this.techs.filter((n) => n !== lib)] : this.techs.slice();
+    this.cols = libraryFirst(this.techs, this.page.primary());
     const t = this.table;
     t.replaceChildren();
     const head = t.createTHead().insertRow();

@@ -68,6 +68,8 @@ export class Capture {
     this.stage = null;
     /** @type {CaptureView[]} the views the running recording composes */
     this.recordingViews = [];
+    /** @type {{draw: ((ctx: CanvasRenderingContext2D) => void)[], texts: DrawnText[]}} the running recording's strip over its views, laid out once */
+    this.header = { draw: [], texts: [] };
     this.composedAt = -Infinity; // when frame() last composed, ms (performance.now)
   }
 
@@ -150,21 +152,9 @@ export class Capture {
       let lx = x;
       for (const name of ['truth', ...v.legend]) {
         const label = name === 'truth' ? 'ground truth' : name;
-        const c = techColor(name);
         const cx = lx + 5 * dpr;
         const cy = y + 6 * dpr;
-        ops.push((ctx) => {
-          ctx.beginPath();
-          ctx.arc(cx, cy, 4.5 * dpr, 0, 2 * Math.PI);
-          if (name === 'truth') {
-            ctx.strokeStyle = c;
-            ctx.lineWidth = 1.5 * dpr;
-            ctx.stroke();
-          } else {
-            ctx.fillStyle = c;
-            ctx.fill();
-          }
-        });
+        ops.push((ctx) => swatch(ctx, name, cx, cy, 4.5 * dpr, dpr));
         lx += 14 * dpr + text('legend', label, lx + 14 * dpr, font(12), FG) + 10 * dpr;
       }
       y += line + 2 * dpr;
@@ -261,6 +251,7 @@ export class Capture {
     stage.height = 2 * Math.ceil((head + Math.max(...slots.map((s) => s.h)) + foot) / 2);
     this.stage = stage;
     this.recordingViews = views;
+    this.header = layOutHeader(context2d(stage, { alpha: false }), views, slots);
     this.recorded = { width: stage.width, height: stage.height, texts: [], views: slots };
     this.composedAt = -Infinity;
     this.frame();
@@ -304,51 +295,98 @@ export class Capture {
     const ctx = context2d(stage, { alpha: false });
     ctx.fillStyle = BG;
     ctx.fillRect(0, 0, stage.width, stage.height);
-    ctx.textBaseline = 'middle';
-    /** @type {DrawnText[]} */
-    const texts = [];
     this.recordingViews.forEach((v, i) => {
       const s = rec.views[i];
       ctx.drawImage(v.canvas, s.x, s.y, s.w, s.h);
-      let x = s.x + 6 * dpr;
-      const y = s.y / 2;
-      ctx.font = `bold ${12 * dpr}px ${FONT}`;
-      ctx.fillStyle = FG;
-      ctx.fillText(v.title, x, y);
-      texts.push({ kind: 'view-title', text: v.title, x, y: 0, w: ctx.measureText(v.title).width, h: s.y });
-      x += ctx.measureText(v.title).width + 12 * dpr;
-      ctx.font = `${12 * dpr}px ${FONT}`;
-      for (const name of ['truth', ...v.legend]) {
-        const label = name === 'truth' ? 'ground truth' : name;
-        ctx.beginPath();
-        ctx.arc(x + 4 * dpr, y, 4 * dpr, 0, 2 * Math.PI);
-        if (name === 'truth') {
-          ctx.strokeStyle = techColor(name);
-          ctx.lineWidth = 1.5 * dpr;
-          ctx.stroke();
-        } else {
-          ctx.fillStyle = techColor(name);
-          ctx.fill();
-        }
-        ctx.fillStyle = FG;
-        ctx.fillText(label, x + 12 * dpr, y);
-        const w = ctx.measureText(label).width;
-        texts.push({ kind: 'legend', text: label, x: x + 12 * dpr, y: 0, w, h: s.y });
-        x += w + 22 * dpr;
-      }
     });
+    ctx.textBaseline = 'middle';
+    for (const op of this.header.draw) op(ctx);
+    // Only the clock changes from frame to frame.
     const clock = this.page.clock();
     ctx.font = `${12 * dpr}px ${FONT}`;
     ctx.fillStyle = MUTED;
     const cy = stage.height - 10 * dpr;
     ctx.fillText(clock, 6 * dpr, cy);
-    texts.push({ kind: 'time', text: clock, x: 6 * dpr, y: cy - 8 * dpr, w: ctx.measureText(clock).width, h: 16 * dpr });
-    rec.texts = texts;
+    rec.texts = [...this.header.texts, { kind: 'time', text: clock, x: 6 * dpr, y: cy - 8 * dpr, w: ctx.measureText(clock).width, h: 16 * dpr }];
   }
 
   /** stop ends the recording, if one runs. */
   stop() {
     if (this.recorder && this.recorder.state !== 'inactive') this.recorder.stop();
+  }
+}
+
+/**
+ * layOutHeader lays out, once per recording, the strip over each view in
+ * its slot: its title, then its legend. It returns what draws it (with
+ * ctx.textBaseline 'middle') and the texts it draws.
+ * @param {CanvasRenderingContext2D} ctx the recording's canvas, to measure with
+ * @param {CaptureView[]} views
+ * @param {Box[]} slots
+ * @returns {{draw: ((ctx: CanvasRenderingContext2D) => void)[], texts: DrawnText[]}}
+ */
+function layOutHeader(ctx, views, slots) {
+  const dpr = window.devicePixelRatio || 1;
+  const bold = `bold ${12 * dpr}px ${FONT}`;
+  const plain = `${12 * dpr}px ${FONT}`;
+  /** @type {((ctx: CanvasRenderingContext2D) => void)[]} */
+  const ops = [];
+  /** @type {DrawnText[]} */
+  const texts = [];
+  /**
+   * text lays out s at (x, y) in font f; it returns its width.
+   * @param {string} kind
+   * @param {string} s
+   * @param {number} x
+   * @param {number} y
+   * @param {number} h the strip's height
+   * @param {string} f
+   */
+  const text = (kind, s, x, y, h, f) => {
+    ctx.font = f;
+    const w = ctx.measureText(s).width;
+    ops.push((c) => {
+      c.font = f;
+      c.fillStyle = FG;
+      c.fillText(s, x, y);
+    });
+    texts.push({ kind, text: s, x, y: 0, w, h });
+    return w;
+  };
+  views.forEach((v, i) => {
+    const s = slots[i];
+    const y = s.y / 2;
+    let x = s.x + 6 * dpr;
+    x += text('view-title', v.title, x, y, s.y, bold) + 12 * dpr;
+    for (const name of ['truth', ...v.legend]) {
+      const sx = x + 4 * dpr;
+      ops.push((c) => swatch(c, name, sx, y, 4 * dpr, dpr));
+      x += text('legend', name === 'truth' ? 'ground truth' : name, x + 12 * dpr, y, s.y, plain) + 22 * dpr;
+    }
+  });
+  return { draw: ops, texts };
+}
+
+/**
+ * swatch draws the legend's mark of name centred at (x, y), of radius r: a
+ * ring for the ground truth ('truth'), a dot of the technique's colour.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} name
+ * @param {number} x
+ * @param {number} y
+ * @param {number} r
+ * @param {number} dpr
+ */
+function swatch(ctx, name, x, y, r, dpr) {
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, 2 * Math.PI);
+  if (name === 'truth') {
+    ctx.strokeStyle = techColor(name);
+    ctx.lineWidth = 1.5 * dpr;
+    ctx.stroke();
+  } else {
+    ctx.fillStyle = techColor(name);
+    ctx.fill();
   }
 }
 

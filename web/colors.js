@@ -33,3 +33,29 @@ export function rgba32(hex) {
   const b = n & 255;
   return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 }
+
+/**
+ * libraryFirst orders techniques as the page shows them: lib, the library
+ * the designer is on (Lab.primary), first when it runs, then the others in
+ * their order. It returns a new array.
+ * @param {string[]} techs
+ * @param {string} lib
+ * @returns {string[]}
+ */
+export function libraryFirst(techs, lib) {
+  return techs.includes(lib) ? [lib, ...techs.filter((t) => t !== lib)] : techs.slice();
+}
+
+/**
+ * fillLegend makes el a legend of the colours: the ground truth, then techs
+ * in their order, each a .legend-item with its colour as --c.
+ * @param {HTMLElement} el
+ * @param {string[]} techs
+ */
+export function fillLegend(el, techs) {
+  el.replaceChildren(...[['truth', 'ground truth'], ...techs.map((t) => [t, t])].map(([c, label]) => {
+    const s = Object.assign(document.createElement('span'), { className: 'legend-item' + (c === 'truth' ? ' truth' : ''), textContent: label });
+    s.style.setProperty('--c', techColor(c));
+    return s;
+  }));
+}

@@ -6,7 +6,10 @@
 // decimal that reads back as the number, half away from zero. It also reads
 // the settings of the JSON API, whose numbers are in stored (SI) units.
 
-/** @typedef {import('./types/interplab').Interplab} Interplab */
+/**
+ * @typedef {import('./types/interplab').Interplab} Interplab
+ * @typedef {import('./types/interplab').Param} Param
+ */
 
 /** How many significant digits a number box shows (engine.ShowDigits). */
 export const SHOW_DIGITS = 6;
@@ -84,6 +87,19 @@ export function readable(v, scale, sig) {
   const k = exponentOf(scale);
   const s = k === null ? roundDecimal(plainShifted(x, 0), sig) : roundDecimal(plainShifted(v, k), sig);
   return x < 0 && s !== '0' ? '-' + s : s;
+}
+
+/**
+ * show formats parameter p's stored value v for people: a number with a
+ * display unit in that unit, to SHOW_DIGITS significant digits, with the
+ * unit ("120 ms"); anything else as the engine writes it (engine.format).
+ * @param {Pick<Interplab, 'format'>} engine
+ * @param {Pick<Param, 'name' | 'display' | 'scale'>} p
+ * @param {number} v
+ * @returns {string}
+ */
+export function show(engine, p, v) {
+  return p.display && p.scale ? `${readable(v, p.scale, SHOW_DIGITS)} ${p.display}` : engine.format(p.name, v);
 }
 
 /**

@@ -13,13 +13,13 @@ import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.j
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
-import { techColor } from './colors.js';
+import { libraryFirst, fillLegend } from './colors.js';
 import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
 import { Capture, download, stamp } from './capture.js';
 import { byId, maybeId } from './dom.js';
-import { readable } from './format.js';
+import { show } from './format.js';
 import { ScenarioEditor } from './scenario.js';
 import { AB } from './ab.js';
 import { initPresets } from './presets.js';
@@ -609,10 +609,9 @@ class Lab {
   // the designer is on first, as on the page).
   captureViews() {
     const lib = this.primary();
-    const order = (/** @type {string[]} */ techs) => (techs.includes(lib) ? [lib, ...techs.filter((t) => t !== lib)] : techs);
     const ab = this.ab?.pinned ? this.ab : null;
-    const views = [{ canvas: this.view.canvas, title: ab ? 'current settings' : 'the view', legend: order(this.techs) }];
-    if (ab) views.push({ canvas: ab.canvas, title: 'pinned: ' + ab.label, legend: order(ab.techs) });
+    const views = [{ canvas: this.view.canvas, title: ab ? 'current settings' : 'the view', legend: libraryFirst(this.techs, lib) }];
+    if (ab) views.push({ canvas: ab.canvas, title: 'pinned: ' + ab.label, legend: libraryFirst(ab.techs, lib) });
     return views;
   }
 
@@ -640,12 +639,10 @@ class Lab {
     const base = saved ?? this.base;
     const was = saved ? 'saved' : this.preset ? 'preset' : 'default';
     const from = saved ? 'the saved revision' : this.preset ? 'the preset' : "the lab's defaults";
-    /** @param {Param} p @param {number} v */
-    const shown = (p, v) => (p.display && p.scale ? `${readable(v, p.scale, 6)} ${p.display}` : e.format(p.name, v));
     const out = [];
     for (const [i, p] of this.params.entries()) {
       if (e.format(p.name, this.values[i]) === e.format(p.name, base[i])) continue;
-      out.push(`${p.name} = ${shown(p, this.values[i])} (${was}: ${shown(p, base[i])})`);
+      out.push(`${p.name} = ${show(e, p, this.values[i])} (${was}: ${show(e, p, base[i])})`);
     }
     if (this.customScenario() && this.scenarioText !== '') out.push('scenarioText = ' + this.scenarioText.replaceAll('\n', ' ⏎ '));
     return { from, list: out };
@@ -732,16 +729,7 @@ class Lab {
   // legend names the colours of the view: the ground truth, then the
   // library the designer is on, then the rest.
   legend() {
-    const lib = this.primary();
-    const techs = lib ? [lib, ...this.techs.filter((t) => t !== lib)] : this.techs;
-    const items = [['truth', 'ground truth'], ...techs.map((t) => [t, t])];
-    byId('legend', HTMLElement).replaceChildren(...items.map(([c, label]) => {
-      const s = document.createElement('span');
-      s.className = 'legend-item' + (c === 'truth' ? ' truth' : '');
-      s.style.setProperty('--c', techColor(c));
-      s.textContent = label;
-      return s;
-    }));
+    fillLegend(byId('legend', HTMLElement), libraryFirst(this.techs, this.primary()));
   }
 
   wire() {

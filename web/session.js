@@ -6,7 +6,7 @@
 import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
 import { presetValues, shareQuery, mirror } from './url.js';
-import { fromJSON, readable, SHOW_DIGITS } from './format.js';
+import { fromJSON, show } from './format.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -140,11 +140,6 @@ function wireUnsaved(page, el) {
   let saved = presetValues(page.engine, page.params, el.dataset.saved ?? '');
   let savedText = new URLSearchParams(el.dataset.saved ?? '').get('scenarioText') ?? '';
   const marker = byId('unsaved', HTMLElement);
-  const dirty = () => {
-    const now = page.values();
-    return page.scenarioText() !== savedText ||
-      page.params.some((p, i) => page.engine.format(p.name, now[i]) !== page.engine.format(p.name, saved[i]));
-  };
   // edits is the unsaved changes as a query: each setting that differs from
   // the saved revision, and the custom scenario's text when it does.
   const edits = () => {
@@ -153,6 +148,11 @@ function wireUnsaved(page, el) {
     if (text !== '' && text !== savedText) q += (q ? '&' : '') + 'scenarioText=' + encodeURIComponent(text);
     return q;
   };
+  // unsaved tells, from the edits query q, whether the page differs from the
+  // saved revision: q holds every setting that does, and the scenario's text
+  // unless it was cleared.
+  const unsaved = (/** @type {string} */ q) => q !== '' || page.scenarioText() !== savedText;
+  const dirty = () => unsaved(edits());
   const copy = byId('copy-link', HTMLButtonElement);
   copy.title = el.dataset.live === 'true'
     ? 'Copy a link to this session: it opens on the session as it is then, never on these values'
@@ -167,12 +167,13 @@ function wireUnsaved(page, el) {
     copyText(location.origin + location.pathname + (q ? '?' + q : ''));
   });
   const update = () => {
-    const d = dirty();
+    const q = edits();
+    const d = unsaved(q);
     marker.hidden = !d;
     withEdits.hidden = !d;
     el.dataset.unsaved = String(d);
     document.title = (d ? '• ' : '') + document.title.replace(/^• /, '');
-    mirror(edits());
+    mirror(q);
   };
   window.addEventListener('beforeunload', (e) => {
     if (!dirty()) return;
@@ -218,8 +219,7 @@ function applyEdits(page, el) {
     if (r.error) continue;
     page.set(name, r.value);
     const p = page.params.find((q) => q.name === name);
-    const scaled = p && p.display && p.scale ? `${readable(r.value, p.scale, SHOW_DIGITS)} ${p.display}` : page.engine.format(name, r.value);
-    shown.push(`${name} = ${scaled}`);
+    shown.push(`${name} = ${p ? show(page.engine, p, r.value) : page.engine.format(name, r.value)}`);
   }
   if (shown.length === 0) return;
   const notice = byId('edits-notice', HTMLElement);

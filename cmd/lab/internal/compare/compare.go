@@ -264,10 +264,12 @@ func (r *Runner) Plan(vs []Variant) (*Comparison, error) {
 }
 
 // Exec loads, with load, the traces the variants of c replay that are not
-// loaded yet, each once, and runs the variants (see runAll). A trace that
+// loaded yet, each once, keys each trace for the run cache once however many
+// variants replay it, and runs the variants (see runAll). A trace that
 // changed since Plan read its size is refused.
 func (r *Runner) Exec(ctx context.Context, c *Comparison, load func(name string) (*engine.Trace, error)) error {
 	loaded := make(map[string]*engine.Trace)
+	keys := make(map[*engine.Trace]string) // TraceKey hashes every packet
 	for i := range c.Variants {
 		v := &c.Variants[i]
 		if v.Trace == nil && v.TraceName != "" {
@@ -288,7 +290,12 @@ func (r *Runner) Exec(ctx context.Context, c *Comparison, load func(name string)
 			v.Trace = tr
 		}
 		if v.Trace != nil && v.TraceKey == "" {
-			v.TraceKey = TraceKey(v.Trace)
+			key, ok := keys[v.Trace]
+			if !ok {
+				key = TraceKey(v.Trace)
+				keys[v.Trace] = key
+			}
+			v.TraceKey = key
 		}
 	}
 	res, err := r.runAll(ctx, c.Variants, c.Step)

@@ -29,7 +29,8 @@ type ngoField struct {
 
 // ngoFields lists every knob of the ngo technique: first those a game sets
 // (the inspector's, then NetworkTimeSystem's), then those NGO 2.1.1 keeps
-// private or hard-codes.
+// private or hard-codes. writeNGO heads the time system's group at its first
+// timeSystem field and the fixed group at its first field with an ngo value.
 var ngoFields = []ngoField{
 	{param: "ngo.tickRate", name: "TickRate", cs: "uint", where: "NetworkManager > Tick Rate (NetworkConfig.TickRate), ticks per second"},
 	{param: "ngo.positionThreshold", name: "PositionThreshold", cs: "float", where: "NetworkTransform > Position Threshold, metres (server side: smaller moves are not sent)"},
@@ -54,9 +55,6 @@ var ngoFields = []ngoField{
 	{param: "ngo.approvalRttSec", name: "ApprovalRttSec", cs: "float", ngo: 0.15,
 		where: "round trip assumed at connection approval, seconds: 0.15f, hard-coded"},
 }
-
-// ngoFirstFixed is the index in ngoFields of the first knob a game cannot set.
-const ngoFirstFixed = 8
 
 // writeNGO writes a C# class for a Unity Netcode for GameObjects 2.1.1
 // project: the knobs of the ngo technique under NGO's names and units, an
@@ -85,15 +83,18 @@ public static class InterpLabNGOSettings
     // Settable in the inspector, or from code with Apply.
 `, o.label(&s), ngo.Version,
 		ms3(n.ServerBufferSec), n.TicksAgo, ms3(tick), ms3(smooth), num(s.RenderRate), ms3(delay), sendNote(&s))
-	for i, f := range ngoFields {
-		switch i {
-		case 4:
+	timeSystem, fixed := false, false // headings written
+	for _, f := range ngoFields {
+		switch {
+		case f.timeSystem && !timeSystem:
+			timeSystem = true
 			b.WriteString(`
     // NetworkTimeSystem's public properties: Apply sets them on
     // NetworkManager.NetworkTimeSystem when the client starts (NGO creates
     // the time system with its own values first).
 `)
-		case ngoFirstFixed:
+		case f.ngo != 0 && !fixed:
+			fixed = true
 			b.WriteString(`
     // Fixed by NGO 2.1.1 (private to its interpolators, or hard-coded): the
     // game has these values unless the package is forked

@@ -25,11 +25,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"interplab/engine/geom"
@@ -144,7 +144,7 @@ func (c *Checker) Check(path string) Result {
 	}
 	run, ok := c.Runners[head.Library]
 	if !ok {
-		res.Err = fmt.Errorf("library %q: want one of %s", head.Library, strings.Join(c.libraries(), ", "))
+		res.Err = fmt.Errorf("library %q: want one of %s", head.Library, strings.Join(slices.Sorted(maps.Keys(c.Runners)), ", "))
 		return res
 	}
 	want := make([]technique.PeerFrame, len(head.Out))
@@ -197,12 +197,7 @@ func (c *Checker) checkNetSim(res Result, library string, data []byte) Result {
 	res.NetSim = true
 	run, ok := c.NetSimRunners[library]
 	if !ok {
-		names := make([]string, 0, len(c.NetSimRunners))
-		for n := range c.NetSimRunners {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		res.Err = fmt.Errorf("network simulator %q: want one of %s", library, strings.Join(names, ", "))
+		res.Err = fmt.Errorf("network simulator %q: want one of %s", library, strings.Join(slices.Sorted(maps.Keys(c.NetSimRunners)), ", "))
 		return res
 	}
 	tol := c.TimeTol
@@ -235,15 +230,6 @@ func parsePos(raw json.RawMessage) (geom.Vec3, bool, error) {
 		return geom.Vec3{}, false, errors.New("want [x, y, z] or null")
 	}
 	return geom.Vec3{xyz[0], xyz[1], xyz[2]}, true, nil
-}
-
-func (c *Checker) libraries() []string {
-	names := make([]string, 0, len(c.Runners))
-	for n := range c.Runners {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Files returns the case files under the given files and directories: every

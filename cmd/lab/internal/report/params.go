@@ -84,7 +84,7 @@ func ParamTable(w io.Writer, list []engine.Param, s *engine.Settings) error {
 	}
 	fmt.Fprintln(tw, "NAME\tGROUP\tUNIT\tRANGE\tDEFAULT\t"+value+"TYPED UNITS\tJSON\tDOC")
 	for _, p := range list {
-		unit, rng, def := "-", p.Range(), p.Format(p.Default)
+		unit, rng := "-", ""
 		switch p.Kind {
 		case engine.Bool:
 			rng = "true|false"
@@ -96,7 +96,7 @@ func ParamTable(w io.Writer, list []engine.Param, s *engine.Settings) error {
 			if u, _ := p.DisplayUnit(); u != "" {
 				unit = u
 			}
-			def = p.Show(p.Default)
+			rng = p.Range()
 		}
 		if s != nil {
 			value = p.Show(p.Get(s)) + "\t"
@@ -109,7 +109,7 @@ func ParamTable(w io.Writer, list []engine.Param, s *engine.Settings) error {
 		if stored == "" {
 			stored = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\n", p.Name, p.Group, unit, rng, def, value, units, stored, p.Doc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\n", p.Name, p.Group, unit, rng, p.Show(p.Default), value, units, stored, p.Doc)
 	}
 	return tw.Flush()
 }

@@ -62,7 +62,7 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 	for _, p := range s.presets {
 		v.Presets = append(v.Presets, templates.PresetView{
 			Name: p.Name, Title: p.Title, Doc: p.Doc, Query: link.Query("", p.Settings),
-			Library: presetLibrary(p.Settings),
+			Library: p.Settings.Library(),
 		})
 	}
 	// Custom presets (saved from this page or imported) come after the
@@ -89,15 +89,4 @@ func setQuery(v *templates.PageView, q string) {
 			e.Preview = export.PreviewURL(e.NetSim, q)
 		}
 	}
-}
-
-// presetLibrary returns the library technique among a preset's techniques,
-// "" when it has none: the preset then belongs to no library.
-func presetLibrary(s engine.Settings) string {
-	for _, t := range s.Techniques {
-		if engine.LibraryTechnique(t) {
-			return t
-		}
-	}
-	return ""
 }
