@@ -134,8 +134,7 @@ func writeErrorPage(w http.ResponseWriter, r *http.Request, v templates.ErrorVie
 	if v.Links == nil {
 		v.Links = errorLinks(r.URL.Path)
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	templates.Render(w, r, v.Status, templates.ErrorPage(v))
+	templates.Render(w, r, v.Status, templates.ErrorPage(v)) // Cache-Control: no-cache, as every page
 }
 
 // statusTitle is an error page's heading for an HTTP status.
