@@ -196,7 +196,7 @@ func (s *Pages) PopulationPage(w http.ResponseWriter, r *http.Request) {
 	// the lab's comparison (labComparison), then the rest: all but the first
 	// unchecked, comparisons to opt into.
 	var comparison []string
-	if engine.LibraryTechnique(base.PrimaryTechnique()) {
+	if base.Library() != "" {
 		comparison = labComparison
 	}
 	order := slices.Concat(v.Form.Techniques, base.Techniques, comparison, engine.TechniqueNames)
