@@ -1,10 +1,12 @@
 package access
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -14,8 +16,8 @@ import (
 	"interplab/cmd/lab/internal/jsonapi"
 )
 
-// Hosts are the names a lab answers to, as a request's Host or in an
-// Origin: its defence against DNS rebinding, where a page of a domain
+// Hosts are the names a lab answers to, as a request's Host (the Origins
+// take its -allow-host names as a proxy's): its defence against DNS rebinding, where a page of a domain
 // that an attacker points at 127.0.0.1 talks to the lab under the
 // attacker's name (and so as its own origin).
 //
@@ -29,12 +31,13 @@ import (
 type Hosts struct {
 	beyond bool              // the lab listens beyond loopback
 	names  map[string]string // lower-case name without a trailing dot → its port, "" for any
+	allow  map[string]string // the names of -allow-host among them (Origins)
 }
 
 // NewHosts returns the names of a lab listening on addr (lab serve -addr;
 // "" for loopback) with the more names allow, as ParseHosts returns them.
 func NewHosts(addr string, allow []string) (*Hosts, error) {
-	h := &Hosts{names: map[string]string{}}
+	h := &Hosts{names: map[string]string{}, allow: map[string]string{}}
 	if addr != "" {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
@@ -59,6 +62,7 @@ func NewHosts(addr string, allow []string) (*Hosts, error) {
 			return nil, err
 		}
 		h.names[name] = port
+		h.allow[name] = port
 	}
 	return h, nil
 }
@@ -189,10 +193,19 @@ func defaultPort(r *http.Request) string {
 	return "80"
 }
 
-// Origins decide which pages may change state: the lab's own (an http or
-// https origin whose host is one of the lab's names, see Hosts) and the
-// origins allowed besides (-allow-origin). The request's Host plays no
-// part: under DNS rebinding it is the attacker's name.
+// Origins decide which pages may change state: the lab's own origin, the
+// exact scheme, host and port it is reached on, and the origins allowed
+// besides (-allow-origin). The Host check has run, so the request's Host
+// is one of the lab's names; its origin is the lab's, and no other origin
+// of the same machine is: a page served on another port of the lab's
+// machine is another site, though a browser sends it the lab's
+// SameSite=Strict cookie (cookies ignore ports). A name given with
+// -allow-host is the lab's origin too, a proxy's that may rewrite the Host:
+// NAME on its scheme's default port (http://NAME, https://NAME), NAME:PORT
+// on that port. And a page of the lab reached on loopback under another of
+// loopback's names (localhost, 127.0.0.1, [::1]) on the same port, the port
+// the request came in on, is its own. The Host check runs first (Check),
+// and SameOrigin checks the Host again, for its own sake.
 type Origins struct {
 	hosts *Hosts
 	allow []string // as ParseOrigins returns them
@@ -204,9 +217,10 @@ func NewOrigins(hosts *Hosts, allow []string) *Origins {
 }
 
 // SameOrigin refuses, with a 403, a request a browser sent from a page
-// that is not the lab's nor allowed. A request without Origin passes
-// unless its Sec-Fetch-Site says another site sent it: games and
-// command-line clients send neither.
+// that is not the lab's nor allowed, whatever it carries (a bearer token,
+// a sign-in's cookie, or nothing). A request without Origin passes unless
+// its Sec-Fetch-Site says another site, or another origin of the same
+// site, sent it: games and command-line clients send neither.
 func (o *Origins) SameOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !o.allowed(r) {
@@ -232,14 +246,93 @@ func (o *Origins) allowed(r *http.Request) bool {
 		return true
 	}
 	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+	if err != nil || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return false
 	}
+	var oport string
 	switch u.Scheme {
 	case "http":
-		return o.hosts.Serves(u.Host, "80", localPort(r))
+		oport = "80"
 	case "https":
-		return o.hosts.Serves(u.Host, "443", localPort(r))
+		oport = "443"
+	default:
+		return false
 	}
-	return false
+	oname, oport := splitHostPort(u.Host, oport)
+	if oname == "" {
+		return false
+	}
+	// The lab as the request reached it: its scheme, its Host.
+	scheme := Scheme(r)
+	hname, hport := splitHostPort(r.Host, defaultPortOf(scheme))
+	local := localPort(r)
+	if u.Scheme == scheme && oname == hname && oport == hport && o.hosts.Serves(r.Host, defaultPortOf(scheme), local) {
+		return true
+	}
+	// A proxy's name.
+	if p, ok := o.hosts.allow[oname]; ok && (p == oport || p == "" && oport == defaultPortOf(u.Scheme)) {
+		return true
+	}
+	// Loopback under another of its names, on the port the request came in on.
+	return u.Scheme == scheme && loopbackName(hname) && loopbackName(oname) && oport == hport && (local == 0 || hport == strconv.Itoa(local))
+}
+
+// splitHostPort splits hostport, a Host or an origin's host, into its
+// name as the Hosts compare it (an IP address in its canonical form) and
+// its port, defaultPort when it has none; the name is "" when hostport is
+// malformed.
+func splitHostPort(hostport, defaultPort string) (name, port string) {
+	name, port = hostport, defaultPort
+	if n, p, err := net.SplitHostPort(hostport); err == nil {
+		if p == "" {
+			return "", ""
+		}
+		name, port = n, p
+	} else if strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]") {
+		name = name[1 : len(name)-1]
+	} else if strings.Contains(name, ":") {
+		return "", ""
+	}
+	name = canonHost(name)
+	if ip, err := netip.ParseAddr(name); err == nil {
+		name = ip.Unmap().String()
+	}
+	return name, port
+}
+
+// loopbackName tells whether name, as splitHostPort returns it, is one of
+// loopback's.
+func loopbackName(name string) bool {
+	ip := net.ParseIP(name)
+	return name == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// Scheme is the scheme r's client reached the lab on: "https" over TLS,
+// or when a trusted proxy says so (X-Forwarded-Proto: https, see
+// ForwardedTLS); "http" otherwise.
+func Scheme(r *http.Request) string {
+	if r.TLS != nil || r.Context().Value(forwardedTLSKey{}) != nil {
+		return "https"
+	}
+	return "http"
+}
+
+// forwardedTLSKey marks, in a request's context, that a trusted proxy
+// received it over TLS.
+type forwardedTLSKey struct{}
+
+// ForwardedTLS returns r marked as received over TLS by a trusted proxy
+// (which says so with X-Forwarded-Proto: https): its Scheme is "https",
+// and the cookies the lab gives it are Secure. Only the code that knows the
+// proxy is trusted calls it.
+func ForwardedTLS(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), forwardedTLSKey{}, true))
+}
+
+// defaultPortOf is the port of a URL of scheme without one.
+func defaultPortOf(scheme string) string {
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
