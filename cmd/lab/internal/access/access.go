@@ -150,7 +150,7 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 		if c, err := r.Cookie(Cookie); err == nil {
 			ok, err := a.signedIn(c.Value)
 			if err != nil {
-				jsonapi.WriteError(w, fmt.Errorf("check a sign-in: %w", err))
+				writeStoreError(w, r, "check a sign-in", err)
 				return
 			}
 			if ok {

@@ -2,12 +2,14 @@ package access
 
 import (
 	"bytes"
+	"log"
 	"net/http"
 	"net/url"
 	"strings"
 	"unicode"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 	"interplab/templates"
 )
 
@@ -68,7 +70,7 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 	right, wait := a.tryToken(r, r.PostForm.Get("token"), now)
 	if wait != nil {
 		jsonapi.SetRetryAfter(w, wait.RetryAfter)
-		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: strings.ToUpper(wait.Msg[:1]) + wait.Msg[1:] + "."})
+		render(w, r, http.StatusTooManyRequests, templates.LoginView{Next: next, Error: sentence(wait.Msg) + "."})
 		return
 	}
 	if !right {
@@ -76,6 +78,12 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := a.newSignIn(now)
+	if e := store.Outage(err); e != nil {
+		log.Printf("lab: save a sign-in: %v", err)
+		jsonapi.SetRetryAfter(w, e.RetryAfter)
+		render(w, r, e.Status, templates.LoginView{Next: next, Error: sentence(e.Msg) + "."})
+		return
+	}
 	if err != nil {
 		jsonapi.WriteError(w, err)
 		return
@@ -89,7 +97,7 @@ func (a *Gate) Login(w http.ResponseWriter, r *http.Request) {
 func (a *Gate) Logout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(Cookie); err == nil && a.logins != nil {
 		if err := a.logins.DeleteLogin(hashOf(c.Value)); err != nil {
-			jsonapi.WriteError(w, err)
+			writeStoreError(w, r, "end a sign-in", err)
 			return
 		}
 	}
@@ -108,4 +116,12 @@ func render(w http.ResponseWriter, r *http.Request, status int, v templates.Logi
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// sentence is msg with its first letter in upper case.
+func sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:]
 }

@@ -326,6 +326,22 @@ func (h *Hub) write() {
 	}
 }
 
+// busError is what a client is told of err, the bus's refusal of its set
+// on session id: the client's own mistake (a value the shared state's
+// rules refuse) and an unreachable database as they are (see reply), and
+// any other failure of the database as the change not made, its cause
+// logged, never sent.
+func busError(id string, err error) error {
+	if _, ok := errors.AsType[*jsonapi.Error](err); ok {
+		return err
+	}
+	if _, ok := errors.AsType[*engine.FieldError](err); ok || errors.Is(err, errNoLive) || store.Unreachable(err) {
+		return err
+	}
+	log.Printf("lab: live sync of %s: %v", id, err)
+	return &jsonapi.Error{Status: http.StatusInternalServerError, Msg: "the lab's database failed to make the change: it was not made; try again"}
+}
+
 // applySet returns s with parameter p set to v, checked like any input
 // (the rules between fields included), in canonical form.
 func applySet(s engine.Settings, p *engine.Param, v float64) (engine.Settings, error) {
@@ -458,7 +474,7 @@ func (h *Hub) run() {
 		case r := <-h.refused:
 			if room := h.rooms[r.c.session]; room != nil {
 				if _, ok := room.clients[r.c]; ok {
-					h.reply(room, r.c, r.err)
+					h.reply(room, r.c, busError(room.id, r.err))
 				}
 			}
 		case sv := <-h.saved:
@@ -516,6 +532,9 @@ func (h *Hub) join(c *wsClient) {
 			if !errors.Is(err, store.ErrSessionNotFound) && !errors.Is(err, store.ErrSessionDeleted) {
 				log.Printf("lab: live sync: load session %s: %v", c.session, err)
 				code, text = websocket.CloseInternalServerErr, "cannot load the session"
+				if store.Unreachable(err) {
+					code, text = websocket.CloseTryAgainLater, store.ErrUnreachable.Error()
+				}
 			}
 			c.closeMsg = websocket.FormatCloseMessage(code, text)
 			close(c.send)
@@ -725,9 +744,15 @@ func (h *Hub) broadcast(room *wsRoom, from string) {
 	}
 }
 
-// reply sends an error to c alone.
+// reply sends an error to c alone. An unreachable database is said in
+// words a person can act on (store.ErrUnreachable); its cause, which names
+// the database's address, goes to the log only.
 func (h *Hub) reply(room *wsRoom, c *wsClient, err error) {
 	msg, field := jsonapi.Text(err)
+	if store.Unreachable(err) {
+		log.Printf("lab: live sync of %s: %v", room.id, err)
+		msg, field = store.ErrUnreachable.Error(), ""
+	}
 	h.enqueue(room, c, wsMarshal(wsErrorMsg{Type: "error", Error: msg, Field: field}))
 }
 

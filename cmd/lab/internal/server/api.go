@@ -199,7 +199,7 @@ func (s *Server) exportFile(w http.ResponseWriter, r *http.Request) {
 	}
 	origin, err := s.exportOrigin(preset, settings, from)
 	if err != nil {
-		jsonapi.WriteError(w, err)
+		fail(w, err)
 		return
 	}
 	file, err := export.Render(format, origin, settings)
@@ -224,9 +224,10 @@ const jobRetry = 5 * time.Second
 
 // answer is the API's answer to err: the errors of the store, the trace
 // formats, the comparisons and the job runner with their statuses (a
-// malformed session id is an unknown session), a client's mistake as a 400
-// naming its field, anything else as a 500 whose cause is logged, never
-// sent.
+// malformed session id is an unknown session), an unreachable database as
+// a 503 with Retry-After saying so (store.Outage), a client's mistake as a
+// 400 naming its field, anything else as a 500; the cause of a 503 or a 500
+// is logged, never sent.
 func answer(err error) *jsonapi.Error {
 	notFound := func(field, msg string) *jsonapi.Error {
 		return &jsonapi.Error{Status: http.StatusNotFound, Field: field, Msg: msg}
@@ -235,6 +236,10 @@ func answer(err error) *jsonapi.Error {
 		if e.Status == 0 {
 			return &jsonapi.Error{Status: http.StatusBadRequest, Msg: e.Msg, Field: e.Field, Line: e.Line}
 		}
+		return e
+	}
+	if e := store.Outage(err); e != nil {
+		log.Printf("lab: %v", err)
 		return e
 	}
 	if ce, ok := errors.AsType[*compare.Error](err); ok { // before the errors it wraps

@@ -148,6 +148,8 @@ func statusTitle(status int) string {
 		return "Not ready"
 	case http.StatusBadRequest:
 		return "Bad request"
+	case http.StatusServiceUnavailable:
+		return "Try again shortly"
 	}
 	if status >= 500 {
 		return "Server error"

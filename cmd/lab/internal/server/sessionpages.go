@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/link"
 	"interplab/cmd/lab/internal/store"
@@ -316,8 +317,9 @@ func notesExcerpt(notes string) string {
 }
 
 // sessionPageFail answers err with an error page: 404 for an unknown or
-// malformed id or revision, 410 for a deleted session, 500 (logged) for the
-// server's own failures.
+// malformed id or revision, 410 for a deleted session, 503 for an
+// unreachable database, 500 for the server's own failures (the causes of
+// both logged).
 func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 	v := templates.ErrorView{Status: http.StatusNotFound, Title: "No such session",
 		Message: "There is no saved session at " + r.URL.Path + "."}
@@ -330,6 +332,10 @@ func sessionPageFail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, store.ErrRevNotFound):
 		v.Title = "No such revision"
 		v.Message = "Session " + r.PathValue("id") + " has no revision “" + jsonapi.Clip(r.PathValue("rev"), 20) + "”."
+	case store.Unreachable(err):
+		log.Printf("lab: session pages: %v", err)
+		v = access.OutageView(r.URL.Path)
+		jsonapi.SetRetryAfter(w, store.UnreachableRetry)
 	case errors.Is(err, store.ErrDamaged):
 		log.Printf("lab: session pages: %v", err)
 		v.Status, v.Title, v.Message = http.StatusInternalServerError, "Damaged session", err.Error()+"."

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -22,7 +23,7 @@ import (
 func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
 	list, err := s.store.ListTraces()
 	if err != nil {
-		http.Error(w, "list traces: "+err.Error(), http.StatusInternalServerError)
+		fail(w, fmt.Errorf("list traces: %w", err))
 		return
 	}
 	var v templates.TracesView
