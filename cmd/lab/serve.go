@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/backend"
@@ -20,7 +24,7 @@ import (
 	"interplab/web"
 )
 
-const serveUsage = `Usage: lab serve [-addr localhost:8080] [-data ./data | -db postgres://…] [-token TOKEN] [-jobs 2] [-allow-host NAME]... [-allow-origin ORIGIN]... [-trust-proxy CIDR,…]
+const serveUsage = `Usage: lab serve [-addr localhost:8080] [-data ./data | -db postgres://… [-db-wait 0]] [-token TOKEN] [-jobs 2] [-allow-host NAME]... [-allow-origin ORIGIN]... [-trust-proxy CIDR,…]
 
 Serves the lab page, the presets, exports, saved sessions, comparison
 charts and live sync.
@@ -28,7 +32,10 @@ charts and live sync.
 Its data is a SQLite database in -data, or, for a team, the PostgreSQL
 database -db (or LAB_DB) names: then any number of labs serve it at once
 (behind a proxy), sharing live sync, and the studies run on a queue that
-lab worker processes work.
+lab worker processes work. Started before the database (compose, systemd,
+a reboot), it waits for it, retrying with backoff and logging each try,
+its port answering /readyz 503 "waiting for the database" meanwhile;
+-db-wait bounds the wait.
 
 It listens on this machine only unless -addr says otherwise (:8080 is every
 interface); then it needs an access token, -token or LAB_TOKEN (at least
@@ -51,6 +58,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
 	data := c.Flags.String("data", "./data", "keep saved sessions in `dir` (created on first run), a SQLite database")
 	db := c.DBFlag("keep them in the PostgreSQL database at `url` (postgres://user@host/db), shared with other labs and workers")
+	dbWait := c.DBWaitFlag()
 	var trust []netip.Prefix
 	c.Flags.Func("trust-proxy", "take the client's address from X-Forwarded-For on requests from these reverse proxies (`CIDR`[,CIDR], e.g. 127.0.0.1/32)", func(arg string) error {
 		list, err := server.ParseTrustProxy(arg)
@@ -100,27 +108,61 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	deps := server.Deps{Presets: list, Assets: web.FS, AllowOrigins: allow, Token: *token,
 		Addr: *addr, AllowHosts: allowHosts, JobSlots: *slots, TrustProxy: trust}
-	dbName, closeDB, err := backend.Lab(context.Background(), db(), *data, logger, &deps)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return c.Fail(err)
+	}
+	defer ln.Close()
+	relay := server.NewRelay(ln)
+	var dbName string
+	var closeDB func()
+	if db() == "" {
+		dbName, closeDB, err = backend.Lab(context.Background(), "", *data, logger, &deps)
+	} else {
+		dbName, closeDB, err = waitLab(ctx, relay, db(), *dbWait, logger, &deps)
+	}
 	if err != nil {
 		return c.Fail(err)
 	}
 	defer closeDB()
+	return serveLab(c, ctx, stdout, logger, deps, relay.View(), dbName)
+}
+
+// waitLab opens a lab on the PostgreSQL database at db, as backend.Lab
+// does, once it answers (backend.WaitForDB, for at most dbWait; 0: as long
+// as it takes, or until ctx ends); until then relay's port answers that
+// the lab is starting (/readyz: what it waits for).
+func waitLab(ctx context.Context, relay *server.Relay, db string, dbWait time.Duration, logger *slog.Logger, deps *server.Deps) (string, func(), error) {
+	var status atomic.Value
+	status.Store("opening the database")
+	starting := &http.Server{Handler: server.Starting(func() string { return status.Load().(string) }), ReadHeaderTimeout: 10 * time.Second}
+	go starting.Serve(relay.View())
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		starting.Shutdown(sctx)
+	}()
+	if err := backend.WaitForDB(ctx, db, dbWait, logger, func(s string) { status.Store(s) }); err != nil {
+		return "", nil, err
+	}
+	status.Store("migrating the database")
+	return backend.Lab(context.Background(), db, "", logger, deps)
+}
+
+// serveLab serves the lab made of deps on ln until ctx ends.
+func serveLab(c *cli.Command, ctx context.Context, stdout io.Writer, logger *slog.Logger, deps server.Deps, ln net.Listener, dbName string) int {
 	srv, err := server.New(deps)
 	if err != nil {
 		return c.Fail(err)
 	}
 	defer srv.Close() // the jobs and live sync stop before the store closes: deferred calls run last first
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return c.Fail(err)
-	}
 	fmt.Fprintf(stdout, "lab: serving on http://%s/\n", ln.Addr())
 	logger.Info("serving", "addr", ln.Addr().String(), "db", dbName)
 	if !srv.WasmBuilt() {
 		c.Printf("warning: %s", static.NotBuilt)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := srv.Serve(ctx, ln); err != nil {
 		return c.Fail(err)
 	}

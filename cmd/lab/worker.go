@@ -15,7 +15,7 @@ import (
 	"interplab/cmd/lab/internal/store"
 )
 
-const workerUsage = `Usage: lab worker -db postgres://… [-jobs 1]
+const workerUsage = `Usage: lab worker -db postgres://… [-db-wait 0] [-jobs 1]
 
 Works the studies (sweeps, tunings, population runs) the labs serving the
 PostgreSQL database -db (or LAB_DB) put on their queue, in units of work:
@@ -25,6 +25,8 @@ machine. Run as many workers, on as many machines, as the studies need:
 a study's units spread over all of them. A worker stopped (Ctrl-C,
 SIGTERM) or killed hands back the units it runs; another worker runs them
 again, the units already done are kept, and the result is the same.
+Started before the database, it waits for it (retrying with backoff,
+logging each try) for at most -db-wait.
 
 Flags:
 `
@@ -33,6 +35,7 @@ Flags:
 func runWorker(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("worker", workerUsage, stdout, stderr)
 	db := c.DBFlag("work the queue of the PostgreSQL database at `url`")
+	dbWait := c.DBWaitFlag()
 	slots := c.SlotsFlag(1, "units of studies", ": a unit uses every core")
 	metrics := c.Flags.String("metrics", "", "serve Prometheus metrics (study durations, the queue's depth) at http://`addr`/metrics, e.g. 127.0.0.1:9101; no token: keep it on loopback or a private network")
 	lf := c.LogFlags()
@@ -48,6 +51,9 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := backend.WaitForDB(ctx, db(), *dbWait, logger, func(string) {}); err != nil {
+		return c.Fail(err)
+	}
 	w, closeDB, err := backend.Worker(ctx, db(), *slots, logger) // the schema, migrated if this worker is first
 	if err != nil {
 		return c.Fail(err)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"time"
 
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/obs"
@@ -54,4 +55,19 @@ func (c *Command) DBFlag(doc string) func() string {
 		}
 		return *db
 	}
+}
+
+// DBWaitFlag registers -db-wait, how long a command on PostgreSQL waits
+// for the database at start: 0 (the default) as long as it takes.
+func (c *Command) DBWaitFlag() *time.Duration {
+	d := new(time.Duration)
+	c.Flags.Func("db-wait", "at start, wait at most `duration` (30s, 5m) for the PostgreSQL database to answer, then fail (default 0: as long as it takes, retrying with backoff)", func(arg string) error {
+		v, err := time.ParseDuration(arg)
+		if err != nil || v < 0 {
+			return fmt.Errorf("%q is not allowed: want a duration of 0 or more (30s, 5m; 0 waits as long as it takes)", arg)
+		}
+		*d = v
+		return nil
+	})
+	return d
 }

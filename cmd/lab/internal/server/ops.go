@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/store"
 )
 
 // healthz is GET /healthz: the process is up and serving.
@@ -21,15 +23,22 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 const readyTimeout = 3 * time.Second
 
 // readyz is GET /readyz: the lab can serve, its database reachable and
-// its schema migrated; 503 naming what is wrong otherwise, so a proxy
-// sends requests elsewhere.
+// its schema migrated; 503 naming what is wrong otherwise (an unreachable
+// database in words, its detail logged), so a proxy sends requests
+// elsewhere. While the lab starts, Starting answers it.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ready, ok := s.store.(interface{ Ready(context.Context) error })
 	if ok {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		if err := ready.Ready(ctx); err != nil {
-			jsonapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "error": err.Error()})
+			msg := err.Error()
+			if store.Unreachable(err) {
+				// The detail names the database's address: the log's only.
+				log.Printf("lab: ready: %v", err)
+				msg = store.ErrUnreachable.Error()
+			}
+			jsonapi.WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "error": msg})
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -74,6 +75,26 @@ func newPool(ctx context.Context, url string, conns int) (*pgxpool.Pool, error) 
 		return nil, fmt.Errorf("open store %s: %w", Redact(url), err)
 	}
 	return pool, nil
+}
+
+// reachTimeout bounds Reach's one connection.
+const reachTimeout = 5 * time.Second
+
+// Reach opens one connection to the PostgreSQL database at url, and
+// closes it: whether the database answers, before anything is opened on
+// it (the wait of a lab or worker that starts before it).
+func Reach(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return fmt.Errorf("-db %s: %w", Redact(url), err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
 }
 
 // Pool is the PostgreSQL connections of a DB opened by OpenPostgres (nil

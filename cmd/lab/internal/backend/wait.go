@@ -1,0 +1,58 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"interplab/cmd/lab/internal/store"
+)
+
+// The backoff between a start's tries to reach the database: the first
+// wait, doubled after each try up to the last.
+const (
+	firstWait = 250 * time.Millisecond
+	maxWait   = 5 * time.Second
+)
+
+// WaitForDB waits until the PostgreSQL database at url accepts a
+// connection, so that a lab or a worker started with it (compose, systemd,
+// a reboot) does not give up before the database is up: it tries again
+// while the database cannot be reached (store.Unreachable), with a
+// backoff from firstWait doubling to maxWait, logging each try and telling
+// status (for /readyz) that it waits. It gives up after limit (-db-wait;
+// 0: never), when ctx ends, or at once for an error that waiting will not
+// mend (a wrong password, no such database, a malformed address).
+func WaitForDB(ctx context.Context, url string, limit time.Duration, logger *slog.Logger, status func(string)) error {
+	start := time.Now()
+	wait := firstWait
+	for try := 1; ; try++ {
+		err := store.Reach(ctx, url)
+		if err == nil {
+			if try > 1 {
+				logger.Info("the database answers", "db", store.Redact(url), "tries", try, "waited", time.Since(start).Round(time.Millisecond).String())
+			}
+			return nil
+		}
+		if !store.Unreachable(err) || ctx.Err() != nil {
+			return fmt.Errorf("database %s: %w", store.Redact(url), err)
+		}
+		waited := time.Since(start)
+		if limit > 0 && waited >= limit {
+			return fmt.Errorf("database %s did not answer in %v (-db-wait; 0 waits as long as it takes): %w", store.Redact(url), limit, err)
+		}
+		next := wait
+		if limit > 0 {
+			next = min(next, limit-waited)
+		}
+		logger.Warn("waiting for the database", "db", store.Redact(url), "try", try, "next_in", next.String(), "err", err)
+		status(fmt.Sprintf("waiting for the database: try %d failed (%s), next in %v", try, store.ErrUnreachable, next))
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("stopped while waiting for the database %s: %w", store.Redact(url), ctx.Err())
+		case <-time.After(next):
+		}
+		wait = min(wait*2, maxWait)
+	}
+}
