@@ -37,7 +37,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 	// The sums live in locals for the loop and go back to a at the end.
 	frames, errSqSum, errMaxSq := a.frames, a.errSq, a.errMaxSq
 	snaps, snapMaxSq, underrun := a.snaps, a.snapMaxSq, a.underrun
-	extrapolated, frozen := a.extrapolated, a.frozen
+	extrapolated, frozen, idle := a.extrapolated, a.frozen, a.idle
 	accelSq, accelFrames := a.accelSq, a.accelFrames
 	for j := range out {
 		smp := &out[j]
@@ -59,15 +59,20 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 			errMaxSq = errSq
 		}
 		a.hist[histBin(errSq)]++
-		switch smp.Mode {
-		case technique.Extrapolate:
+		if smp.Mode == technique.Extrapolate {
 			extrapolated++
-		case technique.Freeze, technique.Hold:
-			frozen++
 		}
-		if smp.Time > smp.Newest {
-			underrun++
-			under[j] = true
+		switch hold, past := smp.Mode == technique.Freeze || smp.Mode == technique.Hold, smp.Time > smp.Newest; {
+		case smp.Idle && (hold || past):
+			idle++ // an idle hold: neither a freeze nor an underrun (see underrun.go)
+		default:
+			if hold {
+				frozen++
+			}
+			if past {
+				underrun++
+				under[j] = true
+			}
 		}
 		v := valid[j]
 		if v >= 1 {
@@ -95,7 +100,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 	}
 	a.frames, a.errSq, a.errMaxSq = frames, errSqSum, errMaxSq
 	a.snaps, a.snapMaxSq, a.underrun = snaps, snapMaxSq, underrun
-	a.extrapolated, a.frozen = extrapolated, frozen
+	a.extrapolated, a.frozen, a.idle = extrapolated, frozen, idle
 	a.accelSq, a.accelFrames = accelSq, accelFrames
 
 	// What only some entities need is done apart, keeping the loop above

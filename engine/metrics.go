@@ -17,7 +17,8 @@ type Metrics struct {
 	Underrun       float64 `json:"underrun"`       // share of entity-frames rendered past the newest snapshot
 	UnderrunRounds float64 `json:"underrunRounds"` // share of entity-rounds with at least one underrun frame
 	Extrapolating  float64 `json:"extrapolating"`  // share of entity-frames extrapolating
-	Frozen         float64 `json:"frozen"`         // share of entity-frames holding a pose (Freeze or Hold)
+	Frozen         float64 `json:"frozen"`         // share of entity-frames holding a pose (Freeze or Hold), idle holds apart
+	Idle           float64 `json:"idle"`           // share of entity-frames that are idle holds: the sender deliberately sent nothing new
 	Smoothness     float64 `json:"smoothness"`     // RMS of displayed minus true acceleration, m/s²
 }
 
@@ -31,8 +32,9 @@ type MetricField struct {
 }
 
 // MetricFields lists the fields of Metrics in the order of Metrics.Values.
-// Every one is best at 0; only AddedLatency can go below it, when the
-// display leads the truth.
+// Every one is best at 0 but idle, which is no fault (a designer reads it,
+// nothing ranks it); only AddedLatency can go below 0, when the display
+// leads the truth.
 var MetricFields = []MetricField{
 	{"errRMS", "m", "cm", 100, "Position error against the truth at the same instant, root mean square."},
 	{"errP95", "m", "cm", 100, "95th percentile of the position error."},
@@ -44,14 +46,15 @@ var MetricFields = []MetricField{
 	{"underrun", "fraction", "%", 100, "Share of frames rendered past the newest received snapshot: the buffer ran dry. 100% by design for epic and epicfix, which always draw ahead of their newest packet (their starved figure is frozen)."},
 	{"underrunRounds", "fraction", "%", 100, "Share of entities that underran at least once in a round (the guide's figure)."},
 	{"extrapolating", "fraction", "%", 100, "Share of frames spent extrapolating."},
-	{"frozen", "fraction", "%", 100, "Share of frames spent holding a pose: frozen past every limit, or a library that drew nothing."},
+	{"frozen", "fraction", "%", 100, "Share of frames spent holding a pose: frozen past every limit, or a library that drew nothing (idle holds apart)."},
+	{"idle", "fraction", "%", 100, "Share of frames holding while the sender deliberately sent nothing new (a send-on-change library's still entity): no fault, counted apart from underrun and frozen."},
 	{"smoothness", "m/s²", "m/s²", 1, "RMS of displayed minus true acceleration: jerkiness the eye sees."},
 }
 
 // Values appends m's fields to dst in MetricFields order.
 func (m Metrics) Values(dst []float64) []float64 {
 	return append(dst, m.ErrRMS, m.ErrP95, m.ErrMax, m.ErrAligned, m.AddedLatency, float64(m.Snaps), m.SnapMax,
-		m.Underrun, m.UnderrunRounds, m.Extrapolating, m.Frozen, m.Smoothness)
+		m.Underrun, m.UnderrunRounds, m.Extrapolating, m.Frozen, m.Idle, m.Smoothness)
 }
 
 // snapFactor: a displayed step counts as a snap when it is faster than
@@ -109,6 +112,7 @@ type acc struct {
 	underrun     int
 	extrapolated int
 	frozen       int
+	idle         int
 	accelFrames  int
 	accelSq      float64
 	rounds       int // entity-rounds completed
@@ -129,6 +133,7 @@ func (a *acc) metrics(openRounds, openUnder int, lag lagGrid) Metrics {
 	m.Underrun = float64(a.underrun) / n
 	m.Extrapolating = float64(a.extrapolated) / n
 	m.Frozen = float64(a.frozen) / n
+	m.Idle = float64(a.idle) / n
 	if r := a.rounds + openRounds; r > 0 {
 		m.UnderrunRounds = float64(a.roundsUnder+openUnder) / float64(r)
 	}

@@ -1,11 +1,12 @@
 // @ts-check
 // metrics.js shows the engine's metrics, one column per technique and one
 // row per metric (engine.MetricFields), in display units. Every metric is
-// best at zero; the best value of each row is highlighted. Two values are
-// never ranked: a negative added latency (a display that leads the truth,
-// overshoot rather than a win) and the underrun of a technique that draws
+// best at zero; the best value of each row is highlighted. Three are never
+// ranked: a negative added latency (a display that leads the truth,
+// overshoot rather than a win), the underrun of a technique that draws
 // past its newest packet by design (epic, epicfix: always 100%, see
-// engine.UnderrunByDesign); both are marked and explained instead.
+// engine.UnderrunByDesign), both marked and explained instead, and idle
+// (holds while the sender deliberately sent nothing: no fault).
 
 import { techColor } from './colors.js';
 import { readable } from './format.js';
@@ -131,9 +132,11 @@ export class MetricsPanel {
     this.fields.forEach((f, j) => {
       // Every metric is best at 0. Only the added latency can go below (a
       // display ahead of the truth): that is overshoot, not a win, so it
-      // is never best. An underrun by design is never ranked either.
+      // is never best. An underrun by design is never ranked either, nor
+      // is idle, which is no fault.
       /** @param {number} i @param {number} v */
-      const unranked = (i, v) => (f.name === 'addedLatency' && v < 0) || (f.name === 'underrun' && this.byDesign[i]);
+      const unranked = (i, v) =>
+        f.name === 'idle' || (f.name === 'addedLatency' && v < 0) || (f.name === 'underrun' && this.byDesign[i]);
       let best = Infinity;
       let worst = -Infinity;
       for (let i = 0; i < this.techs.length; i++) {

@@ -39,7 +39,7 @@ func (spec *PopulationSpec) Validate() error {
 // Round flags: what happened to one entity in one round, as one hex digit
 // of EntityMetrics.Rounds.
 const (
-	RoundUnderrun = 1 << iota // at least one frame rendered past the newest snapshot
+	RoundUnderrun = 1 << iota // at least one frame rendered past the newest snapshot, idle holds apart (engine.Metrics.Idle)
 	RoundSnap                 // at least one snap (a step faster than 1.5 × maxSpeed)
 	RoundFrozen               // at least one frame holding a pose: dry beyond the extrapolation cap
 )
@@ -54,6 +54,7 @@ type EntityMetrics struct {
 	ErrRMS         float64 `json:"errRMS"`         // m
 	AddedLatency   float64 `json:"addedLatency"`   // s
 	Underrun       float64 `json:"underrun"`       // share of its frames underrun
+	Idle           float64 `json:"idle"`           // share of its frames idle holds (engine.Metrics.Idle)
 }
 
 // PopulationEntity is one entity of a run: what it drew and how every
@@ -82,6 +83,7 @@ type PopulationMetrics struct {
 	AddedLatencyP90  float64 `json:"addedLatencyP90"`  // s
 	AddedLatencyP99  float64 `json:"addedLatencyP99"`  // s
 	UnderrunEntities float64 `json:"underrunEntities"` // share of entities with an underrun in any round
+	Idle             float64 `json:"idle"`             // mean across entities of the share of frames idle holds
 }
 
 // PopulationMetricFields describes PopulationMetrics in the order of Values.
@@ -98,13 +100,14 @@ var PopulationMetricFields = []engine.MetricField{
 	{Name: "addedLatencyP90", Unit: "s", Display: "ms", Scale: 1000, Doc: "90th percentile across entities of the added latency."},
 	{Name: "addedLatencyP99", Unit: "s", Display: "ms", Scale: 1000, Doc: "99th percentile across entities of the added latency."},
 	{Name: "underrunEntities", Unit: "fraction", Display: "%", Scale: 100, Doc: "Share of entities with an underrun in any round."},
+	{Name: "idle", Unit: "fraction", Display: "%", Scale: 100, Doc: "Mean share of frames holding while the sender deliberately sent nothing new (a send-on-change library's still entity): no fault, counted apart from underrun."},
 }
 
 // Values appends m's fields in PopulationMetricFields order.
 func (m PopulationMetrics) Values(dst []float64) []float64 {
 	return append(dst, m.UnderrunRounds, m.SnapRounds, m.FrozenRounds, m.Underrun,
 		m.ErrP95P50, m.ErrP95P90, m.ErrP95P95, m.ErrP95P99,
-		m.AddedLatencyP50, m.AddedLatencyP90, m.AddedLatencyP99, m.UnderrunEntities)
+		m.AddedLatencyP50, m.AddedLatencyP90, m.AddedLatencyP99, m.UnderrunEntities, m.Idle)
 }
 
 // PopulationTechnique is one technique's aggregate and its worst entities.
@@ -230,7 +233,7 @@ func runEntity(ctx context.Context, spec *PopulationSpec, e int) (PopulationEnti
 	ent := PopulationEntity{Entity: e, Link: l, Motion: motion, Seed: seed, Techniques: make([]EntityMetrics, nt)}
 	for k, mt := range m.Metrics(nil) {
 		em := EntityMetrics{Rounds: string(flags[k]), ErrP95: mt.ErrP95, ErrRMS: mt.ErrRMS,
-			AddedLatency: mt.AddedLatency, Underrun: mt.Underrun}
+			AddedLatency: mt.AddedLatency, Underrun: mt.Underrun, Idle: mt.Idle}
 		for _, c := range flags[k] {
 			f := strings.IndexByte("0123456789abcdef", c)
 			em.UnderrunRounds += f & RoundUnderrun
@@ -246,7 +249,7 @@ func runEntity(ctx context.Context, spec *PopulationSpec, e int) (PopulationEnti
 func aggregate(name string, k int, p *Population, ents []PopulationEntity) PopulationTechnique {
 	n := len(ents)
 	var under, snap, frozen, entUnder int
-	var frames float64
+	var frames, idle float64
 	errs, lats := make([]float64, n), make([]float64, n)
 	for i := range ents {
 		em := &ents[i].Techniques[k]
@@ -257,12 +260,13 @@ func aggregate(name string, k int, p *Population, ents []PopulationEntity) Popul
 			entUnder++
 		}
 		frames += em.Underrun
+		idle += em.Idle
 		errs[i], lats[i] = em.ErrP95, em.AddedLatency
 	}
 	er := float64(n * p.Rounds)
 	m := PopulationMetrics{
 		UnderrunRounds: float64(under) / er, SnapRounds: float64(snap) / er, FrozenRounds: float64(frozen) / er,
-		Underrun: frames / float64(n), UnderrunEntities: float64(entUnder) / float64(n),
+		Underrun: frames / float64(n), UnderrunEntities: float64(entUnder) / float64(n), Idle: idle / float64(n),
 	}
 	slices.Sort(errs)
 	slices.Sort(lats)

@@ -369,6 +369,7 @@ func CombineMetrics(ms []engine.Metrics) engine.Metrics {
 		c.UnderrunRounds += m.UnderrunRounds
 		c.Extrapolating += m.Extrapolating
 		c.Frozen += m.Frozen
+		c.Idle += m.Idle
 		c.Smoothness += m.Smoothness
 	}
 	n := float64(len(ms))
@@ -380,6 +381,7 @@ func CombineMetrics(ms []engine.Metrics) engine.Metrics {
 	c.UnderrunRounds /= n
 	c.Extrapolating /= n
 	c.Frozen /= n
+	c.Idle /= n
 	c.Smoothness /= n
 	return c
 }

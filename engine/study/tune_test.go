@@ -440,11 +440,11 @@ func TestTuneSpace(t *testing.T) {
 
 func TestCombineMetrics(t *testing.T) {
 	a := engine.Metrics{Frames: 100, ErrRMS: 0.1, ErrP95: 0.2, ErrMax: 0.5, AddedLatency: 0.1, Snaps: 3, SnapMax: 0.4,
-		Underrun: 0.1, UnderrunRounds: 1, Extrapolating: 0.2, Frozen: 0, Smoothness: 10}
+		Underrun: 0.1, UnderrunRounds: 1, Extrapolating: 0.2, Frozen: 0, Idle: 0.3, Smoothness: 10}
 	b := engine.Metrics{Frames: 98, ErrRMS: 0.3, ErrP95: 0.4, ErrMax: 0.7, AddedLatency: 0.2, Snaps: 1, SnapMax: 0.6,
-		Underrun: 0.3, UnderrunRounds: 0, Extrapolating: 0.4, Frozen: 0.1, Smoothness: 20}
+		Underrun: 0.3, UnderrunRounds: 0, Extrapolating: 0.4, Frozen: 0.1, Idle: 0.1, Smoothness: 20}
 	want := engine.Metrics{Frames: 198, ErrRMS: 0.2, ErrP95: 0.3, ErrMax: 0.7, AddedLatency: 0.15, Snaps: 4, SnapMax: 0.6,
-		Underrun: 0.2, UnderrunRounds: 0.5, Extrapolating: 0.3, Frozen: 0.05, Smoothness: 15}
+		Underrun: 0.2, UnderrunRounds: 0.5, Extrapolating: 0.3, Frozen: 0.05, Idle: 0.2, Smoothness: 15}
 	got := CombineMetrics([]engine.Metrics{a, b})
 	gv, wv := got.Values(nil), want.Values(nil)
 	for i := range gv {

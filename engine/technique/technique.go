@@ -41,6 +41,15 @@ type Sample struct {
 	Pos  geom.Vec3
 	Rot  geom.Quat
 	Mode Mode
+	// Idle says that the sender deliberately sent nothing new for Time:
+	// a send-on-change library's sender told the client, in snapshots it
+	// received, that the entity had not moved beyond the library's change
+	// threshold (IdleSpans.Covers(Time)). A frame that holds or runs past
+	// Newest while Idle is an idle hold, which the lab counts apart from
+	// underruns and freezes (engine's idle metric). Always false for a
+	// technique whose sender sends every snapshot. (It sits beside Mode,
+	// in its padding.)
+	Idle bool
 
 	// Time is the server time the displayed pose stands for: the render
 	// time for the buffer, the read time for EPIC, the snapshot's time for

@@ -317,6 +317,7 @@ func (t *mirrorTechnique) Sample(now float64) technique.Sample {
 	t.clock.frame(now, t.settings)
 	var out technique.Sample
 	t.nt.sample(&t.clock, &out)
+	out.Idle = t.sender.idle.Covers(out.Time)
 	return out
 }
 
@@ -356,6 +357,7 @@ func (b *mirrorBatch) Frame(now float64) { b.clock.frame(now, b.settings) }
 func (b *mirrorBatch) Fill(lo int, out []technique.Sample) {
 	for e := range out {
 		b.nts[lo+e].sample(&b.clock, &out[e])
+		out[e].Idle = b.senders[lo+e].idle.Covers(out[e].Time)
 	}
 }
 

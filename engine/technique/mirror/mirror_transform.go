@@ -119,6 +119,10 @@ type mirrorSender struct {
 	newest    float64 // the newest snapshot's time
 	axes      uint8   // and what the model sent for it
 	sent      bool
+	// idle spans the sends whose change test found no axis moved beyond
+	// positionSensitivity: an unchanged sync or, with onlySyncOnChange,
+	// nothing. A hold inside them is an idle hold (Sample.Idle).
+	idle technique.IdleSpans
 }
 
 // sync tells whether the server's send of snapshot s carried the
@@ -148,6 +152,11 @@ func (m *mirrorSender) sync(s technique.Snapshot, sendRate float64, c *mirrorCon
 				axes |= 1 << a
 			}
 		}
+	}
+	if axes == 0 {
+		m.idle.Still(s.Time)
+	} else {
+		m.idle.Moved(s.Time)
 	}
 	if axes == 0 && m.unchanged && c.onlySyncOnChange {
 		m.axes, m.sent = 0, false

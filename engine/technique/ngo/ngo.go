@@ -274,9 +274,16 @@ func (b *ngoBatch) Receive(tickTime, _ float64, snaps []technique.Snapshot) {
 		x := &b.xs[e]
 		pos := labVec32(&snaps[e].Pos)
 		var has [3]bool
+		moved := false
 		for i := range has {
 			d := pos[i] - x.target[i]
-			has[i] = frameSync || d >= th || -d >= th
+			m := d >= th || -d >= th
+			has[i], moved = frameSync || m, moved || m
+		}
+		if at := float64(tick) * k.tickInterval; moved {
+			x.idle.Moved(at)
+		} else {
+			x.idle.Still(at)
 		}
 		x.state(tick, pos, has, frameSync, snaps[e].Rot, &k)
 	}
@@ -325,7 +332,7 @@ func (b *ngoBatch) Fill(lo int, out []technique.Sample) {
 			}
 		}
 		out[e] = technique.Sample{Pos: l.cur.vec3(), Rot: l.curRot, Mode: mode, Time: render, Newest: b.newest,
-			Depth: depth, Delay: b.delay}
+			Depth: depth, Delay: b.delay, Idle: b.xs[lo+e].idle.Covers(render)}
 	}
 }
 

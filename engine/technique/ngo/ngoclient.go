@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"interplab/engine/geom"
+	"interplab/engine/technique"
 )
 
 // This file is the client side of Unity Netcode for GameObjects 2.1.1 that
@@ -232,6 +233,10 @@ type ngoTransform struct {
 	target      vec32
 	lastInbound int64 // tick of the previous inbound state
 	lerp        ngoLerp
+	// idle spans the states in which no axis moved by positionThreshold
+	// (the sender sent nothing, or a frame sync of the same values): a hold
+	// inside them is an idle hold (Sample.Idle).
+	idle technique.IdleSpans
 }
 
 // spawn places the object at pos, as the spawn does with ResetTo.

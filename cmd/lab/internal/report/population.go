@@ -64,7 +64,7 @@ func PopulationCSV(w io.Writer, res *study.PopulationResult) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"entity", "technique", "highVariance", "latency", "jitter", "jitterDist", "loss", "lossModel",
 		"burstLength", "clockDrift", "motion", "seed", "underrunRounds", "snapRounds", "frozenRounds", "rounds",
-		"errP95", "errRMS", "addedLatency", "underrun"})
+		"errP95", "errRMS", "addedLatency", "underrun", "idle"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, e := range res.Entities {
 		l := e.Link
@@ -73,7 +73,7 @@ func PopulationCSV(w io.Writer, res *study.PopulationResult) error {
 			cw.Write([]string{strconv.Itoa(e.Entity), t.Name, strconv.FormatBool(l.HighVariance), g(l.Latency), g(l.Jitter),
 				l.JitterDist, g(l.Loss), l.LossModel, g(l.BurstLength), g(l.ClockDrift), e.Motion, strconv.Itoa(e.Seed),
 				strconv.Itoa(m.UnderrunRounds), strconv.Itoa(m.SnapRounds), strconv.Itoa(m.FrozenRounds), "r" + m.Rounds,
-				g(m.ErrP95), g(m.ErrRMS), g(m.AddedLatency), g(m.Underrun)})
+				g(m.ErrP95), g(m.ErrRMS), g(m.AddedLatency), g(m.Underrun), g(m.Idle)})
 		}
 	}
 	cw.Flush()

@@ -42,9 +42,9 @@ func MetricsTable(w io.Writer, res engine.Result) error {
 		// Every metric is best at 0. Only the added latency can go below
 		// it (a display that leads the truth): overshoot, never best. The
 		// underrun of a technique that draws ahead by design is 100% and
-		// never ranked either (marked †).
+		// never ranked either (marked †), nor is idle, which is no fault.
 		unranked := func(k int) bool {
-			return f.Name == "addedLatency" && values[k][i] < 0 ||
+			return f.Name == "idle" || f.Name == "addedLatency" && values[k][i] < 0 ||
 				f.Name == "underrun" && engine.UnderrunByDesign(res.Techniques[k].Name)
 		}
 		best, ranked, worst := -1, 0, 0.0
