@@ -532,7 +532,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 		evaluated[i] = &c
 		t.done++
 		if t.progress != nil {
-			t.progress(c, t.done, t.spec.Budget+tuneConfirmRuns(&t.spec))
+			t.progress(c, t.done, t.spec.Evaluations())
 		}
 	})
 	return evaluated, err

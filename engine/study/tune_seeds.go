@@ -60,6 +60,15 @@ const (
 	MaxTuneSeeds     = 20
 )
 
+// Evaluations returns the most candidate evaluations spec's tuning makes:
+// its budget and the confirmation on the seed set, (1 + 3 finalists) ×
+// Seeds, defaults filled in. A tuning on a motion mix runs each on every
+// motion.
+func (spec TuneSpec) Evaluations() int {
+	s := spec.normalized()
+	return s.Budget + tuneConfirmRuns(&s)
+}
+
 // tuneFinalists is how many of the search's best candidates, besides the
 // base, the seed set confirms.
 const tuneFinalists = 3
@@ -345,4 +354,22 @@ func (t *tuneSearch) verdict(r *TuneResult) {
 		})
 		r.Closest = closest[:min(tuneClosest, len(closest))]
 	}
+}
+
+// Contender returns the finalist that meets the constraints over the seed
+// set at the least cost: the recommendation when there is one, and
+// otherwise the best the search found, which the base is weighed against
+// ("no meaningful improvement": its Confirm says by how much and why not).
+// ok is false when no finalist meets the constraints or nothing was
+// confirmed.
+func (r *TuneResult) Contender() (c Candidate, ok bool) {
+	if r.Recommended {
+		return r.Best, true
+	}
+	for _, f := range r.Finalists {
+		if f.Feasible && (!ok || f.Cost < c.Cost) {
+			c, ok = f, true
+		}
+	}
+	return c, ok
 }
