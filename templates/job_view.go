@@ -82,6 +82,7 @@ type TuneForm struct {
 	Constraints     []TuneConstraint
 	Budget          int
 	Seed            string
+	Seeds           int // run seeds that confirm the search's best
 	// Population is the population preset every candidate runs over, ""
 	// for the base's one link; Entities, Rounds and Round its sizes ("" or
 	// Round "" for the preset's).
@@ -119,9 +120,14 @@ type TuneResultView struct {
 	// they came).
 	Recommended, Feasible bool
 	BestCost, BaseCost    string
-	BaseBreaks            string        // what the base breaks, in units; "" when it meets every constraint
-	Cheapest              string        // nothing recommended, the base breaking the constraints: the cheapest candidate that meets them
+	BaseBreaks            string        // what the base breaks, in units; "" when it meets every constraint: said first when it does
 	Closest               []TuneClosest // nothing feasible: the candidates that break the constraints least
+
+	// Seeds names the run seeds the verdict reads ("run seeds 2–6"); Gain
+	// how the recommendation fared against the base over them; NoGain,
+	// nothing recommended over a base that meets the constraints, the best
+	// of the search against it and why it is not recommended.
+	Seeds, Gain, NoGain string
 
 	Changes    []TuneRow // settings changed by the recommendation: name, base, recommended
 	Metrics    []TuneRow // every metric and the cost: name, base, recommended ("" without a recommendation)

@@ -61,10 +61,10 @@ function request() {
     // it in (engine.ParseMetric), so an error quotes what was typed.
     constraints.push({ metric: sel.value, max: max.value.trim() });
   });
-  /** @type {{technique: string, base: string, motions: string[], weights: Record<string, number>, constraints: {metric: string, max: string}[], budget: number, seed: number, population?: {name: string, entities: number, rounds: number, round?: number}}} */
+  /** @type {{technique: string, base: string, motions: string[], weights: Record<string, number>, constraints: {metric: string, max: string}[], budget: number, seed: number, seeds: number, population?: {name: string, entities: number, rounds: number, round?: number}}} */
   const req = {
     technique: val('technique'), base: val('base'), motions: f.getAll('motions').map(String),
-    weights, constraints, budget: int('budget'), seed: int('seed'),
+    weights, constraints, budget: int('budget'), seed: int('seed'), seeds: int('seeds'),
   };
   if (val('population') !== '') {
     // Each entity of a population has its own motion: no mix.

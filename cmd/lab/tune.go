@@ -84,6 +84,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 	pf := c.PopulationFlags("", "evaluate every candidate over this `population` preset; -max then bounds its figures (underrunRounds=5%,addedLatencyP90=150ms)", "with -population: ")
 	budget := c.Flags.Int("budget", study.DefaultTuneBudget, "evaluate `N` candidates, the starting settings included")
 	seed := c.Flags.Uint64("seed", 1, "`seed` of the search")
+	seeds := c.Flags.Int("seeds", study.DefaultTuneSeeds, fmt.Sprintf("confirm the search's best on `N` run seeds after the settings' own, in [%d, %d]", study.MinTuneSeeds, study.MaxTuneSeeds))
 	rf := c.RunFlags("print JSON: the spec, the changes and every candidate", "print progress to standard error")
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
@@ -96,7 +97,7 @@ func runTune(args []string, stdout, stderr io.Writer) int {
 		*technique = base.PrimaryTechnique() // a library preset tunes its library
 	}
 	spec := study.TuneSpec{Base: base, Technique: *technique, Weights: weights, Constraints: constraints,
-		Budget: *budget, Seed: *seed}
+		Budget: *budget, Seed: *seed, Seeds: *seeds}
 	if pf.Name != "" {
 		_, pop, err := pf.Get()
 		if err != nil {

@@ -160,6 +160,12 @@ type TuneSpec struct {
 	Budget int    `json:"budget,omitempty"` // candidates to evaluate, the base included, in [1, MaxTuneBudget]; 0 means DefaultTuneBudget
 	Seed   uint64 `json:"seed"`             // seed of the search; the same seed gives the same result
 
+	// Seeds is how many run seeds confirm the search's best before
+	// anything is recommended (see tune_seeds.go), in [MinTuneSeeds,
+	// MaxTuneSeeds]; 0 means DefaultTuneSeeds. The set is TuneSeedSet of
+	// the base: the same base gives the same set, whatever Seed.
+	Seeds int `json:"seeds,omitempty"`
+
 	// Population, when not nil, evaluates every candidate over this
 	// population instead of Base's one link (see tune_population.go):
 	// Motions must then be empty (each entity has its own), the cost is
@@ -179,6 +185,9 @@ func (spec TuneSpec) normalized() TuneSpec {
 	}
 	if spec.Budget == 0 {
 		spec.Budget = DefaultTuneBudget
+	}
+	if spec.Seeds == 0 {
+		spec.Seeds = DefaultTuneSeeds
 	}
 	return spec
 }
@@ -266,7 +275,7 @@ func (s *TuneSpec) validateSpaceAndBudget() error {
 		return &engine.FieldError{Field: "budget", Value: strconv.Itoa(s.Budget),
 			Allowed: "a whole number in [1, " + strconv.Itoa(MaxTuneBudget) + "], or 0 for " + strconv.Itoa(DefaultTuneBudget)}
 	}
-	return nil
+	return s.validateSeeds()
 }
 
 func metricIndex(name string) int {
@@ -297,6 +306,12 @@ type Candidate struct {
 	// Population holds a population tuning's figures; nil otherwise. Its
 	// Metrics then summarise them (see populationSummary).
 	Population *PopulationMetrics `json:"population,omitempty"`
+
+	// Confirm is how the candidate fared on the seed set, for the base and
+	// the finalists of TuneResult (their Metrics, Cost and constraints are
+	// then the set's: the metrics combined over its runs, the mean cost);
+	// nil for the search's candidates, evaluated on the base's seed alone.
+	Confirm *TuneConfirm `json:"confirm,omitempty"`
 }
 
 // TuneBreach is one constraint a candidate breaks: its value of the metric
@@ -316,14 +331,26 @@ type TuneBreach struct {
 
 // TuneResult is the outcome of Tune.
 type TuneResult struct {
-	Base Candidate `json:"base"` // the base settings, evaluated like the others (Candidates[0])
+	// Base is the base settings over the seed set (Confirm set), or on the
+	// search's seed alone (Candidates[0]) when nothing was confirmed.
+	Base Candidate `json:"base"`
 
 	// Best is the recommendation when Recommended, the zero Candidate
-	// otherwise: never a candidate that breaks a constraint or costs as
-	// much as the base.
+	// otherwise: a finalist over the seed set, never one that breaks a
+	// constraint; when the base meets them, one better beyond noise (see
+	// tune_seeds.go), and when it does not, the cheapest that does.
 	Best        Candidate `json:"best,omitzero"`
-	Recommended bool      `json:"recommended"` // Best is a recommendation: it meets every constraint and costs less than the base
-	Feasible    bool      `json:"feasible"`    // some candidate (the base, maybe) meets every constraint
+	Recommended bool      `json:"recommended"` // Best is a recommendation
+	Feasible    bool      `json:"feasible"`    // the base or a finalist meets every constraint over the seed set (some candidate of the search when nothing was confirmed)
+
+	// Seeds is the run seeds the finalists were confirmed on (TuneSeedSet),
+	// and Finalists the search's best candidates over them, best first by
+	// the search's ranking; both empty when nothing was confirmed (a
+	// budget of 1, or a tuning stopped before the confirmation ended). When
+	// nothing is recommended the cheapest feasible finalist's Confirm says
+	// why: the base against it is the "no meaningful improvement" figure.
+	Seeds     []int       `json:"seeds,omitempty"`
+	Finalists []Candidate `json:"finalists,omitempty"`
 
 	// Closest holds, when no candidate is feasible, the three (or fewer)
 	// that break the constraints least, least first: what to loosen.

@@ -86,7 +86,13 @@ func populationMetricNames() string {
 // technique alone) on workers goroutines: one when the tuner spreads
 // candidates over the cores.
 func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s engine.Settings, workers int) (PopulationMetrics, error) {
-	res, err := RunPopulation(ctx, PopulationSpec{Base: s, Population: *t.spec.Population}, workers, nil)
+	pop := *t.spec.Population
+	if k := uint64(s.Seed) - uint64(t.spec.Base.Seed); k != 0 {
+		// Seed k of the seed set draws another sample of the population
+		// (see TuneSeedSet): its entities' draws depend on its seed alone.
+		pop.Seed = int((uint64(pop.Seed) + k) % (1 << 32))
+	}
+	res, err := RunPopulation(ctx, PopulationSpec{Base: s, Population: pop}, workers, nil)
 	if err != nil {
 		return PopulationMetrics{}, err
 	}

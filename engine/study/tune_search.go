@@ -53,6 +53,11 @@ type tuneSearch struct {
 	best    int           // evolve: the best candidate before the pending batch; polish: the candidate polished
 	first   int           // polish: the first of the undos
 	pending []tunePending // the batch next proposed, until advance
+
+	// The confirmation on the seed set (see tune_seeds.go).
+	seeds     []int       // the run seeds, TuneSeedSet
+	finalists []int       // the confirmed candidates: the base (0), then the search's best
+	confirmed []Candidate // each of finalists over the seed set, once confirmed
 }
 
 // The search's phases, in order (see next).
@@ -62,6 +67,7 @@ const (
 	phasePolish  = "polish"  // the best with each of its changes undone
 	phaseCombine = "combine" // the best with every undo that cost nothing
 	phaseFill    = "fill"    // mutations of the best, for what is left of the budget
+	phaseConfirm = "confirm" // the base and the finalists on the seed set
 	phaseDone    = "done"
 )
 
@@ -86,7 +92,8 @@ func (c *countedRNG) Float64() float64 {
 
 func newTuneSearch(spec TuneSpec, workers int, progress func(Candidate, int, int)) *tuneSearch {
 	t := &tuneSearch{spec: spec, rng: countedRNG{r: geom.NewRNG(spec.Seed, 0x74756e65)}, workers: workers, progress: progress,
-		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base), phase: phaseStart, sigma: tuneSigma0}
+		seen: make(map[string]struct{}), transit: LinkTransit(&spec.Base), phase: phaseStart, sigma: tuneSigma0,
+		seeds: TuneSeedSet(&spec.Base, spec.Seeds)}
 	for _, r := range spec.Space {
 		p, _ := engine.Lookup(r.Name)
 		d := tuneDim{p: p, min: r.Min, max: r.Max}
@@ -264,7 +271,7 @@ func (t *tuneSearch) next() []tunePending {
 			// to mutations of the best, so that a budget of N evaluates N
 			// candidates unless the space runs out.
 			if len(t.cands) >= budget {
-				t.phase = phaseDone
+				t.phase = phaseConfirm
 				continue
 			}
 			best := t.ranked()[0]
@@ -276,9 +283,14 @@ func (t *tuneSearch) next() []tunePending {
 			}
 			if len(batch) == 0 {
 				if t.sigma >= tuneSigmaMax {
-					t.phase = phaseDone // every neighbour within reach has been evaluated
+					t.phase = phaseConfirm // every neighbour within reach has been evaluated
 				}
 				t.sigma = min(2*t.sigma, tuneSigmaMax)
+				continue
+			}
+		case phaseConfirm:
+			if batch = t.confirmBatch(); batch == nil {
+				t.phase = phaseDone
 				continue
 			}
 		default:
@@ -322,6 +334,11 @@ func (t *tuneSearch) sample() []tunePending {
 // and moves the search on: after a generation that finds a new best the
 // step grows, otherwise it shrinks.
 func (t *tuneSearch) advance(cands []Candidate) {
+	if t.phase == phaseConfirm {
+		t.confirm(cands)
+		t.pending, t.phase = nil, phaseDone
+		return
+	}
 	t.hasBase = t.hasBase || len(t.cands) == 0 && len(cands) > 0
 	for i := range cands {
 		t.add(cands[i])
@@ -344,6 +361,10 @@ func (t *tuneSearch) advance(cands []Candidate) {
 // keep takes what a cancelled evaluation of the pending batch finished
 // (nil for a candidate that did not), and ends the search.
 func (t *tuneSearch) keep(evaluated []*Candidate) {
+	if t.phase == phaseConfirm {
+		t.pending, t.phase = nil, phaseDone // an unfinished confirmation confirms nothing
+		return
+	}
 	t.hasBase = t.hasBase || len(t.cands) == 0 && len(evaluated) > 0 && evaluated[0] != nil
 	for _, c := range evaluated {
 		if c != nil {
@@ -511,7 +532,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 		evaluated[i] = &c
 		t.done++
 		if t.progress != nil {
-			t.progress(c, t.done, t.spec.Budget)
+			t.progress(c, t.done, t.spec.Evaluations())
 		}
 	})
 	return evaluated, err
@@ -519,9 +540,15 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 
 // candidate combines a candidate's runs and scores it.
 func (t *tuneSearch) candidate(s engine.Settings, runs []engine.Metrics) Candidate {
-	c := Candidate{Settings: s, Metrics: CombineMetrics(runs), Feasible: true}
+	return t.score(s, CombineMetrics(runs), len(runs))
+}
+
+// score scores a candidate of settings s by its metrics m, combined over
+// runs runs.
+func (t *tuneSearch) score(s engine.Settings, m engine.Metrics, runs int) Candidate {
+	c := Candidate{Settings: s, Metrics: m, Feasible: true}
 	c.Cost = t.spec.Weights.Cost(c.Metrics, s.RenderRate)
-	if b := blankShare(c.Metrics, &s, len(runs)); b > maxBlank {
+	if b := blankShare(c.Metrics, &s, runs); b > maxBlank {
 		c.breach(TuneBreach{Metric: BlankMetric, Value: b, Max: maxBlank, Over: b - maxBlank}, BlankField.Scale)
 	}
 	values := c.Metrics.Values(nil)
@@ -617,16 +644,23 @@ func (t *tuneSearch) result() TuneResult {
 	ranked := t.ranked()
 	best := &t.cands[ranked[0]]
 	r.Feasible = best.Feasible
-	switch {
-	case !r.Feasible:
+	if !r.Feasible {
 		for _, i := range ranked[:min(tuneClosest, len(ranked))] {
 			r.Closest = append(r.Closest, t.cands[i])
 		}
-	case t.hasBase && best.Cost < r.Base.Cost:
-		r.Best, r.Recommended = *best, true
+	}
+	if t.confirmed != nil {
+		t.verdict(&r) // only a confirmed candidate is ever recommended
 	}
 	r.Pareto = ParetoFront(t.cands)
 	return r
+}
+
+// tuneConfirmRuns is the most candidate evaluations the confirmation on
+// the seed set adds to spec's budget: the base and the finalists, on each
+// seed.
+func tuneConfirmRuns(spec *TuneSpec) int {
+	return (1 + min(tuneFinalists, spec.Budget-1)) * spec.Seeds
 }
 
 // tuneClosest is how many candidates a result lists when none is feasible.

@@ -68,7 +68,7 @@ func (s *TuneSearch) Advance(cands []Candidate) error {
 	}
 	group := engine.TechniqueGroup(t.spec.Technique)
 	for i := range cands {
-		if tuneKey(&cands[i].Settings, group) != tuneKey(&t.pending[i].s, group) {
+		if tuneKey(&cands[i].Settings, group) != tuneKey(&t.pending[i].s, group) || cands[i].Settings.Seed != t.pending[i].s.Seed {
 			return &engine.FieldError{Field: "candidates[" + strconv.Itoa(i) + "].settings", Value: tuneKey(&cands[i].Settings, group),
 				Allowed: "the settings of the batch's candidate " + strconv.Itoa(i) + ", in Next's order"}
 		}
@@ -86,7 +86,7 @@ func (s *TuneSearch) Result() TuneResult { return s.t.result() }
 // to take the search up in another process. It encodes as a small JSON
 // object.
 type TuneState struct {
-	Phase     string  `json:"phase"`     // start, evolve, polish, combine, fill or done
+	Phase     string  `json:"phase"`     // start, evolve, polish, combine, fill, confirm or done
 	Sigma     float64 `json:"sigma"`     // the mutation step, in unit-cube coordinates, in (0, 0.5]
 	Draws     uint64  `json:"draws"`     // numbers the search has drawn from its generator
 	Best      int     `json:"best"`      // evolve: the best candidate before the pending batch; polish: the candidate polished
@@ -135,9 +135,9 @@ func ResumeTuneSearch(spec TuneSpec, state TuneState, cands []Candidate) (*TuneS
 // check validates a state against the n candidates it is resumed with.
 func (st *TuneState) check(n int) error {
 	switch st.Phase {
-	case phaseStart, phaseEvolve, phasePolish, phaseCombine, phaseFill, phaseDone:
+	case phaseStart, phaseEvolve, phasePolish, phaseCombine, phaseFill, phaseConfirm, phaseDone:
 	default:
-		return &engine.FieldError{Field: "state.phase", Value: st.Phase, Allowed: "one of start, evolve, polish, combine, fill, done"}
+		return &engine.FieldError{Field: "state.phase", Value: st.Phase, Allowed: "one of start, evolve, polish, combine, fill, confirm, done"}
 	}
 	if !(st.Sigma > 0 && st.Sigma <= tuneSigmaMax) {
 		return &engine.FieldError{Field: "state.sigma", Value: strconv.FormatFloat(st.Sigma, 'g', -1, 64), Allowed: "(0, 0.5]"}

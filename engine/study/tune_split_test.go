@@ -66,11 +66,14 @@ func TestTuneSearchInBatches(t *testing.T) {
 			if got, _ := json.Marshal(s.Result()); !bytes.Equal(got, want) {
 				t.Errorf("the search in %d batches differs from Tune: %s", batches, firstDifference(got, want))
 			}
-			if len(all) != len(whole.Candidates) {
-				t.Errorf("%d candidates in %d batches, want Tune's %d", len(all), batches, len(whole.Candidates))
+			// The search's candidates, then the base and the finalists on
+			// every seed of the set.
+			if want := len(whole.Candidates) + (1+len(whole.Finalists))*len(whole.Seeds); len(all) != want || len(whole.Seeds) != DefaultTuneSeeds {
+				t.Errorf("%d candidates in %d batches, want Tune's %d and its confirmation, %d in all, on %d seeds",
+					len(all), batches, len(whole.Candidates), want, len(whole.Seeds))
 			}
-			if name == "long" && !(phases[phaseEvolve] && phases[phasePolish] && phases[phaseFill]) {
-				t.Errorf("the long search's batches were of phases %v, want evolve, polish and fill among them", phases)
+			if name == "long" && !(phases[phaseEvolve] && phases[phasePolish] && phases[phaseFill] && phases[phaseConfirm]) {
+				t.Errorf("the long search's batches were of phases %v, want evolve, polish, fill and confirm among them", phases)
 			}
 
 			// The same search held in memory, advanced batch by batch.

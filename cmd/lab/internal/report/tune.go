@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"reflect"
 	"strings"
 	"text/tabwriter"
@@ -56,16 +55,72 @@ func SettingsChanged(base, s engine.Settings) string {
 	return strings.Join(set, " ")
 }
 
-// CheapestFeasible returns the feasible candidate of least cost in res,
-// the earliest of equals; ok is false when none is feasible.
-func CheapestFeasible(res *study.TuneResult) (c study.Candidate, ok bool) {
-	least := math.Inf(1)
-	for _, x := range res.Candidates {
-		if x.Feasible && x.Cost < least {
-			c, least, ok = x, x.Cost, true
-		}
+// SeedSet names a tuning's run seeds: "run seeds 2–6", or listed when
+// they do not run on.
+func SeedSet(seeds []int) string {
+	if len(seeds) == 0 {
+		return "the search's run seed"
 	}
-	return c, ok
+	runs := true
+	for i := 1; i < len(seeds); i++ {
+		runs = runs && seeds[i] == seeds[i-1]+1
+	}
+	if runs && len(seeds) > 2 {
+		return fmt.Sprintf("run seeds %d–%d", seeds[0], seeds[len(seeds)-1])
+	}
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return "run seeds " + strings.Join(parts, ", ")
+}
+
+// SeedGain says how candidate c of res fared against the base over the
+// seed set: "cost 12.5 against your settings' 33.4 over run seeds 2–6,
+// less on 5 of 5 seeds, by 20.9 ± 1.14 (mean ± standard error)"; without
+// the gain when the base breaks the constraints (c then meets them, which
+// is what counts).
+func SeedGain(res *study.TuneResult, c study.Candidate) string {
+	t := fmt.Sprintf("cost %s against your settings' %s over %s", Number(c.Cost), Number(res.Base.Cost), SeedSet(res.Seeds))
+	if cf := c.Confirm; cf != nil && res.Base.Feasible {
+		t += fmt.Sprintf(", less on %d of %d seeds, by %s ± %s (mean ± standard error)", cf.Wins, len(res.Seeds), Number(cf.Gain), Number(cf.GainSE))
+	}
+	return t
+}
+
+// Worse says which headline metrics a finalist worsens beyond noise:
+// "errAligned 0.813 → 1.13 cm, underrun 3.28 → 3.76 %"; "" for none.
+func Worse(ws []study.TuneWorse) string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		f, ok := study.TuneMetric(w.Metric)
+		if !ok {
+			f = engine.MetricField{Name: w.Metric, Scale: 1}
+		}
+		parts[i] = w.Metric + " " + Number(w.Base*f.Scale) + " → " + Quantity(w.Value, f)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// NoGain says why nothing is recommended over a base that meets the
+// constraints: the best of the search against the base over the seed set,
+// and the rule it fails (see study's tune_seeds.go).
+func NoGain(res *study.TuneResult) string {
+	c, ok := res.Contender()
+	if !ok || c.Confirm == nil {
+		return fmt.Sprintf("nothing tried beats them (cost %s)", Number(res.Base.Cost))
+	}
+	t := "no meaningful improvement: the best of the search, " + SeedGain(res, c)
+	if w := Worse(c.Confirm.Worse); w != "" {
+		t += "; worse on " + w
+	}
+	switch c.Confirm.Verdict {
+	case "not cheaper on every seed":
+		t += " (not cheaper on every seed)"
+	case "gain within noise":
+		t += fmt.Sprintf(" (a gain within %d standard errors is noise)", study.TuneGainSE)
+	}
+	return t
 }
 
 // Tune prints a tuning's outcome: the recommendation as -set lines (only
@@ -102,27 +157,27 @@ func Tune(w io.Writer, spec study.TuneSpec, res study.TuneResult, changes []engi
 		fmt.Fprintf(w, "constraints: %s\n", strings.Join(bounds, ", "))
 	}
 	fmt.Fprintln(w)
+	// When the base breaks a bound, that comes first.
+	if len(res.Base.Breaks) > 0 {
+		fmt.Fprintf(w, "YOUR SETTINGS BREAK THE CONSTRAINTS: %s (cost %s over %s).\n", Breaches(res.Base.Breaks), Number(res.Base.Cost), SeedSet(res.Seeds))
+	}
 	switch {
+	case res.Recommended && !res.Base.Feasible:
+		fmt.Fprintf(w, "the cheapest setting found that meets them: %s\n", SeedGain(&res, res.Best))
+		for _, c := range changes {
+			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
+		}
 	case res.Recommended:
-		fmt.Fprintf(w, "recommended: cost %s against your settings' %s\n", Number(res.Best.Cost), Number(res.Base.Cost))
+		fmt.Fprintf(w, "recommended: %s\n", SeedGain(&res, res.Best))
 		for _, c := range changes {
 			fmt.Fprintf(w, "  -set %s=%s\n", c.Name, c.Value)
 		}
 	case res.Feasible:
-		fmt.Fprintf(w, "keep your settings: nothing tried beats them (cost %s).\n", Number(res.Base.Cost))
-		if !res.Base.Feasible {
-			fmt.Fprintf(w, "They break the constraints: %s.\n", Breaches(res.Base.Breaks))
-			if c, ok := CheapestFeasible(&res); ok {
-				fmt.Fprintf(w, "The cheapest candidate that meets them costs %s: %s\n", Number(c.Cost), SettingsChanged(s, c.Settings))
-			}
-		}
+		fmt.Fprintf(w, "keep your settings, %s.\n", NoGain(&res))
 	default:
-		fmt.Fprintf(w, "NOTHING MEETS THE CONSTRAINTS: nothing is recommended. The closest of %d candidates:\n", len(res.Candidates))
+		fmt.Fprintf(w, "NOTHING MEETS THE CONSTRAINTS: nothing is recommended. The closest of %d candidates, over %s:\n", len(res.Candidates), SeedSet(res.Seeds))
 		for i, c := range res.Closest {
 			fmt.Fprintf(w, "  %d. %s; cost %s\n     %s\n", i+1, Breaches(c.Breaks), Number(c.Cost), SettingsChanged(s, c.Settings))
-		}
-		if len(res.Base.Breaks) > 0 {
-			fmt.Fprintf(w, "your settings: %s; cost %s\n", Breaches(res.Base.Breaks), Number(res.Base.Cost))
 		}
 		fmt.Fprintln(w, "Loosen the constraints or raise -budget.")
 	}
@@ -139,7 +194,9 @@ func Tune(w io.Writer, spec study.TuneSpec, res study.TuneResult, changes []engi
 func tuneMetrics(w io.Writer, spec study.TuneSpec, res *study.TuneResult, fields []engine.MetricField) error {
 	rec := res.Recommended
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if rec {
+	if rec && !res.Base.Feasible {
+		fmt.Fprint(tw, "metric\tunit\tstart\tmeets them\t\n")
+	} else if rec {
 		fmt.Fprint(tw, "metric\tunit\tstart\trecommended\t\n")
 	} else {
 		fmt.Fprint(tw, "metric\tunit\tstart\t\n")

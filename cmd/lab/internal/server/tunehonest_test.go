@@ -59,8 +59,11 @@ func TestTunePageWhenNothingMeetsTheBounds(t *testing.T) {
 			t.Errorf("nothing meets the bounds: the page lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "ms > 130 ms bound, by "); n != 4 { // the 3 closest and the base
-		t.Errorf("%d breaches listed, want the 3 closest and the base's", n)
+	if n := strings.Count(page, "ms > 130 ms bound, by "); n != 5 { // the base's first, then the 3 closest and the base in the table
+		t.Errorf("%d breaches listed, want the base's first, then the 3 closest and the base's", n)
+	}
+	if b, v := strings.Index(page, `id="base-breaks"`), strings.Index(page, `id="verdict"`); b < 0 || b > v {
+		t.Errorf("the base's breach is not said first: at %d, the verdict at %d", b, v)
 	}
 	var ch struct {
 		Option struct {
@@ -85,7 +88,7 @@ func TestTunePageKeepsTheBase(t *testing.T) {
 	jobsFollow(t, jobsDial(t, srv, acc))
 	_, body := get(t, srv.URL+acc.Page)
 	page := string(body)
-	if !strings.Contains(page, "Keep your settings: nothing tried beats them") || strings.Contains(page, `id="apply"`) ||
+	if !strings.Contains(page, "Keep your settings, nothing tried beats them") || strings.Contains(page, `id="apply"`) ||
 		strings.Contains(page, `class="export"`) {
 		t.Errorf("a tuning of the base alone: the page does not say to keep the settings, or offers Apply or an export")
 	}
@@ -108,5 +111,40 @@ func TestTuneFormBoundAndFloor(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the tune form from the review's lab lacks %q", want)
 		}
+	}
+}
+
+// When the base breaks a bound the page says so first, before any verdict
+// (never "Keep your settings" above it), and offers the cheapest setting
+// that meets the bounds over the seed set, with its metrics beside the
+// base's and an "Open in the lab" link to it.
+func TestTunePageBaseBreaksFirst(t *testing.T) {
+	_, srv := jobsTestServer(t)
+	acc := jobsStart(t, srv, "/api/tunes", `{"technique":"buffer","base":"`+reviewBase+
+		`","constraints":[{"metric":"extraLatency","max":"50ms"}],"budget":24,"seed":1}`)
+	if end := jobsFollow(t, jobsDial(t, srv, acc)); end[len(end)-1].State != jobs.Done {
+		t.Fatalf("tuning ended %+v", end[len(end)-1])
+	}
+	_, body := get(t, srv.URL+acc.Page)
+	page := html.UnescapeString(string(body))
+	breaks, verdict := strings.Index(page, `id="base-breaks"`), strings.Index(page, `id="verdict"`)
+	if breaks < 0 || verdict < 0 || breaks > verdict {
+		t.Fatalf("the base breaks extraLatency ≤ 50 ms: base-breaks at %d, the verdict at %d; want the breach said first", breaks, verdict)
+	}
+	if strings.Contains(page, "Keep your settings") || !strings.Contains(page, `data-verdict="meets"`) ||
+		!strings.Contains(page, "The cheapest setting found that meets them: cost ") || !strings.Contains(page, "over run seeds 2–6") {
+		t.Errorf("the verdict does not offer the cheapest setting that meets the bound over the seed set:\n%s", page[verdict:min(len(page), verdict+600)])
+	}
+	i := strings.Index(page, `id="open-best"`)
+	if i < 0 {
+		t.Fatalf("no Open in the lab link")
+	}
+	link := page[strings.LastIndex(page[:i], "<a "):]
+	link = link[:strings.Index(link, "</a>")]
+	if !strings.Contains(link, `href="/?`) || !strings.Contains(link, "delay=") || !strings.Contains(link, "Open in the lab") {
+		t.Errorf("the Open in the lab link = %s; want the lab with the tuned delay", link)
+	}
+	if !strings.Contains(page, "<th>meets them</th>") {
+		t.Errorf("the metrics table has no column for the setting that meets the bounds")
 	}
 }

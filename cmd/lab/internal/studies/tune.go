@@ -36,6 +36,7 @@ type TuneRequest struct {
 	Constraints []tuneConstraint   `json:"constraints,omitempty"`
 	Budget      int                `json:"budget,omitempty"`
 	Seed        uint64             `json:"seed"`
+	Seeds       int                `json:"seeds,omitempty"` // run seeds that confirm the search (study.TuneSpec.Seeds); 0 for the default
 	// Population, when set, evaluates every candidate over a player base
 	// (engine.TuneSpec.Population): Motions must be empty, and the
 	// constraints bound population figures (underrunRounds, addedLatencyP90...).
@@ -121,7 +122,7 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 		return nil, err
 	}
 	spec := study.TuneSpec{Base: base, Technique: req.Technique, Motions: req.Motions, Weights: study.DefaultTuneWeights(),
-		Constraints: constraints, Budget: req.Budget, Seed: req.Seed}
+		Constraints: constraints, Budget: req.Budget, Seed: req.Seed, Seeds: req.Seeds}
 	if req.Weights != nil {
 		spec.Weights = *req.Weights
 	}
@@ -140,15 +141,16 @@ func (s *Pages) tuneSpec(req TuneRequest) (*tuneJob, error) {
 	if budget == 0 {
 		budget = study.DefaultTuneBudget
 	}
+	evals := spec.Evaluations() // the budget and the confirmation on the seed set
 	if pop := spec.Population; pop != nil {
-		work := float64(budget) * float64(pop.Entities) * float64(pop.Rounds) * pop.Round * base.RenderRate
+		work := float64(evals) * float64(pop.Entities) * float64(pop.Rounds) * pop.Round * base.RenderRate
 		if work > jobMaxWork {
 			return nil, &engine.FieldError{Field: "population.entities", Value: strconv.Itoa(pop.Entities),
 				Allowed: fmt.Sprintf("fewer entities, rounds or candidates: the tuning needs %.3g entity-frames, at most %.3g", work, float64(jobMaxWork))}
 		}
 		return &tuneJob{Req: req, Label: label, Preset: basePreset(req.Base), Spec: spec}, nil
 	}
-	runs := budget * max(1, len(spec.Motions))
+	runs := evals * max(1, len(spec.Motions))
 	for _, c := range spec.Constraints {
 		if c.Metric == study.RecoveryMetric {
 			runs *= 2 // each candidate also runs without the scenario
@@ -169,11 +171,7 @@ func (s *Pages) StartTune(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		total := tj.Spec.Budget
-		if total == 0 {
-			total = study.DefaultTuneBudget
-		}
-		return tj, total, tj.work(), nil
+		return tj, tj.Spec.Evaluations(), tj.work(), nil
 	})
 }
 
@@ -366,7 +364,10 @@ func (s *Pages) TunePage(w http.ResponseWriter, r *http.Request) {
 // units, three rows at least.
 func tuneFormOf(req TuneRequest) tuneForm {
 	f := tuneForm{TuneForm: templates.TuneForm{Base: req.Base, Technique: req.Technique, Budget: req.Budget,
-		Seed: strconv.FormatUint(req.Seed, 10)}, Motions: req.Motions}
+		Seed: strconv.FormatUint(req.Seed, 10), Seeds: req.Seeds}, Motions: req.Motions}
+	if f.Seeds == 0 {
+		f.Seeds = study.DefaultTuneSeeds
+	}
 	if study.TuneSpace(f.Technique) == nil {
 		f.Technique = engine.TechBuffer
 	}
@@ -454,7 +455,7 @@ func tuneResultView(tj *tuneJob, res *study.TuneResult) (*templates.TuneResultVi
 	}
 	rv := &templates.TuneResultView{Label: tj.Label, Seed: strconv.FormatUint(tj.Spec.Seed, 10), Candidates: len(res.Candidates),
 		Recommended: res.Recommended, Feasible: res.Feasible, Chart: comp,
-		BaseCost: report.Number(res.Base.Cost), BaseBreaks: report.Breaches(res.Base.Breaks)}
+		BaseCost: report.Number(res.Base.Cost), BaseBreaks: report.Breaches(res.Base.Breaks), Seeds: report.SeedSet(res.Seeds)}
 	base := res.Base.Settings
 	switch {
 	case res.Recommended:
@@ -466,14 +467,12 @@ func tuneResultView(tj *tuneJob, res *study.TuneResult) (*templates.TuneResultVi
 		}
 		query := link.Query(tj.Preset, best)
 		rv.ApplyURL, rv.Exports = "/?"+query, exportLinks(query, tj.Spec.Technique)
-		rv.BestCost = report.Number(res.Best.Cost)
+		rv.BestCost, rv.Gain = report.Number(res.Best.Cost), report.SeedGain(res, res.Best)
 		for _, c := range engine.Diff(base, res.Best.Settings) {
 			rv.Changes = append(rv.Changes, templates.TuneRow{Name: c.Name, Base: base.Text(c.Name), Best: c.Value})
 		}
 	case res.Feasible:
-		if c, ok := report.CheapestFeasible(res); ok && !res.Base.Feasible {
-			rv.Cheapest = "the cheapest candidate that meets them costs " + report.Number(c.Cost) + ": " + report.SettingsChanged(base, c.Settings)
-		}
+		rv.NoGain = report.NoGain(res)
 	default:
 		for _, c := range res.Closest {
 			rv.Closest = append(rv.Closest, templates.TuneClosest{Breaks: report.Breaches(c.Breaks), Cost: report.Number(c.Cost),
