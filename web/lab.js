@@ -235,6 +235,7 @@ class Lab {
     this.pending.clear();
     this.restarted();
     this.renderErrors();
+    this.controls.markInert(this.values);
   }
 
   // restarted resizes everything for the run's techniques and entities.
@@ -347,6 +348,7 @@ class Lab {
     this.exportLinks(q);
     this.query = q;
     this.showAdvice();
+    this.controls.markInert(this.values);
     for (const f of this.watchers) f();
   }
 
