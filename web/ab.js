@@ -465,6 +465,14 @@ export class AB {
     this.view.draw(this.time);
   }
 
+  // recolor redraws the pinned view's colours in the page's theme (it changed).
+  recolor() {
+    if (!this.pinned || this.techs.length === 0) return;
+    this.view.recolor();
+    this.buildTable();
+    fillLegend(this.legend, this.cols);
+  }
+
   buildTable() {
     this.cols = libraryFirst(this.techs, this.page.primary());
     const t = this.table;
