@@ -150,3 +150,15 @@ func SuggestParams(name string, n int) []string { return param.Suggest(params, n
 // UnknownParamError is the error for a name that is not in the parameter
 // table, with the closest names.
 func UnknownParamError(name, value string) *FieldError { return param.Unknown(params, name, value) }
+
+// Inert returns why the named parameter has no effect in s (its row's
+// param.Inert rule that holds), or "" when it acts or is unknown: Mirror's
+// bufferTimeMultiplier while dynamicAdjustment is on, the adaptive delay's
+// margin while it is off.
+func (s *Settings) Inert(name string) string {
+	p, ok := Lookup(name)
+	if !ok {
+		return ""
+	}
+	return p.InertIn(params, s)
+}

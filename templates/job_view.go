@@ -56,6 +56,9 @@ type SweepParam struct {
 	Name, Group, Unit, Doc string
 	Min, Max               string // the parameter's whole range, as text
 	Steps                  int
+	// Inert is why the parameter has no effect with the base settings
+	// (engine Settings.Inert), "" when it acts.
+	Inert string
 }
 
 // TuneView is the tuner page: the form, and a job's progress or results.

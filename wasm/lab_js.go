@@ -424,7 +424,8 @@ func (l *lab) entities(js.Value, []js.Value) any {
 
 var kindNames = [...]string{engine.Float: "float", engine.Int: "int", engine.Bool: "bool", engine.Enum: "enum", engine.Set: "set"}
 
-// params returns the parameter table as plain objects.
+// params returns the parameter table as plain objects; inert is the row's
+// param.Inert rules, which the page evaluates on its own values.
 func params(js.Value, []js.Value) any {
 	var out []any
 	for _, p := range engine.Params() {
@@ -432,11 +433,15 @@ func params(js.Value, []js.Value) any {
 		for _, c := range p.Choices {
 			choices = append(choices, c)
 		}
+		inert := []any{}
+		for _, r := range p.Inert {
+			inert = append(inert, map[string]any{"when": r.When, "from": r.From, "to": r.To, "why": r.Why})
+		}
 		out = append(out, map[string]any{
 			"name": p.Name, "group": p.Group, "kind": kindNames[p.Kind], "unit": p.Unit,
 			"min": p.Min, "max": p.Max, "step": p.Step, "default": p.Default,
 			"choices": choices, "doc": p.Doc, "restart": p.Restart,
-			"display": p.Display, "scale": p.Scale,
+			"display": p.Display, "scale": p.Scale, "inert": inert,
 		})
 	}
 	return out

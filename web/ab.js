@@ -27,6 +27,7 @@ import { View } from './canvas.js';
 import { techColor, libraryFirst, fillLegend } from './colors.js';
 import { presetValues } from './url.js';
 import { fromJSON, readable } from './format.js';
+import { inertWhy } from './inert.js';
 
 /**
  * @typedef {import('./types/interplab').Interplab} Interplab
@@ -85,6 +86,10 @@ export class AB {
     this.deltas = {};
     /** @type {string[]} the shaping parameters whose values differ */
     this.differs = [];
+    /** @type {string[]} the parameters whose values differ but act in neither run (engine inert rules) */
+    this.inert = [];
+    /** whether the only differences are such knobs: the runs are the same */
+    this.inertOnly = false;
     this.restarting = false;
     this.sessionsAsked = false;
     const ui = this.build();
@@ -369,14 +374,37 @@ export class AB {
     this.differs = this.page.params
       .filter((p, i) => SHAPING_GROUPS.has(p.group) && !NOT_SHAPING.has(p.name) && e.format(p.name, now[i]) !== e.format(p.name, this.values[i]))
       .map((p) => p.name);
-    const changed = this.page.params.filter((p, i) => e.format(p.name, now[i]) !== e.format(p.name, this.values[i])).map((p) => p.name);
+    const params = this.page.params;
+    const changedRows = params.filter((p, i) => e.format(p.name, now[i]) !== e.format(p.name, this.values[i]));
+    // A knob with no effect in either run (the engine's inert rules:
+    // Mirror's bufferTimeMultiplier while dynamicAdjustment is on) is no
+    // difference: both runs draw the same with it at any value.
+    /** @type {string[]} */
+    const inert = [];
+    /** @type {string[]} */
+    const whys = [];
+    for (const p of changedRows) {
+      const a = inertWhy(params, now, p);
+      const b = inertWhy(params, this.values, p);
+      if (a !== '' && b !== '') {
+        inert.push(p.name);
+        if (!whys.includes(a)) whys.push(a);
+      }
+    }
+    const changed = changedRows.map((p) => p.name).filter((n) => !inert.includes(n));
+    this.inert = inert;
+    this.inertOnly = inert.length > 0 && changed.length === 0 && this.differs.length === 0;
+    const inertNote = inert.length === 0 ? ''
+      : ` ${inert.join(', ')} ${inert.length === 1 ? 'differs but has' : 'differ but have'} no effect in either run (${whys.join('; ')}).`;
     this.note.classList.remove('ab-error');
     this.note.classList.toggle('ab-warn', this.differs.length > 0);
     this.note.textContent = this.differs.length > 0
-      ? `Different packets: the network or motion settings differ (${this.differs.join(', ')}), so the pinned run sees another network; the deltas mix both changes.`
+      ? `Different packets: the network or motion settings differ (${this.differs.join(', ')}), so the pinned run sees another network; the deltas mix both changes.${inertNote}`
       : changed.length > 0
-        ? `Same packets (same seed, network and motion); differs in ${changed.join(', ')}.`
-        : 'Same packets and the same settings: change a setting to compare.';
+        ? `Same packets (same seed, network and motion); differs in ${changed.join(', ')}.${inertNote}`
+        : inert.length > 0
+          ? `Same packets and, in effect, the same settings:${inertNote} The runs are the same; change a knob that acts to compare.`
+          : 'Same packets and the same settings: change a setting to compare.';
   }
 
   // changed follows every change of the current settings: both runs
@@ -437,6 +465,14 @@ export class AB {
     this.view.draw(this.time);
   }
 
+  // recolor redraws the pinned view's colours in the page's theme (it changed).
+  recolor() {
+    if (!this.pinned || this.techs.length === 0) return;
+    this.view.recolor();
+    this.buildTable();
+    fillLegend(this.legend, this.cols);
+  }
+
   buildTable() {
     this.cols = libraryFirst(this.techs, this.page.primary());
     const t = this.table;
@@ -495,7 +531,8 @@ export class AB {
         const d = j < 0 ? NaN : values[j * nf + k] - pinned[i * nf + k];
         out[name][f.name] = d;
         if (!td) return;
-        td.textContent = j < 0 ? 'not run now' : signed(d * f.scale, f.unit === 'count');
+        // Only inert knobs differ: the runs are the same, not "0 better".
+        td.textContent = j < 0 ? 'not run now' : this.inertOnly && d === 0 ? 'same' : signed(d * f.scale, f.unit === 'count');
         td.dataset.delta = String(d);
         td.classList.toggle('ab-better', d < 0);
         td.classList.toggle('ab-worse', d > 0);
@@ -520,6 +557,7 @@ export class AB {
       deltaFrames: this.deltaFrames,
       techniques: this.techs,
       differs: this.differs,
+      inert: this.inert,
       note: this.note.textContent,
       deltas: this.deltas,
     };

@@ -94,10 +94,15 @@ export class View {
     this.trail = new Float32Array((techs.length + 1) * this.tracked * TRAIL * 2);
     this.trailLen = 0;
     this.trailHead = 0;
-    this.colors = ['truth', ...techs].map((t) => techColor(t));
-    this.colors32 = this.colors.map((c) => rgba32(c));
+    this.recolor();
     this.poses = new Float32Array(0);
     this.settled = false; // the camera jumps to the new run
+  }
+
+  // recolor reads the techniques' colours again (the theme changed).
+  recolor() {
+    this.colors = ['truth', ...this.techs].map((t) => techColor(t));
+    this.colors32 = this.colors.map((c) => rgba32(c));
   }
 
   /** @param {number} i */

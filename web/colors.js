@@ -6,6 +6,26 @@
 /** @type {Map<string, string>} */
 const cache = new Map();
 
+/** @type {(() => void)[]} */
+const themeListeners = [];
+
+// The colours are the theme's: when the system's light/dark setting changes
+// while the page is open, they are read again and every user redraws.
+matchMedia('(prefers-color-scheme: light)').addEventListener('change', () => {
+  cache.clear();
+  for (const f of themeListeners) f();
+});
+
+/**
+ * onThemeChange calls f after the page's theme changed (the system's
+ * prefers-color-scheme), once techColor gives the new theme's colours: f
+ * recolours what was drawn or styled with the old ones.
+ * @param {() => void} f
+ */
+export function onThemeChange(f) {
+  themeListeners.push(f);
+}
+
 /**
  * techColor returns the CSS colour of technique name ('truth' for the ghost).
  * @param {string} name

@@ -8,6 +8,7 @@
 // everywhere in the lab (engine Param.Parse).
 
 import { readable, SHOW_DIGITS } from './format.js';
+import { inertText, inertWhy } from './inert.js';
 
 /** @typedef {import('./types/interplab').Param} Param */
 /** @typedef {HTMLInputElement | HTMLSelectElement} Control */
@@ -167,6 +168,33 @@ export class Controls {
     if (p) {
       p.textContent = message;
       if (p instanceof HTMLElement) p.hidden = message === '';
+    }
+  }
+
+  /**
+   * markInert marks the knobs that have no effect with values (the table's,
+   * stored units), as the engine's inert rules say (Mirror's
+   * bufferTimeMultiplier while dynamicAdjustment is on): the field is
+   * dimmed and a note under it says why; a knob that acts again is
+   * unmarked.
+   * @param {ArrayLike<number>} values
+   */
+  markInert(values) {
+    for (const p of this.params) {
+      if (!p.inert?.length) continue;
+      const field = this.inputs(p.name)[0]?.closest('.field');
+      if (!field) continue;
+      const why = inertWhy(this.params, values, p);
+      field.classList.toggle('inert', why !== '');
+      let note = field.querySelector('.field-inert');
+      if (!note && why !== '') {
+        note = Object.assign(document.createElement('p'), { className: 'field-inert' });
+        field.append(note);
+      }
+      if (note instanceof HTMLElement) {
+        note.textContent = why ? inertText(why) : '';
+        note.hidden = why === '';
+      }
     }
   }
 

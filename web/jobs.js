@@ -215,6 +215,13 @@ for (const sel of form.querySelectorAll('select.axis-name')) {
     const o = sel.selectedOptions[0];
     const shown = form.querySelector(`[data-unit-of="${axis}"]`);
     if (shown) shown.textContent = o?.dataset.unit ? 'plain numbers in ' + o.dataset.unit : '';
+    // A knob with no effect in the base (the engine's inert rules) says so.
+    const note = form.querySelector(`[data-inert-of="${axis}"]`);
+    const why = o?.dataset.inert ?? '';
+    if (note instanceof HTMLElement) {
+      note.textContent = why ? `No effect with the base settings: ${why}. Sweeping it gives one flat line (unless the other axis changes that).` : '';
+      note.hidden = why === '';
+    }
   };
   sel.addEventListener('change', () => {
     const o = sel.selectedOptions[0];

@@ -13,7 +13,7 @@ import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.j
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
-import { libraryFirst, fillLegend } from './colors.js';
+import { libraryFirst, fillLegend, onThemeChange } from './colors.js';
 import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
@@ -209,6 +209,7 @@ class Lab {
       setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
       frames: () => this.engine.frames(), primary: () => this.primary(),
     });
+    onThemeChange(() => this.recolor());
     requestAnimationFrame((t) => this.frame(t));
     document.documentElement.dataset.ready = '1';
   }
@@ -235,6 +236,7 @@ class Lab {
     this.pending.clear();
     this.restarted();
     this.renderErrors();
+    this.controls.markInert(this.values);
   }
 
   // restarted resizes everything for the run's techniques and entities.
@@ -347,6 +349,7 @@ class Lab {
     this.exportLinks(q);
     this.query = q;
     this.showAdvice();
+    this.controls.markInert(this.values);
     for (const f of this.watchers) f();
   }
 
@@ -728,6 +731,16 @@ class Lab {
 
   // legend names the colours of the view: the ground truth, then the
   // library the designer is on, then the rest.
+  // recolor redraws everything coloured by technique in the page's theme,
+  // which changed while the page was open.
+  recolor() {
+    this.view.recolor();
+    this.legend();
+    this.metrics.setTechniques(this.techs, this.engine.underrunByDesign());
+    this.showMetrics();
+    this.ab?.recolor();
+  }
+
   legend() {
     fillLegend(byId('legend', HTMLElement), libraryFirst(this.techs, this.primary()));
   }
@@ -851,6 +864,8 @@ class Lab {
         return Array.from(this.poses.subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
       },
       screen: (/** @type {number} */ row, /** @type {number} */ e) => this.view.screenOf(row, e),
+      // the view's colours: the ground truth's, then each technique's
+      colors: () => this.view.colors.slice(),
       // the scale bar's box in the view, in page coordinates (CSS pixels)
       scaleBox: () => {
         const r = this.view.canvas.getBoundingClientRect();

@@ -48,6 +48,7 @@ export function initSession(page) {
   wireSave(page, session);
   const compare = wireCompare(page);
   let sync = null;
+  const unsaved = el && session ? wireUnsaved(page, el) : null;
   if (session?.live) {
     const hooks = {
       params: page.params,
@@ -55,6 +56,8 @@ export function initSession(page) {
       set: page.set,
       format: (/** @type {string} */ name, /** @type {number} */ v) => page.engine.format(name, v),
       parse: (/** @type {string} */ name, /** @type {string} */ text) => page.engine.parse(name, text),
+      // The page's unsaved changes survive the server forgetting them (a reload).
+      saved: unsaved ? () => unsaved.values() : undefined,
     };
     sync = new Sync(syncURL(session.id), hooks, {
       state: showState,
@@ -64,7 +67,6 @@ export function initSession(page) {
     sync.start();
   }
   const s = sync;
-  const unsaved = el && session ? wireUnsaved(page, el) : null;
   page.watch(() => {
     s?.local();
     compare.update();

@@ -10,6 +10,13 @@
 // "wanted" until a config confirms it (or the server refuses it), so a
 // config that was on its way before the change cannot undo it. Changes
 // applied from the server are never sent back.
+//
+// The server forgets a session's unsaved live changes when its last client
+// leaves (a reload, a dropped connection), and a new connection's first
+// config is then the saved revision. The page's unsaved changes are the
+// designer's, not news from a colleague: on a new connection, a setting the
+// page holds away from the saved revision (page.saved) where the server
+// holds the saved value is sent again, not undone.
 
 import { fromJSON } from './format.js';
 
@@ -23,8 +30,11 @@ const CLOSE_GONE = 4404; // the session does not exist or was deleted
  * @typedef {import('./types/interplab').ParseResult} ParseResult
  * @typedef {import('./types/interplab').SyncMessage} SyncMessage
  * @typedef {{params: Param[], values: () => ArrayLike<number>, set: (name: string, value: number) => void,
- *   format: (name: string, value: number) => string, parse: (name: string, text: string) => ParseResult}} SyncPage
- *   what Sync needs of the lab page
+ *   format: (name: string, value: number) => string, parse: (name: string, text: string) => ParseResult,
+ *   saved?: () => ArrayLike<number>}} SyncPage
+ *   what Sync needs of the lab page; saved, the saved revision's values
+ *   (table order), marks the page's unsaved changes, kept over a
+ *   reconnection
  * @typedef {{state: (s: 'connecting' | 'live' | 'offline' | 'gone', retryMs?: number) => void,
  *   error: (text: string) => void, rev: (rev: number) => void}} SyncUI
  *   how Sync tells the page how it is
@@ -167,6 +177,7 @@ export class Sync {
       this.ui.state('live');
     }
     this.known = this.serverTexts(msg.config?.settings ?? {});
+    if (msg.you) this.keepUnsaved();
     const accepted = msg.from && msg.from === this.me ? this.answered() : '';
     if (accepted) {
       this.wanted.delete(accepted);
@@ -181,6 +192,23 @@ export class Sync {
       this.rev = msg.rev;
       this.ui.rev(msg.rev);
     }
+  }
+
+  // keepUnsaved wants again, on a new connection, each of the page's
+  // unsaved changes that the server no longer holds: where the server has
+  // the saved value, having forgotten the live change with its last client.
+  keepUnsaved() {
+    const saved = this.page.saved?.();
+    const known = this.known;
+    if (!saved || !known) return;
+    const values = this.page.values();
+    this.page.params.forEach((p, i) => {
+      const mine = this.page.format(p.name, values[i]);
+      const was = this.page.format(p.name, saved[i]);
+      if (mine !== was && known.get(p.name) === was && !this.wanted.has(p.name)) {
+        this.wanted.set(p.name, { text: mine, state: 'queued' });
+      }
+    });
   }
 
   /**

@@ -14,7 +14,7 @@ func TestRunEpicUsage(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, []string{"usage: lab epic", "-calcAhead ms", "[0, 1000] ms", "-slopTime ms", "[0, 5000] ms", "(default 500ms)"}},
 		{"out of range", []string{"-calcAhead", "1500"}, []string{`-calcAhead: calcAhead = "1500" is not allowed: want [0, 1000] ms`}},
-		{"out of range in s", []string{"-calcAhead", "1.5s"}, []string{`-calcAhead: calcAhead = "1.5s" is not allowed: want [0, 1000] ms`}},
+		{"out of range in s", []string{"-calcAhead", "1.5s"}, []string{`-calcAhead: calcAhead = "1.5s" is not allowed: want [0, 1] s, that is [0, 1000] ms`}},
 		{"negative", []string{"-slopTime=-1"}, []string{`slopTime = "-1" is not allowed: want [0, 5000] ms`}},
 		{"not a number", []string{"-displayBehind", "NaN"}, []string{`displayBehind = "NaN" is not allowed`}},
 		{"unknown flag", []string{"-latency", "0.1"}, []string{"-latency", "usage: lab epic"}},

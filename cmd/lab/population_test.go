@@ -107,7 +107,7 @@ func TestPopulationBadInput(t *testing.T) {
 		{[]string{"-population", "mars"}, "unknown population \"mars\""},
 		{[]string{"-techniques", "teleport"}, "techniques = \"teleport\""},
 		{[]string{"-set", "techniques=snap"}, "techniques is chosen by -techniques"},
-		{[]string{"-set", "delay=7s"}, `delay = "7s" is not allowed: want [0, 500] ms`},
+		{[]string{"-set", "delay=7s"}, `delay = "7s" is not allowed: want [0, 0.5] s, that is [0, 500] ms`},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer

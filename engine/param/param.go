@@ -26,6 +26,8 @@ type Param[P any] struct {
 	Choices []string // names of an Enum's or a Set's values
 	Doc     string   // one line of help
 	Restart bool     // changing it restarts a running simulation
+	// Inert are the rules under which the row has no effect (see Inert).
+	Inert []Inert
 
 	// Display is the unit a designer thinks in, and Scale converts to it:
 	// shown = value × Scale (seconds shown as ms, fractions as %). A plain
@@ -221,7 +223,7 @@ func Lift[P, Q any](rows []Param[Q], field func(P) Q) []Param[P] {
 		r := &rows[i]
 		l := Param[P]{Name: r.Name, Group: r.Group, Kind: r.Kind, Unit: r.Unit, Min: r.Min, Max: r.Max,
 			Step: r.Step, Default: r.Default, Choices: r.Choices, Doc: r.Doc, Restart: r.Restart,
-			Display: r.Display, Scale: r.Scale}
+			Display: r.Display, Scale: r.Scale, Inert: r.Inert}
 		read, write := r.Read, r.Write
 		l.Read = func(s P) float64 { return read(field(s)) }
 		l.Write = func(s P, v float64) { write(field(s), v) }

@@ -103,7 +103,18 @@ func (q Quantity) units() []unitDiv { return slices.Collect(q.eachUnit) }
 // the quantity's, and returns it in the stored unit. ok is false when the
 // text is not a finite number with a known unit.
 func (q Quantity) Parse(text string) (v float64, ok bool) {
+	v, _, ok = q.parse(text)
+	return v, ok
+}
+
+// parse is Parse that also returns the unit the text was typed in (the
+// display unit's for a plain number).
+func (q Quantity) parse(text string) (v float64, typed unitDiv, ok bool) {
 	text = strings.TrimSpace(text)
+	// A ratio's × may be typed as the letter x (3x, 1.5X): keyboards lack ×.
+	if q.Display == "×" && len(text) > 1 && (text[len(text)-1] == 'x' || text[len(text)-1] == 'X') {
+		text = text[:len(text)-1] + "×"
+	}
 	// The longest matching suffix wins: "ms" before "s", "kbit/s" before "bit/s".
 	best := unitDiv{Div: q.Scale}
 	for u := range q.eachUnit {
@@ -111,7 +122,8 @@ func (q Quantity) Parse(text string) (v float64, ok bool) {
 			best = u
 		}
 	}
-	return parseScaled(strings.TrimSpace(text[:len(text)-len(best.Suffix)]), best.Div)
+	v, ok = parseScaled(strings.TrimSpace(text[:len(text)-len(best.Suffix)]), best.Div)
+	return v, best, ok
 }
 
 // parseScaled reads num / div. When div is a power of ten the decimal point
@@ -388,12 +400,23 @@ func (p *Param[P]) Show(v float64) string {
 // the display unit.
 func (p *Param[P]) parseNumber(text string) (float64, error) {
 	q := p.Quantity()
-	v, ok := q.Parse(text)
+	v, typed, ok := q.parse(text)
 	if !ok {
 		return 0, &FieldError{Field: p.Name, Value: text, Allowed: p.Allowed() + " (" + q.TypedHint() + ")"}
 	}
 	if err := p.Check(v); err != nil {
-		return 0, &FieldError{Field: p.Name, Value: text, Allowed: p.Allowed()}
+		allowed := p.Allowed()
+		if typed.Suffix != "" && typed.Suffix != q.Display {
+			// Typed in another unit than the display's (150% for a plain
+			// fraction, 2s for a time in ms): the range in that unit first.
+			in := Quantity{Unit: p.Unit, Display: typed.Suffix, Scale: typed.Div}
+			r := in.RangeText(p.Min, p.Max)
+			if p.Kind == Int {
+				r = "a whole number in " + r
+			}
+			allowed = r + ", that is " + allowed
+		}
+		return 0, &FieldError{Field: p.Name, Value: text, Allowed: allowed}
 	}
 	return v, nil
 }

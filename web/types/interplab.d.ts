@@ -21,6 +21,20 @@ export interface Param {
   restart: boolean;
   display: string;
   scale: number;
+  /** the rules under which the row has no effect (engine/param.Inert) */
+  inert: InertRule[];
+}
+
+/**
+ * A rule under which a row has no effect (engine/param.Inert): while the row
+ * named when holds a value in [from, to] (stored units; 1 for a bool that is
+ * on, an enum's index); when "" it holds always.
+ */
+export interface InertRule {
+  when: string;
+  from: number;
+  to: number;
+  why: string;
 }
 
 /** A field of engine.Metrics (wasm/lab_js.go metricFields). */

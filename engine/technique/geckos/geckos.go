@@ -63,6 +63,7 @@ func geckosBuffer(s *Settings) float64 {
 // are the library's.
 var Params = []param.Param[*Settings]{
 	{Name: "geckos.serverFPS", Group: "geckos", Unit: "Hz", Min: 0, Max: 128, Step: 1, Default: 20, Display: "FPS", Scale: 1,
+		Inert: []param.Inert{{When: "geckos.interpolationBuffer", From: 0, To: 2000, Why: "interpolationBuffer.set overrides the buffer serverFPS sizes"}},
 		Doc:   "serverFPS given to new SnapshotInterpolation: the default buffer is 3 of its frames (none, 0: 100 ms).",
 		Read:  func(s *Settings) float64 { return s.ServerFPS },
 		Write: func(s *Settings, v float64) { s.ServerFPS = v }},

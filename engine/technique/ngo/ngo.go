@@ -151,6 +151,7 @@ var Params = []param.Param[*Settings]{
 		Read:  func(s *Settings) float64 { return s.MaximumInterpolationTime },
 		Write: func(s *Settings, v float64) { s.MaximumInterpolationTime = v }},
 	{Name: "ngo.maxInterpolationBound", Group: "ngo", Unit: "", Min: 1, Max: 10, Step: 0.1, Default: 3, Display: "", Scale: 1,
+		Inert: []param.Inert{{Why: "NGO 2.1.1 clamps the lerp fraction to 1 before this bound is reached"}},
 		Doc:   "Largest lerp fraction before snapping; no effect at 1 or more in 2.1.1, as Lerp clamps (default 3).",
 		Read:  func(s *Settings) float64 { return s.MaxInterpolationBound },
 		Write: func(s *Settings, v float64) { s.MaxInterpolationBound = v }},

@@ -108,7 +108,7 @@ func (s *Resolver) Settings(ref string) (string, engine.Settings, error) {
 		}
 		return "", engine.Settings{}, fmt.Errorf("no preset %q", arg)
 	case "q":
-		q, err := url.ParseQuery(arg)
+		q, err := link.ParseRef(arg)
 		if err != nil {
 			return "", engine.Settings{}, fmt.Errorf("bad query: %w", err)
 		}

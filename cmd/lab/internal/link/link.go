@@ -40,6 +40,27 @@ const PresetKey = "preset"
 // parameter, but a link must be able to share it.
 const ScenarioTextKey = "scenarioText"
 
+// ParseRef parses the query of a q:QUERY ref, the text after "q:", as a
+// person may type it: a % that does not start an escape (loss=1%, the unit
+// a number carries) is itself, where url.ParseQuery refuses it as a bad URL
+// escape; a query copied from a link (loss=1%25) reads the same.
+func ParseRef(query string) (url.Values, error) {
+	var b strings.Builder
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		if c == '%' && !(i+2 < len(query) && isHex(query[i+1]) && isHex(query[i+2])) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return url.ParseQuery(b.String())
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
 // Parse restores the state of a share link. It starts from the
 // preset named by q's "preset" key (engine.Defaults when absent) and applies
 // every other key with engine.Settings.SetText, in parameter-table order.

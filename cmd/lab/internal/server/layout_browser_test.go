@@ -107,15 +107,17 @@ const controlsWholeJS = `(() => {
 })()`
 
 // perfJS measures the perf readout against the scale bar the view draws at
-// its bottom left: the readout must stay on one line and clear of it.
+// its bottom left and its view: the readout must be whole (wrapped if need
+// be, never cut), inside the view and clear of the bar.
 const perfJS = `(() => {
 	const el = document.getElementById('perf');
 	const r = el.getBoundingClientRect();
-	const line = parseFloat(getComputedStyle(el).lineHeight) || 16;
+	const v = el.closest('.view').getBoundingClientRect();
 	const s = lab.scaleBox();
 	return {Perf: {Name: 'perf', X: r.x, Y: r.y, W: r.width, H: r.height},
 		Scale: {Name: 'scale bar', X: s.x, Y: s.y, W: s.w, H: s.h},
-		Lines: Math.round((r.height - parseFloat(getComputedStyle(el).paddingTop) - parseFloat(getComputedStyle(el).paddingBottom)) / line)};
+		Cut: el.scrollWidth > el.clientWidth + 0.5 || el.scrollHeight > el.clientHeight + 0.5,
+		Inside: r.left >= v.left - 0.5 && r.right <= v.right + 0.5 && r.top >= v.top - 0.5 && r.bottom <= v.bottom + 0.5};
 })()`
 
 type layoutBox struct {
@@ -240,21 +242,27 @@ func checkLayout(t *testing.T, b *labTab) {
 			}
 			checkPerf(t, b)
 			checkControlsWhole(t, b)
+			var doc struct{ Cut bool }
+			b.eval(`(() => { const el = document.getElementById('preset-doc'); return {Cut: el.scrollWidth > el.clientWidth + 0.5 || el.scrollHeight > el.clientHeight + 0.5}; })()`, &doc)
+			if doc.Cut {
+				t.Errorf("the preset description is cut: want it whole, wrapped")
+			}
 		})
 	}
 }
 
-// checkPerf checks that the perf readout is one line and clear of the
+// checkPerf checks that the perf readout is whole (issue 29: it was cut
+// with "…" in the A/B view's half), inside its view and clear of the
 // scale bar the view draws.
 func checkPerf(t *testing.T, b *labTab) {
 	t.Helper()
 	var got struct {
 		Perf, Scale layoutBox
-		Lines       int
+		Cut, Inside bool
 	}
 	b.eval(perfJS, &got)
-	if got.Lines != 1 {
-		t.Errorf("the perf readout wraps onto %d lines: %v", got.Lines, got.Perf)
+	if got.Cut || !got.Inside {
+		t.Errorf("the perf readout is cut (%v) or outside its view (inside %v): %v", got.Cut, got.Inside, got.Perf)
 	}
 	if got.Scale.W < 1 {
 		t.Errorf("the view drew no scale bar: %v", got.Scale)

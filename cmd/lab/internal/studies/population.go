@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -314,7 +313,7 @@ func basePreset(ref string) string {
 		return name
 	}
 	if q, ok := strings.CutPrefix(ref, "q:"); ok {
-		if v, err := url.ParseQuery(q); err == nil {
+		if v, err := link.ParseRef(q); err == nil {
 			return v.Get(link.PresetKey)
 		}
 	}

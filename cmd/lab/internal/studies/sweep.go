@@ -301,7 +301,7 @@ func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
 	if q.Get("technique") == "" {
 		q.Set("technique", base.PrimaryTechnique())
 	}
-	v := templates.SweepView{Form: sweepFormFromQuery(q), Scripts: chart.Scripts}
+	v := templates.SweepView{Form: sweepFormFromQuery(q, &base), Scripts: chart.Scripts}
 	if id := r.PathValue("id"); id != "" {
 		j, sj := s.sweepOf(w, r)
 		if j == nil {
@@ -330,7 +330,7 @@ func (s *Pages) SweepPage(w http.ResponseWriter, r *http.Request) {
 		}
 		unit, _ := pr.DisplayUnit()
 		v.Params = append(v.Params, templates.SweepParam{Name: pr.Name, Group: pr.Group, Unit: unit, Doc: pr.Doc,
-			Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(&pr)})
+			Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(&pr), Inert: base.Inert(pr.Name)})
 	}
 	for _, f := range engine.MetricFields {
 		v.Metrics = append(v.Metrics, templates.JobOption{Value: f.Name, Label: report.AxisName(f), Doc: f.Doc})
@@ -348,8 +348,11 @@ func sweepDefaultSteps(p *engine.Param) int {
 }
 
 // sweepFormFromQuery fills the form from the page's query: base (a ref),
-// technique, and the default axis for it.
-func sweepFormFromQuery(q url.Values) templates.SweepForm {
+// technique, and the default axis for it: the technique's first tuned knob
+// that acts in base (its settings) and is a number, else the first that
+// acts, so the form never starts on a flat line (Mirror's
+// bufferTimeMultiplier while dynamicAdjustment is on).
+func sweepFormFromQuery(q url.Values, base *engine.Settings) templates.SweepForm {
 	f := templates.SweepForm{Base: q.Get("base"), Technique: q.Get("technique"), Metric: "errP95"}
 	if study.TuneSpace(f.Technique) == nil && f.Technique != engine.TechSnap {
 		f.Technique = engine.TechBuffer
@@ -357,6 +360,23 @@ func sweepFormFromQuery(q url.Values) templates.SweepForm {
 	name := "latency"
 	if sp := study.TuneSpace(f.Technique); len(sp) > 0 {
 		name = sp[0].Name
+		number, acting := "", ""
+		for _, r := range sp {
+			if base.Inert(r.Name) != "" {
+				continue
+			}
+			if p, _ := engine.Lookup(r.Name); number == "" && (p.Kind == engine.Float || p.Kind == engine.Int) {
+				number = r.Name
+			}
+			if acting == "" {
+				acting = r.Name
+			}
+		}
+		if number != "" {
+			name = number
+		} else if acting != "" {
+			name = acting
+		}
 	}
 	pr, _ := engine.Lookup(name)
 	f.X = templates.SweepAxis{Name: name, Min: pr.Format(pr.Min), Max: pr.Format(pr.Max), Steps: sweepDefaultSteps(pr)}
