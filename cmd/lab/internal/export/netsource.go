@@ -12,30 +12,46 @@ import (
 // sourceNetStep is what the source-network export sets for one step.
 type sourceNetStep struct {
 	fakelag, fakejitter int // ms
-	fakeloss            int // percent, or -n: drop 1 packet in n
+	fakeloss            int // net_fakeloss: n drops (n+1)/101, -n drops 1 in n (sourceLossShare)
 }
 
-// sourceLoss returns net_fakeloss for a share lost: the whole percent when
-// the share is one, else -n (Valve: "negative means drop 1/n packets") when
-// 1/share is a whole number, else whichever of the two comes closer.
+// sourceLoss returns the net_fakeloss value whose drop share (see
+// sourceLossShare) comes closest to the share f the lab lost: 0 for none,
+// a positive n for (n+1)/101, or -n for 1/n (Valve: "negative means drop
+// 1/n packets"); on a tie the positive value.
 func sourceLoss(f float64) int {
-	p := math.Round(f * 100)
-	if f <= 0 || math.Abs(f*100-p) < 1e-9 {
-		return int(p)
+	if f <= 0 {
+		return 0
 	}
-	n := math.Round(1 / f)
-	if math.Abs(1/n-f) < math.Abs(p/100-f) {
-		return -int(n)
+	best, bestErr := 0, f
+	try := func(v int) {
+		if e := math.Abs(sourceLossShare(v) - f); e < bestErr-1e-12 {
+			best, bestErr = v, e
+		}
 	}
-	return int(p)
+	// The positive values, then the negative ones that can come closer:
+	// 1/n for n from 2 (1/1 is net_fakeloss 100's share) up.
+	for n := 1; n <= 100; n++ {
+		try(n)
+	}
+	for n := 2; n <= 10000; n++ {
+		try(-n)
+	}
+	return best
 }
 
-// sourceLossShare is the share of packets net_fakeloss v drops.
+// sourceLossShare is the share of packets net_fakeloss v drops: a positive
+// v drops a packet when a random whole number from 0 to 100 is at most v,
+// so (v+1)/101 of them (1 gives 1.98%, 100 all); a negative v drops 1 in
+// -v; 0 drops none.
 func sourceLossShare(v int) float64 {
-	if v < 0 {
+	switch {
+	case v < 0:
 		return 1 / float64(-v)
+	case v == 0:
+		return 0
 	}
-	return float64(v) / 100
+	return min(1, float64(v+1)/101)
 }
 
 // sourceNetwork returns the source-network export's cvars for the plan's
@@ -97,8 +113,10 @@ func writeSourceNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 //
 %s// Exec it on the client: net_fakelag lags all incoming network data by that
 // many milliseconds (the mean one-way delay, latency + jitter); net_fakeloss
-// simulates packet loss as a percentage, or drops 1 packet in n when
-// negative (-n); net_fakejitter jitters the fakelag packet time. All three are
+// simulates packet loss: a positive n drops a packet when a random whole
+// number from 0 to 100 is at most n, (n+1)/101 of them (1 drops 1.98%%, 2
+// drops 2.97%%), and a negative -n drops 1 packet in n; each step below
+// writes the value that comes closest to the lab's loss; net_fakejitter jitters the fakelag packet time. All three are
 // cheat-protected (FCVAR_CHEAT): they take effect only on a server with
 // sv_cheats 1.
 //
