@@ -51,7 +51,7 @@ func TestUnityTransportJitter(t *testing.T) {
 func TestUnityTransportVersions(t *testing.T) {
 	s := labNet()
 	s.Latency, s.Jitter = 0.015, 0.012 // SendDelayMS 27, SendJitterMS 12
-	s.TickRate = 128                     // the server's frames quantize the delay least
+	s.TickRate = 128                   // the server's frames quantize the delay least
 	s.NetSim = "unity"
 	sent, old := netSimSends(&s, 20000, 20)
 	s.NetSim = "unity-2.6"
