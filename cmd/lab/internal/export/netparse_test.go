@@ -327,3 +327,36 @@ func usesFeature(s *engine.Settings, steps []netsim.Step, feature string) bool {
 	}
 	return false
 }
+
+// TestUnityNetworkOutageFollowsPipeline: Transport's simulator drops what
+// is sent in an outage, but NetworkTransform's default reliable pipeline
+// sends it again: the unity-network export says a dropped outage's updates
+// arrive late and a burst outage's backlog still arrives (not LOSSY); with
+// Use Unreliable Deltas the backlog is dropped (LOSSY).
+func TestUnityNetworkOutageFollowsPipeline(t *testing.T) {
+	for _, tt := range []struct {
+		backlog    string
+		unreliable bool
+		want       string
+		lossy      bool
+	}{
+		{"drop", false, "drop outage: lab an outage (nothing delivered) -> SendPacketLossPercent 100, but NetworkTransform's reliable pipeline sends the dropped updates again", false},
+		{"burst", false, "burst outage: lab an outage's backlog delivered as a burst at its end -> SendPacketLossPercent 100 drops it, and NetworkTransform's reliable pipeline sends it again", false},
+		{"burst", true, "burst outage: lab an outage's backlog delivered as a burst at its end -> SendPacketLossPercent 100: with Use Unreliable Deltas the backlog is dropped", true},
+	} {
+		s := engine.Defaults()
+		s.Scenario, s.ScenarioText = netsim.ScenarioCustom, "outage at=10 for=2 backlog="+tt.backlog
+		s.NGOSettings.UseUnreliableDeltas = tt.unreliable
+		f, err := Render("unity-network", Origin{}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := string(f.Body)
+		if !strings.Contains(body, tt.want) {
+			t.Errorf("backlog=%s, unreliable %v: the export lacks %q:\n%s", tt.backlog, tt.unreliable, tt.want, body)
+		}
+		if _, lossy := readGaps(t, body); lossy != tt.lossy {
+			t.Errorf("backlog=%s, unreliable %v: LOSSY %v, want %v", tt.backlog, tt.unreliable, lossy, tt.lossy)
+		}
+	}
+}

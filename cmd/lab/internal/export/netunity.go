@@ -14,15 +14,34 @@ import (
 // engine.UnityNetworkSimulatorFor) and what it cannot express.
 func unityNetwork(s engine.Settings, steps []netsim.Step) ([]netsim.UnityNetworkSimulator, netReport) {
 	var rep netReport
-	rep.features(s, steps, map[string]string{
-		"jitterDist":   "SendJitterMS, a whole number of ms drawn evenly from -SendJitterMS to SendJitterMS - 1 (from Transport 2.6.0 only its positive part)",
-		"burst loss":   "independent loss at the same long-run rate",
-		"reorder":      "left out (the jitter may still reorder)",
-		"bandwidth":    "left out",
-		"burst outage": "SendPacketLossPercent 100: the backlog is dropped, not delivered",
-		"hiccup loss":  "the larger of the two losses",
-		"uplinkRatio":  "left out: the server's simulator delays only what it sends; the client's uplink is not simulated",
-	})
+	instead := map[string]string{
+		"jitterDist":  "SendJitterMS, a whole number of ms drawn evenly from -SendJitterMS to SendJitterMS - 1 (from Transport 2.6.0 only its positive part)",
+		"burst loss":  "independent loss at the same long-run rate",
+		"reorder":     "left out (the jitter may still reorder)",
+		"bandwidth":   "left out",
+		"hiccup loss": "the larger of the two losses",
+		"uplinkRatio": "left out: the server's simulator delays only what it sends; the client's uplink is not simulated",
+	}
+	// The simulator drops everything in an outage (SendPacketLossPercent
+	// 100). On NetworkTransform's default reliable pipeline the updates it
+	// dropped are sent again until they get through, so a backlog still
+	// arrives when the outage ends; unreliable-sequenced, it is gone.
+	if s.NGOSettings.UseUnreliableDeltas {
+		instead["burst outage"] = "SendPacketLossPercent 100: with Use Unreliable Deltas the backlog is dropped, not delivered"
+	} else {
+		instead["drop outage"] = "SendPacketLossPercent 100, but NetworkTransform's reliable pipeline sends the dropped updates again, so they arrive late, within a resend time (64-200 ms) of the outage's end; with Use Unreliable Deltas nothing arrives, as in the lab"
+	}
+	rep.features(s, steps, instead)
+	if !s.NGOSettings.UseUnreliableDeltas {
+		burst := false
+		for _, st := range steps {
+			burst = burst || st.Outage && st.Burst
+		}
+		if burst {
+			rep.whole("burst outage", "an outage's backlog delivered as a burst at its end",
+				"SendPacketLossPercent 100 drops it, and NetworkTransform's reliable pipeline sends it again, so it arrives within a resend time (64-200 ms) of the outage's end; with Use Unreliable Deltas it is dropped")
+		}
+	}
 	jitter := false
 	for _, st := range steps {
 		jitter = jitter || st.C.Jitter > 0

@@ -54,6 +54,7 @@
 //
 // Not expressed (the lab's value -> what Unity Transport's simulator gets instead):
 //   - jitterDist: lab normal (one-sided, mean jitter) -> SendJitterMS, a whole number of ms drawn evenly from -SendJitterMS to SendJitterMS - 1 (from Transport 2.6.0 only its positive part)
+//   - drop outage: lab an outage (nothing delivered) -> SendPacketLossPercent 100, but NetworkTransform's reliable pipeline sends the dropped updates again, so they arrive late, within a resend time (64-200 ms) of the outage's end; with Use Unreliable Deltas nothing arrives, as in the lab
 //   - SendJitterMS on Transport 2.6+: lab a delay spread around the mean one-way delay -> from Transport 2.6.0 the jitter only adds (SendDelayMS + max(0, draw)), so each delay is SendDelayMS or more and the mean about SendJitterMS/4 higher (preview: netSim unity-2.6)
 //   - at 20 s: SendDelayMS: lab 73.75 ms -> 74 ms (whole milliseconds)
 //   - at 20 s: SendJitterMS: lab 13.75 ms -> 14 ms (whole milliseconds)
