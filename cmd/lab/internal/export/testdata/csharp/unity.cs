@@ -10,7 +10,7 @@ namespace UnityEngine
     }
     public class Behaviour : Component
     {
-        public bool enabled { get; set; }
+        public bool enabled { get; set; } = true;
     }
     public class Coroutine { }
     public class MonoBehaviour : Behaviour
