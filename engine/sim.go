@@ -209,6 +209,7 @@ func (m *Sim) Restart() {
 	}
 	seed := uint64(s.Seed)
 	m.link = netsim.NewLink(&s.NetworkSettings, &s.Duration, seed)
+	m.link.FollowUnreliableDeltas(&s.NGOSettings.UseUnreliableDeltas)
 	m.clock = netsim.NewClientClockAlong(&s.NetworkSettings, seed^0x9e3779b97f4a7c15, m.link.ConditionsAt)
 	m.movers = nil
 	if m.rp == nil {

@@ -301,6 +301,7 @@ func SyntheticTrace(s Settings) (*Trace, error) {
 	}
 	seed := uint64(s.Seed)
 	link := netsim.NewLink(&s.NetworkSettings, &s.Duration, seed)
+	link.FollowUnreliableDeltas(&s.NGOSettings.UseUnreliableDeltas)
 	movers := make([]motion.Mover, s.Entities)
 	for e := range movers {
 		movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)

@@ -319,3 +319,33 @@ func TestPageLibraryFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestPageExportQA: the export menu says, for each network export, what a
+// studio's QA build gets, and its preview link names every version of the
+// engine's simulator it compares (data-versions for the page's script).
+func TestPageExportQA(t *testing.T) {
+	v := PageView{Params: engine.Params(), Exports: []ExportView{{Format: "json", Label: "JSON"},
+		{Format: "unity-network", Label: "Unity network", NetSim: "unity", Versions: []string{"unity-2.6"}, Preview: "/compare?x",
+			QA: "Transport 2.3-2.5 as written; 2.6+ one-sided"}}}
+	doc := render(t, v)
+	qa := byID(doc, "qa-unity-network")
+	if qa == nil || !strings.Contains(text(qa), "2.6+ one-sided") || !strings.Contains(text(qa), "Unity network") {
+		t.Fatalf("#qa-unity-network = %v, want the export's QA line", qa)
+	}
+	if byID(doc, "qa-json") != nil {
+		t.Error("the JSON export, not a network, has a QA line")
+	}
+	a := byID(doc, "preview-unity-network")
+	if a == nil {
+		t.Fatal("no preview link")
+	}
+	if got, _ := attr(a, "data-versions"); got != "unity-2.6" {
+		t.Errorf("data-versions = %q, want unity-2.6", got)
+	}
+	if got := text(a); got != "vs unity, unity-2.6" {
+		t.Errorf("preview link text %q, want %q", got, "vs unity, unity-2.6")
+	}
+	if title, _ := attr(byID(doc, "export-unity-network"), "title"); !strings.Contains(title, "What QA will get: Transport 2.3-2.5") {
+		t.Errorf("export link title %q lacks what QA will get", title)
+	}
+}

@@ -352,8 +352,49 @@ type ExportView struct {
 	Technique     string // "" when the export writes settings of any technique
 	// Preview is the comparison page of the lab's network against the game
 	// engine's own simulator playing this export, and NetSim that
-	// simulator; both "" when the engine does not model it.
+	// simulator; both "" when the engine does not model it. Versions are
+	// the netSim choices of the engine's other versions the comparison
+	// shows beside it ("unity-2.6" beside "unity").
 	Preview, NetSim string
+	Versions        []string
+	// QA says, per engine version and build kind, what a studio's QA build
+	// gets from a network export; "" for the others.
+	QA string
+}
+
+// exportsQA returns v's network exports that say what QA will get, in
+// order.
+func exportsQA(v PageView) []ExportView {
+	var out []ExportView
+	for _, e := range v.Exports {
+		if e.QA != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// previewLabel is the text of e's preview link: the simulators compared.
+func previewLabel(e ExportView) string {
+	return strings.Join(append([]string{e.NetSim}, e.Versions...), ", ")
+}
+
+// previewVersions is e's data-versions attribute: the other versions'
+// netSim choices, separated by spaces, for the page's script.
+func previewVersions(e ExportView) string { return strings.Join(e.Versions, " ") }
+
+// previewTitle is the title of e's preview link.
+func previewTitle(e ExportView) string {
+	return "What QA will get with this export: every technique's metrics over the lab's network beside the engine's own simulator playing it (netSim " + previewLabel(e) + ")"
+}
+
+// exportTitle is the title of e's link: what it downloads and, for a
+// network export, what QA will get.
+func exportTitle(e ExportView) string {
+	if e.QA != "" {
+		return "Download these settings as " + e.Label + ". What QA will get: " + e.QA
+	}
+	return exportLinkTitle(e)
 }
 
 // exports returns v's export links, those of library technique lib (the
@@ -403,8 +444,8 @@ func presetDoc(v PageView) string {
 	return ""
 }
 
-// exportTitle is an export link's tooltip.
-func exportTitle(e ExportView) string {
+// exportLinkTitle is an export link's tooltip.
+func exportLinkTitle(e ExportView) string {
 	if e.Technique == "" {
 		return "Download these settings as " + e.Label
 	}

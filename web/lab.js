@@ -366,7 +366,7 @@ class Lab {
       if (a instanceof HTMLAnchorElement) a.href = exportURL(a.dataset.format ?? '', query, from);
     }
     for (const a of document.querySelectorAll('a.export-preview')) {
-      if (a instanceof HTMLAnchorElement) a.href = previewURL(a.dataset.netsim ?? '', query);
+      if (a instanceof HTMLAnchorElement) a.href = previewURL(a.dataset.netsim ?? '', query, (a.dataset.versions ?? '').split(' ').filter(Boolean));
     }
   }
 

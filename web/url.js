@@ -79,11 +79,15 @@ export function exportURL(format, query, from = '') {
 
 /**
  * previewURL is the comparison page of the current state over the lab's
- * network and over the game engine simulator netSim (export.PreviewURL).
+ * network, over the game engine simulator netSim and over each of its other
+ * versions (export.PreviewURL).
  * @param {string} netSim
  * @param {string} query
+ * @param {string[]} [versions] netSim choices of the engine's other versions
  */
-export function previewURL(netSim, query) {
+export function previewURL(netSim, query, versions = []) {
   const both = query ? query + '&' : '';
-  return '/compare?v=' + encodeURIComponent('q:' + query) + '&v=' + encodeURIComponent('q:' + both + 'netSim=' + netSim);
+  let u = '/compare?v=' + encodeURIComponent('q:' + query);
+  for (const sim of [netSim, ...versions]) u += '&v=' + encodeURIComponent('q:' + both + 'netSim=' + sim);
+  return u;
 }

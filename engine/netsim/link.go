@@ -95,6 +95,17 @@ func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 	}
 }
 
+// FollowUnreliableDeltas points the link at NetworkTransform's
+// UseUnreliableDeltas (the ngo technique's setting), read on every send like
+// the settings: Unity's simulator models (netSim unity, unity-2.6) send over
+// the reliable-sequenced pipeline without it, unreliable-sequenced with it.
+// Without a call they take NGO's default, reliable.
+func (l *Link) FollowUnreliableDeltas(unreliable *bool) {
+	if u, ok := l.game.(*unityNetSim); ok {
+		u.unreliable = unreliable
+	}
+}
+
 // scenario returns the scenario the settings select, re-reading it when the
 // scenario setting or text has changed. Settings that fail validation
 // (the caller's error) give none.

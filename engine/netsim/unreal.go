@@ -14,7 +14,9 @@ import (
 // Documented: PktLag delays each outgoing packet by that many milliseconds;
 // PktLagVariance adds a random ± that many milliseconds to it; PktLoss is the
 // percentage chance (a whole number) that an outgoing packet is discarded;
-// PktDup the percentage chance that one is sent twice; PktOrder sends packets
+// PktDup the percentage chance that one is sent twice, which Unreal does only
+// for a packet it sends at once, not one it delays: with PktLag > 0 no
+// packet is duplicated; PktOrder sends packets
 // out of order, and is a separate mode (the export never combines it with
 // PktLag, which the packet simulation does not); PktIncomingLagMin/Max and
 // PktIncomingLoss do the same to incoming packets; packet simulation is
@@ -25,7 +27,7 @@ import (
 // (only PktOrder reorders), so a packet never leaves before the one sent
 // before it; they leave when the server's net driver ticks, once a server
 // frame (tickRate), in the first tick at or after their time; a duplicate
-// follows its packet at once.
+// (PktLag 0 only) follows its packet at once.
 
 // UnrealPacketSim holds the packet simulation settings the unreal-network
 // export writes: PktLag and PktLagVariance in ms, PktLoss and PktDup in
@@ -77,7 +79,7 @@ func (u *unrealNetSim) send(sent float64, arrivals []float64) []float64 {
 	leave := max(sent, nextFrame(sent+max(0, delay)/1000, u.s.TickRate), u.last)
 	u.last = leave
 	arrivals = append(arrivals, leave)
-	if uDup < float64(p.PktDup)/100 {
+	if p.PktLag == 0 && uDup < float64(p.PktDup)/100 {
 		arrivals = append(arrivals, leave)
 	}
 	return arrivals

@@ -86,6 +86,8 @@ func writeNetem(b *bytes.Buffer, o Origin, s engine.Settings) {
 #
 # Usage, as root on the server: sh %s [DEV]   (DEV defaults to eth0)
 # netem shapes the packets leaving DEV, as the lab does the server's snapshots.
+# Holds for any game engine and any build kind (release builds included): it
+# runs in the Linux kernel (tc from iproute2), not in the game.
 # Undo with: tc qdisc del dev DEV root
 #
 # delay: %s.

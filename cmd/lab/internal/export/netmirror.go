@@ -33,7 +33,7 @@ func mirrorNetwork(s engine.Settings, steps []netsim.Step) ([]netsim.MirrorLaten
 		"hiccup loss":  "the larger of the two losses",
 	})
 	if outage {
-		rep.whole("outage", "nothing arrives", "unreliableLoss 100, which drops unreliable messages only: reliable ones still arrive, late")
+		rep.whole("outage", "nothing arrives", "unreliableLoss 100, which drops unreliable messages only: reliable ones still arrive on time (latency plus the noise spike, as outside the outage)")
 	}
 	sims := make([]netsim.MirrorLatencySim, len(steps))
 	for i := range steps {
@@ -74,6 +74,11 @@ func writeMirrorNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 // unreliableScramble (percent) inserts an unreliable message at a random place
 // in the queue, which reorders only messages handed on in the same frame,
 // far less than the lab's reorder. Times are seconds from Start.
+//
+// Holds for Mirror at commit c885a6a4 (2026-08-06), whose LatencySimulation
+// the lab's preview (netSim mirror) is pinned to, in the editor and in every
+// build: LatencySimulation is an ordinary transport component, not compiled
+// out of release builds, so leave it out of the build you ship.
 //
 %susing System.Collections;
 using Mirror;

@@ -100,8 +100,13 @@ func readNetExport(t *testing.T, format, body string) []netValues {
 		cur := map[string]float64{}
 		at := 0.0
 		flush := func() {
+			// Unreal duplicates only the packets it does not delay.
+			dup := cur["PktDup"] / 100
+			if cur["PktLag"] > 0 {
+				dup = 0
+			}
 			out = append(out, netValues{at: at, delay: cur["PktLag"] / 1000, jitter: cur["PktLagVariance"] / 1000,
-				loss: cur["PktLoss"] / 100, dup: cur["PktDup"] / 100})
+				loss: cur["PktLoss"] / 100, dup: dup})
 		}
 		started := false
 		for _, line := range strings.Split(body, "\n") {
@@ -131,12 +136,26 @@ func readNetExport(t *testing.T, format, body string) []netValues {
 			}
 			v := int(mustFloat(t, m[3]))
 			out = append(out, netValues{at: mustFloat(t, m[4]), delay: mustFloat(t, m[1]) / 1000, jitter: mustFloat(t, m[2]) / 1000,
-				loss: sourceLossShare(v), dup: nan})
+				loss: sourceFakeLoss(v), dup: nan})
 		}
 	default:
 		t.Fatalf("no reader for %s", format)
 	}
 	return out
+}
+
+// sourceFakeLoss is the share of packets the Source engine drops for
+// net_fakeloss v, written out here apart from the export's own reckoning:
+// a positive v drops a packet when RandomInt(0, 100) <= v, (v+1)/101 of
+// them; a negative v drops 1 in -v; 0 is off.
+func sourceFakeLoss(v int) float64 {
+	switch {
+	case v > 0:
+		return math.Min(1, float64(v+1)/101)
+	case v < 0:
+		return 1 / float64(-v)
+	}
+	return 0
 }
 
 // netTargetFeatures are, per network export, the features of the lab's
@@ -175,6 +194,20 @@ ramp at=5 for=3.3 bandwidth=200kbit loss=10%
 outage at=10 for=1.05 backlog=burst
 hiccup at=12 until=20 every=2 for=0.3 delay=80ms loss=50%`
 	cases["custom, every knob"] = s
+	// Losses where net_fakeloss n's (n+1)/101 matters: 1% (exact as -100),
+	// 3% (n = 2 gives 2.97%, listed), 40% (n = 39 gives 39.6%, listed).
+	for _, loss := range []float64{0.01, 0.03, 0.4} {
+		s := engine.Defaults()
+		s.Loss = loss
+		cases["loss "+pct(loss)+"%"] = s
+	}
+	// A duplicate share Unreal writes exactly (PktDup=2) but, with a lag,
+	// never sends; and the same with no lag at all, where it does.
+	s = engine.Defaults()
+	s.Duplicate = 0.02
+	cases["duplicate 2%"] = s
+	s.Latency, s.Jitter = 0, 0
+	cases["duplicate 2%, no lag"] = s
 	for name, s := range cases {
 		steps, _ := netsim.Plan(&s.NetworkSettings, s.Duration)
 		for _, format := range netEngineFormats {
@@ -293,4 +326,37 @@ func usesFeature(s *engine.Settings, steps []netsim.Step, feature string) bool {
 		return s.UplinkRatio != 1
 	}
 	return false
+}
+
+// TestUnityNetworkOutageFollowsPipeline: Transport's simulator drops what
+// is sent in an outage, but NetworkTransform's default reliable pipeline
+// sends it again: the unity-network export says a dropped outage's updates
+// arrive late and a burst outage's backlog still arrives (not LOSSY); with
+// Use Unreliable Deltas the backlog is dropped (LOSSY).
+func TestUnityNetworkOutageFollowsPipeline(t *testing.T) {
+	for _, tt := range []struct {
+		backlog    string
+		unreliable bool
+		want       string
+		lossy      bool
+	}{
+		{"drop", false, "drop outage: lab an outage (nothing delivered) -> SendPacketLossPercent 100, but NetworkTransform's reliable pipeline sends the dropped updates again", false},
+		{"burst", false, "burst outage: lab an outage's backlog delivered as a burst at its end -> SendPacketLossPercent 100 drops it, and NetworkTransform's reliable pipeline sends it again", false},
+		{"burst", true, "burst outage: lab an outage's backlog delivered as a burst at its end -> SendPacketLossPercent 100: with Use Unreliable Deltas the backlog is dropped", true},
+	} {
+		s := engine.Defaults()
+		s.Scenario, s.ScenarioText = netsim.ScenarioCustom, "outage at=10 for=2 backlog="+tt.backlog
+		s.NGOSettings.UseUnreliableDeltas = tt.unreliable
+		f, err := Render("unity-network", Origin{}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := string(f.Body)
+		if !strings.Contains(body, tt.want) {
+			t.Errorf("backlog=%s, unreliable %v: the export lacks %q:\n%s", tt.backlog, tt.unreliable, tt.want, body)
+		}
+		if _, lossy := readGaps(t, body); lossy != tt.lossy {
+			t.Errorf("backlog=%s, unreliable %v: LOSSY %v, want %v", tt.backlog, tt.unreliable, lossy, tt.lossy)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"interplab/engine"
 	"interplab/engine/netsim"
@@ -13,15 +14,42 @@ import (
 // engine.UnityNetworkSimulatorFor) and what it cannot express.
 func unityNetwork(s engine.Settings, steps []netsim.Step) ([]netsim.UnityNetworkSimulator, netReport) {
 	var rep netReport
-	rep.features(s, steps, map[string]string{
-		"jitterDist":   "SendJitterMS, a spread of the delay whose shape Unity does not document",
-		"burst loss":   "independent loss at the same long-run rate",
-		"reorder":      "left out (the jitter may still reorder)",
-		"bandwidth":    "left out",
-		"burst outage": "SendPacketLossPercent 100: the backlog is dropped, not delivered",
-		"hiccup loss":  "the larger of the two losses",
-		"uplinkRatio":  "left out: the server's simulator delays only what it sends; the client's uplink is not simulated",
-	})
+	instead := map[string]string{
+		"jitterDist":  "SendJitterMS, a whole number of ms drawn evenly from -SendJitterMS to SendJitterMS - 1 (from Transport 2.6.0 only its positive part)",
+		"burst loss":  "independent loss at the same long-run rate",
+		"reorder":     "left out (the jitter may still reorder)",
+		"bandwidth":   "left out",
+		"hiccup loss": "the larger of the two losses",
+		"uplinkRatio": "left out: the server's simulator delays only what it sends; the client's uplink is not simulated",
+	}
+	// The simulator drops everything in an outage (SendPacketLossPercent
+	// 100). On NetworkTransform's default reliable pipeline the updates it
+	// dropped are sent again until they get through, so a backlog still
+	// arrives when the outage ends; unreliable-sequenced, it is gone.
+	if s.NGOSettings.UseUnreliableDeltas {
+		instead["burst outage"] = "SendPacketLossPercent 100: with Use Unreliable Deltas the backlog is dropped, not delivered"
+	} else {
+		instead["drop outage"] = "SendPacketLossPercent 100, but NetworkTransform's reliable pipeline sends the dropped updates again, so they arrive late, within a resend time (64-200 ms) of the outage's end; with Use Unreliable Deltas nothing arrives, as in the lab"
+	}
+	rep.features(s, steps, instead)
+	if !s.NGOSettings.UseUnreliableDeltas {
+		burst := false
+		for _, st := range steps {
+			burst = burst || st.Outage && st.Burst
+		}
+		if burst {
+			rep.whole("burst outage", "an outage's backlog delivered as a burst at its end",
+				"SendPacketLossPercent 100 drops it, and NetworkTransform's reliable pipeline sends it again, so it arrives within a resend time (64-200 ms) of the outage's end; with Use Unreliable Deltas it is dropped")
+		}
+	}
+	jitter := false
+	for _, st := range steps {
+		jitter = jitter || st.C.Jitter > 0
+	}
+	if jitter {
+		rep.whole("SendJitterMS on Transport 2.6+", "a delay spread around the mean one-way delay",
+			"from Transport 2.6.0 the jitter only adds (SendDelayMS + max(0, draw)), so each delay is SendDelayMS or more and the mean about SendJitterMS/4 higher (preview: netSim unity-2.6)")
+	}
 	params := make([]netsim.UnityNetworkSimulator, len(steps))
 	for i := range steps {
 		st := &steps[i]
@@ -34,75 +62,118 @@ func unityNetwork(s engine.Settings, steps []netsim.Step) ([]netsim.UnityNetwork
 	return params, rep
 }
 
-// writeUnityNetwork writes a MonoBehaviour for the server of a Netcode for
-// GameObjects 2.x game on Unity Transport 2 that plays the lab's network,
-// scenario included, through Transport 2's global network simulator
-// (NetworkSimulatorParameter). It registers itself as the transport's driver
-// constructor (UnityTransport.s_DriverConstructor), lets UnityTransport build
-// its driver, then sets the simulator on it at once (before any connection)
+// unityAsmdef is the assembly definition the unity-network export needs
+// beside it: NGO's and Transport's assemblies, and the Version Define that
+// sets UTP_TRANSPORT_2_0_ABOVE (NGO sets it for its own assemblies only).
+const unityAsmdef = `{
+    "name": "InterpLab.NetworkScenario",
+    "references": [
+        "Unity.Netcode.Runtime",
+        "Unity.Networking.Transport"
+    ],
+    "versionDefines": [
+        {
+            "name": "com.unity.transport",
+            "expression": "2.0.0",
+            "define": "UTP_TRANSPORT_2_0_ABOVE"
+        }
+    ]
+}`
+
+// writeUnityNetwork writes a MonoBehaviour for the NetworkManager of a
+// Netcode for GameObjects 2.x game on Unity Transport 2.3 or later that plays
+// the lab's network, scenario included, through Transport's global network
+// simulator (NetworkSimulatorParameter) on the server's driver only. It
+// registers itself as the transport's driver constructor
+// (UnityTransport.s_DriverConstructor) and lets UnityTransport build the
+// driver as usual; when the server starts (NetworkManager.OnServerStarted,
+// before any client can connect) it sets the simulator on the server's driver
 // and again at each step with NetworkDriver.ModifyNetworkSimulatorParameters.
-// Under Transport 1.x (without the UTP_TRANSPORT_2_0_ABOVE define) it calls
-// the 1.x debug simulator, UnityTransport.SetDebugSimulatorParameters,
-// instead; under 2.x that call is obsolete and does nothing.
+// A client never starts a server, so its driver keeps NGO's own settings.
+// Without UTP_TRANSPORT_2_0_ABOVE the file does not compile (#error naming the
+// define and the asmdef that sets it); in a release build without
+// UNITY_MP_TOOLS_NETSIM_ENABLED_IN_RELEASE, where NGO leaves the simulator
+// out, it logs an error naming that define at start and does nothing.
 func writeUnityNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 	steps, sc := netsim.Plan(&s.NetworkSettings, s.Duration)
 	params, rep := unityNetwork(s, steps)
 	fmt.Fprintf(b, `// Interp Lab network (%s) for Unity Netcode for GameObjects 2.x on Unity
-// Transport 2: the lab's link, %s.
+// Transport 2.3 or later: the lab's link, %s.
 // Generated by lab export -format unity-network.
 //
-%s// Add this component to the server's (or host's) NetworkManager object. The
-// lab's link carries the server's snapshots to the client, so the server's
-// simulator delays what the server sends. Unity Transport 2.x: when the server
-// starts, UnityTransport asks this component for its driver (it is the
-// transport's INetworkStreamDriverConstructor), builds it as usual, and the
-// component sets Transport's global network simulator on it at once, then at
-// each step: NetworkSimulatorParameter's SendDelayMS and SendJitterMS in whole
-// milliseconds (the delay is the mean one-way delay, latency + jitter, spread
-// by +/- jitter), SendPacketLossPercent and SendDuplicatePercent in percent
-// (0-100, fractions allowed; 100 during an outage). The simulator applies to
-// everything the driver sends, NGO's control traffic included, in the editor
-// and in every build. Times are seconds from the driver's creation.
+%s// Holds for: NGO 2.x (2.1.1 checked) on Unity Transport 2.3 to 2.5 as written;
+// on Transport 2.6 and later the jitter only adds (see "Not expressed"). Build
+// kinds: the Unity Editor and development builds. A release build has the
+// simulator only with the scripting define UNITY_MP_TOOLS_NETSIM_ENABLED_IN_RELEASE
+// (Player Settings > Scripting Define Symbols); without it this component logs
+// an error naming the define at start and simulates nothing.
 //
-// UTP_TRANSPORT_2_0_ABOVE selects the Transport 2 code. NGO defines it for its
-// own assemblies only: give this file an assembly definition with a Version
-// Define (resource com.unity.transport, expression 2.0.0, define
-// UTP_TRANSPORT_2_0_ABOVE), or add the symbol in Player Settings. Without it
-// (Unity Transport 1.x) the component calls 1.x's debug simulator,
-// UnityTransport.SetDebugSimulatorParameters, at each step: whole
-// milliseconds, loss in whole percent (rounded), editor and development
-// builds only, on both what the server sends and what it receives.
+// Add this component to the NetworkManager's object, in the scene both server
+// and clients load. It acts only on the server (or host): the lab's link
+// carries the server's snapshots to the client, so the server's simulator
+// delays what the server sends; a client's driver is left as NGO makes it.
+// UnityTransport asks this component for its driver (it is the transport's
+// INetworkStreamDriverConstructor) and builds it as usual; when the server
+// starts (NetworkManager.OnServerStarted, before any client connects) the
+// component sets Transport's global network simulator on the server's driver,
+// then changes it at each step: NetworkSimulatorParameter's SendDelayMS and
+// SendJitterMS in whole milliseconds (the delay is the mean one-way delay,
+// latency + jitter; each packet gets a whole-ms jitter drawn evenly from
+// -SendJitterMS to SendJitterMS - 1), SendPacketLossPercent and
+// SendDuplicatePercent in percent (0-100, fractions allowed; 100 during an
+// outage). The simulator applies to everything the server's driver sends,
+// NGO's control traffic included. Times are seconds from the server's start.
 //
-%susing System;
+// Above the simulator, NetworkTransform sends its updates reliable-sequenced
+// (unreliable-sequenced with Use Unreliable Deltas): a dropped update is sent
+// again after the resend time (64-200 ms) and the ones after it wait for it,
+// and an outage's backlog is sent again when it ends. The lab's preview
+// (netSim unity, unity-2.6) does the same.
+//
+// This file needs UTP_TRANSPORT_2_0_ABOVE, which NGO defines for its own
+// assemblies only, and references to NGO's and Transport's assemblies: save
+// this assembly definition as InterpLab.NetworkScenario.asmdef in the folder
+// of this file (or add the define in Player Settings and the references to
+// the assembly this file is in):
+//
+%s
+//
+%s#if !UTP_TRANSPORT_2_0_ABOVE
+#error InterpLabNetworkScenario needs UTP_TRANSPORT_2_0_ABOVE (Unity Transport 2): add InterpLab.NetworkScenario.asmdef, whose versionDefines set it
+#endif
 using System.Collections;
 using Unity.Netcode;
 using Unity.Netcode.Transports.UTP;
-#if UTP_TRANSPORT_2_0_ABOVE
 using Unity.Networking.Transport;
-#endif
 using UnityEngine;
 
-public class InterpLabNetworkScenario : MonoBehaviour
-#if UTP_TRANSPORT_2_0_ABOVE
-    , INetworkStreamDriverConstructor
-#endif
+public class InterpLabNetworkScenario : MonoBehaviour, INetworkStreamDriverConstructor
 {
     // at (s), SendDelayMS, SendJitterMS, SendPacketLossPercent (%%), SendDuplicatePercent (%%)
     static readonly (float at, uint delay, uint jitter, float loss, float duplicate)[] Steps =
     {
-`, o.label(&s), scenarioLabel(s, sc), rep.header("// ", "Unity Transport's simulator"), rep.list("// ", "Unity Transport's simulator"))
+`, o.label(&s), scenarioLabel(s, sc), rep.header("// ", "Unity Transport's simulator"),
+		commentBlock("//     ", unityAsmdef), rep.list("// ", "Unity Transport's simulator"))
 	for i, p := range params {
 		fmt.Fprintf(b, "        (%s, %d, %d, %s, %s), // %s\n", floatLit(steps[i].At),
 			p.SendDelayMS, p.SendJitterMS, floatLit(float64(p.SendPacketLossPercent)), floatLit(float64(p.SendDuplicatePercent)), steps[i].Note)
 	}
 	b.WriteString(`    };
 
-#if UTP_TRANSPORT_2_0_ABOVE
     NetworkDriver m_Driver;
 
     void Awake()
     {
+#if UNITY_EDITOR || DEVELOPMENT_BUILD || UNITY_MP_TOOLS_NETSIM_ENABLED_IN_RELEASE
         UnityTransport.s_DriverConstructor = this;
+        GetComponent<NetworkManager>().OnServerStarted += OnServerStarted;
+#else
+        Debug.LogError("InterpLabNetworkScenario: this release build lacks the scripting define " +
+            "UNITY_MP_TOOLS_NETSIM_ENABLED_IN_RELEASE, so Netcode for GameObjects leaves Unity Transport's " +
+            "network simulator out and the lab's network is NOT simulated. Add the define in Player Settings " +
+            "> Scripting Define Symbols, or make a development build.");
+        enabled = false;
+#endif
     }
 
     public void CreateDriver(UnityTransport transport, out NetworkDriver driver,
@@ -113,6 +184,11 @@ public class InterpLabNetworkScenario : MonoBehaviour
         transport.CreateDriver(transport, out driver, out unreliableFragmentedPipeline,
             out unreliableSequencedFragmentedPipeline, out reliableSequencedPipeline);
         m_Driver = driver;
+    }
+
+    // The server (or host) has started: its driver is m_Driver.
+    void OnServerStarted()
+    {
         Apply(0);
         StartCoroutine(Play());
     }
@@ -127,20 +203,6 @@ public class InterpLabNetworkScenario : MonoBehaviour
             SendDuplicatePercent = Steps[i].duplicate,
         });
     }
-#else
-    void Start()
-    {
-        Apply(0);
-        StartCoroutine(Play());
-    }
-
-    void Apply(int i)
-    {
-        var transport = NetworkManager.Singleton.GetComponent<UnityTransport>();
-        transport.SetDebugSimulatorParameters((int)Steps[i].delay, (int)Steps[i].jitter,
-            (int)Math.Round(Steps[i].loss));
-    }
-#endif
 
     IEnumerator Play()
     {
@@ -154,4 +216,10 @@ public class InterpLabNetworkScenario : MonoBehaviour
     }
 }
 `)
+}
+
+// commentBlock returns text with every line behind prefix, without a final
+// newline.
+func commentBlock(prefix, text string) string {
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
 }

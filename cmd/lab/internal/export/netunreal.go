@@ -23,6 +23,7 @@ func unrealNetwork(s engine.Settings, steps []netsim.Step) ([]netsim.UnrealPacke
 		"uplinkRatio":  "left out: set the client's PktLag to the latency times uplinkRatio for its own sends",
 	})
 	sims := make([]netsim.UnrealPacketSim, len(steps))
+	var lagged []int // steps whose PktDup Unreal does not send
 	for i := range steps {
 		st := &steps[i]
 		p := netsim.UnrealPacketSimFor(&s.NetworkSettings, st)
@@ -32,6 +33,18 @@ func unrealNetwork(s engine.Settings, steps []netsim.Step) ([]netsim.UnrealPacke
 		rep.lossGap(st, "PktLoss", st.Loss(), float64(p.PktLoss)/100, fmt.Sprintf("%d%% (whole percent)", p.PktLoss))
 		if i == 0 && float64(p.PktDup) != s.Duplicate*100 {
 			rep.whole("PktDup", pct(s.Duplicate)+"%", fmt.Sprintf("%d%% (whole percent)", p.PktDup))
+		}
+		if p.PktDup > 0 && p.PktLag > 0 {
+			lagged = append(lagged, i)
+		}
+	}
+	// Unreal sends PktDup's copies only of packets it does not delay.
+	const why = "none: PktDup is set, but Unreal duplicates only packets it does not delay, and PktLag > 0 delays them all"
+	if len(lagged) == len(steps) {
+		rep.whole("PktDup", pct(s.Duplicate)+"%", why)
+	} else {
+		for _, i := range lagged {
+			rep.gap(steps[i].At, "PktDup", pct(s.Duplicate)+"%", why)
 		}
 	}
 	return sims, rep
@@ -53,8 +66,11 @@ func writeUnrealNetwork(b *bytes.Buffer, o Origin, s engine.Settings) {
 ; the server (development builds and the editor: shipping builds compile
 ; packet simulation out). Units: PktLag and PktLagVariance in ms (PktLag the
 ; mean one-way delay latency + jitter, spread by +/- PktLagVariance); PktLoss
-; and PktDup in whole percent. PktOrder is not set: the packet simulation does
-; not combine it with PktLag.
+; and PktDup in whole percent. PktDup duplicates only packets that are not
+; delayed, so while PktLag > 0 nothing is duplicated (listed below when the
+; lab duplicates). PktOrder is not set: the packet simulation does not combine
+; it with PktLag. Holds for Unreal Engine 5.4 (the packet simulation settings
+; as Epic documents them), in the editor and development builds.
 ;
 %s
 ; 1. The conditions at the start: in the server's Config/DefaultEngine.ini.

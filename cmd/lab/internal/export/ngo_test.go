@@ -202,3 +202,60 @@ func TestNGOExportSetsTimeSystem(t *testing.T) {
 		}
 	}
 }
+
+// TestNGOExportSplitsStartAndSpawn: what NGO reads when the network starts
+// is set by BeforeStart, called before StartServer/StartHost/StartClient;
+// what belongs to a NetworkTransform is set by ApplyTo once it has spawned,
+// from OnNetworkSpawn after NetworkTransform's own, where its interpolators
+// exist; MaxInterpolationBound goes through the public
+// SetMaxInterpolationBound, never to a fork; the comments say so.
+func TestNGOExportSplitsStartAndSpawn(t *testing.T) {
+	p, _ := presets.Get("ngo-defaults")
+	s := p.Settings
+	if err := s.SetText("ngo.maxInterpolationBound", "1.5"); err != nil {
+		t.Fatal(err)
+	}
+	file, err := Render("ngo", Origin{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(file.Body)
+	method := func(sig string) string {
+		i := strings.Index(body, sig)
+		if i < 0 {
+			t.Fatalf("the export has no %q:\n%s", sig, body)
+		}
+		end := strings.Index(body[i:], "\n    }\n")
+		return body[i : i+end]
+	}
+	before := method("public static void BeforeStart(NetworkManager manager)")
+	apply := method("public static void ApplyTo(NetworkTransform transform)")
+	spawn := method("public override void OnNetworkSpawn()")
+	for _, tt := range []struct {
+		in, what, want string
+		has            bool
+	}{
+		{before, "BeforeStart", "manager.NetworkConfig.TickRate = TickRate;", true},
+		{before, "BeforeStart", "manager.OnClientStarted +=", true},
+		{before, "BeforeStart", "PositionThreshold", false},
+		{before, "BeforeStart", "transform", false},
+		{apply, "ApplyTo", "transform.PositionThreshold = PositionThreshold;", true},
+		{apply, "ApplyTo", "transform.UseUnreliableDeltas = UseUnreliableDeltas;", true},
+		{apply, "ApplyTo", "transform.SetMaxInterpolationBound(MaxInterpolationBound);", true},
+		{apply, "ApplyTo", "TickRate", false},
+		{spawn, "OnNetworkSpawn", "base.OnNetworkSpawn();\n        InterpLabNGOSettings.ApplyTo(this);", true},
+		{body, "the file", "BEFORE StartServer, StartHost or StartClient", true},
+		{body, "the file", "AFTER it has spawned, from OnNetworkSpawn", true},
+		{body, "the file", "public class InterpLabNetworkTransform : NetworkTransform", true},
+		{body, "the file", "any value of 1 or more", true},
+	} {
+		if strings.Contains(tt.in, tt.want) != tt.has {
+			t.Errorf("%s contains %q: %v, want %v:\n%s", tt.what, tt.want, !tt.has, tt.has, tt.in)
+		}
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if strings.Contains(line, "MaxInterpolationBound") && (strings.Contains(line, "fork") || strings.Contains(line, "WARNING")) {
+			t.Errorf("the export sends MaxInterpolationBound to a fork: %q", line)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"interplab/engine"
@@ -15,10 +16,11 @@ import (
 // designer reads.
 func NetSimDiff(w io.Writer, name string, lab, sim engine.Result) error {
 	s := lab.Settings
-	title := map[string]string{"mirror": "Mirror's LatencySimulation", "unity": "Unity Transport 2's network simulator",
-		"unreal": "Unreal's packet simulation"}[name]
+	title := map[string]string{"mirror": "Mirror's LatencySimulation", "unity": "Unity Transport 2.3-2.5's network simulator",
+		"unity-2.6": "Unity Transport 2.6+'s network simulator", "unreal": "Unreal's packet simulation"}[name]
+	engineName, _, _ := strings.Cut(name, "-") // unity-2.6 plays the unity-network export
 	fmt.Fprintf(w, "netSim %s: the techniques over %s playing the %s-network export, against the lab's own network\n",
-		name, title, name)
+		name, title, engineName)
 	fmt.Fprintf(w, "%d entities, %g s at %g Hz send / %g Hz render, seed %d, motion %s, scenario %s\n\n",
 		s.Entities, s.Duration, s.SendRate, s.RenderRate, s.Seed, s.Motion, s.Scenario)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

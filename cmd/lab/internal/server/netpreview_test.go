@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"interplab/cmd/lab/internal/export"
 )
 
 // TestExportPreviewLinks: beside each network export whose engine simulator
@@ -40,9 +42,17 @@ func TestExportPreviewLinks(t *testing.T) {
 		if !strings.Contains(text, "over "+sim+"&#39;s simulator") {
 			t.Errorf("the comparison does not name %s's simulator as a variant", sim)
 		}
-		// Every technique of each run is a row of the metrics table.
-		if n := strings.Count(text, "<tr><td>"); n != 2*5 {
-			t.Errorf("the comparison's metrics table has %d rows, want 10 (5 techniques × 2 networks)", n)
+		// Every technique of each run is a row of the metrics table: the
+		// lab's network, the simulator and its other versions (Unity
+		// Transport 2.6+ beside 2.3-2.5).
+		nets := 2 + len(export.NetSimVersions(sim))
+		if n := strings.Count(text, "<tr><td>"); n != nets*5 {
+			t.Errorf("the comparison's metrics table has %d rows, want %d (5 techniques × %d networks)", n, nets*5, nets)
+		}
+		for _, v := range export.NetSimVersions(sim) {
+			if !strings.Contains(text, "over "+v+"&#39;s simulator") {
+				t.Errorf("the comparison does not name %s's simulator as a variant", v)
+			}
 		}
 	}
 }

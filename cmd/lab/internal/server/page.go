@@ -49,7 +49,8 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		Errors:   errs,
 	}
 	for _, e := range export.List() {
-		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique, NetSim: export.NetSim(e.Format)})
+		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique,
+			NetSim: export.NetSim(e.Format), Versions: export.NetSimVersions(export.NetSim(e.Format)), QA: export.QA(e.Format)})
 	}
 	if notes, older := link.OldUnits(q); notes != nil {
 		v.UnitNotes, v.OlderLink = notes, r.URL.Path+"?"+older.Encode()

@@ -20,6 +20,11 @@
 // in the queue, which reorders only messages handed on in the same frame,
 // far less than the lab's reorder. Times are seconds from Start.
 //
+// Holds for Mirror at commit c885a6a4 (2026-08-06), whose LatencySimulation
+// the lab's preview (netSim mirror) is pinned to, in the editor and in every
+// build: LatencySimulation is an ordinary transport component, not compiled
+// out of release builds, so leave it out of the build you ship.
+//
 // Not expressed (the lab's value -> what LatencySimulation gets instead):
 //   - jitter: lab an extra delay drawn for each packet (lognormal, mean jitter) -> a Perlin noise curve of time times twice the jitter: smooth, so packets sent close together get close delays and jitter alone does not reorder them
 //   - delivery: lab each packet when its delay is up -> in the first server frame (LateUpdate) at or after it is due: up to one frame later

@@ -19,11 +19,18 @@ namespace Unity.Netcode
         public static NetworkManager Singleton { get { return null; } }
         public NetworkConfig NetworkConfig;
         public NetworkTimeSystem NetworkTimeSystem { get { return null; } }
+        public bool IsServer { get { return false; } }
+        public bool IsClient { get { return false; } }
         public event Action OnClientStarted;
-        void Raise() { OnClientStarted(); }
+        public event Action OnServerStarted;
+        public bool StartServer() { OnServerStarted(); return true; }
+        public bool StartClient() { OnClientStarted(); return true; }
     }
     public abstract class NetworkTransport : UnityEngine.MonoBehaviour { }
-    public class NetworkBehaviour : UnityEngine.MonoBehaviour { }
+    public class NetworkBehaviour : UnityEngine.MonoBehaviour
+    {
+        public virtual void OnNetworkSpawn() { }
+    }
 }
 
 namespace Unity.Netcode.Components
@@ -32,5 +39,7 @@ namespace Unity.Netcode.Components
     {
         public float PositionThreshold = 0.001f;
         public bool UseUnreliableDeltas = false;
+        public override void OnNetworkSpawn() { }
+        public void SetMaxInterpolationBound(float maxInterpolationBound) { }
     }
 }

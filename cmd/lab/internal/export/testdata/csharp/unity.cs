@@ -8,7 +8,10 @@ namespace UnityEngine
     {
         public T GetComponent<T>() { return default(T); }
     }
-    public class Behaviour : Component { }
+    public class Behaviour : Component
+    {
+        public bool enabled { get; set; } = true;
+    }
     public class Coroutine { }
     public class MonoBehaviour : Behaviour
     {
@@ -25,6 +28,12 @@ namespace UnityEngine
     {
         public WaitForSecondsRealtime(float time) { }
         public override bool keepWaiting { get { return false; } }
+    }
+    public static class Debug
+    {
+        // The test harness's stand-in for the Console: errors go to stderr.
+        public static void LogError(object message) { System.Console.Error.WriteLine("Debug.LogError: " + message); }
+        public static void LogWarning(object message) { System.Console.Error.WriteLine("Debug.LogWarning: " + message); }
     }
     public static class Time
     {

@@ -5,6 +5,8 @@
 #
 # Usage, as root on the server: sh interplab-defaults-netem.sh [DEV]   (DEV defaults to eth0)
 # netem shapes the packets leaving DEV, as the lab does the server's snapshots.
+# Holds for any game engine and any build kind (release builds included): it
+# runs in the Linux kernel (tc from iproute2), not in the game.
 # Undo with: tc qdisc del dev DEV root
 #
 # delay: mean one-way delay latency + jitter = 50 + 10 ms, spread by jitter, distribution normal.
