@@ -15,6 +15,20 @@ const DOTS_ABOVE = 300; // above this many entities the view draws dots
 const PACKET_AGE = 2; // seconds of sent packets shown
 const BG = '#0d1117';
 
+/**
+ * VIEW_CONTEXT is how the canvases redrawn every frame ask for their 2D
+ * context: opaque, and willReadFrequently, which every engine takes as
+ * "keep this canvas in memory and draw it on the CPU". A frame of the lab
+ * is a few hundred small anti-aliased strokes and fills (and, with
+ * thousands of entities, one putImageData): cheap for a CPU rasteriser,
+ * while a GPU-backed canvas pays per draw call and per state change. Where
+ * the GPU is emulated (WebKitGTK on Mesa's llvmpipe, a machine without a
+ * graphics card) that cost was 100 ms a frame: the view's 36 entities took
+ * 40 ms, against 3.5 ms drawn on the CPU.
+ * @type {CanvasRenderingContext2DSettings}
+ */
+export const VIEW_CONTEXT = { alpha: false, willReadFrequently: true };
+
 export class View {
   /**
    * @param {HTMLCanvasElement} canvas
@@ -24,8 +38,9 @@ export class View {
     this.canvas = canvas;
     // Opaque: every frame paints the whole canvas, and the browser then
     // composites it without blending (with the A/B view's second canvas,
-    // 54.6 → 58 fps at 10,000 entities in make bench-browser).
-    this.ctx = context2d(canvas, { alpha: false });
+    // 54.6 → 58 fps at 10,000 entities in make bench-browser). Drawn on
+    // the CPU (VIEW_CONTEXT): see there.
+    this.ctx = context2d(canvas, VIEW_CONTEXT);
     this.onFocus = onFocus;
     this.stride = 6;
     /** @type {string[]} */

@@ -9,6 +9,7 @@
 
 import { techColor } from './colors.js';
 import { context2d } from './dom.js';
+import { VIEW_CONTEXT } from './canvas.js';
 
 const WINDOW = 3; // seconds shown
 const MAX_FRAMES = 2048;
@@ -25,7 +26,7 @@ export class Timeline {
    */
   constructor(canvas, layout) {
     this.canvas = canvas;
-    this.ctx = context2d(canvas);
+    this.ctx = context2d(canvas, VIEW_CONTEXT); // drawn every frame: see VIEW_CONTEXT
     this.fs = layout.frameStride;
     this.ts = layout.frameTechStride;
     this.ps = layout.packetStride;

@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -175,9 +174,24 @@ func newBrowserServer(t testing.TB) *Server {
 func openLabOn(t testing.TB, h http.Handler, path string) *labTab {
 	t.Helper()
 	browserInstalled(t)
+	b := startChromium(t, newLoopbackServer(t, h))
+	b.navigate(path)
+	return b
+}
+
+// newLoopbackServer serves h on a loopback port for the test and returns
+// its base URL.
+func newLoopbackServer(t testing.TB, h http.Handler) string {
+	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
+	return srv.URL
+}
 
+// startChromium starts a browser with a tab on base (the test server) that
+// has opened nothing yet.
+func startChromium(t testing.TB, base string) *labTab {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browserPath),
 		chromedp.NoSandbox,
@@ -195,7 +209,7 @@ func openLabOn(t testing.TB, h http.Handler, path string) *labTab {
 	t.Cleanup(cancelTab)
 	ctx, cancelTimeout := context.WithTimeout(ctx, browserTimeout)
 	t.Cleanup(cancelTimeout)
-	return attachTab(t, ctx, srv.URL, path)
+	return attachTab(t, ctx, base, "")
 }
 
 // newTab opens path in another tab of b's browser.
@@ -207,7 +221,7 @@ func (b *labTab) newTab(path string) *labTab {
 }
 
 // attachTab starts watching the tab of ctx (blocked requests, console
-// errors) and opens path in it.
+// errors) and opens path in it (with path "", nothing).
 func attachTab(t testing.TB, ctx context.Context, base, path string) *labTab {
 	t.Helper()
 	tab := &labTab{t: t, ctx: ctx, url: base}
@@ -244,7 +258,9 @@ func attachTab(t testing.TB, ctx context.Context, base, path string) *labTab {
 	}()
 	// Runs before the cancels above (cleanups run last first).
 	t.Cleanup(tab.finish)
-	tab.navigate(path)
+	if path != "" {
+		tab.navigate(path)
+	}
 	return tab
 }
 
@@ -391,25 +407,9 @@ func (b *labTab) controls() engine.Settings {
 	b.t.Helper()
 	var text map[string]string
 	b.eval(controlsJS, &text)
-	s := engine.Defaults()
-	for _, p := range engine.Params() {
-		v, ok := text[p.Name]
-		if !ok {
-			b.t.Errorf("the page has no control named %q", p.Name)
-			continue
-		}
-		var err error
-		if p.Kind == engine.Float || p.Kind == engine.Int {
-			var f float64
-			if f, err = strconv.ParseFloat(v, 64); err == nil {
-				err = p.Set(&s, f)
-			}
-		} else {
-			err = s.SetText(p.Name, v)
-		}
-		if err != nil {
-			b.t.Errorf("control %s: %v", p.Name, err)
-		}
+	s, errs := settingsOfControls(text)
+	for _, err := range errs {
+		b.t.Error(err)
 	}
 	return s
 }

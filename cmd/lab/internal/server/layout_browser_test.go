@@ -166,19 +166,28 @@ func (a layoutBox) String() string {
 // the perf readout against the scale bar.
 func checkLayout(t *testing.T, b *labTab) {
 	t.Helper()
+	checkLayoutSizes(t, b, layoutSizes)
+}
+
+// layoutPage is what the layout checks need of a tab, in any engine.
+type layoutPage interface {
+	eval(expr string, out any)
+	poll(cond string, within time.Duration) bool
+	viewport(w, h int64)
+}
+
+// checkLayoutSizes is checkLayout at the window sizes sizes.
+func checkLayoutSizes(t *testing.T, b layoutPage, sizes []layoutSize) {
+	t.Helper()
 	parts := layoutParts
 	var ab bool
 	b.eval(`!!lab.ab()?.pinned`, &ab)
 	if ab {
 		parts = append(slices.Clone(parts), layoutPartsAB...)
 	}
-	for _, sz := range layoutSizes {
+	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-			if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-				Width: sz.w, Height: sz.h, DeviceScaleFactor: 1,
-			}); err != nil {
-				t.Fatalf("window %d×%d: %v", sz.w, sz.h, err)
-			}
+			b.viewport(sz.w, sz.h)
 			// The legend and the perf readout fill in as the run goes.
 			if !b.poll(`document.getElementById('legend').children.length > 0 && !document.getElementById('perf').textContent.includes('–')`, 10*time.Second) {
 				t.Fatalf("legend or perf readout not filled in")
@@ -201,8 +210,8 @@ func checkLayout(t *testing.T, b *labTab) {
 					}
 				}
 			}
-			if *layoutShots {
-				png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+			if tab, ok := b.(*labTab); ok && *layoutShots {
+				png, err := chromedp.Run(tab.ctx, chromedp.CaptureScreenshot())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -254,7 +263,7 @@ func checkLayout(t *testing.T, b *labTab) {
 // checkPerf checks that the perf readout is whole (issue 29: it was cut
 // with "…" in the A/B view's half), inside its view and clear of the
 // scale bar the view draws.
-func checkPerf(t *testing.T, b *labTab) {
+func checkPerf(t *testing.T, b layoutPage) {
 	t.Helper()
 	var got struct {
 		Perf, Scale layoutBox
@@ -275,7 +284,7 @@ func checkPerf(t *testing.T, b *labTab) {
 // checkControlsWhole checks that every knob of the side panel is whole:
 // within the panel's visible box, reachable by its own scroll, and clear of
 // the others.
-func checkControlsWhole(t *testing.T, b *labTab) {
+func checkControlsWhole(t *testing.T, b layoutPage) {
 	t.Helper()
 	var got struct {
 		Count int
