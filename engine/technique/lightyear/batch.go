@@ -1,0 +1,168 @@
+package lightyear
+
+import (
+	"math"
+
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+)
+
+// pendingPing is a ping whose pong is on its way: due at local time due, ns.
+type pendingPing struct {
+	id  uint16
+	due int64
+}
+
+// transitLeak is how fast the least transit the pong model measures
+// jitter from forgets, s per s: faster than any clock drift the lab
+// simulates, slow beside the jitter.
+const transitLeak = 1e-3
+
+// batch is the lightyear technique for n entities that share their
+// packets: one client's timing, a history per entity. See the package
+// comment for how the lab's stream becomes lightyear's.
+type batch struct {
+	s   *Settings
+	env *technique.Env
+	m   timing
+	h   []history
+
+	pending []uint32 // header ticks received since the last frame
+	pings   []pendingPing
+	newest  uint32 // the newest tick received
+	any     bool
+
+	// The pong model: the least transit (local arrival − server time) seen,
+	// forgetting at transitLeak, and the two newest snapshots' transit
+	// above it, s.
+	least, lastArrive float64
+	excess            [2]float64
+
+	// This frame's cursor, taken before its sync.
+	cur    uint32
+	over   float32
+	draw   bool
+	common technique.Sample
+}
+
+func newBatch(s *Settings, env *technique.Env, n int) *batch {
+	b := &batch{s: s, env: env, h: make([]history, n), m: newTiming(labConfig(s, env))}
+	for e := range b.h {
+		b.h[e].e = make([]entry, 0, 8)
+	}
+	return b
+}
+
+// Receive takes the snapshot of server time tick (s), every entity's state
+// in snaps, arrived at local time now (s): the replicated update of server
+// tick round(tick × tickRate), inserted into each entity's history; the
+// timing sees its header tick in the next frame.
+func (b *batch) Receive(tick, now float64, snaps []technique.Snapshot) {
+	k := uint32(max(math.Round(tick*b.env.TickRate), 0))
+	b.pending = append(b.pending, k)
+	if !b.any || k > b.newest {
+		b.newest = k
+	}
+	tr := now - tick
+	if !b.any {
+		b.least = tr
+	} else {
+		b.least = min(tr, b.least+transitLeak*max(now-b.lastArrive, 0))
+	}
+	b.any, b.lastArrive = true, now
+	b.excess = [2]float64{tr - b.least, b.excess[0]}
+	for e := range b.h {
+		p := &snaps[e].Pos
+		b.h[e].insert(k, vec3{float32(p[0]), float32(p[1]), float32(p[2])}, snaps[e].Rot)
+	}
+}
+
+// Frame runs the client's frame at local time now (s): the clocks advance,
+// the packets received move the remote estimate, pongs due are processed,
+// the cursor is taken for Fill, then the timeline syncs and a ping may
+// leave.
+func (b *batch) Frame(now float64) {
+	m := &b.m
+	m.c = labConfig(b.s, b.env)
+	t := durationNs(now)
+	m.advance(t)
+	for _, k := range b.pending {
+		m.receive(k)
+	}
+	b.pending = b.pending[:0]
+	k := 0
+	for _, p := range b.pings {
+		if p.due <= t {
+			m.pong(p.id, 0, t)
+		} else {
+			b.pings[k] = p
+			k++
+		}
+	}
+	b.pings = b.pings[:k]
+	b.cur, b.over = m.cursor()
+	b.draw = m.synced
+	rate := b.env.TickRate
+	at := float64(m.now) * 0x1p-32
+	b.common = technique.Sample{Mode: technique.Empty, Time: at / rate, Newest: float64(b.newest) / rate,
+		Delay: max(float64(b.newest)-at, 0) / rate}
+	m.sync()
+	if id, ok := m.ping(t); ok {
+		rtt := 2*b.env.Latency + b.excess[0] + b.excess[1]
+		b.pings = append(b.pings, pendingPing{id: id, due: t + durationNs(rtt)})
+	}
+}
+
+// Fill writes what entities lo, lo+1, ... show into out: each history
+// drained and sampled at the frame's cursor.
+func (b *batch) Fill(lo int, out []technique.Sample) {
+	for i := range out {
+		out[i] = b.common
+		if !b.draw {
+			continue
+		}
+		h := &b.h[lo+i]
+		h.drain(b.cur)
+		p, t, s, e, ok := h.sample(b.cur, b.over)
+		if !ok {
+			continue
+		}
+		o := &out[i]
+		o.Pos = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+		o.Depth = len(h.e) - 1 - s
+		_, ra := h.resolve(s)
+		if e < 0 {
+			o.Mode, o.Rot = technique.Freeze, ra
+			continue
+		}
+		_, rb := h.resolve(e)
+		o.Mode, o.Rot = technique.Interpolate, ra.Slerp(rb, float64(t))
+	}
+}
+
+// SharesDelay marks the batch's samples as sharing their Delay.
+func (*batch) SharesDelay() {}
+
+// one is the technique for one entity: a batch of one.
+type one struct {
+	*batch
+	in  [1]technique.Snapshot
+	out [1]technique.Sample
+}
+
+func newOne(s *Settings, env *technique.Env) technique.Technique {
+	return &one{batch: newBatch(s, env, 1)}
+}
+
+// Receive takes sn, arrived at local time now (s).
+func (o *one) Receive(sn technique.Snapshot, now float64) {
+	o.in[0] = sn
+	o.batch.Receive(sn.Time, now, o.in[:])
+}
+
+// Sample is what the entity shows at local time now (s).
+func (o *one) Sample(now float64) technique.Sample {
+	o.Frame(now)
+	o.Fill(0, o.out[:])
+	return o.out[0]
+}
