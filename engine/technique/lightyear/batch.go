@@ -19,13 +19,13 @@ type pendingPing struct {
 const transitLeak = 1e-3
 
 // batch is the lightyear technique for n entities that share their
-// packets: one client's timing, a history per entity. See the package
+// packets: one client's timing, one history of them all. See the package
 // comment for how the lab's stream becomes lightyear's.
 type batch struct {
 	s   *Settings
 	env *technique.Env
 	m   timing
-	h   []history
+	h   history
 
 	pending []uint32 // header ticks received since the last frame
 	pings   []pendingPing
@@ -38,24 +38,27 @@ type batch struct {
 	least, lastArrive float64
 	excess            [2]float64
 
-	// This frame's cursor, taken before its sync.
-	cur    uint32
-	over   float32
-	draw   bool
+	gen uint32 // the stamp of the next update received
+
+	// Each entity's slerp between the values stamped key[e].
+	pair []geom.SlerpPair
+	key  [][2]uint32
+
+	// This frame's entry at or before the cursor (-1: nothing drawn) and
+	// the fraction to the next, taken before its sync.
+	at     int
+	t      float32
 	common technique.Sample
 }
 
 func newBatch(s *Settings, env *technique.Env, n int) *batch {
-	b := &batch{s: s, env: env, h: make([]history, n), m: newTiming(labConfig(s, env))}
-	for e := range b.h {
-		b.h[e].e = make([]entry, 0, 8)
-	}
-	return b
+	return &batch{s: s, env: env, h: newHistory(n), m: newTiming(labConfig(s, env)),
+		pair: make([]geom.SlerpPair, n), key: make([][2]uint32, n)}
 }
 
 // Receive takes the snapshot of server time tick (s), every entity's state
 // in snaps, arrived at local time now (s): the replicated update of server
-// tick round(tick × tickRate), inserted into each entity's history; the
+// tick round(tick × tickRate), inserted into the entities' history; the
 // timing sees its header tick in the next frame.
 func (b *batch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	k := uint32(max(math.Round(tick*b.env.TickRate), 0))
@@ -71,9 +74,11 @@ func (b *batch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	}
 	b.any, b.lastArrive = true, now
 	b.excess = [2]float64{tr - b.least, b.excess[0]}
-	for e := range b.h {
+	b.gen++ // 0 is no value's: the pairs start stale
+	i := b.h.insert(k, b.gen)
+	for e := range b.h.n {
 		p := &snaps[e].Pos
-		b.h[e].insert(k, vec3{float32(p[0]), float32(p[1]), float32(p[2])}, snaps[e].Rot)
+		b.h.put(i, e, vec3{float32(p[0]), float32(p[1]), float32(p[2])}, snaps[e].Rot)
 	}
 }
 
@@ -100,12 +105,23 @@ func (b *batch) Frame(now float64) {
 		}
 	}
 	b.pings = b.pings[:k]
-	b.cur, b.over = m.cursor()
-	b.draw = m.synced
+	// Update: drain the history and find the cursor's entries, before
+	// this frame's sync. Before the first sync nothing is drawn.
 	rate := b.env.TickRate
 	at := float64(m.now) * 0x1p-32
 	b.common = technique.Sample{Mode: technique.Empty, Time: at / rate, Newest: float64(b.newest) / rate,
 		Delay: max(float64(b.newest)-at, 0) / rate}
+	b.at, b.t = -1, 0
+	if m.synced {
+		cur, over := m.cursor()
+		b.h.drain(cur)
+		if b.at = b.h.find(cur); b.at >= 0 {
+			b.common.Mode, b.common.Depth = technique.Freeze, b.h.len()-1-b.at
+			if b.at+1 < b.h.len() {
+				b.common.Mode, b.t = technique.Interpolate, b.h.frac(b.at, cur, over)
+			}
+		}
+	}
 	m.sync()
 	if id, ok := m.ping(t); ok {
 		rtt := 2*b.env.Latency + b.excess[0] + b.excess[1]
@@ -113,30 +129,32 @@ func (b *batch) Frame(now float64) {
 	}
 }
 
-// Fill writes what entities lo, lo+1, ... show into out: each history
-// drained and sampled at the frame's cursor.
+// Fill writes what entities lo, lo+1, ... show into out: their values at
+// the frame's entries, interpolated or held.
 func (b *batch) Fill(lo int, out []technique.Sample) {
+	h := &b.h
 	for i := range out {
 		out[i] = b.common
-		if !b.draw {
+		if b.at < 0 {
 			continue
 		}
-		h := &b.h[lo+i]
-		h.drain(b.cur)
-		p, t, s, e, ok := h.sample(b.cur, b.over)
-		if !ok {
-			continue
-		}
+		e := lo + i
 		o := &out[i]
-		o.Pos = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
-		o.Depth = len(h.e) - 1 - s
-		_, ra := h.resolve(s)
-		if e < 0 {
-			o.Mode, o.Rot = technique.Freeze, ra
+		ka := h.explicit(b.at, e)
+		if o.Mode == technique.Freeze {
+			p := &h.val[ka]
+			o.Pos, o.Rot = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}, h.rot[ka]
 			continue
 		}
-		_, rb := h.resolve(e)
-		o.Mode, o.Rot = technique.Interpolate, ra.Slerp(rb, float64(t))
+		kb := h.explicit(b.at+1, e)
+		p := lerp(&h.val[ka], &h.val[kb], b.t)
+		o.Pos = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+		pr := &b.pair[e]
+		if k := [2]uint32{h.gen[ka/h.n], h.gen[kb/h.n]}; b.key[e] != k {
+			pr.Init(h.rot[ka], h.rot[kb])
+			b.key[e] = k
+		}
+		o.Rot = pr.At(float64(b.t))
 	}
 }
 

@@ -234,7 +234,7 @@ func (c *Case) run() ([]row, error) {
 		return nil, errors.New("lightyear case: " + err.Error())
 	}
 	m := newTiming(cfg)
-	var h history
+	h := newHistory(1)
 	id := geom.Quat{0, 0, 0, 1}
 	rows := make([]row, len(c.Frames))
 	next := 0
@@ -261,22 +261,24 @@ func (c *Case) run() ([]row, error) {
 		// 4. Replication.
 		for _, p := range c.Packets[first:next] {
 			if p.Pos != nil {
-				h.insert(uint32(p.Tick), vec3{float32(p.Pos[0]), float32(p.Pos[1]), float32(p.Pos[2])}, id)
+				k := h.insert(uint32(p.Tick), 0)
+				h.put(k, 0, vec3{float32(p.Pos[0]), float32(p.Pos[1]), float32(p.Pos[2])}, id)
 			}
 		}
 		// 5. Update: drain, then sample.
 		cur, over := m.cursor()
 		h.drain(cur)
-		p, _, s, e, ok := h.sample(cur, over)
-		r.T, r.Tick, r.Overstep, r.HistoryLen, r.Synced = f, cur, over, len(h.e), m.synced
+		r.T, r.Tick, r.Overstep, r.HistoryLen, r.Synced = f, cur, over, h.len(), m.synced
 		r.Start, r.End = -1, -1
-		if ok {
+		if k := h.find(cur); k >= 0 {
+			p := h.val[h.explicit(k, 0)]
+			r.Start = int64(h.ticks[k])
+			if k+1 < h.len() {
+				p = lerp(&p, &h.val[h.explicit(k+1, 0)], h.frac(k, cur, over))
+				r.End = int64(h.ticks[k+1])
+			}
 			r.P, r.Drawn = p, true
 			r.Pos = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
-			r.Start = int64(h.e[s].tick)
-			if e >= 0 {
-				r.End = int64(h.e[e].tick)
-			}
 		}
 		// 6. Sync; 7. ping.
 		r.Sync = m.sync()
