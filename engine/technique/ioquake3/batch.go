@@ -82,9 +82,9 @@ func (b *batch) Frame(now float64) {
 		return
 	}
 	s := b.s
-	b.common.Time = seconds(s, c.cgTime)
+	b.common.Time = seconds(s, c.viewTime)
 	b.common.Newest = seconds(s, c.latest)
-	b.common.Delay = seconds(s, c.latest-c.cgTime)
+	b.common.Delay = seconds(s, c.latest-c.viewTime)
 	b.common.Depth = len(c.queue)
 	switch c.mode {
 	case drawInterp:
@@ -94,7 +94,7 @@ func (b *batch) Frame(now float64) {
 		b.common.Mode = technique.Freeze
 	case drawExtrap:
 		b.common.Mode = technique.Extrapolate
-		if c.cgTime >= c.snap.tr+trajectoryMsec {
+		if c.viewTime >= c.snap.tr+trajectoryMsec {
 			b.common.Mode = technique.Freeze
 		}
 	}

@@ -180,8 +180,8 @@ func (c *Case) run() ([]row, error) {
 			}
 		}
 		cl.frame(f)
-		r.T, r.ServerTime, r.CgTime, r.Delta = ff, cl.serverTime, cl.cgTime, cl.offset
-		r.Extrap, r.Mode, r.Adj, r.Frac = cl.extrapolated, cl.mode, cl.adj, cl.frac
+		r.T, r.ServerTime, r.CgTime, r.Delta = ff, cl.drawTime, cl.viewTime, cl.offset
+		r.Extrap, r.Mode, r.Adj, r.Frac = cl.nearNewest, cl.mode, cl.adj, cl.frac
 		r.Snap, r.Next = -1, -1
 		if cl.mode != drawNone {
 			r.Snap = cl.snap.t

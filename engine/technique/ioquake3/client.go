@@ -48,20 +48,20 @@ type client struct {
 	smooth bool  // players keep their linear-stop trajectory (cg_smoothClients 1 with a server that sends them so)
 
 	// The clock.
-	lastSeq       int64 // the newest accepted message number
-	latest        int64 // the server time of the newest accepted snapshot
-	any, active   bool  // a snapshot was accepted; the clock has its offset
-	newSnaps      bool  // snapshots accepted since the last adjustment
-	extrapolated  bool  // the un-nudged time came within 5 ms of latest since the last adjustment
-	offset        int64 // server time − client time
-	serverTime    int64 // the time handed to the cgame
-	oldServerTime int64 // the time the last frame drew: the floor of the next
+	lastSeq     int64 // the newest accepted message number
+	latest      int64 // the server time of the newest accepted snapshot
+	any, active bool  // a snapshot was accepted; the clock has its offset
+	fresh       bool  // snapshots accepted since the last adjustment
+	nearNewest  bool  // the un-nudged time came within 5 ms of latest since the last adjustment
+	offset      int64 // server time − client time
+	drawTime    int64 // the time handed to the cgame
+	floorTime   int64 // the time the last frame drew: the floor of the next
 
 	// The cgame.
 	queue          []snapRef // accepted, not yet read, oldest first
 	snap, next     snapRef
 	hasSnap, hasNx bool
-	cgTime         int64
+	viewTime       int64
 	frac           float32
 	mode           drawMode
 	adj            adjust
@@ -100,7 +100,7 @@ func (c *client) receive(seq, t, tr int64) (slot int32, ok bool) {
 	if seq <= c.lastSeq {
 		return 0, false
 	}
-	c.lastSeq, c.latest, c.any, c.newSnaps = seq, t, true, true
+	c.lastSeq, c.latest, c.any, c.fresh = seq, t, true, true
 	if len(c.queue) == maxQueued {
 		// Too old for the game's window: never read.
 		c.free = append(c.free, c.queue[0].slot)
@@ -122,7 +122,7 @@ func (c *client) readNext() (snapRef, bool) {
 }
 
 // frame runs the client clock at client time now (ms), then the cgame's
-// snapshot bookkeeping: it sets serverTime, cgTime, snap and next, frac
+// snapshot bookkeeping: it sets drawTime, viewTime, snap and next, frac
 // and mode; the players' origins follow from them (origin).
 func (c *client) frame(now int64) {
 	c.adj, c.mode = adjNone, drawNone
@@ -130,16 +130,16 @@ func (c *client) frame(now int64) {
 		return
 	}
 	if !c.active {
-		c.offset, c.oldServerTime = c.latest-now, c.latest
-		c.newSnaps, c.active, c.adj = false, true, adjFirst
+		c.offset, c.floorTime = c.latest-now, c.latest
+		c.fresh, c.active, c.adj = false, true, adjFirst
 	}
-	c.serverTime = max(now+c.offset-c.nudge, c.oldServerTime)
-	c.oldServerTime = c.serverTime
+	c.drawTime = max(now+c.offset-c.nudge, c.floorTime)
+	c.floorTime = c.drawTime
 	if now+c.offset >= c.latest-5 {
-		c.extrapolated = true
+		c.nearNewest = true
 	}
-	if c.newSnaps {
-		c.newSnaps = false
+	if c.fresh {
+		c.fresh = false
 		off := c.latest - now
 		d := off - c.offset
 		if d < 0 {
@@ -147,24 +147,24 @@ func (c *client) frame(now int64) {
 		}
 		switch {
 		case d > 500:
-			c.offset, c.serverTime, c.oldServerTime, c.adj = off, c.latest, c.latest, adjReset
+			c.offset, c.drawTime, c.floorTime, c.adj = off, c.latest, c.latest, adjReset
 		case d > 100:
 			c.offset, c.adj = (c.offset+off)>>1, adjFast
-		case c.extrapolated:
-			c.extrapolated, c.offset, c.adj = false, c.offset-2, adjDown
+		case c.nearNewest:
+			c.nearNewest, c.offset, c.adj = false, c.offset-2, adjDown
 		default:
 			c.offset, c.adj = c.offset+1, adjUp
 		}
 	}
-	c.cgame(c.serverTime)
+	c.pickSnapshots(c.drawTime)
 }
 
-// cgame keeps the two snapshots around time t (ms) and sets frac and mode.
-func (c *client) cgame(t int64) {
+// pickSnapshots keeps the two snapshots around time t (ms) and sets frac and mode.
+func (c *client) pickSnapshots(t int64) {
 	if !c.hasSnap {
 		s, ok := c.readNext()
 		if !ok {
-			c.cgTime = t
+			c.viewTime = t
 			return
 		}
 		c.snap, c.hasSnap = s, true
@@ -184,7 +184,7 @@ func (c *client) cgame(t int64) {
 		c.snap, c.hasNx = c.next, false
 	}
 	t = max(t, c.snap.t)
-	c.cgTime = t
+	c.viewTime = t
 	c.frac = 0
 	switch {
 	case c.hasNx:
@@ -238,6 +238,6 @@ func (c *client) origin(e int) (o [3]float32, ok bool) {
 			a[2] + float32(f*float32(b[2]-a[2])),
 		}, true
 	default:
-		return c.at(c.snap.slot, c.snap.tr, e, c.cgTime), true
+		return c.at(c.snap.slot, c.snap.tr, e, c.viewTime), true
 	}
 }

@@ -12,7 +12,7 @@
 //
 // The model, in integer milliseconds and float32 as the game computes:
 //
-//   - The client clock (clientClock) keeps an offset from its own
+//   - The client clock (client.frame) keeps an offset from its own
 //     millisecond clock to the server's, set from the first snapshot and
 //     then moved once per frame that brought snapshots: 1 ms later, or 2 ms
 //     earlier when since the last move the un-nudged time came within 5 ms
