@@ -59,15 +59,15 @@ type client struct {
 
 	// The cgame.
 	queue          []snapRef // accepted, not yet read, oldest first
-	snap, next     snapRef
-	hasSnap, hasNx bool
-	viewTime       int64
-	frac           float32
-	mode           drawMode
-	adj            adjust
+	snap, next     snapRef   // the snapshots at or before and after the view time
+	hasSnap, hasNx bool      // whether snap and next are set
+	viewTime       int64     // the time the player is drawn at, ms: drawTime, or snap's when that is later
+	frac           float32   // the fraction of the way from snap to next
+	mode           drawMode  // what this frame draws
+	adj            adjust    // how this frame moved the offset
 
 	// Storage: per slot, n players' states.
-	pos, vel []([3]float32)
+	pos, vel [][3]float32
 	rot      []geom.Quat
 	free     []int32
 	slots    int32
