@@ -38,7 +38,7 @@ type batch struct {
 	least, lastArrive float64
 	excess            [2]float64
 
-	gen uint32 // the stamp of the next update received
+	gen uint32 // the stamp of the latest update received (0: none yet)
 
 	// Each entity's slerp between the values stamped key[e].
 	pair []geom.SlerpPair
