@@ -111,6 +111,25 @@ func (b *batch) Fill(lo int, out []technique.Sample) {
 		}
 		b.slotA, b.slotB = c.snap.slot, c.next.slot
 	}
+	if interp && !c.smooth {
+		// The common case, inline: origin's interpolation of the sent
+		// origins, the same float32 operations.
+		f := c.frac
+		pa := c.pos[int(c.snap.slot)*c.n+lo:][:len(out)]
+		pb := c.pos[int(c.next.slot)*c.n+lo:][:len(out)]
+		sl := b.slerp[lo:][:len(out)]
+		for i := range out {
+			a, z, o := &pa[i], &pb[i], &out[i]
+			*o = b.common
+			o.Pos = geom.Vec3{
+				float64(a[0] + float32(f*float32(z[0]-a[0]))),
+				float64(a[1] + float32(f*float32(z[1]-a[1]))),
+				float64(a[2] + float32(f*float32(z[2]-a[2]))),
+			}
+			o.Rot = sl[i].At(float64(f))
+		}
+		return
+	}
 	for i := range out {
 		e := lo + i
 		out[i] = b.common

@@ -138,3 +138,45 @@ func TestAdvice(t *testing.T) {
 		t.Error("advice with snaps and sv_fps 40 at 20 Hz: none, want one")
 	}
 }
+
+// TestFillMatchesOrigin: the batch's inlined interpolation draws what the
+// pinned origin draws, in every mode.
+func TestFillMatchesOrigin(t *testing.T) {
+	env := &technique.Env{SendRate: 20, TickRate: 20, RenderRate: 60, Latency: 0.05}
+	for _, smooth := range []bool{false, true} {
+		s := defaults()
+		s.SmoothClients = smooth
+		const n = 4
+		b := newBatch(&s, env, n)
+		snaps := make([]technique.Snapshot, n)
+		out := make([]technique.Sample, n)
+		modes := map[drawMode]int{}
+		sent := 0
+		for f := range 600 {
+			now := float64(f) / 60
+			for ; float64(sent)/20+0.05+0.04*float64(sent%5)/4 <= now; sent++ {
+				if sent%9 == 4 || (sent/40)%3 == 2 {
+					continue // lost, and stretches of silence
+				}
+				tick := float64(sent) / 20
+				for e := range snaps {
+					v := float64(e) + 0.3
+					snaps[e] = technique.Snapshot{Time: tick, Pos: geom.Vec3{v * math.Sin(tick), v * tick, -v}, Vel: geom.Vec3{v * math.Cos(tick), v, 0}, Rot: geom.QuatFromYaw(tick)}
+				}
+				b.Receive(tick, now, snaps)
+			}
+			b.Frame(now)
+			b.Fill(0, out)
+			modes[b.c.mode]++
+			for e := range out {
+				o, ok := b.c.origin(e)
+				if ok != (out[e].Mode != technique.Empty) || ok && out[e].Pos != (geom.Vec3{float64(o[0]), float64(o[1]), float64(o[2])}) {
+					t.Fatalf("smooth %v frame %d entity %d: Fill %v, origin %v (%v)", smooth, f, e, out[e].Pos, o, ok)
+				}
+			}
+		}
+		if modes[drawInterp] == 0 || modes[drawHold]+modes[drawExtrap] == 0 {
+			t.Errorf("smooth %v: modes %v, want interpolation and holds both", smooth, modes)
+		}
+	}
+}
