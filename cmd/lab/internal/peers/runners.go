@@ -7,6 +7,8 @@ import (
 	"interplab/engine/netsim"
 	"interplab/engine/technique"
 	"interplab/engine/technique/geckos"
+	"interplab/engine/technique/ioquake3"
+	"interplab/engine/technique/lightyear"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/source"
@@ -34,10 +36,12 @@ func run[T any, P peerCase[T]](caseJSON []byte) ([]technique.PeerFrame, error) {
 func Runners() map[string]Runner {
 	return map[string]Runner{
 		// One line per library technique: "mirror": run[mirror.MirrorCase],
-		"mirror": run[mirror.Case],
-		"geckos": run[geckos.Case],
-		"ngo":    run[ngo.Case],
-		"source": run[source.Case],
+		"mirror":    run[mirror.Case],
+		"geckos":    run[geckos.Case],
+		"ngo":       run[ngo.Case],
+		"source":    run[source.Case],
+		"lightyear": run[lightyear.Case],
+		"ioquake3":  run[ioquake3.Case],
 	}
 }
 
