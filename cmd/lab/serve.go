@@ -39,8 +39,8 @@ its port answering /readyz 503 "waiting for the database" meanwhile;
 
 It listens on this machine only unless -addr says otherwise (:8080 is every
 interface); then it needs an access token, -token or LAB_TOKEN (at least
-16 characters): the API takes it as Authorization: Bearer TOKEN, browsers
-sign in at /login.
+16 characters; prefer LAB_TOKEN: a flag shows in ps): the API takes it as
+Authorization: Bearer TOKEN, browsers sign in at /login.
 
 It answers only to its own host names (a page of another site cannot reach
 it through DNS rebinding): localhost and loopback addresses on its port and,
@@ -50,12 +50,15 @@ LAB_ALLOW_HOST, comma-separated) adds more, such as a proxy's name.
 Flags:
 `
 
+// tokenInPS is what -token's help says of the command line.
+const tokenInPS = "A flag's value shows to every user of the machine (ps): prefer LAB_TOKEN"
+
 // runServe implements lab serve: it serves the lab page, its assets and the
 // JSON API until SIGINT or SIGTERM, then shuts down gracefully.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("serve", serveUsage, stdout, stderr)
 	addr := c.Flags.String("addr", "localhost:8080", "listen on `address` (host:port; :8080 for every interface)")
-	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
+	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback. "+tokenInPS)
 	data := c.Flags.String("data", "./data", "keep saved sessions in `dir` (created on first run), a SQLite database")
 	db := c.DBFlag("keep them in the PostgreSQL database at `url` (postgres://user@host/db), shared with other labs and workers")
 	dbWait := c.DBWaitFlag()
@@ -82,7 +85,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	if *token == "" {
+	if *token != "" {
+		c.Printf("warning: -token shows the token to every user of this machine (ps, /proc/PID/cmdline): pass it as LAB_TOKEN instead")
+	} else {
 		*token = os.Getenv("LAB_TOKEN")
 	}
 	if err := access.CheckListen(*addr, *token); err != nil {

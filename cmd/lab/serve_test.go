@@ -98,3 +98,29 @@ func TestServeNeedsATokenBeyondLoopback(t *testing.T) {
 		}
 	}
 }
+
+// A token given with -token shows in ps to every user of the machine:
+// lab serve and lab follow say so, and point to LAB_TOKEN, in their help
+// and when it is used; the token from LAB_TOKEN draws no warning.
+func TestTokenFlagWarnsOfPS(t *testing.T) {
+	for _, cmd := range []string{"serve", "follow"} {
+		var out, errb bytes.Buffer
+		run([]string{cmd, "-h"}, nil, &out, &errb)
+		if help := out.String() + errb.String(); !strings.Contains(help, "(ps)") || !strings.Contains(help, "prefer LAB_TOKEN") {
+			t.Errorf("lab %s -h does not say that -token shows in ps and to prefer LAB_TOKEN:\n%s", cmd, help)
+		}
+	}
+	t.Setenv("LAB_TOKEN", "")
+	var out, errb bytes.Buffer
+	// -db names no PostgreSQL database: refused right after the warning.
+	run([]string{"serve", "-addr", "127.0.0.1:0", "-token", "long-enough-token-here", "-db", "./nope"}, nil, &out, &errb)
+	if !strings.Contains(errb.String(), "ps") || !strings.Contains(errb.String(), "LAB_TOKEN") {
+		t.Errorf("lab serve -token warns %q, want it to name ps and LAB_TOKEN", errb.String())
+	}
+	t.Setenv("LAB_TOKEN", "long-enough-token-here")
+	errb.Reset()
+	run([]string{"serve", "-addr", "127.0.0.1:0", "-db", "./nope"}, nil, &out, &errb)
+	if strings.Contains(errb.String(), "warning") {
+		t.Errorf("lab serve with LAB_TOKEN warns %q, want no warning", errb.String())
+	}
+}

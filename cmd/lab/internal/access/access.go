@@ -169,14 +169,20 @@ func (a *Gate) Require(next http.Handler) http.Handler {
 }
 
 // tryToken checks token, sent at now by r's client, through the meter of
-// wrong tokens: a client that sent too many gets a 429 (wait, its
-// RetryAfter the time left) whatever it sends; otherwise right tells
+// wrong tokens: a client that sent too many, or any client while every
+// client together did, gets a 429 (wait, its RetryAfter the time left)
+// whatever it sends; otherwise right tells
 // whether token is the lab's, and the meter counts a wrong one and
 // forgets the client's count on a right one.
 func (a *Gate) tryToken(r *http.Request, token string, now time.Time) (right bool, wait *jsonapi.Error) {
 	client := ClientAddr(r)
 	if until, locked, waits := a.meter.wait(client, now); waits {
 		return false, &jsonapi.Error{Status: http.StatusTooManyRequests, Msg: waitMessage(until, now, locked), RetryAfter: until.Sub(now)}
+	}
+	if until, waits := a.meter.everyone(now); waits {
+		return false, &jsonapi.Error{Status: http.StatusTooManyRequests, RetryAfter: until.Sub(now),
+			Msg: fmt.Sprintf("too many wrong access tokens from everywhere (%d at once, then %g a second): every try waits; try again in %v",
+				GlobalBurst, GlobalRate, until.Sub(now).Round(time.Millisecond))}
 	}
 	if !a.rightToken(token) {
 		a.meter.fail(client, now)

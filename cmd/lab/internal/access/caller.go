@@ -34,10 +34,10 @@ func newID() string {
 // setCookie gives r's browser the cookie name=value for maxAge seconds
 // (-1: it is deleted), for every path, HttpOnly (no script reads it),
 // SameSite=Strict (no other site's request carries it) and Secure over
-// TLS.
+// TLS, the lab's or a trusted proxy's (Scheme).
 func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: Scheme(r) == "https"})
 }
 
 // Browsers gives a browser that asks for a page of a lab without a token,

@@ -2,6 +2,7 @@ package access
 
 import (
 	"bufio"
+	"container/list"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,27 +20,34 @@ import (
 // the first two counts for the third.
 
 // MaxConnsPerClient is how many HTTP connections one client address beyond
-// this machine may hold at once, of the lab's 1,024: a browser opens 6 to a
-// host, a team's scripts a few dozen. Loopback and trusted proxies, which
-// carry many clients, are not capped apart.
+// this machine (an IPv6 client's whole /64, which one host may hold) may
+// hold at once, of the lab's 1,024: a browser opens 6 to a host, a team's
+// scripts a few dozen. Loopback and trusted proxies, which carry many
+// clients, are not capped apart.
 const MaxConnsPerClient = 64
 
+// newGrace is how long a connection that has sent no request yet is
+// spared when room is made: a person's connection sends its request at
+// once.
+const newGrace = 2 * time.Second
+
 // LimitListener returns a listener that accepts at most n connections at
-// once (more wait to be accepted), at most perClient of them from one
-// address that shared does not name (a connection over it gets a 429
-// that says why, and is closed), and the http.Server.ConnState hook that
-// gives a hijacked connection's slots back: a WebSocket is counted by
-// Sockets, not here. netutil.LimitListener kept the slot until the
-// connection closed, so a client with 1,024 WebSockets held them all;
-// without the cap per address one client's idle connections could.
+// once, at most perClient of them from one address (an IPv6 /64) that
+// shared does not name (a connection over it gets a 429 that says why,
+// and is closed), and the http.Server.ConnState hook that keeps track of
+// each connection: a hijacked one gives its slots back (a WebSocket is
+// counted by Sockets, not here), and the idle ones (a keep-alive between
+// requests, or one that sent nothing for newGrace) are the first to go
+// when the cap is near: from n less a sixteenth on, each connection
+// accepted closes the longest idle one, and at n a new connection waits
+// only until one is idle. netutil.LimitListener kept the slot until the
+// connection closed, so a client with 1,024 WebSockets held them all, and
+// 16 addresses with 64 idle keep-alive connections each kept everybody
+// else waiting.
 func LimitListener(ln net.Listener, n, perClient int, shared func(netip.Addr) bool) (net.Listener, func(net.Conn, http.ConnState)) {
-	l := &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{}),
-		perClient: perClient, shared: shared, open: map[netip.Addr]int{}}
-	return l, func(c net.Conn, state http.ConnState) {
-		if lc, ok := c.(*limitConn); ok && state == http.StateHijacked {
-			lc.release()
-		}
-	}
+	l := &limitListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{}), headroom: n / 16,
+		perClient: perClient, shared: shared, open: map[netip.Prefix]int{}, idle: list.New(), wake: make(chan struct{}, 1)}
+	return l, l.track
 }
 
 type limitListener struct {
@@ -47,17 +55,28 @@ type limitListener struct {
 	sem       chan struct{} // a token per connection held
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close
+	headroom  int           // from cap(sem) less this on, idle connections are closed
 
 	perClient int
 	shared    func(netip.Addr) bool // addresses not capped apart
-	mu        sync.Mutex
-	open      map[netip.Addr]int // connections held per capped address; none is no entry
+
+	mu   sync.Mutex
+	open map[netip.Prefix]int // connections held per capped client; none is no entry
+	idle *list.List           // of *limitConn that could go, the longest idle first
+	wake chan struct{}        // a connection went idle
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
 	for {
+		if len(l.sem) >= cap(l.sem)-l.headroom {
+			l.closeIdle(time.Now())
+		}
 		select {
 		case l.sem <- struct{}{}:
+		case <-l.wake:
+			continue // a connection went idle: make room
+		case <-time.After(newGrace):
+			continue // a new connection may have become idle
 		case <-l.done:
 			return nil, net.ErrClosed
 		}
@@ -66,40 +85,110 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			<-l.sem
 			return nil, err
 		}
-		addr, capped := l.client(c)
-		if !capped {
-			return &limitConn{Conn: c, sem: l.sem}, nil
+		client, capped := l.client(c)
+		lc := &limitConn{Conn: c, l: l, since: time.Now()}
+		if capped {
+			l.mu.Lock()
+			over := l.open[client] >= l.perClient
+			if !over {
+				l.open[client]++
+			}
+			l.mu.Unlock()
+			if over {
+				<-l.sem
+				go refuseConn(c, l.perClient)
+				continue
+			}
+			lc.give = func() { l.give(client) }
 		}
 		l.mu.Lock()
-		over := l.open[addr] >= l.perClient
-		if !over {
-			l.open[addr]++
-		}
+		lc.elem = l.idle.PushBack(lc) // new: it may go once newGrace has passed
 		l.mu.Unlock()
-		if !over {
-			return &limitConn{Conn: c, sem: l.sem, give: func() { l.give(addr) }}, nil
-		}
-		<-l.sem
-		go refuseConn(c, l.perClient)
+		return lc, nil
 	}
 }
 
-// client returns c's address and whether it is capped apart: not loopback
-// nor one that shared names.
-func (l *limitListener) client(c net.Conn) (netip.Addr, bool) {
+// track is the ConnState hook: it keeps the idle list, and gives a
+// hijacked connection's slots back.
+func (l *limitListener) track(c net.Conn, state http.ConnState) {
+	lc, ok := c.(*limitConn)
+	if !ok {
+		return
+	}
+	switch state {
+	case http.StateActive:
+		l.mu.Lock()
+		l.unlist(lc)
+		lc.requests++
+		l.mu.Unlock()
+	case http.StateIdle:
+		l.mu.Lock()
+		l.unlist(lc)
+		lc.since = time.Now()
+		lc.elem = l.idle.PushBack(lc)
+		l.mu.Unlock()
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	case http.StateHijacked, http.StateClosed:
+		l.mu.Lock()
+		l.unlist(lc)
+		l.mu.Unlock()
+		if state == http.StateHijacked {
+			lc.release()
+		}
+	}
+}
+
+// unlist takes c off the idle list; l.mu is held.
+func (l *limitListener) unlist(c *limitConn) {
+	if c.elem != nil {
+		l.idle.Remove(c.elem)
+		c.elem = nil
+	}
+}
+
+// closeIdle closes the connection idle the longest at now: one idle
+// between requests, or one that has sent nothing for newGrace.
+func (l *limitListener) closeIdle(now time.Time) {
+	l.mu.Lock()
+	var victim *limitConn
+	for e := l.idle.Front(); e != nil; e = e.Next() {
+		c := e.Value.(*limitConn)
+		if c.requests > 0 || now.Sub(c.since) >= newGrace {
+			victim = c
+			l.unlist(c)
+			break
+		}
+	}
+	l.mu.Unlock()
+	if victim != nil {
+		victim.Close()
+	}
+}
+
+// client returns c's client, its address or an IPv6 address's /64, and
+// whether it is capped apart: not loopback nor one that shared names.
+func (l *limitListener) client(c net.Conn) (netip.Prefix, bool) {
 	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
 	if err != nil {
-		return netip.Addr{}, false
+		return netip.Prefix{}, false
 	}
 	a := ap.Addr().Unmap()
-	return a, !a.IsLoopback() && (l.shared == nil || !l.shared(a))
+	bits := a.BitLen()
+	if a.Is6() {
+		bits = 64
+	}
+	p, _ := a.Prefix(bits)
+	return p, !a.IsLoopback() && (l.shared == nil || !l.shared(a))
 }
 
-func (l *limitListener) give(a netip.Addr) {
+func (l *limitListener) give(p netip.Prefix) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.open[a]--; l.open[a] <= 0 {
-		delete(l.open, a)
+	if l.open[p]--; l.open[p] <= 0 {
+		delete(l.open, p)
 	}
 }
 
@@ -122,14 +211,22 @@ func (l *limitListener) Close() error {
 // client's cap when capped, until it is closed or hijacked.
 type limitConn struct {
 	net.Conn
-	sem  chan struct{}
+	l    *limitListener
 	give func() // gives the client's slot back; nil when not capped
 	once sync.Once
+
+	// Kept under l.mu:
+	elem     *list.Element // on the idle list; nil when not
+	since    time.Time     // accepted, or last gone idle
+	requests int           // requests begun
 }
 
 func (c *limitConn) release() {
 	c.once.Do(func() {
-		<-c.sem
+		c.l.mu.Lock()
+		c.l.unlist(c)
+		c.l.mu.Unlock()
+		<-c.l.sem
 		if c.give != nil {
 			c.give()
 		}

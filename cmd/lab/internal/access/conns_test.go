@@ -98,3 +98,41 @@ func TestLimitListenerPerClient(t *testing.T) {
 	accept("203.0.113.5 after an upgrade")
 	close(fl.conns)
 }
+
+// An IPv6 client is its /64, which one host may hold whole: its
+// addresses share one cap. Another /64 is another client.
+func TestLimitListenerPerIPv6Prefix(t *testing.T) {
+	fl := &fakeListener{conns: make(chan net.Conn, 16)}
+	ln, _ := LimitListener(fl, 100, 2, nil)
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for _, from := range []string{"[2001:db8:1:2::1]:1", "[2001:db8:1:2:ffff::9]:1"} {
+		fl.dial(t, from)
+		select {
+		case <-accepted:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("the connection from %s was not accepted", from)
+		}
+	}
+	over := fl.dial(t, "[2001:db8:1:2:abcd::77]:1")
+	over.SetDeadline(time.Now().Add(2 * time.Second))
+	if resp, err := http.ReadResponse(bufio.NewReader(over), nil); err != nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a third address of the /64 with a cap of 2: %v, %v; want 429", resp, err)
+	}
+	fl.dial(t, "[2001:db8:1:3::1]:1")
+	select {
+	case <-accepted:
+	case <-time.After(2 * time.Second):
+		t.Errorf("another /64 was not accepted")
+	}
+	close(fl.conns)
+}

@@ -17,9 +17,10 @@ import (
 )
 
 // Hosts are the names a lab answers to, as a request's Host (the Origins
-// take its -allow-host names as a proxy's): its defence against DNS rebinding, where a page of a domain
-// that an attacker points at 127.0.0.1 talks to the lab under the
-// attacker's name (and so as its own origin).
+// take its -allow-host names as a proxy's): its defence against DNS
+// rebinding, where a page of a domain that an attacker points at
+// 127.0.0.1 talks to the lab under the attacker's name (and so as its own
+// origin).
 //
 // Every lab answers to loopback (localhost, any 127.0.0.0/8 address, ::1)
 // on its own port, the port the request came in on. A lab that listens

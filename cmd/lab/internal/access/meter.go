@@ -24,12 +24,26 @@ const (
 	// many addresses cannot grow the meter without end: beyond it the
 	// longest quiet client is forgotten first.
 	maxMetered = 10000
+
+	// GlobalBurst and GlobalRate bound the wrong tokens of every client
+	// together, so that many addresses (each with its FreeFailures) cannot
+	// guess at network speed: GlobalBurst at once, then GlobalRate a
+	// second; beyond that every try waits, from any client (a browser
+	// already signed in is not asked for the token, and is not held up).
+	GlobalBurst = 100
+	GlobalRate  = 1.0
 )
 
 // meter counts each client's wrong tokens.
 type meter struct {
 	mu      sync.Mutex
 	clients map[string]*failures
+
+	// Every client's wrong tokens together, as a leaky bucket: level
+	// leaks at GlobalRate a second since last, and each wrong token adds
+	// one.
+	level float64
+	last  time.Time
 }
 
 // failures are a client's recent wrong tokens.
@@ -77,10 +91,33 @@ func (m *meter) wait(client string, now time.Time) (until time.Time, locked, wai
 	return time.Time{}, false, false
 }
 
+// leakLocked lets the bucket of every client's wrong tokens leak until
+// now.
+func (m *meter) leakLocked(now time.Time) {
+	if now.After(m.last) {
+		m.level = max(0, m.level-now.Sub(m.last).Seconds()*GlobalRate)
+		m.last = now
+	}
+}
+
+// everyone returns until when every client must wait, and whether it must:
+// the wrong tokens of every client together reached GlobalBurst.
+func (m *meter) everyone(now time.Time) (until time.Time, waits bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.leakLocked(now)
+	if over := m.level - (GlobalBurst - 1); over > 0 {
+		return now.Add(time.Duration(over / GlobalRate * float64(time.Second))), true
+	}
+	return time.Time{}, false
+}
+
 // fail records a wrong token from client at now.
 func (m *meter) fail(client string, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.leakLocked(now)
+	m.level++
 	f := m.clients[client]
 	if f == nil {
 		if len(m.clients) >= maxMetered {

@@ -61,3 +61,38 @@ func TestSlots(t *testing.T) {
 		t.Errorf("Take after a release = %v", err)
 	}
 }
+
+// A key holds at most its share of the slots: its next request waits
+// for its own, then is a 429, while another key takes a free slot at once.
+func TestSlotsPerKey(t *testing.T) {
+	s := NewSharedSlots(4, 2, 20*time.Millisecond)
+	ctx := context.Background()
+	var releases []func()
+	for range 2 {
+		r, err := s.TakeFor(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, r)
+	}
+	_, err := s.TakeFor(ctx, "a")
+	if e, ok := errors.AsType[*Error](err); !ok || e.Status != http.StatusTooManyRequests || e.RetryAfter <= 0 {
+		t.Fatalf("a's third TakeFor = %v, want a 429 with RetryAfter", err)
+	}
+	b, err := s.TakeFor(ctx, "b")
+	if err != nil {
+		t.Fatalf("b's TakeFor while a holds its share = %v, want a slot", err)
+	}
+	releases[0]()
+	releases[0]() // twice is once
+	r, err := s.TakeFor(ctx, "a")
+	if err != nil {
+		t.Fatalf("a's TakeFor after it gave one back = %v, want a slot", err)
+	}
+	r()
+	releases[1]()
+	b()
+	if n := len(s.keys); n != 0 {
+		t.Errorf("%d keys kept after every slot was given back, want 0", n)
+	}
+}

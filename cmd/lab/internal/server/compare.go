@@ -143,7 +143,7 @@ func (s *Server) runComparison(r *http.Request, refs []string) (_ *compare.Compa
 	if err != nil {
 		return nil, nil, err
 	}
-	release, err = s.reads.Take(r.Context())
+	release, err = s.reads.TakeFor(r.Context(), s.gate.Caller(r))
 	if err != nil {
 		return nil, nil, err
 	}

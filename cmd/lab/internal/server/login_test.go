@@ -258,9 +258,15 @@ func roundTripBody(t *testing.T, method, url, body string, header ...string) str
 // system cannot bind it.
 func fromAddress(t *testing.T, ip, method, url string, header ...string) *http.Response {
 	t.Helper()
+	return fromAddressBody(t, ip, method, url, nil, header...)
+}
+
+// fromAddressBody is fromAddress with a body.
+func fromAddressBody(t *testing.T, ip, method, url string, body io.Reader, header ...string) *http.Response {
+	t.Helper()
 	tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}).DialContext}
 	defer tr.CloseIdleConnections()
-	req, err := http.NewRequest(method, url, nil)
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}

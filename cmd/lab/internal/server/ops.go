@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/store"
 )
@@ -82,8 +83,12 @@ func (s *Server) trusted(a netip.Addr) bool {
 // trusted proxy the one its X-Forwarded-For names: the last address in
 // it that is not itself a trusted proxy (each proxy appends the address
 // it got the request from, so the entries left of the last untrusted one
-// are the client's to forge). A request from anywhere else keeps its
-// connection's address, whatever it claims.
+// are the client's to forge). A malformed entry met before that address
+// is a 400: charged to the proxy, its wrong tokens would lock out
+// everyone behind it. A trusted proxy's X-Forwarded-Proto: https marks the
+// request as received over TLS (access.ForwardedTLS: the cookies the lab
+// gives are Secure). A request from anywhere else keeps its connection's
+// address and scheme, whatever it claims.
 func (s *Server) forwarded(next http.Handler) http.Handler {
 	if len(s.trustProxy) == 0 {
 		return next
@@ -91,8 +96,18 @@ func (s *Server) forwarded(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, port, err := net.SplitHostPort(r.RemoteAddr)
 		peer, perr := netip.ParseAddr(host)
+		if err != nil || perr != nil || !s.trusted(peer) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if protos := r.Header.Values("X-Forwarded-Proto"); len(protos) > 0 {
+			list := strings.Split(strings.Join(protos, ","), ",")
+			if strings.EqualFold(strings.TrimSpace(list[len(list)-1]), "https") {
+				r = access.ForwardedTLS(r)
+			}
+		}
 		xff := r.Header.Values("X-Forwarded-For")
-		if err != nil || perr != nil || !s.trusted(peer) || len(xff) == 0 {
+		if len(xff) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -101,18 +116,21 @@ func (s *Server) forwarded(next http.Handler) http.Handler {
 		for i := len(hops) - 1; i >= 0; i-- {
 			a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
 			if err != nil {
-				break // a malformed entry: nothing left of it can be trusted
+				client = netip.Addr{} // nothing left of it can be trusted, nor is the proxy the client
+				break
 			}
 			client = a.Unmap()
 			if !s.trusted(client) {
 				break
 			}
 		}
-		if client.IsValid() {
-			r2 := r.Clone(r.Context())
-			r2.RemoteAddr = net.JoinHostPort(client.String(), port)
-			r = r2
+		if !client.IsValid() {
+			jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusBadRequest, Field: "X-Forwarded-For",
+				Msg: fmt.Sprintf("the proxy's X-Forwarded-For %q names no client address: want addresses, comma-separated", jsonapi.Clip(strings.Join(xff, ","), 100))})
+			return
 		}
-		next.ServeHTTP(w, r)
+		r2 := r.Clone(r.Context())
+		r2.RemoteAddr = net.JoinHostPort(client.String(), port)
+		next.ServeHTTP(w, r2)
 	})
 }

@@ -73,8 +73,10 @@ func TestTrustProxy(t *testing.T) {
 }
 
 // The client address X-Forwarded-For gives: the last entry that is not a
-// trusted proxy; the peer's own address when the peer is not trusted or
-// the header is malformed.
+// trusted proxy; the peer's own address when the peer is not trusted; a
+// 400 (want "") when a malformed entry comes before any client address,
+// never the proxy's own address, which would charge the proxy with the
+// request (its wrong tokens locked out everyone behind it).
 func TestForwardedAddress(t *testing.T) {
 	trust, _ := ParseTrustProxy("127.0.0.1, 10.0.0.0/8")
 	s := &Server{trustProxy: trust}
@@ -84,8 +86,10 @@ func TestForwardedAddress(t *testing.T) {
 		{"127.0.0.1:5000", "203.0.113.9", "203.0.113.9"},
 		{"127.0.0.1:5000", "6.6.6.6, 203.0.113.9, 10.1.2.3", "203.0.113.9"}, // 6.6.6.6 is the client's to forge
 		{"127.0.0.1:5000", "", "127.0.0.1"},
-		{"127.0.0.1:5000", "not-an-address", "127.0.0.1"},
-		{"192.0.2.1:5000", "203.0.113.9", "192.0.2.1"}, // not a proxy: ignored
+		{"127.0.0.1:5000", "not-an-address", ""},
+		{"127.0.0.1:5000", "203.0.113.9, not-an-address, 10.1.2.3", ""},
+		{"127.0.0.1:5000", "not-an-address, 203.0.113.9", "203.0.113.9"}, // left of the client: the client's to forge
+		{"192.0.2.1:5000", "203.0.113.9", "192.0.2.1"},                   // not a proxy: ignored
 		{"[::ffff:127.0.0.1]:5000", "2001:db8::1", "2001:db8::1"},
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
@@ -93,7 +97,12 @@ func TestForwardedAddress(t *testing.T) {
 		if tt.xff != "" {
 			r.Header.Set("X-Forwarded-For", tt.xff)
 		}
-		h.ServeHTTP(nil, r)
+		got = ""
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if tt.want == "" && w.Code != http.StatusBadRequest {
+			t.Errorf("from %s with X-Forwarded-For %q: %d (client %q), want 400", tt.peer, tt.xff, w.Code, got)
+		}
 		if got != tt.want {
 			t.Errorf("from %s with X-Forwarded-For %q: client %s, want %s", tt.peer, tt.xff, got, tt.want)
 		}

@@ -19,8 +19,9 @@ import (
 //
 // Reads are open. Every route that changes state (POST, PUT, DELETE) runs
 // change: its answer is never cached, a browser may call it only from the
-// lab's own pages (an origin with one of the lab's host names) or an origin
-// of Deps.AllowOrigins, and its body must
+// lab's own pages (the exact scheme, host and port the lab is reached on,
+// or a proxy's name of Deps.AllowHosts: access.Origins) or an origin of
+// Deps.AllowOrigins, and its body must
 // be of the types it names (a request with no body and no type passes)
 // and at most its cap (413 over it). A WebSocket upgrade checks the Origin
 // before anything else, then its client's count of WebSockets (a 429 at

@@ -201,7 +201,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s := &Server{presets: d.Presets, spool: spool, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
 		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
-		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSlots(readSlots, readWait),
+		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSharedSlots(readSlots, readsPerClient, readWait),
 		hub: live.NewShared(d.Store, now, d.Bus), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0)),
 		trustProxy: d.TrustProxy}
 	// No job of an earlier process runs any more (the data directory's

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"interplab/cmd/lab/internal/jsonapi"
 	"interplab/cmd/lab/internal/live"
@@ -271,9 +272,8 @@ func (s *Server) traceFlat(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10)) // the gzip middleware drops it when it compresses
 	w.Header().Set("Cache-Control", "no-cache")
-	streamDeadline(w, size)
 	src := &readErr{r: flat}
-	if _, err := io.Copy(w, src); err != nil && src.err != nil {
+	if _, err := io.Copy(streamWriter(w, size, time.Now()), src); err != nil && src.err != nil {
 		log.Printf("lab: trace %s: %v", name, src.err)
 		panic(http.ErrAbortHandler)
 	}
