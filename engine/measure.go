@@ -62,14 +62,13 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		if smp.Mode == technique.Extrapolate {
 			extrapolated++
 		}
-		switch hold, past := smp.Mode == technique.Freeze || smp.Mode == technique.Hold, smp.Time > smp.Newest; {
-		case smp.Idle && (hold || past):
-			idle++ // an idle hold: neither a freeze nor an underrun (see underrun.go)
-		default:
-			if hold {
+		if isIdleHold(smp) {
+			idle++ // neither a freeze nor an underrun
+		} else {
+			if smp.Mode == technique.Freeze || smp.Mode == technique.Hold {
 				frozen++
 			}
-			if past {
+			if smp.Time > smp.Newest {
 				underrun++
 				under[j] = true
 			}
@@ -142,6 +141,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		smp := &out[j]
 		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
 		if smp.Mode != technique.Empty {
+			ft.Idle = isIdleHold(smp)
 			ft.Err = math.Sqrt(distSq(cur[j], truth[j]))
 			// valid is 2 now exactly when a frame was shown before this one.
 			ft.Snap = valid[j] == 2 && distSq(smp.Pos, prev1[j]) > fm.snapSq

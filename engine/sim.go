@@ -114,6 +114,7 @@ type FrameTech struct {
 	Delay      float64 // s
 	Mode       technique.Mode
 	Snap       bool    // the frame's step was a snap
+	Idle       bool    // an idle hold: held while the sender deliberately sent nothing (see underrun.go)
 	Err        float64 // position error, m
 }
 

@@ -1,5 +1,7 @@
 package engine
 
+import "interplab/engine/technique"
+
 // What underrun means for each technique.
 //
 // The underrun metric counts the frames drawn past the newest snapshot the
@@ -33,3 +35,10 @@ package engine
 // span and stays an underrun, whether the entity moved or not. A technique
 // whose sender sends every snapshot never reports Idle, so its figures are
 // those of the definition above.
+
+// isIdleHold reports whether the frame smp is an idle hold: it holds a pose
+// (Freeze or Hold) or runs past its newest snapshot while the sender had
+// deliberately sent nothing new for its time (Sample.Idle).
+func isIdleHold(smp *technique.Sample) bool {
+	return smp.Idle && (smp.Mode == technique.Freeze || smp.Mode == technique.Hold || smp.Time > smp.Newest)
+}

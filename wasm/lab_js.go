@@ -13,7 +13,7 @@ import (
 // Record layouts of interplab.timeline, in float64s.
 const (
 	packetStride    = 10 // seq, sent, tick, arrive (NaN if lost), dup, x, y, z, net delay (s), down
-	frameTechStride = 7  // renderTime, newest, depth, delay, mode, snap, err
+	frameTechStride = 8  // renderTime, newest, depth, delay, mode, snap, err, idle
 	maxTechniques   = len(engine.FrameRecord{}.Tech)
 	frameStride     = 2 + maxTechniques*frameTechStride // time, est, then the techniques
 )
@@ -298,7 +298,7 @@ func (l *lab) timeline(_ js.Value, args []js.Value) any {
 	for _, f := range l.frames[len(l.frames)-nf:] {
 		l.flat = append(l.flat, f.Time, f.Est)
 		for _, t := range f.Tech {
-			l.flat = append(l.flat, t.RenderTime, t.Newest, float64(t.Depth), t.Delay, float64(t.Mode), b2f(t.Snap), t.Err)
+			l.flat = append(l.flat, t.RenderTime, t.Newest, float64(t.Depth), t.Delay, float64(t.Mode), b2f(t.Snap), t.Err, b2f(t.Idle))
 		}
 	}
 	l.framesView.copyToJS(args[1], f64Bytes(l.flat))

@@ -39,7 +39,7 @@
 //	    x, y, z, the link's mean one-way delay at the send in s, 1 if an
 //	    outage holds arrivals then) and nf frames of frameStride numbers (time, est, then for
 //	    each of maxTechniques slots indexed like techniques(): renderTime,
-//	    newest, depth, delay, mode, snap, err).
+//	    newest, depth, delay, mode, snap, err, idle: 1 for an idle hold).
 //	interplab.setFocus(entity: number)
 //	interplab.setHeadings(on: boolean)   whether poses carries headings (engine Sim.SetHeadings);
 //	    kept for the runs create makes after it

@@ -4,8 +4,9 @@
 // send (blue; a scenario's ramps and spikes show in it) and its outages
 // (red). Under it each packet from send to arrival (lost ones crossed); below, one lane per technique shows how far the render
 // time is behind the newest snapshot (its line), the buffer depth (grey
-// steps), extrapolating, frozen and held spans, underruns (red band) and snaps
-// (red marks).
+// steps), extrapolating, frozen and held spans, idle holds (the sender
+// deliberately sent nothing new: a pale band, never an underrun or a freeze),
+// underruns (red band) and snaps (red marks).
 
 import { techColor } from './colors.js';
 import { context2d } from './dom.js';
@@ -131,11 +132,17 @@ export class Timeline {
       const base = 2 + k * this.ts;
       // Spans: extrapolating (amber), frozen (grey), held — the library
       // drew nothing and the game keeps the last pose — (violet), underrun
-      // (red band).
+      // (red band); an idle hold (engine's idle metric) is a pale band
+      // instead of a frozen span or an underrun.
       for (let i = first; i < this.nf; i++) {
         const o = i * fs;
         const fx = x(this.frames[o]);
         const mode = this.frames[o + base + 4];
+        if (this.frames[o + base + 7] !== 0) {
+          ctx.fillStyle = 'rgba(139, 148, 158, 0.12)';
+          ctx.fillRect(fx - frameW, top, frameW + 1, h);
+          continue;
+        }
         if (mode === 2) {
           ctx.fillStyle = 'rgba(210, 153, 34, 0.30)';
           ctx.fillRect(fx - frameW, top, frameW + 1, h);
