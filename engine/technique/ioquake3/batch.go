@@ -84,7 +84,7 @@ func (b *batch) Frame(now float64) {
 	s := b.s
 	b.common.Time = seconds(s, c.viewTime)
 	b.common.Newest = seconds(s, c.latest)
-	b.common.Delay = seconds(s, c.latest-c.viewTime)
+	b.common.Delay = seconds(s, max(c.latest-c.viewTime, 0))
 	b.common.Depth = len(c.queue)
 	switch c.mode {
 	case drawInterp:

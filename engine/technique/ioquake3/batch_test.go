@@ -180,3 +180,17 @@ func TestFillMatchesOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestDelay: half a snapshot interval plus the nudge, never below 0.
+func TestDelay(t *testing.T) {
+	for _, tc := range []struct {
+		snaps, fps, nudge int
+		want              float64
+	}{{20, 20, 0, 0.025}, {40, 20, 10, 0.035}, {30, 30, 0, 0.0165}, {20, 20, -30, 0}} {
+		s := defaults()
+		s.Snaps, s.FPS, s.TimeNudge = tc.snaps, tc.fps, tc.nudge
+		if got := delay(&s, nil); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("delay(snaps %d, sv_fps %d, cl_timeNudge %d) = %g, want %g", tc.snaps, tc.fps, tc.nudge, got, tc.want)
+		}
+	}
+}

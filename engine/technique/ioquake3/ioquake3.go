@@ -125,9 +125,10 @@ func nudge(s *Settings) int64 { return int64(min(max(s.TimeNudge, -30), 30)) }
 
 // delay is the steady-state display delay behind the newest snapshot, s:
 // the clock settles about half a snapshot interval behind the newest
-// snapshot, and cl_timeNudge adds to it.
+// snapshot, and cl_timeNudge adds to it; 0 when a negative nudge takes it
+// past the newest (the player is then held there).
 func delay(s *Settings, _ *technique.Env) float64 {
-	return (float64(snapshotMsec(s))/2 + float64(nudge(s))) / 1000
+	return max(float64(snapshotMsec(s))/2+float64(nudge(s)), 0) / 1000
 }
 
 // advice says when the server's snapshot rate, min(snaps, sv_fps), is not

@@ -189,7 +189,8 @@ func TestCaseErrors(t *testing.T) {
 		{"smooth", func(c *Case) { c.Settings.SmoothClients = &half }, "settings.cg_smoothClients = 0.5"},
 		{"seq", func(c *Case) { c.Packets[0].Seq = -1 }, "packets[0].seq = -1"},
 		{"pos", func(c *Case) { c.Packets[0].Pos = []float64{1} }, "packets[0]: pos and vel"},
-		{"frame order", func(c *Case) { c.Frames[1] = -0 + 0.5 }, "frames[1] = 0.5"},
+		{"frame order", func(c *Case) { c.Frames = []float64{10, 5} }, "frames[1] = 5: want times in non-decreasing order"},
+		{"whole ms", func(c *Case) { c.Frames[1] = 0.5 }, "frames[1] = 0.5: want a whole number"},
 		{"no frames", func(c *Case) { c.Frames = nil }, "frames: want at least one"},
 	} {
 		c := base()

@@ -133,24 +133,44 @@ func (b *batch) Frame(now float64) {
 // the frame's entries, interpolated or held.
 func (b *batch) Fill(lo int, out []technique.Sample) {
 	h := &b.h
-	for i := range out {
-		out[i] = b.common
-		if b.at < 0 {
-			continue
+	if b.at < 0 {
+		for i := range out {
+			out[i] = b.common
 		}
+		return
+	}
+	// The entries' storage and stamps; an entity whose value there is a
+	// marker looks further back.
+	n := h.n
+	sa, ga := int(h.slots[b.at])*n, h.gen[h.slots[b.at]]
+	hold := b.common.Mode == technique.Freeze
+	sb, gb := sa, ga
+	if !hold {
+		sb, gb = int(h.slots[b.at+1])*n, h.gen[h.slots[b.at+1]]
+	}
+	for i := range out {
 		e := lo + i
 		o := &out[i]
-		ka := h.explicit(b.at, e)
-		if o.Mode == technique.Freeze {
+		*o = b.common
+		ka, kga := sa+e, ga
+		if h.same[ka] {
+			ka = h.explicit(b.at, e)
+			kga = h.gen[ka/n]
+		}
+		if hold {
 			p := &h.val[ka]
 			o.Pos, o.Rot = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}, h.rot[ka]
 			continue
 		}
-		kb := h.explicit(b.at+1, e)
+		kb, kgb := sb+e, gb
+		if h.same[kb] {
+			kb = h.explicit(b.at+1, e)
+			kgb = h.gen[kb/n]
+		}
 		p := lerp(&h.val[ka], &h.val[kb], b.t)
 		o.Pos = geom.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
 		pr := &b.pair[e]
-		if k := [2]uint32{h.gen[ka/h.n], h.gen[kb/h.n]}; b.key[e] != k {
+		if k := [2]uint32{kga, kgb}; b.key[e] != k {
 			pr.Init(h.rot[ka], h.rot[kb])
 			b.key[e] = k
 		}

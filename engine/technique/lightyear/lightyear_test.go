@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"interplab/engine/internal/peertest"
@@ -157,4 +158,31 @@ func TestGolden(t *testing.T) {
 		frames += len(rows)
 	}
 	t.Logf("%d frames in %d cases (%d with nothing drawn, %d holding) match", frames, len(cases), nulls, holds)
+}
+
+// TestCaseErrors: bad inputs are refused with the field named.
+func TestCaseErrors(t *testing.T) {
+	c0 := loadGoldens(t)["p01_default_60_clean.json.gz"]
+	for _, tc := range []struct {
+		name string
+		mod  func(c *Case)
+		want string
+	}{
+		{"library", func(c *Case) { c.Library = "bevy" }, `library = "bevy"`},
+		{"tick missing", func(c *Case) { c.Settings.TickNs = nil }, "settings.tickNs: want a whole number"},
+		{"ratio text", func(c *Case) { c.Settings.SendIntervalRatio = "fast" }, `settings.sendIntervalRatio = "fast"`},
+		{"threshold", func(c *Case) { v := int64(300); c.Settings.ConsecutiveErrorsThreshold = &v }, "settings.consecutiveErrorsThreshold"},
+		{"pos", func(c *Case) { c.Packets[0].Pos = []float64{1, 2} }, "packets[0].pos"},
+		{"arrival order", func(c *Case) { c.Packets[1].Arrive = 0 }, "packets[1].arrive"},
+		{"frame order", func(c *Case) { c.Frames[2] = 0 }, "frames[2] = 0"},
+	} {
+		c := c0.Case
+		c.Packets = append([]Packet(nil), c0.Packets...)
+		c.Frames = append([]float64(nil), c0.Frames...)
+		tc.mod(&c)
+		_, err := c.run()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
 }
