@@ -144,6 +144,11 @@ func (b *labTab) viewport(w, h int64) {
 	}
 }
 
+// engineTimeout bounds one engine's browser session: every check of
+// TestBrowserEngines (or every scene of BenchmarkBrowserEngines) runs in
+// it, one after the other, on a machine that may be loaded.
+const engineTimeout = 10 * time.Minute
+
 // engines are the browsers the tests run in, with how to open one on a
 // test server's base URL.
 var engines = []struct {
@@ -214,7 +219,7 @@ func enginesInstalled(t testing.TB, name string) {
 func openChromium(t testing.TB, base string) *labTab {
 	t.Helper()
 	browserInstalled(t)
-	return startChromium(t, base)
+	return startChromium(t, base, engineTimeout)
 }
 
 // settingsOfControls turns controlsJS's answer into settings.

@@ -213,7 +213,7 @@ user_pref("dom.events.testing.asyncClipboard", true);
 	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
 	t.Cleanup(cancel)
 	cmd := exec.Command(firefoxPath, "--headless", "--no-remote", "--profile", profile,
 		"--remote-debugging-port=0", "--width=1600", "--height=1000", "about:blank")
