@@ -207,8 +207,6 @@ user_pref("network.dns.disableIPv6", true);
 user_pref("browser.shell.checkDefaultBrowser", false);
 user_pref("datareporting.policy.dataSubmissionEnabled", false);
 user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("dom.events.asyncClipboard.readText", true);
-user_pref("dom.events.testing.asyncClipboard", true);
 `, refuse)
 	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
 		t.Fatal(err)
