@@ -10,7 +10,7 @@ WASMEXEC := $(GOROOT)/lib/wasm/go_js_wasm_exec
 # Fuzz targets run for FUZZTIME each in `make test`, longer with `make fuzz`.
 FUZZTIME ?= 3s
 
-.PHONY: run build wasm wasm-deps test lint test-js generate test-go test-wasm test-fuzz fuzz bench bench-browser browser-deps pg-deps team clean
+.PHONY: run build wasm wasm-deps test lint test-js generate test-go test-wasm test-fuzz fuzz bench bench-browser bench-browser-engines browser-deps pg-deps team clean
 
 run: build
 	./bin/lab serve -addr $(ADDR)
@@ -85,15 +85,21 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./engine/...
 
 bench-browser: wasm browser-deps
-	$(GO) test -run='^$$' -bench=BenchmarkBrowser -benchtime=1x -timeout=20m ./cmd/lab/internal/server
+	$(GO) test -run='^$$' -bench='BenchmarkBrowser$$' -benchtime=1x -timeout=20m ./cmd/lab/internal/server
+
+# The same page in Chromium, Firefox and WebKitGTK, one run: cold start,
+# frame rate, step and draw times per scene (BenchmarkBrowserEngines).
+bench-browser-engines: wasm browser-deps
+	$(GO) test -run='^$$' -bench='BenchmarkBrowserEngines' -benchtime=1x -timeout=30m ./cmd/lab/internal/server
 
 # Debian's zopfli, which compresses the served lab.wasm, installed when missing.
 wasm-deps:
 	@.ci/install-zopfli
 
-# Debian's Chromium for the real-browser tests, installed when missing.
+# The real-browser tests' engines, installed when missing: Debian's
+# Chromium, Firefox ESR and WebKitGTK's WebDriver with Xvfb.
 browser-deps:
-	@.ci/install-chromium
+	@.ci/install-browsers
 
 # Debian's PostgreSQL (the store, live-sync and job tests start a server of
 # their own from its binaries) and nginx (make team), installed when missing.

@@ -352,6 +352,10 @@ export class View {
     ctx.globalAlpha = 1;
   }
 
+  // drawEntities draws each row's entities with one path per display
+  // mode (a fill and a stroke each) and one for their headings: a few draw
+  // calls a row whatever the entity count, where one entity at a time cost
+  // five calls and two state changes each.
   drawEntities() {
     const ctx = this.ctx;
     const p = this.poses;
@@ -360,23 +364,30 @@ export class View {
     const rad = Math.max(4 * d, Math.min(14 * d, 0.45 * this.scale));
     const rows = this.techs.length + 1;
     for (let r = 0; r < rows; r++) {
-      for (let e = 0; e < this.entities; e++) {
-        const o = (r * this.entities + e) * s;
-        const mode = p[o + 5];
-        if (mode === 0) continue; // nothing received yet
-        const x = this.sx(p[o]);
-        const y = this.sy(p[o + 1]);
-        const hx = p[o + 3]; // heading: cos and sin of the yaw
-        const hy = p[o + 4];
-        ctx.strokeStyle = this.colors[r];
-        ctx.fillStyle = this.colors[r];
-        ctx.lineWidth = (r === 0 ? 1.5 : 2) * d;
-        // Dashed: extrapolating. Square: frozen (3), or held (4): the
-        // library drew nothing and the game keeps its last pose, dotted.
-        ctx.setLineDash(mode === 2 ? [3 * d, 2 * d] : mode === 4 ? [1 * d, 2 * d] : []);
+      ctx.strokeStyle = this.colors[r];
+      ctx.fillStyle = this.colors[r];
+      ctx.lineWidth = (r === 0 ? 1.5 : 2) * d;
+      // 1 interpolating, 2 extrapolating (dashed); squares: 3 frozen, 4
+      // held (dotted): the library drew nothing and the game keeps its
+      // last pose.
+      for (let mode = 1; mode <= 4; mode++) {
+        let any = false;
         ctx.beginPath();
-        if (mode === 3 || mode === 4) ctx.rect(x - rad, y - rad, 2 * rad, 2 * rad);
-        else ctx.arc(x, y, rad, 0, 2 * Math.PI);
+        for (let e = 0; e < this.entities; e++) {
+          const o = (r * this.entities + e) * s;
+          if (p[o + 5] !== mode) continue; // 0: nothing received yet
+          const x = this.sx(p[o]);
+          const y = this.sy(p[o + 1]);
+          if (mode === 3 || mode === 4) {
+            ctx.rect(x - rad, y - rad, 2 * rad, 2 * rad);
+          } else {
+            ctx.moveTo(x + rad, y);
+            ctx.arc(x, y, rad, 0, 2 * Math.PI);
+          }
+          any = true;
+        }
+        if (!any) continue;
+        ctx.setLineDash(mode === 2 ? [3 * d, 2 * d] : mode === 4 ? [1 * d, 2 * d] : []);
         if (r === 0) {
           ctx.globalAlpha = 0.7;
           ctx.stroke();
@@ -386,12 +397,19 @@ export class View {
           ctx.globalAlpha = 0.95;
           ctx.stroke();
         }
-        ctx.setLineDash([]);
-        ctx.beginPath();
-        ctx.moveTo(x, y);
-        ctx.lineTo(x + hx * rad * 1.6, y - hy * rad * 1.6);
-        ctx.stroke();
       }
+      ctx.setLineDash([]);
+      ctx.globalAlpha = r === 0 ? 0.7 : 0.95;
+      ctx.beginPath();
+      for (let e = 0; e < this.entities; e++) {
+        const o = (r * this.entities + e) * s;
+        if (p[o + 5] === 0) continue;
+        const x = this.sx(p[o]);
+        const y = this.sy(p[o + 1]);
+        ctx.moveTo(x, y);
+        ctx.lineTo(x + p[o + 3] * rad * 1.6, y - p[o + 4] * rad * 1.6); // heading: cos and sin of the yaw
+      }
+      ctx.stroke();
     }
     ctx.globalAlpha = 1;
     this.drawFocus(rad);

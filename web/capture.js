@@ -23,6 +23,31 @@ export const MAX_RECORD_SECONDS = 10;
 const RECORD_FPS = 30;
 
 /**
+ * RECORD_TYPES are the formats a recording asks MediaRecorder for, best
+ * first: WebM (Chromium, Firefox); MP4 where WebM is missing (WebKitGTK
+ * records only MP4, H.264, as older Safari does).
+ */
+const RECORD_TYPES = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm', 'video/mp4;codecs=avc1', 'video/mp4'];
+
+/**
+ * recordingType returns the first of RECORD_TYPES this browser records,
+ * or '' when it records none of them (or has no MediaRecorder).
+ * @returns {string}
+ */
+export function recordingType() {
+  if (typeof MediaRecorder === 'undefined') return '';
+  return RECORD_TYPES.find((t) => MediaRecorder.isTypeSupported(t)) ?? '';
+}
+
+/**
+ * recordingExt returns the file extension of a recording of MIME type type.
+ * @param {string} type
+ */
+export function recordingExt(type) {
+  return type.startsWith('video/mp4') ? 'mp4' : 'webm';
+}
+
+/**
  * @typedef {{canvas: HTMLCanvasElement, title: string, legend: string[]}} CaptureView
  *   a view to capture: its canvas, a line over it saying which run it is,
  *   and its legend (technique names, in order)
@@ -58,6 +83,8 @@ export class Capture {
     this.bytes = 0;
     /** @type {((b: Blob) => void) | null} */
     this.onRecorded = null;
+    /** @type {((message: string) => void) | null} called instead of onRecorded when the browser recorded nothing */
+    this.onEmpty = null;
     /** @type {number | undefined} */
     this.timer = undefined;
     /** @type {Drawn | null} what the last PNG drew */
@@ -226,13 +253,14 @@ export class Capture {
   /**
    * record starts recording the view, or both views of the A/B view side
    * by side, as they are when it starts; it stops by itself after
-   * MAX_RECORD_SECONDS, or at stop(). onRecorded gets the WebM. The page
+   * MAX_RECORD_SECONDS, or at stop(). onRecorded gets the video (WebM, or
+   * MP4 where the browser records no WebM: recordingType). The page
    * calls frame() after it draws each animation frame.
    */
   record() {
     if (this.recorder) return;
-    const type = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'].find((t) => MediaRecorder.isTypeSupported(t));
-    if (!type) throw new Error('this browser cannot record WebM');
+    const type = recordingType();
+    if (!type) throw new Error('this browser cannot record video (neither WebM nor MP4): the PNG still works');
     const dpr = window.devicePixelRatio || 1;
     const views = this.page.views();
     const gap = 8 * dpr;
@@ -246,7 +274,7 @@ export class Capture {
       x += v.canvas.width + gap;
     }
     const stage = document.createElement('canvas');
-    // Even sides: VP8 and VP9 code 2×2 blocks of chroma.
+    // Even sides: VP8, VP9 and H.264 code 2×2 blocks of chroma.
     stage.width = 2 * Math.ceil((x - gap) / 2);
     stage.height = 2 * Math.ceil((head + Math.max(...slots.map((s) => s.h)) + foot) / 2);
     this.stage = stage;
@@ -264,11 +292,14 @@ export class Capture {
     });
     rec.addEventListener('stop', () => {
       for (const t of rec.stream.getTracks()) t.stop();
-      this.last = new Blob(chunks, { type: 'video/webm' });
+      this.last = new Blob(chunks, { type: type.split(';')[0] });
       this.recorder = null;
       this.stage = null;
       clearTimeout(this.timer);
-      this.onRecorded?.(this.last);
+      // WebKitGTK 2.50 on Debian 12 offers MP4 and records no data: say
+      // so instead of saving an empty file.
+      if (this.last.size === 0) this.onEmpty?.(`this browser recorded nothing (its MediaRecorder gave no ${type} data): the PNG still works`);
+      else this.onRecorded?.(this.last);
     });
     this.bytes = 0;
     rec.start(250);

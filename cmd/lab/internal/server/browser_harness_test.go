@@ -174,7 +174,7 @@ func newBrowserServer(t testing.TB) *Server {
 func openLabOn(t testing.TB, h http.Handler, path string) *labTab {
 	t.Helper()
 	browserInstalled(t)
-	b := startChromium(t, newLoopbackServer(t, h))
+	b := startChromium(t, newLoopbackServer(t, h), browserTimeout)
 	b.navigate(path)
 	return b
 }
@@ -189,8 +189,8 @@ func newLoopbackServer(t testing.TB, h http.Handler) string {
 }
 
 // startChromium starts a browser with a tab on base (the test server) that
-// has opened nothing yet.
-func startChromium(t testing.TB, base string) *labTab {
+// has opened nothing yet, for at most timeout.
+func startChromium(t testing.TB, base string, timeout time.Duration) *labTab {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browserPath),
@@ -207,7 +207,7 @@ func startChromium(t testing.TB, base string) *labTab {
 	t.Cleanup(cancelAlloc)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(cancelTab)
-	ctx, cancelTimeout := context.WithTimeout(ctx, browserTimeout)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 	t.Cleanup(cancelTimeout)
 	return attachTab(t, ctx, base, "")
 }

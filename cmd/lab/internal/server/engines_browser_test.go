@@ -144,6 +144,11 @@ func (b *labTab) viewport(w, h int64) {
 	}
 }
 
+// engineTimeout bounds one engine's browser session: every check of
+// TestBrowserEngines (or every scene of BenchmarkBrowserEngines) runs in
+// it, one after the other, on a machine that may be loaded.
+const engineTimeout = 10 * time.Minute
+
 // engines are the browsers the tests run in, with how to open one on a
 // test server's base URL.
 var engines = []struct {
@@ -214,7 +219,7 @@ func enginesInstalled(t testing.TB, name string) {
 func openChromium(t testing.TB, base string) *labTab {
 	t.Helper()
 	browserInstalled(t)
-	return startChromium(t, base)
+	return startChromium(t, base, engineTimeout)
 }
 
 // settingsOfControls turns controlsJS's answer into settings.
@@ -243,22 +248,27 @@ func settingsOfControls(text map[string]string) (engine.Settings, []error) {
 	return s, errs
 }
 
-// TestBrowserEngines runs the lab's core checks in each engine: every
-// library preset opens and runs with no page error, a slider moves the
-// simulation, a share link reproduces its state, the A/B view runs, a
-// session saves and reopens, and the layout holds at 1024×768 and
-// 1440×900. One browser per engine serves all of them.
+// TestBrowserEngines runs the lab's core checks in each engine, once the
+// engine's harness is seen to catch page errors and requests beyond the
+// test server (checkHarnessSees): every library preset opens and runs with
+// no page error, a slider moves the simulation, a share link reproduces
+// its state, the A/B view runs, a session saves and reopens, Record
+// records a video (WebM, or MP4 where the engine has no WebM) and the
+// layout holds at 1024×768 and 1440×900. One browser per engine serves
+// all of them.
 func TestBrowserEngines(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			h, _ := newSessionServer(t)
 			srv := newLoopbackServer(t, h)
 			p := page{e.open(t, srv), t}
+			t.Run("harness", func(t *testing.T) { checkHarnessSees(page{p.enginePage, t}) })
 			t.Run("presets", func(t *testing.T) { checkPresetsRun(page{p.enginePage, t}) })
 			t.Run("slider", func(t *testing.T) { checkSlider(page{p.enginePage, t}) })
 			t.Run("share-link", func(t *testing.T) { checkShareLink(page{p.enginePage, t}) })
 			t.Run("ab", func(t *testing.T) { checkAB(page{p.enginePage, t}) })
 			t.Run("session", func(t *testing.T) { checkSessionSaveReopen(page{p.enginePage, t}) })
+			t.Run("record", func(t *testing.T) { checkRecord(page{p.enginePage, t}) })
 			t.Run("layout", func(t *testing.T) {
 				p := page{p.enginePage, t}
 				p.navigate("/?techniques=" + strings.Join(engine.TechniqueNames, ","))
@@ -396,42 +406,76 @@ func checkSessionSaveReopen(p page) {
 	}
 }
 
-// TestBrowserEnginesSeeProblems checks each engine's harness: a page error,
-// a console error and a request to another address than the test
-// server's (127.0.0.2, loopback: it goes nowhere either way) are each seen,
-// and the viewport is the size asked for.
-func TestBrowserEnginesSeeProblems(t *testing.T) {
-	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) {
-			srv := newLoopbackServer(t, newBrowserServer(t))
-			p := page{e.open(t, srv), t}
-			p.navigate("/?preset=lan")
-			p.viewport(1024, 768)
-			var size [2]int64
-			p.eval(`[innerWidth, innerHeight]`, &size)
-			if size != [2]int64{1024, 768} {
-				t.Errorf("viewport %d×%d, want 1024×768", size[0], size[1])
-			}
-			p.eval(`(() => {
-				setTimeout(() => { throw new Error('harness-check thrown') });
-				console.error('harness-check console');
-			})()`, nil)
-			// A navigation: the page's Content-Security-Policy stops a
-			// fetch before any driver would see it.
-			p.eval(`setTimeout(() => { location.href = 'http://127.0.0.2/harness-check' }, 200)`, nil)
-			want := []string{"harness-check thrown", "harness-check console", "127.0.0.2"}
-			var seen []string
-			waitFor(p.context(), func() bool {
-				seen = append(seen, p.takeProblems()...)
-				return !slices.ContainsFunc(want, func(w string) bool {
-					return !slices.ContainsFunc(seen, func(s string) bool { return strings.Contains(s, w) })
-				})
-			}, 10*time.Second)
-			for _, w := range want {
-				if !slices.ContainsFunc(seen, func(s string) bool { return strings.Contains(s, w) }) {
-					t.Errorf("%s: the harness did not see %q; it saw %q", e.name, w, seen)
-				}
-			}
-		})
+// checkHarnessSees checks the engine's harness itself: a page error, a
+// console error and a request to another address than the test server's
+// (127.0.0.2, loopback: it goes nowhere either way) are each seen, and the
+// viewport is the size asked for. What it sees is taken, so it does not
+// fail the test.
+func checkHarnessSees(p page) {
+	p.navigate("/?preset=lan")
+	p.viewport(1024, 768)
+	var size [2]int64
+	p.eval(`[innerWidth, innerHeight]`, &size)
+	if size != [2]int64{1024, 768} {
+		p.t.Errorf("%s: viewport %d×%d, want 1024×768", p.engine(), size[0], size[1])
 	}
+	p.eval(`(() => {
+		setTimeout(() => { throw new Error('harness-check thrown') });
+		console.error('harness-check console');
+	})()`, nil)
+	// A navigation: the page's Content-Security-Policy stops a fetch
+	// before any driver would see it.
+	p.eval(`setTimeout(() => { location.href = 'http://127.0.0.2/harness-check' }, 200)`, nil)
+	want := []string{"harness-check thrown", "harness-check console", "127.0.0.2"}
+	var seen []string
+	saw := func(w string) bool {
+		return slices.ContainsFunc(seen, func(s string) bool { return strings.Contains(s, w) })
+	}
+	waitFor(p.context(), func() bool {
+		seen = append(seen, p.takeProblems()...)
+		return !slices.ContainsFunc(want, func(w string) bool { return !saw(w) })
+	}, 10*time.Second)
+	for _, w := range want {
+		if !saw(w) {
+			p.t.Errorf("%s: the harness did not see %q; it saw %q", p.engine(), w, seen)
+		}
+	}
+}
+
+// checkRecord records the view for a second with the Record button: the
+// engine's MediaRecorder gives a video of a format the page asked for.
+func checkRecord(p page) {
+	p.navigate("/?preset=lan")
+	p.eval(`document.getElementById('record').click()`, nil)
+	// WebKitGTK hands the recorder's data over only when it stops: no
+	// bytes while recording.
+	if !p.poll(`lab.capture.recording && lab.capture.elapsed() >= 1`, 20*time.Second) {
+		var errs string
+		p.eval(`document.getElementById('error-list')?.textContent ?? ''`, &errs)
+		p.t.Fatalf("%s: the recording did not start: %s", p.engine(), errs)
+	}
+	p.eval(`document.getElementById('record').click()`, nil)
+	if !p.poll(`!lab.capture.recording && lab.capture.last !== null`, 10*time.Second) {
+		p.t.Fatalf("%s: the recording did not stop", p.engine())
+	}
+	var got struct {
+		Type string
+		Size int
+	}
+	p.eval(`({Type: lab.capture.last.type, Size: lab.capture.last.size})`, &got)
+	if got.Type != "video/webm" && got.Type != "video/mp4" {
+		p.t.Errorf("%s: recorded %q, want a WebM or an MP4", p.engine(), got.Type)
+	}
+	if got.Size > 0 {
+		p.t.Logf("%s records %s", p.engine(), got.Type)
+		return
+	}
+	// An engine that offers a format it cannot encode (WebKitGTK without
+	// an H.264 encoder) records nothing: the page must say so.
+	var errs string
+	p.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errs)
+	if !strings.Contains(errs, "recorded nothing") {
+		p.t.Errorf("%s: recorded 0 bytes of %s and the page shows no error (%q)", p.engine(), got.Type, errs)
+	}
+	p.t.Logf("%s recorded nothing in %s, and says so", p.engine(), got.Type)
 }

@@ -207,13 +207,11 @@ user_pref("network.dns.disableIPv6", true);
 user_pref("browser.shell.checkDefaultBrowser", false);
 user_pref("datareporting.policy.dataSubmissionEnabled", false);
 user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("dom.events.asyncClipboard.readText", true);
-user_pref("dom.events.testing.asyncClipboard", true);
 `, refuse)
 	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(prefs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
 	t.Cleanup(cancel)
 	cmd := exec.Command(firefoxPath, "--headless", "--no-remote", "--profile", profile,
 		"--remote-debugging-port=0", "--width=1600", "--height=1000", "about:blank")

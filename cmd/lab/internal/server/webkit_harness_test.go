@@ -55,7 +55,7 @@ const errorsJS = `if (!window.__labErrors) {
 func openWebKit(t testing.TB, base string) *webkitTab {
 	t.Helper()
 	enginesInstalled(t, "webkit")
-	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
 	t.Cleanup(cancel)
 	tab := &webkitTab{t: t, ctx: ctx, url: base, probs: &problems{}}
 	display := startXvfb(t)
