@@ -232,3 +232,12 @@ func TestTuneUsage(t *testing.T) {
 		t.Errorf("lab tune -h through run = exit %d, stderr %q; want the usage", code, errb.String())
 	}
 }
+
+// The seed count is checked by the engine and named by its flag.
+func TestTuneSeedsFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runTune([]string{"-preset", "harbor-before", "-seeds", "2"}, &out, &errb)
+	if want := `-seeds: seeds = "2" is not allowed: want a whole number in [3, 20], or 0 for 5`; code != 2 || !strings.Contains(errb.String(), want) {
+		t.Errorf("lab tune -seeds 2: exit %d, %q; want 2 and %q", code, errb.String(), want)
+	}
+}

@@ -219,7 +219,7 @@ func TestTunePopulationBrowser(t *testing.T) {
 	jobsBrowserWait(b, `location.pathname.startsWith('/tune/') && document.readyState === 'complete' && !!document.getElementById('tune-result')`, 60*time.Second)
 	var caption string
 	b.eval(`document.querySelector('#metrics caption').textContent`, &caption)
-	if caption != "Population figures (4 entities)" {
+	if caption != "Population figures (4 entities, the mean over run seeds 2–6)" {
 		t.Errorf("result caption %q, want the population figures of 4 entities", caption)
 	}
 	var path string
