@@ -99,7 +99,7 @@ func Tune(v TuneView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p>Searches the technique's own settings for the least weighted cost on the base settings' network, each candidate run on every motion of the mix, then confirms its best on a set of other run seeds: it recommends a change only when it is better on every one of them, beyond their spread. The same seed gives the same result.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p>Searches the technique's own settings for the least weighted cost on the base settings' network, each candidate run on every motion of the mix, then confirms its best on a set of other run seeds: it recommends a change only when its mean gain over them is more than three standard errors and it worsens no headline metric. The same seed gives the same result.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -668,14 +668,14 @@ func Tune(v TuneView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, " <label title=\"The base and the search's best run again on this many run seeds after the base's own; a change is recommended only when it is better on every one, beyond their spread.\">Confirm on <input name=\"seeds\" data-field=\"seeds\" type=\"number\" min=\"3\" max=\"20\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, " <label title=\"The base and the search's best run again on this many run seeds after the base's own, the same seeds for each; a change is recommended only when it is better over them beyond their spread.\">Confirm on <input name=\"seeds\" data-field=\"seeds\" type=\"number\" min=\"3\" max=\"20\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var36 string
 			templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(v.Form.Seeds))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `tune.templ`, Line: 98, Col: 302}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `tune.templ`, Line: 98, Col: 323}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 			if templ_7745c5c3_Err != nil {

@@ -26,11 +26,17 @@ recommendation as -set lines ready to paste into lab sim or lab export, its
 metrics against the starting settings', and the Pareto front of added
 latency against the aligned error (errAligned); or JSON with -json.
 
-A recommendation meets every bound and costs less than the starting
-settings; there is none when nothing tried beats them ("keep your
-settings") or when nothing meets the bounds, and then no -set line is
-printed: the closest candidates are listed instead, each with the bounds it
-breaks and by how much.
+Before it recommends, the starting settings and the search's three best run
+again on -seeds run seeds after the settings' own (the same seeds for each).
+Over starting settings that meet the bounds, a recommendation meets them
+over those seeds, gains more than 3 standard errors of its paired gains in
+cost, and worsens no headline metric (errAligned, underrun, underrunRounds,
+smoothness) beyond noise; otherwise "keep your settings, no meaningful
+improvement" with the figures. When the starting settings break a bound,
+that is said first and the cheapest setting that meets them is offered.
+When nothing meets the bounds no -set line is printed: the closest
+candidates are listed instead, each with the bounds it breaks and by how
+much.
 
 The cost is the sum of weight × metric / reference over errP95 (0.1 m),
 addedLatency (0.1 s), snaps (1 per entity per minute) and underrun (10% of
@@ -42,7 +48,8 @@ extraLatency, the delay beyond the network: the added latency less the
 link's mean one-way transit (latency + jitter), so extraLatency=60ms means
 the same on every link. Added latency includes the network's own: a bound on
 it below what the link alone allows (on a 120 ms link, mirror cannot show
-less than 123 ms) is refused before the search, naming that floor. Added
+less than 123 ms) is refused before the search, naming that floor and what
+a search of the technique's settings reaches (mirror: about 178 ms). Added
 latency counts by its magnitude: a display that leads the truth is out of
 step too. The same -seed gives the same result on any number of cores.
 Interrupt to stop early.

@@ -439,13 +439,17 @@ func CombineMetrics(ms []engine.Metrics) engine.Metrics {
 // violation, least cost, fewest settings changed from the base, and
 // evaluation order.
 //
-// The base is always a candidate, and a recommendation is never worse than
-// it on the objective: Tune recommends (Recommended, Best) the feasible
-// candidate of least cost only when that cost is below the base's. When a
-// feasible candidate exists but none costs less than the base, it
-// recommends nothing: the base is as good as anything tried. When none is
-// feasible, Feasible is false, nothing is recommended, and Closest lists
-// the three that break the constraints least.
+// The base is always a candidate, and nothing is recommended on the
+// search's seed alone: the base and the search's three best then run on a
+// seed set (Seeds run seeds; see tune_seeds.go), and Tune recommends
+// (Recommended, Best) over a base that meets the constraints only a
+// finalist better beyond the seeds' noise that worsens no headline metric,
+// over a base that breaks them the cheapest finalist that meets them.
+// Otherwise it recommends nothing: the base is as good as anything tried,
+// beyond noise. When neither the base nor a finalist is feasible over the
+// set, Feasible is false and Closest lists the finalists that break the
+// constraints least. A tuning bounded on latency starts from the setting
+// of least latency LatencyFloor's probe found.
 //
 // Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0), one run per
 // candidate and motion. progress, if not nil, is called once per evaluated

@@ -301,13 +301,32 @@ func (t *tuneSearch) next() []tunePending {
 	}
 }
 
-// sample is the first batch: the base, then a Latin hypercube: each
-// parameter's range cut in n strata, one point in each, the strata
-// shuffled per parameter.
+// boundsLatency reports whether a constraint of a tuning on one link bounds
+// the added latency (or extraLatency), the bound LatencyFloor checks.
+func (t *tuneSearch) boundsLatency() bool {
+	if t.spec.Population != nil {
+		return false
+	}
+	return slices.ContainsFunc(t.spec.Constraints, func(c Constraint) bool {
+		return c.Metric == "addedLatency" || c.Metric == ExtraLatencyMetric
+	})
+}
+
+// sample is the first batch: the base, under a bound on latency the
+// setting of least latency LatencyFloor's probe found, then a Latin
+// hypercube: each parameter's range cut in n strata, one point in each,
+// the strata shuffled per parameter.
 func (t *tuneSearch) sample() []tunePending {
 	budget := t.spec.Budget
 	batch, _ := t.propose(nil, t.spec.Base)
-	if n := min(max(budget*2/5, 1), budget-1); n > 0 {
+	if budget > 2 && t.boundsLatency() {
+		// A bound on latency: start from the setting of least latency
+		// the floor's probe found, so the floor named is one reached.
+		if s, ok := t.fastest(); ok {
+			batch, _ = t.propose(batch, s)
+		}
+	}
+	if n := min(max(budget*2/5, 1), budget-len(batch)); n > 0 {
 		cols := make([][]int, len(t.dims))
 		for d := range cols {
 			cols[d] = make([]int, n)

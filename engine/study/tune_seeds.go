@@ -22,13 +22,17 @@ import (
 // base that meets the constraints only when, over the seed set,
 //
 //   - it meets every constraint on the set's metrics;
-//   - it costs less than the base on every seed (a sign test: with no real
-//     difference that happens with probability 2^−S, 3% for the default 5
-//     seeds, however the costs are spread);
-//   - its mean gain, the mean of the paired differences base − it, exceeds
-//     TuneGainSE standard errors of those differences (a gain that is
-//     small against how much it varies from seed to seed is noise even
-//     when every seed happens to agree);
+//   - its mean gain, the mean of the paired differences base − it over the
+//     seeds, exceeds TuneGainSE = 3 standard errors of that mean: a paired
+//     t test, which with the default 5 seeds (4 degrees of freedom) a
+//     finalist no better than the base passes about 2% of the time, 6% for
+//     the three finalists together. Three rather than the textbook two,
+//     because the finalists are the search's luckiest: on the review's
+//     Mirror link they gain 1.2 to 1.4 standard errors, and on the Harbor
+//     link the delay the tuner recommends gains 3 to 5. Winning on every
+//     seed is not asked: with short runs one seed in five can go against
+//     a real gain (Harbor at 10 s, 4.0 ± 1.5 with one seed lost), and how
+//     many it wins is shown beside the gain;
 //   - and it is not worse than the base beyond noise on a headline metric
 //     (TuneHeadline: the aligned error, the underrun share and rounds, the
 //     smoothness): the mean of its paired increases is above TuneGainSE
@@ -42,16 +46,17 @@ import (
 //     weights and bounds on latency, for on a lagging display it is mostly
 //     the lag.
 //
-// Both cost tests together are what makes different seed sets agree: a
-// gain that passes them is several times its own spread, so another set
-// draws it on the same side. When the base breaks a constraint, the
+// What makes different seed sets agree: a gain that passes is three times
+// its own spread, so another set draws it on the same side. When the base breaks a constraint, the
 // recommendation is instead the cheapest finalist that meets them all over
 // the set, whatever its gain: a setting that meets the bounds is needed,
 // not optional.
 //
 // The time it costs: (1 + tuneFinalists) × Seeds candidate evaluations
-// beyond the budget, 20 with the defaults against the budget's 120 (a sixth
-// more time; measured by BenchmarkTuneSeedSet).
+// beyond the budget, 20 with the defaults against the budget's 120: on the
+// review's Mirror case lab tune took 1.24× the CPU time of the search
+// alone (2.25 s against 1.81 s, the median of three runs each, measured
+// against the tuner before this file; more on small budgets, 1.44× at 16).
 
 // The seed set's size, TuneSpec.Seeds.
 const (
@@ -75,7 +80,7 @@ const tuneFinalists = 3
 
 // TuneGainSE is how many standard errors of the paired differences a gain
 // (or a loss on a headline metric) must exceed to count.
-const TuneGainSE = 2
+const TuneGainSE = 3
 
 // TuneWorseShare is the share of the base's value a headline metric may
 // grow by, beyond noise, before a finalist counts as worse on it:
@@ -120,8 +125,7 @@ type TuneConfirm struct {
 
 	// Verdict says in a few words why it is, or is not, recommended:
 	// "recommended", "meets the constraints", "breaks the constraints",
-	// "not cheaper on every seed", "gain within noise", "worse on a
-	// headline metric"; "" for the base.
+	// "gain within noise", "worse on a headline metric"; "" for the base.
 	Verdict string `json:"verdict,omitempty"`
 }
 
@@ -299,8 +303,6 @@ func (t *tuneSearch) judge(base, c *Candidate, baseRuns, runs []Candidate) {
 		cf.Verdict = "breaks the constraints"
 	case !base.Feasible:
 		cf.Verdict = "meets the constraints"
-	case cf.Wins < len(runs):
-		cf.Verdict = "not cheaper on every seed"
 	case !(cf.Gain > TuneGainSE*cf.GainSE):
 		cf.Verdict = "gain within noise"
 	case len(cf.Worse) > 0:

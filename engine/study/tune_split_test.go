@@ -20,6 +20,7 @@ func tuneSplitSpecs() map[string]TuneSpec {
 	space.Space = []TuneRange{{Name: "speedClamp", Max: 1}}
 	long := harborTuneSpec()
 	long.Base.Duration, long.Budget = 2, 90
+	long.Constraints = []Constraint{{Metric: "underrun", Max: 0.2}} // no latency bound: no start from the floor's probe
 	return map[string]TuneSpec{"harbor": harborTuneSpec(), "small": small, "space": space, "long": long,
 		"population": testPopulationTune(), "recovery": outageTuneSpec()}
 }

@@ -155,7 +155,7 @@ func SpecFlag(err error) string {
 	field, _, _ := strings.Cut(fe.Field, ".")
 	field, _, _ = strings.Cut(field, "[")
 	switch field {
-	case "x", "y", "technique", "budget":
+	case "x", "y", "technique", "budget", "seeds":
 		return "-" + field + ": "
 	case "points":
 		return "-x, -y: "

@@ -114,10 +114,7 @@ func NoGain(res *study.TuneResult) string {
 	if w := Worse(c.Confirm.Worse); w != "" {
 		t += "; worse on " + w
 	}
-	switch c.Confirm.Verdict {
-	case "not cheaper on every seed":
-		t += " (not cheaper on every seed)"
-	case "gain within noise":
+	if c.Confirm.Verdict == "gain within noise" {
 		t += fmt.Sprintf(" (a gain within %d standard errors is noise)", study.TuneGainSE)
 	}
 	return t

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -66,7 +67,7 @@ func TestTuneFloorBrowser(t *testing.T) {
 
 	var hint string
 	b.eval(`document.getElementById('floor').hidden ? '' : document.getElementById('floor').textContent`, &hint)
-	if !strings.Contains(hint, "mirror's addedLatency cannot go below 123 ms (the network's latency is 120 ms)") {
+	if !strings.Contains(hint, "mirror's addedLatency goes no lower than 180 ms (the least a search of its settings reaches; whatever they are it cannot go below 123 ms") {
 		t.Errorf("the tune form's floor hint = %q, want mirror's floor on this link", hint)
 	}
 
@@ -112,5 +113,22 @@ func TestTuneFloorBrowser(t *testing.T) {
 		if !strings.Contains(c, "ms > 130 ms bound, by ") {
 			t.Errorf("a closest candidate breaks %q, want the added latency over 130 ms, in ms", c)
 		}
+	}
+
+	// The closest candidates, with every setting they change, fit a
+	// 1280 px window: the page does not scroll sideways.
+	if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: 1280, Height: 720, DeviceScaleFactor: 1,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var fit struct{ Right, View, Scroll float64 }
+	b.eval(`new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+		const de = document.documentElement;
+		done({Right: document.getElementById('closest').getBoundingClientRect().right, View: de.clientWidth, Scroll: de.scrollWidth});
+	})))`, &fit)
+	if fit.View > 1280 || fit.Right > fit.View+0.5 || fit.Scroll > fit.View+0.5 {
+		t.Errorf("at 1280 px the closest candidates end at %.0f px, the page is %.0f px wide in a %.0f px window; want them inside it",
+			fit.Right, fit.Scroll, fit.View)
 	}
 }

@@ -104,8 +104,10 @@ func TestTuneFormBoundAndFloor(t *testing.T) {
 	for _, want := range []string{
 		`<option value="extraLatency" data-scale="1000" data-display="ms" selected>extraLatency (ms)</option>`,
 		`data-field="constraints[0].max" type="text" inputmode="decimal" spellcheck="false" value="60"`,
-		"On this link mirror's addedLatency cannot go below 123 ms (the network's latency is 120 ms)",
-		`data-floor="On this link buffer's addedLatency cannot go below 107 ms`,
+		// What mirror's knobs reach on this link, and what no setting can
+		// beat (the bound refused below).
+		"On this link mirror's addedLatency goes no lower than 180 ms (the least a search of its settings reaches; whatever they are it cannot go below 123 ms",
+		`data-floor="On this link buffer's addedLatency goes no lower than 116 ms (the least a search of its settings reaches; whatever they are it cannot go below 107 ms`,
 		`<option value="epic" data-floor="">`,
 	} {
 		if !strings.Contains(page, want) {

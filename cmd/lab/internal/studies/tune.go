@@ -439,9 +439,14 @@ func tuneFloorText(technique string, base *engine.Settings) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("On this link %s's addedLatency cannot go below %s ms (the network's latency is %s ms): "+
+	why := fmt.Sprintf("the network's latency is %s ms", report.Number(f.Latency*1000))
+	if f.Searched {
+		why = fmt.Sprintf("the least a search of its settings reaches; whatever they are it cannot go below %s ms, for %s",
+			report.Number(f.Proven*1000), why)
+	}
+	return fmt.Sprintf("On this link %s's addedLatency goes no lower than %s ms (%s): "+
 		"bound extraLatency, the delay beyond the network's mean one-way transit of %s ms, instead.",
-		technique, report.Number(f.AddedLatency*1000), report.Number(f.Latency*1000), report.Number(f.Transit*1000))
+		technique, report.Number(f.AddedLatency*1000), why, report.Number(f.Transit*1000))
 }
 
 // tuneResultView builds the result part of the tuner page. Apply and the
