@@ -98,10 +98,21 @@ func TechniqueReach(name string) technique.Reach {
 // Canonicalize makes s, a variation of base in the named technique's tuned
 // parameters, valid and canonical, as the technique's Def says (the
 // buffer's margin and delayCap do nothing without the adaptive delay, so
-// they keep base's).
+// they keep base's), and as its rows' inert rules say: a tuned knob with no
+// effect in s (Mirror's bufferTimeMultiplier while dynamicAdjustment is on)
+// keeps base's value, so the tuner never tries a knob that does nothing.
 func Canonicalize(name string, s, base *Settings) {
-	if i := techniqueIndex(name); i >= 0 && techDefs[i].canonical != nil {
+	i := techniqueIndex(name)
+	if i < 0 {
+		return
+	}
+	if techDefs[i].canonical != nil {
 		techDefs[i].canonical(s, base)
+	}
+	for _, n := range techDefs[i].tune {
+		if p, ok := Lookup(n); ok && len(p.Inert) > 0 && p.InertIn(params, s) != "" {
+			p.Write(s, p.Read(base))
+		}
 	}
 }
 

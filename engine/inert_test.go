@@ -88,3 +88,26 @@ func TestSettingsInert(t *testing.T) {
 		t.Errorf("Inert(latency) = %q, want \"\"", got)
 	}
 }
+
+// TestCanonicalizeInert: a tuned knob that does nothing in a candidate
+// keeps the base's value, so the tuner does not try it twice; one that
+// acts keeps the candidate's.
+func TestCanonicalizeInert(t *testing.T) {
+	base := Defaults()
+	base.Techniques = []string{TechMirror}
+	s := base
+	s.MirrorSettings.BufferTimeMultiplier = 5 // inert: dynamicAdjustment is on
+	Canonicalize(TechMirror, &s, &base)
+	if s.MirrorSettings.BufferTimeMultiplier != base.MirrorSettings.BufferTimeMultiplier {
+		t.Errorf("dynamicAdjustment on: bufferTimeMultiplier = %v after Canonicalize, want base's %v",
+			s.MirrorSettings.BufferTimeMultiplier, base.MirrorSettings.BufferTimeMultiplier)
+	}
+	s.MirrorSettings.BufferTimeMultiplier, s.MirrorSettings.DynamicAdjustment = 5, false
+	Canonicalize(TechMirror, &s, &base)
+	if s.MirrorSettings.BufferTimeMultiplier != 5 {
+		t.Errorf("dynamicAdjustment off: bufferTimeMultiplier = %v after Canonicalize, want 5 (it acts)", s.MirrorSettings.BufferTimeMultiplier)
+	}
+	if s.MirrorSettings.DynamicAdjustmentTolerance != base.MirrorSettings.DynamicAdjustmentTolerance {
+		t.Errorf("dynamicAdjustment off: tolerance changed")
+	}
+}

@@ -100,8 +100,12 @@ func (s *Settings) Validate() error {
 	if s.SendRate > s.TickRate {
 		p, _ := Lookup("sendRate")
 		q := p.Quantity()
-		return &FieldError{Field: "sendRate", Value: p.Format(s.SendRate),
-			Allowed: "[" + q.Shown(p.Min) + ", tickRate = " + q.Shown(s.TickRate) + "]: the server sends at most once a tick"}
+		allowed := "[" + q.Shown(p.Min) + ", tickRate = " + q.Shown(s.TickRate) + "]: the server sends at most once a tick"
+		if lib := s.Library(); lib != "" && techniqueDef(lib).rate != "" {
+			// On a library the game's rate is one knob: name it.
+			allowed += "; in a " + lib + " game both follow " + techniqueDef(lib).rate + ": set it, and the lab's sendRate and tickRate follow"
+		}
+		return &FieldError{Field: "sendRate", Value: p.Format(s.SendRate), Allowed: allowed}
 	}
 	for i := range techDefs {
 		if d := &techDefs[i]; d.check != nil {

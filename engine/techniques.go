@@ -45,6 +45,8 @@ type techDef struct {
 	check     func(s *Settings) error
 	delay     func(s *Settings, env *technique.Env) float64
 	advice    func(s *Settings, env *technique.Env) string
+	rate      string
+	rates     func(s *Settings) (send, tick float64)
 	canonical func(s, base *Settings)
 	batch     func(s *Settings, env *technique.Env, n int) technique.Batch
 	one       func(s *Settings, env *technique.Env) technique.Technique
@@ -63,6 +65,10 @@ func row[P any](d technique.Def[P], field func(*Settings) P) techDef {
 	}
 	if f := d.Advice; f != nil {
 		r.advice = func(s *Settings, env *technique.Env) string { return f(field(s), env) }
+	}
+	if f := d.Rates; f != nil {
+		r.rate = d.Rate
+		r.rates = func(s *Settings) (float64, float64) { return f(field(s)) }
 	}
 	if f := d.Canonical; f != nil {
 		r.canonical = func(s, base *Settings) { f(field(s), field(base)) }

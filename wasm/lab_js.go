@@ -55,6 +55,7 @@ func (l *lab) object() map[string]any {
 		"delays":           js.FuncOf(l.delays),
 		"liveDelays":       js.FuncOf(l.liveDelays),
 		"advice":           js.FuncOf(l.advice),
+		"gameRate":         js.FuncOf(l.gameRate),
 		"underrunByDesign": js.FuncOf(l.underrunByDesign),
 		"time":             js.FuncOf(l.time),
 		"frames":           js.FuncOf(l.frameCount),
@@ -397,6 +398,20 @@ func (l *lab) advice(js.Value, []js.Value) any {
 	s := l.sim.Settings()
 	for _, a := range engine.Advice(&s) {
 		out = append(out, a)
+	}
+	return out
+}
+
+// gameRate returns engine Settings.GameRate for the current settings: the
+// library's rate knob ("" when none) and the send and tick rates it gives.
+func (l *lab) gameRate(js.Value, []js.Value) any {
+	out := map[string]any{"knob": "", "send": 0, "tick": 0}
+	if l.sim == nil {
+		return out
+	}
+	s := l.sim.Settings()
+	if g, ok := s.GameRate(); ok {
+		out["knob"], out["send"], out["tick"] = g.Knob, g.Send, g.Tick
 	}
 	return out
 }

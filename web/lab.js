@@ -166,6 +166,7 @@ class Lab {
     const from = this.values[i];
     this.change(name, v);
     if (i < 0 || this.values[i] === from) return;
+    this.followRate(name);
     const now = performance.now();
     const last = this.undoStack.at(-1);
     if (last && last.name === name && now - last.at < 1000) {
@@ -176,6 +177,27 @@ class Lab {
       if (this.undoStack.length > 200) this.undoStack.shift();
     }
     this.redoStack = [];
+  }
+
+  /**
+   * followRate makes the lab's tickRate and sendRate follow the library's
+   * rate knob (engine Settings.GameRate) when name is that knob: in the
+   * game they are one setting (Mirror's NetworkManager.sendRate), so
+   * setting mirror.sendRate = 60 sets the server's send and tick rates to
+   * 60 Hz too. Set apart afterwards, the advice says they disagree.
+   * @param {string} name the parameter just changed
+   */
+  followRate(name) {
+    const g = this.engine.gameRate();
+    if (g.knob === '' || g.knob !== name) return;
+    // The engine refuses a send rate above the tick rate: a value refused
+    // on the way is pending and retried by the next change.
+    for (const [n, v] of /** @type {[string, number][]} */ ([['tickRate', g.tick], ['sendRate', g.send], ['tickRate', g.tick]])) {
+      const i = this.params.findIndex((p) => p.name === n);
+      if (this.values[i] === v && !this.pending.has(n)) continue;
+      this.controls.setValue(n, v);
+      this.change(n, v);
+    }
   }
 
   /**
@@ -191,6 +213,7 @@ class Lab {
     const v = redo ? e.to : e.from;
     this.controls.setValue(e.name, v);
     this.change(e.name, v);
+    this.followRate(e.name);
     e.at = 0; // an undone step never merges with the next change
     to.push(e);
   }

@@ -27,7 +27,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{name: "field of another kind", text: "outage at=1 for=1 delay=100", line: 1, field: "delay", msg: "not a field of outage"},
 		{name: "bad time", text: "\n\nspike at=1 for=soon delay=100", line: 3, field: "for", msg: `"soon" is not allowed: want a time`},
 		{name: "bad backlog", text: "outage at=1 for=1 backlog=later", line: 1, field: "backlog", msg: "burst or drop"},
-		{name: "out of range", text: "step at=1 latency=3s", line: 1, field: "latency", msg: "want [0, 1000] ms"},
+		{name: "out of range", text: "step at=1 latency=3s", line: 1, field: "latency", msg: "want [0, 1] s, that is [0, 1000] ms"},
 		{name: "twice", text: "step at=1 at=2 latency=1ms", line: 1, field: "at", msg: "given twice"},
 		{name: "empty step", text: "step at=1", line: 1, msg: "changes nothing"},
 		{name: "ramp without length", text: "ramp at=1 latency=100", line: 1, field: "for", msg: "for > 0"},

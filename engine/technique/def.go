@@ -49,6 +49,16 @@ type Def[P any] struct {
 	// server's send rate); "" when there is none.
 	Advice func(s P, env *Env) string
 
+	// Rate, if not "", is the knob of its own that is, in the game, the
+	// rate its server sends at (Mirror's NetworkManager.sendRate, NGO's
+	// Tick Rate): one game setting, which the lab's sendRate and tickRate
+	// follow (Rates). Rates gives the send and tick rates, Hz, that a game
+	// with settings s runs its server at: send 0 when s does not say
+	// (geckos.io without a serverFPS), tick 0 when the game's tick is its
+	// own (geckos.io's serverFPS is the snapshot rate only).
+	Rate  string
+	Rates func(s P) (send, tick float64)
+
 	// Canonical, if not nil, makes s, a variation of base in the tuned
 	// parameters, valid and canonical: knobs that do nothing in s take
 	// base's values, so the tuner does not try them twice.

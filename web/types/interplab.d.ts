@@ -95,6 +95,12 @@ export interface Interplab {
   liveDelays(): number[];
   /** engine.Advice: library knobs that disagree with the lab's network, as sentences */
   advice(): string[];
+  /**
+   * engine Settings.GameRate: the rate knob of the library the settings are
+   * on (mirror.sendRate, ...; "" when none) and the send and tick rates, Hz,
+   * it gives the lab
+   */
+  gameRate(): { knob: string; send: number; tick: number };
   /** per running technique, whether it draws past its newest packet by design (engine.UnderrunByDesign): its underrun is 100% and not a fault */
   underrunByDesign(): boolean[];
   time(): number;

@@ -86,9 +86,13 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "geckos", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Ahead,
 	Tune:   []string{"geckos.interpolationBuffer", "geckos.autoCorrectTimeOffset"},
 	Advice: advice,
-	Delay:  func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(s) / 1000 },
-	Batch:  func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
-	One:    func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },
+	// serverFPS is the server's snapshots per second (its tick is its
+	// own); 0 says nothing of the server.
+	Rate:  "geckos.serverFPS",
+	Rates: func(s *Settings) (float64, float64) { return s.ServerFPS, 0 },
+	Delay: func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(s) / 1000 },
+	Batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
+	One:   func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },
 }
 
 // advice says when serverFPS is set and is not the server's send

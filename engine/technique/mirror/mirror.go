@@ -59,9 +59,10 @@
 //   - mirror.sendRate is NetworkManager.sendRate of the game: it sets
 //     sendInterval, the EMAs' lengths and every multiple of the send
 //     interval. It must equal the server's send rate, the lab's sendRate,
-//     as it does in a game where both read the same NetworkManager; the lab
-//     does not force it, and a mismatch shows what a client built with
-//     another sendRate than its server's would show.
+//     as it does in a game where both read the same NetworkManager; the
+//     lab's page moves sendRate and tickRate with it (Def.Rates), and a
+//     mismatch set on purpose shows what a client built with another
+//     sendRate than its server's would show.
 //   - Rotation: the transform's buffer carries the snapshot's rotation and
 //     slerps it in float64 (Mirror slerps a compressed float32 quaternion
 //     and skips changes under rotationSensitivity); the cases hold rotation
@@ -130,7 +131,7 @@ func f32(v float64) float64 { return float64(float32(v)) }
 // (param.Defaults) are Mirror's own.
 var Params = []param.Param[*Settings]{
 	{Name: "mirror.sendRate", Group: "mirror", Kind: param.Int, Unit: "Hz", Min: 1, Max: 128, Step: 1, Default: 60, Display: "Hz", Scale: 1,
-		Doc:   "NetworkManager.sendRate; must equal the server's send rate (the lab's sendRate). Mirror: 60.",
+		Doc:   "NetworkManager.sendRate; the server's send and tick rates (the lab's sendRate, tickRate) follow it. Mirror: 60.",
 		Read:  func(s *Settings) float64 { return float64(s.SendRate) },
 		Write: func(s *Settings, v float64) { s.SendRate = int(v) }},
 	{Name: "mirror.bufferTimeMultiplier", Group: "mirror", Unit: "send intervals", Min: 0, Max: 10, Step: 0.1, Default: 2, Display: "×", Scale: 1,
@@ -206,8 +207,12 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "mirror", Params: Params,
 		"mirror.deliveryTimeEmaDuration", "mirror.catchupSpeed", "mirror.slowdownSpeed"},
 	Delay:  delayOf,
 	Advice: advice,
-	Batch:  newMirrorBatch,
-	One:    func(s *Settings, env *technique.Env) technique.Technique { return newMirrorTechnique(s, env) },
+	// A Mirror server sends at NetworkManager.sendRate, and a headless one
+	// runs its frames at it too (Application.targetFrameRate = sendRate).
+	Rate:  "mirror.sendRate",
+	Rates: func(s *Settings) (float64, float64) { return float64(s.SendRate), float64(s.SendRate) },
+	Batch: newMirrorBatch,
+	One:   func(s *Settings, env *technique.Env) technique.Technique { return newMirrorTechnique(s, env) },
 }
 
 // advice says when mirror.sendRate is not the server's send rate: in

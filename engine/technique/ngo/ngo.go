@@ -174,6 +174,9 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "ngo", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Received,
 	Tune:   []string{"ngo.maximumInterpolationTime"},
 	Advice: advice, Delay: delayOf,
+	// NGO ticks at Tick Rate and NetworkTransform sends a state every tick.
+	Rate:  "ngo.tickRate",
+	Rates: func(s *Settings) (float64, float64) { return float64(s.TickRate), float64(s.TickRate) },
 	Batch: func(s *Settings, env *technique.Env, n int) technique.Batch { return newNGOBatch(s, env, n) },
 	One:   newNGO}
 

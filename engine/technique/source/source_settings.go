@@ -120,7 +120,22 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "source", Params: Params,
 	Base: technique.LocalTime, Reach: technique.Transit,
 	Tune:   []string{"source.cl_interp", "source.cl_interp_ratio", "source.cl_extrapolate", "source.cl_extrapolate_amount"},
 	Advice: advice, Check: check, Delay: delayOf,
+	Rate: "source.cl_updaterate", Rates: rates,
 	Batch: newSourceBatch, One: newSource}
+
+// rates are a Source server's: it ticks at -tickrate (66: the 0.015 s
+// tick) and sends a client the cl_updaterate it asks, at most once a tick.
+func rates(s *Settings) (send, tick float64) {
+	tick = sourceRates[0]
+	if i := slices.Index(Tickrates, s.Tickrate); i >= 0 {
+		tick = sourceRates[i]
+	}
+	return min(s.ClUpdaterate, tick), tick
+}
+
+// sourceRates are the tick rates of Tickrates, Hz: 66 stands for the
+// default 0.015 s tick.
+var sourceRates = [...]float64{1 / 0.015, 64, 128}
 
 // advice says when cl_updaterate is not the server's send rate:
 // Source sends what cl_updaterate asks, up to the tick rate.

@@ -76,17 +76,28 @@ func (f *Settings) Base() (engine.Settings, error) {
 	return p.Settings, nil
 }
 
-// Apply applies -scenario, then every -set, in order, to s.
+// Apply applies -scenario, then every -set, in order, to s. A -set of the
+// library's rate knob (mirror.sendRate=60; engine Settings.GameRate) with
+// no -set of sendRate or tickRate moves those with it, as on the page: in
+// the game they are one setting.
 func (f *Settings) Apply(s *engine.Settings) error {
 	if f.Scenario != "" {
 		if err := applyScenario(s, f.Scenario); err != nil {
 			return fmt.Errorf("-scenario %s: %w", f.Scenario, err)
 		}
 	}
+	rate, lab := false, false
 	for _, kv := range f.sets {
 		if err := s.SetText(kv[0], kv[1]); err != nil {
 			return fmt.Errorf("-set %s=%s: %w", kv[0], kv[1], err)
 		}
+		lab = lab || kv[0] == "sendRate" || kv[0] == "tickRate"
+		if g, ok := s.GameRate(); ok && g.Knob == kv[0] {
+			rate = true
+		}
+	}
+	if rate && !lab {
+		s.FollowGameRate()
 	}
 	return nil
 }

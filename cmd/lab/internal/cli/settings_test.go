@@ -26,6 +26,12 @@ func TestSettingsFlags(t *testing.T) {
 		{args: []string{"-set", "loss=20", "-preset", "wifi", "-set", "loss=30", "-set", "techniques=snap,buffer"},
 			check: map[string]string{"loss": "30%", "latency": wifi.Settings.Text("latency"), "techniques": "snap,buffer"}},
 		{args: []string{"-set", "adaptive=true"}, check: map[string]string{"adaptive": "true"}},
+		// One game setting, one knob: Mirror's rate moves the server's.
+		{args: []string{"-preset", "mirror-30hz", "-set", "mirror.sendRate=60"},
+			check: map[string]string{"mirror.sendRate": "60Hz", "sendRate": "60Hz", "tickRate": "60Hz"}},
+		{args: []string{"-preset", "mirror-30hz", "-set", "mirror.sendRate=60", "-set", "sendRate=20"},
+			check: map[string]string{"mirror.sendRate": "60Hz", "sendRate": "20Hz", "tickRate": "30Hz"}},
+		{args: []string{"-preset", "mirror-30hz", "-set", "sendRate=60"}, err: "set it, and the lab's sendRate and tickRate follow"},
 		{args: []string{"-set", "loss"}, err: "name=value"},
 		{args: []string{"-set", "jiter=0.1"}, err: `unknown parameter "jiter"; closest: jitter`},
 		{args: []string{"-set", "loss=95"}, err: `-set loss=95: loss = "95" is not allowed: want [0, 90] %`},

@@ -133,7 +133,7 @@ func TestExportLineChanges(t *testing.T) {
 		{"unreal", "delay=150ms", nil}, // the buffer's settings are not Unreal's
 		{"source", "source.cl_interp=150ms", []string{"// Effective interpolation delay: 165 ms", "cl_interp 0.15"}},
 		{"source", "source.cl_extrapolate=false", []string{"cl_extrapolate 0"}},
-		{"source", "source.tickrate=128", []string{"// Effective interpolation delay: 109.375 ms", "-tickrate 128"}},
+		{"source", "source.tickrate=128", []string{"// Effective interpolation delay: 109.375 ms", "-tickrate 128", "gives a game that sends at 20 Hz and ticks at 128 Hz"}},
 		{"source", "source.sv_maxupdaterate=128", []string{"sv_maxupdaterate 128"}},
 		{"source", "delay=150ms", nil}, // the buffer's delay is not the source technique's
 	}

@@ -33,13 +33,13 @@ func writeGeckos(b *bytes.Buffer, o Origin, s engine.Settings) {
 // on. So entities show the server's state of about %s ms plus the one-way
 // latency ago. When that time is past the newest snapshot, calcInterpolation
 // returns undefined (it never extrapolates): keep showing the last pose.
-import { SnapshotInterpolation } from '@geckos.io/snapshot-interpolation'
+%simport { SnapshotInterpolation } from '@geckos.io/snapshot-interpolation'
 
 // serverFPS %s: the server's snapshots per second; %s.
 // autoCorrectTimeOffset %t: %s
 export const SI = new SnapshotInterpolation(%s, { autoCorrectTimeOffset: %t })
 
-`, o.label(&s), ms(buf), ms(buf), fps, fpsDoc, g.AutoCorrectTimeOffset, geckosDoc("geckos.autoCorrectTimeOffset"),
+`, o.label(&s), ms(buf), ms(buf), rateWarning(engine.TechGeckos, &s), fps, fpsDoc, g.AutoCorrectTimeOffset, geckosDoc("geckos.autoCorrectTimeOffset"),
 		fps, g.AutoCorrectTimeOffset)
 	if g.InterpolationBuffer >= 0 {
 		fmt.Fprintf(b, "// interpolationBuffer, ms: how far behind the estimated server time to render.\nSI.interpolationBuffer.set(%s)\n",

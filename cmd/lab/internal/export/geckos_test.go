@@ -118,6 +118,7 @@ func TestExportGeckosLines(t *testing.T) {
 		if err := s.SetText(name, value); err != nil {
 			t.Fatal(err)
 		}
+		s.FollowGameRate() // the lab's server at the game's rate: no warning
 		after := render(t, s)
 		bl, al := strings.Split(before, "\n"), strings.Split(after, "\n")
 		if len(bl) != len(al) {

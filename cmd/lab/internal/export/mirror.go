@@ -43,12 +43,7 @@ func writeMirror(b *bytes.Buffer, o Origin, s engine.Settings) {
 // What players see is latency + that: Mirror's "latency + bufferTime + sendInterval".
 // Mirror holds the newest snapshot when its buffer runs dry; it never extrapolates.
 `, o.label(&s), mirrorCommit, msRound(delay), bufferNote, msRound(shift))
-	if float64(m.SendRate) != s.SendRate {
-		fmt.Fprintf(b, `//
-// WARNING: the lab's server sent at %s Hz but NetworkManager.sendRate is %d Hz here;
-// in a Mirror game both are NetworkManager.sendRate. Set one to the other and re-check.
-`, num(s.SendRate), m.SendRate)
-	}
+	b.WriteString(rateWarning(engine.TechMirror, &s))
 	fmt.Fprintf(b, `using Mirror;
 
 public static class InterpLabMirror

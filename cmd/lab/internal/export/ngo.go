@@ -182,12 +182,10 @@ public class InterpLabNetworkTransform : NetworkTransform
 
 // sendNote says whether the lab sent states as often as NGO would.
 func sendNote(s *engine.Settings) string {
-	if s.SendRate == float64(s.NGOSettings.TickRate) {
-		return "// The lab sent a state every tick, as NetworkTransform does while the object moves.\n"
+	if w := rateWarning(engine.TechNGO, s); w != "" {
+		return w
 	}
-	return fmt.Sprintf("// WARNING: the lab sent states at sendRate %s Hz; NetworkTransform sends one\n"+
-		"//   every tick (%d Hz) while the object moves. Set sendRate = ngo.tickRate to see what ships.\n",
-		num(s.SendRate), s.NGOSettings.TickRate)
+	return "// The lab sent a state every tick, as NetworkTransform does while the object moves.\n"
 }
 
 // ngoLit formats v as a C# literal of type cs, exactly: a float as the

@@ -121,7 +121,8 @@ func TestNGOExportWarnsOffNGO(t *testing.T) {
 	}{
 		{"ngo.ticksAgo=3", "WARNING: NGO 2.1.1 uses 2; the lab ran 3"},
 		{"ngo.maximumInterpolationTime=200ms", "WARNING: NGO 2.1.1 uses 0.1f; the lab ran 0.2f: needs a package fork"},
-		{"sendRate=20", "WARNING: the lab sent states at sendRate 20 Hz"},
+		{"sendRate=20", "WARNING: the lab's server sent at 20 Hz and ticked at 30 Hz, where ngo.tickRate = 30 Hz gives a game that sends at 30 Hz and ticks at 30 Hz"},
+		{"tickRate=60", "WARNING: the lab's server sent at 30 Hz and ticked at 60 Hz"},
 	}
 	for _, tt := range tests {
 		s := p.Settings

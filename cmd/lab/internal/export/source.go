@@ -63,6 +63,7 @@ func writeSource(b *bytes.Buffer, o Origin, s engine.Settings) {
 // cheat-protected: they take effect only on a server with sv_cheats 1, else
 // the client keeps their defaults.
 %s`, o.label(&s), num(math.Round(delay*1e6)/1e3), s.SourceSettings.Tickrate, interp)
+	b.WriteString(rateWarning(engine.TechSource, &s))
 	server := false
 	for _, c := range sourceCvars {
 		if !c.client && !server {

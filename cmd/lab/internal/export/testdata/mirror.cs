@@ -9,8 +9,9 @@
 // What players see is latency + that: Mirror's "latency + bufferTime + sendInterval".
 // Mirror holds the newest snapshot when its buffer runs dry; it never extrapolates.
 //
-// WARNING: the lab's server sent at 20 Hz but NetworkManager.sendRate is 60 Hz here;
-// in a Mirror game both are NetworkManager.sendRate. Set one to the other and re-check.
+// WARNING: the lab's server sent at 20 Hz and ticked at 20 Hz, where mirror.sendRate = 60 Hz gives a game that sends at 60 Hz and ticks at 60 Hz:
+//   what the lab showed is not what this game will show. In the lab set mirror.sendRate
+//   (the server's sendRate and tickRate follow it) and re-check before shipping.
 using Mirror;
 
 public static class InterpLabMirror

@@ -7,8 +7,10 @@
 //   ServerBufferSec 50 ms + TicksAgo 2 x 33.333 ms + smoothing 83.333 ms
 //   (MaximumInterpolationTime less one frame at 60 fps) = 200 ms;
 //   the one-way latency comes on top of it behind the server.
-// WARNING: the lab sent states at sendRate 20 Hz; NetworkTransform sends one
-//   every tick (30 Hz) while the object moves. Set sendRate = ngo.tickRate to see what ships.
+//
+// WARNING: the lab's server sent at 20 Hz and ticked at 20 Hz, where ngo.tickRate = 30 Hz gives a game that sends at 30 Hz and ticks at 30 Hz:
+//   what the lab showed is not what this game will show. In the lab set ngo.tickRate
+//   (the server's sendRate and tickRate follow it) and re-check before shipping.
 //
 // Two calls, at two moments:
 //   1. InterpLabNGOSettings.BeforeStart(networkManager) on the server and on
