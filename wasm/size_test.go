@@ -28,10 +28,14 @@ var refusedImports = []string{"fmt", "context", "interplab/engine/study"}
 // 877,227 under gzip -9, and 837,319 under zopfli (2026-11-27, Go 1.26).
 // Issue 29 added the knobs' inert rules (param.Inert, sent with the table)
 // and the libraries' game rates (interplab.gameRate): 877,504 → 882,107
-// under gzip -9 (+0.5 %), so maxGzipped moved from 880,000 with it.
+// under gzip -9 (+0.5 %), so maxGzipped moved from 880,000 with it. The
+// same issue's idle holds (technique.IdleSpans in mirror and ngo, an eighth
+// number per technique in the frame record) and issue 31's Unity Transport
+// 2.6 jitter and NetworkTransform's reliable pipeline in the link brought it
+// to 885,451 (+0.3 %): maxGzipped 890,000.
 const (
 	maxServed  = 860_000
-	maxGzipped = 885_000
+	maxGzipped = 890_000
 )
 
 // TestWasmImports: go list -deps of the module under GOOS=js GOARCH=wasm

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"interplab/cmd/lab/internal/store"
@@ -29,13 +29,13 @@ func TestBrowserSessionReloadKeepsEdit(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // the edit reaches the address and the live config
 	// The page asks before leaving with unsaved changes: the designer
 	// reloads anyway.
-	dialogs := chromedp.Events(b.ctx, page.JavascriptDialogOpening)
+	dialogs := chromedp.Events(b.ctx, cdppage.JavascriptDialogOpening)
 	go func() {
 		for _, err := range dialogs {
 			if err != nil {
 				return
 			}
-			go chromedp.Call(b.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+			go chromedp.Call(b.ctx, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{Accept: true})
 		}
 	}()
 	b.navigate(b.location())
