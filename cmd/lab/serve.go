@@ -6,13 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
-	"time"
 
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/backend"
@@ -126,34 +123,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if db() == "" {
 		dbName, closeDB, err = backend.Lab(context.Background(), "", *data, logger, &deps)
 	} else {
-		dbName, closeDB, err = waitLab(ctx, relay, db(), *dbWait, logger, &deps)
+		dbName, closeDB, err = backend.WaitLab(ctx, relay, db(), *dbWait, logger, &deps)
 	}
 	if err != nil {
 		return c.Fail(err)
 	}
 	defer closeDB()
 	return serveLab(c, ctx, stdout, logger, deps, relay.View(), dbName)
-}
-
-// waitLab opens a lab on the PostgreSQL database at db, as backend.Lab
-// does, once it answers (backend.WaitForDB, for at most dbWait; 0: as long
-// as it takes, or until ctx ends); until then relay's port answers that
-// the lab is starting (/readyz: what it waits for).
-func waitLab(ctx context.Context, relay *server.Relay, db string, dbWait time.Duration, logger *slog.Logger, deps *server.Deps) (string, func(), error) {
-	var status atomic.Value
-	status.Store("opening the database")
-	starting := &http.Server{Handler: server.Starting(func() string { return status.Load().(string) }), ReadHeaderTimeout: 10 * time.Second}
-	go starting.Serve(relay.View())
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		starting.Shutdown(sctx)
-	}()
-	if err := backend.WaitForDB(ctx, db, dbWait, logger, func(s string) { status.Store(s) }); err != nil {
-		return "", nil, err
-	}
-	status.Store("migrating the database")
-	return backend.Lab(context.Background(), db, "", logger, deps)
 }
 
 // serveLab serves the lab made of deps on ln until ctx ends.

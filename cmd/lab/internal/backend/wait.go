@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"sync/atomic"
 	"time"
 
+	"interplab/cmd/lab/internal/server"
 	"interplab/cmd/lab/internal/store"
 )
 
@@ -55,4 +58,25 @@ func WaitForDB(ctx context.Context, url string, limit time.Duration, logger *slo
 		}
 		wait = min(wait*2, maxWait)
 	}
+}
+
+// WaitLab opens a lab on the PostgreSQL database at db, as Lab
+// does, once it answers (WaitForDB, for at most dbWait; 0: as long
+// as it takes, or until ctx ends); until then relay's port answers that
+// the lab is starting (/readyz: what it waits for).
+func WaitLab(ctx context.Context, relay *server.Relay, db string, dbWait time.Duration, logger *slog.Logger, deps *server.Deps) (string, func(), error) {
+	var status atomic.Value
+	status.Store("opening the database")
+	starting := &http.Server{Handler: server.Starting(func() string { return status.Load().(string) }), ReadHeaderTimeout: 10 * time.Second}
+	go starting.Serve(relay.View())
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		starting.Shutdown(sctx)
+	}()
+	if err := WaitForDB(ctx, db, dbWait, logger, func(s string) { status.Store(s) }); err != nil {
+		return "", nil, err
+	}
+	status.Store("migrating the database")
+	return Lab(context.Background(), db, "", logger, deps)
 }
