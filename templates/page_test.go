@@ -342,8 +342,11 @@ func TestPageExportQA(t *testing.T) {
 	if got, _ := attr(a, "data-versions"); got != "unity-2.6" {
 		t.Errorf("data-versions = %q, want unity-2.6", got)
 	}
-	if got := text(a); got != "vs unity, unity-2.6" {
-		t.Errorf("preview link text %q, want %q", got, "vs unity, unity-2.6")
+	if got := text(a); got != "vs unity" {
+		t.Errorf("preview link text %q, want %q", got, "vs unity")
+	}
+	if title, _ := attr(a, "title"); !strings.Contains(title, "netSim unity, unity-2.6") {
+		t.Errorf("preview link title %q does not name both versions", title)
 	}
 	if title, _ := attr(byID(doc, "export-unity-network"), "title"); !strings.Contains(title, "What QA will get: Transport 2.3-2.5") {
 		t.Errorf("export link title %q lacks what QA will get", title)

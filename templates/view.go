@@ -374,7 +374,8 @@ func exportsQA(v PageView) []ExportView {
 	return out
 }
 
-// previewLabel is the text of e's preview link: the simulators compared.
+// previewLabel names the simulators e's preview compares; the link itself
+// names only the first, so that the header's export row stays one line.
 func previewLabel(e ExportView) string {
 	return strings.Join(append([]string{e.NetSim}, e.Versions...), ", ")
 }
