@@ -41,7 +41,7 @@ Flags:
 func runFollow(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("follow", followUsage, stdout, stderr)
 	once := c.Flags.Bool("once", false, "exit after the first config instead of following")
-	token := c.Flags.String("token", "", "the lab's access `token` (default $LAB_TOKEN). "+tokenInPS)
+	tokenFlag := c.TokenFlag("the lab's access `token` (default $LAB_TOKEN)")
 	pos, code, ok := c.Args(args, 1)
 	if !ok {
 		return code
@@ -52,12 +52,8 @@ func runFollow(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *token != "" {
-		c.Printf("warning: -token shows the token to every user of this machine (ps, /proc/PID/cmdline): pass it as LAB_TOKEN instead")
-	} else {
-		*token = os.Getenv("LAB_TOKEN")
-	}
-	f := live.Follower{URL: wsURL, Token: *token, Once: *once, Stdout: stdout, Stderr: stderr,
+	token := tokenFlag()
+	f := live.Follower{URL: wsURL, Token: token, Once: *once, Stdout: stdout, Stderr: stderr,
 		MinWait: followMinWait, MaxWait: followMaxWait, Jitter: rand.Int64N}
 	return c.Exit(f.Run(ctx))
 }

@@ -47,15 +47,12 @@ LAB_ALLOW_HOST, comma-separated) adds more, such as a proxy's name.
 Flags:
 `
 
-// tokenInPS is what -token's help says of the command line.
-const tokenInPS = "A flag's value shows to every user of the machine (ps): prefer LAB_TOKEN"
-
 // runServe implements lab serve: it serves the lab page, its assets and the
 // JSON API until SIGINT or SIGTERM, then shuts down gracefully.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("serve", serveUsage, stdout, stderr)
 	addr := c.Flags.String("addr", "localhost:8080", "listen on `address` (host:port; :8080 for every interface)")
-	token := c.Flags.String("token", "", "the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback. "+tokenInPS)
+	tokenFlag := c.TokenFlag("the access `token` everyone must give (default $LAB_TOKEN); required beyond loopback")
 	data := c.Flags.String("data", "./data", "keep saved sessions in `dir` (created on first run), a SQLite database")
 	db := c.DBFlag("keep them in the PostgreSQL database at `url` (postgres://user@host/db), shared with other labs and workers")
 	dbWait := c.DBWaitFlag()
@@ -82,12 +79,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.Parse(args, 0); !ok {
 		return code
 	}
-	if *token != "" {
-		c.Printf("warning: -token shows the token to every user of this machine (ps, /proc/PID/cmdline): pass it as LAB_TOKEN instead")
-	} else {
-		*token = os.Getenv("LAB_TOKEN")
-	}
-	if err := access.CheckListen(*addr, *token); err != nil {
+	token := tokenFlag()
+	if err := access.CheckListen(*addr, token); err != nil {
 		return c.Bad(err)
 	}
 	if env := os.Getenv("LAB_ALLOW_HOST"); env != "" && allowHosts == nil {
@@ -108,7 +101,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Fail(err)
 	}
-	deps := server.Deps{Presets: list, Assets: web.FS, AllowOrigins: allow, Token: *token,
+	deps := server.Deps{Presets: list, Assets: web.FS, AllowOrigins: allow, Token: token,
 		Addr: *addr, AllowHosts: allowHosts, JobSlots: *slots, TrustProxy: trust}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

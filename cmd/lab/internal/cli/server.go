@@ -71,3 +71,18 @@ func (c *Command) DBWaitFlag() *time.Duration {
 	})
 	return d
 }
+
+// TokenFlag registers -token, an access token, with usage and a note that
+// a flag's value shows in ps. The function it returns, called after Parse,
+// gives the token: the flag's, with a warning to pass LAB_TOKEN instead, or
+// else $LAB_TOKEN.
+func (c *Command) TokenFlag(usage string) func() string {
+	token := c.Flags.String("token", "", usage+". A flag's value shows to every user of the machine (ps): prefer LAB_TOKEN")
+	return func() string {
+		if *token == "" {
+			return os.Getenv("LAB_TOKEN")
+		}
+		c.Printf("warning: -token shows the token to every user of this machine (ps, /proc/PID/cmdline): pass it as LAB_TOKEN instead")
+		return *token
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"path"
 	"strconv"
 	"sync"
 
@@ -82,16 +81,13 @@ var knownVersion = sync.OnceValue(func() int64 {
 	for _, m := range goSteps(false) {
 		v = max(v, m.Version)
 	}
-	err := fs.WalkDir(migrationFiles, "migrations", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path.Ext(name) != ".sql" {
-			return err
+	// The pattern is well formed, so Glob cannot fail; a file whose name
+	// has no step number is goose's to refuse, with its name, at migration.
+	names, _ := fs.Glob(migrationFiles, "migrations/*/*.sql")
+	for _, name := range names {
+		if n, err := goose.NumericComponent(name); err == nil {
+			v = max(v, n)
 		}
-		n, err := goose.NumericComponent(name)
-		v = max(v, n)
-		return err
-	})
-	if err != nil {
-		panic("store: the embedded migrations: " + err.Error())
 	}
 	return v
 })
