@@ -256,12 +256,12 @@ func (b *webkitTab) evalJSON(ctx context.Context, expr string) ([]byte, error) {
 }
 
 // viewport sizes the window so that the page gets w×h CSS pixels: the
-// window's own bars take what the page's inner size says they do.
+// window's own bars take what the page's inner size says they do. The
+// window manager applies a size a little later, on a loaded machine up to
+// about a second, so each try reads the inner size until it stops changing.
 func (b *webkitTab) viewport(w, h int64) {
 	b.t.Helper()
-	ww, wh := w, h
-	for range 3 {
-		b.must("POST", "/window/rect", map[string]any{"width": ww, "height": wh})
+	inner := func() [2]int64 {
 		var in [2]int64
 		raw, err := b.evalJSON(b.ctx, `[innerWidth, innerHeight]`)
 		if err != nil {
@@ -269,6 +269,24 @@ func (b *webkitTab) viewport(w, h int64) {
 		}
 		if err := json.Unmarshal(raw, &in); err != nil {
 			b.t.Fatal(err)
+		}
+		return in
+	}
+	ww, wh := w, h
+	for range 6 {
+		b.must("POST", "/window/rect", map[string]any{"width": ww, "height": wh})
+		// Settled: the same size read for half a second, or 3 s gone.
+		in, same := inner(), 0
+		for deadline := time.Now().Add(3 * time.Second); same < 5 && time.Now().Before(deadline); {
+			if in[0] == w && in[1] == h {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+			if next := inner(); next == in {
+				same++
+			} else {
+				in, same = next, 0
+			}
 		}
 		if in[0] == w && in[1] == h {
 			return
