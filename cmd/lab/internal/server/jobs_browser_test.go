@@ -125,7 +125,9 @@ func TestTunePageBrowser(t *testing.T) {
 		t.Errorf("tune page: seed %s, series %v", page.Seed, page.Series)
 	}
 
-	b.do(chromedp.Click(chromedp.ID("apply")))
+	// Clicked from the page itself: a node id chromedp looked up would be
+	// stale if the finished page reloaded once more meanwhile.
+	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('apply').click()`))
 	jobsBrowserWait(b, `location.pathname === "/" && document.documentElement.dataset.ready === "1" && !!globalThis.lab`, 30*time.Second)
 	if bad := settingsMismatch(b.controls(), best); len(bad) > 0 {
 		t.Errorf("the lab's sliders after Apply differ from the recommendation: %v", bad)
