@@ -51,3 +51,23 @@ func (p *PerEntity) Fill(lo int, out []Sample) {
 		out[e] = t.Sample(p.now)
 	}
 }
+
+// One is a Batch made for one entity, as a Technique.
+type One struct {
+	Batch Batch
+	in    [1]Snapshot
+	out   [1]Sample
+}
+
+// Receive hands s, arrived at now, to the batch.
+func (o *One) Receive(s Snapshot, now float64) {
+	o.in[0] = s
+	o.Batch.Receive(s.Time, now, o.in[:])
+}
+
+// Sample is what the entity shows at now.
+func (o *One) Sample(now float64) Sample {
+	o.Batch.Frame(now)
+	o.Batch.Fill(0, o.out[:])
+	return o.out[0]
+}

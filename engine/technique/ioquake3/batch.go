@@ -149,26 +149,7 @@ func (b *batch) Fill(lo int, out []technique.Sample) {
 // SharesDelay marks the batch's samples as sharing their Delay.
 func (*batch) SharesDelay() {}
 
-// one is the technique for one remote player: a batch of one.
-type one struct {
-	*batch
-	in  [1]technique.Snapshot
-	out [1]technique.Sample
-}
-
+// newOne is the technique for one remote player: a batch of one.
 func newOne(s *Settings, env *technique.Env) technique.Technique {
-	return &one{batch: newBatch(s, env, 1)}
-}
-
-// Receive takes sn, arrived at local time now (s).
-func (o *one) Receive(sn technique.Snapshot, now float64) {
-	o.in[0] = sn
-	o.batch.Receive(sn.Time, now, o.in[:])
-}
-
-// Sample is what the player shows at local time now (s).
-func (o *one) Sample(now float64) technique.Sample {
-	o.Frame(now)
-	o.Fill(0, o.out[:])
-	return o.out[0]
+	return &technique.One{Batch: newBatch(s, env, 1)}
 }
