@@ -43,15 +43,7 @@ type Packet struct {
 // (calcInterpolation). A frame is Drawn when calcInterpolation returned a
 // state.
 func (c *Case) Run() ([]technique.PeerFrame, error) {
-	rows, err := c.run()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]technique.PeerFrame, len(rows))
-	for i, r := range rows {
-		out[i] = r.PeerFrame
-	}
-	return out, nil
+	return technique.PeerFrames(c.run())
 }
 
 // geckosRow is one frame of a replayed case with the library's internals:

@@ -57,15 +57,7 @@ type row struct {
 // frame is Drawn when the cgame had a snapshot; its position is in Quake
 // units (the cases' unit), the float32 the game drew.
 func (c *Case) Run() ([]technique.PeerFrame, error) {
-	rows, err := c.run()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]technique.PeerFrame, len(rows))
-	for i := range rows {
-		out[i] = rows[i].PeerFrame
-	}
-	return out, nil
+	return technique.PeerFrames(c.run())
 }
 
 // whole reads v, a field named at, as an integer in [lo, hi].

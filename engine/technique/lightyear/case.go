@@ -85,15 +85,7 @@ type pongRow struct {
 // client, frame by frame as the case's README section describes. A frame
 // is Drawn when an entry of the history was at or before the cursor.
 func (c *Case) Run() ([]technique.PeerFrame, error) {
-	rows, err := c.run()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]technique.PeerFrame, len(rows))
-	for i := range rows {
-		out[i] = rows[i].PeerFrame
-	}
-	return out, nil
+	return technique.PeerFrames(c.run())
 }
 
 // decimal is an f32 knob as a case writes it: a JSON string of decimal

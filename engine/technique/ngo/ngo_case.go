@@ -75,15 +75,7 @@ type ngoCaseFrame struct {
 
 // Run replays the case and returns what the client drew in each frame.
 func (c *Case) Run() ([]technique.PeerFrame, error) {
-	frames, err := c.replay()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]technique.PeerFrame, len(frames))
-	for i := range frames {
-		out[i] = frames[i].PeerFrame
-	}
-	return out, nil
+	return technique.PeerFrames(c.replay())
 }
 
 // settings returns the case's settings as the technique's, checked against
