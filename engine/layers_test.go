@@ -29,6 +29,7 @@ var layers = []struct {
 	{lMotion, []string{lGeom}},
 	{lEngine, []string{lTechnique, lTechnique + "/*", lNetsim, lMotion, lGeom, lParam}},
 	{lEngine + "/study", []string{lEngine, lTechnique, lNetsim, lMotion, lGeom, lParam}},
+	{lEngine + "/fit", []string{lEngine, lEngine + "/study", lNetsim, lMotion, lGeom, lParam}},
 }
 
 // The engine's packages, as the table names them.
