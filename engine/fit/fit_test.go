@@ -209,3 +209,54 @@ func TestRecoverStepAndOutage(t *testing.T) {
 		})
 	}
 }
+
+// Margins within which the techniques agree on a capture and on its
+// fitted model (Compare): underrun share of frames, absolute, and error
+// p95, relative (with a 1 cm floor for a technique whose error is tiny).
+const (
+	marginUnderrun = 0.02
+	marginErrP95   = 0.10
+	floorErrP95    = 0.01
+)
+
+func TestCompareCaptureAndModel(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*engine.Settings)
+	}{
+		{"pareto bursty", func(s *engine.Settings) {
+			s.Latency, s.Jitter, s.JitterDist = 0.06, 0.02, "pareto"
+			s.Loss, s.LossModel, s.BurstLength = 0.05, "burst", 4
+		}},
+		{"lognormal step outage", func(s *engine.Settings) {
+			s.Latency, s.Jitter, s.JitterDist, s.Loss = 0.04, 0.015, "lognormal", 0.02
+			s.Scenario, s.ScenarioText = "custom", "step at=40 latency=120ms\noutage at=80 for=2 backlog=burst"
+		}},
+		{"normal reorder", func(s *engine.Settings) {
+			s.Latency, s.Jitter, s.JitterDist, s.Reorder = 0.05, 0.01, "normal", 0.05
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := capture(t, c.set, 5e-5, 0)
+			l, err := Fit(tr, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := engine.Defaults()
+			base.Techniques = []string{"epic", "buffer", "snap"}
+			ag, err := Compare(tr, l, base, 99)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range ag {
+				t.Logf("%s: underrun %.4f / %.4f, errP95 %.4f / %.4f", a.Technique, a.CaptureUnder, a.ModelUnder, a.CaptureErrP95, a.ModelErrP95)
+				if math.Abs(a.CaptureUnder-a.ModelUnder) > marginUnderrun {
+					t.Errorf("%s underrun: capture %.4f, model %.4f, want within %g", a.Technique, a.CaptureUnder, a.ModelUnder, marginUnderrun)
+				}
+				if d := math.Abs(a.CaptureErrP95 - a.ModelErrP95); d > floorErrP95 && d > marginErrP95*a.CaptureErrP95 {
+					t.Errorf("%s errP95: capture %.4f, model %.4f, want within %g%%", a.Technique, a.CaptureErrP95, a.ModelErrP95, marginErrP95*100)
+				}
+			}
+		})
+	}
+}
