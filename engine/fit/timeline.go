@@ -298,15 +298,16 @@ func split(m []float64, lo, hi int, sigma float64, cuts []int) []int {
 
 // refine moves each change between two segments to the send where the
 // delays' absolute deviations from the two levels are least, within a
-// window either side.
+// second either side (two of the windows the change was found on).
 func refine(s *stream, ex []bool, tl *timeline) {
+	const reach = 1.0
 	for i := 1; i < len(tl.segs); i++ {
 		a, b := &tl.segs[i-1], &tl.segs[i]
-		w := b.to - b.from
-		lo, hi := max(a.from, b.from-min(w, a.to-a.from)), b.from+min(w, b.to-b.from)
+		lo, hi := max(a.from, b.from-reach), min(b.to, b.from+reach)
+		k0, _ := slices.BinarySearch(s.sent, lo)
 		var ts, rs []float64
-		for k := range s.sent {
-			if s.sent[k] >= lo && s.sent[k] < hi && !ex[k] && !math.IsNaN(s.first[k]) {
+		for k := k0; k < len(s.sent) && s.sent[k] < hi; k++ {
+			if !ex[k] && !math.IsNaN(s.first[k]) {
 				ts = append(ts, s.sent[k])
 				rs = append(rs, s.first[k]-tl.drift*s.sent[k])
 			}
@@ -314,17 +315,17 @@ func refine(s *stream, ex []bool, tl *timeline) {
 		if len(ts) < 2 {
 			continue
 		}
+		// cost(c) = Σ_{j<c} |r_j − a| + Σ_{j≥c} |r_j − b|, by running sums.
+		var right float64
+		for _, r := range rs {
+			right += math.Abs(r - b.level)
+		}
+		left := 0.0
 		best, bestCost := -1, math.Inf(1)
 		for c := 1; c < len(ts); c++ {
-			var cost float64
-			for j, r := range rs {
-				lv := a.level
-				if j >= c {
-					lv = b.level
-				}
-				cost += math.Abs(r - lv)
-			}
-			if cost < bestCost {
+			left += math.Abs(rs[c-1] - a.level)
+			right -= math.Abs(rs[c-1] - b.level)
+			if cost := left + right; cost < bestCost {
 				best, bestCost = c, cost
 			}
 		}
