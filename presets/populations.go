@@ -2,10 +2,14 @@ package presets
 
 import (
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -119,23 +123,11 @@ func LoadPopulations(fsys fs.FS) ([]PopulationPreset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read population: %w", err)
 		}
-		var f populationFile
-		if err := decodeStrict(data, &f); err != nil {
-			return nil, fmt.Errorf("population %s: %w", name, err)
+		pp, order, err := parsePopulation(name, data)
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case f.Name != strings.TrimSuffix(path.Base(name), ".json"):
-			return nil, fmt.Errorf("population %s: name %q does not match the file name", name, f.Name)
-		case f.Title == "" || f.Doc == "":
-			return nil, fmt.Errorf("population %s: missing title or doc", name)
-		case f.Population == nil:
-			return nil, fmt.Errorf("population %s: missing population", name)
-		}
-		if err := f.Population.Validate(); err != nil {
-			return nil, fmt.Errorf("population %s: %w", name, err)
-		}
-		list = append(list, ordered{PopulationPreset{Name: f.Name, Title: f.Title, Doc: f.Doc,
-			Calibration: f.Calibration, Population: *f.Population}, f.Order})
+		list = append(list, ordered{pp, order})
 	}
 	slices.SortStableFunc(list, func(a, b ordered) int {
 		if a.order != b.order {
@@ -148,4 +140,49 @@ func LoadPopulations(fsys fs.FS) ([]PopulationPreset, error) {
 		out[i] = p.PopulationPreset
 	}
 	return out, nil
+}
+
+// parsePopulation reads and checks one population file; name is its file
+// name, which the population's name must match.
+func parsePopulation(name string, data []byte) (PopulationPreset, int, error) {
+	var f populationFile
+	if err := decodeStrict(data, &f); err != nil {
+		return PopulationPreset{}, 0, fmt.Errorf("population %s: %w", name, err)
+	}
+	switch {
+	case f.Name != strings.TrimSuffix(path.Base(name), ".json"):
+		return PopulationPreset{}, 0, fmt.Errorf("population %s: name %q does not match the file name", name, f.Name)
+	case f.Title == "" || f.Doc == "":
+		return PopulationPreset{}, 0, fmt.Errorf("population %s: missing title or doc", name)
+	case f.Population == nil:
+		return PopulationPreset{}, 0, fmt.Errorf("population %s: missing population", name)
+	}
+	if err := f.Population.Validate(); err != nil {
+		return PopulationPreset{}, 0, fmt.Errorf("population %s: %w", name, err)
+	}
+	return PopulationPreset{Name: f.Name, Title: f.Title, Doc: f.Doc, Calibration: f.Calibration, Population: *f.Population}, f.Order, nil
+}
+
+// ReadPopulationFile reads a custom population: a population file, as
+// those under populations/, anywhere (lab fit -population writes one). Its
+// name must be the file's name without .json.
+func ReadPopulationFile(file string) (PopulationPreset, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return PopulationPreset{}, err
+	}
+	pp, _, err := parsePopulation(filepath.Base(file), data)
+	return pp, err
+}
+
+// WritePopulation writes pp as a population file, which
+// ReadPopulationFile reads back when the file is named pp.Name + ".json".
+func WritePopulation(w io.Writer, pp PopulationPreset) error {
+	p := pp.Population
+	data, err := json.MarshalIndent(populationFile{Name: pp.Name, Title: pp.Title, Doc: pp.Doc, Calibration: pp.Calibration, Population: &p}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

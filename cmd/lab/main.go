@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"interplab/cmd/lab/internal/cli"
+	"interplab/cmd/lab/internal/fitcmd"
 )
 
 func main() {
@@ -39,6 +40,7 @@ var lab = &cli.Group{Name: "lab", Intro: "Interp Lab: tune how remote entities a
 	{Name: "trace", Summary: "import, list, show and replay recorded packet traces", Run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return traceCommands().Run(args, stdin, stdout, stderr)
 	}},
+	{Name: "fit", Summary: "fit the lab's network model to recorded traces: a link with its goodness of fit each, a population of them", Run: cli.NoStdin(fitcmd.Run)},
 	{Name: "backup", Summary: "copy the saved sessions, traces and jobs to a file, even while the lab serves", Run: cli.NoStdin(runBackup)},
 	{Name: "restore", Summary: "replace the saved sessions, traces and jobs with a backup", Run: cli.NoStdin(runRestore)},
 }}

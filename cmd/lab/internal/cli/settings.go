@@ -219,7 +219,7 @@ type Population struct {
 // none), doc what it does, and sizes a prefix of the size flags' help.
 func (c *Command) PopulationFlags(def, doc, sizes string) *Population {
 	p := &Population{}
-	c.Flags.StringVar(&p.Name, "population", def, doc+" (one of "+presets.PopulationNames()+")")
+	c.Flags.StringVar(&p.Name, "population", def, doc+" (one of "+presets.PopulationNames()+", or a population FILE.json)")
 	c.Flags.IntVar(&p.entities, "entities", 0, sizes+"`N` entities instead of the population's")
 	c.Flags.IntVar(&p.rounds, "rounds", 0, sizes+"`N` rounds per entity instead of the population's")
 	c.Flags.Float64Var(&p.round, "round", 0, sizes+"rounds of `S` seconds instead of the population's")
@@ -229,7 +229,11 @@ func (c *Command) PopulationFlags(def, doc, sizes string) *Population {
 // Get returns the named population preset and its population with the
 // sizes the flags give.
 func (p *Population) Get() (presets.PopulationPreset, study.Population, error) {
-	pp, err := presets.GetPopulation(p.Name)
+	get := presets.GetPopulation
+	if strings.HasSuffix(p.Name, ".json") {
+		get = presets.ReadPopulationFile // a custom population, as lab fit writes
+	}
+	pp, err := get(p.Name)
 	if err != nil {
 		return pp, study.Population{}, fmt.Errorf("-population: %w", err)
 	}
