@@ -104,6 +104,7 @@ func (s *Server) routes() *http.ServeMux {
 		{"DELETE /api/traces/{name}", token, change(maxSmallBody, typeJSON), s.deleteTrace},
 		{"GET /traces", token, gz, s.tracesPage},
 		{"GET /traces/template.csv", token, gz, s.traceTemplate},
+		{"GET /traces/{name}/fit", token, gz, s.traceFitPage}, // fitpage.go
 
 		// Comparisons (compare.go).
 		{"GET /compare", token, plain, s.comparePage},

@@ -38,6 +38,7 @@ func (s *Server) tracesPage(w http.ResponseWriter, r *http.Request) {
 		row.Sweep = "/sweep?base=" + url.QueryEscape("q:"+q)
 		row.Replay = "/?" + linkTraceKey + "=" + url.QueryEscape(t.Name)
 		row.Compare = compare.TraceLink(t.Name, "preset:harbor-before", "preset:harbor-after")
+		row.Fit = "/traces/" + url.PathEscape(t.Name) + "/fit"
 		v.Traces = append(v.Traces, row)
 	}
 	templates.Render(w, r, http.StatusOK, templates.Traces(v))
