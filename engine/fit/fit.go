@@ -13,7 +13,9 @@
 package fit
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 
 	"interplab/engine"
@@ -186,46 +188,42 @@ func Fit(t *engine.Trace, opt Options) (*Link, error) {
 func (l *Link) warn(part, msg string) { l.Warnings = append(l.Warnings, Warning{Part: part, Msg: msg}) }
 
 // fitRates finds the send rates: 1/(Δsent) between consecutive sends,
-// grouped to the nearest 0.5 Hz and weighted by time. A capture whose
-// server changed rate keeps every rate (Rates); the model takes the one that
-// held longest.
+// grouped so that rates within 10% of a group's slowest are one rate (a
+// server's own frame jitter), each group's rate its sends per second over
+// its time. A capture whose server changed rate keeps every rate (Rates);
+// the model takes the one that held longest.
 func (l *Link) fitRates(s *stream) {
-	type bin struct{ time, weighted, from, to float64 }
-	bins := map[float64]*bin{}
-	var keys []float64
+	type iv struct{ rate, dt, at float64 }
+	ivs := make([]iv, 0, len(s.sent))
 	var total float64
 	for k := 1; k < len(s.sent); k++ {
-		dt := s.sent[k] - s.sent[k-1]
-		if !(dt > 0) {
-			continue
+		if dt := s.sent[k] - s.sent[k-1]; dt > 0 {
+			ivs = append(ivs, iv{1 / dt, dt, s.sent[k-1]})
+			total += dt
 		}
-		r := 1 / dt
-		key := math.Round(r*2) / 2
-		b := bins[key]
-		if b == nil {
-			b = &bin{from: s.sent[k-1]}
-			bins[key] = b
-			keys = append(keys, key)
-		}
-		b.time += dt
-		b.weighted += r * dt
-		b.to = s.sent[k]
-		total += dt
 	}
+	slices.SortFunc(ivs, func(a, b iv) int { return cmp.Compare(a.rate, b.rate) })
 	best := -1.0
-	for _, k := range keys {
-		b := bins[k]
-		share := b.time / total
-		if share < 0.02 {
-			continue
+	for i := 0; i < len(ivs); {
+		j := i
+		var t, from, to float64
+		from, to = math.Inf(1), math.Inf(-1)
+		for j < len(ivs) && ivs[j].rate <= ivs[i].rate*1.1 {
+			t += ivs[j].dt
+			from, to = min(from, ivs[j].at), max(to, ivs[j].at+ivs[j].dt)
+			j++
 		}
-		r := Rate{Rate: round(b.weighted/b.time, 1e-3), Share: round(share, 1e-4), From: round(b.from, 1e-3), To: round(b.to, 1e-3)}
-		l.Rates = append(l.Rates, r)
-		if best < 0 || b.time > bins[best].time {
-			best = k
-			l.SendRate = r.Rate
+		share := t / total
+		if share >= 0.02 {
+			r := Rate{Rate: round(float64(j-i)/t, 1e-3), Share: round(share, 1e-4), From: round(from, 1e-3), To: round(to, 1e-3)}
+			l.Rates = append(l.Rates, r)
+			if t > best {
+				best, l.SendRate = t, r.Rate
+			}
 		}
+		i = j
 	}
+	slices.SortFunc(l.Rates, func(a, b Rate) int { return cmp.Compare(a.From, b.From) })
 	major := 0
 	for _, r := range l.Rates {
 		if r.Share >= 0.05 {
@@ -314,7 +312,7 @@ func (l *Link) fitDuplicates(s *stream) {
 
 // Settings returns base with the fitted link in place of its network
 // parameters, the events as a custom scenario, and a duration that covers
-// the trace (at most netsim.MaxDuration). Every value is clamped to its
+// the trace and its events (at most netsim.MaxDuration). Every value is clamped to its
 // parameter's range.
 func (l *Link) Settings(base engine.Settings) engine.Settings {
 	s := base
@@ -346,7 +344,11 @@ func (l *Link) Settings(base engine.Settings) engine.Settings {
 	if l.ScenarioText != "" {
 		s.Scenario, s.ScenarioText = netsim.ScenarioCustom, l.ScenarioText
 	}
-	set("duration", math.Ceil(l.Span))
+	end := l.Span
+	for _, e := range l.Events {
+		end = max(end, e.At+e.For)
+	}
+	set("duration", math.Ceil(end))
 	return s
 }
 

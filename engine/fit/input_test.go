@@ -142,3 +142,67 @@ func TestFitClockJump(t *testing.T) {
 		t.Errorf("jitter = %g, want 0.01: the jump must not widen it", l.Jitter)
 	}
 }
+
+// TestFitJitteredSends: a server whose sends wander ±4% about 30 Hz sends
+// at one rate, not several.
+func TestFitJitteredSends(t *testing.T) {
+	var sent, delay []float64
+	rng := geom.NewRNG(9, 1)
+	for ts := 0.0; ts < 60; ts += (1 + 0.08*(rng.Float64()-0.5)) / 30 {
+		sent = append(sent, ts)
+		delay = append(delay, 0.03+0.01*rng.Float64())
+	}
+	l, err := Fit(trace(sent, delay), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Rates) != 1 || math.Abs(l.SendRate-30) > 0.3 {
+		t.Errorf("rates = %+v, sendRate %g: want one rate near 30 Hz", l.Rates, l.SendRate)
+	}
+	for _, w := range l.Warnings {
+		if w.Part == "sendRate" {
+			t.Errorf("warning %q for one jittered rate", w.Msg)
+		}
+	}
+}
+
+// FuzzFit: any valid trace fits or fails with an *Error, never panics,
+// and a fit has finite numbers.
+func FuzzFit(f *testing.F) {
+	f.Add([]byte{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 200, 255, 0, 3}, uint16(300))
+	f.Add([]byte{0, 0, 0, 255, 255, 1}, uint16(60))
+	f.Fuzz(func(t *testing.T, data []byte, n uint16) {
+		if len(data) == 0 {
+			return
+		}
+		count := int(n%2000) + 1
+		var sent, delay []float64
+		ts := 0.0
+		for k := range count {
+			b := data[k%len(data)]
+			ts += 0.005 + float64(b%16)/200
+			d := 0.01 + float64(b)/1000
+			if b%37 == 0 {
+				d = math.NaN()
+			}
+			sent = append(sent, ts)
+			delay = append(delay, d)
+		}
+		l, err := Fit(trace(sent, delay), Options{})
+		if err != nil {
+			var fe *Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			return
+		}
+		for _, v := range []float64{l.Latency, l.Jitter, l.Loss, l.BurstLength, l.Duplicate, l.Reorder, l.ClockDrift, l.SendRate} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite fit %+v", l)
+			}
+		}
+		if s := l.Settings(engine.Defaults()); s.Validate() != nil {
+			t.Fatalf("fitted settings invalid: %v", s.Validate())
+		}
+	})
+}
