@@ -20,7 +20,7 @@ import (
 	"interplab/presets"
 )
 
-const usage = `usage: lab fit TRACE... [-entity N] [-format F] [-json | -scenario] [-compare=false]
+const usage = `usage: lab fit TRACE... [-entity N | -each-entity] [-format F] [-json | -scenario] [-compare=false]
                [-techniques a,b] [-population FILE [-name N]]
 
 Fits the lab's link to each trace file (CSV, JSON lines or the seed
@@ -33,8 +33,8 @@ model side by side. The latency includes the offset between the two
 clocks: one-way timing cannot tell them apart.
 
 -scenario prints only the scenario text (of the first trace). With
--population FILE and several traces, one link per trace is summarised as a
-population (the captures' spread, not their average) and written as a
+-population FILE and several traces (or -each-entity), one link per trace
+(or per entity) is summarised as a population (the captures' spread, not their average) and written as a
 population file that lab population, lab tune and the server take with
 -population FILE.
 
@@ -59,6 +59,7 @@ type TraceFit struct {
 func Run(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("fit", usage, stdout, stderr)
 	entity := c.Flags.Int("entity", 0, "fit the packets of entity `N`")
+	each := c.Flags.Bool("each-entity", false, "fit every entity of each trace, one link each (a capture of many players)")
 	format := c.Flags.String("format", "", "read the files as `format`: csv, jsonl or seed (default: detected)")
 	asJSON := c.Flags.Bool("json", false, "print the fits as JSON")
 	scen := c.Flags.Bool("scenario", false, "print only the fitted scenario text")
@@ -89,17 +90,26 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return c.Fail(err)
 		}
-		l, err := fit.Fit(tr, fit.Options{Entity: *entity})
-		if err != nil {
-			return c.Fail(fmt.Errorf("%s: %w", file, err))
-		}
-		tf := TraceFit{File: file, Link: l, Set: SetFlags(l)}
-		if *compare && !*scen {
-			if tf.Agreement, err = fit.Compare(tr, l, base, 1); err != nil {
-				return c.Fail(fmt.Errorf("%s: compare: %w", file, err))
+		entities := []int{*entity}
+		if *each {
+			entities = entities[:0]
+			for e := range tr.Entities {
+				entities = append(entities, e)
 			}
 		}
-		rep.Traces = append(rep.Traces, tf)
+		for _, e := range entities {
+			l, err := fit.Fit(tr, fit.Options{Entity: e})
+			if err != nil {
+				return c.Fail(fmt.Errorf("%s: %w", file, err))
+			}
+			tf := TraceFit{File: file, Link: l, Set: SetFlags(l)}
+			if *compare && !*scen {
+				if tf.Agreement, err = fit.Compare(tr, l, base, 1); err != nil {
+					return c.Fail(fmt.Errorf("%s: compare: %w", file, err))
+				}
+			}
+			rep.Traces = append(rep.Traces, tf)
+		}
 	}
 	if *scen {
 		fmt.Fprint(stdout, rep.Traces[0].Link.ScenarioText)
@@ -119,7 +129,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		WriteText(stdout, &rep.Traces[i])
 	}
 	if rep.Population != nil {
-		fmt.Fprintf(stdout, "population of %d captures written to %s\n", len(rep.Traces), *popFile)
+		fmt.Fprintf(stdout, "population of %d fitted links written to %s\n", len(rep.Traces), *popFile)
 	}
 	return 0
 }
@@ -146,7 +156,7 @@ func positional(c *cli.Command, args []string) ([]string, int, bool) {
 // population file (see presets.ReadPopulationFile).
 func writePopulation(file, name string, fits []TraceFit) (study.Population, error) {
 	if len(fits) < 2 {
-		return study.Population{}, errors.New("-population: want at least two traces to show a spread")
+		return study.Population{}, errors.New("-population: want at least two links (traces, or entities with -each-entity) to show a spread")
 	}
 	links := make([]*fit.Link, len(fits))
 	for i := range fits {

@@ -2,10 +2,12 @@ package fitcmd
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +116,56 @@ func TestFitBadInput(t *testing.T) {
 	errb.Reset()
 	if code := Run(nil, &out, &errb); code != 2 {
 		t.Errorf("lab fit without a trace = %d, want 2", code)
+	}
+}
+
+// TestFitEachEntity: -each-entity fits one link per entity of a capture
+// of several players, and -population summarises them.
+func TestFitEachEntity(t *testing.T) {
+	dir := t.TempDir()
+	// Three players, each on its own link: three one-entity captures
+	// joined as entities 0, 1, 2 of one trace.
+	var all engine.Trace
+	all.Entities = 3
+	for e, lat := range []float64{0.03, 0.06, 0.09} {
+		s := engine.Defaults()
+		s.Entities, s.Duration, s.Seed, s.Motion = 1, 60, 7+e, "strafe"
+		s.Latency, s.Jitter, s.Loss = lat, 0.008, 0.01
+		tr, err := engine.SyntheticTrace(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range tr.Packets {
+			p.Entity = e
+			all.Packets = append(all.Packets, p)
+		}
+	}
+	slices.SortStableFunc(all.Packets, func(a, b engine.TracePacket) int { return cmp.Compare(a.Sent, b.Sent) })
+	var b bytes.Buffer
+	if err := traceio.WriteCSV(&b, &all); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "lobby.csv")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Run([]string{"-json", "-compare=false", "-each-entity", "-population", filepath.Join(dir, "lobby-players.json"), file}, &out, &errb); code != 0 {
+		t.Fatalf("lab fit -each-entity = %d: %s", code, errb.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Traces) != 3 {
+		t.Fatalf("%d links, want 3", len(rep.Traces))
+	}
+	for e, want := range []float64{0.03, 0.06, 0.09} {
+		if l := rep.Traces[e].Link; l.Entity != e || math.Abs(l.Latency-want) > 0.002 {
+			t.Errorf("entity %d: latency %g, want %g", l.Entity, l.Latency, want)
+		}
+	}
+	if rep.Population == nil || rep.Population.Latency.Min > 0.035 || rep.Population.Latency.Max < 0.085 {
+		t.Errorf("population %+v: want latency spanning 30–90 ms", rep.Population)
 	}
 }
