@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"interplab/engine"
+	"interplab/engine/study"
 	"interplab/presets"
 )
 
@@ -79,5 +83,36 @@ func TestSettingsFlags(t *testing.T) {
 				t.Errorf("%q: %s = %s, want %s", tt.args, name, got, want)
 			}
 		}
+	}
+}
+
+// TestPopulationFile: -population takes a custom population file (as lab
+// fit -population writes) as well as a preset's name, and names the file
+// in its error.
+func TestPopulationFile(t *testing.T) {
+	dir := t.TempDir()
+	def, err := presets.GetPopulation(presets.DefaultPopulation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := presets.PopulationPreset{Name: "our-players", Title: "Ours", Doc: "Fitted.", Population: def.Population}
+	pp.Population.Latency = study.Spread{Min: 0.02, Max: 0.07}
+	file := filepath.Join(dir, "our-players.json")
+	var b bytes.Buffer
+	if err := presets.WritePopulation(&b, pp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, p, err := (&Population{Name: file, entities: 10}).Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "our-players" || p.Latency != pp.Population.Latency || p.Entities != 10 {
+		t.Errorf("Get = %+v, %+v", got, p)
+	}
+	if _, _, err := (&Population{Name: filepath.Join(dir, "missing.json")}).Get(); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("a missing file: %v, want an error naming it", err)
 	}
 }
