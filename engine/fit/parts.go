@@ -87,7 +87,7 @@ func (tl *timeline) scale(l *Link) {
 			continue // back from a spike to its level
 		}
 		l.Events = append(l.Events, Event{Kind: "step", At: round(sg.from, 1e-3),
-			Latency: round(max(0, l.Latency+sg.level-tl.base), 1e-4)})
+			Latency: round(max(0, l.Latency+sg.floor-tl.base), 1e-4)})
 	}
 }
 

@@ -20,6 +20,7 @@ type timeline struct {
 type segment struct {
 	from, to float64 // s
 	level    float64 // median delay less the drift, s
+	floor    float64 // 5th percentile of the delays less the drift, s: where the latency sits
 	spike    bool    // a short raised stretch that came back: a spike
 }
 
@@ -34,7 +35,7 @@ type window struct {
 func (tl *timeline) shift(t float64) float64 {
 	for i := range tl.segs {
 		if t < tl.segs[i].to || i == len(tl.segs)-1 {
-			return tl.segs[i].level - tl.base
+			return tl.segs[i].floor - tl.base
 		}
 	}
 	return 0
@@ -112,7 +113,8 @@ func (l *Link) fitTimeline(s *stream, ex []bool) *timeline {
 	refine(s, ex, tl)
 	confirm(s, ex, tl)
 	markSpikes(tl)
-	tl.base = tl.segs[0].level
+	floors(s, ex, tl)
+	tl.base = tl.segs[0].floor
 	// The floors' scatter about the line and levels: how straight the
 	// drift is.
 	floors := windows(s, ex, wFloor, sentAhead(s, ex, tl))
@@ -139,6 +141,43 @@ func (l *Link) fitTimeline(s *stream, ex []bool) *timeline {
 	}
 	l.ClockDrift = round(tl.drift, 1e-8)
 	return tl
+}
+
+// floors sets each segment's floor from its sends' first copies (the
+// copies sent ahead left out): a step moves the latency, which the floor
+// tracks more closely than the median, which the jitter's tail moves too.
+// A segment with too few arrivals keeps its median's distance from the
+// first segment.
+func floors(s *stream, ex []bool, tl *timeline) {
+	ahead := sentAhead(s, ex, tl)
+	for i := range tl.segs {
+		sg := &tl.segs[i]
+		var r []float64
+		k, _ := slices.BinarySearch(s.sent, sg.from)
+		for ; k < len(s.sent) && s.sent[k] < sg.to; k++ {
+			if !ex[k] && !ahead[k] && !math.IsNaN(s.first[k]) {
+				r = append(r, s.first[k]-tl.drift*s.sent[k])
+			}
+		}
+		if len(r) >= MinDelays {
+			sg.floor = quantile(r, 0.05)
+		} else {
+			sg.floor = math.NaN()
+		}
+	}
+	for i := range tl.segs {
+		if math.IsNaN(tl.segs[i].floor) {
+			ref := 0
+			for ref < len(tl.segs) && math.IsNaN(tl.segs[ref].floor) {
+				ref++
+			}
+			if ref == len(tl.segs) {
+				tl.segs[i].floor = tl.segs[i].level
+				continue
+			}
+			tl.segs[i].floor = tl.segs[ref].floor + tl.segs[i].level - tl.segs[ref].level
+		}
+	}
 }
 
 // sentAhead marks the sends whose first copy came far below the delay
