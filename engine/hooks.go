@@ -25,7 +25,9 @@ const stepChunk = 2000
 
 // NewQuietSim is NewSim for a run that only measures: no packet or frame
 // records are kept for Drain, which saves their allocation and a copy per
-// packet and frame (runs, sweeps, population entities, which never drain).
+// packet and frame (runs, sweeps, population entities, which never drain),
+// and its Poses carry no headings, as after SetHeadings(false): the
+// techniques skip blending rotations that nothing reads.
 func NewQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
 
 // StepAll steps m, at time 0, through its settings' duration (see

@@ -132,14 +132,16 @@ const recordCap = 1024
 func NewSim(s Settings) (*Sim, error) { return newSim(s, false) }
 
 // newQuietSim is NewSim for a run that only measures: no records are kept
-// for Drain, which saves their allocation and a copy per packet and frame.
+// for Drain, which saves their allocation and a copy per packet and frame,
+// and its Poses carry no headings (as after SetHeadings(false)), which
+// saves blending every entity's rotations.
 func newQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
 
 func newSim(s Settings, quiet bool) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Sim{set: s, quiet: quiet}
+	m := &Sim{set: s, quiet: quiet, noHeadings: quiet}
 	m.set.Techniques = append([]string(nil), s.Techniques...) // not shared with the caller
 	m.Restart()
 	return m, nil

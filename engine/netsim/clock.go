@@ -62,7 +62,12 @@ type ClientClock struct {
 	offset0               float64 // local(0) for the drift at creation
 	tLast                 float64 // largest t given to Advance
 
-	nextPing int         // index of the next ping; it leaves at local offset0 + index·clockPeriod
+	nextPing int // index of the next ping; it leaves at local offset0 + index·clockPeriod
+	// pingAt is the true time the next ping leaves, worked out once per
+	// ping and rate (pingOK) rather than on each of a frame's three
+	// Advances, which it would cost a division each.
+	pingAt   float64
+	pingOK   bool
 	inflight []clockPing // pings whose reply has not arrived, in send order
 
 	samples [clockHistory]clockSample // ring of the latest samples
@@ -173,6 +178,7 @@ func (c *ClientClock) Advance(t float64) {
 	if d := c.s.ClockDrift; d != c.drift {
 		// The new rate applies from the last time the clock was seen.
 		c.locBase, c.tBase, c.drift = c.local(c.tLast), c.tLast, d
+		c.pingOK = false
 	}
 	c.tLast = t
 
@@ -180,11 +186,15 @@ func (c *ClientClock) Advance(t float64) {
 	// the numbers do not depend on how often Advance is called.
 	for {
 		l0 := c.offset0 + float64(float64(c.nextPing)*clockPeriod)
-		t0 := c.tBase + (l0-c.locBase)/(1+c.drift)
+		if !c.pingOK {
+			c.pingAt, c.pingOK = c.tBase+(l0-c.locBase)/(1+c.drift), true
+		}
+		t0 := c.pingAt
 		if t0 > t {
 			break
 		}
 		c.nextPing++
+		c.pingOK = false
 		d1, d2 := c.upDown(t0, c.ping.Open(), c.ping.Open())
 		c.inflight = append(c.inflight, clockPing{l0: l0, t1: t0 + d1, t3: t0 + d1 + d2})
 	}
