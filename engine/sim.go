@@ -419,19 +419,25 @@ const timeEps = 1e-9
 func (m *Sim) advance(target float64) {
 	m.target = max(m.target, target)
 	limit := m.target + timeEps
+	// The next send and frame change only when one happens: each costs a
+	// division, worked out once rather than on every event.
+	ts, tf := m.nextSend(), m.nextFrame()
 	for {
-		ts, tf, ta := m.nextSend(), m.nextFrame(), math.Inf(1)
+		ta := math.Inf(1)
 		if len(m.arrivals) > 0 {
 			ta = m.arrivals[0].t
 		}
 		switch {
 		case ts <= ta && ts <= tf && ts <= limit:
 			m.send(ts)
+			ts = m.nextSend()
 		case ta <= tf && ta <= limit:
 			m.arrive(m.arrivals.pop())
 		case tf <= limit:
 			m.frameK++
-			m.frame(tf, m.nextFrame() > limit)
+			next := m.nextFrame()
+			m.frame(tf, next > limit)
+			tf = next
 		default:
 			return
 		}

@@ -62,13 +62,15 @@ type ClientClock struct {
 	offset0               float64 // local(0) for the drift at creation
 	tLast                 float64 // largest t given to Advance
 
-	nextPing int // index of the next ping; it leaves at local offset0 + index·clockPeriod
+	nextPing int         // index of the next ping; it leaves at local offset0 + index·clockPeriod
+	inflight []clockPing // pings whose reply has not arrived, in send order
+
 	// pingAt is the true time the next ping leaves, worked out once per
 	// ping and rate (pingOK) rather than on each of a frame's three
-	// Advances, which it would cost a division each.
-	pingAt   float64
-	pingOK   bool
-	inflight []clockPing // pings whose reply has not arrived, in send order
+	// Advances, which it would cost a division each; caught says that
+	// Advance has run at tLast, with nothing left to do there.
+	pingAt         float64
+	pingOK, caught bool
 
 	samples [clockHistory]clockSample // ring of the latest samples
 	n, head int                       // samples held; index of the oldest
@@ -175,12 +177,18 @@ func (c *ClientClock) Advance(t float64) {
 	if t < c.tLast {
 		return
 	}
-	if d := c.s.ClockDrift; d != c.drift {
+	d := c.s.ClockDrift
+	if t == c.tLast && c.caught && d == c.drift {
+		// Advanced to t already (a frame reads the clock three times):
+		// every ping due and every reply arrived by t was taken then.
+		return
+	}
+	if d != c.drift {
 		// The new rate applies from the last time the clock was seen.
 		c.locBase, c.tBase, c.drift = c.local(c.tLast), c.tLast, d
 		c.pingOK = false
 	}
-	c.tLast = t
+	c.tLast, c.caught = t, true
 
 	// Send the pings due by t. Their delays are drawn in send order, so
 	// the numbers do not depend on how often Advance is called.
