@@ -180,18 +180,23 @@ func (m *Sim) closeRound() {
 }
 
 // accumulateLag compares the display of lag.ahead frames ago with the truth
-// at every candidate delay, once the history spans the whole grid.
-func (m *Sim) accumulateLag() {
+// at every candidate delay, once the history spans the whole grid; fs is the
+// history slot of the frame just rendered.
+func (m *Sim) accumulateLag(fs int) {
 	size := m.lag.size()
-	if m.frames-m.lagStart < size {
+	phase := m.lagPhase // of the frame just rendered, in the stride
+	if m.lagPhase++; m.lagPhase >= m.lagStride {
+		m.lagPhase = 0
+	}
+	if m.frames-m.lagStart < size || phase != 0 {
 		return
 	}
-	f := m.frames - m.lagStart - 1 // the frame just rendered, counted in the history
-	if m.lagStride > 1 && f%m.lagStride != 0 {
-		return
+	// The display of lag.ahead frames ago: the history spans the grid, so
+	// it is there.
+	ds := fs - m.lag.ahead
+	if ds < 0 {
+		ds += size
 	}
-	ds := (f - m.lag.ahead) % size
-	fs := f % size
 	lagN, truth := m.lagN, m.lagTruth
 	for k := range m.accs {
 		// The sums in locals and the slices resliced to the grid, so that

@@ -65,8 +65,13 @@ type Sim struct {
 	// latency: population runs, whose entities are each alone in a Sim
 	// for hours, would otherwise spend most of their time on it.
 	lagStride int
-	lagTruth  []geom.Vec3
-	lagDisp   []geom.Vec3 // NaN where the technique showed nothing
+	// The next frame's slot in the history, (frames − lagStart) mod
+	// lag.size(), and its phase in the stride, mod lagStride: counted
+	// rather than divided for, two integer divisions a frame.
+	lagSlot, lagPhase int
+
+	lagTruth []geom.Vec3
+	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
 	// technique, the sum of Sample.Delay over the entities it drew and
@@ -272,6 +277,7 @@ func (m *Sim) Restart() {
 // resetLag clears the added-latency history, as when the frame period changes.
 func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
+	m.lagSlot, m.lagPhase = 0, 0
 	size, nt := m.lag.size(), len(m.techs)
 	m.lagTruth = make([]geom.Vec3, size*m.lagN)
 	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
@@ -527,7 +533,10 @@ func (m *Sim) frame(t float64, last bool) {
 			m.writePose(0, e, st.Pos, q, technique.Interpolate)
 		}
 	}
-	slot := (m.frames - m.lagStart) % m.lag.size()
+	slot := m.lagSlot
+	if m.lagSlot++; m.lagSlot == m.lag.size() {
+		m.lagSlot = 0
+	}
 	for e := 0; e < m.lagN; e++ {
 		m.lagTruth[slot*m.lagN+e] = m.truth[e]
 	}
@@ -558,7 +567,7 @@ func (m *Sim) frame(t float64, last bool) {
 	if m.series != nil {
 		m.series.frame(m, t)
 	}
-	m.accumulateLag()
+	m.accumulateLag(slot)
 	if m.phases != nil {
 		m.phases.frame(m, m.nextFrame())
 	}
