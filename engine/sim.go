@@ -42,6 +42,7 @@ type Sim struct {
 	seq                 int
 	target              float64 // simulated time reached by Step
 	t, dt               float64 // time of the latest frame, and the frame's period
+	inv4Dt, inv4        float64 // 1/dt⁴ for the frame period inv4Dt
 	frames              int
 	arrivals            arrivalHeap
 	sendBuf             []float64
@@ -254,6 +255,7 @@ func (m *Sim) Restart() {
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
 	m.dt = 1 / s.RenderRate
+	m.inv4Dt = math.NaN()
 	m.arrivals = m.arrivals[:0]
 	m.poses = make([]float32, (1+nt)*n*PoseStride)
 	m.accs = make([]acc, nt)
@@ -513,12 +515,18 @@ func (m *Sim) frame(t float64, last bool) {
 		m.closeRound()
 		m.round = r
 	}
+	// The truth's yaw is read only for the poses' headings, and its
+	// velocity never: most frames take only its position.
+	full := last && !m.noHeadings
 	for e := range n {
 		var st motion.State
-		if m.rp == nil {
-			st = m.movers[e].At(t)
-		} else {
+		switch {
+		case m.rp != nil:
 			st = m.rp.at(e, t)
+		case full:
+			st = m.movers[e].At(t)
+		default:
+			st.Pos = m.movers[e].Pos(t)
 		}
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
@@ -554,7 +562,10 @@ func (m *Sim) frame(t float64, last bool) {
 		clear(m.liveSum)
 		clear(m.liveN)
 	}
-	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: 1 / (dt * dt * dt * dt),
+	if dt != m.inv4Dt { // NaN at the start: a frame's period mostly repeats to the bit
+		m.inv4Dt, m.inv4 = dt, 1/(dt*dt*dt*dt)
+	}
+	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: m.inv4,
 		cur: m.frames % 3, prev1: (m.frames + 2) % 3, prev2: (m.frames + 1) % 3}
 	for lo := 0; lo < n; lo += fillChunk {
 		out := m.out[:min(fillChunk, n-lo)]
