@@ -25,7 +25,9 @@ const stepChunk = 2000
 
 // NewQuietSim is NewSim for a run that only measures: no packet or frame
 // records are kept for Drain, which saves their allocation and a copy per
-// packet and frame (runs, sweeps, population entities, which never drain).
+// packet and frame (runs, sweeps, population entities, which never drain),
+// and its Poses carry no headings, as after SetHeadings(false): the
+// techniques skip blending rotations that nothing reads.
 func NewQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
 
 // StepAll steps m, at time 0, through its settings' duration (see
@@ -53,7 +55,9 @@ func (m *Sim) StepFramesUntil(c Canceller, n int) error {
 // SetLatencyStride makes the added latency take in only every k-th frame
 // (every frame for k ≤ 1): population runs, whose entities are each alone
 // in a Sim for hours, would otherwise spend most of their time on it.
-func (m *Sim) SetLatencyStride(k int) { m.lagStride = k }
+func (m *Sim) SetLatencyStride(k int) {
+	m.lagStride, m.lagPhase = k, (m.frames-m.lagStart)%max(k, 1)
+}
 
 // FrameCounts are a technique's frames so far, in whole frames: those that
 // underran, those that snapped, and those that were frozen.

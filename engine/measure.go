@@ -137,7 +137,8 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		}
 		m.lagDisp[(k*m.lag.size()+fm.slot)*m.lagN+lo+j] = d
 	}
-	if j := m.focus - lo; j >= 0 && j < len(out) {
+	// The timeline's record of the focus entity: a quiet Sim keeps none.
+	if j := m.focus - lo; !m.quiet && j >= 0 && j < len(out) {
 		smp := &out[j]
 		ft := FrameTech{RenderTime: smp.Time, Newest: smp.Newest, Depth: smp.Depth, Delay: smp.Delay, Mode: smp.Mode}
 		if smp.Mode != technique.Empty {
@@ -179,34 +180,49 @@ func (m *Sim) closeRound() {
 }
 
 // accumulateLag compares the display of lag.ahead frames ago with the truth
-// at every candidate delay, once the history spans the whole grid.
-func (m *Sim) accumulateLag() {
+// at every candidate delay, once the history spans the whole grid; fs is the
+// history slot of the frame just rendered.
+func (m *Sim) accumulateLag(fs int) {
 	size := m.lag.size()
-	if m.frames-m.lagStart < size {
+	phase := m.lagPhase // of the frame just rendered, in the stride
+	if m.lagPhase++; m.lagPhase >= m.lagStride {
+		m.lagPhase = 0
+	}
+	if m.frames-m.lagStart < size || phase != 0 {
 		return
 	}
-	f := m.frames - m.lagStart - 1 // the frame just rendered, counted in the history
-	if m.lagStride > 1 && f%m.lagStride != 0 {
-		return
+	// The display of lag.ahead frames ago: the history spans the grid, so
+	// it is there.
+	ds := fs - m.lag.ahead
+	if ds < 0 {
+		ds += size
 	}
-	ds := (f - m.lag.ahead) % size
+	lagN, truth := m.lagN, m.lagTruth
 	for k := range m.accs {
-		a := &m.accs[k]
-		for e := 0; e < m.lagN; e++ {
-			d := m.lagDisp[(k*size+ds)*m.lagN+e]
+		// The sums in locals and the slices resliced to the grid, so that
+		// the stores into sse reload nothing and one bounds check covers
+		// each loop: this runs lag.size() times per entity and sample.
+		sse := m.accs[k].lagSSE[:size]
+		disp := m.lagDisp[(k*size+ds)*lagN:][:lagN]
+		for e, d := range disp {
 			if math.IsNaN(d[0]) {
 				continue
 			}
-			a.lagFrames++
+			m.accs[k].lagFrames++
 			// Candidate delay (j − ahead) frames compares with the truth
 			// of frame f − j, in ring slot (f − j) mod size: the slots
 			// from f's down to 0, then from size − 1 down.
-			fs := f % size
-			for j := 0; j <= fs; j++ {
-				a.lagSSE[j] += distSq(d, m.lagTruth[(fs-j)*m.lagN+e])
+			i := fs*lagN + e
+			for j := range sse[:fs+1] {
+				tr := &truth[i]
+				sse[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
+				i -= lagN
 			}
+			i = (size-1)*lagN + e
 			for j := fs + 1; j < size; j++ {
-				a.lagSSE[j] += distSq(d, m.lagTruth[(fs-j+size)*m.lagN+e])
+				tr := &truth[i]
+				sse[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
+				i -= lagN
 			}
 		}
 	}

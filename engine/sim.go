@@ -42,6 +42,7 @@ type Sim struct {
 	seq                 int
 	target              float64 // simulated time reached by Step
 	t, dt               float64 // time of the latest frame, and the frame's period
+	inv4Dt, inv4        float64 // 1/dt⁴ for the frame period inv4Dt
 	frames              int
 	arrivals            arrivalHeap
 	sendBuf             []float64
@@ -65,8 +66,13 @@ type Sim struct {
 	// latency: population runs, whose entities are each alone in a Sim
 	// for hours, would otherwise spend most of their time on it.
 	lagStride int
-	lagTruth  []geom.Vec3
-	lagDisp   []geom.Vec3 // NaN where the technique showed nothing
+	// The next frame's slot in the history, (frames − lagStart) mod
+	// lag.size(), and its phase in the stride, mod lagStride: counted
+	// rather than divided for, two integer divisions a frame.
+	lagSlot, lagPhase int
+
+	lagTruth []geom.Vec3
+	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
 	// technique, the sum of Sample.Delay over the entities it drew and
@@ -132,14 +138,16 @@ const recordCap = 1024
 func NewSim(s Settings) (*Sim, error) { return newSim(s, false) }
 
 // newQuietSim is NewSim for a run that only measures: no records are kept
-// for Drain, which saves their allocation and a copy per packet and frame.
+// for Drain, which saves their allocation and a copy per packet and frame,
+// and its Poses carry no headings (as after SetHeadings(false)), which
+// saves blending every entity's rotations.
 func newQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
 
 func newSim(s Settings, quiet bool) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Sim{set: s, quiet: quiet}
+	m := &Sim{set: s, quiet: quiet, noHeadings: quiet}
 	m.set.Techniques = append([]string(nil), s.Techniques...) // not shared with the caller
 	m.Restart()
 	return m, nil
@@ -247,6 +255,7 @@ func (m *Sim) Restart() {
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
 	m.dt = 1 / s.RenderRate
+	m.inv4Dt = math.NaN()
 	m.arrivals = m.arrivals[:0]
 	m.poses = make([]float32, (1+nt)*n*PoseStride)
 	m.accs = make([]acc, nt)
@@ -270,6 +279,7 @@ func (m *Sim) Restart() {
 // resetLag clears the added-latency history, as when the frame period changes.
 func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
+	m.lagSlot, m.lagPhase = 0, 0
 	size, nt := m.lag.size(), len(m.techs)
 	m.lagTruth = make([]geom.Vec3, size*m.lagN)
 	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
@@ -417,19 +427,25 @@ const timeEps = 1e-9
 func (m *Sim) advance(target float64) {
 	m.target = max(m.target, target)
 	limit := m.target + timeEps
+	// The next send and frame change only when one happens: each costs a
+	// division, worked out once rather than on every event.
+	ts, tf := m.nextSend(), m.nextFrame()
 	for {
-		ts, tf, ta := m.nextSend(), m.nextFrame(), math.Inf(1)
+		ta := math.Inf(1)
 		if len(m.arrivals) > 0 {
 			ta = m.arrivals[0].t
 		}
 		switch {
 		case ts <= ta && ts <= tf && ts <= limit:
 			m.send(ts)
+			ts = m.nextSend()
 		case ta <= tf && ta <= limit:
 			m.arrive(m.arrivals.pop())
 		case tf <= limit:
 			m.frameK++
-			m.frame(tf, m.nextFrame() > limit)
+			next := m.nextFrame()
+			m.frame(tf, next > limit)
+			tf = next
 		default:
 			return
 		}
@@ -499,12 +515,18 @@ func (m *Sim) frame(t float64, last bool) {
 		m.closeRound()
 		m.round = r
 	}
+	// The truth's yaw is read only for the poses' headings, and its
+	// velocity never: most frames take only its position.
+	full := last && !m.noHeadings
 	for e := range n {
 		var st motion.State
-		if m.rp == nil {
-			st = m.movers[e].At(t)
-		} else {
+		switch {
+		case m.rp != nil:
 			st = m.rp.at(e, t)
+		case full:
+			st = m.movers[e].At(t)
+		default:
+			st.Pos = m.movers[e].Pos(t)
 		}
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
@@ -519,7 +541,10 @@ func (m *Sim) frame(t float64, last bool) {
 			m.writePose(0, e, st.Pos, q, technique.Interpolate)
 		}
 	}
-	slot := (m.frames - m.lagStart) % m.lag.size()
+	slot := m.lagSlot
+	if m.lagSlot++; m.lagSlot == m.lag.size() {
+		m.lagSlot = 0
+	}
 	for e := 0; e < m.lagN; e++ {
 		m.lagTruth[slot*m.lagN+e] = m.truth[e]
 	}
@@ -537,7 +562,10 @@ func (m *Sim) frame(t float64, last bool) {
 		clear(m.liveSum)
 		clear(m.liveN)
 	}
-	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: 1 / (dt * dt * dt * dt),
+	if dt != m.inv4Dt { // NaN at the start: a frame's period mostly repeats to the bit
+		m.inv4Dt, m.inv4 = dt, 1/(dt*dt*dt*dt)
+	}
+	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: m.inv4,
 		cur: m.frames % 3, prev1: (m.frames + 2) % 3, prev2: (m.frames + 1) % 3}
 	for lo := 0; lo < n; lo += fillChunk {
 		out := m.out[:min(fillChunk, n-lo)]
@@ -550,7 +578,7 @@ func (m *Sim) frame(t float64, last bool) {
 	if m.series != nil {
 		m.series.frame(m, t)
 	}
-	m.accumulateLag()
+	m.accumulateLag(slot)
 	if m.phases != nil {
 		m.phases.frame(m, m.nextFrame())
 	}

@@ -151,6 +151,22 @@ func (m *Mover) Script() string { return m.script }
 
 // At returns the entity's state at time t, in seconds.
 func (m *Mover) At(t float64) State {
+	var st State
+	m.eval(t, &st, true)
+	return st
+}
+
+// Pos returns At(t).Pos, the same bits, without working out the velocity
+// and the facing: a run's truth needs only the position on most frames.
+func (m *Mover) Pos(t float64) geom.Vec3 {
+	var st State
+	m.eval(t, &st, false)
+	return st.Pos
+}
+
+// eval stores in *st the state at time t: all of it with full, else only
+// its Pos.
+func (m *Mover) eval(t float64, st *State, full bool) {
 	p := m.path
 	tau := float64(t*m.invK) + m.phase
 	tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
@@ -174,15 +190,15 @@ func (m *Mover) At(t float64) State {
 		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
 		vx, vy = seg.vx+float64(seg.ax*s), seg.vy+float64(seg.ay*s)
 	}
-	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
-	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
-
-	var st State
 	st.Pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
 	st.Pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
-	st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
-	st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
-	st.Yaw = yaw
+	if full {
+		yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
+		yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
+		st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
+		st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
+		st.Yaw = yaw
+	}
 	if m.air > 0 {
 		j := t + m.jumpPhase
 		j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
@@ -193,7 +209,6 @@ func (m *Mover) At(t float64) State {
 			st.Vel[2] = m.vz0 - float64(motionGravity*j)
 		}
 	}
-	return st
 }
 
 // motionSpiral returns the cell of entity i on a square spiral around the

@@ -500,3 +500,22 @@ func FuzzMoverAt(f *testing.F) {
 var motionBenchSink float64
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// TestMoverPosIsAtsPos: Pos, which a run's truth reads on most frames, is
+// At's position to the bit, jumps and arcs included, across period
+// boundaries and at the speeds where the scripts change regime.
+func TestMoverPosIsAtsPos(t *testing.T) {
+	for _, name := range Names {
+		for _, speed := range []float64{0.5, 6, 10, 35} {
+			for e := range 5 {
+				m := NewMover(name, e, speed, 7)
+				for i := range 20000 {
+					tt := float64(i)*0.0137 - 3
+					if got, want := m.Pos(tt), m.At(tt).Pos; got != want {
+						t.Fatalf("%s entity %d at %g m/s: Pos(%v) = %v, want At's %v", name, e, speed, tt, got, want)
+					}
+				}
+			}
+		}
+	}
+}

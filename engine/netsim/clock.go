@@ -65,6 +65,13 @@ type ClientClock struct {
 	nextPing int         // index of the next ping; it leaves at local offset0 + index·clockPeriod
 	inflight []clockPing // pings whose reply has not arrived, in send order
 
+	// pingAt is the true time the next ping leaves, worked out once per
+	// ping and rate (pingOK) rather than on each of a frame's three
+	// Advances, which it would cost a division each; caught says that
+	// Advance has run at tLast, with nothing left to do there.
+	pingAt         float64
+	pingOK, caught bool
+
 	samples [clockHistory]clockSample // ring of the latest samples
 	n, head int                       // samples held; index of the oldest
 
@@ -170,21 +177,32 @@ func (c *ClientClock) Advance(t float64) {
 	if t < c.tLast {
 		return
 	}
-	if d := c.s.ClockDrift; d != c.drift {
+	d := c.s.ClockDrift
+	if t == c.tLast && c.caught && d == c.drift {
+		// Advanced to t already (a frame reads the clock three times):
+		// every ping due and every reply arrived by t was taken then.
+		return
+	}
+	if d != c.drift {
 		// The new rate applies from the last time the clock was seen.
 		c.locBase, c.tBase, c.drift = c.local(c.tLast), c.tLast, d
+		c.pingOK = false
 	}
-	c.tLast = t
+	c.tLast, c.caught = t, true
 
 	// Send the pings due by t. Their delays are drawn in send order, so
 	// the numbers do not depend on how often Advance is called.
 	for {
 		l0 := c.offset0 + float64(float64(c.nextPing)*clockPeriod)
-		t0 := c.tBase + (l0-c.locBase)/(1+c.drift)
+		if !c.pingOK {
+			c.pingAt, c.pingOK = c.tBase+(l0-c.locBase)/(1+c.drift), true
+		}
+		t0 := c.pingAt
 		if t0 > t {
 			break
 		}
 		c.nextPing++
+		c.pingOK = false
 		d1, d2 := c.upDown(t0, c.ping.Open(), c.ping.Open())
 		c.inflight = append(c.inflight, clockPing{l0: l0, t1: t0 + d1, t3: t0 + d1 + d2})
 	}
@@ -252,69 +270,74 @@ func (c *ClientClock) addSample(p clockPing) {
 // sample of each bin of clockBin consecutive samples instead, which spreads
 // over the whole history; when those are too close too, f keeps its value.
 func (c *ClientClock) fit() {
-	at := func(age int) *clockSample { return &c.samples[(c.head+c.n-1-age)%clockHistory] }
+	// The samples are named by their slots in the ring, found from their
+	// ages (0 = newest); a slot, unlike a function of the age, costs no
+	// call where it is read.
+	smp := &c.samples
+	slot := func(age int) int { return (c.head + c.n - 1 - age) % clockHistory }
 
 	// The k smallest round trips, in order of round trip and, on ties,
-	// age (0 = newest, so ties go to the newer sample): each age, newest
-	// first, is inserted after the kept ones it does not beat. Most
-	// samples beat none of a full list and cost one comparison; this fit
-	// runs on every ping of every entity of a population run.
+	// age (so ties go to the newer sample): each age, newest first, is
+	// inserted after the kept ones it does not beat. Most samples beat
+	// none of a full list and cost one comparison; this fit runs on every
+	// ping of every entity of a population run.
 	k := max(1, (c.n+3)/4)
-	var ages [clockHistory]int
-	var deltas [clockHistory]float64
+	var slots [clockHistory / 4]int
+	var deltas [clockHistory / 4]float64
 	kept := 0
 	for a := range c.n {
-		d := at(a).delta
+		sl := slot(a)
+		d := smp[sl].delta
 		if kept == k && !(d < deltas[k-1]) {
 			continue
 		}
 		i := min(kept, k-1)
 		for i > 0 && d < deltas[i-1] {
-			ages[i], deltas[i] = ages[i-1], deltas[i-1]
+			slots[i], deltas[i] = slots[i-1], deltas[i-1]
 			i--
 		}
-		ages[i], deltas[i] = a, d
+		slots[i], deltas[i] = sl, d
 		kept = min(kept+1, k)
 	}
-	f, ok := clockSlope(ages[:k], at)
+	f, ok := clockSlope(slots[:k], smp)
 	if !ok {
 		// The fastest sample of every clockBin, for a slope over the
 		// whole history.
-		var bins [clockHistory / clockBin]int // ages of the bins' best samples
+		var bins [clockHistory / clockBin]int // slots of the bins' best samples
 		nb := 0
 		for first := 0; first < c.n; first += clockBin {
-			best := first
+			best := slot(first)
 			for a := first + 1; a < min(first+clockBin, c.n); a++ {
-				if at(a).delta < at(best).delta {
-					best = a
+				if sl := slot(a); smp[sl].delta < smp[best].delta {
+					best = sl
 				}
 			}
 			bins[nb] = best
 			nb++
 		}
-		f, ok = clockSlope(bins[:nb], at)
+		f, ok = clockSlope(bins[:nb], smp)
 	}
 	if ok {
 		c.fitF = max(-clockMaxF, min(clockMaxF, f))
 	}
 
 	var sumL, sumT float64
-	for _, a := range ages[:k] {
-		sumL += at(a).l
-		sumT += at(a).theta
+	for _, sl := range slots[:k] {
+		sumL += smp[sl].l
+		sumT += smp[sl].theta
 	}
 	meanL, meanT := sumL/float64(k), sumT/float64(k)
 	c.fitL, c.fitS = meanL, meanL+meanT
 }
 
 // clockSlope returns the least-squares slope of θ against L through the
-// samples of the given ages, and false when they span less than clockMinSpan
-// of local time (too short to tell drift from jitter).
-func clockSlope(ages []int, at func(int) *clockSample) (float64, bool) {
+// samples in the given slots of smp, and false when they span less than
+// clockMinSpan of local time (too short to tell drift from jitter).
+func clockSlope(slots []int, smp *[clockHistory]clockSample) (float64, bool) {
 	var sumL, sumT float64
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, a := range ages {
-		s := at(a)
+	for _, sl := range slots {
+		s := &smp[sl]
 		sumL += s.l
 		sumT += s.theta
 		lo, hi = min(lo, s.l), max(hi, s.l)
@@ -322,10 +345,10 @@ func clockSlope(ages []int, at func(int) *clockSample) (float64, bool) {
 	if !(hi-lo >= clockMinSpan) {
 		return 0, false
 	}
-	meanL, meanT := sumL/float64(len(ages)), sumT/float64(len(ages))
+	meanL, meanT := sumL/float64(len(slots)), sumT/float64(len(slots))
 	var sxx, sxy float64
-	for _, a := range ages {
-		s := at(a)
+	for _, sl := range slots {
+		s := &smp[sl]
 		dl := s.l - meanL
 		sxx += float64(dl * dl)
 		sxy += float64(dl * (s.theta - meanT))
