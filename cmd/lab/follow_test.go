@@ -22,6 +22,7 @@ func TestFollowUsage(t *testing.T) {
 		{args: []string{"http://h/s/abcdefgh2345", "extra"}, code: 2},
 		{args: []string{"-bogus", "http://h/s/abcdefgh2345"}, code: 2},
 		{args: []string{"not a url"}, code: 2},
+		{args: []string{"-unreal", "http://127.0.0.1:30010", "http://h/s/abcdefgh2345"}, code: 2}, // no -unreal-object
 		{args: []string{"-h"}, code: 0},
 	}
 	for _, tt := range tests {
