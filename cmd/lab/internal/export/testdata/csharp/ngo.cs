@@ -64,5 +64,15 @@ namespace Unity.Netcode.Components
 
         // Invoked on the non-authoritative side when the state has been updated.
         protected virtual void OnNetworkTransformStateUpdated(ref NetworkTransformState oldState, ref NetworkTransformState newState) { }
+
+        // What NGO does on a state update from the authority: for the test
+        // harnesses (internal).
+        internal NetworkTransformState m_State;
+        internal void ReceiveState(NetworkTransformState state)
+        {
+            NetworkTransformState old = m_State;
+            m_State = state;
+            OnNetworkTransformStateUpdated(ref old, ref state);
+        }
     }
 }

@@ -43,7 +43,7 @@ namespace UnityEngine
         public static float realtimeSinceStartup { get { return 0; } }
         public static float unscaledTime { get { return 0; } }
         public static float maximumDeltaTime { get; set; }
-        public static double realtimeSinceStartupAsDouble { get { return 0; } }
+        public static double realtimeSinceStartupAsDouble { get; internal set; }
     }
     public struct Vector3
     {
