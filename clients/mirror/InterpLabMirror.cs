@@ -54,8 +54,8 @@ public class InterpLabMirror : MonoBehaviour
             enabled = false;
             return;
         }
-        link = new LabLink(sessionUrl, token, "mirror", mirrorVersion, NetworkServer.sendRate, traceName, 0, bufferSize, Log);
-        link.Start(capture);
+        link = new LabLink(sessionUrl, token, "mirror", mirrorVersion, traceName, bufferSize, Log);
+        link.Start();
     }
 
     public void OnDisable()
@@ -142,6 +142,8 @@ public class InterpLabMirror : MonoBehaviour
             seen.order.Enqueue(kv.Key);
             if (seen.order.Count > 256) seen.times.Remove(seen.order.Dequeue());
             TransformSnapshot snap = kv.Value;
+            // Mirror's send times are seconds; the rate shown is its send rate.
+            if (!link.Capturing) link.StartCapture(NetworkServer.sendRate, 0);
             var r = snap.rotation;
             bool rot = r.x != 0 || r.y != 0 || r.z != 0 || r.w != 0;
             link.Record(new CaptureUpdate

@@ -53,10 +53,8 @@ public class InterpLabNGO : MonoBehaviour
             enabled = false;
             return;
         }
-        var nm = NetworkManager.Singleton;
-        uint tickRate = nm != null && nm.NetworkConfig != null ? nm.NetworkConfig.TickRate : 30;
-        link = new LabLink(sessionUrl, token, "ngo", ngoVersion, tickRate, traceName, tickRate, bufferSize, Log);
-        link.Start(capture);
+        link = new LabLink(sessionUrl, token, "ngo", ngoVersion, traceName, bufferSize, Log);
+        link.Start();
         Current = this;
     }
 
@@ -116,7 +114,17 @@ public class InterpLabNGO : MonoBehaviour
     // Record adds a remote NetworkTransform's state update to the capture.
     internal void Record(CaptureUpdate u)
     {
-        if (link != null && capture) link.Record(u);
+        if (link == null || !capture) return;
+        if (!link.Capturing)
+        {
+            // The first update: the network runs, so its tick rate is the
+            // game's. NGO's send times are ticks at that rate.
+            NetworkManager nm = NetworkManager.Singleton;
+            uint tickRate = nm != null && nm.NetworkConfig != null ? nm.NetworkConfig.TickRate : 0;
+            if (tickRate == 0) return;
+            link.StartCapture(tickRate, tickRate);
+        }
+        link.Record(u);
     }
 
     bool Changed(string name, out object value)

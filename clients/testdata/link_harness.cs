@@ -18,8 +18,9 @@ public static class Harness
     {
         Console.SetOut(new StreamWriter(Console.OpenStandardOutput()) { AutoFlush = true });
         int n = int.Parse(args[1]), buffer = int.Parse(args[2]);
-        var link = new LabLink(args[0], "", "test", "1.0", 30, "", 0, buffer, line => Console.WriteLine(line));
-        link.Start(true);
+        var link = new LabLink(args[0], "", "test", "1.0", "", buffer, line => Console.WriteLine(line));
+        link.Start();
+        link.StartCapture(30, 0);
         var sw = Stopwatch.StartNew();
         for (int i = 0; i < n; i++)
         {

@@ -113,9 +113,10 @@ public static class Harness
                         vx = (x - prev[e, 1]) / dt; vy = (y - prev[e, 2]) / dt; vz = (z - prev[e, 3]) / dt;
                     }
                     prev[e, 0] = sent; prev[e, 1] = x; prev[e, 2] = y; prev[e, 3] = z;
-                    double qy = rot.y, qw = rot.w, n = Math.Sqrt(qy * qy + qw * qw);
+                    // The rotation as the game received it, Unity's floats: the
+                    // lab normalises a CSV's as the client normalises what it sends.
                     csv.WriteLine(e + "," + k + "," + G(sent) + "," + G(arrive) + "," + G(x) + "," + G(y) + "," + G(z) + "," +
-                        G(vx) + "," + G(vy) + "," + G(vz) + ",0," + G(qy / n) + ",0," + G(qw / n));
+                        G(vx) + "," + G(vy) + "," + G(vz) + ",0," + G(rot.y) + ",0," + G(rot.w));
                 }
             }
             c.Update(); // the frame: the client captures what arrived

@@ -38,8 +38,9 @@ namespace InterpLab
         const int FlushMs = 50;                        // a batch goes out when full or this old
 
         readonly Uri settingsUri, captureUri;
-        readonly string token, engine, version, traceName, timeBase;
-        readonly double rate, tickRate;
+        readonly string token, engine, version, traceName;
+        string timeBase;
+        double rate, tickRate;
         readonly Action<string> log;
         readonly Random jitter = new Random();
         volatile bool stopping;
@@ -61,14 +62,12 @@ namespace InterpLab
 
         // LabLink follows the session whose page is sessionUrl
         // (http://host:port/s/ID) with the lab's token ("" for none). engine,
-        // version: the netcode library and its version; rate: snapshots per
-        // entity per second the game expects; traceName: the trace the
-        // capture becomes ("" for the lab's default); tickRate > 0 sends
-        // ticks as the send time (NGO), 0 seconds (Mirror); bufferSize: the
+        // version: the netcode library and its version; traceName: the trace
+        // the capture becomes ("" for the lab's default); bufferSize: the
         // most updates held while the lab is slower than the game; log: one
         // line each (Debug.Log in a game).
-        public LabLink(string sessionUrl, string token, string engine, string version, double rate,
-            string traceName, double tickRate, int bufferSize, Action<string> log)
+        public LabLink(string sessionUrl, string token, string engine, string version,
+            string traceName, int bufferSize, Action<string> log)
         {
             var u = new Uri(sessionUrl);
             string scheme = u.Scheme == "https" || u.Scheme == "wss" ? "wss" : "ws";
@@ -86,25 +85,39 @@ namespace InterpLab
             this.token = token ?? "";
             this.engine = engine;
             this.version = version;
-            this.rate = rate;
             this.traceName = traceName ?? "";
-            this.tickRate = tickRate;
-            timeBase = tickRate > 0 ? "ticks" : "seconds";
             this.log = log;
             ring = new CaptureUpdate[Math.Max(1, bufferSize)];
         }
 
-        // Start starts following the settings and, with capture, the capture.
-        public void Start(bool capture)
+        // Start starts following the settings.
+        public void Start()
         {
             settingsThread = new Thread(FollowSettings) { IsBackground = true, Name = "InterpLab settings" };
             settingsThread.Start();
-            if (capture)
+        }
+
+        // StartCapture starts the capture, once (later calls do nothing):
+        // rate is the snapshots per entity per second the game expects (the
+        // page shows it); tickRate > 0 says the updates' send times are the
+        // sender's ticks at that rate (NGO), 0 that they are seconds
+        // (Mirror). A client calls it when the network runs, so that the
+        // tick rate is the one the game uses.
+        public void StartCapture(double rate, double tickRate)
+        {
+            lock (queueLock)
             {
+                if (captureThread != null) return;
+                this.rate = Math.Min(1000, Math.Max(0.001, rate)); // the protocol's (0, 1000]
+                this.tickRate = tickRate;
+                timeBase = tickRate > 0 ? "ticks" : "seconds";
                 captureThread = new Thread(StreamCapture) { IsBackground = true, Name = "InterpLab capture" };
                 captureThread.Start();
             }
         }
+
+        // Capturing says whether StartCapture has run.
+        public bool Capturing { get { lock (queueLock) return captureThread != null; } }
 
         // TakeSettings returns the newest config's settings when there is one
         // not taken yet: {"mirror.sendRate": 60.0, "mirror.dynamicAdjustment": true, ...}.
