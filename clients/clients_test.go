@@ -29,17 +29,55 @@ import (
 // decls is where the libraries' declarations are.
 const decls = "../cmd/lab/internal/export/testdata/csharp"
 
-// tool returns the path of a program the C# tests need, skipping the test
-// loudly when the machine lacks it (Debian's mono-mcs, which CI installs
-// for the exports' compile test, brings mono too).
+var (
+	monoOnce sync.Once
+	monoWhy  string // why mono-mcs could not be had
+)
+
+// tool returns the path of mcs or mono. When they are missing and the test
+// runs as root (CI), it installs Debian's mono-mcs, which brings both, as
+// the exports' compile test does (retrying while another test's apt-get
+// holds the lock); a machine where they cannot be had skips the test,
+// saying so loudly.
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs mcs, mono and lab serve; skipped with -short")
 	}
+	monoOnce.Do(func() {
+		if _, err := exec.LookPath("mcs"); err == nil {
+			return
+		}
+		if os.Geteuid() != 0 {
+			monoWhy = "mcs is not installed and the test is not root, so it cannot apt-get install mono-mcs"
+			return
+		}
+		for try := 0; ; try++ {
+			var out []byte
+			var err error
+			for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "mono-mcs"}} {
+				cmd := exec.Command("apt-get", args...)
+				cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+				if out, err = cmd.CombinedOutput(); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				return
+			}
+			if try == 5 {
+				monoWhy = fmt.Sprintf("apt-get install mono-mcs failed: %v: %.300s", err, out)
+				return
+			}
+			time.Sleep(10 * time.Second) // another apt-get may hold the lock
+		}
+	})
+	if monoWhy != "" {
+		t.Skipf("SKIPPING THE C# CLIENT TEST: %s", monoWhy)
+	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("SKIPPING THE C# CLIENT TEST: no %s on PATH (apt-get install mono-mcs)", name)
+		t.Skipf("SKIPPING THE C# CLIENT TEST: no %s on PATH after installing mono-mcs", name)
 	}
 	return p
 }
