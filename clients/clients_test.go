@@ -111,9 +111,13 @@ func labBinary(t *testing.T) string {
 	return labBin
 }
 
+// testToken is the access token of the labs the tests start with one.
+const testToken = "interplab-clients-test-token"
+
 // startLab runs lab serve on a free loopback port and a fresh data
-// directory until the end of the test, and returns its URL.
-func startLab(t *testing.T) string {
+// directory until the end of the test, with the access token testToken
+// when token is set, and returns its URL.
+func startLab(t *testing.T, token bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -124,6 +128,9 @@ func startLab(t *testing.T) string {
 	var log bytes.Buffer
 	cmd := exec.Command(labBinary(t), "serve", "-addr", addr, "-data", t.TempDir())
 	cmd.Stdout, cmd.Stderr = &log, &log
+	if token {
+		cmd.Env = append(os.Environ(), "LAB_TOKEN="+testToken)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +143,7 @@ func startLab(t *testing.T) string {
 	})
 	url := "http://" + addr
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(url + "/api/sessions"); err == nil {
+		if resp, err := http.Get(url + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return url
@@ -153,7 +160,10 @@ func startLab(t *testing.T) string {
 func newSession(t *testing.T, lab string, settings map[string]any) (string, string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"name": "game", "settings": settings})
-	resp, err := http.Post(lab+"/api/sessions", "application/json", bytes.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, lab+"/api/sessions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testToken) // ignored by a lab without a token
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +255,8 @@ func await(t *testing.T, lines <-chan line, d time.Duration, what string, ok fun
 // browser's Origin), and drains what it is sent.
 func designer(t *testing.T, lab, id string) *websocket.Conn {
 	t.Helper()
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(lab, "http")+"/ws/sessions/"+id, http.Header{"Origin": {lab}})
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(lab, "http")+"/ws/sessions/"+id,
+		http.Header{"Origin": {lab}, "Authorization": {"Bearer " + testToken}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +303,7 @@ func checkSets(t *testing.T, lines <-chan line, d *websocket.Conn, sets []knobSe
 // line saying why.
 func TestMirrorSettings(t *testing.T) {
 	dir := build(t, "mirror.cs", "Mirror.dll", []string{"unity/InterpLabLink.cs", "mirror/InterpLabMirror.cs"}, "testdata/mirror_harness.cs")
-	lab := startLab(t)
+	lab := startLab(t, false)
 	page, id := newSession(t, lab, map[string]any{"mirror.bufferLimit": 40})
 	lines, _ := startHarness(t, dir, "settings", page)
 	await(t, lines, 60*time.Second, "the session's config in the game", func(s string) bool { return s == "ready" })
@@ -412,7 +423,7 @@ func flatDiff(a, b []byte) string {
 func TestMirrorCapture(t *testing.T) {
 	captureProtocol(t)
 	dir := build(t, "mirror.cs", "Mirror.dll", []string{"unity/InterpLabLink.cs", "mirror/InterpLabMirror.cs"}, "testdata/mirror_harness.cs")
-	lab := startLab(t)
+	lab := startLab(t, false)
 	page, _ := newSession(t, lab, map[string]any{"mirror.timelineOffset": false})
 	csvPath := filepath.Join(t.TempDir(), "updates.csv")
 	lines, cmd := startHarness(t, dir, "capture", page, "mirror-match", csvPath)
@@ -420,15 +431,16 @@ func TestMirrorCapture(t *testing.T) {
 	checkCaptureMatchesCSV(t, lab, "mirror-match", csvPath, 60*30*50)
 }
 
-// TestNGOSettings: a designer's set reaches the declared NGO's
+// TestNGOSettings: on a lab with an access token, which the game gives, a
+// designer's set reaches the declared NGO's
 // NetworkTimeSystem, Time.maximumDeltaTime and NetworkTransform fields
 // within 100 ms, in NGO's units (the export's); a knob NGO reads only at
 // start, or fixes, is one log line saying why.
 func TestNGOSettings(t *testing.T) {
 	dir := build(t, "ngo.cs", "Unity.Netcode.Runtime.dll", []string{"unity/InterpLabLink.cs", "ngo/InterpLabNGO.cs"}, "testdata/ngo_harness.cs")
-	lab := startLab(t)
+	lab := startLab(t, true) // the lab's token applies to games too
 	page, id := newSession(t, lab, map[string]any{"ngo.hardResetThresholdSec": 0.35})
-	lines, _ := startHarness(t, dir, "settings", page)
+	lines, _ := startHarness(t, dir, "settings", page, testToken)
 	await(t, lines, 60*time.Second, "the session's config in the game", func(s string) bool { return s == "ready" })
 	d := designer(t, lab, id)
 	checkSets(t, lines, d, []knobSet{
@@ -461,7 +473,7 @@ func TestNGOSettings(t *testing.T) {
 func TestNGOCapture(t *testing.T) {
 	captureProtocol(t)
 	dir := build(t, "ngo.cs", "Unity.Netcode.Runtime.dll", []string{"unity/InterpLabLink.cs", "ngo/InterpLabNGO.cs"}, "testdata/ngo_harness.cs")
-	lab := startLab(t)
+	lab := startLab(t, false)
 	page, _ := newSession(t, lab, nil)
 	csvPath := filepath.Join(t.TempDir(), "updates.csv")
 	lines, cmd := startHarness(t, dir, "capture", page, "ngo-match", csvPath)

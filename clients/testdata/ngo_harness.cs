@@ -1,7 +1,7 @@
 // The NGO client's console harness: it drives InterpLabNGO's update loop as
 // Unity would, against the declared NGO 2.1.1 (clients_test.go).
 //
-//   mono Harness.exe settings URL
+//   mono Harness.exe settings URL [TOKEN]
 //     a started client with one spawned InterpLabNetworkTransform follows
 //     the session; prints "ready" once the first config is applied, then
 //     "changed NAME VALUE" within a millisecond of any change to the declared
@@ -36,6 +36,7 @@ public static class Harness
             IsClient = true, IsListening = true,
         };
         var c = new InterpLabNGO { sessionUrl = args[1], capture = args[0] == "capture" };
+        if (args[0] == "settings" && args.Length > 2) c.token = args[2];
         if (args[0] == "settings") return Settings(c);
         return Capture(c, args[2], args[3]);
     }
