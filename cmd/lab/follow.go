@@ -7,17 +7,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/live"
 	"interplab/cmd/lab/internal/unrealrc"
-)
-
-// lab follow's backoff: the wait doubles after each failed attempt, resets once connected.
-const (
-	followMinWait = 500 * time.Millisecond
-	followMaxWait = 30 * time.Second
 )
 
 const followUsage = `Usage: lab follow [-once] [-token TOKEN] [-unreal URL -unreal-object PATH...] URL
@@ -58,7 +51,6 @@ func runFollow(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.Bad(err)
 	}
-	f := live.Follower{URL: wsURL, Token: tokenFlag(), Once: *once, Stdout: out, Stderr: stderr,
-		MinWait: followMinWait, MaxWait: followMaxWait, Jitter: rand.Int64N}
+	f := live.Follower{URL: wsURL, Token: tokenFlag(), Once: *once, Stdout: out, Stderr: stderr, Jitter: rand.Int64N}
 	return c.Exit(stopUnreal(f.Run(ctx)))
 }
