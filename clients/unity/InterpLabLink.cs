@@ -355,7 +355,14 @@ namespace InterpLab
                     lock (queueLock)
                     {
                         if (live.closed) break;
-                        if (live.saved) { ended = true; Monitor.PulseAll(queueLock); return true; }
+                        if (live.saved)
+                        {
+                            // Ended here or by Stop capture on the page: later
+                            // updates are not captured.
+                            ended = ending = true;
+                            Monitor.PulseAll(queueLock);
+                            return true;
+                        }
                         DateTime now = DateTime.UtcNow;
                         tokens = Math.Min(maxBatch, tokens + live.ceiling * (now - last).TotalSeconds);
                         last = now;
@@ -398,6 +405,7 @@ namespace InterpLab
             }
             lock (queueLock)
             {
+                ending = true; // later updates are not captured
                 if (code == 1000) ended = true;
                 else log("InterpLab: capture stopped: " + why);
                 Monitor.PulseAll(queueLock);
