@@ -69,7 +69,16 @@ public static class Harness
             }
             last = now;
             // The session the test made has bufferLimit 40: its config is in.
-            if (!ready && si.bufferLimit == 40) { ready = true; Console.WriteLine("ready"); }
+            if (!ready && si.bufferLimit == 40)
+            {
+                ready = true;
+                // A NetworkTransform spawned after the config gets its knobs
+                // in its first frame.
+                NetworkTransformUnreliable late = Spawn(2);
+                c.Update();
+                Console.WriteLine("late positionSensitivity " + G(late.positionSensitivity));
+                Console.WriteLine("ready");
+            }
         }
         return 0;
     }
