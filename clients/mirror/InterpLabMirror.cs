@@ -135,13 +135,17 @@ public class InterpLabMirror : MonoBehaviour
         uint mult = nt.sendIntervalMultiplier;
         double shift = interval * (mult - 1) + (nt.timelineOffset ? interval * mult : 0);
         uint entity = nt.ComponentIndex == 0 ? nt.netId : nt.netId | ((uint)nt.ComponentIndex << 24);
-        foreach (var kv in nt.clientSnapshots)
+        // By index: no enumerator to collect each frame.
+        IList<double> keys = nt.clientSnapshots.Keys;
+        IList<TransformSnapshot> values = nt.clientSnapshots.Values;
+        for (int i = 0; i < keys.Count; i++)
         {
-            if (seen.times.Contains(kv.Key)) continue;
-            seen.times.Add(kv.Key);
-            seen.order.Enqueue(kv.Key);
+            double key = keys[i];
+            if (seen.times.Contains(key)) continue;
+            seen.times.Add(key);
+            seen.order.Enqueue(key);
             if (seen.order.Count > 256) seen.times.Remove(seen.order.Dequeue());
-            TransformSnapshot snap = kv.Value;
+            TransformSnapshot snap = values[i];
             // Mirror's send times are seconds; the rate shown is its send rate.
             if (!link.Capturing) link.StartCapture(NetworkServer.sendRate, 0);
             var r = snap.rotation;

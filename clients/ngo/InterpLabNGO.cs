@@ -44,6 +44,7 @@ public class InterpLabNGO : MonoBehaviour
     readonly HashSet<InterpLabNetworkTransform> transforms = new HashSet<InterpLabNetworkTransform>();
     NetworkTimeSystem timeSystem; // the one the time knobs were set on
     static readonly string[] timeKnobs = { "ngo.serverBufferSec", "ngo.localBufferSec", "ngo.hardResetThresholdSec", "ngo.adjustmentRatio" };
+    static readonly string[] transformKnobs = { "ngo.positionThreshold", "ngo.useUnreliableDeltas", "ngo.maxInterpolationBound" };
 
     public void OnEnable()
     {
@@ -184,7 +185,7 @@ public class InterpLabNGO : MonoBehaviour
             if (v is double && (float)(double)v == (float)kv.Value) continue;
             Refuse(kv.Key, v, "fixed by NGO 2.1.1 at " + kv.Value + " (private to NetworkTransform, or hard-coded): the game keeps " + kv.Value + " unless the package is forked");
         }
-        foreach (string name in new[] { "ngo.positionThreshold", "ngo.useUnreliableDeltas", "ngo.maxInterpolationBound" })
+        foreach (string name in transformKnobs)
             if (Changed(name, out v)) Log("InterpLab: " + name + " = " + v + " (each InterpLabNetworkTransform)");
     }
 
