@@ -209,6 +209,7 @@ type line struct {
 func startHarness(t *testing.T, dir string, args ...string) (<-chan line, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(tool(t, "mono"), append([]string{filepath.Join(dir, "Harness.exe")}, args...)...)
+	cmd.Dir = dir // where mono would write a crash report
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -341,54 +341,77 @@ namespace InterpLab
                 }
                 var reader = new Thread(() => ReadCapture(ws, live)) { IsBackground = true, Name = "InterpLab capture reader" };
                 reader.Start();
-                // Resend what the lab has not stored, in order.
-                Sent[] resend;
-                lock (queueLock) resend = unacked.ToArray();
-                foreach (Sent b in resend) SendBinary(ws, b.frame);
-
-                double tokens = maxBatch;
-                DateTime last = DateTime.UtcNow, lastSend = last;
-                bool endSent = false;
-                while (!stopping)
+                try
                 {
-                    byte[] frame = null;
-                    lock (queueLock)
-                    {
-                        if (live.closed) break;
-                        if (live.saved)
-                        {
-                            // Ended here or by Stop capture on the page: later
-                            // updates are not captured.
-                            ended = ending = true;
-                            Monitor.PulseAll(queueLock);
-                            return true;
-                        }
-                        DateTime now = DateTime.UtcNow;
-                        tokens = Math.Min(maxBatch, tokens + live.ceiling * (now - last).TotalSeconds);
-                        last = now;
-                        int n = Math.Min(Math.Min(count, maxBatch), (int)tokens);
-                        if (ending && count == 0 && unacked.Count == 0 && !endSent)
-                        {
-                            endSent = true;
-                            frame = new byte[0];
-                        }
-                        else if (n > 0 && unacked.Count < window && (n == maxBatch || ending || (now - lastSend).TotalMilliseconds >= FlushMs))
-                        {
-                            lastSend = now;
-                            frame = Frame(next, n);
-                            tokens -= n;
-                            unacked.Enqueue(new Sent { number = next, frame = frame });
-                            next++;
-                        }
-                        else Monitor.Wait(queueLock, 10);
-                    }
-                    if (frame == null) continue;
-                    if (frame.Length == 0) SendText(ws, "{\"type\":\"end\",\"dropped\":" + Dropped + "}");
-                    else SendBinary(ws, frame);
+                    return Stream(ws, live, unacked, ref next, maxBatch, window, out why);
                 }
-                reader.Join(1000);
-                return Closed(ws, out why);
+                finally
+                {
+                    // The socket goes only once its reader has stopped (a
+                    // dropped connection ends the pending receive at once):
+                    // mono's I/O thread aborts the process when a socket is
+                    // closed under a pending receive.
+                    if (!reader.Join(2000))
+                    {
+                        ws.Abort();
+                        reader.Join();
+                    }
+                }
             }
+        }
+
+        // Stream sends the queued updates in batches, and end when the game
+        // ends the capture, until the connection ends; as CaptureSession.
+        bool Stream(ClientWebSocket ws, CaptureState live, Queue<Sent> unacked, ref uint next, int maxBatch, int window, out string why)
+        {
+            why = "";
+            // Resend what the lab has not stored, in order.
+            Sent[] resend;
+            lock (queueLock) resend = unacked.ToArray();
+            foreach (Sent b in resend) SendBinary(ws, b.frame);
+
+            double tokens = maxBatch;
+            DateTime last = DateTime.UtcNow, lastSend = last;
+            bool endSent = false;
+            while (!stopping)
+            {
+                byte[] frame = null;
+                lock (queueLock)
+                {
+                    if (live.closed) break;
+                    if (live.saved)
+                    {
+                        // Ended here or by Stop capture on the page: later
+                        // updates are not captured.
+                        ended = ending = true;
+                        Monitor.PulseAll(queueLock);
+                        return true;
+                    }
+                    DateTime now = DateTime.UtcNow;
+                    tokens = Math.Min(maxBatch, tokens + live.ceiling * (now - last).TotalSeconds);
+                    last = now;
+                    int n = Math.Min(Math.Min(count, maxBatch), (int)tokens);
+                    if (ending && count == 0 && unacked.Count == 0 && !endSent)
+                    {
+                        endSent = true;
+                        frame = new byte[0];
+                    }
+                    else if (n > 0 && unacked.Count < window && (n == maxBatch || ending || (now - lastSend).TotalMilliseconds >= FlushMs))
+                    {
+                        lastSend = now;
+                        frame = Frame(next, n);
+                        tokens -= n;
+                        unacked.Enqueue(new Sent { number = next, frame = frame });
+                        next++;
+                    }
+                    else Monitor.Wait(queueLock, 10);
+                }
+                if (frame == null) continue;
+                if (frame.Length == 0) SendText(ws, "{\"type\":\"end\",\"dropped\":" + Dropped + "}");
+                else SendBinary(ws, frame);
+            }
+            if (stopping) return true;
+            return Closed(ws, out why);
         }
 
         // Closed decides what a closed capture connection means: true when
