@@ -7,25 +7,19 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/live"
+	"interplab/cmd/lab/internal/unrealrc"
 )
 
-// Reconnection backoff of lab follow: the wait doubles from followMinWait to
-// followMaxWait after each failed attempt, and resets once connected.
-const (
-	followMinWait = 500 * time.Millisecond
-	followMaxWait = 30 * time.Second
-)
-
-const followUsage = `Usage: lab follow [-once] [-token TOKEN] URL
+const followUsage = `Usage: lab follow [-once] [-token TOKEN] [-unreal URL -unreal-object PATH...] URL
 
 Follows a lab session the way a game would: connects to its live sync
 WebSocket, prints every config it receives as one line of JSON
 ({"schema":1,"settings":{...}}), and reconnects with backoff when the
-connection drops, until interrupted.
+connection drops, until interrupted. With -unreal it also sets the unreal-cmc
+knobs on a running Unreal editor through Epic's Remote Control API.
 
 URL is the session's page (http://localhost:8080/s/ID, or /s/ID/r/REV) or
 its WebSocket (ws://localhost:8080/ws/sessions/ID). A lab served with an
@@ -42,6 +36,7 @@ func runFollow(args []string, stdout, stderr io.Writer) int {
 	c := cli.New("follow", followUsage, stdout, stderr)
 	once := c.Flags.Bool("once", false, "exit after the first config instead of following")
 	tokenFlag := c.TokenFlag("the lab's access `token` (default $LAB_TOKEN)")
+	unreal := unrealrc.AddFlags(c.Flags)
 	pos, code, ok := c.Args(args, 1)
 	if !ok {
 		return code
@@ -52,8 +47,10 @@ func runFollow(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	token := tokenFlag()
-	f := live.Follower{URL: wsURL, Token: token, Once: *once, Stdout: stdout, Stderr: stderr,
-		MinWait: followMinWait, MaxWait: followMaxWait, Jitter: rand.Int64N}
-	return c.Exit(f.Run(ctx))
+	out, stopUnreal, err := unreal.Start(ctx, stdout, stderr)
+	if err != nil {
+		return c.Bad(err)
+	}
+	f := live.Follower{URL: wsURL, Token: tokenFlag(), Once: *once, Stdout: out, Stderr: stderr, Jitter: rand.Int64N}
+	return c.Exit(stopUnreal(f.Run(ctx)))
 }

@@ -22,6 +22,7 @@ func TestFollowUsage(t *testing.T) {
 		{args: []string{"http://h/s/abcdefgh2345", "extra"}, code: 2},
 		{args: []string{"-bogus", "http://h/s/abcdefgh2345"}, code: 2},
 		{args: []string{"not a url"}, code: 2},
+		{args: []string{"-unreal", "http://127.0.0.1:30010", "http://h/s/abcdefgh2345"}, code: 2}, // no -unreal-object
 		{args: []string{"-h"}, code: 0},
 	}
 	for _, tt := range tests {
@@ -82,5 +83,28 @@ func TestFollowFailures(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: lab follow did not exit", tt.name)
 		}
+	}
+}
+
+// TestFollowUnrealUnreachable: lab follow -once -unreal against an editor
+// that does not answer prints the config, says the knobs were not set, and
+// exits 1.
+func TestFollowUnrealUnreachable(t *testing.T) {
+	url, st := labServer(t)
+	r, err := st.Create(store.Draft{Name: "unreal", Settings: engine.Defaults()}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor := "http://" + ln.Addr().String()
+	ln.Close()
+	var out, errb bytes.Buffer
+	code := runFollow([]string{"-once", "-unreal", editor, "-unreal-object", "/Game/Maps/Arena.Arena:PersistentLevel.BP_Hero_C_0.CharMoveComp",
+		url + "/s/" + r.ID}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "unreal: the settings were not all set") || !strings.Contains(out.String(), `"settings"`) {
+		t.Errorf("lab follow -once -unreal with no editor = %d, stdout %q, stderr %q; want 1, the config, and the knobs not set", code, out.String(), errb.String())
 	}
 }

@@ -87,3 +87,32 @@ func unrealDetails(s *engine.Settings, name string) string {
 	}
 	return num(p.Get(s)) + " " + p.Unit
 }
+
+// UnrealProperty is one UCharacterMovementComponent property the unreal
+// export sets, as a running editor takes it through Epic's Remote Control
+// API: Value is the enum value's name (ENetworkSmoothingMode: "Disabled",
+// "Linear", "Exponential") or the float property's value, in Unreal's units
+// (seconds, centimetres), rounded to float32 as the property stores it.
+type UnrealProperty struct {
+	Name  string  // the C++ property name, as in the export
+	Param string  // the lab parameter it comes from
+	Enum  string  // the enum value's name; "" for a float property
+	Float float32 // the float property's value
+}
+
+// UnrealProperties returns the properties the unreal export sets from s, in
+// the export's order: lab follow -unreal sets the same ones, so what is
+// tuned live is what ships.
+func UnrealProperties(s *engine.Settings) []UnrealProperty {
+	out := make([]UnrealProperty, 0, len(unrealFields))
+	for _, f := range unrealFields {
+		p := UnrealProperty{Name: f.field, Param: f.param}
+		if f.param == "unreal.networkSmoothingMode" {
+			p.Enum = unrealEnum[s.NetworkSmoothingMode]
+		} else {
+			p.Float = float32(value(s, f.param))
+		}
+		out = append(out, p)
+	}
+	return out
+}

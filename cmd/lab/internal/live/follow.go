@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,13 +25,21 @@ import (
 // connection drops: the wait doubles from MinWait to MaxWait after each
 // failed attempt, and resets once connected.
 type Follower struct {
-	URL              string // ws:// or wss:// URL of the session's live sync (see FollowURL)
-	Token            string // the lab's access token, sent as a bearer; "" for none
-	Once             bool   // stop after the first config
-	Stdout, Stderr   io.Writer
+	URL            string // ws:// or wss:// URL of the session's live sync (see FollowURL)
+	Token          string // the lab's access token, sent as a bearer; "" for none
+	Once           bool   // stop after the first config
+	Stdout, Stderr io.Writer
+	// MinWait and MaxWait bound the backoff; zero is FollowMinWait and
+	// FollowMaxWait.
 	MinWait, MaxWait time.Duration
 	Jitter           func(n int64) int64 // random in [0, n), spreads the reconnects of many games
 }
+
+// The backoff of lab follow (a Follower's zero MinWait and MaxWait).
+const (
+	FollowMinWait = 500 * time.Millisecond
+	FollowMaxWait = 30 * time.Second
+)
 
 // Errors after which reconnecting cannot help.
 var (
@@ -43,7 +52,8 @@ var (
 // session is gone (ErrGone), the server refuses the client (ErrRefused),
 // or, with Once, any failure. It reports each reconnection on Stderr.
 func (f *Follower) Run(ctx context.Context) error {
-	wait := f.MinWait
+	minWait, maxWait := cmp.Or(f.MinWait, FollowMinWait), cmp.Or(f.MaxWait, FollowMaxWait)
+	wait := minWait
 	for {
 		connected, err := f.session(ctx)
 		switch {
@@ -55,7 +65,7 @@ func (f *Follower) Run(ctx context.Context) error {
 			return err
 		}
 		if connected {
-			wait = f.MinWait
+			wait = minWait
 		}
 		// Half the wait plus up to the other half at random.
 		d := wait/2 + time.Duration(f.Jitter(int64(wait/2)+1))
@@ -65,7 +75,7 @@ func (f *Follower) Run(ctx context.Context) error {
 			return nil
 		case <-time.After(d):
 		}
-		wait = min(2*wait, f.MaxWait)
+		wait = min(2*wait, maxWait)
 	}
 }
 

@@ -1,4 +1,6 @@
-// UnityEngine declarations the exports use (Unity Scripting API).
+// UnityEngine declarations the exports and the game clients (clients/) use
+// (Unity Scripting API).
+using System;
 using System.Collections;
 
 namespace UnityEngine
@@ -32,6 +34,7 @@ namespace UnityEngine
     public static class Debug
     {
         // The test harness's stand-in for the Console: errors go to stderr.
+        public static void Log(object message) { System.Console.WriteLine("Debug.Log: " + message); }
         public static void LogError(object message) { System.Console.Error.WriteLine("Debug.LogError: " + message); }
         public static void LogWarning(object message) { System.Console.Error.WriteLine("Debug.LogWarning: " + message); }
     }
@@ -40,5 +43,26 @@ namespace UnityEngine
         public static float realtimeSinceStartup { get { return 0; } }
         public static float unscaledTime { get { return 0; } }
         public static float maximumDeltaTime { get; set; }
+        public static double realtimeSinceStartupAsDouble { get; internal set; }
+    }
+    public struct Vector3
+    {
+        public float x, y, z;
+        public Vector3(float x, float y, float z) { this.x = x; this.y = y; this.z = z; }
+    }
+    public struct Quaternion
+    {
+        public float x, y, z, w;
+        public Quaternion(float x, float y, float z, float w) { this.x = x; this.y = y; this.z = z; this.w = w; }
+    }
+    [AttributeUsage(AttributeTargets.Class)]
+    public class DefaultExecutionOrder : Attribute
+    {
+        public DefaultExecutionOrder(int order) { }
+    }
+    [AttributeUsage(AttributeTargets.Field)]
+    public class TooltipAttribute : Attribute
+    {
+        public TooltipAttribute(string tooltip) { }
     }
 }
