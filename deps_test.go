@@ -27,7 +27,7 @@ import (
 // whether it came in a request, from a disk or over a WebSocket.
 const depsRules = `
 	NONE
-	< engine/..., web, cmd/lab/internal/obs, cmd/lab/internal/pgtest;
+	< engine/..., web, wasm/packdata, cmd/lab/internal/obs, cmd/lab/internal/pgtest;
 
 	engine/...
 	< presets, templates, wasm;
