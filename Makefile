@@ -25,10 +25,12 @@ build: wasm
 	$(GO) build -o bin/lab ./cmd/lab
 
 # The WebAssembly engine, served precompressed; wasm_exec.js must come from
-# the same Go that builds the module.
+# the same Go that builds the module. packdata joins the linker's data
+# segments, whose headers compress badly (wasm/packdata).
 wasm:
 	@mkdir -p $(DIST)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags=-s -o $(DIST)/lab.wasm ./wasm
+	$(GO) run ./wasm/packdata $(DIST)/lab.wasm
 	@if command -v zopfli >/dev/null 2>&1; then \
 		echo "zopfli $(DIST)/lab.wasm"; \
 		zopfli -c $(DIST)/lab.wasm > $(DIST)/lab.wasm.gz.tmp && mv -f $(DIST)/lab.wasm.gz.tmp $(DIST)/lab.wasm.gz && rm -f $(DIST)/lab.wasm; \

@@ -32,10 +32,15 @@ var refusedImports = []string{"fmt", "context", "interplab/engine/study"}
 // same issue's idle holds (technique.IdleSpans in mirror and ngo, an eighth
 // number per technique in the frame record) and issue 31's Unity Transport
 // 2.6 jitter and NetworkTransform's reliable pipeline in the link brought it
-// to 885,451 (+0.3 %): maxGzipped 890,000.
+// to 885,451 (+0.3 %): maxGzipped 890,000. Issue 30 joined the linker's
+// 38,063 data segments, whose headers hardly compress (wasm/packdata), and
+// stopped inlining param.EnumOf's closures into every table: 885,431 →
+// 818,796 under gzip -9 and 845,293 → 775,818 under zopfli (2026-11-28), so
+// both guards came down by what that saved less the two libraries the same
+// issue adds (about 30,000): maxGzipped 860,000, maxServed 820,000.
 const (
-	maxServed  = 860_000
-	maxGzipped = 890_000
+	maxServed  = 820_000
+	maxGzipped = 860_000
 )
 
 // TestWasmImports: go list -deps of the module under GOOS=js GOARCH=wasm
@@ -55,9 +60,10 @@ func TestWasmImports(t *testing.T) {
 	}
 }
 
-// TestWasmSize builds the module as make wasm does and holds it to
-// maxGzipped under gzip -9 -n and to maxServed under zopfli; a lab.wasm.gz
-// that make wasm left in web/dist is held to maxServed too.
+// TestWasmSize builds the module as make wasm does (go build, then
+// packdata) and holds it to maxGzipped under gzip -9 -n and to maxServed
+// under zopfli; a lab.wasm.gz that make wasm left in web/dist is held to
+// maxServed too.
 func TestWasmSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the module")
@@ -67,6 +73,9 @@ func TestWasmSize(t *testing.T) {
 	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("go", "run", "./packdata", mod).CombinedOutput(); err != nil {
+		t.Fatalf("packdata: %v\n%s", err, out)
 	}
 	compressed := func(name string, args ...string) (int, bool) {
 		bin, err := exec.LookPath(name)

@@ -21,35 +21,21 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"interplab/cmd/lab/internal/wire"
 	"interplab/engine"
 )
 
-// Error is an answer of the API that is not a success: an HTTP status and
-// the error body.
-type Error struct {
-	Status int    // HTTP status; 0 means 400 Bad Request
-	Msg    string // the message, for a person
-	Field  string // the key, query parameter or vocabulary name at fault; "" for none
-	Line   int    // the 1-based line of an uploaded file at fault; 0 for none
-	// Current is, for a 409, what the request was stale against; nil
-	// for none.
-	Current any
-	// RetryAfter is, for a 503 or a 429, when to try again (sent as
-	// Retry-After, whole seconds); 0 for none.
-	RetryAfter time.Duration
-}
+// Error is wire.Error, an answer of the API that is not a success: an
+// HTTP status and the error body. It lives in package wire so that the file
+// formats and the store, below this layer, report bad input in it too.
+type Error = wire.Error
 
-func (e *Error) Error() string { return e.Msg }
-
-// BadRequest is a 400 naming the field at fault.
-func BadRequest(field, msg string) *Error {
-	return &Error{Status: http.StatusBadRequest, Field: field, Msg: msg}
-}
+// BadRequest is wire.BadRequest, a 400 naming the field at fault.
+func BadRequest(field, msg string) *Error { return wire.BadRequest(field, msg) }
 
 // status is e's HTTP status.
-func (e *Error) status() int {
+func status(e *Error) int {
 	if e.Status == 0 {
 		return http.StatusBadRequest
 	}
@@ -64,18 +50,9 @@ type body struct {
 	Current any    `json:"current,omitempty"`
 }
 
-// Text returns the message and the field at fault of an error the client
-// caused: an *Error or an *engine.FieldError anywhere in err's chain, else
-// err's own message and no field.
-func Text(err error) (msg, field string) {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Msg, e.Field
-	}
-	if fe, ok := errors.AsType[*engine.FieldError](err); ok {
-		return fe.Error(), fe.Field
-	}
-	return err.Error(), ""
-}
+// Text is wire.Text: the message and the field at fault of an error the
+// client caused.
+func Text(err error) (msg, field string) { return wire.Text(err) }
 
 // WriteError answers err in the one error shape: an *Error with its
 // status, an *engine.FieldError (a value out of its range) as a 400 naming
@@ -93,7 +70,7 @@ func WriteError(w http.ResponseWriter, err error) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	SetRetryAfter(w, e.RetryAfter)
-	WriteJSON(w, e.status(), body{Error: e.Msg, Field: e.Field, Line: e.Line, Current: e.Current})
+	WriteJSON(w, status(e), body{Error: e.Msg, Field: e.Field, Line: e.Line, Current: e.Current})
 }
 
 // SetRetryAfter tells the client of a 503 or a 429 to try again after d:
@@ -130,11 +107,6 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(append(data, '\n'))
 }
 
-// Clip shortens s to at most n characters, for quoting user text in a
-// message.
-func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}
+// Clip is wire.Clip: s shortened to at most n characters, for quoting user
+// text in a message.
+func Clip(s string, n int) string { return wire.Clip(s, n) }

@@ -9,6 +9,12 @@ import (
 	"testing"
 )
 
+// testInner is the body middlewareServer decodes.
+type testInner struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
 // middlewareServer serves a handler behind the whole chain: it decodes a
 // JSON body of at most 64 bytes, and panics on {"name":"panic"}.
 func middlewareServer(t *testing.T) *httptest.Server {

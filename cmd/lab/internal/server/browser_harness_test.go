@@ -101,6 +101,10 @@ func buildBrowserAssets() (fs.FS, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build wasm: %v\n%s", err, out)
 	}
+	// As make wasm does: the page loads the module packdata packed.
+	if out, err := exec.Command("go", "run", "interplab/wasm/packdata", wasm).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pack wasm: %v\n%s", err, out)
+	}
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env GOROOT: %v", err)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
-	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/wire"
 
 	"interplab/engine"
 )
@@ -348,7 +348,7 @@ func TestStoreHostileInput(t *testing.T) {
 			} else {
 				_, err = st.Save(tt.id, tt.draft, storeT0)
 			}
-			if _, field := jsonapi.Text(err); err == nil || field != tt.field {
+			if _, field := wire.Text(err); err == nil || field != tt.field {
 				t.Errorf("%s: error %v, want an error naming %q", tt.name, err, tt.field)
 			}
 		}

@@ -15,7 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/wire"
 	"interplab/engine"
 )
 
@@ -63,7 +63,7 @@ var (
 // Sessions are saved sessions. Every save is a new revision of a session;
 // nothing is overwritten. A deleted session is only marked deleted and can
 // be restored for RestoreWindow. Malformed input is an *engine.FieldError
-// naming its field (a malformed id's field is "id"), or a *jsonapi.Error
+// naming its field (a malformed id's field is "id"), or a *wire.Error
 // naming it for text over its cap; a missing session or revision is one of
 // the Err values below.
 type Sessions interface {
@@ -272,7 +272,7 @@ func CheckSessionID(id string) error {
 		ok = strings.IndexByte(sessionIDAlphabet, id[i]) >= 0
 	}
 	if !ok {
-		return &engine.FieldError{Field: "id", Value: jsonapi.Clip(id, 40),
+		return &engine.FieldError{Field: "id", Value: wire.Clip(id, 40),
 			Allowed: strconv.Itoa(SessionIDLen) + " characters of a-z and 2-7"}
 	}
 	return nil
@@ -285,16 +285,16 @@ func (d *Draft) Check() error {
 	d.Name = strings.TrimSpace(d.Name)
 	n := utf8.RuneCountInString(d.Name)
 	if n == 0 || n > MaxNameRunes || !utf8.ValidString(d.Name) || strings.ContainsFunc(d.Name, unicode.IsControl) {
-		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(d.Name, 40),
+		return &engine.FieldError{Field: "name", Value: wire.Clip(d.Name, 40),
 			Allowed: "1 to " + strconv.Itoa(MaxNameRunes) + " characters, no control characters"}
 	}
 	if n := utf8.RuneCountInString(d.Notes); n > MaxNotesRunes {
 		// In the designer's terms: what the box holds, and what they gave.
-		return jsonapi.BadRequest("notes", fmt.Sprintf("notes: at most %d characters, got %d", MaxNotesRunes, n))
+		return wire.BadRequest("notes", fmt.Sprintf("notes: at most %d characters, got %d", MaxNotesRunes, n))
 	}
 	badNotes := func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
 	if !utf8.ValidString(d.Notes) || strings.ContainsFunc(d.Notes, badNotes) {
-		return &engine.FieldError{Field: "notes", Value: jsonapi.Clip(d.Notes, 40),
+		return &engine.FieldError{Field: "notes", Value: wire.Clip(d.Notes, 40),
 			Allowed: "at most " + strconv.Itoa(MaxNotesRunes) + " characters, no control characters but tabs and line breaks"}
 	}
 	if err := d.Settings.Validate(); err != nil {

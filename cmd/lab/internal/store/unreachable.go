@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/wire"
 )
 
 // ErrUnreachable is what a person is told when the lab cannot reach its
@@ -57,9 +57,9 @@ func Unreachable(err error) bool {
 // be reached (Unreachable): a 503 with Retry-After saying so in words a
 // person can act on (ErrUnreachable), never the cause; nil for any other
 // error. The caller logs the cause.
-func Outage(err error) *jsonapi.Error {
+func Outage(err error) *wire.Error {
 	if !Unreachable(err) {
 		return nil
 	}
-	return &jsonapi.Error{Status: http.StatusServiceUnavailable, Msg: ErrUnreachable.Error(), RetryAfter: UnreachableRetry}
+	return &wire.Error{Status: http.StatusServiceUnavailable, Msg: ErrUnreachable.Error(), RetryAfter: UnreachableRetry}
 }

@@ -52,7 +52,7 @@ import (
 	"strings"
 	"unicode"
 
-	"interplab/cmd/lab/internal/jsonapi"
+	"interplab/cmd/lab/internal/wire"
 	"interplab/engine"
 	"interplab/engine/geom"
 )
@@ -139,7 +139,7 @@ func Parse(r io.Reader, format, name string) (*engine.Trace, string, error) {
 		rows, err = parseSeed(br)
 	default:
 		return nil, "", &InputError{Field: "format",
-			Msg: fmt.Sprintf("unknown format %q: want %s", jsonapi.Clip(format, 20), strings.Join(formats, ", "))}
+			Msg: fmt.Sprintf("unknown format %q: want %s", wire.Clip(format, 20), strings.Join(formats, ", "))}
 	}
 	if lr.over {
 		return nil, format, &InputError{Msg: fmt.Sprintf("file over %d bytes", MaxBytes)}
@@ -259,8 +259,8 @@ func parseCSV(br *bufio.Reader) ([]Row, error) {
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(h))
 		if !slices.Contains(columns, name) {
-			return nil, &InputError{Line: hline, Field: jsonapi.Clip(name, 20),
-				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", jsonapi.Clip(h, 20), i+1, strings.Join(columns, ", "))}
+			return nil, &InputError{Line: hline, Field: wire.Clip(name, 20),
+				Msg: fmt.Sprintf("unknown column %q in the header (column %d): want %s", wire.Clip(h, 20), i+1, strings.Join(columns, ", "))}
 		}
 		if _, dup := col[name]; dup {
 			return nil, &InputError{Line: hline, Field: name, Msg: "column named twice"}
@@ -348,7 +348,7 @@ func (row *Row) fill(cell func(string) (string, bool)) *InputError {
 		text, _ := cell(k)
 		v, err := strconv.ParseFloat(text, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, &InputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", jsonapi.Clip(text, 20))}
+			return 0, &InputError{Field: k, Msg: fmt.Sprintf("%q is not a finite number", wire.Clip(text, 20))}
 		}
 		return v, nil
 	}
@@ -356,7 +356,7 @@ func (row *Row) fill(cell func(string) (string, bool)) *InputError {
 		text, _ := cell(k)
 		v, err := strconv.Atoi(text)
 		if err != nil || v < 0 {
-			return 0, &InputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", jsonapi.Clip(text, 20))}
+			return 0, &InputError{Field: k, Msg: fmt.Sprintf("%q is not a whole number from 0", wire.Clip(text, 20))}
 		}
 		return v, nil
 	}
@@ -480,8 +480,8 @@ func parseJSONL(br *bufio.Reader) ([]Row, error) {
 			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
 		}
 		var j jsonRow
-		if err := jsonapi.Unmarshal(line, &j, ""); err != nil {
-			msg, field := jsonapi.Text(err)
+		if err := wire.Unmarshal(line, &j, ""); err != nil {
+			msg, field := wire.Text(err)
 			return nil, &InputError{Line: n, Field: field, Msg: msg}
 		}
 		row, err := j.row()
@@ -705,7 +705,7 @@ func CheckName(name string) error {
 		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
 	}
 	if !ok {
-		return &engine.FieldError{Field: "name", Value: jsonapi.Clip(name, 40),
+		return &engine.FieldError{Field: "name", Value: wire.Clip(name, 40),
 			Allowed: fmt.Sprintf("1 to %d characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit", MaxNameLen)}
 	}
 	return nil

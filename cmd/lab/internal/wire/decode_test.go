@@ -1,4 +1,4 @@
-package jsonapi
+package wire
 
 import (
 	"encoding/json"
@@ -73,7 +73,7 @@ func TestUnmarshal(t *testing.T) {
 			continue
 		}
 		e, isAPI := err.(*Error)
-		if !isAPI || e.status() != 400 || e.Field != tt.field || !strings.Contains(e.Msg, tt.message) {
+		if !isAPI || e.Status != 400 || e.Field != tt.field || !strings.Contains(e.Msg, tt.message) {
 			t.Errorf("Unmarshal(%s) = %#v, want a 400 on field %q saying %q", tt.body, err, tt.field, tt.message)
 		}
 	}
