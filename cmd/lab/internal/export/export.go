@@ -1,11 +1,12 @@
 // Package export writes settings as the files a game team pastes as is:
 // the canonical JSON and a tc-netem script that puts a real server behind
-// the lab's network (a scenario's timeline included) for any settings; each
-// library technique's knobs in its library's own form (C++ for the seed's
-// Interpolator, Mirror and NGO C#, a Source .cfg, Unreal C++, geckos.io JS);
-// and the network for the engines' own network simulators. Every number in an export comes from
-// the settings; a mapping that is not exact is said in the export's own
-// comments. Each format is a file of its own.
+// the lab's network (a scenario's timeline included) for any settings; C++
+// for the seed's Interpolator; each library technique's knobs in its
+// library's own form, written by the technique's own package
+// (engine.LibraryExports); and the network for the engines' own network
+// simulators. Every number in an export comes from the settings; a mapping
+// that is not exact is said in the export's own comments. Each format is a
+// file of its own.
 package export
 
 import (
