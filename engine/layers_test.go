@@ -24,7 +24,8 @@ var layers = []struct {
 	{"interplab/engine/internal/goldentest", nil}, // the tests' golden files of numbers
 	{"interplab/engine/internal/peertest", nil},   // the libraries' and netsim's tests read their recorded cases with it
 	{lTechnique, []string{lGeom, lParam}},
-	{lTechnique + "/*", []string{lTechnique, lGeom, lParam}},
+	{lTools, []string{lTechnique, lParam}}, // the libraries' exports and case decoder, outside lab.wasm
+	{lTechnique + "/*", []string{lTechnique, lTools, lGeom, lParam}},
 	{lNetsim, []string{lGeom, lParam}},
 	{lMotion, []string{lGeom}},
 	{lEngine, []string{lTechnique, lTechnique + "/*", lNetsim, lMotion, lGeom, lParam}},
@@ -36,6 +37,7 @@ var layers = []struct {
 const (
 	lEngine    = "interplab/engine"
 	lTechnique = "interplab/engine/technique"
+	lTools     = "interplab/engine/technique/tools"
 	lNetsim    = "interplab/engine/netsim"
 	lMotion    = "interplab/engine/motion"
 	lGeom      = "interplab/engine/geom"

@@ -5,11 +5,6 @@ import (
 	"interplab/engine/param"
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
-	"interplab/engine/technique/geckos"
-	"interplab/engine/technique/mirror"
-	"interplab/engine/technique/ngo"
-	"interplab/engine/technique/source"
-	"interplab/engine/technique/unreal"
 )
 
 // Settings is every knob of a lab run. Its JSON keys are the vocabulary names
@@ -38,32 +33,14 @@ type Settings struct {
 	Libraries // the library techniques' own knobs, with the libraries' names
 }
 
-// Libraries are the library techniques' own knobs, each library's struct
-// as its package declares it. They sit one level below Settings, so that
-// a library's knob named like one of the lab's (Mirror's SendRate, NGO's
-// TickRate) never hides the lab's: s.SendRate is the server's send rate,
-// s.MirrorSettings.SendRate Mirror's. Their JSON keys are flat, like every
-// other field's.
-type Libraries struct {
-	MirrorSettings
-	GeckosSettings
-	NGOSettings
-	UnrealSettings
-	SourceSettings
-}
-
-// The settings of the link and of the techniques, each group's struct as its package
-// declares it: embedded in Settings, their fields are its fields and their
-// keys its JSON keys.
+// The settings of the link and of the lab's own techniques, each group's
+// struct as its package declares it: embedded in Settings, their fields are
+// its fields and their keys its JSON keys. (The library techniques' are in
+// Libraries, beside the technique list.)
 type (
 	NetworkSettings = netsim.Settings        // the link and the rates
 	EPICSettings    = epic.Settings[float64] // epic and epicfix
 	BufferSettings  = buffer.Settings        // buffer and hermite
-	MirrorSettings  = mirror.Settings        // mirror
-	NGOSettings     = ngo.Settings           // ngo
-	GeckosSettings  = geckos.Settings        // geckos
-	UnrealSettings  = unreal.Settings        // unreal-cmc
-	SourceSettings  = source.Settings        // source
 )
 
 // Defaults returns the parameter table's default settings.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"interplab/engine/geom"
-	"interplab/engine/param"
 	"interplab/engine/technique"
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/ioquake3"
@@ -17,13 +16,12 @@ import (
 // (20 Hz sends, 60 Hz ticks and frames, 50 ms latency plus up to 30 ms of
 // jitter, every 13th snapshot lost, entities on circles), one 60 Hz frame
 // per op after 2 s of priming, and reports the cost per entity-frame: the
-// techniques not yet in the engine's list (lightyear, ioquake3) against
+// newest library techniques (lightyear, ioquake3) at their defaults against
 // buffer, whose cost they are held to within 2×.
 func BenchmarkBatchFrame(b *testing.B) {
 	env := technique.Env{SendRate: 20, TickRate: 60, RenderRate: 60, MaxSpeed: 10, Latency: 0.05, Jitter: 0.015}
-	bufS := Defaults().BufferSettings
-	lyS := param.Defaults(lightyear.Params)
-	q3S := param.Defaults(ioquake3.Params)
+	d := Defaults()
+	bufS, lyS, q3S := d.BufferSettings, d.LightyearSettings, d.IOQuake3Settings
 	for _, tc := range []struct {
 		name string
 		make func(n int) technique.Batch

@@ -2,12 +2,15 @@ package engine
 
 import (
 	"slices"
+	"strings"
 
 	"interplab/engine/param"
 	"interplab/engine/technique"
 	"interplab/engine/technique/buffer"
 	"interplab/engine/technique/epic"
 	"interplab/engine/technique/geckos"
+	"interplab/engine/technique/ioquake3"
+	"interplab/engine/technique/lightyear"
 	"interplab/engine/technique/mirror"
 	"interplab/engine/technique/ngo"
 	"interplab/engine/technique/snap"
@@ -27,6 +30,34 @@ const (
 	TechNGO     = ngo.Name           // Unity Netcode for GameObjects' NetworkTransform
 	TechUnreal  = unreal.Name        // Unreal Engine's CharacterMovementComponent
 	TechSource  = source.Name        // the Source engine's entity interpolation
+)
+
+// Libraries are the library techniques' own knobs, each library's struct
+// as its package declares it. They sit one level below Settings, so that
+// a library's knob named like one of the lab's (Mirror's SendRate, NGO's
+// TickRate) never hides the lab's: s.SendRate is the server's send rate,
+// s.MirrorSettings.SendRate Mirror's. Their JSON keys are flat, like every
+// other field's. A library is its folder, a field here and a row of
+// techDefs: nothing else in the program names it.
+type Libraries struct {
+	MirrorSettings
+	GeckosSettings
+	NGOSettings
+	UnrealSettings
+	SourceSettings
+	LightyearSettings
+	IOQuake3Settings
+}
+
+// The library techniques' settings, as their packages declare them.
+type (
+	MirrorSettings    = mirror.Settings    // mirror
+	NGOSettings       = ngo.Settings       // ngo
+	GeckosSettings    = geckos.Settings    // geckos
+	UnrealSettings    = unreal.Settings    // unreal-cmc
+	SourceSettings    = source.Settings    // source
+	LightyearSettings = lightyear.Settings // lightyear
+	IOQuake3Settings  = ioquake3.Settings  // ioquake3
 )
 
 // techDef is one row of the technique table: a technique.Def with its
@@ -50,6 +81,10 @@ type techDef struct {
 	canonical func(s, base *Settings)
 	batch     func(s *Settings, env *technique.Env, n int) technique.Batch
 	one       func(s *Settings, env *technique.Env) technique.Technique
+
+	library *technique.Library // nil for the lab's own techniques
+	export  *Export
+	cases   func(caseJSON []byte) ([]technique.PeerFrame, error)
 }
 
 // row returns the row of technique d, whose settings are the field of
@@ -78,6 +113,13 @@ func row[P any](d technique.Def[P], field func(*Settings) P) techDef {
 	}
 	one := d.One
 	r.one = func(s *Settings, env *technique.Env) technique.Technique { return one(field(s), env) }
+	r.library, r.cases = d.Library, d.Cases
+	if x := d.Export; x != nil {
+		r.export = &Export{Technique: d.Name, Format: x.Format, Label: x.Label, ContentType: x.ContentType, File: x.File, Ext: x.Ext,
+			Write: func(b *strings.Builder, s *Settings, from, warning string) {
+				x.Write(b, field(s), &technique.ExportEnv{From: from, Warning: warning, Env: envOf(s)})
+			}}
+	}
 	return r
 }
 
@@ -106,6 +148,8 @@ var techDefs = [...]techDef{
 	row(ngo.Def, func(s *Settings) *NGOSettings { return &s.NGOSettings }),
 	row(unreal.Def, func(s *Settings) *UnrealSettings { return &s.UnrealSettings }),
 	row(source.Def, func(s *Settings) *SourceSettings { return &s.SourceSettings }),
+	row(lightyear.Def, func(s *Settings) *LightyearSettings { return &s.LightyearSettings }),
+	row(ioquake3.Def, func(s *Settings) *IOQuake3Settings { return &s.IOQuake3Settings }),
 }
 
 // numTechniques is len(techDefs), as a constant for the Set mask and
@@ -173,6 +217,57 @@ func envOf(s *Settings) technique.Env {
 func UnderrunByDesign(name string) bool {
 	i := techniqueIndex(name)
 	return i >= 0 && techDefs[i].underrunByDesign
+}
+
+// Export is a library technique's export (technique.Export) over the
+// lab's settings: it writes the technique's knobs as the file a game on the
+// library pastes.
+type Export struct {
+	Technique   string // the technique whose settings it writes
+	Format      string // the name in -format and ?format=
+	Label       string // the page's link text
+	ContentType string
+	File        string // the download's name; "" names it after the preset, with Ext
+	Ext         string
+	// Write writes s, which must be valid; from is where the values come
+	// from and warning the rate warning's comment lines (technique.ExportEnv).
+	Write func(b *strings.Builder, s *Settings, from, warning string)
+}
+
+// Library returns what names the library that technique name reproduces
+// (title, note, version, commit), nil for one of the lab's own techniques
+// or an unknown name.
+func Library(name string) *technique.Library {
+	if i := techniqueIndex(name); i >= 0 {
+		return techDefs[i].library
+	}
+	return nil
+}
+
+// LibraryExports lists the library techniques' exports, in the technique
+// list's order; empty in lab.wasm, which leaves the writers out.
+func LibraryExports() []*Export {
+	var out []*Export
+	for i := range techDefs {
+		if x := techDefs[i].export; x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// PeerCases returns, by library (a case's library field, its technique's
+// name), the function that decodes one of the library's recorded cases and
+// replays it through its technique, for every library with cases; empty
+// in lab.wasm.
+func PeerCases() map[string]func(caseJSON []byte) ([]technique.PeerFrame, error) {
+	out := map[string]func([]byte) ([]technique.PeerFrame, error){}
+	for i := range techDefs {
+		if f := techDefs[i].cases; f != nil {
+			out[techDefs[i].name] = f
+		}
+	}
+	return out
 }
 
 // LibraryTechnique tells whether name is a technique that reproduces a

@@ -30,7 +30,8 @@ func TestAllValid(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"epic-seed", "harbor-before", "harbor-after", "lan", "wifi", "4g",
-		"ping80", "ping120", "ping200", "source-66tick", "ngo-defaults", "mirror-30hz", "geckos-20fps", "unreal-defaults"} {
+		"ping80", "ping120", "ping200", "source-66tick", "ngo-defaults", "mirror-30hz", "geckos-20fps", "unreal-defaults",
+		"lightyear-defaults", "ioquake3-defaults"} {
 		if !seen[name] {
 			t.Errorf("preset %q missing", name)
 		}

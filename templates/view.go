@@ -54,29 +54,24 @@ type PresetView struct {
 	Custom bool
 }
 
-// libraryTitles names the library techniques for people, in the order the
-// "which library are you on?" picker lists them.
-var libraryTitles = []struct{ technique, title, note string }{
-	{"mirror", "Mirror", "Unity, NetworkTransform with snapshot interpolation"},
-	{"ngo", "Unity Netcode for GameObjects", "NetworkTransform's BufferedLinearInterpolator"},
-	{"unreal-cmc", "Unreal Engine", "CharacterMovementComponent, simulated proxies"},
-	{"source", "Source engine", "cl_interp, cl_updaterate, Hermite interpolation"},
-	{"geckos", "geckos.io", "@geckos.io/snapshot-interpolation, browser games"},
-}
-
 // libraryView is one library of the picker with its presets.
 type libraryView struct {
 	Technique, Title, Note string
 	Presets                []PresetView
 }
 
-// libraries returns the libraries that have presets, in picker order.
+// libraries returns the libraries that have presets, in picker order: the
+// technique list's, each titled by its technique (engine.Library).
 func libraries(v PageView) []libraryView {
 	var out []libraryView
-	for _, l := range libraryTitles {
-		lv := libraryView{Technique: l.technique, Title: l.title, Note: l.note}
+	for _, t := range engine.TechniqueNames {
+		l := engine.Library(t)
+		if l == nil {
+			continue
+		}
+		lv := libraryView{Technique: t, Title: l.Title, Note: l.Note}
 		for _, p := range v.Presets {
-			if p.Library == l.technique {
+			if p.Library == t {
 				lv.Presets = append(lv.Presets, p)
 			}
 		}
@@ -134,18 +129,23 @@ func libraryPresets(v PageView) []PresetView {
 }
 
 // groupTitles names the parameter groups, in display order: the
-// scenario and the network, then each technique's own settings.
-var groupTitles = []struct{ name, title string }{
-	{"scenario", "Scenario"},
-	{"network", "Network"},
-	{"buffer", "Snapshot buffer"},
-	{"epic", "EPIC"},
-	{"mirror", "Mirror"},
-	{"ngo", "Unity Netcode for GameObjects"},
-	{"source", "Source engine"},
-	{"unreal", "Unreal CharacterMovement"},
-	{"geckos", "geckos.io snapshot-interpolation"},
-}
+// scenario and the network, the lab's own techniques' settings, then each
+// library technique's, titled by its technique (engine.Library), in the
+// technique list's order.
+var groupTitles = func() []struct{ name, title string } {
+	out := []struct{ name, title string }{
+		{"scenario", "Scenario"},
+		{"network", "Network"},
+		{"buffer", "Snapshot buffer"},
+		{"epic", "EPIC"},
+	}
+	for _, t := range engine.TechniqueNames {
+		if l := engine.Library(t); l != nil && engine.TechniqueGroup(t) != "" {
+			out = append(out, struct{ name, title string }{engine.TechniqueGroup(t), l.Group})
+		}
+	}
+	return out
+}()
 
 type groupView struct {
 	Name, Title string

@@ -34,7 +34,7 @@ var lab = &cli.Group{Name: "lab", Intro: "Interp Lab: tune how remote entities a
 	{Name: "tune", Summary: "search a technique's settings for the least weighted cost", Run: cli.NoStdin(runTune)},
 	{Name: "presets", Summary: "list the presets -preset takes", Run: cli.NoStdin(runPresets)},
 	{Name: "params", Summary: "list the parameters -set takes: units, ranges, defaults", Run: cli.NoStdin(runParams)},
-	{Name: "export", Summary: "print settings as JSON, a technique's own (C++, Mirror, NGO, Source, Unreal, geckos.io), netem or a network simulator's", Run: cli.NoStdin(runExport)},
+	{Name: "export", Summary: "print settings as JSON, a technique's own (C++, or its library's: C#, Rust, JS, .cfg), netem or a network simulator's", Run: cli.NoStdin(runExport)},
 	{Name: "follow", Summary: "follow a session's live settings, as a game would", Run: cli.NoStdin(runFollow)},
 	{Name: "peers", Summary: "check library techniques against frames the real libraries drew", Run: peersCommands.Run},
 	{Name: "trace", Summary: "import, list, show and replay recorded packet traces", Run: func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

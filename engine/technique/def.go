@@ -2,6 +2,7 @@ package technique
 
 import (
 	"strconv"
+	"strings"
 
 	"interplab/engine/param"
 )
@@ -69,6 +70,60 @@ type Def[P any] struct {
 	Batch func(s P, env *Env, n int) Batch
 	// One makes the technique for one entity.
 	One func(s P, env *Env) Technique
+
+	// Library, if not nil, is the netcode library the technique
+	// reproduces, for people: a technique with one is a library technique.
+	Library *Library
+
+	// Export and Cases are the library's tools: they are set by a file
+	// of the technique's package built only outside lab.wasm (//go:build
+	// !js), whose init fills them in before the engine's technique list
+	// reads the Def, so that fmt and encoding/json stay out of the page's
+	// module. Both are nil in lab.wasm, and for a technique without them.
+	//
+	// Export writes the settings as the file a game team pastes.
+	Export *Export[P]
+	// Cases decodes one of the library's recorded cases (golden/peers,
+	// its "library" field the Def's Name) and replays it through the
+	// technique: what `lab peers check` compares with the library's frames.
+	Cases func(caseJSON []byte) ([]PeerFrame, error)
+}
+
+// Library is what names a library technique's library for people.
+type Library struct {
+	Title   string // the library's name: "Unity Netcode for GameObjects"
+	Note    string // what of it the technique reproduces, one line for the picker
+	Group   string // the title of the group of its knobs in the page
+	Version string // the version reproduced: "2.1.1", "Source SDK 2013"
+	Commit  string // the commit reproduced, 40 hex digits
+}
+
+// Export is a library technique's export: its settings written as the file
+// a game on the library pastes, in the library's own names and units.
+type Export[P any] struct {
+	Format      string // the name in -format and ?format=
+	Label       string // the page's link text
+	ContentType string // the download's content type
+	// File is the download's file name; "" names it after the preset,
+	// interplab-<preset><Ext>.
+	File string
+	Ext  string
+	// Write writes s. It reads the library's knobs from s and their units
+	// and docs from the technique's own parameter rows, never a retyped
+	// name or default.
+	Write func(b *strings.Builder, s P, x *ExportEnv)
+}
+
+// ExportEnv is what an Export's Write is told beyond its settings.
+type ExportEnv struct {
+	// From says where the values come from, as the export's heading says
+	// it: `preset "wifi"`, `session "Harbor" rev 3`.
+	From string
+	// Warning is "//" comment lines ending in a newline that warn that the
+	// lab ran its server at other rates than the game's knobs give, or ""
+	// when they agree.
+	Warning string
+	Env     Env // the run the settings were tuned in
 }
 
 // None is the settings of a technique that has none (snap).

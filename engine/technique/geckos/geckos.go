@@ -93,6 +93,8 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "geckos", Params: Params,
 	Delay: func(s *Settings, _ *technique.Env) float64 { return geckosBuffer(s) / 1000 },
 	Batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newGeckosBatch(s, n) },
 	One:   func(s *Settings, _ *technique.Env) technique.Technique { return newGeckos(s) },
+	Library: &technique.Library{Title: "geckos.io", Note: "@geckos.io/snapshot-interpolation, browser games",
+		Group: "geckos.io snapshot-interpolation", Version: "1.1.1"},
 }
 
 // advice says when serverFPS is set and is not the server's send

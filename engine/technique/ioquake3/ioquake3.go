@@ -111,6 +111,8 @@ var Def = technique.Def[*Settings]{Name: Name, Group: Name, Params: Params,
 	Delay:  delay,
 	Batch:  func(s *Settings, env *technique.Env, n int) technique.Batch { return newBatch(s, env, n) },
 	One:    func(s *Settings, env *technique.Env) technique.Technique { return newOne(s, env) },
+	Library: &technique.Library{Title: "Quake III (ioquake3)", Note: "id Tech 3 shooters: cl_timeNudge, snaps, cg_smoothClients",
+		Group: "Quake III (ioquake3)", Commit: "5956299e80b29ef3891bcec8e99cd3e680f34b1a"},
 }
 
 // frameMsec is the server frame, ms: 1000/sv_fps in whole ms.

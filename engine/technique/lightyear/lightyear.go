@@ -138,6 +138,8 @@ var Def = technique.Def[*Settings]{Name: Name, Group: Name, Params: Params,
 	Delay: delay,
 	Batch: func(s *Settings, env *technique.Env, n int) technique.Batch { return newBatch(s, env, n) },
 	One:   func(s *Settings, env *technique.Env) technique.Technique { return newOne(s, env) },
+	Library: &technique.Library{Title: "lightyear", Note: "Bevy (Rust): the interpolation timeline synced to the server tick",
+		Group: "lightyear", Version: "main after 0.26", Commit: "03c79316d20b4bb3962f9a9198a0ba4e2b17bb15"},
 }
 
 // durationNs is s seconds as whole nanoseconds.

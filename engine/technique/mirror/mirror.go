@@ -213,6 +213,8 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "mirror", Params: Params,
 	Rates: func(s *Settings) (float64, float64) { return float64(s.SendRate), float64(s.SendRate) },
 	Batch: newMirrorBatch,
 	One:   func(s *Settings, env *technique.Env) technique.Technique { return newMirrorTechnique(s, env) },
+	Library: &technique.Library{Title: "Mirror", Note: "Unity, NetworkTransform with snapshot interpolation", Group: "Mirror",
+		Commit: "c885a6a4d50dbe8e95438c98a4ff68dd72dd7e7a"},
 }
 
 // advice says when mirror.sendRate is not the server's send rate: in

@@ -178,7 +178,10 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "ngo", Params: Params,
 	Rate:  "ngo.tickRate",
 	Rates: func(s *Settings) (float64, float64) { return float64(s.TickRate), float64(s.TickRate) },
 	Batch: func(s *Settings, env *technique.Env, n int) technique.Batch { return newNGOBatch(s, env, n) },
-	One:   newNGO}
+	One:   newNGO,
+	Library: &technique.Library{Title: "Unity Netcode for GameObjects", Note: "NetworkTransform's BufferedLinearInterpolator",
+		Group: "Unity Netcode for GameObjects", Version: Version, Commit: "264b30d176dd71fcedd022a8d6f4d59a2e3922bc"},
+}
 
 // advice says when ngo.tickRate is not the server's send rate: NGO
 // sends a NetworkTransform state every tick.

@@ -121,7 +121,10 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "source", Params: Params,
 	Tune:   []string{"source.cl_interp", "source.cl_interp_ratio", "source.cl_extrapolate", "source.cl_extrapolate_amount"},
 	Advice: advice, Check: check, Delay: delayOf,
 	Rate: "source.cl_updaterate", Rates: rates,
-	Batch: newSourceBatch, One: newSource}
+	Batch: newSourceBatch, One: newSource,
+	Library: &technique.Library{Title: "Source engine", Note: "cl_interp, cl_updaterate, Hermite interpolation", Group: "Source engine",
+		Version: "Source SDK 2013 multiplayer", Commit: "aea94b32cbefeba5d16ef6fc70eff9508cf11673"},
+}
 
 // rates are a Source server's: it ticks at -tickrate (66: the 0.015 s
 // tick) and sends a client the cl_updaterate it asks, at most once a tick.

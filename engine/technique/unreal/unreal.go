@@ -88,7 +88,10 @@ var Def = technique.Def[*Settings]{Name: Name, Group: "unreal", Params: Params,
 		"unreal.networkNoSmoothUpdateDistance"},
 	Delay: func(*Settings, *technique.Env) float64 { return 0 },
 	Batch: func(s *Settings, _ *technique.Env, n int) technique.Batch { return newUnrealBatch(s, n) },
-	One:   func(s *Settings, _ *technique.Env) technique.Technique { return &unrealCMC{s: s} }}
+	One:   func(s *Settings, _ *technique.Env) technique.Technique { return &unrealCMC{s: s} },
+	Library: &technique.Library{Title: "Unreal Engine", Note: "CharacterMovementComponent, simulated proxies",
+		Group: "Unreal CharacterMovement", Version: "5.4"},
+}
 
 // unrealCMC draws one simulated proxy the way Unreal Engine 5.4's
 // UCharacterMovementComponent does, built from Epic's public documentation

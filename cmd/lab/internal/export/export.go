@@ -1,11 +1,12 @@
 // Package export writes settings as the files a game team pastes as is:
 // the canonical JSON and a tc-netem script that puts a real server behind
-// the lab's network (a scenario's timeline included) for any settings; each
-// library technique's knobs in its library's own form (C++ for the seed's
-// Interpolator, Mirror and NGO C#, a Source .cfg, Unreal C++, geckos.io JS);
-// and the network for the engines' own network simulators. Every number in an export comes from
-// the settings; a mapping that is not exact is said in the export's own
-// comments. Each format is a file of its own.
+// the lab's network (a scenario's timeline included) for any settings; C++
+// for the seed's Interpolator; each library technique's knobs in its
+// library's own form, written by the technique's own package
+// (engine.LibraryExports); and the network for the engines' own network
+// simulators. Every number in an export comes from the settings; a mapping
+// that is not exact is said in the export's own comments. Each format is a
+// file of its own.
 package export
 
 import (
@@ -36,20 +37,38 @@ type format struct {
 	write       func(b *bytes.Buffer, o Origin, s engine.Settings)
 }
 
-// formats lists every export, in the order the page offers them.
-var formats = []format{
+// formats lists every export, in the order the page offers them: the
+// lab's own, each library technique's (engine.LibraryExports, in the
+// technique list's order), then the networks.
+var formats = slices.Concat([]format{
 	{"json", "JSON", "", "application/json", fileNamed(".json"), writeJSON},
 	{"cpp", "cpp", engine.TechEPIC, "text/x-c++hdr; charset=utf-8", fileNamed(".h"), writeCpp},
-	{"mirror", "Mirror", engine.TechMirror, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirror.cs" }, writeMirror},
-	{"unreal", "Unreal", engine.TechUnreal, "text/x-c++hdr; charset=utf-8", func(string) string { return "InterpLabCharacterSmoothing.h" }, writeUnreal},
-	{"source", "Source", engine.TechSource, "text/plain; charset=utf-8", fileNamed(".cfg"), writeSource},
-	{"geckos", "geckos.io", engine.TechGeckos, "text/javascript; charset=utf-8", fileNamed(".js"), writeGeckos},
-	{"ngo", "Unity NGO", engine.TechNGO, "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNGOSettings.cs" }, writeNGO},
+}, libraryFormats(), []format{
 	{"netem", "netem", "", "text/x-shellscript; charset=utf-8", fileNamed("-netem.sh"), writeNetem},
 	{"unity-network", "Unity network", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabNetworkScenario.cs" }, writeUnityNetwork},
 	{"mirror-network", "Mirror network", "", "text/x-csharp; charset=utf-8", func(string) string { return "InterpLabMirrorScenario.cs" }, writeMirrorNetwork},
 	{"unreal-network", "Unreal network", "", "text/plain; charset=utf-8", fileNamed("-network.txt"), writeUnrealNetwork},
 	{"source-network", "Source network", "", "text/plain; charset=utf-8", fileNamed("-network.cfg"), writeSourceNetwork},
+})
+
+// libraryFormats are the library techniques' exports, each written by its
+// technique's package from its own knobs.
+func libraryFormats() []format {
+	var out []format
+	for _, x := range engine.LibraryExports() {
+		name := fileNamed(x.Ext)
+		if x.File != "" {
+			file := x.File
+			name = func(string) string { return file }
+		}
+		write := func(b *bytes.Buffer, o Origin, s engine.Settings) {
+			var sb strings.Builder
+			x.Write(&sb, &s, o.label(&s), rateWarning(x.Technique, &s))
+			b.WriteString(sb.String())
+		}
+		out = append(out, format{x.Format, x.Label, x.Technique, x.ContentType, name, write})
+	}
+	return out
 }
 
 // Info describes one export for the page.

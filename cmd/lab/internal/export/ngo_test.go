@@ -32,13 +32,8 @@ func parseNGO(t *testing.T, body []byte, base engine.Settings) engine.Settings {
 		}
 		fields := strings.Fields(decl)
 		cs, name := fields[0], fields[1]
-		var f *ngoField
-		for i := range ngoFields {
-			if ngoFields[i].name == name {
-				f = &ngoFields[i]
-			}
-		}
-		if f == nil || f.cs != cs {
+		param := "ngo." + strings.ToLower(name[:1]) + name[1:]
+		if _, ok := engine.Lookup(param); !ok || !strings.Contains("uint int float double bool", cs) {
 			t.Fatalf("%q: not an NGO field of the export", line)
 		}
 		text := lit
@@ -49,14 +44,14 @@ func parseNGO(t *testing.T, body []byte, base engine.Settings) engine.Settings {
 			}
 			text = strconv.FormatFloat(float64(float32(v)), 'g', -1, 64) // the float32 the game holds
 		}
-		if err := setStored(&s, f.param, text); err != nil {
+		if err := setStored(&s, param, text); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		seen[name] = true
+		seen[param] = true
 	}
-	for _, f := range ngoFields {
-		if !seen[f.name] {
-			t.Errorf("the export has no %s", f.name)
+	for _, p := range engine.Params() {
+		if strings.HasPrefix(p.Name, "ngo.") && !seen[p.Name] {
+			t.Errorf("the export has no %s", p.Name)
 		}
 	}
 	return s
@@ -145,7 +140,7 @@ func TestNGOExportWarnsOffNGO(t *testing.T) {
 }
 
 // TestNGOExportWritesEveryKnob: the export writes exactly the ngo group's
-// parameters, each once.
+// parameters, each once, under NGO's names.
 func TestNGOExportWritesEveryKnob(t *testing.T) {
 	want := map[string]bool{}
 	for _, p := range engine.Params() {
@@ -153,11 +148,23 @@ func TestNGOExportWritesEveryKnob(t *testing.T) {
 			want[p.Name] = true
 		}
 	}
-	for _, f := range ngoFields {
-		if !want[f.param] {
-			t.Errorf("export field %s writes %q, not a parameter of the ngo group (or written twice)", f.name, f.param)
+	s := engine.Defaults()
+	s.Techniques = []string{engine.TechNGO}
+	file, err := Render("ngo", Origin{}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(file.Body), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "public const ")
+		if !ok {
+			continue
 		}
-		delete(want, f.param)
+		f := strings.Fields(rest)
+		param := "ngo." + strings.ToLower(f[1][:1]) + f[1][1:]
+		if !want[param] {
+			t.Errorf("export field %s writes %q, not a parameter of the ngo group (or written twice)", f[1], param)
+		}
+		delete(want, param)
 	}
 	for name := range want {
 		t.Errorf("parameter %s is not exported", name)

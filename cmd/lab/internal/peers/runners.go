@@ -4,45 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"interplab/engine"
 	"interplab/engine/netsim"
-	"interplab/engine/technique"
-	"interplab/engine/technique/geckos"
-	"interplab/engine/technique/ioquake3"
-	"interplab/engine/technique/lightyear"
-	"interplab/engine/technique/mirror"
-	"interplab/engine/technique/ngo"
-	"interplab/engine/technique/source"
 )
 
-// peerCase is a library's case type in the engine: decoded from a case
-// file's JSON, it replays its packet schedule through the library's
-// technique.
-type peerCase[T any] interface {
-	*T
-	Run() ([]technique.PeerFrame, error)
-}
-
-// run decodes a case of type T and runs it.
-func run[T any, P peerCase[T]](caseJSON []byte) ([]technique.PeerFrame, error) {
-	var c T
-	if err := json.Unmarshal(caseJSON, &c); err != nil {
-		return nil, fmt.Errorf("not a case of this library: %w", err)
-	}
-	return P(&c).Run()
-}
-
-// Runners returns the Runner of every library the lab has a technique for,
-// by the library field of its cases.
+// Runners returns the Runner of every library the lab has a technique with
+// recorded cases for, by the library field of its cases: each technique's
+// own (engine.PeerCases).
 func Runners() map[string]Runner {
-	return map[string]Runner{
-		// One line per library technique: "mirror": run[mirror.MirrorCase],
-		"mirror":    run[mirror.Case],
-		"geckos":    run[geckos.Case],
-		"ngo":       run[ngo.Case],
-		"source":    run[source.Case],
-		"lightyear": run[lightyear.Case],
-		"ioquake3":  run[ioquake3.Case],
+	out := map[string]Runner{}
+	for lib, run := range engine.PeerCases() {
+		out[lib] = run
 	}
+	return out
 }
 
 // netSimCase is a network simulator's case type in the engine.

@@ -1,7 +1,9 @@
 package peers
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -11,7 +13,11 @@ import (
 // Tolerance, pos null-ness exactly.
 func TestRunnersReproduceLibraries(t *testing.T) {
 	c := &Checker{Runners: Runners()}
-	for _, lib := range []string{"mirror", "geckos", "ngo", "source", "lightyear", "ioquake3"} {
+	libs := slices.Sorted(maps.Keys(c.Runners))
+	if want := []string{"geckos", "ioquake3", "lightyear", "mirror", "ngo", "source"}; !slices.Equal(libs, want) {
+		t.Errorf("Runners() has %v, want %v", libs, want)
+	}
+	for _, lib := range libs {
 		files, err := Files([]string{filepath.Join("..", "..", "..", "..", "engine", "technique", lib, "testdata")})
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"interplab/cmd/lab/internal/store"
 	"interplab/engine"
+	"interplab/presets"
 )
 
 // layoutShots makes TestBrowserLayout* save a screenshot of every window
@@ -311,9 +312,39 @@ func TestBrowserLayout(t *testing.T) {
 	checkLayout(t, b)
 }
 
-// libraryPresets are the presets of the libraries, one each, at the
-// library's defaults.
-var libraryPresets = []string{"mirror-30hz", "ngo-defaults", "source-66tick", "unreal-defaults", "geckos-20fps"}
+// libraryPresets are the built-in presets on a library technique, in
+// display order: every library's, which TestLibraryPresetsCoverLibraries
+// holds to at least one a library.
+var libraryPresets = func() []string {
+	list, err := presets.All()
+	if err != nil {
+		panic("server tests: " + err.Error())
+	}
+	var out []string
+	for _, p := range list {
+		if p.Settings.Library() != "" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}()
+
+// TestLibraryPresetsCoverLibraries: every library technique of the
+// engine's list has a preset, so the layout and engine browser tests open
+// each library's knobs.
+func TestLibraryPresetsCoverLibraries(t *testing.T) {
+	for _, tech := range engine.TechniqueNames {
+		if !engine.LibraryTechnique(tech) {
+			continue
+		}
+		if !slices.ContainsFunc(libraryPresets, func(name string) bool {
+			p, err := presets.Get(name)
+			return err == nil && p.Settings.Library() == tech
+		}) {
+			t.Errorf("library technique %s has no preset in %v", tech, libraryPresets)
+		}
+	}
+}
 
 // TestBrowserLayoutLibraries opens each library's preset, whose knobs have
 // the longest names and units, at each window size, then with the A/B view

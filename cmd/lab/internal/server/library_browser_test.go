@@ -140,6 +140,7 @@ func TestBrowserLibraryFirst(t *testing.T) {
 	for _, tt := range []struct{ preset, tech string }{
 		{"mirror-30hz", engine.TechMirror}, {"ngo-defaults", engine.TechNGO}, {"source-66tick", engine.TechSource},
 		{"unreal-defaults", engine.TechUnreal}, {"geckos-20fps", engine.TechGeckos},
+		{"lightyear-defaults", "lightyear"}, {"ioquake3-defaults", "ioquake3"},
 	} {
 		t.Run(tt.preset, func(t *testing.T) {
 			group := engine.TechniqueGroup(tt.tech)

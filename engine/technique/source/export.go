@@ -1,20 +1,30 @@
-package export
+//go:build !js
+
+package source
 
 import (
-	"bytes"
 	"fmt"
 	"math"
+	"strings"
 
-	"interplab/engine"
+	"interplab/engine/technique"
+	"interplab/engine/technique/tools"
 )
 
-// sourceCvars are the source technique's settings in the order the .cfg
-// writes them, each with what it does, by cvar name (the parameter name
-// less its "source." prefix). The tick rate is not a cvar: it is written as
-// the -tickrate launch option. cl_interpolate is not among them: it is
+// The library's tools, outside lab.wasm: its export and its cases.
+func init() {
+	Def.Export = &technique.Export[*Settings]{Format: "source", Label: "Source",
+		ContentType: "text/plain; charset=utf-8", Ext: ".cfg", Write: writeExport}
+	Def.Cases = tools.Case[Case]
+}
+
+// exportCvars are the technique's settings in the order the .cfg writes
+// them, each with what it does, by cvar name (the parameter name less its
+// "source." prefix). The tick rate is not a cvar: it is written as the
+// -tickrate launch option. cl_interpolate is not among them: it is
 // development-only, so a released game cannot set it (the export says so
 // when the lab ran without interpolation).
-var sourceCvars = []struct {
+var exportCvars = []struct {
 	name, what string
 	client     bool // a client cvar (else the server's)
 	cheat      bool // FCVAR_CHEAT: only takes effect with sv_cheats 1
@@ -35,15 +45,15 @@ var sourceCvars = []struct {
 	{"sv_client_max_interp_ratio", "cap on clients' cl_interp_ratio", false, false},
 }
 
-// writeSource writes the source technique's cvars as Source engine .cfg
-// lines (Source SDK 2013 multiplayer): the client's for autoexec.cfg, the
+// writeExport writes the technique's cvars as Source engine .cfg lines
+// (Source SDK 2013 multiplayer): the client's for autoexec.cfg, the
 // server's for server.cfg, the tick rate as the launch option. Each
 // cheat-protected cvar is marked FCVAR_CHEAT where it is set.
-func writeSource(b *bytes.Buffer, o Origin, s engine.Settings) {
+func writeExport(b *strings.Builder, s *Settings, x *technique.ExportEnv) {
 	// The engine's delay is a float32: shown to the microsecond.
-	delay, _ := engine.EffectiveDelay(engine.TechSource, &s)
+	delay := delayOf(s, &x.Env)
 	interp := "// cl_interpolate (development-only) is not set: a released game interpolates, as the lab did.\n"
-	if !s.SourceSettings.ClInterpolate {
+	if !s.ClInterpolate {
 		interp = "// NOT EXPRESSED: the lab ran without interpolation, and cl_interpolate is development-only:\n" +
 			"// cl_interpolate 0 cannot be set in a released game, which always interpolates. The frames\n" +
 			"// the lab drew need a development build.\n"
@@ -62,19 +72,18 @@ func writeSource(b *bytes.Buffer, o Origin, s engine.Settings) {
 // Client: put these in cfg/autoexec.cfg. The cvars marked FCVAR_CHEAT are
 // cheat-protected: they take effect only on a server with sv_cheats 1, else
 // the client keeps their defaults.
-%s`, o.label(&s), num(math.Round(delay*1e6)/1e3), s.SourceSettings.Tickrate, interp)
-	b.WriteString(rateWarning(engine.TechSource, &s))
+%s`, x.From, tools.Num(math.Round(delay*1e6)/1e3), s.Tickrate, interp)
+	b.WriteString(x.Warning)
 	server := false
-	for _, c := range sourceCvars {
+	for _, c := range exportCvars {
 		if !c.client && !server {
 			server = true
 			b.WriteString("//\n// Server: put these in cfg/server.cfg.\n")
 		}
-		p, _ := engine.Lookup("source." + c.name)
 		flag := ""
 		if c.cheat {
 			flag = " [FCVAR_CHEAT: needs sv_cheats 1]"
 		}
-		fmt.Fprintf(b, "// %s%s\n%s %s\n", c.what, flag, c.name, num(p.Get(&s)))
+		fmt.Fprintf(b, "// %s%s\n%s %s\n", c.what, flag, c.name, tools.Num(tools.Row(Params, Name+"."+c.name).Read(s)))
 	}
 }

@@ -1,36 +1,41 @@
-package export
+//go:build !js
+
+package mirror
 
 import (
-	"bytes"
 	"fmt"
-	"math"
 	"strconv"
+	"strings"
 
-	"interplab/engine"
+	"interplab/engine/technique"
+	"interplab/engine/technique/tools"
 )
 
-// mirrorCommit is the Mirror version the mirror technique reproduces.
-const mirrorCommit = "c885a6a4d50dbe8e95438c98a4ff68dd72dd7e7a"
+// The library's tools, outside lab.wasm: its export and its cases.
+func init() {
+	Def.Export = &technique.Export[*Settings]{Format: "mirror", Label: "Mirror",
+		ContentType: "text/x-csharp; charset=utf-8", File: "InterpLabMirror.cs", Write: writeExport}
+	Def.Cases = tools.Case[Case]
+}
 
-// writeMirror writes the mirror technique's knobs as C# for a Unity game
-// on Mirror: NetworkManager.sendRate, the snapshot interpolation settings
+// writeExport writes the technique's knobs as C# for a Unity game on
+// Mirror: NetworkManager.sendRate, the snapshot interpolation settings
 // NetworkManager hands to NetworkClient, and the fields of each
 // NetworkTransformUnreliable, in Mirror's names, types and units.
-func writeMirror(b *bytes.Buffer, o Origin, s engine.Settings) {
-	m := &s.MirrorSettings
+func writeExport(b *strings.Builder, m *Settings, x *technique.ExportEnv) {
 	si := float64(float32(1) / float32(m.SendRate))
-	delay, _ := engine.EffectiveDelay(engine.TechMirror, &s)
+	delay := delayOf(m, &x.Env)
 	mult := float64(m.SendIntervalMultiplier)
 	shift := si * (mult - 1)
 	if m.TimelineOffset {
 		shift += si * mult
 	}
 	bufferNote := fmt.Sprintf("sendInterval × bufferTimeMultiplier = %s ms × %s = %s ms",
-		msRound(si), num(m.BufferTimeMultiplier), msRound(si*m.BufferTimeMultiplier))
+		tools.MsRound(si), tools.Num(m.BufferTimeMultiplier), tools.MsRound(si*m.BufferTimeMultiplier))
 	if m.DynamicAdjustment {
 		tol := float64(float32(m.DynamicAdjustmentTolerance))
 		bufferNote = fmt.Sprintf("sendInterval × (1 + delivery jitter σ / sendInterval + %s): %s ms on a steady link, more with jitter",
-			num(tol), msRound(si*(1+tol)))
+			tools.Num(tol), tools.MsRound(si*(1+tol)))
 	}
 	fmt.Fprintf(b, `// Interp Lab settings (%s) for Mirror, the mirror technique's knobs.
 // Mirror (MirrorNetworking/Mirror) commit %s.
@@ -42,8 +47,8 @@ func writeMirror(b *bytes.Buffer, o Origin, s engine.Settings) {
 //     plus sendInterval × sendIntervalMultiplier with timelineOffset).
 // What players see is latency + that: Mirror's "latency + bufferTime + sendInterval".
 // Mirror holds the newest snapshot when its buffer runs dry; it never extrapolates.
-`, o.label(&s), mirrorCommit, msRound(delay), bufferNote, msRound(shift))
-	b.WriteString(rateWarning(engine.TechMirror, &s))
+`, x.From, Def.Library.Commit, tools.MsRound(delay), bufferNote, tools.MsRound(shift))
+	b.WriteString(x.Warning)
 	fmt.Fprintf(b, `using Mirror;
 
 public static class InterpLabMirror
@@ -55,9 +60,10 @@ public static class InterpLabMirror
     // (NetworkManager copies it to NetworkClient.snapshotSettings).
     public static SnapshotInterpolationSettings SnapshotSettings() => new SnapshotInterpolationSettings
     {
-`, msRound(si), m.SendRate)
-	for _, f := range mirrorSnapshotFields {
-		fmt.Fprintf(b, "        %s = %s, // %s\n", f.field, f.lit(&s), doc(f.param))
+`, tools.MsRound(si), m.SendRate)
+	for _, f := range snapshotFields {
+		p := tools.Row(Params, Name+"."+f.field)
+		fmt.Fprintf(b, "        %s = %s, // %s\n", f.field, f.lit(p.Read(m)), tools.Doc(p))
 	}
 	fmt.Fprintf(b, `    };
 
@@ -68,16 +74,13 @@ public static class InterpLabMirror
         // (syncInterval / sendInterval, rounded; 1 at or below one send interval).
         // A component added in the editor starts at syncInterval 0.05.
         nt.syncInterval = %s;
-`, plural(m.SendIntervalMultiplier, "send"), floatLit(mirrorSyncInterval(m)))
-	for _, f := range mirrorTransformFields {
-		fmt.Fprintf(b, "        nt.%s = %s; // %s\n", f.field, f.lit(&s), doc(f.param))
+`, plural(m.SendIntervalMultiplier, "send"), tools.Float(syncInterval(m)))
+	for _, f := range transformFields {
+		p := tools.Row(Params, Name+"."+f.field)
+		fmt.Fprintf(b, "        nt.%s = %s; // %s\n", f.field, f.lit(p.Read(m)), tools.Doc(p))
 	}
 	b.WriteString("    }\n}\n")
 }
-
-// msRound formats a time in seconds as milliseconds to the microsecond:
-// Mirror's float32 send interval makes 1/60 s 16.666667536 ms.
-func msRound(seconds float64) string { return num(math.Round(seconds*1e6) / 1e3) }
 
 // plural is "send" for 1, "3 sends" for 3.
 func plural(n int, word string) string {
@@ -87,31 +90,30 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
-// mirrorSyncInterval is the NetworkBehaviour.syncInterval that gives the
+// syncInterval is the NetworkBehaviour.syncInterval that gives the
 // sendIntervalMultiplier of m: 0 (Mirror's field default) for 1.
-func mirrorSyncInterval(m *engine.MirrorSettings) float64 {
+func syncInterval(m *Settings) float64 {
 	if m.SendIntervalMultiplier <= 1 {
 		return 0
 	}
 	return float64(m.SendIntervalMultiplier) / float64(m.SendRate)
 }
 
-// mirrorField is one Mirror field the export writes from a parameter.
-type mirrorField struct {
-	field string // Mirror's name
-	param string // the lab's parameter
-	kind  byte   // 'i' int, 'b' bool, 'f' C# float, 'd' C# double
+// exportField is one Mirror field the export writes, by Mirror's name: the
+// technique's parameter "mirror.<field>" holds it.
+type exportField struct {
+	field string
+	kind  byte // 'i' int, 'b' bool, 'f' C# float, 'd' C# double
 }
 
-func (f mirrorField) lit(s *engine.Settings) string {
-	v := value(s, f.param)
+func (f exportField) lit(v float64) string {
 	switch f.kind {
 	case 'i':
 		return strconv.Itoa(int(v))
 	case 'b':
-		return boolLit(v != 0)
+		return tools.Bool(v != 0)
 	case 'f':
-		return floatLit(v)
+		return tools.Float(v)
 	}
 	return doubleLit(v)
 }
@@ -122,9 +124,9 @@ func (f mirrorField) lit(s *engine.Settings) string {
 func doubleLit(v float64) string {
 	s := strconv.FormatFloat(v, 'g', -1, 64)
 	if float64(float32(v)) == v && len(strconv.FormatFloat(v, 'g', -1, 32)) < len(s) {
-		return floatLit(v)
+		return tools.Float(v)
 	}
-	if !bytes.ContainsAny([]byte(s), ".eE") {
+	if !strings.ContainsAny(s, ".eE") {
 		s += ".0"
 	}
 	return s
@@ -132,22 +134,22 @@ func doubleLit(v float64) string {
 
 // The fields, in Mirror's order.
 var (
-	mirrorSnapshotFields = []mirrorField{
-		{"bufferTimeMultiplier", "mirror.bufferTimeMultiplier", 'd'},
-		{"bufferLimit", "mirror.bufferLimit", 'i'},
-		{"catchupNegativeThreshold", "mirror.catchupNegativeThreshold", 'f'},
-		{"catchupPositiveThreshold", "mirror.catchupPositiveThreshold", 'f'},
-		{"catchupSpeed", "mirror.catchupSpeed", 'd'},
-		{"slowdownSpeed", "mirror.slowdownSpeed", 'd'},
-		{"driftEmaDuration", "mirror.driftEmaDuration", 'i'},
-		{"dynamicAdjustment", "mirror.dynamicAdjustment", 'b'},
-		{"dynamicAdjustmentTolerance", "mirror.dynamicAdjustmentTolerance", 'f'},
-		{"deliveryTimeEmaDuration", "mirror.deliveryTimeEmaDuration", 'i'},
+	snapshotFields = []exportField{
+		{"bufferTimeMultiplier", 'd'},
+		{"bufferLimit", 'i'},
+		{"catchupNegativeThreshold", 'f'},
+		{"catchupPositiveThreshold", 'f'},
+		{"catchupSpeed", 'd'},
+		{"slowdownSpeed", 'd'},
+		{"driftEmaDuration", 'i'},
+		{"dynamicAdjustment", 'b'},
+		{"dynamicAdjustmentTolerance", 'f'},
+		{"deliveryTimeEmaDuration", 'i'},
 	}
-	mirrorTransformFields = []mirrorField{
-		{"timelineOffset", "mirror.timelineOffset", 'b'},
-		{"onlySyncOnChange", "mirror.onlySyncOnChange", 'b'},
-		{"bufferResetMultiplier", "mirror.bufferResetMultiplier", 'f'},
-		{"positionSensitivity", "mirror.positionSensitivity", 'f'},
+	transformFields = []exportField{
+		{"timelineOffset", 'b'},
+		{"onlySyncOnChange", 'b'},
+		{"bufferResetMultiplier", 'f'},
+		{"positionSensitivity", 'f'},
 	}
 )

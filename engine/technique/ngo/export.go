@@ -1,26 +1,35 @@
-package export
+//go:build !js
+
+package ngo
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
-	"interplab/engine"
-	"interplab/engine/technique/ngo"
+	"interplab/engine/technique"
+	"interplab/engine/technique/tools"
 )
 
-// ngoField is one knob of the ngo technique as a Unity Netcode for
+// The library's tools, outside lab.wasm: its export and its cases.
+func init() {
+	Def.Export = &technique.Export[*Settings]{Format: "ngo", Label: "Unity NGO",
+		ContentType: "text/x-csharp; charset=utf-8", File: "InterpLabNGOSettings.cs", Write: writeExport}
+	Def.Cases = tools.Case[Case]
+}
+
+// exportField is one knob of the ngo technique as a Unity Netcode for
 // GameObjects 2.1.1 project holds it.
-type ngoField struct {
-	param string // the lab's parameter
-	name  string // NGO's (or Unity's) name, the C# constant's
+type exportField struct {
+	// name is NGO's (or Unity's) name, the C# constant's; the technique's
+	// parameter is "ngo." and the name with a lower-case initial.
+	name  string
 	cs    string // C# type: uint, int, float, double, bool
 	where string // where the game sets it
-	// ngo is NGO 2.1.1's own value for a knob the game cannot set without
-	// forking the package; 0 for a knob the game sets.
-	ngo float64
+	// fixed marks a knob the game cannot set without forking the package:
+	// NGO 2.1.1 has its parameter's default.
+	fixed bool
 	// timeSystem marks a public property of NetworkTimeSystem, which the
 	// game sets through NetworkManager.NetworkTimeSystem when the client
 	// starts.
@@ -29,40 +38,40 @@ type ngoField struct {
 	spawn bool
 }
 
-// ngoFields lists every knob of the ngo technique in the order the export
+// exportFields lists every knob of the ngo technique in the order the export
 // writes them: those set before the network starts (NetworkConfig's and
 // Unity's, then NetworkTimeSystem's, set as the client starts), those set
 // on each NetworkTransform after it spawns, then those NGO 2.1.1 keeps
-// private or hard-codes. writeNGO heads each group at its first field.
-var ngoFields = []ngoField{
-	{param: "ngo.tickRate", name: "TickRate", cs: "uint", where: "NetworkManager > Tick Rate (NetworkConfig.TickRate), ticks per second; NGO reads it when the network starts"},
-	{param: "ngo.maximumDeltaTime", name: "MaximumDeltaTime", cs: "float", where: "Project Settings > Time > Maximum Allowed Timestep (Time.maximumDeltaTime), seconds"},
+// private or hard-codes. writeExport heads each group at its first field.
+var exportFields = []exportField{
+	{name: "TickRate", cs: "uint", where: "NetworkManager > Tick Rate (NetworkConfig.TickRate), ticks per second; NGO reads it when the network starts"},
+	{name: "MaximumDeltaTime", cs: "float", where: "Project Settings > Time > Maximum Allowed Timestep (Time.maximumDeltaTime), seconds"},
 
-	{param: "ngo.serverBufferSec", name: "ServerBufferSec", cs: "double", timeSystem: true,
+	{name: "ServerBufferSec", cs: "double", timeSystem: true,
 		where: "NetworkTimeSystem.ServerBufferSec, seconds (NGO starts it at 0.05)"},
-	{param: "ngo.localBufferSec", name: "LocalBufferSec", cs: "double", timeSystem: true,
+	{name: "LocalBufferSec", cs: "double", timeSystem: true,
 		where: "NetworkTimeSystem.LocalBufferSec, seconds (NGO starts it at 1.0 / TickRate)"},
-	{param: "ngo.hardResetThresholdSec", name: "HardResetThresholdSec", cs: "double", timeSystem: true,
+	{name: "HardResetThresholdSec", cs: "double", timeSystem: true,
 		where: "NetworkTimeSystem.HardResetThresholdSec, seconds (NGO starts it at 0.2)"},
-	{param: "ngo.adjustmentRatio", name: "AdjustmentRatio", cs: "double", timeSystem: true,
+	{name: "AdjustmentRatio", cs: "double", timeSystem: true,
 		where: "NetworkTimeSystem.AdjustmentRatio, fraction of frame time (NGO starts it at 0.01)"},
 
-	{param: "ngo.positionThreshold", name: "PositionThreshold", cs: "float", spawn: true,
+	{name: "PositionThreshold", cs: "float", spawn: true,
 		where: "NetworkTransform > Position Threshold, metres (server side: smaller moves are not sent); also set it on the prefab"},
-	{param: "ngo.useUnreliableDeltas", name: "UseUnreliableDeltas", cs: "bool", spawn: true,
+	{name: "UseUnreliableDeltas", cs: "bool", spawn: true,
 		where: "NetworkTransform > Use Unreliable Deltas (updates unreliable-sequenced instead of reliable-sequenced); also set it on the prefab"},
-	{param: "ngo.maxInterpolationBound", name: "MaxInterpolationBound", cs: "float", spawn: true,
+	{name: "MaxInterpolationBound", cs: "float", spawn: true,
 		where: "NetworkTransform.SetMaxInterpolationBound (NGO's default 3): any value of 1 or more, all the lab allows, changes nothing NGO 2.1.1 shows, as its Lerp clamps t to 1"},
 
-	{param: "ngo.maximumInterpolationTime", name: "MaximumInterpolationTime", cs: "float", ngo: 0.1,
+	{name: "MaximumInterpolationTime", cs: "float", fixed: true,
 		where: "BufferedLinearInterpolator.MaximumInterpolationTime, seconds: NetworkTransform 2.1.1 keeps its interpolators private"},
-	{param: "ngo.ticksAgo", name: "TicksAgo", cs: "int", ngo: 2,
+	{name: "TicksAgo", cs: "int", fixed: true,
 		where: "render time = ServerTime - 2 ticks, hard-coded in NetworkTransform's interpolation update"},
-	{param: "ngo.approvalRttSec", name: "ApprovalRttSec", cs: "float", ngo: 0.15,
+	{name: "ApprovalRttSec", cs: "float", fixed: true,
 		where: "round trip assumed at connection approval, seconds: 0.15f, hard-coded"},
 }
 
-// writeNGO writes C# for a Unity Netcode for GameObjects 2.1.1 project: the
+// writeExport writes C# for a Unity Netcode for GameObjects 2.1.1 project: the
 // knobs of the ngo technique under NGO's names and units; BeforeStart for
 // those that must be set before StartServer, StartHost or StartClient
 // (NetworkConfig.TickRate, Time.maximumDeltaTime, and NetworkTimeSystem's
@@ -71,11 +80,10 @@ var ngoFields = []ngoField{
 // NetworkTransform subclass that calls it from OnNetworkSpawn; and the
 // values NGO fixes, with a warning wherever the lab ran a value the shipped
 // package cannot have.
-func writeNGO(b *bytes.Buffer, o Origin, s engine.Settings) {
-	n := &s.NGOSettings
-	delay, _ := engine.EffectiveDelay(engine.TechNGO, &s)
+func writeExport(b *strings.Builder, n *Settings, x *technique.ExportEnv) {
+	delay := delayOf(n, &x.Env)
 	tick := 1 / float64(n.TickRate)
-	smooth := max(0, n.MaximumInterpolationTime-1/s.RenderRate)
+	smooth := max(0, n.MaximumInterpolationTime-1/x.Env.RenderRate)
 	fmt.Fprintf(b, `// Interp Lab settings (%s) for Unity Netcode for GameObjects %s:
 // the lab's ngo technique, NGO's client time sync and NetworkTransform's
 // BufferedLinearInterpolator. Generated by lab export -format ngo.
@@ -105,10 +113,10 @@ using UnityEngine;
 public static class InterpLabNGOSettings
 {
     // 1. Before the network starts: BeforeStart sets these.
-`, o.label(&s), ngo.Version,
-		ms3(n.ServerBufferSec), n.TicksAgo, ms3(tick), ms3(smooth), num(s.RenderRate), ms3(delay), sendNote(&s))
+`, x.From, Version,
+		ms3(n.ServerBufferSec), n.TicksAgo, ms3(tick), ms3(smooth), tools.Num(x.Env.RenderRate), ms3(delay), sendNote(x.Warning))
 	timeSystem, spawn, fixed := false, false, false // headings written
-	for _, f := range ngoFields {
+	for _, f := range exportFields {
 		switch {
 		case f.timeSystem && !timeSystem:
 			timeSystem = true
@@ -122,7 +130,7 @@ public static class InterpLabNGOSettings
 			b.WriteString(`
     // 2. Each NetworkTransform's, once it has spawned: ApplyTo sets these.
 `)
-		case f.ngo != 0 && !fixed:
+		case f.fixed && !fixed:
 			fixed = true
 			b.WriteString(`
     // 3. Fixed by NGO 2.1.1 (private to its interpolators, or hard-coded): the
@@ -130,12 +138,13 @@ public static class InterpLabNGOSettings
     // (Packages/com.unity.netcode.gameobjects). The lab ran the ones below.
 `)
 		}
-		v := value(&s, f.param)
-		fmt.Fprintf(b, "\n    // %s.\n    // %s\n", f.where, paramDoc(f.param))
-		if f.ngo != 0 && float32(v) != float32(f.ngo) {
-			fmt.Fprintf(b, "    // WARNING: NGO 2.1.1 uses %s; the lab ran %s: needs a package fork.\n", ngoLit(f.cs, f.ngo), ngoLit(f.cs, v))
+		p := tools.Row(Params, Name+"."+strings.ToLower(f.name[:1])+f.name[1:])
+		v := p.Read(n)
+		fmt.Fprintf(b, "\n    // %s.\n    // %s\n", f.where, p.Doc)
+		if f.fixed && float32(v) != float32(p.Default) {
+			fmt.Fprintf(b, "    // WARNING: NGO %s uses %s; the lab ran %s: needs a package fork.\n", Version, csLit(f.cs, p.Default), csLit(f.cs, v))
 		}
-		fmt.Fprintf(b, "    public const %s %s = %s;\n", f.cs, f.name, ngoLit(f.cs, v))
+		fmt.Fprintf(b, "    public const %s %s = %s;\n", f.cs, f.name, csLit(f.cs, v))
 	}
 	b.WriteString(`
     // BeforeStart sets what NGO reads when the network starts. Call it on the
@@ -180,24 +189,25 @@ public class InterpLabNetworkTransform : NetworkTransform
 `)
 }
 
-// sendNote says whether the lab sent states as often as NGO would.
-func sendNote(s *engine.Settings) string {
-	if w := rateWarning(engine.TechNGO, s); w != "" {
-		return w
+// sendNote says whether the lab sent states as often as NGO would: the
+// rate warning, if any.
+func sendNote(warning string) string {
+	if warning != "" {
+		return warning
 	}
 	return "// The lab sent a state every tick, as NetworkTransform does while the object moves.\n"
 }
 
-// ngoLit formats v as a C# literal of type cs, exactly: a float as the
+// csLit formats v as a C# literal of type cs, exactly: a float as the
 // float32 the game stores, a double in full.
-func ngoLit(cs string, v float64) string {
+func csLit(cs string, v float64) string {
 	switch cs {
 	case "bool":
-		return boolLit(v != 0)
+		return tools.Bool(v != 0)
 	case "uint", "int":
-		return num(v)
+		return tools.Num(v)
 	case "float":
-		return floatLit(v)
+		return tools.Float(v)
 	}
 	lit := strconv.FormatFloat(v, 'g', -1, 64)
 	if !strings.ContainsAny(lit, ".eE") {
@@ -209,13 +219,4 @@ func ngoLit(cs string, v float64) string {
 // ms3 formats a time in seconds as milliseconds to 1 µs.
 func ms3(seconds float64) string {
 	return strconv.FormatFloat(math.Round(seconds*1e6)/1e3, 'f', -1, 64)
-}
-
-// paramDoc is the lab's doc line of a parameter, without its unit.
-func paramDoc(name string) string {
-	p, ok := engine.Lookup(name)
-	if !ok {
-		return ""
-	}
-	return p.Doc
 }
