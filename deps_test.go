@@ -78,11 +78,20 @@ const depsRules = `
 	cmd/lab/internal/server
 	< cmd/lab/internal/backend;
 
-	# The lab command: what its subcommands share, then main.
+	# A follower that pushes the live settings into a running Unreal editor.
+	cmd/lab/internal/live
+	< cmd/lab/internal/unrealrc;
+
+	# The lab command: what its subcommands share, the subcommands kept out
+	# of main, then main.
 	cmd/lab/internal/jobs, cmd/lab/internal/store
 	< cmd/lab/internal/cli;
 
-	cmd/lab/internal/cli, cmd/lab/internal/backend, cmd/lab/internal/seeddriver, cmd/lab/internal/peers
+	cmd/lab/internal/cli, cmd/lab/internal/traceio
+	< cmd/lab/internal/fitcmd;
+
+	cmd/lab/internal/cli, cmd/lab/internal/fitcmd, cmd/lab/internal/unrealrc,
+	cmd/lab/internal/backend, cmd/lab/internal/seeddriver, cmd/lab/internal/peers
 	< cmd/lab;
 `
 

@@ -96,3 +96,33 @@ inline void ApplySimulatedProxySmoothing(UCharacterMovementComponent& Move)
 	}
 	b.WriteString("}\n}  // namespace InterpLab\n")
 }
+
+// Property is one UCharacterMovementComponent property the export sets, as
+// a running editor takes it through Epic's Remote Control API: Enum is the
+// ENetworkSmoothingMode value's name ("Disabled", "Linear", "Exponential")
+// or, for a float property, Float is its value in Unreal's units (seconds,
+// centimetres), rounded to float32 as the property stores it.
+type Property struct {
+	Name  string  // the C++ property name, as in the export
+	Param string  // the lab parameter it comes from
+	Enum  string  // the enum value's name; "" for a float property
+	Float float32 // the float property's value
+}
+
+// Properties returns the properties the export sets from s, in the
+// export's order: lab follow -unreal sets the same ones, so what is tuned
+// live is what ships.
+func Properties(s *Settings) []Property {
+	out := make([]Property, 0, len(exportFields))
+	for _, f := range exportFields {
+		p := exportRow(f.field)
+		prop := Property{Name: f.field, Param: p.Name}
+		if p.Kind == param.Enum {
+			prop.Enum = exportEnum[s.NetworkSmoothingMode]
+		} else {
+			prop.Float = float32(p.Read(s))
+		}
+		out = append(out, prop)
+	}
+	return out
+}

@@ -12,7 +12,7 @@
 //	 "propertyValue":{"NetworkSmoothingMode":"Linear"}}
 //
 // answered 200 when set. The properties, names and units are the unreal
-// export's (export.UnrealProperties): seconds and centimetres, an
+// export's (unreal.Properties): seconds and centimetres, an
 // ENetworkSmoothingMode by its value's name. A property the editor refuses
 // (a 4xx: an unknown object, a property Remote Control may not write) is
 // logged, one line naming the object, the property, the value and the
@@ -34,8 +34,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"interplab/cmd/lab/internal/export"
 	"interplab/engine"
+	"interplab/engine/technique/unreal"
 )
 
 // Remote Control's access modes for a write (ERCAccess).
@@ -182,7 +182,7 @@ func (p *Pusher) Wait(d time.Duration) error {
 // only when the editor cannot be reached or fails (5xx); a refusal is
 // logged and recorded as done.
 func (p *Pusher) apply(ctx context.Context, s engine.Settings, set map[string]string) error {
-	props := export.UnrealProperties(&s)
+	props := unreal.Properties(&s.UnrealSettings)
 	for _, obj := range p.Objects {
 		for _, prop := range props {
 			var v any = prop.Float
