@@ -94,6 +94,9 @@ type finishResult struct {
 
 // New returns a running manager over st; Close stops it.
 func New(st Store, now func() time.Time, opt Options) (*Manager, error) {
+	if opt.DiskQuota < 0 {
+		return nil, fmt.Errorf("capture-quota: %d bytes: want 0 (no quota) or more", opt.DiskQuota)
+	}
 	if opt.Rate <= 0 {
 		opt.Rate = DefaultRate
 	}

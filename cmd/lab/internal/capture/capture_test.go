@@ -385,3 +385,13 @@ func TestCaptureMillion(t *testing.T) {
 		t.Errorf("replay of the capture: %v", err)
 	}
 }
+
+// A negative disk quota (lab serve -capture-quota -1) is refused, naming
+// the flag.
+func TestNegativeDiskQuota(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	defer st.Close()
+	if _, err := New(st, nil, Options{DiskQuota: -1}); err == nil || !strings.Contains(err.Error(), "capture-quota: -1 bytes: want 0 (no quota) or more") {
+		t.Errorf("New with a disk quota of -1: %v, want the flag's error", err)
+	}
+}
