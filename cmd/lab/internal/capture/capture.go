@@ -320,7 +320,18 @@ func (m *Manager) finishQueued(c *conn, id string, dropped int) finishResult {
 	case <-m.quit:
 		return finishResult{err: &ProtocolError{Code: websocket.CloseGoingAway, Msg: "the lab is shutting down: resume later"}}
 	}
-	return <-req.reply
+	select {
+	case r := <-req.reply:
+		return r
+	case <-m.done:
+		// The writer stopped, maybe before it took the finish.
+		select {
+		case r := <-req.reply:
+			return r
+		case <-time.After(time.Second):
+		}
+		return finishResult{err: &ProtocolError{Code: websocket.CloseGoingAway, Msg: "the lab is shutting down: resume later"}}
+	}
 }
 
 // Client is what the session's page shows of a capture: its client, when
