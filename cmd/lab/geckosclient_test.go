@@ -274,3 +274,67 @@ for await (const line of rl) {
   }
 }
 `
+
+// The geckos client alone, in Node: a value it cannot apply is refused
+// with one log line and the library keeps its value; record never holds
+// more than maxBuffer updates, dropping the oldest and counting them.
+func TestGeckosClientRefusesAndBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Node")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node not found: %v", err)
+	}
+	pkg := geckosPackage(t)
+	client, err := filepath.Abs("../../clients/geckos/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "alone.mjs")
+	os.WriteFile(script, []byte(`
+import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+const { SnapshotInterpolation } = require(process.env.GECKOS_PKG)
+const { applyGeckos, follow } = await import(process.env.CLIENT)
+const logs = []
+const SI = new SnapshotInterpolation(20)
+SI.vault.setMaxSize = undefined // a build without it
+const applied = {}
+applyGeckos(SI, { 'geckos.interpolationBuffer': 5000, 'geckos.vaultSize': 60, 'geckos.autoCorrectTimeOffset': false }, applied, (l) => logs.push(l))
+applyGeckos(SI, { 'geckos.interpolationBuffer': 5000, 'geckos.vaultSize': 60, 'geckos.autoCorrectTimeOffset': false }, applied, (l) => logs.push(l))
+class NoSocket { constructor () {} close () {} }
+const h = follow('http://127.0.0.1:1/s/k3v9x2m4q7ab', new SnapshotInterpolation(20), { WebSocket: NoSocket, maxBuffer: 10, log: (l) => logs.push(l) })
+for (let k = 0; k < 3; k++) h.record({ time: 1000 + k, state: [0, 1, 2, 3, 4].map((e) => ({ id: e, x: k, y: e })) })
+console.log(JSON.stringify({ logs, buffer: SI.interpolationBuffer.get(), auto: SI.config.autoCorrectTimeOffset, stats: h.stats }))
+process.exit(0)
+`), 0o644)
+	cmd := exec.Command(node, script)
+	cmd.Env = append(os.Environ(), "GECKOS_PKG="+pkg, "CLIENT=file://"+client)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var got struct {
+		Logs   []string
+		Buffer float64
+		Auto   bool
+		Stats  struct{ Pending, Dropped int }
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := []string{
+		"interplab: refused geckos.interpolationBuffer = 5000: want a number in [-1, 2000]; kept undefined",
+		"interplab: refused geckos.vaultSize: this SnapshotInterpolation has no vault.setMaxSize",
+	}
+	if strings.Join(got.Logs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("logs:\n%s\nwant:\n%s", strings.Join(got.Logs, "\n"), strings.Join(want, "\n"))
+	}
+	if got.Buffer != 150 || got.Auto {
+		t.Errorf("buffer %v, auto %v: want 150 (kept) and false (applied)", got.Buffer, got.Auto)
+	}
+	if got.Stats.Pending != 10 || got.Stats.Dropped != 5 {
+		t.Errorf("after 15 updates with maxBuffer 10: %+v, want 10 pending and 5 dropped", got.Stats)
+	}
+}
