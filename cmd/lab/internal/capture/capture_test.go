@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -365,6 +366,7 @@ func TestCaptureMillion(t *testing.T) {
 		c.binary(frame)
 	}
 	c.text(`{"type":"end"}`)
+	c.wait = 5 * time.Minute // a million updates sorted, checked and compressed into a trace
 	if s := c.until("saved"); s.Updates != n {
 		t.Fatalf("saved = %+v, want %d updates", s, n)
 	}

@@ -95,8 +95,9 @@ func (l *lab) url() string {
 
 // client is a test's game client.
 type client struct {
-	t  *testing.T
-	ws *websocket.Conn
+	t    *testing.T
+	ws   *websocket.Conn
+	wait time.Duration // for each message; 20 s when 0
 }
 
 // msg is any message of the lab.
@@ -151,7 +152,11 @@ func (c *client) binary(b []byte) {
 // "close".
 func (c *client) read() msg {
 	c.t.Helper()
-	c.ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+	wait := c.wait
+	if wait == 0 {
+		wait = 20 * time.Second
+	}
+	c.ws.SetReadDeadline(time.Now().Add(wait))
 	kind, data, err := c.ws.ReadMessage()
 	if ce, ok := err.(*websocket.CloseError); ok {
 		return msg{Type: "close", closeCode: ce.Code, closeText: ce.Text}
