@@ -470,7 +470,9 @@ func (h *Hub) ServeIdentified(w http.ResponseWriter, r *http.Request, id string,
 		return // the upgrader answered with a JSON error
 	}
 	c := newClient(h, conn, id)
-	c.ident, c.since = ident, h.now()
+	// since is for people (the session's page), not a stamp of the
+	// hub's clock, which stamps live packets alone.
+	c.ident, c.since = ident, time.Now()
 	select {
 	case h.register <- c:
 	case <-h.done:
