@@ -41,12 +41,12 @@ type Trace struct {
 
 // Limits of a trace, checked by Validate.
 const (
-	TraceMaxPackets  = 200000 // packets (one per entity per packet copy)
-	TraceMaxEntities = 10000  // as the entities parameter
-	TraceMaxTime     = 1e10   // largest |Sent|, s: Unix time in seconds fits, milliseconds do not
-	TraceMaxSpan     = 86400  // largest last Sent − first Sent, s
-	TraceMaxDelay    = 10     // largest Arrive − Sent, s
-	TraceMaxCoord    = 1e7    // largest |component| of a position (m) or velocity (m/s)
+	TraceMaxPackets  = 2000000 // packets (one per entity per packet copy): a whole match a game captured (docs/capture-protocol.md)
+	TraceMaxEntities = 10000   // as the entities parameter
+	TraceMaxTime     = 1e10    // largest |Sent|, s: Unix time in seconds fits, milliseconds do not
+	TraceMaxSpan     = 86400   // largest last Sent − first Sent, s
+	TraceMaxDelay    = 10      // largest Arrive − Sent, s
+	TraceMaxCoord    = 1e7     // largest |component| of a position (m) or velocity (m/s)
 	TraceMaxSeq      = 1 << 40
 )
 

@@ -5,6 +5,7 @@
 
 import { byId, maybeId } from './dom.js';
 import { Sync, syncURL } from './sync.js';
+import { watchClients } from './clients.js';
 import { presetValues, shareQuery, mirror } from './url.js';
 import { fromJSON, show } from './format.js';
 
@@ -65,6 +66,8 @@ export function initSession(page) {
       rev: (rev) => refresh(session, rev, compare),
     }, session.rev);
     sync.start();
+    const clients = maybeId('clients', HTMLDetailsElement);
+    if (clients) watchClients(session.id, clients);
   }
   const s = sync;
   page.watch(() => {

@@ -13,6 +13,7 @@ import (
 
 	"interplab/cmd/lab/internal/access"
 	"interplab/cmd/lab/internal/backend"
+	"interplab/cmd/lab/internal/capture"
 	"interplab/cmd/lab/internal/cli"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/server"
@@ -64,6 +65,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	})
 	lf := c.LogFlags()
 	slots := c.SlotsFlag(jobs.DefaultSlots, "sweeps, tunings and population runs", "")
+	quota := c.Flags.Int64("capture-quota", 0, "let the open captures games stream hold at most `bytes` on disk (0: what the disk holds)")
 	var allowHosts []string
 	c.Flags.Func("allow-host", "also answer to host `name` (lab.example.com for any port, NAME:PORT for one; default $LAB_ALLOW_HOST); repeatable or comma-separated", func(arg string) error {
 		list, err := access.ParseHosts(arg)
@@ -102,7 +104,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return c.Fail(err)
 	}
 	deps := server.Deps{Presets: list, Assets: web.FS, AllowOrigins: allow, Token: token,
-		Addr: *addr, AllowHosts: allowHosts, JobSlots: *slots, TrustProxy: trust}
+		Addr: *addr, AllowHosts: allowHosts, JobSlots: *slots, TrustProxy: trust, Capture: capture.Options{DiskQuota: *quota}}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ln, err := net.Listen("tcp", *addr)

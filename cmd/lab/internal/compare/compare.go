@@ -66,7 +66,7 @@ const (
 // each trace counted once however many variants replay it: the largest
 // trace, or smaller ones up to as many packets: it bounds what a
 // comparison holds, its traces and their replays while they run.
-const MaxTracePackets = engine.TraceMaxPackets
+const MaxTracePackets = 200000
 
 // steps are the window widths, in seconds, the error series may use:
 // the smallest that gives at most maxWindows windows is chosen.

@@ -173,7 +173,9 @@ type wsClient struct {
 	hub     *Hub
 	conn    *websocket.Conn
 	session string
-	id      string // set by run on register
+	id      string   // set by run on register
+	ident   Identity // what the client said of itself on connecting
+	since   time.Time
 	// send queues the messages a client must get in order: the config on
 	// connect, its own error replies, relayed packets. Closed by run only.
 	send chan *websocket.PreparedMessage
@@ -206,6 +208,36 @@ type wsLiveReply struct {
 	settings engine.Settings
 	ok       bool
 	trace    []traceio.Row
+	clients  []ClientInfo
+}
+
+// Identity is what a client may say of itself when it connects
+// (?engine=&version=&client= on the session's socket, checked by the
+// server): a game's netcode library, its version, and the client's own
+// name. A lab tab says nothing.
+type Identity struct {
+	Engine, Version, Client string
+}
+
+// ClientInfo describes one client of a session, for the session's page.
+type ClientInfo struct {
+	ID      string    `json:"id"`
+	Engine  string    `json:"engine,omitempty"` // "" for a lab tab or an unnamed follower
+	Version string    `json:"version,omitempty"`
+	Client  string    `json:"client,omitempty"`
+	Since   time.Time `json:"since"`
+}
+
+// Clients returns session id's clients on this lab, in the order they
+// connected.
+func (h *Hub) Clients(id string) []ClientInfo {
+	q := wsLiveQuery{id: id, reply: make(chan wsLiveReply, 1)}
+	select {
+	case h.live <- q:
+		return (<-q.reply).clients
+	case <-h.done:
+		return nil
+	}
 }
 
 // wsInMsg is a message from a client.
@@ -421,6 +453,12 @@ func (h *Hub) Live(id string) (engine.Settings, bool) {
 // connection. The caller has checked that the session exists and that the
 // request's Origin may use it.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, id string) {
+	h.ServeIdentified(w, r, id, Identity{})
+}
+
+// ServeIdentified is ServeWS for a client that said who it is (checked by
+// the caller).
+func (h *Hub) ServeIdentified(w http.ResponseWriter, r *http.Request, id string, ident Identity) {
 	select {
 	case <-h.done:
 		jsonapi.WriteError(w, &jsonapi.Error{Status: http.StatusServiceUnavailable, Msg: "server shutting down"})
@@ -432,6 +470,9 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, id string) {
 		return // the upgrader answered with a JSON error
 	}
 	c := newClient(h, conn, id)
+	// since is for people (the session's page), not a stamp of the
+	// hub's clock, which stamps live packets alone.
+	c.ident, c.since = ident, time.Now()
 	select {
 	case h.register <- c:
 	case <-h.done:
@@ -498,6 +539,10 @@ func (h *Hub) run() {
 				if q.trace {
 					r.trace = room.trace.rows()
 				}
+				for c := range room.clients {
+					r.clients = append(r.clients, ClientInfo{ID: c.id, Engine: c.ident.Engine, Version: c.ident.Version, Client: c.ident.Client, Since: c.since})
+				}
+				slices.SortFunc(r.clients, func(a, b ClientInfo) int { return cmp.Or(a.Since.Compare(b.Since), cmp.Compare(a.ID, b.ID)) })
 				q.reply <- r
 			}
 		case <-h.quit:

@@ -88,6 +88,10 @@ func (s *Server) routes() *http.ServeMux {
 		{"POST /api/sessions/{id}/restore", token, change(maxSmallBody, typeJSON), s.restoreSession},
 		{"POST /api/sessions/{id}/trace", token, change(maxSmallBody, typeJSON), s.saveLiveTrace},
 		{"GET /ws/sessions/{id}", token, upgrade, s.sessionWS},
+		// Captures games stream (captures.go, docs/capture-protocol.md).
+		{"GET /ws/sessions/{id}/capture", token, upgrade, s.captureWS},
+		{"GET /api/sessions/{id}/clients", token, fresh, s.sessionClients},
+		{"POST /api/sessions/{id}/captures/{capture}/stop", token, change(maxSmallBody, typeJSON), s.stopCapture},
 
 		// The session pages (sessionpages.go).
 		{"GET /sessions", token, gz, s.sessionsPage},

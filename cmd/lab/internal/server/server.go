@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"interplab/cmd/lab/internal/access"
+	"interplab/cmd/lab/internal/capture"
 	"interplab/cmd/lab/internal/compare"
 	"interplab/cmd/lab/internal/jobs"
 	"interplab/cmd/lab/internal/jsonapi"
@@ -67,6 +68,10 @@ type Deps struct {
 	// once (lab serve -jobs), in [jobs.MinSlots, jobs.MaxSlots]; 0 means
 	// jobs.DefaultSlots.
 	JobSlots int
+
+	// Capture are the limits of the captures games stream
+	// (capture.Options; the zero value: the defaults).
+	Capture capture.Options
 
 	// Spool holds trace uploads while they arrive; DirSpool("") (the
 	// system's temporary directory) when nil.
@@ -132,10 +137,11 @@ type Server struct {
 	uploads chan struct{}  // a trace upload's parse slot (uploadSlots)
 	reads   *jsonapi.Slots // a heavy read's slot (reads.go)
 
-	hub     *live.Hub       // live sync of the sessions
-	jobs    *jobs.Runner    // sweeps, tunings and population runs
-	studies *studies.Pages  // their pages and the job API
-	compare *compare.Runner // comparisons, and their run cache
+	hub      *live.Hub        // live sync of the sessions
+	captures *capture.Manager // the captures games stream
+	jobs     *jobs.Runner     // sweeps, tunings and population runs
+	studies  *studies.Pages   // their pages and the job API
+	compare  *compare.Runner  // comparisons, and their run cache
 
 	// refs resolves variant refs (package compare); resolveRef is
 	// refs.Variant, or another resolver in tests.
@@ -214,6 +220,11 @@ func New(d Deps) (*Server, error) {
 			log.Printf("lab: %d sweeps or tunings were running when the lab last stopped: marked interrupted", n)
 		}
 	}
+	if s.captures, err = capture.New(d.Store, now, d.Capture); err != nil {
+		s.hub.Close()
+		s.jobs.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.refs = &compare.Resolver{Presets: d.Presets, Store: d.Store}
 	s.resolveRef = s.refs.Variant
 	s.studies = &studies.Pages{Jobs: s.jobs, Settings: s.refs.Settings, Now: now, Fail: fail, Client: gate.Caller}
@@ -232,6 +243,7 @@ func (s *Server) WasmBuilt() bool { return s.wasm.Built() }
 func (s *Server) Close() {
 	s.jobs.Close()
 	s.hub.Close()
+	s.captures.Close()
 }
 
 // shutdownTimeout is how long Serve lets requests in flight finish.

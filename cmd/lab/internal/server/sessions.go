@@ -348,7 +348,12 @@ func (s *Server) sessionWS(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s.hub.ServeWS(w, r, id)
+	ident, err := identity(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.hub.ServeIdentified(w, r, id, ident)
 }
 
 // readSessionRequest reads a create or save body: no unknown keys.

@@ -25,6 +25,7 @@ import (
 type Store interface {
 	Sessions
 	Traces
+	Captures
 	Jobs
 	Presets
 	Logins
@@ -117,6 +118,30 @@ type Traces interface {
 	TraceFlat(name string) (TraceInfo, io.Reader, error)
 	// DeleteTrace removes the stored trace called name for good.
 	DeleteTrace(name string) error
+}
+
+// Captures are the captures games stream into sessions (captures.go).
+type Captures interface {
+	// CreateCapture stores a new capture, its counts zero, under a new
+	// id; a name a trace or capture has is ErrTraceExists.
+	CreateCapture(c Capture) (Capture, error)
+	// Capture returns an open capture, or ErrCaptureNotFound.
+	Capture(id string) (Capture, error)
+	// Captures returns a session's open captures ("": every session's).
+	Captures(session string) ([]Capture, error)
+	// CaptureBytes returns the compressed bytes the open captures hold.
+	CaptureBytes() (int64, error)
+	// AppendCaptureBatches stores batches durably, all or none, each its
+	// capture's next, and returns the bytes each took.
+	AppendCaptureBatches(batches []CaptureBatch) ([]int64, error)
+	// SetCaptureDropped records a capture's final count of dropped updates.
+	SetCaptureDropped(id string, dropped int) error
+	// CaptureUpdates calls fn with a capture's updates in order, holding
+	// one batch at a time.
+	CaptureUpdates(id string, fn func(CaptureUpdate) error) error
+	// FinishCapture saves tr as a trace and removes the capture, in one
+	// transaction.
+	FinishCapture(id string, tr *engine.Trace, format string, now time.Time) (TraceInfo, error)
 }
 
 // Jobs are the sweeps' and tunings' records, kept so that their pages

@@ -62,7 +62,11 @@ const (
 	MaxBytes   = 32 << 20 // largest file, bytes
 	MaxLine    = 64 << 10 // longest line, bytes
 	MaxNameLen = 64       // longest trace name
-	rotSlack   = 0.01     // how far a recorded quaternion's norm may be from 1 before it is an error
+	// MaxPackets is the most packets a file may hold: a game's whole
+	// match comes in as a capture (package capture), up to
+	// engine.TraceMaxPackets, and a file is held whole while it is read.
+	MaxPackets = 200000
+	rotSlack   = 0.01 // how far a recorded quaternion's norm may be from 1 before it is an error
 )
 
 // FormatsDoc sums the formats up for a command's help.
@@ -116,7 +120,7 @@ type Row struct {
 // the trace, named name, and the format read. Errors are *InputError.
 //
 // It reads r as a stream, line by line, so the memory it takes is that of
-// the rows (at most engine.TraceMaxPackets of them), never the file's: a
+// the rows (at most MaxPackets of them), never the file's: a
 // file over MaxBytes, a line over MaxLine bytes or a row beyond the packet
 // limit stops it at once.
 func Parse(r io.Reader, format, name string) (*engine.Trace, string, error) {
@@ -281,8 +285,8 @@ func parseCSV(br *bufio.Reader) ([]Row, error) {
 			return nil, csvError(err)
 		}
 		line, _ := r.FieldPos(0)
-		if len(rows) == engine.TraceMaxPackets {
-			return nil, &InputError{Line: line, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+		if len(rows) == MaxPackets {
+			return nil, &InputError{Line: line, Msg: fmt.Sprintf("more than %d packets", MaxPackets)}
 		}
 		row := Row{Line: line}
 		cell := func(k string) (string, bool) {
@@ -476,8 +480,8 @@ func parseJSONL(br *bufio.Reader) ([]Row, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if len(rows) == engine.TraceMaxPackets {
-			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+		if len(rows) == MaxPackets {
+			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", MaxPackets)}
 		}
 		var j jsonRow
 		if err := wire.Unmarshal(line, &j, ""); err != nil {
@@ -589,8 +593,8 @@ func parseSeed(br *bufio.Reader) ([]Row, error) {
 		if text[0] == 'q' {
 			break // the driver's quit
 		}
-		if len(rows) == engine.TraceMaxPackets {
-			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", engine.TraceMaxPackets)}
+		if len(rows) == MaxPackets {
+			return nil, &InputError{Line: n, Msg: fmt.Sprintf("more than %d packets", MaxPackets)}
 		}
 		row, err := parseSeedLine(text)
 		if err != nil {

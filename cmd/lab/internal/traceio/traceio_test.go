@@ -152,13 +152,13 @@ func TestParseTraceLimits(t *testing.T) {
 	}
 	var b bytes.Buffer
 	b.WriteString("sent,arrive,x,y,z,vx,vy,vz\n")
-	for i := range engine.TraceMaxPackets + 1 {
+	for i := range MaxPackets + 1 {
 		b.WriteString(formatNumber(float64(i)/100) + ",,0,0,0,0,0,0\n")
 	}
 	_, _, err := Parse(bytes.NewReader(b.Bytes()), "csv", "t")
 	var ie *InputError
-	if !errors.As(err, &ie) || ie.Line != engine.TraceMaxPackets+2 {
-		t.Errorf("Parse(%d rows) = %v, want an error at line %d", engine.TraceMaxPackets+1, err, engine.TraceMaxPackets+2)
+	if !errors.As(err, &ie) || ie.Line != MaxPackets+2 {
+		t.Errorf("Parse(%d rows) = %v, want an error at line %d", MaxPackets+1, err, MaxPackets+2)
 	}
 	b.Reset()
 	b.WriteString("entity,sent,arrive,x,y,z,vx,vy,vz\n")
