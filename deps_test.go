@@ -72,7 +72,12 @@ const depsRules = `
 	cmd/lab/internal/jobs, cmd/lab/internal/compare, cmd/lab/internal/jsonapi, templates
 	< cmd/lab/internal/studies;
 
-	cmd/lab/internal/access, cmd/lab/internal/static, cmd/lab/internal/live, cmd/lab/internal/studies, web
+	# A game's capture socket: batches written to the store as they arrive.
+	cmd/lab/internal/store
+	< cmd/lab/internal/capture;
+
+	cmd/lab/internal/access, cmd/lab/internal/static, cmd/lab/internal/live, cmd/lab/internal/studies,
+	cmd/lab/internal/capture, web
 	< cmd/lab/internal/server;
 
 	cmd/lab/internal/server
