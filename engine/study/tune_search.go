@@ -13,7 +13,7 @@ import (
 // The evolution's parameters, in unit-cube coordinates: each searched
 // parameter's range maps to [0, 1].
 const (
-	tuneLambda   = 8    // candidates per generation
+	tuneLambda   = 16   // candidates per generation: enough to keep a team of 16 workers busy
 	tuneElites   = 3    // parents: the best candidates so far
 	tuneSigma0   = 0.15 // initial mutation step
 	tuneSigmaMax = 0.5
@@ -258,11 +258,14 @@ func (t *tuneSearch) next() []tunePending {
 			}
 			t.best, t.first = best, len(t.cands)
 		case phaseCombine:
+			// The combined undo and the fill's mutations of the best go in
+			// one batch: neither needs the other's result, and a batch
+			// less is a round less for a team's workers.
 			t.phase = phaseFill
 			if all, ok := t.combined(); ok && len(t.cands) < budget {
 				batch, _ = t.propose(batch, all)
 			}
-			if len(batch) == 0 {
+			if batch = t.fill(batch); len(batch) == 0 {
 				continue
 			}
 		case phaseFill:
@@ -274,14 +277,7 @@ func (t *tuneSearch) next() []tunePending {
 				t.phase = phaseConfirm
 				continue
 			}
-			best := t.ranked()[0]
-			for range (budget - len(t.cands)) * tuneTries {
-				if len(t.cands)+len(batch) >= budget {
-					break
-				}
-				batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
-			}
-			if len(batch) == 0 {
+			if batch = t.fill(batch); len(batch) == 0 {
 				if t.sigma >= tuneSigmaMax {
 					t.phase = phaseConfirm // every neighbour within reach has been evaluated
 				}
@@ -299,6 +295,20 @@ func (t *tuneSearch) next() []tunePending {
 		t.pending = batch
 		return batch
 	}
+}
+
+// fill adds to batch mutations of the best candidate so far until the
+// budget is spent or tuneTries mutations a slot found nothing new.
+func (t *tuneSearch) fill(batch []tunePending) []tunePending {
+	budget := t.spec.Budget
+	best := t.ranked()[0]
+	for range max(budget-len(t.cands), 0) * tuneTries {
+		if len(t.cands)+len(batch) >= budget {
+			break
+		}
+		batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
+	}
+	return batch
 }
 
 // boundsLatency reports whether a constraint of a tuning on one link bounds
