@@ -452,7 +452,7 @@ func CombineMetrics(ms []engine.Metrics) engine.Metrics {
 // of least latency LatencyFloor's probe found.
 //
 // Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0), one run per
-// candidate and motion. progress, if not nil, is called once per evaluated
+// candidate and motion; over a population, one entity of a candidate. progress, if not nil, is called once per evaluated
 // candidate from the goroutine that called Tune, one call at a time, with
 // the number evaluated so far and spec.Budget (which the search may end
 // short of). When ctx is done, Tune stops within about a millisecond of

@@ -495,14 +495,14 @@ func (t *tuneSearch) mutate(u []float64, sigma float64) []float64 {
 
 // evaluate runs every candidate of batch on every motion, on the workers,
 // and returns them evaluated in batch order. When ctx is done it returns
-// ctx.Err() with the candidates that finished, nil for the others.
+// ctx.Err() with the candidates that finished, nil for the others. Over a
+// population it is evaluatePopulation.
 func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Candidate, error) {
+	if t.spec.Population != nil {
+		return t.evaluatePopulation(ctx, batch)
+	}
 	nm := len(t.spec.Motions)
 	runs := make([]engine.Metrics, len(batch)*nm)
-	var pops []PopulationMetrics // one per candidate, for a population tuning
-	if t.spec.Population != nil {
-		pops = make([]PopulationMetrics, len(batch))
-	}
 	left := make([]int, len(batch))
 	for i := range left {
 		left[i] = nm
@@ -516,17 +516,6 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 		s := batch[j/nm].s
 		s.Techniques = []string{t.spec.Technique}
 		s.Motion = t.spec.Motions[j%nm]
-		if pops != nil {
-			// A candidate alone has the workers to itself; several share
-			// them, a candidate each.
-			workers := 1
-			if len(runs) == 1 {
-				workers = t.workers
-			}
-			var err error
-			pops[j], err = t.runPopulationCandidate(ctx, s, workers)
-			return err
-		}
 		if recs != nil {
 			res, err := engine.RunPhasesUntil(ctx, s)
 			if err != nil {
@@ -547,12 +536,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 		if left[i]--; left[i] > 0 {
 			return
 		}
-		var c Candidate
-		if pops != nil {
-			c = t.populationCandidate(batch[i].s, pops[i])
-		} else {
-			c = t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
-		}
+		c := t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
 		if recs != nil {
 			r := worstRecovery(recs[i*nm : (i+1)*nm])
 			c.Recovery = &r
