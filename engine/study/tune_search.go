@@ -19,8 +19,15 @@ const (
 	tuneSigmaMax = 0.5
 	tuneSigmaMin = 0.01 // below it the step restarts at tuneSigmaRe
 	tuneSigmaRe  = 0.3
-	tuneTries    = 20 // mutations tried per slot before giving it up as a duplicate
+	tuneSigmaWin = 1.2 // the step that found a new best grows by this
+	tuneTries    = 20  // mutations tried per slot before giving it up as a duplicate
 )
+
+// tuneSteps are the steps a generation tries, in multiples of the search's
+// step: the candidate at position k of a generation mutates by
+// tuneSteps[k%3]. A generation of 16 is half the updates of two of 8, so
+// it also learns which step to take next from its best candidate.
+var tuneSteps = [3]float64{1, 0.5, 2}
 
 // tuneDim is one searched parameter.
 type tuneDim struct {
@@ -218,8 +225,11 @@ func (t *tuneSearch) next() []tunePending {
 			batch = t.sample()
 		case phaseEvolve:
 			// Keep enough of the budget to polish the best so far.
+			// A generation of fewer than tuneLambda/2 is not worth a
+			// round of a team's workers of its own: its share goes to the
+			// fill, which shares the combined undo's batch.
 			evolve := budget - len(t.undos(t.ranked()[0])) - 1
-			if len(t.cands) >= evolve {
+			if evolve-len(t.cands) < tuneLambda/2 {
 				t.phase = phasePolish
 				continue
 			}
@@ -231,7 +241,8 @@ func (t *tuneSearch) next() []tunePending {
 				}
 				for range tuneTries {
 					var ok bool
-					if batch, ok = t.propose(batch, t.settings(t.mutate(t.units[parent], t.sigma))); ok {
+					step := min(t.sigma*tuneSteps[len(batch)%len(tuneSteps)], tuneSigmaMax)
+					if batch, ok = t.propose(batch, t.settings(t.mutate(t.units[parent], step))); ok {
 						break
 					}
 				}
@@ -278,10 +289,7 @@ func (t *tuneSearch) next() []tunePending {
 				continue
 			}
 			if batch = t.fill(batch); len(batch) == 0 {
-				if t.sigma >= tuneSigmaMax {
-					t.phase = phaseConfirm // every neighbour within reach has been evaluated
-				}
-				t.sigma = min(2*t.sigma, tuneSigmaMax)
+				t.phase = phaseConfirm // every neighbour within reach has been evaluated
 				continue
 			}
 		case phaseConfirm:
@@ -298,17 +306,23 @@ func (t *tuneSearch) next() []tunePending {
 }
 
 // fill adds to batch mutations of the best candidate so far until the
-// budget is spent or tuneTries mutations a slot found nothing new.
+// budget is spent, doubling the step while tuneTries mutations a slot find
+// nothing new, up to tuneSigmaMax: what is left of the budget is one batch.
 func (t *tuneSearch) fill(batch []tunePending) []tunePending {
 	budget := t.spec.Budget
 	best := t.ranked()[0]
-	for range max(budget-len(t.cands), 0) * tuneTries {
-		if len(t.cands)+len(batch) >= budget {
-			break
+	for {
+		for range max(budget-len(t.cands)-len(batch), 0) * tuneTries {
+			if len(t.cands)+len(batch) >= budget {
+				break
+			}
+			batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
 		}
-		batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
+		if len(t.cands)+len(batch) >= budget || t.sigma >= tuneSigmaMax {
+			return batch
+		}
+		t.sigma = min(2*t.sigma, tuneSigmaMax)
 	}
-	return batch
 }
 
 // boundsLatency reports whether a constraint of a tuning on one link bounds
@@ -361,7 +375,8 @@ func (t *tuneSearch) sample() []tunePending {
 
 // advance takes the pending batch's candidates, evaluated, in batch order,
 // and moves the search on: after a generation that finds a new best the
-// step grows, otherwise it shrinks.
+// step is the one that found it, grown by tuneSigmaWin; otherwise it
+// shrinks.
 func (t *tuneSearch) advance(cands []Candidate) {
 	if t.phase == phaseConfirm {
 		t.confirm(cands)
@@ -377,8 +392,9 @@ func (t *tuneSearch) advance(cands []Candidate) {
 	case phaseStart:
 		t.phase = phaseEvolve
 	case phaseEvolve:
-		if t.ranked()[0] != t.best {
-			t.sigma = min(1.5*t.sigma, tuneSigmaMax)
+		if best, first := t.ranked()[0], len(t.cands)-len(cands); best != t.best && best >= first {
+			k := (best - first) % len(tuneSteps)
+			t.sigma = min(t.sigma*tuneSteps[k]*tuneSigmaWin, tuneSigmaMax)
 		} else if t.sigma *= 0.7; t.sigma < tuneSigmaMin {
 			t.sigma = tuneSigmaRe
 		}
