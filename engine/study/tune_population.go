@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"interplab/engine"
 	"interplab/engine/param"
@@ -113,16 +114,27 @@ func (t *tuneSearch) evaluatePopulation(ctx context.Context, batch []tunePending
 		}
 	}
 	n := t.spec.Population.Entities
+	// The workers take the entities in order, so only the few candidates
+	// they are on hold their entities' figures: a candidate's are made
+	// when a worker first reaches it and dropped once merged.
+	var mu sync.Mutex
 	ents := make([][]PopulationEntity, len(batch))
+	figures := func(i int) []PopulationEntity {
+		mu.Lock()
+		defer mu.Unlock()
+		if ents[i] == nil {
+			ents[i] = make([]PopulationEntity, n)
+		}
+		return ents[i]
+	}
 	left := make([]int, len(batch))
-	for i := range batch {
-		ents[i] = make([]PopulationEntity, n)
+	for i := range left {
 		left[i] = n
 	}
 	evaluated := make([]*Candidate, len(batch))
 	job := func(ctx context.Context, j int) error {
-		var err error
-		ents[j/n][j%n], err = runEntity(ctx, &specs[j/n], j%n)
+		e, err := runEntity(ctx, &specs[j/n], j%n)
+		figures(j / n)[j%n] = e
 		return err
 	}
 	err := sweepPool(ctx, len(batch)*n, t.workers, job, func(j int) {
@@ -130,8 +142,10 @@ func (t *tuneSearch) evaluatePopulation(ctx context.Context, batch []tunePending
 		if left[i]--; left[i] > 0 {
 			return
 		}
-		res := mergePopulation(specs[i], ents[i])
+		res := mergePopulation(specs[i], figures(i))
+		mu.Lock()
 		ents[i] = nil
+		mu.Unlock()
 		c := t.populationCandidate(batch[i].s, res.Techniques[0].Metrics)
 		evaluated[i] = &c
 		t.done++
