@@ -419,9 +419,11 @@ func CombineMetrics(ms []engine.Metrics) engine.Metrics {
 //
 // The search is deterministic for spec.Seed: the base first, then a Latin
 // hypercube sample of the space (two fifths of the budget), then
-// generations of 8 mutations around the best three candidates so far (a
-// (μ+λ) evolution whose step grows after a generation that finds a new best
-// and shrinks otherwise), and last a polish that tries undoing each of the
+// generations of 16 mutations around the best three candidates so far (a
+// (μ+λ) evolution; a generation mutates by the step, half of it and twice
+// it, a third of its candidates each, and after one that finds a new best
+// the step is the one that found it, a fifth longer, otherwise it shrinks),
+// and last a polish that tries undoing each of the
 // best's changes from the base, so that the recommendation changes only
 // what matters; what the polish leaves of the budget goes to mutations of
 // the best, so a budget of N evaluates N candidates. Values are rounded to the parameter's slider Step; when
@@ -452,7 +454,7 @@ func CombineMetrics(ms []engine.Metrics) engine.Metrics {
 // of least latency LatencyFloor's probe found.
 //
 // Runs go to workers goroutines (GOMAXPROCS when workers ≤ 0), one run per
-// candidate and motion. progress, if not nil, is called once per evaluated
+// candidate and motion; over a population, one entity of a candidate. progress, if not nil, is called once per evaluated
 // candidate from the goroutine that called Tune, one call at a time, with
 // the number evaluated so far and spec.Budget (which the search may end
 // short of). When ctx is done, Tune stops within about a millisecond of

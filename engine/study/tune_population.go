@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"interplab/engine"
 	"interplab/engine/param"
@@ -82,21 +83,77 @@ func populationMetricNames() string {
 	return strings.Join(names, ", ")
 }
 
-// runPopulationCandidate runs the population for candidate settings s (the
-// technique alone) on workers goroutines: one when the tuner spreads
-// candidates over the cores.
-func (t *tuneSearch) runPopulationCandidate(ctx context.Context, s engine.Settings, workers int) (PopulationMetrics, error) {
+// populationSpec is the population run of candidate settings s (the
+// technique alone).
+func (t *tuneSearch) populationSpec(s engine.Settings) PopulationSpec {
 	pop := *t.spec.Population
 	if k := uint64(s.Seed) - uint64(t.spec.Base.Seed); k != 0 {
 		// Seed k of the seed set draws another sample of the population
 		// (see TuneSeedSet): its entities' draws depend on its seed alone.
 		pop.Seed = int((uint64(pop.Seed) + k) % (1 << 32))
 	}
-	res, err := RunPopulation(ctx, PopulationSpec{Base: s, Population: pop}, workers, nil)
-	if err != nil {
-		return PopulationMetrics{}, err
+	return PopulationSpec{Base: s, Population: pop}
+}
+
+// evaluatePopulation runs every candidate of batch over the population
+// and returns them scored, in batch order; cancelled, the candidates that
+// finished and nil for the others, with ctx.Err(). The work is cut by
+// entity, not by candidate: every worker keeps busy to the end of the
+// batch whatever its size (a batch of 3 on 2 workers is 1.5 candidates'
+// time, not 2), and each candidate's figures are merged in entity order
+// when its last entity is in, so they are RunPopulation's, byte for byte.
+func (t *tuneSearch) evaluatePopulation(ctx context.Context, batch []tunePending) ([]*Candidate, error) {
+	specs := make([]PopulationSpec, len(batch))
+	for i := range batch {
+		s := batch[i].s
+		s.Techniques = []string{t.spec.Technique}
+		s.Motion = t.spec.Motions[0]
+		specs[i] = t.populationSpec(s)
+		if err := specs[i].Validate(); err != nil {
+			return make([]*Candidate, len(batch)), err
+		}
 	}
-	return res.Techniques[0].Metrics, nil
+	n := t.spec.Population.Entities
+	// The workers take the entities in order, so only the few candidates
+	// they are on hold their entities' figures: a candidate's are made
+	// when a worker first reaches it and dropped once merged.
+	var mu sync.Mutex
+	ents := make([][]PopulationEntity, len(batch))
+	figures := func(i int) []PopulationEntity {
+		mu.Lock()
+		defer mu.Unlock()
+		if ents[i] == nil {
+			ents[i] = make([]PopulationEntity, n)
+		}
+		return ents[i]
+	}
+	left := make([]int, len(batch))
+	for i := range left {
+		left[i] = n
+	}
+	evaluated := make([]*Candidate, len(batch))
+	job := func(ctx context.Context, j int) error {
+		e, err := runEntity(ctx, &specs[j/n], j%n)
+		figures(j / n)[j%n] = e
+		return err
+	}
+	err := sweepPool(ctx, len(batch)*n, t.workers, job, func(j int) {
+		i := j / n
+		if left[i]--; left[i] > 0 {
+			return
+		}
+		res := mergePopulation(specs[i], figures(i))
+		mu.Lock()
+		ents[i] = nil
+		mu.Unlock()
+		c := t.populationCandidate(batch[i].s, res.Techniques[0].Metrics)
+		evaluated[i] = &c
+		t.done++
+		if t.progress != nil {
+			t.progress(c, t.done, t.spec.Evaluations())
+		}
+	})
+	return evaluated, err
 }
 
 // populationCandidate scores a candidate by its population figures.

@@ -13,14 +13,21 @@ import (
 // The evolution's parameters, in unit-cube coordinates: each searched
 // parameter's range maps to [0, 1].
 const (
-	tuneLambda   = 8    // candidates per generation
+	tuneLambda   = 16   // candidates per generation: enough to keep a team of 16 workers busy
 	tuneElites   = 3    // parents: the best candidates so far
 	tuneSigma0   = 0.15 // initial mutation step
 	tuneSigmaMax = 0.5
 	tuneSigmaMin = 0.01 // below it the step restarts at tuneSigmaRe
 	tuneSigmaRe  = 0.3
-	tuneTries    = 20 // mutations tried per slot before giving it up as a duplicate
+	tuneSigmaWin = 1.2 // the step that found a new best grows by this
+	tuneTries    = 20  // mutations tried per slot before giving it up as a duplicate
 )
+
+// tuneSteps are the steps a generation tries, in multiples of the search's
+// step: the candidate at position k of a generation mutates by
+// tuneSteps[k%3]. A generation of 16 is half the updates of two of 8, so
+// it also learns which step to take next from its best candidate.
+var tuneSteps = [3]float64{1, 0.5, 2}
 
 // tuneDim is one searched parameter.
 type tuneDim struct {
@@ -218,8 +225,11 @@ func (t *tuneSearch) next() []tunePending {
 			batch = t.sample()
 		case phaseEvolve:
 			// Keep enough of the budget to polish the best so far.
+			// A generation of fewer than tuneLambda/2 is not worth a
+			// round of a team's workers of its own: its share goes to the
+			// fill, which shares the combined undo's batch.
 			evolve := budget - len(t.undos(t.ranked()[0])) - 1
-			if len(t.cands) >= evolve {
+			if evolve-len(t.cands) < tuneLambda/2 {
 				t.phase = phasePolish
 				continue
 			}
@@ -231,7 +241,8 @@ func (t *tuneSearch) next() []tunePending {
 				}
 				for range tuneTries {
 					var ok bool
-					if batch, ok = t.propose(batch, t.settings(t.mutate(t.units[parent], t.sigma))); ok {
+					step := min(t.sigma*tuneSteps[len(batch)%len(tuneSteps)], tuneSigmaMax)
+					if batch, ok = t.propose(batch, t.settings(t.mutate(t.units[parent], step))); ok {
 						break
 					}
 				}
@@ -258,11 +269,14 @@ func (t *tuneSearch) next() []tunePending {
 			}
 			t.best, t.first = best, len(t.cands)
 		case phaseCombine:
+			// The combined undo and the fill's mutations of the best go in
+			// one batch: neither needs the other's result, and a batch
+			// less is a round less for a team's workers.
 			t.phase = phaseFill
 			if all, ok := t.combined(); ok && len(t.cands) < budget {
 				batch, _ = t.propose(batch, all)
 			}
-			if len(batch) == 0 {
+			if batch = t.fill(batch); len(batch) == 0 {
 				continue
 			}
 		case phaseFill:
@@ -274,18 +288,8 @@ func (t *tuneSearch) next() []tunePending {
 				t.phase = phaseConfirm
 				continue
 			}
-			best := t.ranked()[0]
-			for range (budget - len(t.cands)) * tuneTries {
-				if len(t.cands)+len(batch) >= budget {
-					break
-				}
-				batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
-			}
-			if len(batch) == 0 {
-				if t.sigma >= tuneSigmaMax {
-					t.phase = phaseConfirm // every neighbour within reach has been evaluated
-				}
-				t.sigma = min(2*t.sigma, tuneSigmaMax)
+			if batch = t.fill(batch); len(batch) == 0 {
+				t.phase = phaseConfirm // every neighbour within reach has been evaluated
 				continue
 			}
 		case phaseConfirm:
@@ -298,6 +302,26 @@ func (t *tuneSearch) next() []tunePending {
 		}
 		t.pending = batch
 		return batch
+	}
+}
+
+// fill adds to batch mutations of the best candidate so far until the
+// budget is spent, doubling the step while tuneTries mutations a slot find
+// nothing new, up to tuneSigmaMax: what is left of the budget is one batch.
+func (t *tuneSearch) fill(batch []tunePending) []tunePending {
+	budget := t.spec.Budget
+	best := t.ranked()[0]
+	for {
+		for range max(budget-len(t.cands)-len(batch), 0) * tuneTries {
+			if len(t.cands)+len(batch) >= budget {
+				break
+			}
+			batch, _ = t.propose(batch, t.settings(t.mutate(t.units[best], t.sigma)))
+		}
+		if len(t.cands)+len(batch) >= budget || t.sigma >= tuneSigmaMax {
+			return batch
+		}
+		t.sigma = min(2*t.sigma, tuneSigmaMax)
 	}
 }
 
@@ -351,7 +375,8 @@ func (t *tuneSearch) sample() []tunePending {
 
 // advance takes the pending batch's candidates, evaluated, in batch order,
 // and moves the search on: after a generation that finds a new best the
-// step grows, otherwise it shrinks.
+// step is the one that found it, grown by tuneSigmaWin; otherwise it
+// shrinks.
 func (t *tuneSearch) advance(cands []Candidate) {
 	if t.phase == phaseConfirm {
 		t.confirm(cands)
@@ -367,8 +392,9 @@ func (t *tuneSearch) advance(cands []Candidate) {
 	case phaseStart:
 		t.phase = phaseEvolve
 	case phaseEvolve:
-		if t.ranked()[0] != t.best {
-			t.sigma = min(1.5*t.sigma, tuneSigmaMax)
+		if best, first := t.ranked()[0], len(t.cands)-len(cands); best != t.best && best >= first {
+			k := (best - first) % len(tuneSteps)
+			t.sigma = min(t.sigma*tuneSteps[k]*tuneSigmaWin, tuneSigmaMax)
 		} else if t.sigma *= 0.7; t.sigma < tuneSigmaMin {
 			t.sigma = tuneSigmaRe
 		}
@@ -485,14 +511,14 @@ func (t *tuneSearch) mutate(u []float64, sigma float64) []float64 {
 
 // evaluate runs every candidate of batch on every motion, on the workers,
 // and returns them evaluated in batch order. When ctx is done it returns
-// ctx.Err() with the candidates that finished, nil for the others.
+// ctx.Err() with the candidates that finished, nil for the others. Over a
+// population it is evaluatePopulation.
 func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Candidate, error) {
+	if t.spec.Population != nil {
+		return t.evaluatePopulation(ctx, batch)
+	}
 	nm := len(t.spec.Motions)
 	runs := make([]engine.Metrics, len(batch)*nm)
-	var pops []PopulationMetrics // one per candidate, for a population tuning
-	if t.spec.Population != nil {
-		pops = make([]PopulationMetrics, len(batch))
-	}
 	left := make([]int, len(batch))
 	for i := range left {
 		left[i] = nm
@@ -506,17 +532,6 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 		s := batch[j/nm].s
 		s.Techniques = []string{t.spec.Technique}
 		s.Motion = t.spec.Motions[j%nm]
-		if pops != nil {
-			// A candidate alone has the workers to itself; several share
-			// them, a candidate each.
-			workers := 1
-			if len(runs) == 1 {
-				workers = t.workers
-			}
-			var err error
-			pops[j], err = t.runPopulationCandidate(ctx, s, workers)
-			return err
-		}
 		if recs != nil {
 			res, err := engine.RunPhasesUntil(ctx, s)
 			if err != nil {
@@ -537,12 +552,7 @@ func (t *tuneSearch) evaluate(ctx context.Context, batch []tunePending) ([]*Cand
 		if left[i]--; left[i] > 0 {
 			return
 		}
-		var c Candidate
-		if pops != nil {
-			c = t.populationCandidate(batch[i].s, pops[i])
-		} else {
-			c = t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
-		}
+		c := t.candidate(batch[i].s, runs[i*nm:(i+1)*nm])
 		if recs != nil {
 			r := worstRecovery(recs[i*nm : (i+1)*nm])
 			c.Recovery = &r

@@ -371,43 +371,51 @@ func TestTuneSmallSpace(t *testing.T) {
 }
 
 func TestTuneCancel(t *testing.T) {
-	spec := harborTuneSpec()
-	spec.Base.Duration, spec.Budget = 3, 30
-	full, err := Tune(context.Background(), spec, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	calls := 0
-	r, err := Tune(ctx, spec, 2, func(c Candidate, done, total int) {
-		calls++
-		// The total counts the confirmation: the base and 3 finalists on
-		// each seed of the set.
-		if want := spec.Budget + 4*DefaultTuneSeeds; done != calls || total != want {
-			t.Errorf("progress(done %d, total %d) on call %d, want (%d, %d)", done, total, calls, calls, want)
-		}
-		if done == 5 {
-			cancel()
-		}
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled Tune error = %v, want context.Canceled", err)
-	}
-	if n := len(r.Candidates); n < 5 || n >= len(full.Candidates) || n != calls {
-		t.Errorf("cancelled Tune kept %d candidates after %d progress calls, want them all, at least 5 and fewer than %d",
-			n, calls, len(full.Candidates))
-	}
-	for i, c := range r.Candidates {
-		found := false
-		for _, f := range full.Candidates {
-			if reflect.DeepEqual(c, f) {
-				found = true
+	one := harborTuneSpec()
+	one.Base.Duration, one.Budget = 3, 30
+	// Over a population the workers take a candidate's entities, a
+	// candidate finishing when its last entity does.
+	pop := testPopulationTune()
+	pop.Budget = 30
+	for name, spec := range map[string]TuneSpec{"one link": one, "population": pop} {
+		t.Run(name, func(t *testing.T) {
+			full, err := Tune(context.Background(), spec, 2, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if !found {
-			t.Errorf("cancelled Tune's candidate %d is not one of the full run's", i)
-		}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			calls := 0
+			r, err := Tune(ctx, spec, 2, func(c Candidate, done, total int) {
+				calls++
+				// The total counts the confirmation: the base and 3 finalists on
+				// each seed of the set.
+				if want := spec.Budget + 4*DefaultTuneSeeds; done != calls || total != want {
+					t.Errorf("progress(done %d, total %d) on call %d, want (%d, %d)", done, total, calls, calls, want)
+				}
+				if done == 5 {
+					cancel()
+				}
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled Tune error = %v, want context.Canceled", err)
+			}
+			if n := len(r.Candidates); n < 5 || n >= len(full.Candidates) || n != calls {
+				t.Errorf("cancelled Tune kept %d candidates after %d progress calls, want them all, at least 5 and fewer than %d",
+					n, calls, len(full.Candidates))
+			}
+			for i, c := range r.Candidates {
+				found := false
+				for _, f := range full.Candidates {
+					if reflect.DeepEqual(c, f) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("cancelled Tune's candidate %d is not one of the full run's", i)
+				}
+			}
+		})
 	}
 }
 
