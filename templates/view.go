@@ -362,12 +362,12 @@ type ExportView struct {
 	QA string
 }
 
-// exportsQA returns v's network exports that say what QA will get, in
-// order.
+// exportsQA returns v's network exports that say what QA will get or
+// have a comparison with the engine's own simulator, in order.
 func exportsQA(v PageView) []ExportView {
 	var out []ExportView
 	for _, e := range v.Exports {
-		if e.QA != "" {
+		if e.QA != "" || e.Preview != "" {
 			out = append(out, e)
 		}
 	}
@@ -375,7 +375,8 @@ func exportsQA(v PageView) []ExportView {
 }
 
 // previewLabel names the simulators e's preview compares; the link itself
-// names only the first, so that the header's export row stays one line.
+// names only the first. The links sit in "What QA will get", beside each
+// network export's note, so that the header's export row stays one line.
 func previewLabel(e ExportView) string {
 	return strings.Join(append([]string{e.NetSim}, e.Versions...), ", ")
 }

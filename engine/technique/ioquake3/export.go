@@ -13,7 +13,7 @@ import (
 
 // The library's tools, outside lab.wasm: its export and its cases.
 func init() {
-	Def.Export = &technique.Export[*Settings]{Format: Name, Label: Def.Library.Title,
+	Def.Export = &technique.Export[*Settings]{Format: Name, Label: "Quake III", // short: the header's export row is one line
 		ContentType: "text/plain; charset=utf-8", Ext: "-q3.cfg", Write: writeExport}
 	Def.Cases = tools.Case[Case]
 }
