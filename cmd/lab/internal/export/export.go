@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"interplab/engine"
+	"interplab/engine/technique/tools"
 )
 
 // File is an export ready to download.
@@ -187,33 +188,19 @@ func fileNamed(suffix string) func(string) string {
 	}
 }
 
-// Number formatting shared by the exports. Values are rounded to 1e-9 of
-// their unit so that 0.015 s prints as 15 ms, not 15.000000000000002.
-
-// num formats v in plain decimal notation.
-func num(v float64) string {
-	return strconv.FormatFloat(round(v), 'f', -1, 64)
-}
-
-func round(v float64) float64 { return math.Round(v*1e9) / 1e9 }
-
-// ms formats a time in seconds as milliseconds.
-func ms(seconds float64) string { return num(seconds * 1000) }
+// Number formatting shared by the exports: the libraries' own export
+// writers' (engine/technique/tools), so that a value prints the same in
+// every file. Values are rounded to 1e-9 of their unit so that 0.015 s
+// prints as 15 ms, not 15.000000000000002.
+var (
+	num      = tools.Num   // plain decimal notation
+	ms       = tools.Ms    // a time in seconds as milliseconds
+	floatLit = tools.Float // a C, C++ or C# float literal: 0.2f, 1.0f, 1e-05f
+	boolLit  = tools.Bool  // a C-family boolean
+)
 
 // pct formats a fraction as a percentage.
 func pct(fraction float64) string { return num(fraction * 100) }
-
-// floatLit formats v as a C, C++ or C# float literal: 0.2f, 1.0f, 1e-05f.
-func floatLit(v float64) string {
-	s := strconv.FormatFloat(float64(float32(v)), 'g', -1, 32)
-	if !strings.ContainsAny(s, ".eEn") { // n: NaN and Inf cannot occur in valid settings
-		s += ".0"
-	}
-	return s + "f"
-}
-
-// boolLit formats v as a C-family boolean.
-func boolLit(v bool) string { return strconv.FormatBool(v) }
 
 // doc returns the parameter's doc line and unit for a comment.
 func doc(name string) string {
