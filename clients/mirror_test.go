@@ -12,7 +12,7 @@ import (
 // in Mirror's units (the export's); a knob the game cannot apply is one log
 // line saying why.
 func TestMirrorSettings(t *testing.T) {
-	dir := build(t, "mirror.cs", "Mirror.dll", []string{"unity/InterpLabLink.cs", "mirror/InterpLabMirror.cs"}, "testdata/mirror_harness.cs")
+	dir := build(t, "mirror.cs", "Mirror.dll", []string{"unity/InterpLabLink.cs", "unity/InterpLabClient.cs", "mirror/InterpLabMirror.cs"}, "testdata/mirror_harness.cs")
 	lab := startLab(t, false)
 	page, id := newSession(t, lab, map[string]any{"mirror.bufferLimit": 40, "mirror.positionSensitivity": 0.03})
 	lines, _ := startHarness(t, dir, "settings", page)
@@ -46,7 +46,7 @@ func TestMirrorSettings(t *testing.T) {
 // of the same updates.
 func TestMirrorCapture(t *testing.T) {
 	captureProtocol(t)
-	dir := build(t, "mirror.cs", "Mirror.dll", []string{"unity/InterpLabLink.cs", "mirror/InterpLabMirror.cs"}, "testdata/mirror_harness.cs")
+	dir := build(t, "mirror.cs", "Mirror.dll", []string{"unity/InterpLabLink.cs", "unity/InterpLabClient.cs", "mirror/InterpLabMirror.cs"}, "testdata/mirror_harness.cs")
 	lab := startLab(t, false)
 	page, _ := newSession(t, lab, map[string]any{"mirror.timelineOffset": false})
 	csvPath := filepath.Join(t.TempDir(), "updates.csv")

@@ -13,7 +13,7 @@ import (
 // within 100 ms, in NGO's units (the export's); a knob NGO reads only at
 // start, or fixes, is one log line saying why.
 func TestNGOSettings(t *testing.T) {
-	dir := build(t, "ngo.cs", "Unity.Netcode.Runtime.dll", []string{"unity/InterpLabLink.cs", "ngo/InterpLabNGO.cs"}, "testdata/ngo_harness.cs")
+	dir := build(t, "ngo.cs", "Unity.Netcode.Runtime.dll", []string{"unity/InterpLabLink.cs", "unity/InterpLabClient.cs", "ngo/InterpLabNGO.cs"}, "testdata/ngo_harness.cs")
 	lab := startLab(t, true) // the lab's token applies to games too
 	page, id := newSession(t, lab, map[string]any{"ngo.hardResetThresholdSec": 0.35})
 	lines, _ := startHarness(t, dir, "settings", page, testToken)
@@ -50,7 +50,7 @@ func TestNGOSettings(t *testing.T) {
 // replay exactly as the CSV of the same updates.
 func TestNGOCapture(t *testing.T) {
 	captureProtocol(t)
-	dir := build(t, "ngo.cs", "Unity.Netcode.Runtime.dll", []string{"unity/InterpLabLink.cs", "ngo/InterpLabNGO.cs"}, "testdata/ngo_harness.cs")
+	dir := build(t, "ngo.cs", "Unity.Netcode.Runtime.dll", []string{"unity/InterpLabLink.cs", "unity/InterpLabClient.cs", "ngo/InterpLabNGO.cs"}, "testdata/ngo_harness.cs")
 	lab := startLab(t, false)
 	page, _ := newSession(t, lab, nil)
 	csvPath := filepath.Join(t.TempDir(), "updates.csv")

@@ -15,22 +15,14 @@ using UnityEngine;
 // Early, so that it sees the snapshots Mirror inserted this frame before the
 // NetworkTransforms' own Update consumes them.
 [DefaultExecutionOrder(-10000)]
-public class InterpLabMirror : MonoBehaviour
+public class InterpLabMirror : InterpLabClient
 {
-    [Tooltip("The lab session's page, http://localhost:8080/s/ID")]
-    public string sessionUrl = "";
-    [Tooltip("The lab's access token, when it has one")]
-    public string token = "";
-    [Tooltip("Capture every remote NetworkTransform's snapshots into the lab")]
-    public bool capture = true;
-    [Tooltip("The trace the capture becomes (a-z 0-9 . _ -); empty for the lab's name")]
-    public string traceName = "";
     [Tooltip("Mirror's version, shown on the session's page")]
     public string mirrorVersion = "96.11.0";
-    [Tooltip("Most snapshots held while the lab is slower than the game; beyond, the oldest are dropped and counted")]
-    public int bufferSize = 65536;
 
-    LabLink link;
+    protected override string Engine { get { return "mirror"; } }
+    protected override string EngineVersion { get { return mirrorVersion; } }
+
     readonly Dictionary<string, object> applied = new Dictionary<string, object>();
     Dictionary<string, object> settings; // the newest config's
     int generation;                      // settings taken so far
@@ -45,44 +37,6 @@ public class InterpLabMirror : MonoBehaviour
     }
     readonly Dictionary<NetworkTransformBase, Seen> transforms = new Dictionary<NetworkTransformBase, Seen>();
     int frame;
-
-    public void OnEnable()
-    {
-        if (string.IsNullOrEmpty(sessionUrl))
-        {
-            Debug.LogWarning("InterpLab: no sessionUrl: set the lab session's page (http://localhost:8080/s/ID)");
-            enabled = false;
-            return;
-        }
-        link = new LabLink(sessionUrl, token, "mirror", mirrorVersion, traceName, bufferSize, Log);
-        link.Start();
-    }
-
-    public void OnDisable()
-    {
-        if (link != null) link.Stop();
-        link = null;
-    }
-
-    // OnApplicationQuit ends the capture: the lab saves it as a trace.
-    public void OnApplicationQuit()
-    {
-        if (link != null && capture) link.EndCapture(2000);
-    }
-
-    // EndCapture sends what is queued, ends the capture and waits at most
-    // waitMs for the lab to save it as a trace: call it when a match ends.
-    public bool EndCapture(int waitMs) { return link != null && link.EndCapture(waitMs); }
-
-    // Queued is how many captured snapshots wait to be sent.
-    public int Queued() { return link == null ? 0 : link.Queued; }
-
-    // Dropped is how many captured snapshots were dropped (the lab was
-    // slower than the game for longer than bufferSize holds).
-    public long Dropped() { return link == null ? 0 : link.Dropped; }
-
-    // Log is Debug.Log, one line a message.
-    static void Log(string line) { Debug.Log(line); }
 
     public void Update()
     {

@@ -14,20 +14,13 @@ using Unity.Netcode;
 using Unity.Netcode.Components;
 using UnityEngine;
 
-public class InterpLabNGO : MonoBehaviour
+public class InterpLabNGO : InterpLabClient
 {
-    [Tooltip("The lab session's page, http://localhost:8080/s/ID")]
-    public string sessionUrl = "";
-    [Tooltip("The lab's access token, when it has one")]
-    public string token = "";
-    [Tooltip("Capture the state updates of every remote InterpLabNetworkTransform into the lab")]
-    public bool capture = true;
-    [Tooltip("The trace the capture becomes (a-z 0-9 . _ -); empty for the lab's name")]
-    public string traceName = "";
     [Tooltip("NGO's version, shown on the session's page")]
     public string ngoVersion = "2.1.1";
-    [Tooltip("Most updates held while the lab is slower than the game; beyond, the oldest are dropped and counted")]
-    public int bufferSize = 65536;
+
+    protected override string Engine { get { return "ngo"; } }
+    protected override string EngineVersion { get { return ngoVersion; } }
 
     // Current is the enabled instance, which InterpLabNetworkTransforms report to.
     public static InterpLabNGO Current { get; private set; }
@@ -38,7 +31,6 @@ public class InterpLabNGO : MonoBehaviour
         { "ngo.maximumInterpolationTime", 0.1 }, { "ngo.ticksAgo", 2 }, { "ngo.approvalRttSec", 0.15 },
     };
 
-    LabLink link;
     readonly Dictionary<string, object> applied = new Dictionary<string, object>();
     Dictionary<string, object> settings;
     readonly HashSet<InterpLabNetworkTransform> transforms = new HashSet<InterpLabNetworkTransform>();
@@ -46,43 +38,17 @@ public class InterpLabNGO : MonoBehaviour
     static readonly string[] timeKnobs = { "ngo.serverBufferSec", "ngo.localBufferSec", "ngo.hardResetThresholdSec", "ngo.adjustmentRatio" };
     static readonly string[] transformKnobs = { "ngo.positionThreshold", "ngo.useUnreliableDeltas", "ngo.maxInterpolationBound" };
 
-    public void OnEnable()
+    public override void OnEnable()
     {
-        if (string.IsNullOrEmpty(sessionUrl))
-        {
-            Debug.LogWarning("InterpLab: no sessionUrl: set the lab session's page (http://localhost:8080/s/ID)");
-            enabled = false;
-            return;
-        }
-        link = new LabLink(sessionUrl, token, "ngo", ngoVersion, traceName, bufferSize, Log);
-        link.Start();
-        Current = this;
+        base.OnEnable();
+        if (link != null) Current = this;
     }
 
-    public void OnDisable()
+    public override void OnDisable()
     {
-        if (link != null) link.Stop();
-        link = null;
+        base.OnDisable();
         if (Current == this) Current = null;
     }
-
-    // OnApplicationQuit ends the capture: the lab saves it as a trace.
-    public void OnApplicationQuit()
-    {
-        if (link != null && capture) link.EndCapture(2000);
-    }
-
-    // EndCapture sends what is queued, ends the capture and waits at most
-    // waitMs for the lab to save it as a trace: call it when a match ends.
-    public bool EndCapture(int waitMs) { return link != null && link.EndCapture(waitMs); }
-
-    // Queued is how many captured updates wait to be sent.
-    public int Queued() { return link == null ? 0 : link.Queued; }
-
-    // Dropped is how many captured updates were dropped.
-    public long Dropped() { return link == null ? 0 : link.Dropped; }
-
-    static void Log(string line) { Debug.Log(line); }
 
     public void Update()
     {
