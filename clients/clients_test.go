@@ -176,10 +176,14 @@ func newSession(t *testing.T, lab string, settings map[string]any) (string, stri
 	return lab + "/s/" + r.ID, r.ID
 }
 
+// harnessExit is the end every C# test harness shares (HarnessExit.Exit),
+// compiled into each Harness.exe beside the harness's own file.
+const harnessExit = "testdata/harness_exit.cs"
+
 // build compiles, every warning an error, the declarations of a client's
 // library into their assemblies, the client against them (so it can use
-// their public API only), and harness into Harness.exe; it returns the
-// directory holding them.
+// their public API only), and harness with harnessExit into Harness.exe; it
+// returns the directory holding them.
 func build(t *testing.T, library, libraryDLL string, client []string, harness string) string {
 	t.Helper()
 	mcs := tool(t, "mcs")
@@ -196,7 +200,7 @@ func build(t *testing.T, library, libraryDLL string, client []string, harness st
 	run("-target:library", out("UnityEngine.dll"), filepath.Join(decls, "unity.cs"), "testdata/ivt.cs")
 	run("-target:library", out(libraryDLL), ref("UnityEngine.dll"), filepath.Join(decls, library), "testdata/ivt.cs")
 	run(append([]string{"-target:library", out("InterpLab.dll"), ref("UnityEngine.dll"), ref(libraryDLL)}, client...)...)
-	run("-target:exe", out("Harness.exe"), ref("UnityEngine.dll"), ref(libraryDLL), ref("InterpLab.dll"), harness)
+	run("-target:exe", out("Harness.exe"), ref("UnityEngine.dll"), ref(libraryDLL), ref("InterpLab.dll"), harness, harnessExit)
 	return dir
 }
 

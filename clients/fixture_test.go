@@ -243,14 +243,15 @@ func TestLinkDropsOldestWhenSlowed(t *testing.T) {
 	}
 }
 
-// buildLink compiles the Unity link alone and its harness.
+// buildLink compiles the Unity link alone and its harness (with the
+// harnesses' shared end).
 func buildLink(t *testing.T) string {
 	t.Helper()
 	mcs := tool(t, "mcs")
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"-target:library", "-out:" + dir + "/InterpLab.dll", "unity/InterpLabLink.cs"},
-		{"-target:exe", "-out:" + dir + "/Harness.exe", "-r:" + dir + "/InterpLab.dll", "testdata/link_harness.cs"},
+		{"-target:exe", "-out:" + dir + "/Harness.exe", "-r:" + dir + "/InterpLab.dll", "testdata/link_harness.cs", harnessExit},
 	} {
 		if out, err := exec.Command(mcs, append([]string{"-nologo", "-warnaserror+"}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("mcs %v: %v\n%s", args, err, out)

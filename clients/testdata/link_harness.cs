@@ -32,6 +32,6 @@ public static class Harness
         Console.WriteLine(saved ? "saved" : "not saved");
         Console.WriteLine("dropped " + link.Dropped);
         link.Stop();
-        return saved ? 0 : 1;
+        return HarnessExit.Exit(saved ? 0 : 1);
     }
 }

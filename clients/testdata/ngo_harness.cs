@@ -17,7 +17,6 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
-using System.Runtime.InteropServices;
 using System.Threading;
 using Unity.Netcode;
 using Unity.Netcode.Components;
@@ -38,19 +37,8 @@ public static class Harness
         };
         var c = new InterpLabNGO { sessionUrl = args[1], capture = args[0] == "capture" };
         if (args[0] == "settings" && args.Length > 2) c.token = args[2];
-        int code = args[0] == "settings" ? Settings(c) : Capture(c, args[2], args[3]);
-        // The runtime's own exit is skipped: mono 6.8 now and then aborts
-        // while shutting down with a WebSocket receive still pending on the
-        // link's background thread (seen once in about 16 runs, after the
-        // capture was saved and the harness had said so). A game never ends
-        // through a console runtime's exit; the harness ends as a killed game.
-        Console.Out.Flush();
-        _exit(code);
-        return code;
+        return HarnessExit.Exit(args[0] == "settings" ? Settings(c) : Capture(c, args[2], args[3]));
     }
-
-    [DllImport("libc", EntryPoint = "_exit")]
-    static extern void _exit(int code);
 
     static InterpLabNetworkTransform Spawn(ulong id)
     {
