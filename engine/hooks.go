@@ -30,6 +30,17 @@ const stepChunk = 2000
 // techniques skip blending rotations that nothing reads.
 func NewQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
 
+// NewLeanSim is NewQuietSim for a run that reads only Counts and Metrics
+// but their Smoothness, as a population run does: a Sim of one entity then
+// leaves out what nothing else reads (the two frames of history the
+// smoothness needs, the poses, the live delays, the phases of a scenario,
+// the snapshots' rotations when every technique can do without them).
+// Every other figure is the same, to the bit, as NewQuietSim's. Its
+// Metrics' Smoothness is NaN, Poses hold no frame, LiveDelays are NaN,
+// Phases reports none, and SetHeadings does nothing; with more entities
+// it runs as NewQuietSim but keeps no phases either.
+func NewLeanSim(s Settings) (*Sim, error) { return makeSim(s, true, true) }
+
 // StepAll steps m, at time 0, through its settings' duration (see
 // StepFramesUntil).
 func (m *Sim) StepAll(c Canceller) error {

@@ -364,10 +364,12 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 		b.slerpOK, b.eulerOK = false, false
 	}
 	b.a = (rt - t0) * b.inv
-	b.euler = b.s.Rotation == "euler"
 	b.o0, b.o1 = i0*n, i1*n
+	if !b.noRot { // else the blends are made when rotations are wanted again
+		b.euler = b.s.Rotation == "euler"
+	}
 	switch {
-	case b.noRot: // the blends are made when rotations are wanted again
+	case b.noRot:
 	case b.euler && !b.eulerOK:
 		for e := range n {
 			b.eulerAt[e].Init(b.rot[b.o0+e], b.rot[b.o1+e])
