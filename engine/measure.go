@@ -198,6 +198,10 @@ func (m *Sim) accumulateLag(fs int) {
 		ds += size
 	}
 	lagN, truth := m.lagN, m.lagTruth
+	if lagN == 1 {
+		m.accumulateLag1(fs, ds)
+		return
+	}
 	for k := range m.accs {
 		// The sums in locals and the slices resliced to the grid, so that
 		// the stores into sse reload nothing and one bounds check covers
@@ -224,6 +228,37 @@ func (m *Sim) accumulateLag(fs int) {
 				sse[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
 				i -= lagN
 			}
+		}
+	}
+}
+
+// accumulateLag1 is accumulateLag's work for a Sim of one entity (each of
+// a population's), where the history is one truth per slot: the same sums
+// in the same order, each candidate's truth found by walking a slice down
+// rather than by index arithmetic.
+func (m *Sim) accumulateLag1(fs, ds int) {
+	size := m.lag.size()
+	truth := m.lagTruth[:size]
+	// Candidate delay j compares with the truth of ring slot (fs − j) mod
+	// size: slots fs down to 0, then size − 1 down to fs + 1.
+	recent, older := truth[:fs+1], truth[fs+1:]
+	for k := range m.accs {
+		a := &m.accs[k]
+		d := m.lagDisp[k*size+ds]
+		if math.IsNaN(d[0]) {
+			continue
+		}
+		a.lagFrames++
+		sse := a.lagSSE[:size]
+		head, tail := sse[:len(recent)], sse[len(recent):]
+		for j := range head {
+			tr := &recent[len(recent)-1-j]
+			head[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
+		}
+		tail = tail[:len(older)]
+		for j := range tail {
+			tr := &older[len(older)-1-j]
+			tail[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
 		}
 	}
 }
@@ -272,7 +307,10 @@ func (m *Sim) frameLean(t, now, streamNow float64) {
 		m.lagSlot = 0
 	}
 	m.lagTruth[slot] = pos // lagN is 1
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
+	if m.localTime {
+		times[technique.LocalTime] = m.clock.Local(t)
+	}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep
 	out := m.out[:1]
@@ -333,7 +371,9 @@ func (m *Sim) measureOne(k int, smp *technique.Sample, tr *geom.Vec3, snapSq flo
 			}
 		}
 	}
-	*prev = geom.Vec3{px, py, pz}
-	*lag = *prev
+	// Two stores of the same value, not a copy from one to the other:
+	// the compiler cannot rule out that they overlap.
+	shown := geom.Vec3{px, py, pz}
+	*prev, *lag = shown, shown
 	m.valid[k] = 1
 }

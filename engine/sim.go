@@ -95,7 +95,8 @@ type Sim struct {
 	// noSnapRot: the snapshots carry no rotation (identity), as nothing
 	// reads it: a lean Sim whose every batch skips rotations.
 	noSnapRot bool
-	cur       int // this frame's index in shown: frames mod 3, counted
+	cur       int  // this frame's index in shown: frames mod 3, counted
+	localTime bool // a technique reads the client's local clock (technique.LocalTime)
 	packets   recordRing[PacketRecord]
 	frameLog  recordRing[FrameRecord]
 
@@ -237,13 +238,14 @@ func (m *Sim) Restart() {
 			m.movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 		}
 	}
-	m.batches = make([]technique.Batch, nt)
+	m.batches, m.localTime = make([]technique.Batch, nt), false
 	m.base = make([]technique.TimeBase, nt)
 	m.transit = netsim.StreamClock{}
 	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
 	for k, name := range m.techs {
 		def := techniqueDef(name)
 		m.base[k] = def.base
+		m.localTime = m.localTime || def.base == technique.LocalTime
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
@@ -517,7 +519,10 @@ func (m *Sim) arrive(a arrival) {
 		}
 		m.snaps[e] = technique.Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: rot}
 	}
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
+	if m.localTime {
+		times[technique.LocalTime] = m.clock.Local(a.t)
+	}
 	for k, b := range m.batches {
 		b.Receive(a.tick, times[m.base[k]], m.snaps)
 	}
@@ -584,7 +589,10 @@ func (m *Sim) frame(t float64, last bool) {
 	if !m.quiet {
 		*rec = FrameRecord{Time: t, Est: now}
 	}
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
+	if m.localTime {
+		times[technique.LocalTime] = m.clock.Local(t)
+	}
 	for k, b := range m.batches {
 		b.Frame(times[m.base[k]])
 	}
