@@ -404,8 +404,7 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 	case bufHold:
 		o := b.o0 + lo
 		for e := range out {
-			out[e] = b.common
-			out[e].Pos, out[e].Rot = b.pos[o+e], b.rot[o+e]
+			out[e] = b.sample(b.pos[o+e], b.rot[o+e])
 		}
 	case bufExtrapolate:
 		b.fillExtrapolate(lo, out)
@@ -437,9 +436,17 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 		} else {
 			qx, qy, qz, qw = b.slerp[lo+e].At4(a)
 		}
-		out[e] = b.common
-		out[e].Pos, out[e].Rot = geom.Vec3{px, py, pz}, geom.Quat{qx, qy, qz, qw}
+		out[e] = b.sample(geom.Vec3{px, py, pz}, geom.Quat{qx, qy, qz, qw})
 	}
+}
+
+// sample returns the frame's common fields with pos and rot, built field
+// by field: a copy of b.common whole would read back, in wider loads, what
+// Frame has just stored field by field, which the processor cannot forward
+// and stalls on, once per entity.
+func (b *bufBatch) sample(pos geom.Vec3, rot geom.Quat) technique.Sample {
+	c := &b.common
+	return technique.Sample{Pos: pos, Rot: rot, Mode: c.Mode, Idle: c.Idle, Time: c.Time, Newest: c.Newest, Depth: c.Depth, Delay: c.Delay}
 }
 
 // fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
@@ -458,9 +465,7 @@ func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
 				vx, vy, vz = vx*k, vy*k, vz*k
 			}
 		}
-		out[e] = b.common
-		out[e].Pos = geom.Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}
-		out[e].Rot = b.rot[o+e]
+		out[e] = b.sample(geom.Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}, b.rot[o+e])
 	}
 }
 
