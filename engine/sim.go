@@ -517,7 +517,14 @@ func (m *Sim) arrive(a arrival) {
 		if !m.noSnapRot {
 			rot = geom.QuatFromYaw(st.Yaw)
 		}
-		m.snaps[e] = technique.Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: rot}
+		// Element by element: copied whole, the vectors would be read
+		// back in 16-byte loads straight after the mover stored them 8
+		// bytes at a time, which the processor cannot forward.
+		sn := &m.snaps[e]
+		sn.Time = a.tick
+		sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3] = rot[0], rot[1], rot[2], rot[3]
+		sn.Pos[0], sn.Pos[1], sn.Pos[2] = st.Pos[0], st.Pos[1], st.Pos[2]
+		sn.Vel[0], sn.Vel[1], sn.Vel[2] = st.Vel[0], st.Vel[1], st.Vel[2]
 	}
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
 	if m.localTime {

@@ -404,7 +404,8 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 	case bufHold:
 		o := b.o0 + lo
 		for e := range out {
-			out[e] = b.sample(b.pos[o+e], b.rot[o+e])
+			p, q := &b.pos[o+e], &b.rot[o+e]
+			b.put(&out[e], p[0], p[1], p[2], q)
 		}
 	case bufExtrapolate:
 		b.fillExtrapolate(lo, out)
@@ -436,17 +437,21 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 		} else {
 			qx, qy, qz, qw = b.slerp[lo+e].At4(a)
 		}
-		out[e] = b.sample(geom.Vec3{px, py, pz}, geom.Quat{qx, qy, qz, qw})
+		b.put(&out[e], px, py, pz, &geom.Quat{qx, qy, qz, qw})
 	}
 }
 
-// sample returns the frame's common fields with pos and rot, built field
-// by field: a copy of b.common whole would read back, in wider loads, what
-// Frame has just stored field by field, which the processor cannot forward
-// and stalls on, once per entity.
-func (b *bufBatch) sample(pos geom.Vec3, rot geom.Quat) technique.Sample {
+// put writes into o the frame's common fields with the position (px, py,
+// pz) and the rotation rot, field by field: a copy of b.common whole, or of
+// a Sample built aside, would read back in 16-byte loads what was just
+// stored 8 bytes at a time, which the processor cannot forward and stalls
+// on, once per entity. Every field of o is written.
+func (b *bufBatch) put(o *technique.Sample, px, py, pz float64, rot *geom.Quat) {
 	c := &b.common
-	return technique.Sample{Pos: pos, Rot: rot, Mode: c.Mode, Idle: c.Idle, Time: c.Time, Newest: c.Newest, Depth: c.Depth, Delay: c.Delay}
+	o.Pos[0], o.Pos[1], o.Pos[2] = px, py, pz
+	o.Rot[0], o.Rot[1], o.Rot[2], o.Rot[3] = rot[0], rot[1], rot[2], rot[3]
+	o.Mode, o.Idle = c.Mode, c.Idle
+	o.Time, o.Newest, o.Depth, o.Delay = c.Time, c.Newest, c.Depth, c.Delay
 }
 
 // fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
@@ -465,7 +470,7 @@ func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
 				vx, vy, vz = vx*k, vy*k, vz*k
 			}
 		}
-		out[e] = b.sample(geom.Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}, b.rot[o+e])
+		b.put(&out[e], p[0]+float64(vx*ahead), p[1]+float64(vy*ahead), p[2]+float64(vz*ahead), &b.rot[o+e])
 	}
 }
 

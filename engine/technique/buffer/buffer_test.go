@@ -452,9 +452,9 @@ func bufWrap(x float64) float64 {
 	return x - math.Pi
 }
 
-// TestSampleKeepsEveryField checks that sample, which builds a Sample field
-// by field, carries every field of the frame's common part but Pos and Rot:
-// a field added to technique.Sample must be added there too.
+// TestSampleKeepsEveryField checks that put, which writes a Sample field by
+// field, writes every field of the frame's common part but Pos and Rot: a
+// field added to technique.Sample must be added there too.
 func TestSampleKeepsEveryField(t *testing.T) {
 	lab := bufSettings()
 	b := newBufBatch(&lab.Settings, &lab.Env, false, 1)
@@ -478,7 +478,9 @@ func TestSampleKeepsEveryField(t *testing.T) {
 	pos, rot := geom.Vec3{1, 2, 3}, geom.Quat{0, 0, 0.6, 0.8}
 	want := b.common
 	want.Pos, want.Rot = pos, rot
-	if got := b.sample(pos, rot); got != want {
-		t.Errorf("sample(%v, %v) = %+v, want %+v", pos, rot, got, want)
+	// got starts as anything but want: a field put does not write stays so.
+	got := technique.Sample{Mode: technique.Freeze, Idle: false, Time: -1, Newest: -2, Depth: -3, Delay: -4}
+	if b.put(&got, pos[0], pos[1], pos[2], &rot); got != want {
+		t.Errorf("put(%v, %v) = %+v, want %+v", pos, rot, got, want)
 	}
 }
