@@ -306,7 +306,10 @@ func (m *Sim) frameLean(t, now, streamNow float64) {
 	if m.lagSlot++; m.lagSlot == size {
 		m.lagSlot = 0
 	}
-	m.lagTruth[slot] = pos // lagN is 1
+	// lagN is 1. Element by element: pos was just copied in overlapping
+	// 16-byte stores, which a 16-byte load cannot be forwarded from.
+	lt := &m.lagTruth[slot]
+	lt[0], lt[1], lt[2] = pos[0], pos[1], pos[2]
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
 	if m.localTime {
 		times[technique.LocalTime] = m.clock.Local(t)

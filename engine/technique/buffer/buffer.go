@@ -308,7 +308,8 @@ func (b *bufBatch) Frame(now float64) {
 		target = adaptiveDelay(s, &b.jitter)
 	}
 	if b.end == b.first {
-		b.kind, b.common = bufEmpty, technique.Sample{Time: now - target, Delay: target}
+		b.kind = bufEmpty
+		b.setCommon(technique.Empty, now-target, 0, 0, target)
 		return
 	}
 	rt := now - target
@@ -327,7 +328,7 @@ func (b *bufBatch) Frame(now float64) {
 		b.next++
 	}
 	newest := (b.end - 1) & b.mask
-	b.common = technique.Sample{Mode: technique.Interpolate, Time: rt, Newest: b.ring[newest], Depth: b.end - b.next, Delay: b.dly}
+	b.setCommon(technique.Interpolate, rt, b.ring[newest], b.end-b.next, b.dly)
 	switch {
 	case b.next < b.end && b.next > b.first: // bracketed: interpolate
 		b.kind = bufInterpolate
@@ -439,6 +440,16 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 		}
 		b.put(&out[e], px, py, pz, &geom.Quat{qx, qy, qz, qw})
 	}
+}
+
+// setCommon sets the fields every entity's sample of the frame shares,
+// one by one: a Sample literal stored whole is built aside and copied in
+// 16-byte loads of what was just stored 8 bytes at a time, which the
+// processor cannot forward. Its Pos, Rot and Idle stay zero, as no one
+// writes them.
+func (b *bufBatch) setCommon(mode technique.Mode, time, newest float64, depth int, delay float64) {
+	c := &b.common
+	c.Mode, c.Time, c.Newest, c.Depth, c.Delay = mode, time, newest, depth, delay
 }
 
 // put writes into o the frame's common fields with the position (px, py,
