@@ -258,9 +258,14 @@ func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	slot := b.end & b.mask
 	b.ring[slot] = tick
 	o := slot * b.n
+	// Element by element: the runner has just written snaps so, and a
+	// whole vector read back in 16-byte loads could not be forwarded.
+	pos, vel, rot := b.pos[o:o+b.n], b.vel[o:o+b.n], b.rot[o:o+b.n]
 	for e := range snaps[:b.n] {
-		sn := &snaps[e]
-		b.pos[o+e], b.vel[o+e], b.rot[o+e] = sn.Pos, sn.Vel, sn.Rot
+		sn, p, v, q := &snaps[e], &pos[e], &vel[e], &rot[e]
+		p[0], p[1], p[2] = sn.Pos[0], sn.Pos[1], sn.Pos[2]
+		v[0], v[1], v[2] = sn.Vel[0], sn.Vel[1], sn.Vel[2]
+		q[0], q[1], q[2], q[3] = sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3]
 	}
 	b.end++
 }
