@@ -374,9 +374,10 @@ func (m *Sim) measureOne(k int, smp *technique.Sample, tr *geom.Vec3, snapSq flo
 			}
 		}
 	}
-	// Two stores of the same value, not a copy from one to the other:
-	// the compiler cannot rule out that they overlap.
-	shown := geom.Vec3{px, py, pz}
-	*prev, *lag = shown, shown
+	// Element by element from registers: a vector copied whole goes
+	// through a temporary stored 8 bytes at a time and read back in
+	// 16-byte loads, which the processor cannot forward.
+	prev[0], prev[1], prev[2] = px, py, pz
+	lag[0], lag[1], lag[2] = px, py, pz
 	m.valid[k] = 1
 }
