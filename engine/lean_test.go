@@ -79,3 +79,23 @@ func TestLeanSimSameFigures(t *testing.T) {
 		})
 	}
 }
+
+// TestLeanSimAllocationFree checks that a lean Sim of one entity, once its
+// buffers have grown to the run, steps without allocating: a population
+// runs millions of its frames per entity.
+func TestLeanSimAllocationFree(t *testing.T) {
+	s := Defaults()
+	s.Entities, s.Duration = 1, 600
+	s.Latency, s.Jitter, s.JitterDist, s.Loss = 0.04, 0.02, "lognormal", 0.01
+	s.Techniques = []string{TechBuffer}
+	s.Adaptive, s.Margin, s.DelayCap, s.ExtrapolateCap, s.SpeedClamp = true, 0.025, 0.2, 0.15, true
+	m, err := NewLeanSim(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetLatencyStride(8)
+	m.StepFrames(3600) // a minute: the ring, the jitter window and the heap at their size
+	if got := testing.AllocsPerRun(20, func() { m.StepFrames(600) }); got != 0 {
+		t.Errorf("StepFrames(600) on a lean Sim allocates %v times, want 0", got)
+	}
+}
