@@ -198,6 +198,10 @@ func (m *Sim) accumulateLag(fs int) {
 		ds += size
 	}
 	lagN, truth := m.lagN, m.lagTruth
+	if lagN == 1 {
+		m.accumulateLag1(fs, ds)
+		return
+	}
 	for k := range m.accs {
 		// The sums in locals and the slices resliced to the grid, so that
 		// the stores into sse reload nothing and one bounds check covers
@@ -224,6 +228,37 @@ func (m *Sim) accumulateLag(fs int) {
 				sse[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
 				i -= lagN
 			}
+		}
+	}
+}
+
+// accumulateLag1 is accumulateLag's work for a Sim of one entity (each of
+// a population's), where the history is one truth per slot: the same sums
+// in the same order, each candidate's truth found by walking a slice down
+// rather than by index arithmetic.
+func (m *Sim) accumulateLag1(fs, ds int) {
+	size := m.lag.size()
+	truth := m.lagTruth[:size]
+	// Candidate delay j compares with the truth of ring slot (fs − j) mod
+	// size: slots fs down to 0, then size − 1 down to fs + 1.
+	recent, older := truth[:fs+1], truth[fs+1:]
+	for k := range m.accs {
+		a := &m.accs[k]
+		d := m.lagDisp[k*size+ds]
+		if math.IsNaN(d[0]) {
+			continue
+		}
+		a.lagFrames++
+		sse := a.lagSSE[:size]
+		head, tail := sse[:len(recent)], sse[len(recent):]
+		for j := range head {
+			tr := &recent[len(recent)-1-j]
+			head[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
+		}
+		tail = tail[:len(older)]
+		for j := range tail {
+			tr := &older[len(older)-1-j]
+			tail[j] += sq3(d[0]-tr[0], d[1]-tr[1], d[2]-tr[2])
 		}
 	}
 }
@@ -259,3 +294,90 @@ func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]
 // compiler may fuse multiply-adds (arm64, amd64 v3) the metrics must still
 // come out as in WebAssembly, which never fuses.
 func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64(z*z) }
+
+// frameLean is the rest of frame for a lean Sim of one entity (each of a
+// population's): its truth, every technique's frame and their metrics,
+// without the chunk loop, the poses, the live delay, the timeline and the
+// smoothness that nothing reads there. Every figure it keeps comes out to
+// the bit as frame's.
+func (m *Sim) frameLean(t, now, streamNow float64) {
+	pos := m.movers[0].Pos(t)
+	slot, size := m.lagSlot, m.lag.size()
+	if m.lagSlot++; m.lagSlot == size {
+		m.lagSlot = 0
+	}
+	// lagN is 1. Element by element: pos was just copied in overlapping
+	// 16-byte stores, which a 16-byte load cannot be forwarded from.
+	lt := &m.lagTruth[slot]
+	lt[0], lt[1], lt[2] = pos[0], pos[1], pos[2]
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
+	if m.localTime {
+		times[technique.LocalTime] = m.clock.Local(t)
+	}
+	snapStep := snapFactor * m.set.MaxSpeed * m.dt
+	snapSq := snapStep * snapStep
+	out := m.out[:1]
+	for k, b := range m.batches {
+		b.Frame(times[m.base[k]])
+		b.Fill(0, out)
+		m.measureOne(k, &out[0], &pos, snapSq, &m.lagDisp[k*size+slot])
+	}
+	m.frames++
+	m.accumulateLag(slot)
+}
+
+// measureOne is measure for technique k of a lean Sim of one entity: smp
+// is its display, tr the truth, snapSq the squared snap step, and lag its
+// slot in the added-latency history. It keeps the previous display in
+// shown[0] alone, as no smoothness needs the one before.
+func (m *Sim) measureOne(k int, smp *technique.Sample, tr *geom.Vec3, snapSq float64, lag *geom.Vec3) {
+	a := &m.accs[k]
+	if smp.Mode == technique.Empty {
+		m.valid[k] = 0
+		*lag = geom.Vec3{math.NaN()}
+		return
+	}
+	px, py, pz := smp.Pos[0], smp.Pos[1], smp.Pos[2]
+	dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
+	errSq := sq3(dx, dy, dz)
+	if !(errSq <= divergedSq) { // beyond DivergedDistance, or not a number
+		px, py, pz = diverged(tr, dx, dy, dz)
+		errSq = divergedSq
+	}
+	a.frames++
+	a.errSq += errSq
+	if errSq > a.errMaxSq {
+		a.errMaxSq = errSq
+	}
+	a.hist[histBin(errSq)]++
+	if smp.Mode == technique.Extrapolate {
+		a.extrapolated++
+	}
+	if isIdleHold(smp) {
+		a.idle++
+	} else {
+		if smp.Mode == technique.Freeze || smp.Mode == technique.Hold {
+			a.frozen++
+		}
+		if smp.Time > smp.Newest {
+			a.underrun++
+			m.under[k] = true
+		}
+	}
+	prev := &m.shown[0][k]
+	if m.valid[k] != 0 {
+		sx, sy, sz := px-prev[0], py-prev[1], pz-prev[2]
+		if step := sq3(sx, sy, sz); step > snapSq {
+			a.snaps++
+			if step > a.snapMaxSq {
+				a.snapMaxSq = step
+			}
+		}
+	}
+	// Element by element from registers: a vector copied whole goes
+	// through a temporary stored 8 bytes at a time and read back in
+	// 16-byte loads, which the processor cannot forward.
+	prev[0], prev[1], prev[2] = px, py, pz
+	lag[0], lag[1], lag[2] = px, py, pz
+	m.valid[k] = 1
+}

@@ -88,8 +88,17 @@ type Sim struct {
 	// Drain (runs, sweeps, population entities, which never drain).
 	quiet      bool
 	noHeadings bool // Poses without headings (SetHeadings)
-	packets    recordRing[PacketRecord]
-	frameLog   recordRing[FrameRecord]
+	// lean Sims (NewLeanSim) measure only what a population reads: no
+	// smoothness, poses, live delays or phases, and a Sim of one entity
+	// takes its frames by frameLean.
+	lean bool
+	// noSnapRot: the snapshots carry no rotation (identity), as nothing
+	// reads it: a lean Sim whose every batch skips rotations.
+	noSnapRot bool
+	cur       int  // this frame's index in shown: frames mod 3, counted
+	localTime bool // a technique reads the client's local clock (technique.LocalTime)
+	packets   recordRing[PacketRecord]
+	frameLog  recordRing[FrameRecord]
 
 	rp *replay // the recorded trace replayed instead of link and movers; nil for a synthetic run
 }
@@ -143,11 +152,13 @@ func NewSim(s Settings) (*Sim, error) { return newSim(s, false) }
 // saves blending every entity's rotations.
 func newQuietSim(s Settings) (*Sim, error) { return newSim(s, true) }
 
-func newSim(s Settings, quiet bool) (*Sim, error) {
+func newSim(s Settings, quiet bool) (*Sim, error) { return makeSim(s, quiet, false) }
+
+func makeSim(s Settings, quiet, lean bool) (*Sim, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Sim{set: s, quiet: quiet, noHeadings: quiet}
+	m := &Sim{set: s, quiet: quiet || lean, noHeadings: quiet || lean, lean: lean}
 	m.set.Techniques = append([]string(nil), s.Techniques...) // not shared with the caller
 	m.Restart()
 	return m, nil
@@ -227,13 +238,14 @@ func (m *Sim) Restart() {
 			m.movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 		}
 	}
-	m.batches = make([]technique.Batch, nt)
+	m.batches, m.localTime = make([]technique.Batch, nt), false
 	m.base = make([]technique.TimeBase, nt)
 	m.transit = netsim.StreamClock{}
 	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
 	for k, name := range m.techs {
 		def := techniqueDef(name)
 		m.base[k] = def.base
+		m.localTime = m.localTime || def.base == technique.LocalTime
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
@@ -251,9 +263,15 @@ func (m *Sim) Restart() {
 		}
 	}
 	m.skipRotations()
+	m.noSnapRot = m.lean
+	for _, b := range m.batches {
+		if _, ok := b.(technique.RotationSkipper); !ok {
+			m.noSnapRot = false
+		}
+	}
 	m.snaps, m.out = make([]technique.Snapshot, n), make([]technique.Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
-	m.lastSend, m.seq, m.target, m.t, m.frames, m.round = 0, 0, 0, 0, 0, 0
+	m.lastSend, m.seq, m.target, m.t, m.frames, m.round, m.cur = 0, 0, 0, 0, 0, 0, 0
 	m.dt = 1 / s.RenderRate
 	m.inv4Dt = math.NaN()
 	m.arrivals = m.arrivals[:0]
@@ -265,7 +283,7 @@ func (m *Sim) Restart() {
 	m.lagN = min(n, latencyEntities)
 	m.resetLag()
 	m.phases = nil
-	if sc, _ := ScenarioOf(s); sc != nil && m.rp == nil {
+	if sc, _ := ScenarioOf(s); sc != nil && m.rp == nil && !m.lean {
 		if start, end, ok := sc.Span(); ok {
 			m.phases = newPhaseTracker(start, end)
 		}
@@ -295,6 +313,9 @@ func (m *Sim) resetLag() {
 // them (the page's stress view draws dots), and the techniques that can
 // skip blending rotations do. The run is the same either way.
 func (m *Sim) SetHeadings(on bool) {
+	if m.lean {
+		return // it writes no poses
+	}
 	m.noHeadings = !on
 	m.skipRotations()
 }
@@ -354,7 +375,11 @@ func (m *Sim) Metrics(dst []Metrics) []Metrics {
 		if m.frames > 0 {
 			openRounds = m.n
 		}
-		dst = append(dst, m.accs[k].metrics(openRounds, open, m.lag))
+		mt := m.accs[k].metrics(openRounds, open, m.lag)
+		if m.lean && m.n == 1 && m.rp == nil {
+			mt.Smoothness = math.NaN() // not measured
+		}
+		dst = append(dst, mt)
 	}
 	return dst
 }
@@ -488,9 +513,23 @@ func (m *Sim) arrive(a arrival) {
 	}
 	for e := range m.movers {
 		st := m.movers[e].At(a.tick)
-		m.snaps[e] = technique.Snapshot{Time: a.tick, Pos: st.Pos, Vel: st.Vel, Rot: geom.QuatFromYaw(st.Yaw)}
+		rot := geom.Quat{0, 0, 0, 1}
+		if !m.noSnapRot {
+			rot = geom.QuatFromYaw(st.Yaw)
+		}
+		// Element by element: copied whole, the vectors would be read
+		// back in 16-byte loads straight after the mover stored them 8
+		// bytes at a time, which the processor cannot forward.
+		sn := &m.snaps[e]
+		sn.Time = a.tick
+		sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3] = rot[0], rot[1], rot[2], rot[3]
+		sn.Pos[0], sn.Pos[1], sn.Pos[2] = st.Pos[0], st.Pos[1], st.Pos[2]
+		sn.Vel[0], sn.Vel[1], sn.Vel[2] = st.Vel[0], st.Vel[1], st.Vel[2]
 	}
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
+	if m.localTime {
+		times[technique.LocalTime] = m.clock.Local(a.t)
+	}
 	for k, b := range m.batches {
 		b.Receive(a.tick, times[m.base[k]], m.snaps)
 	}
@@ -514,6 +553,10 @@ func (m *Sim) frame(t float64, last bool) {
 	if r := int((t - float64(0.5*dt)) / m.set.Round); r != m.round {
 		m.closeRound()
 		m.round = r
+	}
+	if m.lean && n == 1 && m.rp == nil && m.series == nil {
+		m.frameLean(t, now, streamNow)
+		return
 	}
 	// The truth's yaw is read only for the poses' headings, and its
 	// velocity never: most frames take only its position.
@@ -553,7 +596,10 @@ func (m *Sim) frame(t float64, last bool) {
 	if !m.quiet {
 		*rec = FrameRecord{Time: t, Est: now}
 	}
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(t)}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
+	if m.localTime {
+		times[technique.LocalTime] = m.clock.Local(t)
+	}
 	for k, b := range m.batches {
 		b.Frame(times[m.base[k]])
 	}
@@ -565,8 +611,10 @@ func (m *Sim) frame(t float64, last bool) {
 	if dt != m.inv4Dt { // NaN at the start: a frame's period mostly repeats to the bit
 		m.inv4Dt, m.inv4 = dt, 1/(dt*dt*dt*dt)
 	}
+	// shown's three slots rotate: the previous frame's is the one before
+	// this frame's, mod 3.
 	fm := frameMeasure{slot: slot, last: last, snapSq: snapStep * snapStep, inv4: m.inv4,
-		cur: m.frames % 3, prev1: (m.frames + 2) % 3, prev2: (m.frames + 1) % 3}
+		cur: m.cur, prev1: [3]int{2, 0, 1}[m.cur], prev2: [3]int{1, 2, 0}[m.cur]}
 	for lo := 0; lo < n; lo += fillChunk {
 		out := m.out[:min(fillChunk, n-lo)]
 		for k, b := range m.batches {
@@ -575,6 +623,9 @@ func (m *Sim) frame(t float64, last bool) {
 		}
 	}
 	m.frames++
+	if m.cur++; m.cur == 3 {
+		m.cur = 0
+	}
 	if m.series != nil {
 		m.series.frame(m, t)
 	}

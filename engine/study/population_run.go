@@ -196,7 +196,7 @@ func runEntity(ctx context.Context, spec *PopulationSpec, e int) (PopulationEnti
 	p := &spec.Population
 	s := p.EntitySettings(spec.Base, e)
 	l, motion, seed := p.Entity(e)
-	m, err := engine.NewQuietSim(s)
+	m, err := engine.NewLeanSim(s)
 	if err != nil {
 		return PopulationEntity{}, err
 	}

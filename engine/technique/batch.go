@@ -17,7 +17,9 @@ type Batch interface {
 // RotationSkipper is a batch that can leave out the rotations it fills,
 // for a run whose poses carry no headings (the stress view draws dots):
 // nothing else reads them, and positions, metrics and state are the same
-// either way.
+// either way. Its positions never depend on the snapshots' rotations, so a
+// runner that never asks for rotations again may leave Snapshot.Rot the
+// identity.
 type RotationSkipper interface {
 	SkipRotations(skip bool)
 }

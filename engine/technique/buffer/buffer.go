@@ -258,9 +258,14 @@ func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	slot := b.end & b.mask
 	b.ring[slot] = tick
 	o := slot * b.n
+	// Element by element: the runner has just written snaps so, and a
+	// whole vector read back in 16-byte loads could not be forwarded.
+	pos, vel, rot := b.pos[o:o+b.n], b.vel[o:o+b.n], b.rot[o:o+b.n]
 	for e := range snaps[:b.n] {
-		sn := &snaps[e]
-		b.pos[o+e], b.vel[o+e], b.rot[o+e] = sn.Pos, sn.Vel, sn.Rot
+		sn, p, v, q := &snaps[e], &pos[e], &vel[e], &rot[e]
+		p[0], p[1], p[2] = sn.Pos[0], sn.Pos[1], sn.Pos[2]
+		v[0], v[1], v[2] = sn.Vel[0], sn.Vel[1], sn.Vel[2]
+		q[0], q[1], q[2], q[3] = sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3]
 	}
 	b.end++
 }
@@ -308,7 +313,8 @@ func (b *bufBatch) Frame(now float64) {
 		target = adaptiveDelay(s, &b.jitter)
 	}
 	if b.end == b.first {
-		b.kind, b.common = bufEmpty, technique.Sample{Time: now - target, Delay: target}
+		b.kind = bufEmpty
+		b.setCommon(technique.Empty, now-target, 0, 0, target)
 		return
 	}
 	rt := now - target
@@ -327,7 +333,7 @@ func (b *bufBatch) Frame(now float64) {
 		b.next++
 	}
 	newest := (b.end - 1) & b.mask
-	b.common = technique.Sample{Mode: technique.Interpolate, Time: rt, Newest: b.ring[newest], Depth: b.end - b.next, Delay: b.dly}
+	b.setCommon(technique.Interpolate, rt, b.ring[newest], b.end-b.next, b.dly)
 	switch {
 	case b.next < b.end && b.next > b.first: // bracketed: interpolate
 		b.kind = bufInterpolate
@@ -364,10 +370,12 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 		b.slerpOK, b.eulerOK = false, false
 	}
 	b.a = (rt - t0) * b.inv
-	b.euler = b.s.Rotation == "euler"
 	b.o0, b.o1 = i0*n, i1*n
+	if !b.noRot { // else the blends are made when rotations are wanted again
+		b.euler = b.s.Rotation == "euler"
+	}
 	switch {
-	case b.noRot: // the blends are made when rotations are wanted again
+	case b.noRot:
 	case b.euler && !b.eulerOK:
 		for e := range n {
 			b.eulerAt[e].Init(b.rot[b.o0+e], b.rot[b.o1+e])
@@ -402,8 +410,8 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 	case bufHold:
 		o := b.o0 + lo
 		for e := range out {
-			out[e] = b.common
-			out[e].Pos, out[e].Rot = b.pos[o+e], b.rot[o+e]
+			p, q := &b.pos[o+e], &b.rot[o+e]
+			b.put(&out[e], p[0], p[1], p[2], q)
 		}
 	case bufExtrapolate:
 		b.fillExtrapolate(lo, out)
@@ -435,9 +443,31 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 		} else {
 			qx, qy, qz, qw = b.slerp[lo+e].At4(a)
 		}
-		out[e] = b.common
-		out[e].Pos, out[e].Rot = geom.Vec3{px, py, pz}, geom.Quat{qx, qy, qz, qw}
+		b.put(&out[e], px, py, pz, &geom.Quat{qx, qy, qz, qw})
 	}
+}
+
+// setCommon sets the fields every entity's sample of the frame shares,
+// one by one: a Sample literal stored whole is built aside and copied in
+// 16-byte loads of what was just stored 8 bytes at a time, which the
+// processor cannot forward. Its Pos, Rot and Idle stay zero, as no one
+// writes them.
+func (b *bufBatch) setCommon(mode technique.Mode, time, newest float64, depth int, delay float64) {
+	c := &b.common
+	c.Mode, c.Time, c.Newest, c.Depth, c.Delay = mode, time, newest, depth, delay
+}
+
+// put writes into o the frame's common fields with the position (px, py,
+// pz) and the rotation rot, field by field: a copy of b.common whole, or of
+// a Sample built aside, would read back in 16-byte loads what was just
+// stored 8 bytes at a time, which the processor cannot forward and stalls
+// on, once per entity. Every field of o is written.
+func (b *bufBatch) put(o *technique.Sample, px, py, pz float64, rot *geom.Quat) {
+	c := &b.common
+	o.Pos[0], o.Pos[1], o.Pos[2] = px, py, pz
+	o.Rot[0], o.Rot[1], o.Rot[2], o.Rot[3] = rot[0], rot[1], rot[2], rot[3]
+	o.Mode, o.Idle = c.Mode, c.Idle
+	o.Time, o.Newest, o.Depth, o.Delay = c.Time, c.Newest, c.Depth, c.Delay
 }
 
 // fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
@@ -456,9 +486,7 @@ func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
 				vx, vy, vz = vx*k, vy*k, vz*k
 			}
 		}
-		out[e] = b.common
-		out[e].Pos = geom.Vec3{p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)}
-		out[e].Rot = b.rot[o+e]
+		b.put(&out[e], p[0]+float64(vx*ahead), p[1]+float64(vy*ahead), p[2]+float64(vz*ahead), &b.rot[o+e])
 	}
 }
 

@@ -3,6 +3,7 @@ package buffer
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -449,4 +450,37 @@ func bufWrap(x float64) float64 {
 		x += 2 * math.Pi
 	}
 	return x - math.Pi
+}
+
+// TestSampleKeepsEveryField checks that put, which writes a Sample field by
+// field, writes every field of the frame's common part but Pos and Rot: a
+// field added to technique.Sample must be added there too.
+func TestSampleKeepsEveryField(t *testing.T) {
+	lab := bufSettings()
+	b := newBufBatch(&lab.Settings, &lab.Env, false, 1)
+	c := reflect.ValueOf(&b.common).Elem()
+	for i := range c.NumField() {
+		f := c.Field(i)
+		switch f.Kind() {
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.5)
+		case reflect.Int:
+			f.SetInt(int64(i) + 1)
+		case reflect.Uint8:
+			f.SetUint(uint64(i) + 1)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Array: // Pos and Rot, replaced
+		default:
+			t.Fatalf("technique.Sample.%s is a %s: teach this test to set it", c.Type().Field(i).Name, f.Kind())
+		}
+	}
+	pos, rot := geom.Vec3{1, 2, 3}, geom.Quat{0, 0, 0.6, 0.8}
+	want := b.common
+	want.Pos, want.Rot = pos, rot
+	// got starts as anything but want: a field put does not write stays so.
+	got := technique.Sample{Mode: technique.Freeze, Idle: false, Time: -1, Newest: -2, Depth: -3, Delay: -4}
+	if b.put(&got, pos[0], pos[1], pos[2], &rot); got != want {
+		t.Errorf("put(%v, %v) = %+v, want %+v", pos, rot, got, want)
+	}
 }
