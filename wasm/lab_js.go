@@ -437,41 +437,6 @@ func (l *lab) entities(js.Value, []js.Value) any {
 	return l.sim.Entities()
 }
 
-var kindNames = [...]string{engine.Float: "float", engine.Int: "int", engine.Bool: "bool", engine.Enum: "enum", engine.Set: "set"}
-
-// params returns the parameter table as plain objects; inert is the row's
-// param.Inert rules, which the page evaluates on its own values.
-func params(js.Value, []js.Value) any {
-	var out []any
-	for _, p := range engine.Params() {
-		var choices []any
-		for _, c := range p.Choices {
-			choices = append(choices, c)
-		}
-		inert := []any{}
-		for _, r := range p.Inert {
-			inert = append(inert, map[string]any{"when": r.When, "from": r.From, "to": r.To, "why": r.Why})
-		}
-		out = append(out, map[string]any{
-			"name": p.Name, "group": p.Group, "kind": kindNames[p.Kind], "unit": p.Unit,
-			"min": p.Min, "max": p.Max, "step": p.Step, "default": p.Default,
-			"choices": choices, "doc": p.Doc, "restart": p.Restart,
-			"display": p.Display, "scale": p.Scale, "inert": inert,
-		})
-	}
-	return out
-}
-
-func metricFields(js.Value, []js.Value) any {
-	var out []any
-	for _, f := range engine.MetricFields {
-		out = append(out, map[string]any{
-			"name": f.Name, "unit": f.Unit, "display": f.Display, "scale": f.Scale, "doc": f.Doc,
-		})
-	}
-	return out
-}
-
 func format(_ js.Value, args []js.Value) any {
 	if len(args) != 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeNumber {
 		return misuse("format(name: string, value: number)")

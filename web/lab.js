@@ -695,7 +695,9 @@ class Lab {
     // worker): at most one render frame of simulated time per animation
     // frame, so a machine that cannot keep up shows both in slow motion
     // instead of falling behind further with every catch-up frame.
-    const dt = Math.min(real, this.ab?.pinned ? 1 / this.renderRate() : MAX_DT);
+    // The first animation frame steps one render frame, so that the first
+    // frame drawn shows the run, not the empty scene before it.
+    const dt = p.last ? Math.min(real, this.ab?.pinned ? 1 / this.renderRate() : MAX_DT) : 1 / this.renderRate();
     p.last = now;
     let stepMs = 0;
     const before = this.engine.frames();
