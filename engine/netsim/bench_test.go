@@ -17,6 +17,18 @@ func BenchmarkClientClockFrame(b *testing.B) {
 	netBenchSink = sink
 }
 
+// BenchmarkClientClockRead is BenchmarkClientClockFrame through Read.
+func BenchmarkClientClockRead(b *testing.B) {
+	s := clockSettings(0.05, 0.003, "lognormal", 0.0001)
+	c := NewClientClock(&s.Settings, 1)
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		est, local := c.Read(float64(i) / 60)
+		sink += est + local
+	}
+	netBenchSink = sink
+}
+
 // BenchmarkStreamClock takes packets at 20 Hz and frames at 60 Hz, as a
 // run does; ns/op is per frame.
 func BenchmarkStreamClock(b *testing.B) {

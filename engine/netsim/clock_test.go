@@ -254,6 +254,31 @@ func TestClientClockLocal(t *testing.T) {
 	}
 }
 
+// TestClientClockRead: Read gives Estimate's and Local's bits, while the
+// drift changes under it and whether or not the time was advanced to
+// already.
+func TestClientClockRead(t *testing.T) {
+	s := clockSettings(0.05, 0.02, "pareto", 0.002)
+	a, b := NewClientClock(&s.Settings, 5), NewClientClock(&s.Settings, 5)
+	for f := range 40 * 60 {
+		tf := float64(f) / 60
+		if f == 20*60 {
+			s.ClockDrift = -0.003
+		}
+		if f%2 == 0 {
+			a.Advance(tf)
+			b.Advance(tf)
+		}
+		est, local := a.Read(tf)
+		if want := b.Estimate(tf); est != want {
+			t.Fatalf("Read(%v) estimate = %v, want Estimate's %v", tf, est, want)
+		}
+		if want := b.Local(tf); local != want {
+			t.Fatalf("Read(%v) local = %v, want Local's %v", tf, local, want)
+		}
+	}
+}
+
 // TestClientClockPingsIndependent: the clock's pings draw from their own
 // streams, so making a clock does not change the link's packets.
 func TestClientClockPingsIndependent(t *testing.T) {
