@@ -74,6 +74,7 @@ type ClientClock struct {
 	// 60th of a second, against a ping every half second) find.
 	pingAt, due float64
 	pingOK      bool
+	seen        bool // Advance has run: from then on, nothing is left due at tLast
 
 	samples [clockHistory]clockSample // ring of the latest samples
 	n, head int                       // samples held; index of the oldest
@@ -182,11 +183,20 @@ func (c *ClientClock) local(t float64) float64 {
 // every ping exchange whose reply arrives by t in order of arrival. Calls
 // must not go back in time; a t below an earlier one is ignored.
 func (c *ClientClock) Advance(t float64) {
+	// A frame reads the clock more than once at the same time: this test,
+	// small enough to be inlined into the callers, saves the repeats a
+	// call.
+	if t != c.tLast || !c.seen || c.s.ClockDrift != c.drift {
+		c.advance(t)
+	}
+}
+
+// advance is Advance past its quick case.
+func (c *ClientClock) advance(t float64) {
 	if t < c.tLast {
 		return
 	}
-	d := c.s.ClockDrift
-	if d != c.drift {
+	if d := c.s.ClockDrift; d != c.drift {
 		// The new rate applies from the last time the clock was seen.
 		c.locBase, c.tBase, c.drift = c.local(c.tLast), c.tLast, d
 		c.pingOK = false
@@ -194,7 +204,7 @@ func (c *ClientClock) Advance(t float64) {
 		c.tLast = t
 		return
 	}
-	c.tLast = t
+	c.tLast, c.seen = t, true
 
 	// Send the pings due by t. Their delays are drawn in send order, so
 	// the numbers do not depend on how often Advance is called.
