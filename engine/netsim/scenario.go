@@ -137,9 +137,15 @@ type Conditions struct {
 // settings s. A nil scenario gives the settings themselves.
 func (sc *Scenario) Conditions(s *Settings, t float64) Conditions {
 	if sc == nil {
-		// The common case, and a population's on every packet.
+		// The common case, and a population's on every packet: small
+		// enough to be inlined.
 		return Conditions{Latency: s.Latency, Jitter: s.Jitter, Loss: s.Loss, Bandwidth: s.Bandwidth}
 	}
+	return sc.conditions(s, t)
+}
+
+// conditions is Conditions with a scenario.
+func (sc *Scenario) conditions(s *Settings, t float64) Conditions {
 	v := [numConds]float64{s.Latency, s.Jitter, s.Loss, s.Bandwidth}
 	var c Conditions
 	for i := range sc.Events {
