@@ -101,6 +101,9 @@ func Exp(x float64) float64 {
 	t := r * r
 	c := r - float64(t*(p1+float64(t*(p2+float64(t*(p3+float64(t*(p4+float64(t*p5)))))))))
 	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
+	if -1022 <= k && k <= 1023 {
+		return y * detPow2(k) // detScale's normal case, without the call
+	}
 	return detScale(y, k)
 }
 
