@@ -101,6 +101,9 @@ func Exp(x float64) float64 {
 	t := r * r
 	c := r - float64(t*(p1+float64(t*(p2+float64(t*(p3+float64(t*(p4+float64(t*p5)))))))))
 	y := 1 - ((lo - float64(r*c)/(2-c)) - hi)
+	if -1022 <= k && k <= 1023 {
+		return y * detPow2(k) // detScale's normal case, without the call
+	}
 	return detScale(y, k)
 }
 
@@ -183,11 +186,13 @@ func NormQuantile(p float64) float64 {
 // detHorner evaluates c[0] + c[1]·r + … + c[7]·r^7 without fused
 // multiply-adds.
 func detHorner(r float64, c *[8]float64) float64 {
-	y := c[7]
-	for i := 6; i >= 0; i-- {
-		y = float64(y*r) + c[i]
-	}
-	return y
+	y := float64(c[7]*r) + c[6]
+	y = float64(y*r) + c[5]
+	y = float64(y*r) + c[4]
+	y = float64(y*r) + c[3]
+	y = float64(y*r) + c[2]
+	y = float64(y*r) + c[1]
+	return float64(y*r) + c[0]
 }
 
 // Coefficients of AS 241 (Wichura 1988, Applied Statistics 37(3), 477–484),
@@ -274,11 +279,11 @@ func Sincos(x float64) (sin, cos float64) {
 // detHorner6 evaluates c[0]·z^5 + c[1]·z^4 + … + c[5] (highest power first,
 // as Cephes lists them) without fused multiply-adds.
 func detHorner6(z float64, c *[6]float64) float64 {
-	y := c[0]
-	for i := 1; i < 6; i++ {
-		y = float64(y*z) + c[i]
-	}
-	return y
+	y := float64(c[0]*z) + c[1]
+	y = float64(y*z) + c[2]
+	y = float64(y*z) + c[3]
+	y = float64(y*z) + c[4]
+	return float64(y*z) + c[5]
 }
 
 // Cephes sin and cos coefficients on [−π/4, π/4], as in Go's math.

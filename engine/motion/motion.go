@@ -25,7 +25,9 @@ type State struct {
 
 // Mover is one entity's ground-truth motion: a pure function of (script,
 // entity, maxSpeed, seed, t), precomputed so that At is cheap enough to
-// evaluate for 10,000 entities every frame (and allocation-free).
+// evaluate for 10,000 entities every frame (and allocation-free). It keeps
+// the segment of its script it last evaluated, which changes none of its
+// results, but it is not safe for concurrent use.
 //
 // Each script is a closed path that repeats, so an entity never strays more
 // than 10 m from its start. Up to 10 m/s the scripts keep their timing and
@@ -65,6 +67,7 @@ type State struct {
 type Mover struct {
 	path   *motionPath
 	script string
+	seg    int // the segment of the path last evaluated: the next time is most often in it
 
 	ox, oy             float64 // start, m
 	m00, m01, m10, m11 float64 // heading rotation with the mirror image
@@ -175,10 +178,17 @@ func (m *Mover) eval(t float64, st *State, full bool) {
 	} else if tau >= p.period {
 		tau -= p.period
 	}
-	b := min(int(float64(tau*p.invPeriod)*motionIndexSize), motionIndexSize-1)
-	seg := &p.segs[p.index[b]]
-	for tau >= seg.end {
-		seg = &p.segs[seg.next]
+	// Successive times mostly fall in the segment of the last; the
+	// segments tile the period exactly, so the one that holds tau is the
+	// one the index would find (see finish).
+	seg := &p.segs[m.seg]
+	if !(tau >= seg.t0 && tau < seg.end) {
+		m.seg = p.index[p.bucket(tau)]
+		seg = &p.segs[m.seg]
+		for tau >= seg.end {
+			m.seg = seg.next
+			seg = &p.segs[m.seg]
+		}
 	}
 	s := tau - seg.t0
 	var px, py, vx, vy float64
@@ -250,6 +260,11 @@ type motionPath struct {
 	segs              []motionSeg
 	period, invPeriod float64
 	index             [motionIndexSize]int // last segment starting before each bucket
+}
+
+// bucket returns the bucket of the index for path time tau in [0, period).
+func (p *motionPath) bucket(tau float64) int {
+	return min(int(float64(tau*p.invPeriod)*motionIndexSize), motionIndexSize-1)
 }
 
 // motionSeg is one piece of a path over path times [t0, end): a line with
@@ -430,6 +445,21 @@ func (b *motionBuilder) finish() motionPath {
 			if s.t0 < start || i == 0 {
 				p.index[b] = i
 			}
+		}
+		// Every time of bucket b is at or after the start of its indexed
+		// segment, so that the walk from there finds the one segment
+		// whose [t0, end) holds the time (the segments tile the period:
+		// each starts at its predecessor's end, to the bit), and a Mover
+		// may keep the one it last found instead (Mover.eval). The
+		// bucket's start is rounded, but bucket is monotonic, so the
+		// latest time before the segment's start decides.
+		if t0 := p.segs[p.index[b]].t0; t0 > 0 && p.bucket(math.Nextafter(t0, math.Inf(-1))) >= b {
+			panic("engine: motion path index: bucket " + strconv.Itoa(b) + " holds times before its segment")
+		}
+	}
+	for i := range p.segs {
+		if i > 0 && p.segs[i].t0 != p.segs[i-1].end {
+			panic("engine: motion path: segment " + strconv.Itoa(i) + " does not start where the one before it ends")
 		}
 	}
 	return p

@@ -417,6 +417,40 @@ func TestNewMoverPanics(t *testing.T) {
 	}
 }
 
+// TestMoverSegmentKept: a Mover that keeps the segment it last evaluated
+// gives the bits of a fresh one, whatever the order of the times: frames
+// forward, arrivals a little behind them, jumps back and across periods,
+// and times on segment boundaries.
+func TestMoverSegmentKept(t *testing.T) {
+	for _, script := range Names {
+		for e := range 12 {
+			kept := NewMover(script, e, 0.5+float64(e)*1.5, 99)
+			times := []float64{}
+			for f := range 400 {
+				tf := float64(f) / 60
+				times = append(times, tf, tf-0.0731, tf+float64(e)*3.7)
+			}
+			// The boundaries of the segments, in path time, mapped back
+			// to real time (first period), and their neighbours.
+			for _, seg := range kept.path.segs {
+				tb := (seg.t0 - kept.phase) / kept.invK
+				times = append(times, tb, math.Nextafter(tb, 0), math.Nextafter(tb, 100))
+			}
+			for _, tt := range times {
+				fresh := NewMover(script, e, 0.5+float64(e)*1.5, 99)
+				got, want := kept.At(tt), fresh.At(tt)
+				if got != want {
+					t.Fatalf("%s entity %d: At(%v) = %+v after earlier times, want %+v", script, e, tt, got, want)
+				}
+				fresh = NewMover(script, e, 0.5+float64(e)*1.5, 99)
+				if got, want := kept.Pos(tt), fresh.Pos(tt); got != want {
+					t.Fatalf("%s entity %d: Pos(%v) = %v after earlier times, want %v", script, e, tt, got, want)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkMoverAt evaluates one script for 1,000 entities at successive
 // frames, as the runner does; ns/op is per entity.
 func BenchmarkMoverAt(b *testing.B) {

@@ -66,14 +66,23 @@ type ClientClock struct {
 	inflight []clockPing // pings whose reply has not arrived, in send order
 
 	// pingAt is the true time the next ping leaves, worked out once per
-	// ping and rate (pingOK) rather than on each of a frame's three
-	// Advances, which it would cost a division each; caught says that
-	// Advance has run at tLast, with nothing left to do there.
-	pingAt         float64
-	pingOK, caught bool
+	// ping and rate (pingOK) rather than on each Advance, which it would
+	// cost a division each. due is the earliest of pingAt and the
+	// arrivals of the replies in flight: before it, at the drift it was
+	// worked out for, an Advance has nothing to do but note the time,
+	// which is what most of a run's Advances (three a frame, one every
+	// 60th of a second, against a ping every half second) find.
+	pingAt, due float64
+	pingOK      bool
+	seen        bool // Advance has run: from then on, nothing is left due at tLast
 
 	samples [clockHistory]clockSample // ring of the latest samples
 	n, head int                       // samples held; index of the oldest
+	// byRTT holds the n slots of the samples in order of round trip and,
+	// on ties, age (newer first): kept as samples come and go, one
+	// insertion and one removal a ping, rather than sorted again on every
+	// fit, which runs on every ping of every entity of a population.
+	byRTT [clockHistory]uint8
 
 	// The fitted line: server time ≈ fitS + (L − fitL)·(1 + fitF) at local time L.
 	fitL, fitS, fitF float64
@@ -174,21 +183,28 @@ func (c *ClientClock) local(t float64) float64 {
 // every ping exchange whose reply arrives by t in order of arrival. Calls
 // must not go back in time; a t below an earlier one is ignored.
 func (c *ClientClock) Advance(t float64) {
+	// A frame reads the clock more than once at the same time: this test,
+	// small enough to be inlined into the callers, saves the repeats a
+	// call.
+	if t != c.tLast || !c.seen || c.s.ClockDrift != c.drift {
+		c.advance(t)
+	}
+}
+
+// advance is Advance past its quick case.
+func (c *ClientClock) advance(t float64) {
 	if t < c.tLast {
 		return
 	}
-	d := c.s.ClockDrift
-	if t == c.tLast && c.caught && d == c.drift {
-		// Advanced to t already (a frame reads the clock three times):
-		// every ping due and every reply arrived by t was taken then.
-		return
-	}
-	if d != c.drift {
+	if d := c.s.ClockDrift; d != c.drift {
 		// The new rate applies from the last time the clock was seen.
 		c.locBase, c.tBase, c.drift = c.local(c.tLast), c.tLast, d
 		c.pingOK = false
+	} else if t < c.due {
+		c.tLast = t
+		return
 	}
-	c.tLast, c.caught = t, true
+	c.tLast, c.seen = t, true
 
 	// Send the pings due by t. Their delays are drawn in send order, so
 	// the numbers do not depend on how often Advance is called.
@@ -223,6 +239,10 @@ func (c *ClientClock) Advance(t float64) {
 		c.inflight = append(c.inflight[:k], c.inflight[k+1:]...)
 		c.receive(p)
 	}
+	c.due = c.pingAt // the loop above worked it out for the next ping
+	for i := range c.inflight {
+		c.due = min(c.due, c.inflight[i].t3)
+	}
 }
 
 // receive takes the reply of p at its arrival and re-aims the displayed
@@ -252,14 +272,53 @@ func (c *ClientClock) addSample(p clockPing) {
 	smp := clockSample{l: (p.l0 + l3) / 2, delta: l3 - p.l0}
 	c.rtt = smp.delta
 	smp.theta = p.t1 - smp.l
+	sl := (c.head + c.n) % clockHistory
 	if c.n < clockHistory {
-		c.samples[(c.head+c.n)%clockHistory] = smp
 		c.n++
 	} else {
-		c.samples[c.head] = smp
+		// The oldest sample leaves. It is the last of those with its
+		// round trip, the oldest.
+		i := c.rttAfter(c.samples[sl].delta, c.n) - 1
+		copy(c.byRTT[i:c.n-1], c.byRTT[i+1:c.n])
 		c.head = (c.head + 1) % clockHistory
 	}
+	c.samples[sl] = smp
+	// The new sample goes before those with the same round trip: it is
+	// the newest.
+	i := c.rttBefore(smp.delta, c.n-1)
+	copy(c.byRTT[i+1:c.n], c.byRTT[i:c.n-1])
+	c.byRTT[i] = uint8(sl)
 	c.fit()
+}
+
+// rttBefore returns the number of the first n slots of byRTT whose round
+// trip is below d.
+func (c *ClientClock) rttBefore(d float64, n int) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.samples[c.byRTT[m]].delta < d {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// rttAfter returns the number of the first n slots of byRTT whose round
+// trip is d or below.
+func (c *ClientClock) rttAfter(d float64, n int) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c.samples[c.byRTT[m]].delta <= d {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // fit refits the line θ(L) = θ̄ + f·(L − L̄) through the quarter of the
@@ -274,36 +333,16 @@ func (c *ClientClock) fit() {
 	// ages (0 = newest); a slot, unlike a function of the age, costs no
 	// call where it is read.
 	smp := &c.samples
-	slot := func(age int) int { return (c.head + c.n - 1 - age) % clockHistory }
+	slot := func(age int) uint8 { return uint8((c.head + c.n - 1 - age) % clockHistory) }
 
 	// The k smallest round trips, in order of round trip and, on ties,
-	// age (so ties go to the newer sample): each age, newest first, is
-	// inserted after the kept ones it does not beat. Most samples beat
-	// none of a full list and cost one comparison; this fit runs on every
-	// ping of every entity of a population run.
+	// age (so ties go to the newer sample).
 	k := max(1, (c.n+3)/4)
-	var slots [clockHistory / 4]int
-	var deltas [clockHistory / 4]float64
-	kept := 0
-	for a := range c.n {
-		sl := slot(a)
-		d := smp[sl].delta
-		if kept == k && !(d < deltas[k-1]) {
-			continue
-		}
-		i := min(kept, k-1)
-		for i > 0 && d < deltas[i-1] {
-			slots[i], deltas[i] = slots[i-1], deltas[i-1]
-			i--
-		}
-		slots[i], deltas[i] = sl, d
-		kept = min(kept+1, k)
-	}
-	f, ok := clockSlope(slots[:k], smp)
+	meanL, meanT, f, ok := clockSlope(c.byRTT[:k], smp)
 	if !ok {
 		// The fastest sample of every clockBin, for a slope over the
 		// whole history.
-		var bins [clockHistory / clockBin]int // slots of the bins' best samples
+		var bins [clockHistory / clockBin]uint8 // slots of the bins' best samples
 		nb := 0
 		for first := 0; first < c.n; first += clockBin {
 			best := slot(first)
@@ -315,25 +354,20 @@ func (c *ClientClock) fit() {
 			bins[nb] = best
 			nb++
 		}
-		f, ok = clockSlope(bins[:nb], smp)
+		_, _, f, ok = clockSlope(bins[:nb], smp)
 	}
 	if ok {
 		c.fitF = max(-clockMaxF, min(clockMaxF, f))
 	}
-
-	var sumL, sumT float64
-	for _, sl := range slots[:k] {
-		sumL += smp[sl].l
-		sumT += smp[sl].theta
-	}
-	meanL, meanT := sumL/float64(k), sumT/float64(k)
 	c.fitL, c.fitS = meanL, meanL+meanT
 }
 
-// clockSlope returns the least-squares slope of θ against L through the
-// samples in the given slots of smp, and false when they span less than
-// clockMinSpan of local time (too short to tell drift from jitter).
-func clockSlope(slots []int, smp *[clockHistory]clockSample) (float64, bool) {
+// clockSlope returns the centroid (meanL, meanT) of the samples in the
+// given slots of smp, summed in the slots' order, and the least-squares
+// slope f of θ against L through them; ok is false, and f 0, when they span
+// less than clockMinSpan of local time (too short to tell drift from
+// jitter).
+func clockSlope(slots []uint8, smp *[clockHistory]clockSample) (meanL, meanT, f float64, ok bool) {
 	var sumL, sumT float64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, sl := range slots {
@@ -342,10 +376,10 @@ func clockSlope(slots []int, smp *[clockHistory]clockSample) (float64, bool) {
 		sumT += s.theta
 		lo, hi = min(lo, s.l), max(hi, s.l)
 	}
+	meanL, meanT = sumL/float64(len(slots)), sumT/float64(len(slots))
 	if !(hi-lo >= clockMinSpan) {
-		return 0, false
+		return meanL, meanT, 0, false
 	}
-	meanL, meanT := sumL/float64(len(slots)), sumT/float64(len(slots))
 	var sxx, sxy float64
 	for _, sl := range slots {
 		s := &smp[sl]
@@ -353,7 +387,7 @@ func clockSlope(slots []int, smp *[clockHistory]clockSample) (float64, bool) {
 		sxx += float64(dl * dl)
 		sxy += float64(dl * (s.theta - meanT))
 	}
-	return sxy / sxx, true
+	return meanL, meanT, sxy / sxx, true
 }
 
 // estimateAt returns the displayed estimate at local time l.
@@ -382,4 +416,13 @@ func (c *ClientClock) Local(t float64) float64 {
 func (c *ClientClock) Estimate(t float64) float64 {
 	c.Advance(t)
 	return c.estimateAt(c.local(t))
+}
+
+// Read advances the clock to t once and returns Estimate(t) and Local(t),
+// the same bits: what a frame or an arrival reads, for one Advance and one
+// reading of the local clock instead of two of each.
+func (c *ClientClock) Read(t float64) (estimate, local float64) {
+	c.Advance(t)
+	l := c.local(t)
+	return c.estimateAt(l), l - c.offset0
 }

@@ -1,8 +1,10 @@
 package netsim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,6 +254,31 @@ func TestClientClockLocal(t *testing.T) {
 	}
 }
 
+// TestClientClockRead: Read gives Estimate's and Local's bits, while the
+// drift changes under it and whether or not the time was advanced to
+// already.
+func TestClientClockRead(t *testing.T) {
+	s := clockSettings(0.05, 0.02, "pareto", 0.002)
+	a, b := NewClientClock(&s.Settings, 5), NewClientClock(&s.Settings, 5)
+	for f := range 40 * 60 {
+		tf := float64(f) / 60
+		if f == 20*60 {
+			s.ClockDrift = -0.003
+		}
+		if f%2 == 0 {
+			a.Advance(tf)
+			b.Advance(tf)
+		}
+		est, local := a.Read(tf)
+		if want := b.Estimate(tf); est != want {
+			t.Fatalf("Read(%v) estimate = %v, want Estimate's %v", tf, est, want)
+		}
+		if want := b.Local(tf); local != want {
+			t.Fatalf("Read(%v) local = %v, want Local's %v", tf, local, want)
+		}
+	}
+}
+
 // TestClientClockPingsIndependent: the clock's pings draw from their own
 // streams, so making a clock does not change the link's packets.
 func TestClientClockPingsIndependent(t *testing.T) {
@@ -275,6 +302,60 @@ func BenchmarkClientClockEstimate(b *testing.B) {
 		sink += c.Estimate(float64(i) / 60)
 	}
 	netBenchSink = sink
+}
+
+// TestClientClockByRTT checks the order the fit takes its samples in,
+// kept a ping at a time, against the history sorted afresh by round trip
+// and age after every reply: with distinct round trips, with equal ones
+// (no jitter: mostly the same round trip, so the order is by age) and with
+// many equal and many distinct ones (jittered replies' arrivals rounded to
+// a grid, without drift).
+func TestClientClockByRTT(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		jitter, drift float64
+		grid          float64 // replies' arrivals rounded to multiples of this, s; 0 for none
+	}{
+		{"lognormal", 0.01, 0.001, 0},
+		{"no jitter", 0, 0.001, 0},
+		{"ties", 0.01, 0, 0.004},
+	} {
+		s := clockSettings(0.05, tt.jitter, "lognormal", tt.drift)
+		c := NewClientClock(&s.Settings, 7)
+		ties := 0 // neighbours in the order with the same round trip
+		for f := range 60 * 60 {
+			tf := float64(f) / 60
+			if tt.grid > 0 {
+				for i := range c.inflight {
+					p := &c.inflight[i]
+					p.t3 = max(p.t1, math.Round(p.t3/tt.grid)*tt.grid)
+				}
+			}
+			c.Advance(tf)
+			ages := make([]int, c.n)
+			for a := range ages {
+				ages[a] = a
+			}
+			slot := func(age int) int { return (c.head + c.n - 1 - age) % clockHistory }
+			slices.SortStableFunc(ages, func(a, b int) int {
+				return cmp.Compare(c.samples[slot(a)].delta, c.samples[slot(b)].delta)
+			})
+			for i := 1; i < len(ages); i++ {
+				if c.samples[slot(ages[i])].delta == c.samples[slot(ages[i-1])].delta {
+					ties++
+				}
+			}
+			for i, a := range ages {
+				if got := int(c.byRTT[i]); got != slot(a) {
+					t.Fatalf("%s at t = %v: byRTT[%d] = slot %d (round trip %v), want slot %d (round trip %v, age %d)",
+						tt.name, tf, i, got, c.samples[got].delta, slot(a), c.samples[slot(a)].delta, a)
+				}
+			}
+		}
+		if tt.name != "lognormal" && ties == 0 {
+			t.Errorf("%s: no two samples had the same round trip; the case tests nothing", tt.name)
+		}
+	}
 }
 
 // TestClientClockGolden pins the estimates to the bit under every jitter

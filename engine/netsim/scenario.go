@@ -136,39 +136,47 @@ type Conditions struct {
 // Conditions returns the conditions at time t, in seconds, over the base
 // settings s. A nil scenario gives the settings themselves.
 func (sc *Scenario) Conditions(s *Settings, t float64) Conditions {
+	if sc == nil {
+		// The common case, and a population's on every packet: small
+		// enough to be inlined.
+		return Conditions{Latency: s.Latency, Jitter: s.Jitter, Loss: s.Loss, Bandwidth: s.Bandwidth}
+	}
+	return sc.conditions(s, t)
+}
+
+// conditions is Conditions with a scenario.
+func (sc *Scenario) conditions(s *Settings, t float64) Conditions {
 	v := [numConds]float64{s.Latency, s.Jitter, s.Loss, s.Bandwidth}
 	var c Conditions
-	if sc != nil {
-		for i := range sc.Events {
-			e := &sc.Events[i]
-			switch e.Kind {
-			case EventSet, EventStep, EventRamp:
-				if t < e.At && e.Kind != EventSet {
+	for i := range sc.Events {
+		e := &sc.Events[i]
+		switch e.Kind {
+		case EventSet, EventStep, EventRamp:
+			if t < e.At && e.Kind != EventSet {
+				continue
+			}
+			for f := range numConds {
+				if !e.Has[f] {
 					continue
 				}
-				for f := range numConds {
-					if !e.Has[f] {
-						continue
-					}
-					switch {
-					case e.Kind == EventSet, e.Kind == EventStep && (e.For == 0 || t < e.At+e.For):
-						v[f] = e.Value[f]
-					case e.Kind == EventRamp && t >= e.At+e.For:
-						v[f] = e.Value[f]
-					case e.Kind == EventRamp:
-						// Events of a field never overlap (Validate),
-						// so v[f] here is its value when the ramp began.
-						v[f] += float64((e.Value[f] - v[f]) * ((t - e.At) / e.For))
-					}
+				switch {
+				case e.Kind == EventSet, e.Kind == EventStep && (e.For == 0 || t < e.At+e.For):
+					v[f] = e.Value[f]
+				case e.Kind == EventRamp && t >= e.At+e.For:
+					v[f] = e.Value[f]
+				case e.Kind == EventRamp:
+					// Events of a field never overlap (Validate),
+					// so v[f] here is its value when the ramp began.
+					v[f] += float64((e.Value[f] - v[f]) * ((t - e.At) / e.For))
 				}
-			case EventSpike:
-				if t >= e.At && t < e.At+e.For {
-					c.Extra = e.Delay
-				}
-			case EventHiccup:
-				if e.hiccupAt(t) {
-					c.Extra, c.Drop = e.Delay, e.Loss
-				}
+			}
+		case EventSpike:
+			if t >= e.At && t < e.At+e.For {
+				c.Extra = e.Delay
+			}
+		case EventHiccup:
+			if e.hiccupAt(t) {
+				c.Extra, c.Drop = e.Delay, e.Loss
 			}
 		}
 	}
