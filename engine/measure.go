@@ -300,7 +300,7 @@ func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64
 // without the chunk loop, the poses, the live delay, the timeline and the
 // smoothness that nothing reads there. Every figure it keeps comes out to
 // the bit as frame's.
-func (m *Sim) frameLean(t, now, streamNow float64) {
+func (m *Sim) frameLean(t, now, streamNow, local float64) {
 	pos := m.movers[0].Pos(t)
 	slot, size := m.lagSlot, m.lag.size()
 	if m.lagSlot++; m.lagSlot == size {
@@ -310,10 +310,7 @@ func (m *Sim) frameLean(t, now, streamNow float64) {
 	// 16-byte stores, which a 16-byte load cannot be forwarded from.
 	lt := &m.lagTruth[slot]
 	lt[0], lt[1], lt[2] = pos[0], pos[1], pos[2]
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
-	if m.localTime {
-		times[technique.LocalTime] = m.clock.Local(t)
-	}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep
 	out := m.out[:1]

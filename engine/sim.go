@@ -95,8 +95,7 @@ type Sim struct {
 	// noSnapRot: the snapshots carry no rotation (identity), as nothing
 	// reads it: a lean Sim whose every batch skips rotations.
 	noSnapRot bool
-	cur       int  // this frame's index in shown: frames mod 3, counted
-	localTime bool // a technique reads the client's local clock (technique.LocalTime)
+	cur       int // this frame's index in shown: frames mod 3, counted
 	packets   recordRing[PacketRecord]
 	frameLog  recordRing[FrameRecord]
 
@@ -238,14 +237,13 @@ func (m *Sim) Restart() {
 			m.movers[e] = motion.NewMover(s.Motion, e, s.MaxSpeed, seed)
 		}
 	}
-	m.batches, m.localTime = make([]technique.Batch, nt), false
+	m.batches = make([]technique.Batch, nt)
 	m.base = make([]technique.TimeBase, nt)
 	m.transit = netsim.StreamClock{}
 	m.liveSum, m.liveN, m.live = make([]float64, nt), make([]int, nt), make([]liveKind, nt)
 	for k, name := range m.techs {
 		def := techniqueDef(name)
 		m.base[k] = def.base
-		m.localTime = m.localTime || def.base == technique.LocalTime
 		if m.rp != nil {
 			// A trace's entities need not share their packets: one
 			// technique each.
@@ -503,12 +501,11 @@ func (m *Sim) send(ts float64) {
 }
 
 func (m *Sim) arrive(a arrival) {
-	m.clock.Advance(a.t)
-	now := m.clock.Estimate(a.t)
+	now, local := m.clock.Read(a.t)
 	m.transit.Arrive(now, a.tick)
 	streamNow := now - m.transit.Lag
 	if m.rp != nil {
-		m.replayDeliver(a.seq, [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: m.clock.Local(a.t)})
+		m.replayDeliver(a.seq, [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local})
 		return
 	}
 	for e := range m.movers {
@@ -526,10 +523,7 @@ func (m *Sim) arrive(a arrival) {
 		sn.Pos[0], sn.Pos[1], sn.Pos[2] = st.Pos[0], st.Pos[1], st.Pos[2]
 		sn.Vel[0], sn.Vel[1], sn.Vel[2] = st.Vel[0], st.Vel[1], st.Vel[2]
 	}
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
-	if m.localTime {
-		times[technique.LocalTime] = m.clock.Local(a.t)
-	}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	for k, b := range m.batches {
 		b.Receive(a.tick, times[m.base[k]], m.snaps)
 	}
@@ -544,8 +538,7 @@ func (m *Sim) frame(t float64, last bool) {
 		m.dt = 1 / m.set.RenderRate
 	}
 	m.t = t
-	m.clock.Advance(t)
-	now := m.clock.Estimate(t)
+	now, local := m.clock.Read(t)
 	m.transit.Advance(now)
 	streamNow := now - m.transit.Lag
 	n, dt := m.n, m.dt
@@ -555,7 +548,7 @@ func (m *Sim) frame(t float64, last bool) {
 		m.round = r
 	}
 	if m.lean && n == 1 && m.rp == nil && m.series == nil {
-		m.frameLean(t, now, streamNow)
+		m.frameLean(t, now, streamNow, local)
 		return
 	}
 	// The truth's yaw is read only for the poses' headings, and its
@@ -596,10 +589,7 @@ func (m *Sim) frame(t float64, last bool) {
 	if !m.quiet {
 		*rec = FrameRecord{Time: t, Est: now}
 	}
-	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: 0}
-	if m.localTime {
-		times[technique.LocalTime] = m.clock.Local(t)
-	}
+	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	for k, b := range m.batches {
 		b.Frame(times[m.base[k]])
 	}
