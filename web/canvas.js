@@ -14,6 +14,7 @@ const TRACK_ALL = 64; // up to this many entities every one has a trail
 const DOTS_ABOVE = 300; // above this many entities the view draws dots
 const PACKET_AGE = 2; // seconds of sent packets shown
 const BG = '#0d1117';
+const NEAR = 0.25; // px: a camera this close to its target is there
 
 /**
  * VIEW_CONTEXT is how the canvases redrawn every frame ask for their 2D
@@ -194,8 +195,8 @@ export class View {
   }
 
   // camera moves the view towards its target: every entity, or the focus.
-  // It returns whether the view moved by more than a hundredth of a pixel
-  // (the camera eases in, so it moves for a while after its target stops).
+  // It returns whether the view moved (the camera eases in, so it moves
+  // for a while after its target stops).
   camera() {
     const p = this.poses;
     const s = this.stride;
@@ -227,15 +228,22 @@ export class View {
       ty = p[this.focus * s + 1];
       if (tx === undefined) return false;
     }
-    const k = this.settled ? 0.15 : 1;
     const { cx, cy, scale } = this;
-    this.cx += (tx - this.cx) * k;
-    this.cy += (ty - this.cy) * k;
-    this.scale += (ts - this.scale) * k;
-    this.settled = true;
     const half = Math.max(this.canvas.width, this.canvas.height) / 2;
-    return Math.abs(this.cx - cx) * this.scale > 0.01 || Math.abs(this.cy - cy) * this.scale > 0.01 ||
-      Math.abs(this.scale - scale) * half > 0.01;
+    if (Math.abs(tx - cx) * scale < NEAR && Math.abs(ty - cy) * scale < NEAR && Math.abs(ts - scale) * half < NEAR) {
+      // Within a fraction of a pixel: there, so that the view stops
+      // moving (easing alone only ever comes closer).
+      this.cx = tx;
+      this.cy = ty;
+      this.scale = ts;
+    } else {
+      const k = this.settled ? 0.15 : 1;
+      this.cx += (tx - cx) * k;
+      this.cy += (ty - cy) * k;
+      this.scale += (ts - scale) * k;
+    }
+    this.settled = true;
+    return this.cx !== cx || this.cy !== cy || this.scale !== scale;
   }
 
   /** @param {number} x */
