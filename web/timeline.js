@@ -8,7 +8,7 @@
 // deliberately sent nothing new: a pale band, never an underrun or a freeze),
 // underruns (red band) and snaps (red marks).
 
-import { techColor } from './colors.js';
+import { techColor, onThemeChange } from './colors.js';
 import { context2d } from './dom.js';
 import { VIEW_CONTEXT } from './canvas.js';
 
@@ -37,11 +37,22 @@ export class Timeline {
     this.techs = [];
     this.nf = 0;
     this.np = 0;
+    // dirty says the next draw has something new to show (see View.dirty):
+    // frames or packets, techniques, a new size or theme.
+    this.dirty = true;
+    /** @type {HTMLCanvasElement | null} what does not move with time: lanes, their names, the time axis (see backdrop) */
+    this.back = null;
+    onThemeChange(() => {
+      this.back = null;
+      this.dirty = true;
+    });
   }
 
   clear() {
     this.nf = 0;
     this.np = 0;
+    this.back = null;
+    this.dirty = true;
   }
 
   /** @param {string[]} techs */
@@ -80,8 +91,10 @@ export class Timeline {
    * @param {number} nf
    */
   add(pk, np, fr, nf) {
+    if (np === 0 && nf === 0) return;
     this.np = Timeline.append(this.packets, this.np, MAX_PACKETS, pk, np, this.ps);
     this.nf = Timeline.append(this.frames, this.nf, MAX_FRAMES, fr, nf, this.fs);
+    this.dirty = true;
   }
 
   draw() {
@@ -92,31 +105,36 @@ export class Timeline {
     if (c.width !== W || c.height !== H) {
       c.width = W;
       c.height = H;
+      this.back = null;
+      this.dirty = true;
     }
+    if (!this.dirty) return; // the canvas shows this already: see dirty
+    this.dirty = false;
     const ctx = this.ctx;
-    ctx.fillStyle = '#0d1117';
-    ctx.fillRect(0, 0, W, H);
+    const g = GUTTER * dpr;
+    const axisH = 16 * dpr;
+    const netH = 14 * dpr;
+    const pktH = netH + 30 * dpr;
+    const laneH = Math.floor((H - axisH - pktH) / Math.max(1, this.techs.length));
+    if (!this.back || this.back.width !== W || this.back.height !== H) this.back = this.backdrop(W, H, dpr, g, axisH, pktH, laneH);
+    ctx.drawImage(this.back, 0, 0);
     if (this.nf === 0) return;
 
     const fs = this.fs;
     const now = this.frames[(this.nf - 1) * fs];
     const t0 = now - WINDOW;
-    const g = GUTTER * dpr;
     // Whole pixels: a canvas call given a fraction boxes it in a new heap
     // number, and at 60 frames a second those add up to a collection that
     // drops frames; a whole number goes as it is.
     const x = (/** @type {number} */ t) => Math.round(g + ((t - t0) / WINDOW) * (W - g));
-    const axisH = 16 * dpr;
-    const netH = 14 * dpr;
-    const pktH = netH + 30 * dpr;
-    const laneH = Math.floor((H - axisH - pktH) / Math.max(1, this.techs.length));
     ctx.font = `${10 * dpr}px ui-monospace, monospace`;
     ctx.textBaseline = 'middle';
 
     this.drawNetwork(ctx, x, t0, dpr, netH);
     this.drawPackets(ctx, x, t0, dpr, netH, pktH);
 
-    // One lane per technique.
+    // One lane per technique (its background, name and zero line are the
+    // backdrop's).
     let first = 0;
     while (first < this.nf && this.frames[first * fs] < t0) first++;
     const frameW = Math.max(1, Math.round((W - g) / (WINDOW * 60)));
@@ -124,10 +142,6 @@ export class Timeline {
       const top = pktH + k * laneH;
       const bottom = top + laneH - 2 * dpr;
       const h = bottom - top;
-      ctx.fillStyle = k % 2 ? '#10151c' : '#0f141a';
-      ctx.fillRect(g, top, W - g, laneH);
-      ctx.fillStyle = techColor(name);
-      ctx.fillText(name, 6 * dpr, top + laneH / 2);
 
       const base = 2 + k * this.ts;
       // Spans: extrapolating (amber), frozen (grey), held — the library
@@ -172,13 +186,6 @@ export class Timeline {
       // Render margin: newest − render time, in the technique's colour;
       // below the dashed zero line the render time is past the newest.
       const zero = Math.round(bottom - h * 0.2);
-      ctx.strokeStyle = 'rgba(139, 148, 158, 0.4)';
-      ctx.setLineDash([2 * dpr, 3 * dpr]);
-      ctx.beginPath();
-      ctx.moveTo(g, zero);
-      ctx.lineTo(W, zero);
-      ctx.stroke();
-      ctx.setLineDash([]);
       ctx.strokeStyle = techColor(name);
       ctx.lineWidth = 1.5 * dpr;
       ctx.beginPath();
@@ -203,19 +210,66 @@ export class Timeline {
         if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, Math.round(h * 0.4));
       }
     });
+  }
 
+  /**
+   * backdrop draws what the strip shows whatever the run: the background,
+   * each technique's lane with its name and dashed zero line, the packets'
+   * label and the time axis (seconds before the latest frame, which is
+   * always at the right edge). draw copies it in one call each frame
+   * instead of drawing its text and dashes again, which cost a CPU
+   * rasteriser more than the data over it.
+   * @param {number} W
+   * @param {number} H
+   * @param {number} dpr
+   * @param {number} g the gutter's width
+   * @param {number} axisH the time axis's height
+   * @param {number} pktH the bottom of the packets
+   * @param {number} laneH a lane's height
+   */
+  backdrop(W, H, dpr, g, axisH, pktH, laneH) {
+    const b = document.createElement('canvas');
+    b.width = W;
+    b.height = H;
+    const ctx = context2d(b, VIEW_CONTEXT);
+    ctx.fillStyle = '#0d1117';
+    ctx.fillRect(0, 0, W, H);
+    ctx.font = `${10 * dpr}px ui-monospace, monospace`;
+    ctx.textBaseline = 'middle';
+    const netH = 14 * dpr;
+    ctx.fillStyle = '#8b949e';
+    ctx.fillText('packets', 6 * dpr, (netH + pktH) / 2);
+    this.techs.forEach((name, k) => {
+      const top = pktH + k * laneH;
+      const bottom = top + laneH - 2 * dpr;
+      ctx.fillStyle = k % 2 ? '#10151c' : '#0f141a';
+      ctx.fillRect(g, top, W - g, laneH);
+      ctx.fillStyle = techColor(name);
+      ctx.fillText(name, 6 * dpr, top + laneH / 2);
+      const zero = Math.round(bottom - (bottom - top) * 0.2);
+      ctx.strokeStyle = 'rgba(139, 148, 158, 0.4)';
+      ctx.lineWidth = dpr;
+      ctx.setLineDash([2 * dpr, 3 * dpr]);
+      ctx.beginPath();
+      ctx.moveTo(g, zero);
+      ctx.lineTo(W, zero);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    });
     // Time axis: seconds before the latest frame.
     ctx.fillStyle = '#8b949e';
     ctx.strokeStyle = 'rgba(139, 148, 158, 0.25)';
+    ctx.lineWidth = dpr;
     ctx.textBaseline = 'alphabetic';
     for (let s = 0; s <= WINDOW; s += 0.5) {
-      const tx = x(now - s);
+      const tx = Math.round(g + ((WINDOW - s) / WINDOW) * (W - g));
       ctx.beginPath();
       ctx.moveTo(tx, 0);
       ctx.lineTo(tx, H - axisH);
       ctx.stroke();
       ctx.fillText(s === 0 ? 'now' : `−${s.toFixed(1)} s`, Math.min(tx, W - 28 * dpr) - 10 * dpr, H - 4 * dpr);
     }
+    return b;
   }
 
   /**
@@ -269,8 +323,6 @@ export class Timeline {
    */
   drawPackets(ctx, x, t0, dpr, netH, pktH) {
     const ps = this.ps;
-    ctx.fillStyle = '#8b949e';
-    ctx.fillText('packets', 6 * dpr, (netH + pktH) / 2);
     const top = netH + 4 * dpr;
     const bottom = pktH - 6 * dpr;
     ctx.lineWidth = dpr;

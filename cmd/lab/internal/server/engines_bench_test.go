@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -13,13 +15,22 @@ import (
 //
 //	go test -run='^$' -bench=BenchmarkBrowserEngines -benchtime=1x ./cmd/lab/internal/server
 //
-// The scenes: the default one, ?preset=mirror-30hz, 1,000 entities, and
-// 10,000 entities alone and with the A/B view open. Compare engines within
-// one run: the figures follow the machine's load.
+// The scenes: the default one (as a returning designer sees it: the
+// first visit's library question answered), ?preset=mirror-30hz, 1,000
+// entities, and 10,000 entities alone and with the A/B view open; and
+// minimal-canvas, the engine's own ceiling: a page with nothing but one
+// canvas of the lab view's size redrawn every frame (minimalCanvasPage).
+// Compare engines within one run: the figures follow the machine's load.
 func BenchmarkBrowserEngines(b *testing.B) {
 	for _, e := range engines {
 		b.Run(e.name, func(b *testing.B) {
-			srv := newLoopbackServer(b, newBrowserServer(b))
+			mux := http.NewServeMux()
+			mux.Handle("/", newBrowserServer(b))
+			mux.HandleFunc("GET /bench/minimal-canvas", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				fmt.Fprint(w, minimalCanvasPage)
+			})
+			srv := newLoopbackServer(b, mux)
 			p := page{e.open(b, srv), b}
 			p.viewport(1440, 900)
 			b.Run("cold-start", func(b *testing.B) {
@@ -44,11 +55,26 @@ func BenchmarkBrowserEngines(b *testing.B) {
 				{"entities=1000", "/?entities=1000", false},
 				{"entities=10000", "/?entities=10000", false},
 				{"entities=10000/ab", "/?entities=10000", true},
+				{"minimal-canvas", "", false},
 			} {
 				b.Run(sc.name, func(b *testing.B) {
 					p := page{p.enginePage, b}
-					p.navigate(sc.link)
+					link := sc.link
+					if link == "" {
+						link = "/"
+					}
+					p.navigate(link)
 					p.viewport(1440, 900)
+					// The library question a first visit asks (a modal
+					// dialog over the lab) is answered once per browser.
+					p.eval(`(d => { if (d && d.open) d.close(); return true })(document.getElementById('library-start'))`, nil)
+					if sc.link == "" {
+						// The same canvas as the lab's view, alone on a page.
+						var size struct{ W, H int }
+						p.eval(`({w: document.getElementById('view').clientWidth, h: document.getElementById('view').clientHeight})`, &size)
+						p.navigate(fmt.Sprintf("/bench/minimal-canvas?w=%d&h=%d", size.W, size.H))
+						p.viewport(1440, 900)
+					}
 					if sc.ab {
 						p.eval(`document.getElementById('ab-pin').click()`, nil)
 						if !p.poll(`lab.ab().pinned && lab.ab().frames > 0`, 30*time.Second) {
@@ -81,3 +107,58 @@ func BenchmarkBrowserEngines(b *testing.B) {
 		})
 	}
 }
+
+// minimalCanvasPage is the floor of what an engine spends to show a frame:
+// one canvas, at the size the query gives (the lab view's), asked for as
+// the lab asks for its view (VIEW_CONTEXT in web/canvas.js), filled and
+// stroked with 60 segments that move every animation frame, and nothing
+// else on the page. It offers the lab's measure hook, so the benchmark
+// reads it as it reads the lab.
+const minimalCanvasPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>minimal canvas</title>
+<style>html, body { margin: 0; background: #0b0f14; } canvas { display: block; margin: 150px 0 0 300px; }</style></head>
+<body><canvas id="view"></canvas><script>
+const q = new URLSearchParams(location.search);
+const c = document.getElementById('view');
+c.width = Number(q.get('w')) || 640;
+c.height = Number(q.get('h')) || 440;
+const ctx = c.getContext('2d', { alpha: false, willReadFrequently: true });
+let frames = 0;
+const samplers = [];
+function frame(now) {
+  frames++;
+  const t0 = performance.now();
+  ctx.fillStyle = '#0d1117';
+  ctx.fillRect(0, 0, c.width, c.height);
+  ctx.strokeStyle = '#58a6ff';
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  for (let i = 0; i <= 60; i++) {
+    const x = (i / 60) * c.width;
+    const y = c.height / 2 + Math.sin(i / 6 + now / 300) * c.height / 3;
+    if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+  }
+  ctx.stroke();
+  const draw = performance.now() - t0;
+  for (const s of samplers.slice()) s(now, draw);
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
+globalThis.lab = {
+  state: () => ({ frames }),
+  measure: (seconds) => new Promise((resolve) => {
+    let start = 0, n = 0, drawSum = 0;
+    const s = (now, draw) => {
+      if (!start) { start = now; return; }
+      n++;
+      drawSum += draw;
+      if (now - start >= seconds * 1000) {
+        samplers.splice(samplers.indexOf(s), 1);
+        resolve({ fps: n / ((now - start) / 1000), stepMs: 0, stepMsPerSimFrame: 0, drawMs: drawSum / n, pinnedStepMs: 0, entities: 0, techniques: 0 });
+      }
+    };
+    samplers.push(s);
+  }),
+};
+document.documentElement.dataset.ready = '1';
+</script></body></html>
+`
