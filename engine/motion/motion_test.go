@@ -454,6 +454,17 @@ func TestMoverSegmentKept(t *testing.T) {
 // BenchmarkMoverAt evaluates one script for 1,000 entities at successive
 // frames, as the runner does; ns/op is per entity.
 func BenchmarkMoverAt(b *testing.B) {
+	benchMovers(b, func(m *Mover, t float64) float64 { return m.At(t).Pos[0] })
+}
+
+// BenchmarkMoverPos is BenchmarkMoverAt for the position alone, which a
+// run's truth reads on most frames.
+func BenchmarkMoverPos(b *testing.B) {
+	benchMovers(b, func(m *Mover, t float64) float64 { return m.Pos(t)[0] })
+}
+
+// benchMovers reads every script's 1,000 entities at successive frames.
+func benchMovers(b *testing.B, read func(m *Mover, t float64) float64) {
 	for _, script := range Names {
 		b.Run(script, func(b *testing.B) {
 			movers := make([]Mover, 1000)
@@ -463,8 +474,7 @@ func BenchmarkMoverAt(b *testing.B) {
 			var sink float64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				st := movers[i%1000].At(float64(i/1000) / 60)
-				sink += st.Pos[0]
+				sink += read(&movers[i%1000], float64(i/1000)/60)
 			}
 			motionBenchSink = sink
 		})
