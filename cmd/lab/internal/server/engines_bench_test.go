@@ -21,8 +21,21 @@ import (
 // minimal-canvas, the engine's own ceiling: a page with nothing but one
 // canvas of the lab view's size redrawn every frame (minimalCanvasPage).
 // Compare engines within one run: the figures follow the machine's load.
+//
+// WebKit runs twice: as the tests run it ("webkit": WebKitGTK compositing
+// in OpenGL, which on this GPU-less machine is Mesa's llvmpipe, a software
+// rasteriser, and costs the whole window every frame), and as
+// "webkit-nocompositing", with its compositing turned off
+// (webkitNoCompositing), the closest this machine gets to Safari on a Mac,
+// which composites on its GPU. The second measures the page's own cost.
 func BenchmarkBrowserEngines(b *testing.B) {
-	for _, e := range engines {
+	benchEngines := append(engines[:len(engines):len(engines)], struct {
+		name string
+		open func(t testing.TB, base string) enginePage
+	}{"webkit-nocompositing", func(t testing.TB, base string) enginePage {
+		return openWebKitEnv(t, base, webkitNoCompositing)
+	}})
+	for _, e := range benchEngines {
 		b.Run(e.name, func(b *testing.B) {
 			mux := http.NewServeMux()
 			mux.Handle("/", newBrowserServer(b))

@@ -55,6 +55,21 @@ const errorsJS = `if (!window.__labErrors) {
 // on base (the test server).
 func openWebKit(t testing.TB, base string) *webkitTab {
 	t.Helper()
+	return openWebKitEnv(t, base)
+}
+
+// webkitNoCompositing is the environment variable that turns WebKitGTK's
+// accelerated compositing off: the page is painted into the window's
+// surface by the CPU instead of composited in OpenGL, which on a machine
+// without a GPU (Mesa's llvmpipe) costs the whole window every changed
+// frame. It is the closest this machine gets to a Mac's Safari, whose
+// compositing costs its GPU, not its CPU. No page can ask for it.
+const webkitNoCompositing = "WEBKIT_DISABLE_COMPOSITING_MODE=1"
+
+// openWebKitEnv is openWebKit with env (NAME=value entries) added to the
+// driver's environment, and so to the browser's, which the driver starts.
+func openWebKitEnv(t testing.TB, base string, env ...string) *webkitTab {
+	t.Helper()
 	enginesInstalled(t, "webkit")
 	ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
 	t.Cleanup(cancel)
@@ -79,7 +94,7 @@ func openWebKit(t testing.TB, base string) *webkitTab {
 	for try := 1; ; try++ {
 		var out string
 		var err error
-		root, out, err = startWebKitSession(t, ctx, display, proxy, &sess)
+		root, out, err = startWebKitSession(t, ctx, display, proxy, env, &sess)
 		if err == nil {
 			break
 		}
@@ -102,10 +117,11 @@ func openWebKit(t testing.TB, base string) *webkitTab {
 	return tab
 }
 
-// startWebKitSession starts WebKitWebDriver on display and opens a browser
-// session through proxy into sess, within 90 s. It returns the driver's
+// startWebKitSession starts WebKitWebDriver on display, with env added to
+// its environment, and opens a browser session through proxy into sess,
+// within 90 s. It returns the driver's
 // URL and, on failure, the driver's output; a driver that failed is killed.
-func startWebKitSession(t testing.TB, ctx context.Context, display, proxy string, sess any) (root, out string, err error) {
+func startWebKitSession(t testing.TB, ctx context.Context, display, proxy string, env []string, sess any) (root, out string, err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
@@ -117,7 +133,7 @@ func startWebKitSession(t testing.TB, ctx context.Context, display, proxy string
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	drv := exec.Command(webkitDriverPath, "--host=127.0.0.1", "--port="+strconv.Itoa(port))
-	drv.Env = append(os.Environ(), "DISPLAY="+display)
+	drv.Env = append(append(os.Environ(), env...), "DISPLAY="+display)
 	drvOut := &lockedBuffer{}
 	drv.Stdout, drv.Stderr = drvOut, drvOut
 	if err := drv.Start(); err != nil {
