@@ -365,7 +365,11 @@ export class View {
     const ctx = this.ctx;
     const rows = this.techs.length + 1;
     if (this.trailLen < 2) return;
-    ctx.lineWidth = 1.5 * this.dpr;
+    // One device pixel wide: Skia (WebKit's and Chromium's rasteriser on
+    // the CPU) draws a stroke at most a pixel wide as a hairline, and
+    // outlines anything wider with its stroker first: 36 trails at 1.5 px
+    // cost WebKit 4–6 ms a frame, at 1 px 0.5 (TestBrowserDrawCalls).
+    ctx.lineWidth = this.dpr;
     // Bevelled, not round: a trail is 48 short segments, and a round join
     // at each cost a rasteriser on the CPU twice the stroke (WebKit's, with
     // Skia: 12 → 5–7 ms a frame for 36 trails), for no difference one can

@@ -147,31 +147,35 @@ export class Timeline {
       // Spans: extrapolating (amber), frozen (grey), held — the library
       // drew nothing and the game keeps the last pose — (violet), underrun
       // (red band); an idle hold (engine's idle metric) is a pale band
-      // instead of a frozen span or an underrun.
-      for (let i = first; i < this.nf; i++) {
-        const o = i * fs;
-        const fx = x(this.frames[o]);
-        const mode = this.frames[o + base + 4];
-        if (this.frames[o + base + 7] !== 0) {
-          ctx.fillStyle = 'rgba(139, 148, 158, 0.12)';
-          ctx.fillRect(fx - frameW, top, frameW + 1, h);
-          continue;
+      // instead of a frozen span or an underrun. Each kind is one path of
+      // rectangles filled once: a rectangle a frame, each with its own
+      // fill and colour, cost a rasteriser on the CPU (WebKit's) a draw
+      // call and a colour parse for every frame in the window.
+      /**
+       * @param {string} style
+       * @param {number} y the spans' top
+       * @param {number} sh their height
+       * @param {(o: number) => boolean} want whether the frame at o has one
+       */
+      const spans = (style, y, sh, want) => {
+        let any = false;
+        ctx.beginPath();
+        for (let i = first; i < this.nf; i++) {
+          const o = i * fs;
+          if (!want(o)) continue;
+          ctx.rect(x(this.frames[o]) - frameW, y, frameW + 1, sh);
+          any = true;
         }
-        if (mode === 2) {
-          ctx.fillStyle = 'rgba(210, 153, 34, 0.30)';
-          ctx.fillRect(fx - frameW, top, frameW + 1, h);
-        } else if (mode === 3) {
-          ctx.fillStyle = 'rgba(139, 148, 158, 0.35)';
-          ctx.fillRect(fx - frameW, top, frameW + 1, h);
-        } else if (mode === 4) {
-          ctx.fillStyle = 'rgba(188, 140, 255, 0.35)';
-          ctx.fillRect(fx - frameW, top, frameW + 1, h);
-        }
-        if (mode !== 0 && this.frames[o + base] > this.frames[o + base + 1]) {
-          ctx.fillStyle = '#f85149';
-          ctx.fillRect(fx - frameW, bottom - 3 * dpr, frameW + 1, 3 * dpr);
-        }
-      }
+        if (!any) return;
+        ctx.fillStyle = style;
+        ctx.fill();
+      };
+      const f = this.frames;
+      spans('rgba(139, 148, 158, 0.12)', top, h, (o) => f[o + base + 7] !== 0);
+      spans('rgba(210, 153, 34, 0.30)', top, h, (o) => f[o + base + 7] === 0 && f[o + base + 4] === 2);
+      spans('rgba(139, 148, 158, 0.35)', top, h, (o) => f[o + base + 7] === 0 && f[o + base + 4] === 3);
+      spans('rgba(188, 140, 255, 0.35)', top, h, (o) => f[o + base + 7] === 0 && f[o + base + 4] === 4);
+      spans('#f85149', bottom - 3 * dpr, 3 * dpr, (o) => f[o + base + 7] === 0 && f[o + base + 4] !== 0 && f[o + base] > f[o + base + 1]);
       // Depth: grey steps.
       ctx.strokeStyle = 'rgba(139, 148, 158, 0.7)';
       ctx.lineWidth = dpr;
@@ -187,7 +191,7 @@ export class Timeline {
       // below the dashed zero line the render time is past the newest.
       const zero = Math.round(bottom - h * 0.2);
       ctx.strokeStyle = techColor(name);
-      ctx.lineWidth = 1.5 * dpr;
+      ctx.lineWidth = dpr; // a hairline, as the view's trails (drawTrails)
       ctx.beginPath();
       let pen = false;
       for (let i = first; i < this.nf; i++) {
@@ -204,11 +208,13 @@ export class Timeline {
       }
       ctx.stroke();
       // Snaps.
-      ctx.fillStyle = '#ff7b72';
+      const snaps = new Path2D();
       for (let i = first; i < this.nf; i++) {
         const o = i * fs;
-        if (this.frames[o + base + 5] !== 0) ctx.fillRect(x(this.frames[o]) - dpr, top, 2 * dpr, Math.round(h * 0.4));
+        if (this.frames[o + base + 5] !== 0) snaps.rect(x(this.frames[o]) - dpr, top, 2 * dpr, Math.round(h * 0.4));
       }
+      ctx.fillStyle = '#ff7b72';
+      ctx.fill(snaps);
     });
   }
 
@@ -293,6 +299,7 @@ export class Timeline {
     const bottom = netH - 2 * dpr;
     ctx.strokeStyle = '#58a6ff';
     ctx.lineWidth = dpr;
+    const outages = new Path2D();
     ctx.beginPath();
     let started = false;
     for (let i = 0; i < this.np; i++) {
@@ -300,16 +307,15 @@ export class Timeline {
       const sent = this.packets[o + 1];
       if (sent < t0) continue;
       const sx = x(sent);
-      if (this.packets[o + 9] !== 0) {
-        // An outage: nothing arrives.
-        ctx.fillStyle = 'rgba(248, 81, 73, 0.45)';
-        ctx.fillRect(sx - dpr, top, 3 * dpr, bottom - top);
-      }
+      // An outage: nothing arrives.
+      if (this.packets[o + 9] !== 0) outages.rect(sx - dpr, top, 3 * dpr, bottom - top);
       const y = Math.round(bottom - (this.packets[o + 8] / most) * (bottom - top));
       if (started) ctx.lineTo(sx, y);
       else ctx.moveTo(sx, y);
       started = true;
     }
+    ctx.fillStyle = 'rgba(248, 81, 73, 0.45)';
+    ctx.fill(outages);
     ctx.stroke();
   }
 
@@ -325,7 +331,13 @@ export class Timeline {
     const ps = this.ps;
     const top = netH + 4 * dpr;
     const bottom = pktH - 6 * dpr;
-    ctx.lineWidth = dpr;
+    const r = 3 * dpr;
+    // Three paths, each drawn once: the lost packets' crosses, the
+    // arrivals' lines, and their marks (a second one for a duplicate). A
+    // stroke a packet cost a CPU rasteriser a draw call each.
+    const lost = new Path2D();
+    const lines = new Path2D();
+    const marks = new Path2D();
     for (let i = 0; i < this.np; i++) {
       const o = i * ps;
       const sent = this.packets[o + 1];
@@ -333,25 +345,24 @@ export class Timeline {
       if (sent < t0 && !(arrive >= t0)) continue;
       const sx = x(sent);
       if (Number.isNaN(arrive)) {
-        ctx.strokeStyle = '#f85149';
-        const r = 3 * dpr;
-        ctx.beginPath();
-        ctx.moveTo(sx - r, top);
-        ctx.lineTo(sx + r, top + 2 * r);
-        ctx.moveTo(sx + r, top);
-        ctx.lineTo(sx - r, top + 2 * r);
-        ctx.stroke();
+        lost.moveTo(sx - r, top);
+        lost.lineTo(sx + r, top + 2 * r);
+        lost.moveTo(sx + r, top);
+        lost.lineTo(sx - r, top + 2 * r);
         continue;
       }
       const ax = x(arrive);
-      ctx.strokeStyle = 'rgba(139, 148, 158, 0.45)';
-      ctx.beginPath();
-      ctx.moveTo(sx, top);
-      ctx.lineTo(ax, bottom);
-      ctx.stroke();
-      ctx.fillStyle = '#c9d1d9';
-      ctx.fillRect(ax - dpr, bottom - 2 * dpr, 2 * dpr, 6 * dpr);
-      if (this.packets[o + 4] !== 0) ctx.fillRect(ax + 2 * dpr, bottom - 2 * dpr, 2 * dpr, 6 * dpr);
+      lines.moveTo(sx, top);
+      lines.lineTo(ax, bottom);
+      marks.rect(ax - dpr, bottom - 2 * dpr, 2 * dpr, 6 * dpr);
+      if (this.packets[o + 4] !== 0) marks.rect(ax + 2 * dpr, bottom - 2 * dpr, 2 * dpr, 6 * dpr);
     }
+    ctx.lineWidth = dpr;
+    ctx.strokeStyle = '#f85149';
+    ctx.stroke(lost);
+    ctx.strokeStyle = 'rgba(139, 148, 158, 0.45)';
+    ctx.stroke(lines);
+    ctx.fillStyle = '#c9d1d9';
+    ctx.fill(marks);
   }
 }

@@ -80,3 +80,73 @@ func TestBrowserDrawsOnlyChanges(t *testing.T) {
 		t.Errorf("resumed: draws over 10 frames = %+v, want some in both", d)
 	}
 }
+
+// recordDrawsJS wraps the 2D contexts of the view and the timeline so that
+// each drawing call is recorded (window.__calls.view, .timeline): its
+// method, the line width and, for a stroke of the context's own path, how
+// many segments that path has (lineTo calls since beginPath).
+const recordDrawsJS = `(() => {
+	window.__calls = { view: [], timeline: [] };
+	for (const id of ['view', 'timeline']) {
+		const ctx = document.getElementById(id).getContext('2d');
+		let segs = 0;
+		const begin = ctx.beginPath, lineTo = ctx.lineTo;
+		ctx.beginPath = function (...a) { segs = 0; return begin.apply(this, a); };
+		ctx.lineTo = function (...a) { segs++; return lineTo.apply(this, a); };
+		for (const m of ['fillRect', 'stroke', 'fill', 'drawImage', 'putImageData', 'fillText', 'strokeRect']) {
+			const f = ctx[m];
+			ctx[m] = function (...a) {
+				window.__calls[id].push({ m, width: this.lineWidth, segs: m === 'stroke' && a.length === 0 ? segs : 0 });
+				return f.apply(this, a);
+			};
+		}
+	}
+	return true;
+})()`
+
+// TestBrowserDrawCalls checks what one frame of the view and the timeline
+// asks of the browser's rasteriser, which in WebKit without a GPU (Skia on
+// the CPU) the page pays for on its own thread: the timeline draws its
+// spans, packets and lines in a few calls per lane whatever the number of
+// frames and packets in its window (a call per frame or per packet cost
+// WebKit 3.5–6 ms a frame), and every long line (a trail, a lane's
+// margin) is at most one device pixel wide, which Skia draws as a hairline
+// instead of outlining it with its stroker (the view's 36 trails at 1.5 px:
+// 4–6 ms a frame in WebKit, at 1 px: 0.5).
+func TestBrowserDrawCalls(t *testing.T) {
+	// Loss and jitter: lost packets, extrapolation and underruns, so that
+	// every kind of span and mark is in the timeline's window.
+	b := openLab(t, "/?seed=1&loss=0.2&jitter=0.04")
+	defer b.finish()
+	b.eval(`lab.pause()`, nil)
+	b.eval(`lab.advance(240)`, nil) // four seconds: a full window
+	b.eval(recordDrawsJS, nil)
+	b.eval(`lab.advance(1)`, nil)
+	type call struct {
+		M     string
+		Width float64
+		Segs  int
+	}
+	var calls struct{ View, Timeline []call }
+	b.eval(`window.__calls`, &calls)
+	var dpr float64
+	b.eval(`window.devicePixelRatio || 1`, &dpr)
+	var techs int
+	b.eval(`lab.state().techniques.length`, &techs)
+	if len(calls.View) == 0 || len(calls.Timeline) == 0 {
+		t.Fatalf("one frame: view calls %d, timeline calls %d, want some in both", len(calls.View), len(calls.Timeline))
+	}
+	// Per lane: five kinds of span, the depth and margin lines, the snaps'
+	// marks; besides them the backdrop, the network strip and its label,
+	// the packets' three paths and an outage's marks.
+	if max := 8*techs + 12; len(calls.Timeline) > max {
+		t.Errorf("timeline: %d drawing calls for one frame of %d lanes, want at most %d", len(calls.Timeline), techs, max)
+	}
+	for name, cs := range map[string][]call{"view": calls.View, "timeline": calls.Timeline} {
+		for _, c := range cs {
+			if c.M == "stroke" && c.Segs > 20 && c.Width > dpr {
+				t.Errorf("%s: a stroke of %d segments %g px wide, want at most %g (a hairline)", name, c.Segs, c.Width, dpr)
+			}
+		}
+	}
+}
