@@ -115,12 +115,8 @@ export class MetricsPanel {
    * @param {number[]} live
    */
   showDelays(delays, live) {
-    this.delayCells.forEach((td, i) => {
-      td.textContent = formatShown(delays[i] * 1000);
-    });
-    this.liveCells.forEach((td, i) => {
-      td.textContent = formatShown(live[i] * 1000);
-    });
+    this.delayCells.forEach((td, i) => setText(td, formatShown(delays[i] * 1000)));
+    this.liveCells.forEach((td, i) => setText(td, formatShown(live[i] * 1000)));
   }
 
   /**
@@ -148,20 +144,35 @@ export class MetricsPanel {
       for (let i = 0; i < this.techs.length; i++) {
         const v = values[i * nf + j];
         const td = this.cells[j][i];
-        td.textContent = f.unit === 'count' ? String(Math.round(v * f.scale)) : formatShown(v * f.scale);
-        td.dataset.value = String(v);
+        let text = f.unit === 'count' ? String(Math.round(v * f.scale)) : formatShown(v * f.scale);
+        let title = '';
         const skip = unranked(i, v);
+        if (f.name === 'addedLatency') {
+          title = v < 0 ? `The display leads the truth by ${formatShown(-v * f.scale)} ms: overshoot, not a lower latency; never marked best.` : '';
+        } else if (f.name === 'underrun' && this.byDesign[i]) {
+          text += ' †';
+          title = `${this.techs[i]} draws at the estimated server time, ahead of every packet, by design: its underrun is always 100% and not a fault. Its starved figure is frozen (held after slopTime without an update).`;
+        }
+        setText(td, text);
+        td.dataset.value = String(v);
         td.classList.toggle('best', !skip && Math.abs(v) === best && best < worst); // a tie for all is no news
         td.classList.toggle('unranked', skip);
-        if (f.name === 'addedLatency') {
-          td.title = v < 0 ? `The display leads the truth by ${formatShown(-v * f.scale)} ms: overshoot, not a lower latency; never marked best.` : '';
-        } else if (f.name === 'underrun' && this.byDesign[i]) {
-          td.textContent += ' †';
-          td.title = `${this.techs[i]} draws at the estimated server time, ahead of every packet, by design: its underrun is always 100% and not a fault. Its starved figure is frozen (held after slopTime without an update).`;
-        }
+        if (td.title !== title) td.title = title;
       }
     });
   }
+}
+
+/**
+ * setText shows text in el unless el shows it already. The table is
+ * refreshed four times a second and most of its figures stay the same: a
+ * cell written again, even with its own text, has the browser lay out the
+ * table and repaint the panel (in WebKit without a GPU, a few ms each time).
+ * @param {HTMLElement} el
+ * @param {string} text
+ */
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
 }
 
 /**
