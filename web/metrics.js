@@ -154,7 +154,7 @@ export class MetricsPanel {
           title = `${this.techs[i]} draws at the estimated server time, ahead of every packet, by design: its underrun is always 100% and not a fault. Its starved figure is frozen (held after slopTime without an update).`;
         }
         setText(td, text);
-        td.dataset.value = String(v);
+        if (td.dataset.value !== String(v)) td.dataset.value = String(v);
         td.classList.toggle('best', !skip && Math.abs(v) === best && best < worst); // a tie for all is no news
         td.classList.toggle('unranked', skip);
         if (td.title !== title) td.title = title;

@@ -150,3 +150,35 @@ func TestBrowserDrawCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserMetricsStill checks that the metrics panel, refreshed four
+// times a second, changes nothing in the page while its figures stay the
+// same (a paused run): a cell written again with its own text has the
+// browser lay out the table and repaint the panel, in WebKit without a GPU
+// a few milliseconds each time.
+func TestBrowserMetricsStill(t *testing.T) {
+	b := openLab(t, "/?seed=1")
+	defer b.finish()
+	if !waitFor(b.ctx, func() bool {
+		var n int
+		b.eval(`lab.state().frames`, &n)
+		return n >= 30
+	}, 30*time.Second) {
+		t.Fatal("the lab did not run 30 frames")
+	}
+	b.eval(`lab.pause()`, nil)
+	var n int
+	b.eval(`new Promise((done) => {
+		const panel = document.querySelector('section.metrics');
+		let n = 0;
+		const o = new MutationObserver((rs) => { n += rs.length; });
+		// A refresh after the pause shows the paused figures first.
+		setTimeout(() => {
+			o.observe(panel, { subtree: true, childList: true, characterData: true, attributes: true });
+			setTimeout(() => { o.disconnect(); done(n); }, 1500);
+		}, 600);
+	})`, &n)
+	if n != 0 {
+		t.Errorf("paused, 1.5 s: %d changes in the metrics panel, want none", n)
+	}
+}
