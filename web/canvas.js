@@ -365,10 +365,12 @@ export class View {
     const ctx = this.ctx;
     const rows = this.techs.length + 1;
     if (this.trailLen < 2) return;
-    // One device pixel wide: Skia (WebKit's and Chromium's rasteriser on
-    // the CPU) draws a stroke at most a pixel wide as a hairline, and
-    // outlines anything wider with its stroker first: 36 trails at 1.5 px
-    // cost WebKit 4–6 ms a frame, at 1 px 0.5 (TestBrowserDrawCalls).
+    // One CSS pixel wide, so one device pixel on a display of one device
+    // pixel per CSS pixel (two on a Retina one, where the trails keep
+    // their weight): Skia (WebKit's and Chromium's rasteriser on the CPU)
+    // draws a stroke at most a pixel wide as a hairline, and outlines
+    // anything wider with its stroker first: 36 trails at 1.5 px cost
+    // WebKit 4–6 ms a frame, at 1 px 0.5 (TestBrowserDrawCalls).
     ctx.lineWidth = this.dpr;
     // Bevelled, not round: a trail is 48 short segments, and a round join
     // at each cost a rasteriser on the CPU twice the stroke (WebKit's, with
