@@ -4,11 +4,14 @@
 
 /** @type {Map<string, Promise<WebAssembly.Module>>} the compilations begun, by URL */
 const compiled = new Map();
+// The page's head began one (boot.js); a worker has none.
+if (globalThis.interplabBoot) compiled.set(globalThis.interplabBoot.url, globalThis.interplabBoot.module);
 
 /**
  * compileEngine starts fetching and compiling the module at url, once per
- * url: boot.js calls it when the page opens, loadEngine when it needs the
- * module. It needs a server that sends Content-Type: application/wasm.
+ * url (the page's head began /lab.wasm's: boot.js); loadEngine calls it
+ * when it needs the module. It needs a server that sends Content-Type:
+ * application/wasm.
  * @param {string} url
  * @returns {Promise<WebAssembly.Module>}
  */

@@ -206,6 +206,8 @@ export interface EChart {
 declare global {
   var interplab: Interplab | undefined;
   var Go: { new (): GoRuntime } | undefined;
+  /** The engine's compilation, begun by the page's head (boot.js). */
+  var interplabBoot: { url: string; module: Promise<WebAssembly.Module> } | undefined;
   var echarts: {
     init(el: HTMLElement, theme: 'dark' | null, opts: { renderer: string }): EChart;
     getInstanceByDom(el: HTMLElement): EChart | undefined;
