@@ -47,7 +47,7 @@ func Page(v PageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"preload\" href=\"/lab.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin=\"anonymous\"><script src=\"/static/boot.js\"></script><link rel=\"modulepreload\" href=\"/static/engine.js\"><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"stylesheet\" href=\"/static/session.css\"><link rel=\"stylesheet\" href=\"/static/ab.css\"><link rel=\"stylesheet\" href=\"/static/presets.css\"><link rel=\"icon\" href=\"data:,\"><script src=\"/static/dist/wasm_exec.js\" defer></script><script type=\"module\" src=\"/static/lab.js\"></script>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</title><link rel=\"preload\" href=\"/lab.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin=\"anonymous\"><script src=\"/static/dist/wasm_exec.js\"></script><script src=\"/static/boot.js\"></script><link rel=\"modulepreload\" href=\"/static/engine.js\"><link rel=\"stylesheet\" href=\"/static/style.css\"><link rel=\"stylesheet\" href=\"/static/session.css\"><link rel=\"stylesheet\" href=\"/static/ab.css\"><link rel=\"stylesheet\" href=\"/static/presets.css\"><link rel=\"icon\" href=\"data:,\"><script type=\"module\" src=\"/static/lab.js\"></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
