@@ -53,7 +53,9 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 			t := (k + i) % len(targets)
 			ms, cpu := coldStart(b, targets[t]+"/?preset=lan")
 			times[t] = append(times[t], ms)
-			cpus[t] = append(cpus[t], cpu)
+			if cpu >= 0 {
+				cpus[t] = append(cpus[t], cpu)
+			}
 		}
 		i++
 	}
@@ -74,7 +76,7 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 // coldStart opens url in a new Chromium with an empty profile and its
 // cache disabled, at 1440×900, and returns the page's lab-first-frame
 // mark, ms after navigation, and the CPU time of the page's main thread
-// until then, ms.
+// until then, ms (-1 when the trace does not tell).
 func coldStart(b *testing.B, url string) (ms, cpu float64) {
 	b.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -158,12 +160,20 @@ func coldStart(b *testing.B, url string) (ms, cpu float64) {
 	case <-ctx.Done():
 		b.Fatal("the trace did not complete")
 	}
-	time.Sleep(100 * time.Millisecond) // the last dataCollected before tracingComplete is being read
-	mu.Lock()
-	defer mu.Unlock()
-	cpu, ok := mainThreadCPU(events)
+	// The last dataCollected events may still be on their way to their
+	// reader when tracingComplete has come to its own.
+	var ok bool
+	waitFor(ctx, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		cpu, ok = mainThreadCPU(events)
+		return ok
+	}, 5*time.Second)
 	if !ok {
-		b.Fatalf("%s: the trace has no lab-first-frame mark or no main thread for it", url)
+		// Now and then a trace misses the renderer's thread names: the
+		// start still counts, its CPU time does not.
+		b.Logf("%s: the trace (%d events) has no main thread with the lab-first-frame mark: no CPU time for this start", url, len(events))
+		return ms, -1
 	}
 	return ms, cpu
 }
