@@ -59,13 +59,13 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 		}
 		i++
 	}
-	b.ReportMetric(median(times[0]), "first-frame-ms")
-	b.ReportMetric(median(cpus[0]), "main-cpu-ms")
+	b.ReportMetric(coldMedian(times[0]), "first-frame-ms")
+	b.ReportMetric(coldMedian(cpus[0]), "main-cpu-ms")
 	if len(targets) > 1 {
-		b.ReportMetric(median(times[1]), "against-first-frame-ms")
-		b.ReportMetric(median(cpus[1]), "against-main-cpu-ms")
-		b.ReportMetric(median(times[0])/median(times[1]), "first-frame-ratio")
-		b.ReportMetric(median(cpus[0])/median(cpus[1]), "main-cpu-ratio")
+		b.ReportMetric(coldMedian(times[1]), "against-first-frame-ms")
+		b.ReportMetric(coldMedian(cpus[1]), "against-main-cpu-ms")
+		b.ReportMetric(coldMedian(times[0])/coldMedian(times[1]), "first-frame-ratio")
+		b.ReportMetric(coldMedian(cpus[0])/coldMedian(cpus[1]), "main-cpu-ratio")
 	}
 	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 		b.Logf("load average %s; first frame, ms: %.0f; main thread CPU, ms: %.0f", strings.Join(strings.Fields(string(la))[:3], " "), times, cpus)
@@ -242,8 +242,8 @@ func mainThreadCPU(events []traceEvent) (float64, bool) {
 	return cpu / 1000, true
 }
 
-// median returns the median of v (0 for none).
-func median(v []float64) float64 {
+// coldMedian returns the median of v (0 for none).
+func coldMedian(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
