@@ -1,10 +1,44 @@
 // @ts-check
-// boot.js starts downloading and compiling the engine as soon as the page
-// opens, while the page's other modules load: the page includes it as an
-// async module, which runs as soon as it and engine.js arrive, where
-// lab.js runs only once every module it imports has. loadEngine (in lab.js)
-// then finds the compilation under way, or done.
+// boot.js downloads, compiles and starts the engine before the page's body
+// is parsed. It is a classic script at the top of the head, after
+// wasm_exec.js (Go's runtime, which it needs) and before the style sheets
+// (a script after them waits for them); the browser's preload scanner
+// fetches both, and /lab.wasm (the head's preload), as soon as the head
+// arrives. The compilation runs on the browser's background threads, and
+// the Go program starts in the first pause of the main thread after it,
+// while the page is still being parsed, styled and laid out and lab.js's
+// modules load; loadEngine (engine.js) then finds it started, in
+// globalThis.interplabBoot. As an async module, boot.js ran only when the
+// main thread was done with the page's first style and layout (0.6 s into
+// a cold start on a loaded machine, long after the engine had arrived),
+// and the program started only once lab.js and its modules had run. It
+// must not import anything (a classic script cannot), so it repeats
+// compileEngine's and loadEngine's few lines.
 
-import { compileEngine } from './engine.js';
-
-compileEngine('/lab.wasm');
+{
+  const url = '/lab.wasm';
+  const module = fetch(url).then((response) => {
+    if (!response.ok) {
+      throw new Error(`${url}: ${response.status} ${response.statusText} (run make wasm)`);
+    }
+    return WebAssembly.compileStreaming(response);
+  });
+  const started = module.then(async (m) => {
+    const Go = globalThis.Go;
+    if (typeof Go !== 'function') {
+      throw new Error('wasm_exec.js did not load: the server has no /static/dist/wasm_exec.js (run make wasm)');
+    }
+    const go = new Go();
+    const instance = await WebAssembly.instantiate(m, go.importObject);
+    go.run(instance).catch((err) => console.error('interplab exited:', err));
+    const lab = globalThis.interplab;
+    if (!lab) {
+      throw new Error('the WebAssembly module started without defining interplab');
+    }
+    return lab;
+  });
+  // A failure is reported by loadEngine, which awaits it, not as an
+  // unhandled rejection before that.
+  started.catch(() => {});
+  globalThis.interplabBoot = { url, module, started };
+}

@@ -28,6 +28,8 @@ export class Controls {
     this.byName = new Map(params.map((p) => [p.name, p]));
     /** @type {Map<string, number>} typed values a slider's step cannot hold, stored units */
     this.precise = new Map();
+    /** @type {Map<string, Control[]> | null} the controls by name, in document order (inputs) */
+    this.named = null;
     // A slider snaps the value it was served with to its step; the page's
     // link may hold any value in range (a population run's entity: a
     // latency of 49.6 ms on a 1 ms slider), kept as served (data-exact).
@@ -53,8 +55,21 @@ export class Controls {
    * @returns {Control[]}
    */
   inputs(name) {
-    return [...this.form.querySelectorAll(`[name="${name}"]`)].filter(
-      (el) => el instanceof HTMLInputElement || el instanceof HTMLSelectElement);
+    if (!this.named) {
+      // One pass over the form, the first time: a query per call, several
+      // per parameter (values, markInert), was a tenth of the page's
+      // start-up. The server renders every control; none come later.
+      /** @type {Map<string, Control[]>} */
+      const named = new Map();
+      for (const el of this.form.querySelectorAll('[name]')) {
+        if (!(el instanceof HTMLInputElement || el instanceof HTMLSelectElement)) continue;
+        const list = named.get(el.name);
+        if (list) list.push(el);
+        else named.set(el.name, [el]);
+      }
+      this.named = named;
+    }
+    return this.named.get(name)?.slice() ?? [];
   }
 
   /**

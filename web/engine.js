@@ -4,11 +4,15 @@
 
 /** @type {Map<string, Promise<WebAssembly.Module>>} the compilations begun, by URL */
 const compiled = new Map();
+// The page's head began one and started it (boot.js); a worker has none.
+const boot = globalThis.interplabBoot;
+if (boot) compiled.set(boot.url, boot.module);
 
 /**
  * compileEngine starts fetching and compiling the module at url, once per
- * url: boot.js calls it when the page opens, loadEngine when it needs the
- * module. It needs a server that sends Content-Type: application/wasm.
+ * url (the page's head began /lab.wasm's: boot.js); loadEngine calls it
+ * when it needs the module. It needs a server that sends Content-Type:
+ * application/wasm.
  * @param {string} url
  * @returns {Promise<WebAssembly.Module>}
  */
@@ -30,12 +34,14 @@ export function compileEngine(url) {
 }
 
 /**
- * loadEngine compiles (see compileEngine) and starts the module at url. It
- * needs wasm_exec.js (globalThis.Go).
+ * loadEngine compiles (see compileEngine) and starts the module at url, or
+ * returns the page's, which boot.js started. It needs wasm_exec.js
+ * (globalThis.Go).
  * @param {string} url
  * @returns {Promise<import('./types/interplab').Interplab>} the interplab object
  */
 export async function loadEngine(url) {
+  if (boot?.url === url) return boot.started;
   const module = await compileEngine(url);
   const Go = globalThis.Go;
   if (typeof Go !== 'function') {

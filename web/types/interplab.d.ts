@@ -206,6 +206,8 @@ export interface EChart {
 declare global {
   var interplab: Interplab | undefined;
   var Go: { new (): GoRuntime } | undefined;
+  /** The engine's compilation and start, begun by the page's head (boot.js). */
+  var interplabBoot: { url: string; module: Promise<WebAssembly.Module>; started: Promise<Interplab> } | undefined;
   var echarts: {
     init(el: HTMLElement, theme: 'dark' | null, opts: { renderer: string }): EChart;
     getInstanceByDom(el: HTMLElement): EChart | undefined;

@@ -1,0 +1,255 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/tracing"
+	"github.com/chromedp/chromedp"
+)
+
+var coldAgainst = flag.String("cold.against", "", "BenchmarkBrowserColdStart: the base URL of another lab (lab serve -addr 127.0.0.1:PORT of another build) to time alternately with this one")
+
+// BenchmarkBrowserColdStart times the lab's cold start in Chromium: each
+// iteration starts a new browser with a new profile and its cache
+// disabled, opens /?preset=lan at 1440×900 and reads the page's
+// lab-first-frame mark, the time from navigation to the first simulated
+// frame, and, from a trace, the CPU time of the page's main thread until
+// then: on a loaded machine the first frame waits mostly for a core, and
+// the CPU time says what the page itself costs. It reports the medians
+// over the iterations, so run it with -benchtime=10x or more:
+//
+//	go test -run='^$' -bench=BenchmarkBrowserColdStart -benchtime=10x ./cmd/lab/internal/server
+//
+// With -args -cold.against=http://127.0.0.1:PORT (another build's lab
+// serve, on loopback) it alternates between that lab and this tree's, who
+// goes first swapping each iteration, and reports both medians and their
+// ratio: a before/after in one run, under the same load.
+func BenchmarkBrowserColdStart(b *testing.B) {
+	browserInstalled(b)
+	targets := []string{newLoopbackServer(b, newBrowserServer(b))}
+	if *coldAgainst != "" {
+		if !strings.HasPrefix(*coldAgainst, "http://127.") && !strings.HasPrefix(*coldAgainst, "http://localhost:") {
+			b.Fatalf("-cold.against=%s: only a loopback lab", *coldAgainst)
+		}
+		targets = append(targets, strings.TrimSuffix(*coldAgainst, "/"))
+	}
+	times := make([][]float64, len(targets))
+	cpus := make([][]float64, len(targets))
+	i := 0
+	for b.Loop() {
+		for k := range targets {
+			t := (k + i) % len(targets)
+			ms, cpu := coldStart(b, targets[t]+"/?preset=lan")
+			times[t] = append(times[t], ms)
+			if cpu >= 0 {
+				cpus[t] = append(cpus[t], cpu)
+			}
+		}
+		i++
+	}
+	b.ReportMetric(coldMedian(times[0]), "first-frame-ms")
+	b.ReportMetric(coldMedian(cpus[0]), "main-cpu-ms")
+	if len(targets) > 1 {
+		b.ReportMetric(coldMedian(times[1]), "against-first-frame-ms")
+		b.ReportMetric(coldMedian(cpus[1]), "against-main-cpu-ms")
+		b.ReportMetric(coldMedian(times[0])/coldMedian(times[1]), "first-frame-ratio")
+		b.ReportMetric(coldMedian(cpus[0])/coldMedian(cpus[1]), "main-cpu-ratio")
+	}
+	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
+		b.Logf("load average %s; first frame, ms: %.0f; main thread CPU, ms: %.0f", strings.Join(strings.Fields(string(la))[:3], " "), times, cpus)
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// coldStart opens url in a new Chromium with an empty profile and its
+// cache disabled, at 1440×900, and returns the page's lab-first-frame
+// mark, ms after navigation, and the CPU time of the page's main thread
+// until then, ms (-1 when the trace does not tell).
+func coldStart(b *testing.B, url string) (ms, cpu float64) {
+	b.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browserPath),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(b.TempDir()),
+		chromedp.WindowSize(1600, 1000),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(actx)
+	defer cancelTab()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil {
+		b.Fatalf("start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1440, Height: 900, DeviceScaleFactor: 1}); err != nil {
+		b.Fatal(err)
+	}
+	var mu sync.Mutex
+	var events []traceEvent
+	done := make(chan struct{})
+	go func() {
+		for ev, err := range chromedp.Events(ctx, tracing.DataCollected) {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			for _, v := range ev.Value {
+				var e traceEvent
+				if json.Unmarshal(v, &e) == nil {
+					events = append(events, e)
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+	go func() {
+		for range chromedp.Events(ctx, tracing.TracingComplete) {
+			close(done)
+			return
+		}
+	}()
+	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{
+		TransferMode: tracing.StartTransferModeReportEvents,
+		TraceConfig:  &tracing.TraceConfig{IncludedCategories: []string{"toplevel", "blink.user_timing", "devtools.timeline"}},
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		b.Fatalf("navigate %s: %v", url, err)
+	}
+	const mark = `performance.getEntriesByName('lab-first-frame')`
+	if !waitFor(ctx, func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](mark+`.length > 0`))
+		return err == nil && ok
+	}, 30*time.Second) {
+		b.Fatalf("%s: no simulated frame within 30 s", url)
+	}
+	ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](mark+`[0].startTime`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
+		b.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		b.Fatal("the trace did not complete")
+	}
+	// The last dataCollected events may still be on their way to their
+	// reader when tracingComplete has come to its own.
+	var ok bool
+	waitFor(ctx, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		cpu, ok = mainThreadCPU(events)
+		return ok
+	}, 5*time.Second)
+	if !ok {
+		// Now and then a trace misses the renderer's thread names: the
+		// start still counts, its CPU time does not.
+		b.Logf("%s: the trace (%d events) has no main thread with the lab-first-frame mark: no CPU time for this start", url, len(events))
+		return ms, -1
+	}
+	return ms, cpu
+}
+
+// traceEvent is what mainThreadCPU reads of a Chromium trace event.
+type traceEvent struct {
+	Name string  `json:"name"`
+	Ph   string  `json:"ph"`
+	Pid  int     `json:"pid"`
+	Tid  int     `json:"tid"`
+	Ts   float64 `json:"ts"`   // µs
+	Dur  float64 `json:"dur"`  // µs
+	Tdur float64 `json:"tdur"` // µs of the thread's CPU
+	Args struct {
+		Name string `json:"name"`
+	} `json:"args"`
+}
+
+// mainThreadCPU sums the CPU time of the top-level tasks of the renderer
+// main thread that set the lab-first-frame mark, from its navigationStart
+// to the mark, in ms.
+func mainThreadCPU(events []traceEvent) (float64, bool) {
+	var mark, nav *traceEvent
+	for i := range events {
+		if events[i].Name == "lab-first-frame" {
+			mark = &events[i]
+		}
+	}
+	if mark == nil {
+		return 0, false
+	}
+	mainTid := -1
+	for i, e := range events {
+		if e.Pid != mark.Pid {
+			continue
+		}
+		if e.Ph == "M" && e.Name == "thread_name" && e.Args.Name == "CrRendererMain" {
+			mainTid = e.Tid
+		}
+		if e.Name == "navigationStart" && e.Ts <= mark.Ts && (nav == nil || e.Ts > nav.Ts) {
+			nav = &events[i]
+		}
+	}
+	if mainTid < 0 || nav == nil {
+		return 0, false
+	}
+	var tasks []traceEvent
+	for _, e := range events {
+		if e.Pid == mark.Pid && e.Tid == mainTid && e.Ph == "X" && e.Tdur > 0 && e.Ts >= nav.Ts && e.Ts <= mark.Ts {
+			tasks = append(tasks, e)
+		}
+	}
+	slices.SortFunc(tasks, func(a, b traceEvent) int {
+		if c := cmp.Compare(a.Ts, b.Ts); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Dur, a.Dur) // the enclosing task first
+	})
+	var cpu, end float64
+	for _, e := range tasks {
+		if e.Ts >= end { // top level: not inside the task before
+			cpu += e.Tdur
+			end = e.Ts + e.Dur
+		}
+	}
+	return cpu / 1000, true
+}
+
+// coldMedian returns the median of v (0 for none).
+func coldMedian(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(v))
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}
