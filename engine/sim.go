@@ -71,7 +71,7 @@ type Sim struct {
 	// rather than divided for, two integer divisions a frame.
 	lagSlot, lagPhase int
 
-	lagTruth []geom.Vec3
+	lagTruth []geom.Vec3 // [slot*lagN + e]; with one entity, twice over in reverse (putLagTruth1)
 	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
@@ -298,6 +298,9 @@ func (m *Sim) resetLag() {
 	m.lagSlot, m.lagPhase = 0, 0
 	size, nt := m.lag.size(), len(m.techs)
 	m.lagTruth = make([]geom.Vec3, size*m.lagN)
+	if m.lagN == 1 {
+		m.lagTruth = make([]geom.Vec3, 2*size) // see putLagTruth1
+	}
 	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
 	for k := range m.accs {
 		m.accs[k].lagSSE = make([]float64, size)
@@ -581,8 +584,12 @@ func (m *Sim) frame(t float64, last bool) {
 	if m.lagSlot++; m.lagSlot == m.lag.size() {
 		m.lagSlot = 0
 	}
-	for e := 0; e < m.lagN; e++ {
-		m.lagTruth[slot*m.lagN+e] = m.truth[e]
+	if m.lagN == 1 {
+		m.putLagTruth1(slot, &m.truth[0])
+	} else {
+		for e := 0; e < m.lagN; e++ {
+			m.lagTruth[slot*m.lagN+e] = m.truth[e]
+		}
 	}
 
 	rec := &m.rec

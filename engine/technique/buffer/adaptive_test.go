@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"interplab/engine/technique"
@@ -30,8 +31,11 @@ func TestJitterWindowP95(t *testing.T) {
 			size = []int{40, 4, 256, 17, 1, 100, 300, 0}[i/250%8]
 		}
 		x := 0.05 + 0.1*rng.Float64()
-		if i%7 == 0 {
+		switch {
+		case i%7 == 0:
 			x = 0.05 // repeats: removal must find the right equal value
+		case i%11 == 0:
+			x = 0 // the least time there is
 		}
 		w.add(x, size)
 		all = append(all, x)
@@ -43,10 +47,44 @@ func TestJitterWindowP95(t *testing.T) {
 		if w.len() != keep {
 			t.Fatalf("after %d adds with window %d: len = %d, want %d", i+1, size, w.len(), keep)
 		}
+		// The whole order, not only the percentile: a replacement in place
+		// must leave the window sorted with exactly the newest times.
+		want := slices.Sorted(slices.Values(all[len(all)-keep:]))
+		for j, b := range w.sorted {
+			if got := math.Float64frombits(b); got != want[j] {
+				t.Fatalf("after %d adds with window %d: sorted[%d] = %g, want %g", i+1, size, j, got, want[j])
+			}
+		}
 	}
 	empty := newJitterWindow(8)
 	if _, ok := empty.p95(); ok {
 		t.Errorf("empty window p95 ok = true, want false")
+	}
+}
+
+// TestAdaptSearch compares the branch-free search with sort.Search on
+// sorted bits of times ≥ 0, zero, repeats and +Inf among them.
+func TestAdaptSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pool := []float64{0, 0.01, 0.05, 0.05, 0.2, math.Inf(1)}
+	for range 2000 {
+		a := make([]uint64, rng.IntN(70))
+		for i := range a {
+			x := rng.Float64()
+			if rng.IntN(3) == 0 {
+				x = pool[rng.IntN(len(pool))]
+			}
+			a[i] = math.Float64bits(x)
+		}
+		slices.Sort(a)
+		x := math.Float64bits(pool[rng.IntN(len(pool))])
+		if rng.IntN(2) == 0 {
+			x = math.Float64bits(rng.Float64())
+		}
+		want := sort.Search(len(a), func(i int) bool { return a[i] >= x })
+		if got := adaptSearch(a, x); got != want {
+			t.Fatalf("adaptSearch(%d times, %g) = %d, want %d", len(a), math.Float64frombits(x), got, want)
+		}
 	}
 }
 
