@@ -1,7 +1,5 @@
 package buffer
 
-import "math"
-
 // Adaptive delay: the buffer measures how far apart new snapshots arrive and
 // renders far enough in the past to ride out all but the worst 5% of gaps
 // (the guide's "rolling 95th-percentile inter-arrival time" plus a margin).
@@ -18,29 +16,47 @@ const adaptMaxWindow = 256
 const delaySlew = 0.1
 
 // jitterWindow is the rolling window of the last inter-arrival times and
-// their 95th percentile. It keeps the times twice: in arrival order, to know
-// which one leaves the window, and sorted, so the percentile is one index.
-// Once the window is full, adding a time replaces the oldest in place: one
-// search for the oldest and a shift of only the times between it and the
-// new one (a third of the window on average, against a search and a shift
-// of half the window each to take one out and put one in). A population
-// entity adds one every packet, and this was a tenth of its CPU.
+// their 95th percentile by nearest rank: of n times, the smallest of the
+// k = topCount(n) largest (k is 3 of the default 40, 13 of 256). It keeps
+// the times in arrival order, to know which one leaves, and which k of
+// them are the largest, in ascending order, so the percentile is one read.
 //
-// The times are kept as their IEEE 754 bits: for times ≥ 0, which is all
-// add takes, the bits order as the numbers do, and an integer comparison
-// lets the search step by a conditional move instead of a branch that
-// random times mispredict half the time. It never allocates unless the
-// window is made longer than it has been.
+// Once the window is full, a new time replaces the oldest and the top
+// changes only when one of them is in it: the new time enters when it is
+// larger than the least of the top (that one leaving it), and a top time
+// that leaves the window is followed by the largest of the rest, found by
+// a scan of the window. Both happen about k times in n, so a packet
+// mostly costs a comparison or two (with a sorted copy of the window, a
+// search and a shift of half of it to take one time out and as much to
+// put one in, which were a tenth of a population entity's CPU). Equal
+// times are alike: whichever of them are in the top, its least is the
+// same. Filling up, or a changed window size, rebuilds the top from the
+// window. It never allocates unless the window is made longer than it has
+// been.
 type jitterWindow struct {
-	hist   []uint64 // ring of the kept times in arrival order; len is its capacity
-	head   int      // index in hist of the oldest kept time
-	sorted []uint64 // the kept times in ascending order
+	hist  []float64 // ring of the kept times in arrival order; len is its capacity
+	head  int       // index in hist of the oldest kept time
+	n     int       // times kept
+	inTop []bool    // by hist index: that time is in top; false for every slot not kept
+	top   []int32   // hist indices of the topCount(n) largest kept times, ascending by time
+}
+
+// adaptMaxTop bounds topCount over window sizes up to adaptMaxWindow.
+const adaptMaxTop = 16
+
+// topCount is how many of n times are at or above their 95th percentile
+// by nearest rank: n − (⌈0.95 n⌉ − 1), 0 for none.
+func topCount(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return n - ((95*n+99)/100 - 1)
 }
 
 // newJitterWindow returns an empty window with room for size times.
 func newJitterWindow(size int) jitterWindow {
 	size = adaptClampWindow(size)
-	return jitterWindow{hist: make([]uint64, size), sorted: make([]uint64, 0, size)}
+	return jitterWindow{hist: make([]float64, size), inTop: make([]bool, size), top: make([]int32, 0, adaptMaxTop)}
 }
 
 // adaptClampWindow returns size limited to [1, adaptMaxWindow].
@@ -55,66 +71,111 @@ func adaptClampWindow(size int) int {
 }
 
 // len returns the number of times in the window.
-func (w *jitterWindow) len() int { return len(w.sorted) }
+func (w *jitterWindow) len() int { return w.n }
+
+// slot returns the hist index of the i-th oldest kept time (i may be n:
+// the slot the next time goes in).
+func (w *jitterWindow) slot(i int) int {
+	s := w.head + i
+	if s >= len(w.hist) {
+		s -= len(w.hist)
+	}
+	return s
+}
 
 // add puts the inter-arrival time dt (s) into a window of the newest size
 // times, dropping the oldest ones beyond it. A dt that is not positive (or
 // not a number) counts as 0.
 func (w *jitterWindow) add(dt float64, size int) {
 	if !(dt > 0) {
-		dt = 0 // +0: its bits order below every positive time's
+		dt = 0
 	}
-	x := math.Float64bits(dt)
 	size = adaptClampWindow(size)
-	if n := len(w.sorted); n == size {
-		// Full: the oldest leaves and x takes its place in the ring.
-		old := w.hist[w.head]
-		i := w.head + n
-		if i >= len(w.hist) {
-			i -= len(w.hist)
-		}
-		w.hist[i] = x
-		if w.head++; w.head == len(w.hist) {
-			w.head = 0
-		}
-		w.replace(old, x)
+	if w.n == size {
+		w.replaceOldest(dt)
 		return
 	}
 	w.trim(size - 1)
-	if len(w.sorted) == len(w.hist) {
+	if w.n == len(w.hist) {
 		w.grow(size)
 	}
-	n := len(w.sorted)
-	i := w.head + n
-	if i >= len(w.hist) {
-		i -= len(w.hist)
-	}
-	w.hist[i] = x
-	j := adaptSearch(w.sorted, x)
-	w.sorted = w.sorted[:n+1]
-	copy(w.sorted[j+1:], w.sorted[j:n])
-	w.sorted[j] = x
+	w.hist[w.slot(w.n)] = dt
+	w.n++
+	w.rebuild()
 }
 
-// replace takes old, which is in sorted, out of it and puts x in: the
-// times between the two move one place towards old's, and x goes in the
-// place left. Equal times are alike, so which of several equal to old
-// leaves does not matter.
-func (w *jitterWindow) replace(old, x uint64) {
-	s := w.sorted
-	k := adaptSearch(s, old)
-	if x > old {
-		for k+1 < len(s) && s[k+1] < x {
-			s[k] = s[k+1]
-			k++
+// replaceOldest drops the oldest time of the full window and keeps x in
+// its stead, keeping the top.
+func (w *jitterWindow) replaceOldest(x float64) {
+	old, in := w.head, w.slot(w.n) // in is old itself when the ring is exactly full
+	if w.head++; w.head == len(w.hist) {
+		w.head = 0
+	}
+	w.hist[in] = x
+	if w.inTop[old] {
+		w.inTop[old] = false
+		w.topRemove(old)
+		// The largest of the rest, x among them, takes the place left.
+		best := -1
+		for i := range w.n {
+			s := w.slot(i)
+			if !w.inTop[s] && (best < 0 || w.hist[s] > w.hist[best]) {
+				best = s
+			}
 		}
-	} else {
-		for k > 0 && s[k-1] > x {
-			s[k] = s[k-1]
-			k--
+		w.topInsert(best)
+		return
+	}
+	if x > w.hist[w.top[0]] {
+		w.inTop[w.top[0]] = false
+		w.topRemove(int(w.top[0]))
+		w.topInsert(in)
+	}
+}
+
+// topRemove takes hist index s out of top.
+func (w *jitterWindow) topRemove(s int) {
+	t := w.top
+	for i, v := range t {
+		if int(v) == s {
+			copy(t[i:], t[i+1:])
+			w.top = t[:len(t)-1]
+			return
 		}
 	}
-	s[k] = x
+}
+
+// topInsert puts hist index s in top, in its order by time.
+func (w *jitterWindow) topInsert(s int) {
+	t := w.top[:len(w.top)+1]
+	i := len(t) - 1
+	for i > 0 && w.hist[t[i-1]] > w.hist[s] {
+		t[i] = t[i-1]
+		i--
+	}
+	t[i] = int32(s)
+	w.top = t
+	w.inTop[s] = true
+}
+
+// rebuild makes top anew from the kept times, after the window changed
+// its length.
+func (w *jitterWindow) rebuild() {
+	for _, s := range w.top {
+		w.inTop[s] = false
+	}
+	w.top = w.top[:0]
+	k := topCount(w.n)
+	for i := range w.n {
+		s := w.slot(i)
+		if len(w.top) < k {
+			w.topInsert(s)
+		} else if w.hist[s] > w.hist[w.top[0]] {
+			w.inTop[w.top[0]] = false
+			w.topRemove(int(w.top[0]))
+			w.topInsert(s)
+		}
+	}
 }
 
 // trim drops the oldest times until at most size are left.
@@ -122,16 +183,17 @@ func (w *jitterWindow) trim(size int) {
 	if size < 0 {
 		size = 0
 	}
-	for len(w.sorted) > size {
-		old := w.hist[w.head]
-		w.head++
-		if w.head == len(w.hist) {
+	if w.n <= size {
+		return
+	}
+	for w.n > size {
+		w.inTop[w.head] = false
+		if w.head++; w.head == len(w.hist) {
 			w.head = 0
 		}
-		j := adaptSearch(w.sorted, old) // old is in sorted: the first equal one
-		copy(w.sorted[j:], w.sorted[j+1:])
-		w.sorted = w.sorted[:len(w.sorted)-1]
+		w.n--
 	}
+	w.rebuild()
 }
 
 // grow makes room for size times, keeping the ones held in arrival order.
@@ -140,46 +202,23 @@ func (w *jitterWindow) grow(size int) {
 	if size <= len(w.hist) {
 		return
 	}
-	hist := make([]uint64, size)
-	n := len(w.sorted)
-	for k := 0; k < n; k++ {
-		hist[k] = w.hist[(w.head+k)%len(w.hist)]
+	hist := make([]float64, size)
+	for i := range w.n {
+		hist[i] = w.hist[w.slot(i)]
 	}
-	sorted := make([]uint64, n, size)
-	copy(sorted, w.sorted)
-	w.hist, w.head, w.sorted = hist, 0, sorted
+	w.hist, w.inTop, w.head = hist, make([]bool, size), 0
+	w.top = w.top[:0]
+	w.rebuild()
 }
 
 // p95 returns the 95th percentile of the window by nearest rank (the
 // smallest time at least 95% of the window is no larger than), and false
 // when the window is empty.
 func (w *jitterWindow) p95() (float64, bool) {
-	n := len(w.sorted)
-	if n == 0 {
+	if w.n == 0 {
 		return 0, false
 	}
-	return math.Float64frombits(w.sorted[(95*n+99)/100-1]), true
-}
-
-// adaptSearch returns the first index i in ascending a with a[i] >= x
-// (len(a) if none), for the bits of times ≥ 0, which are below 2⁶³. The
-// answer is in [base, base+n] throughout and each step halves n without a
-// branch: a[i] − x as a signed number is negative exactly when a[i] < x,
-// and its sign, spread over the word, masks the step. (The compiler keeps
-// a branch for an if on it inside a loop, which random times mispredict
-// half the time.)
-func adaptSearch(a []uint64, x uint64) int {
-	base, n := 0, len(a)
-	for n > 1 {
-		half := n >> 1
-		below := int(int64(a[base+half-1]-x) >> 63) // -1 when a[base+half-1] < x, else 0
-		base += half & below
-		n -= half
-	}
-	if n == 1 {
-		base += int(int64(a[base]-x)>>63) & 1
-	}
-	return base
+	return w.hist[w.top[0]], true
 }
 
 // adaptiveDelay returns the delay the buffer aims for under s, in seconds:
@@ -190,7 +229,7 @@ func adaptSearch(a []uint64, x uint64) int {
 func adaptiveDelay(s *Settings, w *jitterWindow) float64 {
 	d := s.Delay
 	if s.Adaptive {
-		if len(w.sorted) > s.AdaptWindow {
+		if w.n > s.AdaptWindow {
 			w.trim(adaptClampWindow(s.AdaptWindow))
 		}
 		if p, ok := w.p95(); ok && p+s.Margin > d {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
 
 	"interplab/engine/technique"
@@ -47,13 +46,25 @@ func TestJitterWindowP95(t *testing.T) {
 		if w.len() != keep {
 			t.Fatalf("after %d adds with window %d: len = %d, want %d", i+1, size, w.len(), keep)
 		}
-		// The whole order, not only the percentile: a replacement in place
-		// must leave the window sorted with exactly the newest times.
-		want := slices.Sorted(slices.Values(all[len(all)-keep:]))
-		for j, b := range w.sorted {
-			if got := math.Float64frombits(b); got != want[j] {
-				t.Fatalf("after %d adds with window %d: sorted[%d] = %g, want %g", i+1, size, j, got, want[j])
+		// The whole top, not only its least: the largest topCount times of
+		// the window, ascending, and marked so in inTop.
+		sorted := slices.Sorted(slices.Values(all[len(all)-keep:]))
+		want := sorted[keep-topCount(keep):]
+		var top []float64
+		for _, s := range w.top {
+			top = append(top, w.hist[s])
+		}
+		if !slices.Equal(top, want) {
+			t.Fatalf("after %d adds with window %d: top = %v, want %v", i+1, size, top, want)
+		}
+		marked := 0
+		for _, in := range w.inTop {
+			if in {
+				marked++
 			}
+		}
+		if marked != len(w.top) {
+			t.Fatalf("after %d adds with window %d: %d times marked in the top, want %d", i+1, size, marked, len(w.top))
 		}
 	}
 	empty := newJitterWindow(8)
@@ -62,28 +73,16 @@ func TestJitterWindowP95(t *testing.T) {
 	}
 }
 
-// TestAdaptSearch compares the branch-free search with sort.Search on
-// sorted bits of times ≥ 0, zero, repeats and +Inf among them.
-func TestAdaptSearch(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	pool := []float64{0, 0.01, 0.05, 0.05, 0.2, math.Inf(1)}
-	for range 2000 {
-		a := make([]uint64, rng.IntN(70))
-		for i := range a {
-			x := rng.Float64()
-			if rng.IntN(3) == 0 {
-				x = pool[rng.IntN(len(pool))]
-			}
-			a[i] = math.Float64bits(x)
+// TestTopCount checks topCount against the nearest rank it stands for, and
+// that the top's fixed room holds it for every window size.
+func TestTopCount(t *testing.T) {
+	for n := 0; n <= adaptMaxWindow; n++ {
+		want := 0
+		if n > 0 {
+			want = n - (int(math.Ceil(0.95*float64(n))) - 1)
 		}
-		slices.Sort(a)
-		x := math.Float64bits(pool[rng.IntN(len(pool))])
-		if rng.IntN(2) == 0 {
-			x = math.Float64bits(rng.Float64())
-		}
-		want := sort.Search(len(a), func(i int) bool { return a[i] >= x })
-		if got := adaptSearch(a, x); got != want {
-			t.Fatalf("adaptSearch(%d times, %g) = %d, want %d", len(a), math.Float64frombits(x), got, want)
+		if got := topCount(n); got != want || got > adaptMaxTop {
+			t.Errorf("topCount(%d) = %d, want %d (at most adaptMaxTop = %d)", n, got, want, adaptMaxTop)
 		}
 	}
 }
