@@ -315,7 +315,13 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 	if m.lagSlot++; m.lagSlot == size {
 		m.lagSlot = 0
 	}
-	m.putLagTruth1(slot, &pos) // lagN is 1
+	// lagN is 1: the truth goes in twice (see putLagTruth1), written out
+	// here as this runs every frame. Element by element: pos was just
+	// copied in overlapping 16-byte stores, which a 16-byte load cannot be
+	// forwarded from.
+	lt := m.lagTruth[size-1-slot:][:size+1]
+	lt[0][0], lt[0][1], lt[0][2] = pos[0], pos[1], pos[2]
+	lt[size][0], lt[size][1], lt[size][2] = pos[0], pos[1], pos[2]
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep
@@ -326,7 +332,18 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 		m.measureOne(k, &out[0], &pos, snapSq, &m.lagDisp[k*size+slot])
 	}
 	m.frames++
-	m.accumulateLag(slot)
+	// accumulateLag's test of the stride, here: most frames take no sample.
+	phase := m.lagPhase
+	if m.lagPhase++; m.lagPhase >= m.lagStride {
+		m.lagPhase = 0
+	}
+	if phase == 0 && m.frames-m.lagStart >= size {
+		ds := slot - m.lag.ahead // the display of lag.ahead frames ago
+		if ds < 0 {
+			ds += size
+		}
+		m.accumulateLag1(slot, ds)
+	}
 }
 
 // measureOne is measure for technique k of a lean Sim of one entity: smp

@@ -544,16 +544,23 @@ func (m *Sim) frame(t float64, last bool) {
 	now, local := m.clock.Read(t)
 	m.transit.Advance(now)
 	streamNow := now - m.transit.Lag
-	n, dt := m.n, m.dt
 
-	if r := int((t - float64(0.5*dt)) / m.set.Round); r != m.round {
+	if r := int((t - float64(0.5*m.dt)) / m.set.Round); r != m.round {
 		m.closeRound()
 		m.round = r
 	}
-	if m.lean && n == 1 && m.rp == nil && m.series == nil {
+	if m.lean && m.n == 1 && m.rp == nil && m.series == nil {
 		m.frameLean(t, now, streamNow, local)
 		return
 	}
+	m.frameAll(t, last, now, streamNow, local)
+}
+
+// frameAll is the rest of frame for any Sim but a lean one of one entity
+// (frameLean): apart, so that the lean frames, a population's every one,
+// do not pay for its stack frame and its spills.
+func (m *Sim) frameAll(t float64, last bool, now, streamNow, local float64) {
+	n, dt := m.n, m.dt
 	// The truth's yaw is read only for the poses' headings, and its
 	// velocity never: most frames take only its position.
 	full := last && !m.noHeadings
