@@ -238,11 +238,17 @@ func (m *Sim) accumulateLag(fs int) {
 // (see putLagTruth1), so that candidate j's truth is win[j] of one
 // contiguous window: one loop over sse and win together, the display in
 // registers.
+//
+// Most entities never leave the ground: while no truth of the window has
+// a z other than 0 (lagZ) and the display's z is 0, every z difference is
+// ±0 and its square +0, and sq3's last addition of it changes nothing, so
+// the sums leave z out, the same bits for a third less work.
 func (m *Sim) accumulateLag1(fs, ds int) {
 	size := m.lag.size()
 	// Candidate delay j compares with the truth of ring slot (fs − j) mod
 	// size, which is at lagTruth[size − 1 − fs + j].
 	win := m.lagTruth[size-1-fs:][:size]
+	flat := m.lagZ < m.frames-size // the window is the last size frames, m.frames−size to m.frames−1
 	for k := range m.accs {
 		a := &m.accs[k]
 		d := &m.lagDisp[k*size+ds]
@@ -253,6 +259,14 @@ func (m *Sim) accumulateLag1(fs, ds int) {
 		a.lagFrames++
 		sse := a.lagSSE[:size]
 		win := win[:len(sse)]
+		if flat && dz == 0 {
+			for j := range sse {
+				tr := &win[j]
+				ex, ey := dx-tr[0], dy-tr[1]
+				sse[j] += float64(ex*ex) + float64(ey*ey)
+			}
+			continue
+		}
 		for j := range sse {
 			tr := &win[j]
 			sse[j] += sq3(dx-tr[0], dy-tr[1], dz-tr[2])
@@ -270,6 +284,9 @@ func (m *Sim) putLagTruth1(slot int, p *geom.Vec3) {
 	// stores, which a 16-byte load cannot be forwarded from.
 	lt[0], lt[1], lt[2] = p[0], p[1], p[2]
 	lt2[0], lt2[1], lt2[2] = p[0], p[1], p[2]
+	if p[2] != 0 { // NaN included
+		m.lagZ = m.frames
+	}
 }
 
 // DivergedDistance is the farthest a displayed position counts from the
@@ -322,6 +339,9 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 	lt := m.lagTruth[size-1-slot:][:size+1]
 	lt[0][0], lt[0][1], lt[0][2] = pos[0], pos[1], pos[2]
 	lt[size][0], lt[size][1], lt[size][2] = pos[0], pos[1], pos[2]
+	if pos[2] != 0 { // off the ground, or NaN: see accumulateLag1
+		m.lagZ = m.frames
+	}
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep

@@ -70,6 +70,10 @@ type Sim struct {
 	// lag.size(), and its phase in the stride, mod lagStride: counted
 	// rather than divided for, two integer divisions a frame.
 	lagSlot, lagPhase int
+	// lagZ is the frame (Frames() − 1 as it was rendered) of the latest
+	// latency truth of one entity off the ground (z not 0), far in the
+	// past when none: accumulateLag1 leaves z out of a window without one.
+	lagZ int
 
 	lagTruth []geom.Vec3 // [slot*lagN + e]; with one entity, twice over in reverse (putLagTruth1)
 	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
@@ -295,7 +299,7 @@ func (m *Sim) Restart() {
 // resetLag clears the added-latency history, as when the frame period changes.
 func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
-	m.lagSlot, m.lagPhase = 0, 0
+	m.lagSlot, m.lagPhase, m.lagZ = 0, 0, math.MinInt/2
 	size, nt := m.lag.size(), len(m.techs)
 	m.lagTruth = make([]geom.Vec3, size*m.lagN)
 	if m.lagN == 1 {
