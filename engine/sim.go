@@ -58,6 +58,10 @@ type Sim struct {
 	truth2   []geom.Vec3
 	truthAcc []geom.Vec3 // truth's second difference this frame
 	round    int
+	// The frame times x = t − dt/2 known to fall in round (x/Round to the
+	// bit): [roundLo, roundHi) under Round = roundOf, NaN until worked
+	// out. A frame inside needs no division to find its round.
+	roundLo, roundHi, roundOf float64
 
 	lag      lagGrid
 	lagN     int // entities sampled for the added latency
@@ -274,6 +278,7 @@ func (m *Sim) Restart() {
 	m.snaps, m.out = make([]technique.Snapshot, n), make([]technique.Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round, m.cur = 0, 0, 0, 0, 0, 0, 0
+	m.roundOf = math.NaN()
 	m.dt = 1 / s.RenderRate
 	m.inv4Dt = math.NaN()
 	m.arrivals = m.arrivals[:0]
@@ -549,15 +554,30 @@ func (m *Sim) frame(t float64, last bool) {
 	m.transit.Advance(now)
 	streamNow := now - m.transit.Lag
 
-	if r := int((t - float64(0.5*m.dt)) / m.set.Round); r != m.round {
-		m.closeRound()
-		m.round = r
+	if x := t - float64(0.5*m.dt); !(x >= m.roundLo && x < m.roundHi && m.set.Round == m.roundOf) {
+		if r := int(x / m.set.Round); r != m.round {
+			m.closeRound()
+			m.round = r
+		}
+		m.roundSpan()
 	}
 	if m.lean && m.n == 1 && m.rp == nil && m.series == nil {
 		m.frameLean(t, now, streamNow, local)
 		return
 	}
 	m.frameAll(t, last, now, streamNow, local)
+}
+
+// roundSpan works out the frame times that fall in the current round for
+// frame, with a margin of a billionth either side that covers the rounding
+// of the division by far: inside it, int(x / Round) is round.
+func (m *Sim) roundSpan() {
+	r, R := float64(m.round), m.set.Round
+	m.roundOf = R
+	m.roundLo, m.roundHi = float64(r*R)*(1+1e-9), float64((r+1)*R)*(1-1e-9)
+	if m.round < 0 { // never in a run, whose times are positive: no span
+		m.roundLo, m.roundHi = 0, 0
+	}
 }
 
 // frameAll is the rest of frame for any Sim but a lean one of one entity
