@@ -116,11 +116,21 @@ func (w *jitterWindow) replaceOldest(x float64) {
 		w.inTop[old] = false
 		w.topRemove(old)
 		// The largest of the rest, x among them, takes the place left.
-		best := -1
-		for i := range w.n {
-			s := w.slot(i)
-			if !w.inTop[s] && (best < 0 || w.hist[s] > w.hist[best]) {
-				best = s
+		// Every time is ≥ 0, so any beats −1; a ring exactly full (the
+		// window never shortened) is all kept, and scanned straight.
+		best, bestT := -1, -1.0
+		if w.n == len(w.hist) {
+			inTop := w.inTop[:len(w.hist)]
+			for s, t := range w.hist {
+				if t > bestT && !inTop[s] {
+					best, bestT = s, t
+				}
+			}
+		} else {
+			for i := range w.n {
+				if s := w.slot(i); w.hist[s] > bestT && !w.inTop[s] {
+					best, bestT = s, w.hist[s]
+				}
 			}
 		}
 		w.topInsert(best)
