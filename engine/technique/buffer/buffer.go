@@ -420,14 +420,24 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 
 func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 	a, h01, h10, h11 := b.a, b.h01, b.h10, b.h11
-	o0, o1 := b.o0+lo, b.o1+lo
+	// The settings and slices in locals, resliced to the chunk: the stores
+	// into out could alias b as far as the compiler knows, so read through b
+	// they would be loaded again for every entity, each with its bounds check.
+	hermite, noRot, euler := b.hermite, b.noRot, b.euler
+	n := len(out)
+	pos0, pos1 := b.pos[b.o0+lo:][:n], b.pos[b.o1+lo:][:n]
+	vel0, vel1 := pos0, pos1 // the velocities when hermite
+	if hermite {
+		vel0, vel1 = b.vel[b.o0+lo:], b.vel[b.o1+lo:]
+	}
+	vel0, vel1 = vel0[:n], vel1[:n]
 	// The pose is worked out in scalars and stored once: Vec3 and Quat are
 	// arrays, which Go passes and copies through memory.
 	for e := range out {
-		p0, p1 := &b.pos[o0+e], &b.pos[o1+e]
+		p0, p1 := &pos0[e], &pos1[e]
 		var px, py, pz, qx, qy, qz, qw float64
-		if b.hermite {
-			v0, v1 := &b.vel[o0+e], &b.vel[o1+e]
+		if hermite {
+			v0, v1 := &vel0[e], &vel1[e]
 			px = geom.Hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
 			py = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
 			pz = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
@@ -436,9 +446,9 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 			py = p0[1] + float64((p1[1]-p0[1])*a)
 			pz = p0[2] + float64((p1[2]-p0[2])*a)
 		}
-		if b.noRot {
+		if noRot {
 			qw = 1
-		} else if b.euler {
+		} else if euler {
 			qz, qw = b.eulerAt[lo+e].At(a)
 		} else {
 			qx, qy, qz, qw = b.slerp[lo+e].At4(a)
