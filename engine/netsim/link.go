@@ -1,7 +1,6 @@
 package netsim
 
 import (
-	"math"
 	"strconv"
 
 	"interplab/engine/geom"
@@ -40,11 +39,12 @@ import (
 // A Link is not safe for concurrent use.
 type Link struct {
 	s       *Settings
-	loss    *geom.RNG // one draw per packet: the loss decision or burst transition
-	delay   *geom.RNG // two draws per packet: the packet's delay, its duplicate's
-	dup     *geom.RNG // one draw per packet: whether it is duplicated
-	reorder *geom.RNG // one draw per packet: whether it is sent ahead (netem reorder)
-	bad     bool      // Gilbert–Elliott state: inside a loss burst
+	loss    *geom.RNG  // one draw per packet: the loss decision or burst transition
+	delay   *geom.RNG  // two draws per packet: the packet's delay, its duplicate's
+	draws   delayDraws // the delay stream's draws for the next packets
+	dup     *geom.RNG  // one draw per packet: whether it is duplicated
+	reorder *geom.RNG  // one draw per packet: whether it is sent ahead (netem reorder)
+	bad     bool       // Gilbert–Elliott state: inside a loss burst
 
 	scen             *Scenario    // the scenario in force; nil for none
 	game             netSimulator // the game engine's simulator s.NetSim chooses; nil for the lab's link
@@ -89,6 +89,7 @@ func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 		s:       s,
 		loss:    geom.NewRNG(seed, linkStreamLoss),
 		delay:   geom.NewRNG(seed, linkStreamDelay),
+		draws:   delayDraws{next: delayBatch},
 		dup:     geom.NewRNG(seed, linkStreamDup),
 		reorder: geom.NewRNG(seed, linkStreamReorder),
 		game:    newNetSimulator(s, duration, seed),
@@ -167,7 +168,15 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	s := l.s
 	uLoss := l.loss.Float64()
 	uDup := l.dup.Float64()
-	u1, u2 := l.delay.Open(), l.delay.Open()
+	// The delay draws come delayBatch packets at a time, their units
+	// worked out for the distribution in force, unless no delay will be
+	// drawn from them (a link that is ideal or a game's simulator, or
+	// jitter 0, the scenario's aside: those go the long way).
+	kind := jitterUnknown
+	if !s.Ideal && l.game == nil && s.Jitter != 0 {
+		kind = jitterKindOf(s.JitterDist)
+	}
+	i := l.draws.take(l.delay, kind)
 	uReord := l.reorder.Float64()
 
 	if s.Ideal {
@@ -197,11 +206,11 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	}
 	first := depart + c.Extra
 	if !reordered {
-		first += linkDelayAt(s, c.Latency, c.Jitter, u1)
+		first += c.Latency + l.draws.first(s.JitterDist, c.Jitter, i) // linkDelayAt
 	}
 	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
-		arrivals = l.deliver(sc, depart+c.Extra+linkDelayAt(s, c.Latency, c.Jitter, u2), arrivals)
+		arrivals = l.deliver(sc, depart+c.Extra+linkDelayAt(s, c.Latency, c.Jitter, l.draws.u[i][1]), arrivals)
 	}
 	return arrivals
 }
@@ -316,33 +325,4 @@ func linkBurstProbs(loss, burst float64) (enter, leave float64) {
 // clock draws its pings' delays through it from its own streams.
 func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
 	return latency + ExtraDelay(s.JitterDist, jitter, u)
-}
-
-// ExtraDelay returns the extra delay, in seconds, at quantile u in (0, 1) of
-// the distribution dist with mean jitter (≥ 0, seconds); see Link for the
-// distributions. It is non-negative and non-decreasing in u. It panics on an
-// unknown distribution when jitter > 0.
-func ExtraDelay(dist string, jitter, u float64) float64 {
-	if jitter == 0 {
-		return 0
-	}
-	switch dist {
-	case "uniform":
-		return float64(2 * jitter * u) // rounded here: the caller adds it to the latency
-	case "normal":
-		// The upper half of N(0, σ²): Φ⁻¹(1 − (1−u)/2) = −Φ⁻¹((1−u)/2).
-		// (1−u)/2 is exact, while 1 − (1−u)/2 may round to 1, whose
-		// quantile is infinite.
-		sigma := jitter * math.Sqrt(math.Pi/2)
-		return float64(sigma * -geom.NormQuantile((1-u)/2))
-	case "pareto":
-		const a = linkParetoShape
-		lambda := jitter * (a - 1)
-		return float64(lambda * (geom.Exp(-geom.Log(1-u)/a) - 1))
-	case "lognormal":
-		const sigma = linkLognormalSigma
-		z := geom.NormQuantile(u)
-		return float64(jitter * geom.Exp(float64(sigma*z)-sigma*sigma/2))
-	}
-	panic("engine: unknown jitterDist " + strconv.Quote(dist))
 }
