@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine/geom"
 	"interplab/engine/internal/goldentest"
 	"interplab/engine/param"
 )
@@ -531,4 +532,27 @@ func FuzzLinkSend(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLinkDelayDrawsFollowSettings moves the jitter distribution and the
+// jitter (through 0) between packets, out of step with the batches the
+// link draws its delays in (see delayDraws), and checks every arrival
+// against the delay worked out from the same draws one packet at a time.
+func TestLinkDelayDrawsFollowSettings(t *testing.T) {
+	s := linkSettings(0.04, 0.02, "lognormal")
+	l := s.link(7)
+	r := geom.NewRNG(7, linkStreamDelay)
+	jitters := [...]float64{0.02, 0, 0.005, 0.02, 0.3}
+	var arr []float64
+	for i := range 400 {
+		s.JitterDist = JitterDists[i/3%len(JitterDists)]
+		s.Jitter = jitters[i/5%len(jitters)]
+		sent := float64(i) / 20
+		u1, _ := r.Open(), r.Open()
+		want := sent + (s.Latency + ExtraDelay(s.JitterDist, s.Jitter, u1))
+		arr = l.Send(sent, arr[:0])
+		if len(arr) != 1 || arr[0] != want {
+			t.Fatalf("packet %d (%s, jitter %v): arrivals %v, want [%v]", i, s.JitterDist, s.Jitter, arr, want)
+		}
+	}
 }
