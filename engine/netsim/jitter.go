@@ -72,7 +72,9 @@ func jitterScale(k jitterKind, jitter float64) float64 {
 }
 
 // jitterUnit returns the part of the extra delay at quantile u in (0, 1) of
-// distribution k (a known kind) that does not depend on the mean.
+// distribution k (a known kind) that does not depend on the mean. (The
+// link's batches work it out in stages, with the same arithmetic: see
+// delayDraws.fill.)
 func jitterUnit(k jitterKind, u float64) float64 {
 	switch k {
 	case jitterUniform:
@@ -130,8 +132,29 @@ func (d *delayDraws) fill(r *geom.RNG, kind jitterKind) {
 	if kind == jitterUnknown {
 		return
 	}
-	for i := range d.u {
-		d.unit[i] = jitterUnit(kind, d.u[i][0])
+	// jitterUnit, stage by stage: a loop whose body is one stage is short
+	// enough for the processor to run several packets' chains at once.
+	switch kind {
+	case jitterPareto:
+		const a = linkParetoShape
+		for i := range d.u {
+			d.unit[i] = geom.Log(1 - d.u[i][0])
+		}
+		for i := range d.unit {
+			d.unit[i] = geom.Exp(-d.unit[i]/a) - 1
+		}
+	case jitterLognormal:
+		const sigma = linkLognormalSigma
+		for i := range d.u {
+			d.unit[i] = geom.NormQuantile(d.u[i][0])
+		}
+		for i := range d.unit {
+			d.unit[i] = geom.Exp(float64(sigma*d.unit[i]) - sigma*sigma/2)
+		}
+	default:
+		for i := range d.u {
+			d.unit[i] = jitterUnit(kind, d.u[i][0])
+		}
 	}
 }
 

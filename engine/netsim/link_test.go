@@ -537,22 +537,33 @@ func FuzzLinkSend(f *testing.F) {
 // TestLinkDelayDrawsFollowSettings moves the jitter distribution and the
 // jitter (through 0) between packets, out of step with the batches the
 // link draws its delays in (see delayDraws), and checks every arrival
-// against the delay worked out from the same draws one packet at a time.
+// against the delay worked out from the same draws one packet at a time,
+// and that every distribution had packets whose batch was worked out ahead
+// for it.
 func TestLinkDelayDrawsFollowSettings(t *testing.T) {
 	s := linkSettings(0.04, 0.02, "lognormal")
 	l := s.link(7)
 	r := geom.NewRNG(7, linkStreamDelay)
 	jitters := [...]float64{0.02, 0, 0.005, 0.02, 0.3}
+	var ahead [jitterLognormal + 1]int // packets per kind whose unit was worked out ahead
 	var arr []float64
-	for i := range 400 {
-		s.JitterDist = JitterDists[i/3%len(JitterDists)]
-		s.Jitter = jitters[i/5%len(jitters)]
+	for i := range 800 {
+		s.JitterDist = JitterDists[i/5%len(JitterDists)]
+		s.Jitter = jitters[i/7%len(jitters)]
 		sent := float64(i) / 20
 		u1, _ := r.Open(), r.Open()
 		want := sent + (s.Latency + ExtraDelay(s.JitterDist, s.Jitter, u1))
 		arr = l.Send(sent, arr[:0])
 		if len(arr) != 1 || arr[0] != want {
 			t.Fatalf("packet %d (%s, jitter %v): arrivals %v, want [%v]", i, s.JitterDist, s.Jitter, arr, want)
+		}
+		if k := jitterKindOf(s.JitterDist); s.Jitter != 0 && l.draws.kind == k {
+			ahead[k]++
+		}
+	}
+	for k, n := range ahead {
+		if n < 20 {
+			t.Errorf("%s: %d packets with their unit worked out ahead, want at least 20", JitterDists[k], n)
 		}
 	}
 }
