@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"strconv"
+	"unsafe"
 
 	"interplab/engine/geom"
 )
@@ -45,6 +46,9 @@ type Link struct {
 	dup     *geom.RNG  // one draw per packet: whether it is duplicated
 	reorder *geom.RNG  // one draw per packet: whether it is sent ahead (netem reorder)
 	bad     bool       // Gilbert–Elliott state: inside a loss burst
+
+	// burst caches linkBurstProbs(loss, length): enter and leave.
+	burst struct{ loss, length, enter, leave float64 }
 
 	scen             *Scenario    // the scenario in force; nil for none
 	game             netSimulator // the game engine's simulator s.NetSim chooses; nil for the lab's link
@@ -112,11 +116,17 @@ func (l *Link) FollowUnreliableDeltas(unreliable *bool) {
 // (the caller's error) give none.
 func (l *Link) scenario() *Scenario {
 	s := l.s
-	if s.Scenario != l.scenName || s.ScenarioText != l.scText {
+	if !sameString(s.Scenario, l.scenName) || !sameString(s.ScenarioText, l.scText) {
 		l.scenName, l.scText = s.Scenario, s.ScenarioText
 		l.scen, _ = ScenarioOf(s, 0) // the caller checked it against the run
 	}
 	return l.scen
+}
+
+// sameString reports whether a == b, without a call when they share their
+// bytes, as a setting read again on every send does.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // Send sends a packet at server time sent, in seconds, and appends the times
@@ -187,10 +197,18 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	if l.game != nil {
 		return l.game.send(sent, arrivals)
 	}
+	// The conditions, field by field (sc.Conditions, inlined): a
+	// Conditions, six floats, lives in memory, and read back whole in
+	// 16-byte loads straight after its fields were stored 8 bytes at a
+	// time it stalled every send, the processor unable to forward them.
 	sc := l.scenario()
-	c := sc.Conditions(s, sent)
-	lost := l.lost(uLoss, c.Loss) || uLoss < c.Drop
-	depart, ok := l.enqueue(sent, c.Bandwidth)
+	lat, jit, loss, bw, extra, drop := s.Latency, s.Jitter, s.Loss, s.Bandwidth, 0.0, 0.0
+	if sc != nil {
+		c := sc.conditions(s, sent)
+		lat, jit, loss, bw, extra, drop = c.Latency, c.Jitter, c.Loss, c.Bandwidth, c.Extra, c.Drop
+	}
+	lost := l.lost(uLoss, loss) || uLoss < drop
+	depart, ok := l.enqueue(sent, bw)
 	if !ok || lost {
 		return arrivals
 	}
@@ -204,13 +222,13 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 			l.sinceReord++
 		}
 	}
-	first := depart + c.Extra
+	first := depart + extra
 	if !reordered {
-		first += c.Latency + l.draws.first(s.JitterDist, c.Jitter, i) // linkDelayAt
+		first += lat + l.draws.first(s.JitterDist, jit, i) // linkDelayAt
 	}
 	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
-		arrivals = l.deliver(sc, depart+c.Extra+linkDelayAt(s, c.Latency, c.Jitter, l.draws.u[i][1]), arrivals)
+		arrivals = l.deliver(sc, depart+extra+linkDelayAt(s, lat, jit, l.draws.u[i][1]), arrivals)
 	}
 	return arrivals
 }
@@ -289,7 +307,13 @@ func (l *Link) lost(u, loss float64) bool {
 	case "random":
 		return u < loss
 	case "burst":
-		enter, leave := linkBurstProbs(loss, s.BurstLength)
+		// The transition probabilities cost two divisions: worked out
+		// again only when the loss or the burst length has changed.
+		if b := &l.burst; loss != b.loss || s.BurstLength != b.length {
+			b.enter, b.leave = linkBurstProbs(loss, s.BurstLength)
+			b.loss, b.length = loss, s.BurstLength
+		}
+		enter, leave := l.burst.enter, l.burst.leave
 		if l.bad {
 			l.bad = u >= leave
 		} else {
