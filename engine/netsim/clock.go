@@ -154,16 +154,18 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 // or at 0 (settings made without Defaults) counts as 1.
 func (c *ClientClock) upDown(t, u1, u2 float64) (up, down float64) {
 	s := c.s
-	cond := Conditions{Latency: s.Latency, Jitter: s.Jitter}
+	// Field by field, not a Conditions copied whole (see Link.Send).
+	lat, jit, extra := s.Latency, s.Jitter, 0.0
 	if c.path != nil {
-		cond = c.path(t)
+		cond := c.path(t)
+		lat, jit, extra = cond.Latency, cond.Jitter, cond.Extra
 	}
-	upLat := cond.Latency
+	upLat := lat
 	if r := s.UplinkRatio; r > 0 && r != 1 {
 		upLat = float64(upLat * r)
 	}
-	up = linkDelayAt(s, upLat, cond.Jitter, u1) + cond.Extra
-	down = linkDelayAt(s, cond.Latency, cond.Jitter, u2) + cond.Extra
+	up = linkDelayAt(s, upLat, jit, u1) + extra
+	down = linkDelayAt(s, lat, jit, u2) + extra
 	return up, down
 }
 
@@ -422,7 +424,16 @@ func (c *ClientClock) Estimate(t float64) float64 {
 // the same bits: what a frame or an arrival reads, for one Advance and one
 // reading of the local clock instead of two of each.
 func (c *ClientClock) Read(t float64) (estimate, local float64) {
-	c.Advance(t)
+	// Advance, for a run's reads (a frame's, an arrival's) at a new time:
+	// most of them, between two pings, find nothing due before t at the
+	// rate the clock runs at, and only note the time, here, without a
+	// call. (After an advance to a time nothing is due by it, so a
+	// repeated time passes too, as Advance's own test lets it.)
+	if t < c.tLast || t >= c.due || c.s.ClockDrift != c.drift {
+		c.advance(t)
+	} else {
+		c.tLast = t
+	}
 	l := c.local(t)
 	return c.estimateAt(l), l - c.offset0
 }

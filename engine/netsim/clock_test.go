@@ -255,8 +255,8 @@ func TestClientClockLocal(t *testing.T) {
 }
 
 // TestClientClockRead: Read gives Estimate's and Local's bits, while the
-// drift changes under it and whether or not the time was advanced to
-// already.
+// drift changes under it, whether or not the time was advanced to
+// already, and for a time before the latest (which advances nothing).
 func TestClientClockRead(t *testing.T) {
 	s := clockSettings(0.05, 0.02, "pareto", 0.002)
 	a, b := NewClientClock(&s.Settings, 5), NewClientClock(&s.Settings, 5)
@@ -268,6 +268,13 @@ func TestClientClockRead(t *testing.T) {
 		if f%2 == 0 {
 			a.Advance(tf)
 			b.Advance(tf)
+		}
+		if f%7 == 3 {
+			back := tf - 0.01
+			est, local := a.Read(back)
+			if want, wantL := b.Estimate(back), b.Local(back); est != want || local != wantL {
+				t.Fatalf("Read(%v) after %v = %v, %v, want %v, %v", back, tf, est, local, want, wantL)
+			}
 		}
 		est, local := a.Read(tf)
 		if want := b.Estimate(tf); est != want {
