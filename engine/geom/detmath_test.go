@@ -185,6 +185,10 @@ func TestDetMatchesPortableMath(t *testing.T) {
 		if got, want := Exp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("detExp(%v) = %v, want %v", y, got, want)
 		}
+		y = (r.Float64() - 0.5) * 8 // the link's range, both signs
+		if got, want := Exp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("detExp(%v) = %v, want %v", y, got, want)
+		}
 	}
 }
 
