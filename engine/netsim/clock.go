@@ -48,8 +48,9 @@ import (
 // so latency, jitter and drift sliders act on the next ping. It is not safe
 // for concurrent use.
 type ClientClock struct {
-	s    *Settings
-	ping *geom.RNG // two one-way delays per exchange
+	s     *Settings
+	ping  *geom.RNG  // two one-way delays per exchange
+	draws delayDraws // the ping stream's draws for the next exchanges
 
 	// path, when set, gives the link's conditions at a time, so that the
 	// pings see a scenario's latency, jitter and spikes (not its queue,
@@ -133,6 +134,7 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 	c := &ClientClock{
 		s:       s,
 		ping:    geom.NewRNG(seed, clockStreamPing),
+		draws:   newDelayDraws(2),
 		drift:   s.ClockDrift,
 		locBase: offset0,
 		offset0: offset0,
@@ -140,20 +142,29 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 		path:    path,
 	}
 	// The first exchange: sent at −(d1 + d2), reply at 0.
-	d1, d2 := c.upDown(0, c.ping.Open(), c.ping.Open())
+	d1, d2 := c.upDown(0)
 	t0 := -(d1 + d2)
 	c.addSample(clockPing{l0: c.local(t0), t1: t0 + d1, t3: 0})
 	c.segL, c.segE, c.segRate = c.fitL, c.fitS, 1+c.fitF
 	return c
 }
 
-// upDown returns the one-way delays of a ping sent at true time t, from the
-// draws u1 and u2 in (0, 1): up, client to server, at the latency times
-// s.UplinkRatio, and down at the latency, each plus the extra delay of the
-// jitter distribution and any spike of the scenario. An uplink ratio below
-// or at 0 (settings made without Defaults) counts as 1.
-func (c *ClientClock) upDown(t, u1, u2 float64) (up, down float64) {
+// upDown returns the one-way delays of the next ping, sent at true time t,
+// from the ping stream's next two draws u1 and u2 in (0, 1): up, client to
+// server, at the latency times s.UplinkRatio, and down at the latency, each
+// plus the extra delay of the jitter distribution (at u1 and u2) and any
+// spike of the scenario. An uplink ratio below or at 0 (settings made
+// without Defaults) counts as 1.
+func (c *ClientClock) upDown(t float64) (up, down float64) {
 	s := c.s
+	// The draws come delayBatch pings at a time, their units worked out
+	// for the distribution in force (see delayDraws); with jitter 0, a
+	// scenario's aside, none are.
+	kind := jitterUnknown
+	if s.Jitter != 0 {
+		kind = jitterKindOf(s.JitterDist)
+	}
+	i := c.draws.take(c.ping, kind)
 	// Field by field, not a Conditions copied whole (see Link.Send).
 	lat, jit, extra := s.Latency, s.Jitter, 0.0
 	if c.path != nil {
@@ -164,8 +175,8 @@ func (c *ClientClock) upDown(t, u1, u2 float64) (up, down float64) {
 	if r := s.UplinkRatio; r > 0 && r != 1 {
 		upLat = float64(upLat * r)
 	}
-	up = linkDelayAt(s, upLat, jit, u1) + extra
-	down = linkDelayAt(s, lat, jit, u2) + extra
+	up = (upLat + c.draws.extra(s.JitterDist, jit, i, 0)) + extra // the one-way delay, then a spike's
+	down = (lat + c.draws.extra(s.JitterDist, jit, i, 1)) + extra
 	return up, down
 }
 
@@ -221,7 +232,7 @@ func (c *ClientClock) advance(t float64) {
 		}
 		c.nextPing++
 		c.pingOK = false
-		d1, d2 := c.upDown(t0, c.ping.Open(), c.ping.Open())
+		d1, d2 := c.upDown(t0)
 		c.inflight = append(c.inflight, clockPing{l0: l0, t1: t0 + d1, t3: t0 + d1 + d2})
 	}
 

@@ -93,23 +93,29 @@ func jitterUnit(k jitterKind, u float64) float64 {
 	return geom.Exp(float64(sigma*z) - sigma*sigma/2)
 }
 
-// delayBatch is the number of packets whose delay draws a Link takes at
-// once (see delayDraws).
+// delayBatch is the number of packets (or pings) whose delay draws are
+// taken at once (see delayDraws).
 const delayBatch = 8
 
-// delayDraws holds the delay stream's draws for the next packets of a
-// link, taken delayBatch packets at a time, two a packet as Send takes
-// them, with each packet's first draw already turned into its jitterUnit.
-// Worked out one packet at a time, that unit is a chain of dependent
-// operations (a normal quantile, then an Exp) whose latency the processor
-// waits out on every send; worked out for several packets in one loop, the
-// chains overlap. The numbers, and the arithmetic on each, are the same.
+// delayDraws holds a random stream's delay draws for the next packets of a
+// link (or the next pings of a clock), taken delayBatch at a time, two a
+// packet as Send takes them, with the first ways draws of each already
+// turned into their jitterUnit. Worked out one draw at a time, that unit
+// is a chain of dependent operations (a normal quantile, then an Exp)
+// whose latency the processor waits out on every send; worked out for
+// several in one loop, the chains overlap. The numbers, and the arithmetic
+// on each, are the same.
 type delayDraws struct {
-	u    [delayBatch][2]float64 // the packets' two draws
-	unit [delayBatch]float64    // jitterUnit(kind, u[i][0])
+	u    [delayBatch][2]float64 // the two draws of each
+	unit [delayBatch][2]float64 // jitterUnit(kind, u[i][j]) for j < ways
 	kind jitterKind             // the kind unit holds; jitterUnknown when it holds none
-	next int                    // the next packet's index; delayBatch when all are taken
+	ways int                    // draws of each worked out ahead: 1 (a packet's duplicate is rare) or 2
+	next int                    // the next one's index; delayBatch when all are taken
 }
+
+// newDelayDraws returns an empty batch that works out the first ways (1 or
+// 2) draws of each packet ahead.
+func newDelayDraws(ways int) delayDraws { return delayDraws{ways: ways, next: delayBatch} }
 
 // take returns the index of the next packet's draws, drawing the next
 // batch from r when the batch is used up. It works the units out for
@@ -133,39 +139,41 @@ func (d *delayDraws) fill(r *geom.RNG, kind jitterKind) {
 		return
 	}
 	// jitterUnit, stage by stage: a loop whose body is one stage is short
-	// enough for the processor to run several packets' chains at once.
-	switch kind {
-	case jitterPareto:
-		const a = linkParetoShape
-		for i := range d.u {
-			d.unit[i] = geom.Log(1 - d.u[i][0])
-		}
-		for i := range d.unit {
-			d.unit[i] = geom.Exp(-d.unit[i]/a) - 1
-		}
-	case jitterLognormal:
-		const sigma = linkLognormalSigma
-		for i := range d.u {
-			d.unit[i] = geom.NormQuantile(d.u[i][0])
-		}
-		for i := range d.unit {
-			d.unit[i] = geom.Exp(float64(sigma*d.unit[i]) - sigma*sigma/2)
-		}
-	default:
-		for i := range d.u {
-			d.unit[i] = jitterUnit(kind, d.u[i][0])
+	// enough for the processor to run several draws' chains at once.
+	for j := range d.ways {
+		switch kind {
+		case jitterPareto:
+			const a = linkParetoShape
+			for i := range d.u {
+				d.unit[i][j] = geom.Log(1 - d.u[i][j])
+			}
+			for i := range d.unit {
+				d.unit[i][j] = geom.Exp(-d.unit[i][j]/a) - 1
+			}
+		case jitterLognormal:
+			const sigma = linkLognormalSigma
+			for i := range d.u {
+				d.unit[i][j] = geom.NormQuantile(d.u[i][j])
+			}
+			for i := range d.unit {
+				d.unit[i][j] = geom.Exp(float64(sigma*d.unit[i][j]) - sigma*sigma/2)
+			}
+		default:
+			for i := range d.u {
+				d.unit[i][j] = jitterUnit(kind, d.u[i][j])
+			}
 		}
 	}
 }
 
-// first returns ExtraDelay(dist, jitter, u) for the first draw u of packet
-// i, from its unit when it was worked out for dist.
-func (d *delayDraws) first(dist string, jitter float64, i int) float64 {
+// extra returns ExtraDelay(dist, jitter, u) for draw j (0 or 1) u of
+// packet i, from its unit when it was worked out for dist.
+func (d *delayDraws) extra(dist string, jitter float64, i, j int) float64 {
 	if jitter == 0 {
 		return 0
 	}
-	if k := jitterKindOf(dist); k == d.kind && k != jitterUnknown {
-		return float64(jitterScale(k, jitter) * d.unit[i])
+	if k := jitterKindOf(dist); k == d.kind && k != jitterUnknown && j < d.ways {
+		return float64(jitterScale(k, jitter) * d.unit[i][j])
 	}
-	return ExtraDelay(dist, jitter, d.u[i][0])
+	return ExtraDelay(dist, jitter, d.u[i][j])
 }

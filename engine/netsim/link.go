@@ -93,7 +93,7 @@ func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 		s:       s,
 		loss:    geom.NewRNG(seed, linkStreamLoss),
 		delay:   geom.NewRNG(seed, linkStreamDelay),
-		draws:   delayDraws{next: delayBatch},
+		draws:   newDelayDraws(1),
 		dup:     geom.NewRNG(seed, linkStreamDup),
 		reorder: geom.NewRNG(seed, linkStreamReorder),
 		game:    newNetSimulator(s, duration, seed),
@@ -224,11 +224,11 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	}
 	first := depart + extra
 	if !reordered {
-		first += lat + l.draws.first(s.JitterDist, jit, i) // linkDelayAt
+		first += lat + l.draws.extra(s.JitterDist, jit, i, 0) // the one-way delay
 	}
 	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
-		arrivals = l.deliver(sc, depart+extra+linkDelayAt(s, lat, jit, l.draws.u[i][1]), arrivals)
+		arrivals = l.deliver(sc, depart+extra+(lat+l.draws.extra(s.JitterDist, jit, i, 1)), arrivals)
 	}
 	return arrivals
 }
@@ -341,12 +341,4 @@ func linkBurstProbs(loss, burst float64) (enter, leave float64) {
 		enter = 1
 	}
 	return enter, leave
-}
-
-// linkDelayAt returns the one-way delay, in seconds, of a packet whose draw
-// is u in (0, 1) at the given latency and jitter (the settings', or a
-// scenario's): latency plus linkExtra(s.JitterDist, jitter, u). The client
-// clock draws its pings' delays through it from its own streams.
-func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
-	return latency + ExtraDelay(s.JitterDist, jitter, u)
 }
