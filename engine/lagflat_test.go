@@ -12,8 +12,7 @@ import (
 // Jumping entities take both cases in one run; the others only the flat.
 func TestLatencyFlatSameSums(t *testing.T) {
 	// At 30 frames a second the window has an odd number of candidates
-	// (39), which accumulateLag1's loops, two candidates a turn, end on
-	// one apart.
+	// (39), at 60 an even one (76).
 	for _, rate := range []float64{60, 30} {
 		for _, motion := range []string{"strafe", "jump"} {
 			for _, stride := range []int{1, 8} {

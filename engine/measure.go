@@ -259,33 +259,17 @@ func (m *Sim) accumulateLag1(fs, ds int) {
 		a.lagFrames++
 		sse := a.lagSSE[:size]
 		win := win[:len(sse)]
-		// Two candidates a turn: their sums are independent, so the
-		// second's loads and products overlap the first's, and the loop's
-		// own count, test and jump are paid half as often. (Resliced as it
-		// goes, so that no index needs a bounds check.)
 		if flat && dz == 0 {
-			for len(sse) >= 2 && len(win) >= 2 {
-				t0, t1 := &win[0], &win[1]
-				ex0, ey0 := dx-t0[0], dy-t0[1]
-				ex1, ey1 := dx-t1[0], dy-t1[1]
-				sse[0] += float64(ex0*ex0) + float64(ey0*ey0)
-				sse[1] += float64(ex1*ex1) + float64(ey1*ey1)
-				sse, win = sse[2:], win[2:]
-			}
-			if len(sse) > 0 && len(win) > 0 {
-				ex, ey := dx-win[0][0], dy-win[0][1]
-				sse[0] += float64(ex*ex) + float64(ey*ey)
+			for j := range sse {
+				tr := &win[j]
+				ex, ey := dx-tr[0], dy-tr[1]
+				sse[j] += float64(ex*ex) + float64(ey*ey)
 			}
 			continue
 		}
-		for len(sse) >= 2 && len(win) >= 2 {
-			t0, t1 := &win[0], &win[1]
-			sse[0] += sq3(dx-t0[0], dy-t0[1], dz-t0[2])
-			sse[1] += sq3(dx-t1[0], dy-t1[1], dz-t1[2])
-			sse, win = sse[2:], win[2:]
-		}
-		if len(sse) > 0 && len(win) > 0 {
-			sse[0] += sq3(dx-win[0][0], dy-win[0][1], dz-win[0][2])
+		for j := range sse {
+			tr := &win[j]
+			sse[j] += sq3(dx-tr[0], dy-tr[1], dz-tr[2])
 		}
 	}
 }

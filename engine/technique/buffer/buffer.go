@@ -406,14 +406,6 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 			out[e] = b.common
 		}
 	case bufInterpolate:
-		if len(out) == 1 && !b.hermite && b.noRot {
-			// One entity on a line, rotations unread: each frame of a
-			// population's. fillInterpolate's loop, without its setup
-			// of slices for a chunk, which costs more than one entity.
-			a, p0, p1 := b.a, &b.pos[b.o0+lo], &b.pos[b.o1+lo]
-			b.put(&out[0], p0[0]+float64((p1[0]-p0[0])*a), p0[1]+float64((p1[1]-p0[1])*a), p0[2]+float64((p1[2]-p0[2])*a), 0, 0, 0, 1)
-			return
-		}
 		b.fillInterpolate(lo, out)
 	case bufHold:
 		o := b.o0 + lo
