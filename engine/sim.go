@@ -58,6 +58,10 @@ type Sim struct {
 	truth2   []geom.Vec3
 	truthAcc []geom.Vec3 // truth's second difference this frame
 	round    int
+	// The frame times x = t − dt/2 known to fall in round (x/Round to the
+	// bit): [roundLo, roundHi) under Round = roundOf, NaN until worked
+	// out. A frame inside needs no division to find its round.
+	roundLo, roundHi, roundOf float64
 
 	lag      lagGrid
 	lagN     int // entities sampled for the added latency
@@ -70,8 +74,12 @@ type Sim struct {
 	// lag.size(), and its phase in the stride, mod lagStride: counted
 	// rather than divided for, two integer divisions a frame.
 	lagSlot, lagPhase int
+	// lagZ is the frame (Frames() − 1 as it was rendered) of the latest
+	// latency truth of one entity off the ground (z not 0), far in the
+	// past when none: accumulateLag1 leaves z out of a window without one.
+	lagZ int
 
-	lagTruth []geom.Vec3
+	lagTruth []geom.Vec3 // [slot*lagN + e]; with one entity, twice over in reverse (putLagTruth1)
 	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
@@ -270,6 +278,7 @@ func (m *Sim) Restart() {
 	m.snaps, m.out = make([]technique.Snapshot, n), make([]technique.Sample, min(n, fillChunk))
 	m.sendBase, m.frameBase, m.sendK, m.frameK = 0, 0, 0, 1
 	m.lastSend, m.seq, m.target, m.t, m.frames, m.round, m.cur = 0, 0, 0, 0, 0, 0, 0
+	m.roundOf = math.NaN()
 	m.dt = 1 / s.RenderRate
 	m.inv4Dt = math.NaN()
 	m.arrivals = m.arrivals[:0]
@@ -295,9 +304,12 @@ func (m *Sim) Restart() {
 // resetLag clears the added-latency history, as when the frame period changes.
 func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
-	m.lagSlot, m.lagPhase = 0, 0
+	m.lagSlot, m.lagPhase, m.lagZ = 0, 0, math.MinInt/2
 	size, nt := m.lag.size(), len(m.techs)
 	m.lagTruth = make([]geom.Vec3, size*m.lagN)
+	if m.lagN == 1 {
+		m.lagTruth = make([]geom.Vec3, 2*size) // see putLagTruth1
+	}
 	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
 	for k := range m.accs {
 		m.accs[k].lagSSE = make([]float64, size)
@@ -541,16 +553,38 @@ func (m *Sim) frame(t float64, last bool) {
 	now, local := m.clock.Read(t)
 	m.transit.Advance(now)
 	streamNow := now - m.transit.Lag
-	n, dt := m.n, m.dt
 
-	if r := int((t - float64(0.5*dt)) / m.set.Round); r != m.round {
-		m.closeRound()
-		m.round = r
+	if x := t - float64(0.5*m.dt); !(x >= m.roundLo && x < m.roundHi && m.set.Round == m.roundOf) {
+		if r := int(x / m.set.Round); r != m.round {
+			m.closeRound()
+			m.round = r
+		}
+		m.roundSpan()
 	}
-	if m.lean && n == 1 && m.rp == nil && m.series == nil {
+	if m.lean && m.n == 1 && m.rp == nil && m.series == nil {
 		m.frameLean(t, now, streamNow, local)
 		return
 	}
+	m.frameAll(t, last, now, streamNow, local)
+}
+
+// roundSpan works out the frame times that fall in the current round for
+// frame, with a margin of a billionth either side that covers the rounding
+// of the division by far: inside it, int(x / Round) is round.
+func (m *Sim) roundSpan() {
+	r, R := float64(m.round), m.set.Round
+	m.roundOf = R
+	m.roundLo, m.roundHi = float64(r*R)*(1+1e-9), float64((r+1)*R)*(1-1e-9)
+	if m.round < 0 { // never in a run, whose times are positive: no span
+		m.roundLo, m.roundHi = 0, 0
+	}
+}
+
+// frameAll is the rest of frame for any Sim but a lean one of one entity
+// (frameLean): apart, so that the lean frames, a population's every one,
+// do not pay for its stack frame and its spills.
+func (m *Sim) frameAll(t float64, last bool, now, streamNow, local float64) {
+	n, dt := m.n, m.dt
 	// The truth's yaw is read only for the poses' headings, and its
 	// velocity never: most frames take only its position.
 	full := last && !m.noHeadings
@@ -581,8 +615,12 @@ func (m *Sim) frame(t float64, last bool) {
 	if m.lagSlot++; m.lagSlot == m.lag.size() {
 		m.lagSlot = 0
 	}
-	for e := 0; e < m.lagN; e++ {
-		m.lagTruth[slot*m.lagN+e] = m.truth[e]
+	if m.lagN == 1 {
+		m.putLagTruth1(slot, &m.truth[0])
+	} else {
+		for e := 0; e < m.lagN; e++ {
+			m.lagTruth[slot*m.lagN+e] = m.truth[e]
+		}
 	}
 
 	rec := &m.rec

@@ -365,3 +365,43 @@ func TestRenderRateChangeKeepsLatency(t *testing.T) {
 		t.Errorf("AddedLatency after the rate change = %v, want %v", got, want)
 	}
 }
+
+// TestRoundSpan checks that a frame finds its round without a division
+// exactly when the division would give the round it is in: the round of
+// every frame is int((t − dt/2) / round), through a change of renderRate
+// (which moves the frame times off the old grid) and a restart.
+func TestRoundSpan(t *testing.T) {
+	s := Defaults()
+	s.Entities, s.Round, s.RenderRate, s.Duration = 1, 1, 60, 200
+	m, err := NewLeanSim(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if want := int((m.t - float64(0.5*m.dt)) / m.set.Round); m.round != want {
+			t.Fatalf("%s, frame %d at %v: round = %d, want %d", when, m.frames, m.t, m.round, want)
+		}
+	}
+	for range 400 {
+		m.StepFrames(1)
+		check("60 Hz")
+	}
+	if _, err := m.Set("renderRate", 144); err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		m.StepFrames(1)
+		check("144 Hz")
+	}
+	if _, err := m.Set("round", 3); err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		m.StepFrames(1)
+		check("round 3 s")
+	}
+	if m.round < 2 {
+		t.Errorf("round after the run = %d, want at least 2", m.round)
+	}
+}

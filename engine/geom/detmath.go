@@ -86,13 +86,12 @@ func Exp(x float64) float64 {
 	case -nearZero < x && x < nearZero:
 		return 1 + x
 	}
-	// x = k·ln2 + r with |r| ≤ ln2/2, r carried as hi − lo.
-	var k int
-	if x < 0 {
-		k = int(float64(log2e*x) - 0.5)
-	} else {
-		k = int(float64(log2e*x) + 0.5)
-	}
+	// x = k·ln2 + r with |r| ≤ ln2/2, r carried as hi − lo. k rounds
+	// log2e·x half away from zero: ±0.5 by the sign of x, without a
+	// branch, which a run's draws (a lognormal delay's exponent is
+	// negative two times in three) would mispredict every other time.
+	// (Adding −0.5 is subtracting 0.5, to the bit; x = −0 returned above.)
+	k := int(float64(log2e*x) + math.Copysign(0.5, x))
 	hi := x - float64(float64(k)*detLn2Hi)
 	lo := float64(float64(k) * detLn2Lo)
 
@@ -156,7 +155,8 @@ func NormQuantile(p float64) float64 {
 	q := p - 0.5
 	if q >= -0.425 && q <= 0.425 { // 0.075 ≤ p ≤ 0.925
 		r := 0.180625 - float64(q*q)
-		return q * detHorner(r, &wichuraA) / detHorner(r, &wichuraB)
+		num, den := detHorner2(r, &wichuraA, &wichuraB)
+		return q * num / den
 	}
 	if !(p >= 0 && p <= 1) {
 		return math.NaN()
@@ -172,10 +172,12 @@ func NormQuantile(p float64) float64 {
 	var x float64
 	if r <= 5 { // tail ≥ e^−25 ≈ 1.4e−11
 		r -= 1.6
-		x = detHorner(r, &wichuraC) / detHorner(r, &wichuraD)
+		num, den := detHorner2(r, &wichuraC, &wichuraD)
+		x = num / den
 	} else {
 		r -= 5
-		x = detHorner(r, &wichuraE) / detHorner(r, &wichuraF)
+		num, den := detHorner2(r, &wichuraE, &wichuraF)
+		x = num / den
 	}
 	if q < 0 {
 		x = -x
@@ -183,16 +185,18 @@ func NormQuantile(p float64) float64 {
 	return x
 }
 
-// detHorner evaluates c[0] + c[1]·r + … + c[7]·r^7 without fused
-// multiply-adds.
-func detHorner(r float64, c *[8]float64) float64 {
-	y := float64(c[7]*r) + c[6]
-	y = float64(y*r) + c[5]
-	y = float64(y*r) + c[4]
-	y = float64(y*r) + c[3]
-	y = float64(y*r) + c[2]
-	y = float64(y*r) + c[1]
-	return float64(y*r) + c[0]
+// detHorner2 evaluates a[0] + a[1]·r + … + a[7]·r^7 and the same of b by
+// Horner's rule without fused multiply-adds, the two step by step side by
+// side: for a quotient of polynomials, one call, and two independent
+// chains of products that the processor runs at once.
+func detHorner2(r float64, a, b *[8]float64) (pa, pb float64) {
+	y, z := float64(a[7]*r)+a[6], float64(b[7]*r)+b[6]
+	y, z = float64(y*r)+a[5], float64(z*r)+b[5]
+	y, z = float64(y*r)+a[4], float64(z*r)+b[4]
+	y, z = float64(y*r)+a[3], float64(z*r)+b[3]
+	y, z = float64(y*r)+a[2], float64(z*r)+b[2]
+	y, z = float64(y*r)+a[1], float64(z*r)+b[1]
+	return float64(y*r) + a[0], float64(z*r) + b[0]
 }
 
 // Coefficients of AS 241 (Wichura 1988, Applied Statistics 37(3), 477–484),

@@ -185,6 +185,10 @@ func TestDetMatchesPortableMath(t *testing.T) {
 		if got, want := Exp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("detExp(%v) = %v, want %v", y, got, want)
 		}
+		y = (r.Float64() - 0.5) * 8 // the link's range, both signs
+		if got, want := Exp(y), math.Exp(y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("detExp(%v) = %v, want %v", y, got, want)
+		}
 	}
 }
 
@@ -335,4 +339,32 @@ func TestDetSincos(t *testing.T) {
 		t.Errorf("detSincos(−0) = %v, %v, want −0, 1", s, c)
 	}
 	t.Logf("fused multiply-add in this build: %v (bit-identity with math checked: %v)", !exact, exact)
+}
+
+// TestDetHorner2 checks the two interleaved polynomials against each
+// evaluated alone by Horner's rule, to the bit, over the ranges
+// NormQuantile evaluates them on.
+func TestDetHorner2(t *testing.T) {
+	horner := func(r float64, c *[8]float64) float64 {
+		y := float64(c[7]*r) + c[6]
+		for k := 5; k >= 0; k-- {
+			y = float64(y*r) + c[k]
+		}
+		return y
+	}
+	rng := NewRNG(3, 0)
+	for i := range 30000 {
+		a, b, lo, hi := &wichuraA, &wichuraB, 0.0, 0.180625
+		switch i % 3 {
+		case 1:
+			a, b, lo, hi = &wichuraC, &wichuraD, -1.6, 3.4
+		case 2:
+			a, b, lo, hi = &wichuraE, &wichuraF, 0, 22
+		}
+		r := lo + float64((hi-lo)*rng.Float64())
+		pa, pb := detHorner2(r, a, b)
+		if wa, wb := horner(r, a), horner(r, b); pa != wa || pb != wb {
+			t.Fatalf("detHorner2(%v) = %v, %v, want %v, %v", r, pa, pb, wa, wb)
+		}
+	}
 }

@@ -155,21 +155,51 @@ func (m *Mover) Script() string { return m.script }
 // At returns the entity's state at time t, in seconds.
 func (m *Mover) At(t float64) State {
 	var st State
-	m.eval(t, &st, true)
+	m.eval(t, &st)
 	return st
 }
 
 // Pos returns At(t).Pos, the same bits, without working out the velocity
 // and the facing: a run's truth needs only the position on most frames.
 func (m *Mover) Pos(t float64) geom.Vec3 {
-	var st State
-	m.eval(t, &st, false)
-	return st.Pos
+	// Built from registers: a vector the callee stored 8 bytes at a time
+	// and the caller copied whole would be read back in 16-byte loads,
+	// which the processor cannot forward from the stores (a stall on
+	// every frame of a run).
+	x, y, z := m.pos(t)
+	return geom.Vec3{x, y, z}
 }
 
-// eval stores in *st the state at time t: all of it with full, else only
-// its Pos.
-func (m *Mover) eval(t float64, st *State, full bool) {
+// pos is Pos's work: the position at time t, in metres.
+func (m *Mover) pos(t float64) (x, y, z float64) {
+	// Successive times mostly fall in the segment of the last; the
+	// segments tile the period exactly, so the one that holds tau is the
+	// one the index would find (see finish).
+	tau := m.pathTime(t)
+	seg := &m.path.segs[m.seg]
+	if !(tau >= seg.t0 && tau < seg.end) {
+		seg = m.find(tau)
+	}
+	s := tau - seg.t0
+	var px, py float64
+	if seg.arc {
+		sn, cs := geom.Sincos(seg.ang0 + float64(seg.omega*s))
+		px, py = seg.x+float64(seg.r*cs), seg.y+float64(seg.r*sn)
+	} else {
+		hs := float64(0.5 * s)
+		px = seg.x + float64(s*(seg.vx+float64(hs*seg.ax)))
+		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
+	}
+	x = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
+	y = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
+	if m.air > 0 {
+		z, _ = m.jump(t)
+	}
+	return x, y, z
+}
+
+// pathTime returns the path time at time t, in [0, period).
+func (m *Mover) pathTime(t float64) float64 {
 	p := m.path
 	tau := float64(t*m.invK) + m.phase
 	tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
@@ -178,17 +208,43 @@ func (m *Mover) eval(t float64, st *State, full bool) {
 	} else if tau >= p.period {
 		tau -= p.period
 	}
-	// Successive times mostly fall in the segment of the last; the
-	// segments tile the period exactly, so the one that holds tau is the
-	// one the index would find (see finish).
+	return tau
+}
+
+// find returns the segment that holds path time tau, when it is not the
+// one last evaluated (see pos): the search from the index's bucket, on. It
+// keeps it for the next time.
+func (m *Mover) find(tau float64) *motionSeg {
+	p := m.path
+	m.seg = p.index[p.bucket(tau)]
 	seg := &p.segs[m.seg]
-	if !(tau >= seg.t0 && tau < seg.end) {
-		m.seg = p.index[p.bucket(tau)]
+	for tau >= seg.end {
+		m.seg = seg.next
 		seg = &p.segs[m.seg]
-		for tau >= seg.end {
-			m.seg = seg.next
-			seg = &p.segs[m.seg]
-		}
+	}
+	return seg
+}
+
+// jump returns the height, m, and vertical velocity, m/s, of a jump
+// script at time t: both 0 on the ground.
+func (m *Mover) jump(t float64) (z, vz float64) {
+	j := t + m.jumpPhase
+	j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
+	// j < 0 only when the product rounded up across the start of a
+	// jump: then t is at the end of the previous period, on the ground.
+	if j >= 0 && j < m.air {
+		return float64(j * (m.vz0 - float64(0.5*motionGravity*j))), m.vz0 - float64(motionGravity*j)
+	}
+	return 0, 0
+}
+
+// eval stores in *st the state at time t.
+func (m *Mover) eval(t float64, st *State) {
+	// The segment and the position as in pos.
+	tau := m.pathTime(t)
+	seg := &m.path.segs[m.seg]
+	if !(tau >= seg.t0 && tau < seg.end) {
+		seg = m.find(tau)
 	}
 	s := tau - seg.t0
 	var px, py, vx, vy float64
@@ -202,22 +258,13 @@ func (m *Mover) eval(t float64, st *State, full bool) {
 	}
 	st.Pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
 	st.Pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
-	if full {
-		yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
-		yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
-		st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
-		st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
-		st.Yaw = yaw
-	}
+	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
+	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
+	st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
+	st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
+	st.Yaw = yaw
 	if m.air > 0 {
-		j := t + m.jumpPhase
-		j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
-		// j < 0 only when the product rounded up across the start of a
-		// jump: then t is at the end of the previous period, on the ground.
-		if j >= 0 && j < m.air {
-			st.Pos[2] = float64(j * (m.vz0 - float64(0.5*motionGravity*j)))
-			st.Vel[2] = m.vz0 - float64(motionGravity*j)
-		}
+		st.Pos[2], st.Vel[2] = m.jump(t)
 	}
 }
 

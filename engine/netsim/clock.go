@@ -48,8 +48,9 @@ import (
 // so latency, jitter and drift sliders act on the next ping. It is not safe
 // for concurrent use.
 type ClientClock struct {
-	s    *Settings
-	ping *geom.RNG // two one-way delays per exchange
+	s     *Settings
+	ping  *geom.RNG  // two one-way delays per exchange
+	draws delayDraws // the ping stream's draws for the next exchanges
 
 	// path, when set, gives the link's conditions at a time, so that the
 	// pings see a scenario's latency, jitter and spikes (not its queue,
@@ -133,6 +134,7 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 	c := &ClientClock{
 		s:       s,
 		ping:    geom.NewRNG(seed, clockStreamPing),
+		draws:   newDelayDraws(2),
 		drift:   s.ClockDrift,
 		locBase: offset0,
 		offset0: offset0,
@@ -140,30 +142,41 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 		path:    path,
 	}
 	// The first exchange: sent at −(d1 + d2), reply at 0.
-	d1, d2 := c.upDown(0, c.ping.Open(), c.ping.Open())
+	d1, d2 := c.upDown(0)
 	t0 := -(d1 + d2)
 	c.addSample(clockPing{l0: c.local(t0), t1: t0 + d1, t3: 0})
 	c.segL, c.segE, c.segRate = c.fitL, c.fitS, 1+c.fitF
 	return c
 }
 
-// upDown returns the one-way delays of a ping sent at true time t, from the
-// draws u1 and u2 in (0, 1): up, client to server, at the latency times
-// s.UplinkRatio, and down at the latency, each plus the extra delay of the
-// jitter distribution and any spike of the scenario. An uplink ratio below
-// or at 0 (settings made without Defaults) counts as 1.
-func (c *ClientClock) upDown(t, u1, u2 float64) (up, down float64) {
+// upDown returns the one-way delays of the next ping, sent at true time t,
+// from the ping stream's next two draws u1 and u2 in (0, 1): up, client to
+// server, at the latency times s.UplinkRatio, and down at the latency, each
+// plus the extra delay of the jitter distribution (at u1 and u2) and any
+// spike of the scenario. An uplink ratio below or at 0 (settings made
+// without Defaults) counts as 1.
+func (c *ClientClock) upDown(t float64) (up, down float64) {
 	s := c.s
-	cond := Conditions{Latency: s.Latency, Jitter: s.Jitter}
-	if c.path != nil {
-		cond = c.path(t)
+	// The draws come delayBatch pings at a time, their units worked out
+	// for the distribution in force (see delayDraws); with jitter 0, a
+	// scenario's aside, none are.
+	kind := jitterUnknown
+	if s.Jitter != 0 {
+		kind = jitterKindOf(s.JitterDist)
 	}
-	upLat := cond.Latency
+	i := c.draws.take(c.ping, kind)
+	// Field by field, not a Conditions copied whole (see Link.Send).
+	lat, jit, extra := s.Latency, s.Jitter, 0.0
+	if c.path != nil {
+		cond := c.path(t)
+		lat, jit, extra = cond.Latency, cond.Jitter, cond.Extra
+	}
+	upLat := lat
 	if r := s.UplinkRatio; r > 0 && r != 1 {
 		upLat = float64(upLat * r)
 	}
-	up = linkDelayAt(s, upLat, cond.Jitter, u1) + cond.Extra
-	down = linkDelayAt(s, cond.Latency, cond.Jitter, u2) + cond.Extra
+	up = (upLat + c.draws.extra(s.JitterDist, jit, i, 0)) + extra // the one-way delay, then a spike's
+	down = (lat + c.draws.extra(s.JitterDist, jit, i, 1)) + extra
 	return up, down
 }
 
@@ -219,7 +232,7 @@ func (c *ClientClock) advance(t float64) {
 		}
 		c.nextPing++
 		c.pingOK = false
-		d1, d2 := c.upDown(t0, c.ping.Open(), c.ping.Open())
+		d1, d2 := c.upDown(t0)
 		c.inflight = append(c.inflight, clockPing{l0: l0, t1: t0 + d1, t3: t0 + d1 + d2})
 	}
 
@@ -294,31 +307,44 @@ func (c *ClientClock) addSample(p clockPing) {
 // rttBefore returns the number of the first n slots of byRTT whose round
 // trip is below d.
 func (c *ClientClock) rttBefore(d float64, n int) int {
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if c.samples[c.byRTT[m]].delta < d {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	// A binary search without branches (the comparison's outcome, as 0
+	// or 1, masks the step): where a new round trip falls among the
+	// history's is as good as random, and a branch on it mispredicted
+	// every other step, a dozen steps a ping. The answer is in
+	// [base, base+n] throughout.
+	base := 0
+	for n > 1 {
+		half := n / 2
+		base += half & -b2i(c.samples[c.byRTT[base+half]].delta < d)
+		n -= half
 	}
-	return lo
+	if n == 1 && c.samples[c.byRTT[base]].delta < d {
+		base++
+	}
+	return base
 }
 
 // rttAfter returns the number of the first n slots of byRTT whose round
-// trip is d or below.
+// trip is d or below (the search as in rttBefore).
 func (c *ClientClock) rttAfter(d float64, n int) int {
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if c.samples[c.byRTT[m]].delta <= d {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	base := 0
+	for n > 1 {
+		half := n / 2
+		base += half & -b2i(c.samples[c.byRTT[base+half]].delta <= d)
+		n -= half
 	}
-	return lo
+	if n == 1 && c.samples[c.byRTT[base]].delta <= d {
+		base++
+	}
+	return base
+}
+
+// b2i returns 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fit refits the line θ(L) = θ̄ + f·(L − L̄) through the quarter of the
@@ -422,7 +448,16 @@ func (c *ClientClock) Estimate(t float64) float64 {
 // the same bits: what a frame or an arrival reads, for one Advance and one
 // reading of the local clock instead of two of each.
 func (c *ClientClock) Read(t float64) (estimate, local float64) {
-	c.Advance(t)
+	// Advance, for a run's reads (a frame's, an arrival's) at a new time:
+	// most of them, between two pings, find nothing due before t at the
+	// rate the clock runs at, and only note the time, here, without a
+	// call. (After an advance to a time nothing is due by it, so a
+	// repeated time passes too, as Advance's own test lets it.)
+	if t < c.tLast || t >= c.due || c.s.ClockDrift != c.drift {
+		c.advance(t)
+	} else {
+		c.tLast = t
+	}
 	l := c.local(t)
 	return c.estimateAt(l), l - c.offset0
 }

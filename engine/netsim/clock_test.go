@@ -255,8 +255,8 @@ func TestClientClockLocal(t *testing.T) {
 }
 
 // TestClientClockRead: Read gives Estimate's and Local's bits, while the
-// drift changes under it and whether or not the time was advanced to
-// already.
+// drift changes under it, whether or not the time was advanced to
+// already, and for a time before the latest (which advances nothing).
 func TestClientClockRead(t *testing.T) {
 	s := clockSettings(0.05, 0.02, "pareto", 0.002)
 	a, b := NewClientClock(&s.Settings, 5), NewClientClock(&s.Settings, 5)
@@ -268,6 +268,13 @@ func TestClientClockRead(t *testing.T) {
 		if f%2 == 0 {
 			a.Advance(tf)
 			b.Advance(tf)
+		}
+		if f%7 == 3 {
+			back := tf - 0.01
+			est, local := a.Read(back)
+			if want, wantL := b.Estimate(back), b.Local(back); est != want || local != wantL {
+				t.Fatalf("Read(%v) after %v = %v, %v, want %v, %v", back, tf, est, local, want, wantL)
+			}
 		}
 		est, local := a.Read(tf)
 		if want := b.Estimate(tf); est != want {
@@ -390,3 +397,39 @@ func ExampleClientClock_Estimate() {
 
 // netBenchSink keeps the benchmarks' results alive.
 var netBenchSink float64
+
+// TestClientClockDelayDrawsFollowSettings moves the jitter distribution and
+// the jitter (through 0) between pings, out of step with the batches the
+// clock draws its pings' delays in (see delayDraws), and checks both legs
+// of every ping against the delays worked out from the same draws one at a
+// time, and that every distribution had pings whose batch was worked out
+// ahead for it.
+func TestClientClockDelayDrawsFollowSettings(t *testing.T) {
+	s := clockSettings(0.05, 0.01, "lognormal", 0)
+	s.UplinkRatio = 1.5
+	c := NewClientClock(&s.Settings, 9)
+	r := geom.NewRNG(9, clockStreamPing)
+	r.Open() // the first exchange's two draws
+	r.Open()
+	jitters := [...]float64{0.02, 0, 0.005, 0.02, 0.3}
+	var ahead [jitterLognormal + 1]int
+	for i := range 800 {
+		s.JitterDist = JitterDists[i/5%len(JitterDists)]
+		s.Jitter = jitters[i/7%len(jitters)]
+		u1, u2 := r.Open(), r.Open()
+		up, down := c.upDown(float64(i) / 2)
+		wantUp := (float64(s.Latency*s.UplinkRatio) + ExtraDelay(s.JitterDist, s.Jitter, u1)) + 0.0
+		wantDown := (s.Latency + ExtraDelay(s.JitterDist, s.Jitter, u2)) + 0.0
+		if up != wantUp || down != wantDown {
+			t.Fatalf("ping %d (%s, jitter %v): delays %v, %v, want %v, %v", i, s.JitterDist, s.Jitter, up, down, wantUp, wantDown)
+		}
+		if k := jitterKindOf(s.JitterDist); s.Jitter != 0 && c.draws.kind == k {
+			ahead[k]++
+		}
+	}
+	for k, n := range ahead {
+		if n < 20 {
+			t.Errorf("%s: %d pings with their units worked out ahead, want at least 20", JitterDists[k], n)
+		}
+	}
+}

@@ -1,8 +1,8 @@
 package netsim
 
 import (
-	"math"
 	"strconv"
+	"unsafe"
 
 	"interplab/engine/geom"
 )
@@ -40,11 +40,15 @@ import (
 // A Link is not safe for concurrent use.
 type Link struct {
 	s       *Settings
-	loss    *geom.RNG // one draw per packet: the loss decision or burst transition
-	delay   *geom.RNG // two draws per packet: the packet's delay, its duplicate's
-	dup     *geom.RNG // one draw per packet: whether it is duplicated
-	reorder *geom.RNG // one draw per packet: whether it is sent ahead (netem reorder)
-	bad     bool      // Gilbert–Elliott state: inside a loss burst
+	loss    *geom.RNG  // one draw per packet: the loss decision or burst transition
+	delay   *geom.RNG  // two draws per packet: the packet's delay, its duplicate's
+	draws   delayDraws // the delay stream's draws for the next packets
+	dup     *geom.RNG  // one draw per packet: whether it is duplicated
+	reorder *geom.RNG  // one draw per packet: whether it is sent ahead (netem reorder)
+	bad     bool       // Gilbert–Elliott state: inside a loss burst
+
+	// burst caches linkBurstProbs(loss, length): enter and leave.
+	burst struct{ loss, length, enter, leave float64 }
 
 	scen             *Scenario    // the scenario in force; nil for none
 	game             netSimulator // the game engine's simulator s.NetSim chooses; nil for the lab's link
@@ -89,6 +93,7 @@ func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 		s:       s,
 		loss:    geom.NewRNG(seed, linkStreamLoss),
 		delay:   geom.NewRNG(seed, linkStreamDelay),
+		draws:   newDelayDraws(1),
 		dup:     geom.NewRNG(seed, linkStreamDup),
 		reorder: geom.NewRNG(seed, linkStreamReorder),
 		game:    newNetSimulator(s, duration, seed),
@@ -111,11 +116,17 @@ func (l *Link) FollowUnreliableDeltas(unreliable *bool) {
 // (the caller's error) give none.
 func (l *Link) scenario() *Scenario {
 	s := l.s
-	if s.Scenario != l.scenName || s.ScenarioText != l.scText {
+	if !sameString(s.Scenario, l.scenName) || !sameString(s.ScenarioText, l.scText) {
 		l.scenName, l.scText = s.Scenario, s.ScenarioText
 		l.scen, _ = ScenarioOf(s, 0) // the caller checked it against the run
 	}
 	return l.scen
+}
+
+// sameString reports whether a == b, without a call when they share their
+// bytes, as a setting read again on every send does.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // Send sends a packet at server time sent, in seconds, and appends the times
@@ -167,7 +178,15 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	s := l.s
 	uLoss := l.loss.Float64()
 	uDup := l.dup.Float64()
-	u1, u2 := l.delay.Open(), l.delay.Open()
+	// The delay draws come delayBatch packets at a time, their units
+	// worked out for the distribution in force, unless no delay will be
+	// drawn from them (a link that is ideal or a game's simulator, or
+	// jitter 0, the scenario's aside: those go the long way).
+	kind := jitterUnknown
+	if !s.Ideal && l.game == nil && s.Jitter != 0 {
+		kind = jitterKindOf(s.JitterDist)
+	}
+	i := l.draws.take(l.delay, kind)
 	uReord := l.reorder.Float64()
 
 	if s.Ideal {
@@ -178,10 +197,18 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	if l.game != nil {
 		return l.game.send(sent, arrivals)
 	}
+	// The conditions, field by field (sc.Conditions, inlined): a
+	// Conditions, six floats, lives in memory, and read back whole in
+	// 16-byte loads straight after its fields were stored 8 bytes at a
+	// time it stalled every send, the processor unable to forward them.
 	sc := l.scenario()
-	c := sc.Conditions(s, sent)
-	lost := l.lost(uLoss, c.Loss) || uLoss < c.Drop
-	depart, ok := l.enqueue(sent, c.Bandwidth)
+	lat, jit, loss, bw, extra, drop := s.Latency, s.Jitter, s.Loss, s.Bandwidth, 0.0, 0.0
+	if sc != nil {
+		c := sc.conditions(s, sent)
+		lat, jit, loss, bw, extra, drop = c.Latency, c.Jitter, c.Loss, c.Bandwidth, c.Extra, c.Drop
+	}
+	lost := l.lost(uLoss, loss) || uLoss < drop
+	depart, ok := l.enqueue(sent, bw)
 	if !ok || lost {
 		return arrivals
 	}
@@ -195,13 +222,13 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 			l.sinceReord++
 		}
 	}
-	first := depart + c.Extra
+	first := depart + extra
 	if !reordered {
-		first += linkDelayAt(s, c.Latency, c.Jitter, u1)
+		first += lat + l.draws.extra(s.JitterDist, jit, i, 0) // the one-way delay
 	}
 	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
-		arrivals = l.deliver(sc, depart+c.Extra+linkDelayAt(s, c.Latency, c.Jitter, u2), arrivals)
+		arrivals = l.deliver(sc, depart+extra+(lat+l.draws.extra(s.JitterDist, jit, i, 1)), arrivals)
 	}
 	return arrivals
 }
@@ -280,7 +307,13 @@ func (l *Link) lost(u, loss float64) bool {
 	case "random":
 		return u < loss
 	case "burst":
-		enter, leave := linkBurstProbs(loss, s.BurstLength)
+		// The transition probabilities cost two divisions: worked out
+		// again only when the loss or the burst length has changed.
+		if b := &l.burst; loss != b.loss || s.BurstLength != b.length {
+			b.enter, b.leave = linkBurstProbs(loss, s.BurstLength)
+			b.loss, b.length = loss, s.BurstLength
+		}
+		enter, leave := l.burst.enter, l.burst.leave
 		if l.bad {
 			l.bad = u >= leave
 		} else {
@@ -308,41 +341,4 @@ func linkBurstProbs(loss, burst float64) (enter, leave float64) {
 		enter = 1
 	}
 	return enter, leave
-}
-
-// linkDelayAt returns the one-way delay, in seconds, of a packet whose draw
-// is u in (0, 1) at the given latency and jitter (the settings', or a
-// scenario's): latency plus linkExtra(s.JitterDist, jitter, u). The client
-// clock draws its pings' delays through it from its own streams.
-func linkDelayAt(s *Settings, latency, jitter, u float64) float64 {
-	return latency + ExtraDelay(s.JitterDist, jitter, u)
-}
-
-// ExtraDelay returns the extra delay, in seconds, at quantile u in (0, 1) of
-// the distribution dist with mean jitter (≥ 0, seconds); see Link for the
-// distributions. It is non-negative and non-decreasing in u. It panics on an
-// unknown distribution when jitter > 0.
-func ExtraDelay(dist string, jitter, u float64) float64 {
-	if jitter == 0 {
-		return 0
-	}
-	switch dist {
-	case "uniform":
-		return float64(2 * jitter * u) // rounded here: the caller adds it to the latency
-	case "normal":
-		// The upper half of N(0, σ²): Φ⁻¹(1 − (1−u)/2) = −Φ⁻¹((1−u)/2).
-		// (1−u)/2 is exact, while 1 − (1−u)/2 may round to 1, whose
-		// quantile is infinite.
-		sigma := jitter * math.Sqrt(math.Pi/2)
-		return float64(sigma * -geom.NormQuantile((1-u)/2))
-	case "pareto":
-		const a = linkParetoShape
-		lambda := jitter * (a - 1)
-		return float64(lambda * (geom.Exp(-geom.Log(1-u)/a) - 1))
-	case "lognormal":
-		const sigma = linkLognormalSigma
-		z := geom.NormQuantile(u)
-		return float64(jitter * geom.Exp(float64(sigma*z)-sigma*sigma/2))
-	}
-	panic("engine: unknown jitterDist " + strconv.Quote(dist))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"interplab/engine/geom"
 	"interplab/engine/internal/goldentest"
 	"interplab/engine/param"
 )
@@ -531,4 +532,92 @@ func FuzzLinkSend(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLinkDelayDrawsFollowSettings moves the jitter distribution and the
+// jitter (through 0) between packets, out of step with the batches the
+// link draws its delays in (see delayDraws), and checks every arrival
+// against the delay worked out from the same draws one packet at a time,
+// and that every distribution had packets whose batch was worked out ahead
+// for it.
+func TestLinkDelayDrawsFollowSettings(t *testing.T) {
+	s := linkSettings(0.04, 0.02, "lognormal")
+	l := s.link(7)
+	r := geom.NewRNG(7, linkStreamDelay)
+	jitters := [...]float64{0.02, 0, 0.005, 0.02, 0.3}
+	var ahead [jitterLognormal + 1]int // packets per kind whose unit was worked out ahead
+	var arr []float64
+	for i := range 800 {
+		s.JitterDist = JitterDists[i/5%len(JitterDists)]
+		s.Jitter = jitters[i/7%len(jitters)]
+		sent := float64(i) / 20
+		u1, _ := r.Open(), r.Open()
+		want := sent + (s.Latency + ExtraDelay(s.JitterDist, s.Jitter, u1))
+		arr = l.Send(sent, arr[:0])
+		if len(arr) != 1 || arr[0] != want {
+			t.Fatalf("packet %d (%s, jitter %v): arrivals %v, want [%v]", i, s.JitterDist, s.Jitter, arr, want)
+		}
+		if k := jitterKindOf(s.JitterDist); s.Jitter != 0 && l.draws.kind == k {
+			ahead[k]++
+		}
+	}
+	for k, n := range ahead {
+		if n < 20 {
+			t.Errorf("%s: %d packets with their unit worked out ahead, want at least 20", JitterDists[k], n)
+		}
+	}
+}
+
+// TestLinkBurstFollowsSettings moves the loss and the burst length between
+// packets and checks every packet's fate against the Gilbert–Elliott chain
+// worked out from the same draws with the probabilities of the moment (the
+// link keeps them from one packet to the next while the settings stay).
+func TestLinkBurstFollowsSettings(t *testing.T) {
+	s := linkSettings(0.04, 0.01, "normal")
+	s.LossModel = "burst"
+	l := s.link(11)
+	r := geom.NewRNG(11, linkStreamLoss)
+	losses := [...]float64{0.1, 0.3, 0, 0.3, 0.05}
+	bursts := [...]float64{2, 5, 1}
+	bad, lost := false, 0
+	var arr []float64
+	for i := range 2000 {
+		s.Loss, s.BurstLength = losses[i/40%len(losses)], bursts[i/70%len(bursts)]
+		u := r.Float64()
+		if s.Loss <= 0 {
+			bad = false
+		} else if enter, leave := linkBurstProbs(s.Loss, s.BurstLength); bad {
+			bad = u >= leave
+		} else {
+			bad = u < enter
+		}
+		arr = l.Send(float64(i)/20, arr[:0])
+		if got := len(arr) == 0; got != bad {
+			t.Fatalf("packet %d (loss %v, burst %v): lost %v, want %v", i, s.Loss, s.BurstLength, got, bad)
+		}
+		if bad {
+			lost++
+		}
+	}
+	if lost < 100 {
+		t.Errorf("%d packets lost, want at least 100", lost)
+	}
+}
+
+// TestSameString compares strings that share their bytes, equal strings
+// that do not, and different ones of the same length.
+func TestSameString(t *testing.T) {
+	spike := "spike"
+	built := strings.Repeat("spi", 1) + "ke" // equal, in other bytes
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"", "", true}, {spike, spike, true}, {spike, built, true}, {spike[:4], built[:4], true},
+		{spike, "spika", false}, {spike, spike[:4], false}, {"", spike, false},
+	} {
+		if got := sameString(c.a, c.b); got != c.want {
+			t.Errorf("sameString(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
 }

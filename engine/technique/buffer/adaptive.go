@@ -16,21 +16,47 @@ const adaptMaxWindow = 256
 const delaySlew = 0.1
 
 // jitterWindow is the rolling window of the last inter-arrival times and
-// their 95th percentile. It keeps the times twice: in arrival order, to know
-// which one leaves the window, and sorted, so the percentile is one index.
-// Adding one costs two binary searches and a shift of at most the window;
-// at 20 packets a second that is nothing, and it never allocates unless the
-// window is made longer than it has been.
+// their 95th percentile by nearest rank: of n times, the smallest of the
+// k = topCount(n) largest (k is 3 of the default 40, 13 of 256). It keeps
+// the times in arrival order, to know which one leaves, and which k of
+// them are the largest, in ascending order, so the percentile is one read.
+//
+// Once the window is full, a new time replaces the oldest and the top
+// changes only when one of them is in it: the new time enters when it is
+// larger than the least of the top (that one leaving it), and a top time
+// that leaves the window is followed by the largest of the rest, found by
+// a scan of the window. Both happen about k times in n, so a packet
+// mostly costs a comparison or two (with a sorted copy of the window, a
+// search and a shift of half of it to take one time out and as much to
+// put one in, which were a tenth of a population entity's CPU). Equal
+// times are alike: whichever of them are in the top, its least is the
+// same. Filling up, or a changed window size, rebuilds the top from the
+// window. It never allocates unless the window is made longer than it has
+// been.
 type jitterWindow struct {
-	hist   []float64 // ring of the kept times in arrival order; len is its capacity
-	head   int       // index in hist of the oldest kept time
-	sorted []float64 // the kept times in ascending order
+	hist  []float64 // ring of the kept times in arrival order; len is its capacity
+	head  int       // index in hist of the oldest kept time
+	n     int       // times kept
+	inTop []bool    // by hist index: that time is in top; false for every slot not kept
+	top   []int32   // hist indices of the topCount(n) largest kept times, ascending by time
+}
+
+// adaptMaxTop bounds topCount over window sizes up to adaptMaxWindow.
+const adaptMaxTop = 16
+
+// topCount is how many of n times are at or above their 95th percentile
+// by nearest rank: n − (⌈0.95 n⌉ − 1), 0 for none.
+func topCount(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return n - ((95*n+99)/100 - 1)
 }
 
 // newJitterWindow returns an empty window with room for size times.
 func newJitterWindow(size int) jitterWindow {
 	size = adaptClampWindow(size)
-	return jitterWindow{hist: make([]float64, size), sorted: make([]float64, 0, size)}
+	return jitterWindow{hist: make([]float64, size), inTop: make([]bool, size), top: make([]int32, 0, adaptMaxTop)}
 }
 
 // adaptClampWindow returns size limited to [1, adaptMaxWindow].
@@ -45,26 +71,121 @@ func adaptClampWindow(size int) int {
 }
 
 // len returns the number of times in the window.
-func (w *jitterWindow) len() int { return len(w.sorted) }
+func (w *jitterWindow) len() int { return w.n }
+
+// slot returns the hist index of the i-th oldest kept time (i may be n:
+// the slot the next time goes in).
+func (w *jitterWindow) slot(i int) int {
+	s := w.head + i
+	if s >= len(w.hist) {
+		s -= len(w.hist)
+	}
+	return s
+}
 
 // add puts the inter-arrival time dt (s) into a window of the newest size
-// times, dropping the oldest ones beyond it.
+// times, dropping the oldest ones beyond it. A dt that is not positive (or
+// not a number) counts as 0.
 func (w *jitterWindow) add(dt float64, size int) {
+	if !(dt > 0) {
+		dt = 0
+	}
 	size = adaptClampWindow(size)
+	if w.n == size {
+		w.replaceOldest(dt)
+		return
+	}
 	w.trim(size - 1)
-	if len(w.sorted) == len(w.hist) {
+	if w.n == len(w.hist) {
 		w.grow(size)
 	}
-	n := len(w.sorted)
-	i := w.head + n
-	if i >= len(w.hist) {
-		i -= len(w.hist)
+	w.hist[w.slot(w.n)] = dt
+	w.n++
+	w.rebuild()
+}
+
+// replaceOldest drops the oldest time of the full window and keeps x in
+// its stead, keeping the top.
+func (w *jitterWindow) replaceOldest(x float64) {
+	old, in := w.head, w.slot(w.n) // in is old itself when the ring is exactly full
+	if w.head++; w.head == len(w.hist) {
+		w.head = 0
 	}
-	w.hist[i] = dt
-	j := adaptSearch(w.sorted, dt)
-	w.sorted = w.sorted[:n+1]
-	copy(w.sorted[j+1:], w.sorted[j:n])
-	w.sorted[j] = dt
+	w.hist[in] = x
+	if w.inTop[old] {
+		w.inTop[old] = false
+		w.topRemove(old)
+		// The largest of the rest, x among them, takes the place left.
+		// Every time is ≥ 0, so any beats −1; a ring exactly full (the
+		// window never shortened) is all kept, and scanned straight.
+		best, bestT := -1, -1.0
+		if w.n == len(w.hist) {
+			inTop := w.inTop[:len(w.hist)]
+			for s, t := range w.hist {
+				if t > bestT && !inTop[s] {
+					best, bestT = s, t
+				}
+			}
+		} else {
+			for i := range w.n {
+				if s := w.slot(i); w.hist[s] > bestT && !w.inTop[s] {
+					best, bestT = s, w.hist[s]
+				}
+			}
+		}
+		w.topInsert(best)
+		return
+	}
+	if x > w.hist[w.top[0]] {
+		w.inTop[w.top[0]] = false
+		w.topRemove(int(w.top[0]))
+		w.topInsert(in)
+	}
+}
+
+// topRemove takes hist index s out of top.
+func (w *jitterWindow) topRemove(s int) {
+	t := w.top
+	for i, v := range t {
+		if int(v) == s {
+			copy(t[i:], t[i+1:])
+			w.top = t[:len(t)-1]
+			return
+		}
+	}
+}
+
+// topInsert puts hist index s in top, in its order by time.
+func (w *jitterWindow) topInsert(s int) {
+	t := w.top[:len(w.top)+1]
+	i := len(t) - 1
+	for i > 0 && w.hist[t[i-1]] > w.hist[s] {
+		t[i] = t[i-1]
+		i--
+	}
+	t[i] = int32(s)
+	w.top = t
+	w.inTop[s] = true
+}
+
+// rebuild makes top anew from the kept times, after the window changed
+// its length.
+func (w *jitterWindow) rebuild() {
+	for _, s := range w.top {
+		w.inTop[s] = false
+	}
+	w.top = w.top[:0]
+	k := topCount(w.n)
+	for i := range w.n {
+		s := w.slot(i)
+		if len(w.top) < k {
+			w.topInsert(s)
+		} else if w.hist[s] > w.hist[w.top[0]] {
+			w.inTop[w.top[0]] = false
+			w.topRemove(int(w.top[0]))
+			w.topInsert(s)
+		}
+	}
 }
 
 // trim drops the oldest times until at most size are left.
@@ -72,16 +193,17 @@ func (w *jitterWindow) trim(size int) {
 	if size < 0 {
 		size = 0
 	}
-	for len(w.sorted) > size {
-		old := w.hist[w.head]
-		w.head++
-		if w.head == len(w.hist) {
+	if w.n <= size {
+		return
+	}
+	for w.n > size {
+		w.inTop[w.head] = false
+		if w.head++; w.head == len(w.hist) {
 			w.head = 0
 		}
-		j := adaptSearch(w.sorted, old) // old is in sorted: the first equal one
-		copy(w.sorted[j:], w.sorted[j+1:])
-		w.sorted = w.sorted[:len(w.sorted)-1]
+		w.n--
 	}
+	w.rebuild()
 }
 
 // grow makes room for size times, keeping the ones held in arrival order.
@@ -91,38 +213,22 @@ func (w *jitterWindow) grow(size int) {
 		return
 	}
 	hist := make([]float64, size)
-	n := len(w.sorted)
-	for k := 0; k < n; k++ {
-		hist[k] = w.hist[(w.head+k)%len(w.hist)]
+	for i := range w.n {
+		hist[i] = w.hist[w.slot(i)]
 	}
-	sorted := make([]float64, n, size)
-	copy(sorted, w.sorted)
-	w.hist, w.head, w.sorted = hist, 0, sorted
+	w.hist, w.inTop, w.head = hist, make([]bool, size), 0
+	w.top = w.top[:0]
+	w.rebuild()
 }
 
 // p95 returns the 95th percentile of the window by nearest rank (the
 // smallest time at least 95% of the window is no larger than), and false
 // when the window is empty.
 func (w *jitterWindow) p95() (float64, bool) {
-	n := len(w.sorted)
-	if n == 0 {
+	if w.n == 0 {
 		return 0, false
 	}
-	return w.sorted[(95*n+99)/100-1], true
-}
-
-// adaptSearch returns the first index i in ascending a with a[i] >= x.
-func adaptSearch(a []float64, x float64) int {
-	lo, hi := 0, len(a)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if a[m] < x {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	return w.hist[w.top[0]], true
 }
 
 // adaptiveDelay returns the delay the buffer aims for under s, in seconds:
@@ -133,7 +239,7 @@ func adaptSearch(a []float64, x float64) int {
 func adaptiveDelay(s *Settings, w *jitterWindow) float64 {
 	d := s.Delay
 	if s.Adaptive {
-		if len(w.sorted) > s.AdaptWindow {
+		if w.n > s.AdaptWindow {
 			w.trim(adaptClampWindow(s.AdaptWindow))
 		}
 		if p, ok := w.p95(); ok && p+s.Margin > d {

@@ -30,8 +30,11 @@ func TestJitterWindowP95(t *testing.T) {
 			size = []int{40, 4, 256, 17, 1, 100, 300, 0}[i/250%8]
 		}
 		x := 0.05 + 0.1*rng.Float64()
-		if i%7 == 0 {
+		switch {
+		case i%7 == 0:
 			x = 0.05 // repeats: removal must find the right equal value
+		case i%11 == 0:
+			x = 0 // the least time there is
 		}
 		w.add(x, size)
 		all = append(all, x)
@@ -43,10 +46,44 @@ func TestJitterWindowP95(t *testing.T) {
 		if w.len() != keep {
 			t.Fatalf("after %d adds with window %d: len = %d, want %d", i+1, size, w.len(), keep)
 		}
+		// The whole top, not only its least: the largest topCount times of
+		// the window, ascending, and marked so in inTop.
+		sorted := slices.Sorted(slices.Values(all[len(all)-keep:]))
+		want := sorted[keep-topCount(keep):]
+		var top []float64
+		for _, s := range w.top {
+			top = append(top, w.hist[s])
+		}
+		if !slices.Equal(top, want) {
+			t.Fatalf("after %d adds with window %d: top = %v, want %v", i+1, size, top, want)
+		}
+		marked := 0
+		for _, in := range w.inTop {
+			if in {
+				marked++
+			}
+		}
+		if marked != len(w.top) {
+			t.Fatalf("after %d adds with window %d: %d times marked in the top, want %d", i+1, size, marked, len(w.top))
+		}
 	}
 	empty := newJitterWindow(8)
 	if _, ok := empty.p95(); ok {
 		t.Errorf("empty window p95 ok = true, want false")
+	}
+}
+
+// TestTopCount checks topCount against the nearest rank it stands for, and
+// that the top's fixed room holds it for every window size.
+func TestTopCount(t *testing.T) {
+	for n := 0; n <= adaptMaxWindow; n++ {
+		want := 0
+		if n > 0 {
+			want = n - (int(math.Ceil(0.95*float64(n))) - 1)
+		}
+		if got := topCount(n); got != want || got > adaptMaxTop {
+			t.Errorf("topCount(%d) = %d, want %d (at most adaptMaxTop = %d)", n, got, want, adaptMaxTop)
+		}
 	}
 }
 

@@ -411,7 +411,7 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 		o := b.o0 + lo
 		for e := range out {
 			p, q := &b.pos[o+e], &b.rot[o+e]
-			b.put(&out[e], p[0], p[1], p[2], q)
+			b.put(&out[e], p[0], p[1], p[2], q[0], q[1], q[2], q[3])
 		}
 	case bufExtrapolate:
 		b.fillExtrapolate(lo, out)
@@ -420,14 +420,24 @@ func (b *bufBatch) Fill(lo int, out []technique.Sample) {
 
 func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 	a, h01, h10, h11 := b.a, b.h01, b.h10, b.h11
-	o0, o1 := b.o0+lo, b.o1+lo
+	// The settings and slices in locals, resliced to the chunk: the stores
+	// into out could alias b as far as the compiler knows, so read through b
+	// they would be loaded again for every entity, each with its bounds check.
+	hermite, noRot, euler := b.hermite, b.noRot, b.euler
+	n := len(out)
+	pos0, pos1 := b.pos[b.o0+lo:][:n], b.pos[b.o1+lo:][:n]
+	vel0, vel1 := pos0, pos1 // the velocities when hermite
+	if hermite {
+		vel0, vel1 = b.vel[b.o0+lo:], b.vel[b.o1+lo:]
+	}
+	vel0, vel1 = vel0[:n], vel1[:n]
 	// The pose is worked out in scalars and stored once: Vec3 and Quat are
 	// arrays, which Go passes and copies through memory.
 	for e := range out {
-		p0, p1 := &b.pos[o0+e], &b.pos[o1+e]
+		p0, p1 := &pos0[e], &pos1[e]
 		var px, py, pz, qx, qy, qz, qw float64
-		if b.hermite {
-			v0, v1 := &b.vel[o0+e], &b.vel[o1+e]
+		if hermite {
+			v0, v1 := &vel0[e], &vel1[e]
 			px = geom.Hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
 			py = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
 			pz = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
@@ -436,14 +446,14 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 			py = p0[1] + float64((p1[1]-p0[1])*a)
 			pz = p0[2] + float64((p1[2]-p0[2])*a)
 		}
-		if b.noRot {
+		if noRot {
 			qw = 1
-		} else if b.euler {
+		} else if euler {
 			qz, qw = b.eulerAt[lo+e].At(a)
 		} else {
 			qx, qy, qz, qw = b.slerp[lo+e].At4(a)
 		}
-		b.put(&out[e], px, py, pz, &geom.Quat{qx, qy, qz, qw})
+		b.put(&out[e], px, py, pz, qx, qy, qz, qw)
 	}
 }
 
@@ -458,16 +468,17 @@ func (b *bufBatch) setCommon(mode technique.Mode, time, newest float64, depth in
 }
 
 // put writes into o the frame's common fields with the position (px, py,
-// pz) and the rotation rot, field by field: a copy of b.common whole, or of
-// a Sample built aside, would read back in 16-byte loads what was just
-// stored 8 bytes at a time, which the processor cannot forward and stalls
-// on, once per entity. Every field of o is written.
-func (b *bufBatch) put(o *technique.Sample, px, py, pz float64, rot *geom.Quat) {
+// pz) and the rotation (qx, qy, qz, qw), field by field: a copy of
+// b.common whole, or of a Sample built aside, would read back in 16-byte
+// loads what was just stored 8 bytes at a time, which the processor cannot
+// forward and stalls on, once per entity. Every field of o is written. The
+// rotation comes in scalars, not as a *geom.Quat, which keeps put within
+// the inliner's budget: it runs once per entity and frame.
+func (b *bufBatch) put(o *technique.Sample, px, py, pz, qx, qy, qz, qw float64) {
 	c := &b.common
 	o.Pos[0], o.Pos[1], o.Pos[2] = px, py, pz
-	o.Rot[0], o.Rot[1], o.Rot[2], o.Rot[3] = rot[0], rot[1], rot[2], rot[3]
-	o.Mode, o.Idle = c.Mode, c.Idle
-	o.Time, o.Newest, o.Depth, o.Delay = c.Time, c.Newest, c.Depth, c.Delay
+	o.Rot[0], o.Rot[1], o.Rot[2], o.Rot[3] = qx, qy, qz, qw
+	o.Mode, o.Idle, o.Time, o.Newest, o.Depth, o.Delay = c.Mode, c.Idle, c.Time, c.Newest, c.Depth, c.Delay
 }
 
 // fillExtrapolate dead-reckons b.ahead seconds past the newest snapshots,
@@ -486,7 +497,8 @@ func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
 				vx, vy, vz = vx*k, vy*k, vz*k
 			}
 		}
-		b.put(&out[e], p[0]+float64(vx*ahead), p[1]+float64(vy*ahead), p[2]+float64(vz*ahead), &b.rot[o+e])
+		q := &b.rot[o+e]
+		b.put(&out[e], p[0]+float64(vx*ahead), p[1]+float64(vy*ahead), p[2]+float64(vz*ahead), q[0], q[1], q[2], q[3])
 	}
 }
 

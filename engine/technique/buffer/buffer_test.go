@@ -480,7 +480,7 @@ func TestSampleKeepsEveryField(t *testing.T) {
 	want.Pos, want.Rot = pos, rot
 	// got starts as anything but want: a field put does not write stays so.
 	got := technique.Sample{Mode: technique.Freeze, Idle: false, Time: -1, Newest: -2, Depth: -3, Delay: -4}
-	if b.put(&got, pos[0], pos[1], pos[2], &rot); got != want {
+	if b.put(&got, pos[0], pos[1], pos[2], rot[0], rot[1], rot[2], rot[3]); got != want {
 		t.Errorf("put(%v, %v) = %+v, want %+v", pos, rot, got, want)
 	}
 }
