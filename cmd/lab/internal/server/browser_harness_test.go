@@ -192,11 +192,11 @@ func newLoopbackServer(t testing.TB, h http.Handler) string {
 	return srv.URL
 }
 
-// startChromium starts a browser with a tab on base (the test server) that
-// has opened nothing yet, for at most timeout.
-func startChromium(t testing.TB, base string, timeout time.Duration) *labTab {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+// chromiumOptions are the options every test's Chromium starts with: the
+// test's own binary and an empty profile in dir, no GPU, nothing that
+// reaches the network on its own, a 1600×1000 window.
+func chromiumOptions(dir string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browserPath),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -204,10 +204,16 @@ func startChromium(t testing.TB, base string, timeout time.Duration) *labTab {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.WindowSize(1600, 1000),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+}
+
+// startChromium starts a browser with a tab on base (the test server) that
+// has opened nothing yet, for at most timeout.
+func startChromium(t testing.TB, base string, timeout time.Duration) *labTab {
+	t.Helper()
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(t.TempDir())...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(cancelTab)

@@ -79,18 +79,7 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 // until then, ms (-1 when the trace does not tell).
 func coldStart(b *testing.B, url string) (ms, cpu float64) {
 	b.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browserPath),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(b.TempDir()),
-		chromedp.WindowSize(1600, 1000),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(b.TempDir())...)
 	defer cancelAlloc()
 	ctx, cancelTab := chromedp.NewContext(actx)
 	defer cancelTab()

@@ -29,13 +29,7 @@ const countDrawsJS = `(() => {
 func TestBrowserDrawsOnlyChanges(t *testing.T) {
 	b := openLab(t, "/?seed=1")
 	defer b.finish()
-	if !waitFor(b.ctx, func() bool {
-		var n int
-		b.eval(`lab.state().frames`, &n)
-		return n >= 30
-	}, 30*time.Second) {
-		t.Fatal("the lab did not run 30 frames")
-	}
+	b.waitFrames(t, 30)
 	b.eval(countDrawsJS, nil)
 
 	type draws struct{ View, Timeline int }
@@ -159,13 +153,7 @@ func TestBrowserDrawCalls(t *testing.T) {
 func TestBrowserMetricsStill(t *testing.T) {
 	b := openLab(t, "/?seed=1")
 	defer b.finish()
-	if !waitFor(b.ctx, func() bool {
-		var n int
-		b.eval(`lab.state().frames`, &n)
-		return n >= 30
-	}, 30*time.Second) {
-		t.Fatal("the lab did not run 30 frames")
-	}
+	b.waitFrames(t, 30)
 	b.eval(`lab.pause()`, nil)
 	var n int
 	b.eval(`new Promise((done) => {
@@ -180,5 +168,17 @@ func TestBrowserMetricsStill(t *testing.T) {
 	})`, &n)
 	if n != 0 {
 		t.Errorf("paused, 1.5 s: %d changes in the metrics panel, want none", n)
+	}
+}
+
+// waitFrames waits up to 30 s for the lab to have run n frames.
+func (b *labTab) waitFrames(t *testing.T, n int) {
+	t.Helper()
+	if !waitFor(b.ctx, func() bool {
+		var got int
+		b.eval(`lab.state().frames`, &got)
+		return got >= n
+	}, 30*time.Second) {
+		t.Fatalf("the lab did not run %d frames", n)
 	}
 }
