@@ -160,9 +160,10 @@ func (c *ClientClock) upDown(t float64) (up, down float64) {
 	// The draws come delayBatch pings at a time, their units worked out
 	// for the distribution in force (see delayDraws); with jitter 0, a
 	// scenario's aside, none are.
+	dist := jitterKindOf(s.JitterDist)
 	kind := jitterUnknown
 	if s.Jitter != 0 {
-		kind = jitterKindOf(s.JitterDist)
+		kind = dist
 	}
 	i := c.draws.take(c.ping, kind)
 	// Field by field, not a Conditions copied whole (see Link.Send).
@@ -175,8 +176,8 @@ func (c *ClientClock) upDown(t float64) (up, down float64) {
 	if r := s.UplinkRatio; r > 0 && r != 1 {
 		upLat = float64(upLat * r)
 	}
-	up = (upLat + c.draws.extra(s.JitterDist, jit, i, 0)) + extra // the one-way delay, then a spike's
-	down = (lat + c.draws.extra(s.JitterDist, jit, i, 1)) + extra
+	up = (upLat + c.draws.extra(dist, s.JitterDist, jit, i, 0)) + extra // the one-way delay, then a spike's
+	down = (lat + c.draws.extra(dist, s.JitterDist, jit, i, 1)) + extra
 	return up, down
 }
 
@@ -325,18 +326,10 @@ func (c *ClientClock) rttBefore(d float64, n int) int {
 }
 
 // rttAfter returns the number of the first n slots of byRTT whose round
-// trip is d or below (the search as in rttBefore).
+// trip is d or below: those below the next float above d, as no round trip
+// lies between the two.
 func (c *ClientClock) rttAfter(d float64, n int) int {
-	base := 0
-	for n > 1 {
-		half := n / 2
-		base += half & -b2i(c.samples[c.byRTT[base+half]].delta <= d)
-		n -= half
-	}
-	if n == 1 && c.samples[c.byRTT[base]].delta <= d {
-		base++
-	}
-	return base
+	return c.rttBefore(math.Nextafter(d, math.Inf(1)), n)
 }
 
 // b2i returns 1 for true and 0 for false, without a branch.

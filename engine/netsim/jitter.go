@@ -21,7 +21,11 @@ func ExtraDelay(dist string, jitter, u float64) float64 {
 	if jitter == 0 {
 		return 0
 	}
-	k := jitterKindOf(dist)
+	return extraDelayOf(jitterKindOf(dist), dist, jitter, u)
+}
+
+// extraDelayOf is ExtraDelay for jitter ≠ 0, with k the kind of dist.
+func extraDelayOf(k jitterKind, dist string, jitter, u float64) float64 {
 	if k == jitterUnknown {
 		panic("engine: unknown jitterDist " + strconv.Quote(dist))
 	}
@@ -167,13 +171,14 @@ func (d *delayDraws) fill(r *geom.RNG, kind jitterKind) {
 }
 
 // extra returns ExtraDelay(dist, jitter, u) for draw j (0 or 1) u of
-// packet i, from its unit when it was worked out for dist.
-func (d *delayDraws) extra(dist string, jitter float64, i, j int) float64 {
+// packet i, k the kind of dist (found once by the caller), from its unit
+// when it was worked out for that kind.
+func (d *delayDraws) extra(k jitterKind, dist string, jitter float64, i, j int) float64 {
 	if jitter == 0 {
 		return 0
 	}
-	if k := jitterKindOf(dist); k == d.kind && k != jitterUnknown && j < d.ways {
+	if k == d.kind && k != jitterUnknown && j < d.ways {
 		return float64(jitterScale(k, jitter) * d.unit[i][j])
 	}
-	return ExtraDelay(dist, jitter, d.u[i][j])
+	return extraDelayOf(k, dist, jitter, d.u[i][j])
 }

@@ -182,9 +182,10 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	// worked out for the distribution in force, unless no delay will be
 	// drawn from them (a link that is ideal or a game's simulator, or
 	// jitter 0, the scenario's aside: those go the long way).
+	dist := jitterKindOf(s.JitterDist)
 	kind := jitterUnknown
 	if !s.Ideal && l.game == nil && s.Jitter != 0 {
-		kind = jitterKindOf(s.JitterDist)
+		kind = dist
 	}
 	i := l.draws.take(l.delay, kind)
 	uReord := l.reorder.Float64()
@@ -224,11 +225,11 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	}
 	first := depart + extra
 	if !reordered {
-		first += lat + l.draws.extra(s.JitterDist, jit, i, 0) // the one-way delay
+		first += lat + l.draws.extra(dist, s.JitterDist, jit, i, 0) // the one-way delay
 	}
 	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
-		arrivals = l.deliver(sc, depart+extra+(lat+l.draws.extra(s.JitterDist, jit, i, 1)), arrivals)
+		arrivals = l.deliver(sc, depart+extra+(lat+l.draws.extra(dist, s.JitterDist, jit, i, 1)), arrivals)
 	}
 	return arrivals
 }

@@ -136,10 +136,18 @@ func (w *jitterWindow) replaceOldest(x float64) {
 		w.topInsert(best)
 		return
 	}
-	if x > w.hist[w.top[0]] {
-		w.inTop[w.top[0]] = false
-		w.topRemove(int(w.top[0]))
-		w.topInsert(in)
+	w.offer(in, len(w.top))
+}
+
+// offer puts hist index s in a top of at most k times when there is room
+// or its time is larger than the least of the top, which then leaves it.
+func (w *jitterWindow) offer(s, k int) {
+	if len(w.top) < k {
+		w.topInsert(s)
+	} else if least := int(w.top[0]); w.hist[s] > w.hist[least] {
+		w.inTop[least] = false
+		w.topRemove(least)
+		w.topInsert(s)
 	}
 }
 
@@ -177,14 +185,7 @@ func (w *jitterWindow) rebuild() {
 	w.top = w.top[:0]
 	k := topCount(w.n)
 	for i := range w.n {
-		s := w.slot(i)
-		if len(w.top) < k {
-			w.topInsert(s)
-		} else if w.hist[s] > w.hist[w.top[0]] {
-			w.inTop[w.top[0]] = false
-			w.topRemove(int(w.top[0]))
-			w.topInsert(s)
-		}
+		w.offer(w.slot(i), k)
 	}
 }
 
