@@ -183,20 +183,11 @@ func (m *Sim) closeRound() {
 // at every candidate delay, once the history spans the whole grid; fs is the
 // history slot of the frame just rendered.
 func (m *Sim) accumulateLag(fs int) {
-	size := m.lag.size()
-	phase := m.lagPhase // of the frame just rendered, in the stride
-	if m.lagPhase++; m.lagPhase >= m.lagStride {
-		m.lagPhase = 0
-	}
-	if m.frames-m.lagStart < size || phase != 0 {
+	ds, ok := m.lagSample(fs)
+	if !ok {
 		return
 	}
-	// The display of lag.ahead frames ago: the history spans the grid, so
-	// it is there.
-	ds := fs - m.lag.ahead
-	if ds < 0 {
-		ds += size
-	}
+	size := m.lag.size()
 	lagN, truth := m.lagN, m.lagTruth
 	if lagN == 1 {
 		m.accumulateLag1(fs, ds)
@@ -230,6 +221,25 @@ func (m *Sim) accumulateLag(fs int) {
 			}
 		}
 	}
+}
+
+// lagSample moves the added latency's stride on by the frame just
+// rendered, whose history slot is fs, and returns the slot of the display
+// to compare with the truths, lag.ahead frames before it, when this frame
+// takes a sample: one in lagStride, once the history spans the grid.
+func (m *Sim) lagSample(fs int) (ds int, ok bool) {
+	phase := m.lagPhase // of the frame just rendered, in the stride
+	if m.lagPhase++; m.lagPhase >= m.lagStride {
+		m.lagPhase = 0
+	}
+	size := m.lag.size()
+	if phase != 0 || m.frames-m.lagStart < size {
+		return 0, false
+	}
+	if ds = fs - m.lag.ahead; ds < 0 {
+		ds += size
+	}
+	return ds, true
 }
 
 // accumulateLag1 is accumulateLag's work for a Sim of one entity (each of
@@ -332,16 +342,7 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 	if m.lagSlot++; m.lagSlot == size {
 		m.lagSlot = 0
 	}
-	// lagN is 1: the truth goes in twice (see putLagTruth1), written out
-	// here as this runs every frame. Element by element: pos was just
-	// copied in overlapping 16-byte stores, which a 16-byte load cannot be
-	// forwarded from.
-	lt := m.lagTruth[size-1-slot:][:size+1]
-	lt[0][0], lt[0][1], lt[0][2] = pos[0], pos[1], pos[2]
-	lt[size][0], lt[size][1], lt[size][2] = pos[0], pos[1], pos[2]
-	if pos[2] != 0 { // off the ground, or NaN: see accumulateLag1
-		m.lagZ = m.frames
-	}
+	m.putLagTruth1(slot, &pos) // lagN is 1
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep
@@ -353,15 +354,7 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 	}
 	m.frames++
 	// accumulateLag's test of the stride, here: most frames take no sample.
-	phase := m.lagPhase
-	if m.lagPhase++; m.lagPhase >= m.lagStride {
-		m.lagPhase = 0
-	}
-	if phase == 0 && m.frames-m.lagStart >= size {
-		ds := slot - m.lag.ahead // the display of lag.ahead frames ago
-		if ds < 0 {
-			ds += size
-		}
+	if ds, ok := m.lagSample(slot); ok {
 		m.accumulateLag1(slot, ds)
 	}
 }
