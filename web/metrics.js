@@ -154,7 +154,8 @@ export class MetricsPanel {
           title = `${this.techs[i]} draws at the estimated server time, ahead of every packet, by design: its underrun is always 100% and not a fault. Its starved figure is frozen (held after slopTime without an update).`;
         }
         setText(td, text);
-        if (td.dataset.value !== String(v)) td.dataset.value = String(v);
+        const value = String(v);
+        if (td.dataset.value !== value) td.dataset.value = value;
         td.classList.toggle('best', !skip && Math.abs(v) === best && best < worst); // a tie for all is no news
         td.classList.toggle('unranked', skip);
         if (td.title !== title) td.title = title;
