@@ -28,6 +28,18 @@ func TestLeanSimSameFigures(t *testing.T) {
 			s.Techniques = []string{TechBuffer}
 			s.Scenario = "outage-2s"
 		}, 8},
+		{"hermite adaptive", func(s *Settings) {
+			s.Techniques = []string{TechHermite}
+			s.Adaptive, s.Margin, s.DelayCap = true, 0.01, 0.3
+		}, 8},
+		{"buffer cap 0, lossy", func(s *Settings) {
+			s.Techniques = []string{TechBuffer}
+			s.Delay, s.ExtrapolateCap, s.Loss = 0.02, 0, 0.3
+		}, 8},
+		{"buffer no clamp, delay 0", func(s *Settings) {
+			s.Techniques = []string{TechBuffer}
+			s.Delay, s.SpeedClamp, s.Loss = 0, false, 0.2
+		}, 8},
 		{"buffer euler", func(s *Settings) {
 			s.Techniques = []string{TechBuffer}
 			s.Rotation = "euler"

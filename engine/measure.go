@@ -346,11 +346,19 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep
-	out := m.out[:1]
 	for k, b := range m.batches {
-		b.Frame(times[m.base[k]])
-		b.Fill(0, out)
-		m.measureOne(k, &out[0], &pos, snapSq, &m.lagDisp[k*size+slot])
+		// A LeanFramer hands its display over in registers; any other
+		// batch through the Sample it fills.
+		var smp technique.Lean
+		if f := m.framers[k]; f != nil {
+			smp = f.FrameLean(times[m.base[k]])
+		} else {
+			out := m.out[:1]
+			b.Frame(times[m.base[k]])
+			b.Fill(0, out)
+			smp = technique.LeanOf(&out[0])
+		}
+		m.measureOne(k, smp, &pos, snapSq, &m.lagDisp[k*size+slot])
 	}
 	m.frames++
 	// accumulateLag's test of the stride, here: most frames take no sample.
@@ -363,14 +371,15 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 // is its display, tr the truth, snapSq the squared snap step, and lag its
 // slot in the added-latency history. It keeps the previous display in
 // shown[0] alone, as no smoothness needs the one before.
-func (m *Sim) measureOne(k int, smp *technique.Sample, tr *geom.Vec3, snapSq float64, lag *geom.Vec3) {
+func (m *Sim) measureOne(k int, smp technique.Lean, tr *geom.Vec3, snapSq float64, lag *geom.Vec3) {
 	a := &m.accs[k]
-	if smp.Mode == technique.Empty {
+	if smp.Flags.Mode() == technique.Empty {
 		m.valid[k] = 0
 		*lag = geom.Vec3{math.NaN()}
 		return
 	}
-	px, py, pz := smp.Pos[0], smp.Pos[1], smp.Pos[2]
+	px, py, pz := smp.X, smp.Y, smp.Z
+	mode := smp.Flags.Mode()
 	dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
 	errSq := sq3(dx, dy, dz)
 	if !(errSq <= divergedSq) { // beyond DivergedDistance, or not a number
@@ -383,16 +392,17 @@ func (m *Sim) measureOne(k int, smp *technique.Sample, tr *geom.Vec3, snapSq flo
 		a.errMaxSq = errSq
 	}
 	a.hist[histBin(errSq)]++
-	if smp.Mode == technique.Extrapolate {
+	if mode == technique.Extrapolate {
 		a.extrapolated++
 	}
-	if isIdleHold(smp) {
+	held, past := mode == technique.Freeze || mode == technique.Hold, smp.Flags&technique.LeanPast != 0
+	if smp.Flags&technique.LeanIdle != 0 && (held || past) { // isIdleHold
 		a.idle++
 	} else {
-		if smp.Mode == technique.Freeze || smp.Mode == technique.Hold {
+		if held {
 			a.frozen++
 		}
-		if smp.Time > smp.Newest {
+		if past {
 			a.underrun++
 			m.under[k] = true
 		}

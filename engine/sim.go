@@ -27,11 +27,12 @@ type Sim struct {
 	movers  []motion.Mover
 	link    *netsim.Link
 	clock   *netsim.ClientClock
-	batches []technique.Batch    // technique k for every entity
-	base    []technique.TimeBase // the clock technique k reads
-	snaps   []technique.Snapshot // one packet's snapshots, by entity
-	out     []technique.Sample   // one chunk of a technique's frame, by entity
-	rec     FrameRecord          // the frame being rendered, for the timeline
+	batches []technique.Batch      // technique k for every entity
+	framers []technique.LeanFramer // batch k as a LeanFramer, or nil: frameLean's way to it
+	base    []technique.TimeBase   // the clock technique k reads
+	snaps   []technique.Snapshot   // one packet's snapshots, by entity
+	out     []technique.Sample     // one chunk of a technique's frame, by entity
+	rec     FrameRecord            // the frame being rendered, for the timeline
 	transit netsim.StreamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
@@ -267,6 +268,10 @@ func (m *Sim) Restart() {
 		default:
 			m.live[k] = livePerEntity
 		}
+	}
+	m.framers = make([]technique.LeanFramer, nt)
+	for k, b := range m.batches {
+		m.framers[k], _ = b.(technique.LeanFramer)
 	}
 	m.skipRotations()
 	m.noSnapRot = m.lean

@@ -73,3 +73,53 @@ func (o *One) Sample(now float64) Sample {
 	o.Batch.Fill(0, o.out[:])
 	return o.out[0]
 }
+
+// Lean is the part of a Sample that a runner of one entity which only
+// measures reads: the position, and in Flags the mode, the idle flag and
+// whether the render time is past the newest snapshot's (Time > Newest).
+// Four scalar fields: Go keeps a struct of at most four in registers, so a
+// Lean passes from call to call without a trip through memory.
+type Lean struct {
+	X, Y, Z float64 // Sample.Pos, m
+	Flags   LeanFlags
+}
+
+// LeanFlags holds a Sample's Mode in its low three bits, and LeanIdle
+// and LeanPast.
+type LeanFlags uint8
+
+const (
+	LeanIdle LeanFlags = 1 << 3 // Sample.Idle
+	LeanPast LeanFlags = 1 << 4 // Sample.Time > Sample.Newest
+)
+
+// Mode is the Sample's Mode.
+func (f LeanFlags) Mode() Mode { return Mode(f & 7) }
+
+// LeanFlagsOf returns the flags of a Sample of mode m, idle flag idle,
+// time and newest snapshot time newest (s).
+func LeanFlagsOf(m Mode, idle bool, time, newest float64) LeanFlags {
+	f := LeanFlags(m)
+	if idle {
+		f |= LeanIdle
+	}
+	if time > newest {
+		f |= LeanPast
+	}
+	return f
+}
+
+// LeanOf returns the Lean part of smp.
+func LeanOf(smp *Sample) Lean {
+	return Lean{X: smp.Pos[0], Y: smp.Pos[1], Z: smp.Pos[2], Flags: LeanFlagsOf(smp.Mode, smp.Idle, smp.Time, smp.Newest)}
+}
+
+// LeanFramer is a Batch that can frame one entity in one call: FrameLean(now)
+// leaves the batch as Frame(now) then Fill(0, out) with an out of one
+// would for its later frames, and returns LeanOf(&out[0]), without writing
+// the Sample's other fields anywhere. A population's runner, whose every
+// entity is alone in its run, spent most of its frame in those two calls
+// and the Sample they pass through memory.
+type LeanFramer interface {
+	FrameLean(now float64) Lean
+}

@@ -307,30 +307,11 @@ func (b *bufBatch) makeRoom() {
 // any), Depth the number of snapshots held newer than the render time and
 // Delay the delay in use.
 func (b *bufBatch) Frame(now float64) {
-	s := b.s
-	target := s.Delay
-	if s.Adaptive || !(target > 0) {
-		target = adaptiveDelay(s, &b.jitter)
-	}
-	if b.end == b.first {
+	rt, target, held := b.render(now)
+	if !held {
 		b.kind = bufEmpty
 		b.setCommon(technique.Empty, now-target, 0, 0, target)
 		return
-	}
-	rt := now - target
-	if !b.sampled {
-		b.sampled, b.dly = true, target
-	} else {
-		b.dly = geom.SlewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
-		rt = now - b.dly
-		if rt < b.rt {
-			rt = b.rt
-		}
-	}
-	b.lastNow, b.rt = now, rt
-
-	for b.next < b.end && b.ring[b.next&b.mask] <= rt {
-		b.next++
 	}
 	newest := (b.end - 1) & b.mask
 	b.setCommon(technique.Interpolate, rt, b.ring[newest], b.end-b.next, b.dly)
@@ -341,15 +322,111 @@ func (b *bufBatch) Frame(now float64) {
 	case b.next == b.first: // before the oldest held: show it
 		b.kind, b.o0 = bufHold, (b.first&b.mask)*b.n
 	default: // at or past the newest: underrun
-		b.kind, b.o0, b.ahead = bufHold, newest*b.n, rt-b.ring[newest]
-		if b.ahead != 0 {
-			b.kind, b.common.Mode = bufExtrapolate, technique.Extrapolate
-			if c := s.ExtrapolateCap; !(b.ahead <= c) {
-				b.ahead, b.common.Mode = max(c, 0), technique.Freeze
-			}
+		b.kind, b.o0, b.ahead = bufHold, newest*b.n, 0
+		if ahead := rt - b.ring[newest]; ahead != 0 {
+			b.kind = bufExtrapolate
+			b.ahead, b.common.Mode = b.reach(ahead)
 		}
 	}
 }
+
+// render moves the render clock to now, as Frame does, and returns the
+// delay's target; with a snapshot held (held) also the render time, with
+// next moved on to the first snapshot newer than it.
+func (b *bufBatch) render(now float64) (rt, target float64, held bool) {
+	s := b.s
+	target = s.Delay
+	if s.Adaptive || !(target > 0) {
+		target = adaptiveDelay(s, &b.jitter)
+	}
+	if b.end == b.first {
+		return 0, target, false
+	}
+	rt = now - target
+	if !b.sampled {
+		b.sampled, b.dly = true, target
+	} else {
+		b.dly = geom.SlewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
+		rt = now - b.dly
+		if rt < b.rt {
+			rt = b.rt
+		}
+	}
+	b.lastNow, b.rt = now, rt
+	for b.next < b.end && b.ring[b.next&b.mask] <= rt {
+		b.next++
+	}
+	return rt, target, true
+}
+
+// reach returns how far past the newest snapshot a render time ahead
+// seconds past it (not 0) is dead-reckoned, and its mode: as far, up to
+// extrapolateCap; frozen at the cap beyond it.
+func (b *bufBatch) reach(ahead float64) (float64, technique.Mode) {
+	if c := b.s.ExtrapolateCap; !(ahead <= c) {
+		return max(c, 0), technique.Freeze
+	}
+	return ahead, technique.Extrapolate
+}
+
+// FrameLean is Frame(now) and Fill(0, out) for a batch of one entity, the
+// display returned in registers (see technique.LeanFramer): a population
+// entity's every frame. The batch keeps what later frames read (the
+// render clock, the delay, the segment); what only Fill reads (kind,
+// common and the rest) is left as it was, so a Fill needs a Frame first.
+// Only a batch of one whose rotations nobody reads takes the lean way;
+// any other does Frame and Fill.
+func (b *bufBatch) FrameLean(now float64) technique.Lean {
+	if b.n != 1 || !b.noRot {
+		var out [1]technique.Sample
+		b.Frame(now)
+		b.Fill(0, out[:])
+		return technique.LeanOf(&out[0])
+	}
+	rt, target, held := b.render(now)
+	if !held {
+		return technique.Lean{Flags: technique.LeanFlagsOf(technique.Empty, false, now-target, 0)}
+	}
+	newest := (b.end - 1) & b.mask
+	var l technique.Lean
+	mode := technique.Interpolate
+	switch {
+	case b.next < b.end && b.next > b.first: // bracketed: interpolate, as segment and fillInterpolate
+		i0, i1 := (b.next-1)&b.mask, b.next&b.mask
+		t0, t1 := b.ring[i0], b.ring[i1]
+		if b.t0 != t0 || b.t1 != t1 || b.inv == 0 {
+			b.t0, b.t1, b.inv = t0, t1, 1/(t1-t0)
+			b.slerpOK, b.eulerOK = false, false
+		}
+		a := (rt - t0) * b.inv
+		p0, p1 := &b.pos[i0], &b.pos[i1]
+		if b.hermite {
+			h01, h10, h11 := geom.HermiteBasis(a, t1-t0)
+			v0, v1 := &b.vel[i0], &b.vel[i1]
+			l.X = geom.Hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
+			l.Y = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
+			l.Z = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
+		} else {
+			l.X, l.Y, l.Z = lerp(p0[0], p1[0], a), lerp(p0[1], p1[1], a), lerp(p0[2], p1[2], a)
+		}
+	case b.next == b.first: // before the oldest held: show it
+		p := &b.pos[b.first&b.mask]
+		l.X, l.Y, l.Z = p[0], p[1], p[2]
+	default: // at or past the newest: underrun
+		p := &b.pos[newest]
+		if ahead := rt - b.ring[newest]; ahead == 0 {
+			l.X, l.Y, l.Z = p[0], p[1], p[2]
+		} else {
+			ahead, mode = b.reach(ahead)
+			l.X, l.Y, l.Z = b.reckon(p, &b.vel[newest], ahead, max(b.env.MaxSpeed, 0))
+		}
+	}
+	l.Flags = technique.LeanFlagsOf(mode, false, rt, b.ring[newest])
+	return l
+}
+
+// lerp returns x0 + (x1 − x0)·a, the product rounded on its own.
+func lerp(x0, x1, a float64) float64 { return x0 + float64((x1-x0)*a) }
 
 // What a frame shows, in bufBatch.kind.
 const (
@@ -442,9 +519,7 @@ func (b *bufBatch) fillInterpolate(lo int, out []technique.Sample) {
 			py = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
 			pz = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
 		} else {
-			px = p0[0] + float64((p1[0]-p0[0])*a)
-			py = p0[1] + float64((p1[1]-p0[1])*a)
-			pz = p0[2] + float64((p1[2]-p0[2])*a)
+			px, py, pz = lerp(p0[0], p1[0], a), lerp(p0[1], p1[1], a), lerp(p0[2], p1[2], a)
 		}
 		if noRot {
 			qw = 1
@@ -485,21 +560,27 @@ func (b *bufBatch) put(o *technique.Sample, px, py, pz, qx, qy, qz, qw float64) 
 // the speed clamped to env.MaxSpeed when s.SpeedClamp. Rotation holds the
 // newest snapshot's, as snapshots carry no angular velocity.
 func (b *bufBatch) fillExtrapolate(lo int, out []technique.Sample) {
-	s, ahead, o := b.s, b.ahead, b.o0+lo
+	ahead, o := b.ahead, b.o0+lo
 	top := max(b.env.MaxSpeed, 0)
 	for e := range out {
-		p, v := &b.pos[o+e], &b.vel[o+e]
-		vx, vy, vz := v[0], v[1], v[2]
-		if s.SpeedClamp {
-			sq := float64(vx*vx) + float64(vy*vy) + float64(vz*vz)
-			if sq > float64(top*top) {
-				k := top / math.Sqrt(sq)
-				vx, vy, vz = vx*k, vy*k, vz*k
-			}
-		}
+		px, py, pz := b.reckon(&b.pos[o+e], &b.vel[o+e], ahead, top)
 		q := &b.rot[o+e]
-		b.put(&out[e], p[0]+float64(vx*ahead), p[1]+float64(vy*ahead), p[2]+float64(vz*ahead), q[0], q[1], q[2], q[3])
+		b.put(&out[e], px, py, pz, q[0], q[1], q[2], q[3])
 	}
+}
+
+// reckon returns position p dead-reckoned ahead seconds at velocity v,
+// its speed clamped to top when s.SpeedClamp.
+func (b *bufBatch) reckon(p, v *geom.Vec3, ahead, top float64) (x, y, z float64) {
+	vx, vy, vz := v[0], v[1], v[2]
+	if b.s.SpeedClamp {
+		sq := float64(vx*vx) + float64(vy*vy) + float64(vz*vz)
+		if sq > float64(top*top) {
+			k := top / math.Sqrt(sq)
+			vx, vy, vz = vx*k, vy*k, vz*k
+		}
+	}
+	return p[0] + float64(vx*ahead), p[1] + float64(vy*ahead), p[2] + float64(vz*ahead)
 }
 
 // bufTech is the buffer as a per-entity Technique: a bufBatch of one.
