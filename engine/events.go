@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // arrival is a packet copy in flight: it reaches the client at t and carries
 // the state of the server tick at tick.
 type arrival struct {
@@ -17,6 +19,14 @@ func (h arrivalHeap) less(i, j int) bool {
 		return h[i].t < h[j].t
 	}
 	return h[i].seq < h[j].seq
+}
+
+// next returns the time of the earliest arrival in flight, +Inf if none.
+func (h arrivalHeap) next() float64 {
+	if len(h) == 0 {
+		return math.Inf(1)
+	}
+	return h[0].t
 }
 
 func (h *arrivalHeap) push(a arrival) {

@@ -331,12 +331,15 @@ func distSq(a, b geom.Vec3) float64 { return sq3(a[0]-b[0], a[1]-b[1], a[2]-b[2]
 // come out as in WebAssembly, which never fuses.
 func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64(z*z) }
 
-// frameLean is the rest of frame for a lean Sim of one entity (each of a
-// population's): its truth, every technique's frame and their metrics,
-// without the chunk loop, the poses, the live delay, the timeline and the
-// smoothness that nothing reads there. Every figure it keeps comes out to
-// the bit as frame's.
-func (m *Sim) frameLean(t, now, streamNow, local float64) {
+// frameLean is frame for a lean Sim of one entity (each of a
+// population's), at true server time t: its truth, every technique's frame
+// and their metrics, without the chunk loop, the poses, the live delay, the
+// timeline and the smoothness that nothing reads there. Every figure it
+// keeps comes out to the bit as frame's (measure's, written out here for
+// one entity: a call per technique and frame, with every sum reloaded
+// after it, was a tenth of a population's time).
+func (m *Sim) frameLean(t float64) {
+	now, streamNow, local := m.frameClock(t)
 	pos := m.movers[0].Pos(t)
 	slot, size := m.lagSlot, m.lag.size()
 	if m.lagSlot++; m.lagSlot == size {
@@ -358,69 +361,65 @@ func (m *Sim) frameLean(t, now, streamNow, local float64) {
 			b.Fill(0, out)
 			smp = technique.LeanOf(&out[0])
 		}
-		m.measureOne(k, smp, &pos, snapSq, &m.lagDisp[k*size+slot])
+		// measure for entity 0 of technique k, which keeps the previous
+		// display in shown[0] alone, as no smoothness needs the one
+		// before.
+		lag := &m.lagDisp[k*size+slot]
+		mode := smp.Flags.Mode()
+		if mode == technique.Empty {
+			m.valid[k] = 0
+			*lag = geom.Vec3{math.NaN()}
+			continue
+		}
+		a := &m.accs[k]
+		px, py, pz := smp.X, smp.Y, smp.Z
+		dx, dy, dz := px-pos[0], py-pos[1], pz-pos[2]
+		errSq := sq3(dx, dy, dz)
+		if !(errSq <= divergedSq) { // beyond DivergedDistance, or not a number
+			px, py, pz = diverged(&pos, dx, dy, dz)
+			errSq = divergedSq
+		}
+		a.frames++
+		a.errSq += errSq
+		if errSq > a.errMaxSq {
+			a.errMaxSq = errSq
+		}
+		a.hist[histBin(errSq)]++
+		if mode == technique.Extrapolate {
+			a.extrapolated++
+		}
+		held, past := mode == technique.Freeze || mode == technique.Hold, smp.Flags&technique.LeanPast != 0
+		if smp.Flags&technique.LeanIdle != 0 && (held || past) { // isIdleHold
+			a.idle++
+		} else {
+			if held {
+				a.frozen++
+			}
+			if past {
+				a.underrun++
+				m.under[k] = true
+			}
+		}
+		prev := &m.shown[0][k]
+		if m.valid[k] != 0 {
+			sx, sy, sz := px-prev[0], py-prev[1], pz-prev[2]
+			if step := sq3(sx, sy, sz); step > snapSq {
+				a.snaps++
+				if step > a.snapMaxSq {
+					a.snapMaxSq = step
+				}
+			}
+		}
+		// Element by element from registers: a vector copied whole goes
+		// through a temporary stored 8 bytes at a time and read back in
+		// 16-byte loads, which the processor cannot forward.
+		prev[0], prev[1], prev[2] = px, py, pz
+		lag[0], lag[1], lag[2] = px, py, pz
+		m.valid[k] = 1
 	}
 	m.frames++
 	// accumulateLag's test of the stride, here: most frames take no sample.
 	if ds, ok := m.lagSample(slot); ok {
 		m.accumulateLag1(slot, ds)
 	}
-}
-
-// measureOne is measure for technique k of a lean Sim of one entity: smp
-// is its display, tr the truth, snapSq the squared snap step, and lag its
-// slot in the added-latency history. It keeps the previous display in
-// shown[0] alone, as no smoothness needs the one before.
-func (m *Sim) measureOne(k int, smp technique.Lean, tr *geom.Vec3, snapSq float64, lag *geom.Vec3) {
-	a := &m.accs[k]
-	if smp.Flags.Mode() == technique.Empty {
-		m.valid[k] = 0
-		*lag = geom.Vec3{math.NaN()}
-		return
-	}
-	px, py, pz := smp.X, smp.Y, smp.Z
-	mode := smp.Flags.Mode()
-	dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
-	errSq := sq3(dx, dy, dz)
-	if !(errSq <= divergedSq) { // beyond DivergedDistance, or not a number
-		px, py, pz = diverged(tr, dx, dy, dz)
-		errSq = divergedSq
-	}
-	a.frames++
-	a.errSq += errSq
-	if errSq > a.errMaxSq {
-		a.errMaxSq = errSq
-	}
-	a.hist[histBin(errSq)]++
-	if mode == technique.Extrapolate {
-		a.extrapolated++
-	}
-	held, past := mode == technique.Freeze || mode == technique.Hold, smp.Flags&technique.LeanPast != 0
-	if smp.Flags&technique.LeanIdle != 0 && (held || past) { // isIdleHold
-		a.idle++
-	} else {
-		if held {
-			a.frozen++
-		}
-		if past {
-			a.underrun++
-			m.under[k] = true
-		}
-	}
-	prev := &m.shown[0][k]
-	if m.valid[k] != 0 {
-		sx, sy, sz := px-prev[0], py-prev[1], pz-prev[2]
-		if step := sq3(sx, sy, sz); step > snapSq {
-			a.snaps++
-			if step > a.snapMaxSq {
-				a.snapMaxSq = step
-			}
-		}
-	}
-	// Element by element from registers: a vector copied whole goes
-	// through a temporary stored 8 bytes at a time and read back in
-	// 16-byte loads, which the processor cannot forward.
-	prev[0], prev[1], prev[2] = px, py, pz
-	lag[0], lag[1], lag[2] = px, py, pz
-	m.valid[k] = 1
 }

@@ -467,24 +467,29 @@ const timeEps = 1e-9
 func (m *Sim) advance(target float64) {
 	m.target = max(m.target, target)
 	limit := m.target + timeEps
-	// The next send and frame change only when one happens: each costs a
-	// division, worked out once rather than on every event.
-	ts, tf := m.nextSend(), m.nextFrame()
+	// A lean Sim of one entity (each of a population's) takes its frames
+	// by frameLean, straight from here.
+	lean := m.lean && m.n == 1 && m.rp == nil && m.series == nil
+	// The next send, arrival and frame change only when one happens: the
+	// send and the frame each cost a division, worked out once rather
+	// than on every event.
+	ts, ta, tf := m.nextSend(), m.arrivals.next(), m.nextFrame()
 	for {
-		ta := math.Inf(1)
-		if len(m.arrivals) > 0 {
-			ta = m.arrivals[0].t
-		}
 		switch {
 		case ts <= ta && ts <= tf && ts <= limit:
 			m.send(ts)
-			ts = m.nextSend()
+			ts, ta = m.nextSend(), m.arrivals.next()
 		case ta <= tf && ta <= limit:
 			m.arrive(m.arrivals.pop())
+			ta = m.arrivals.next()
 		case tf <= limit:
 			m.frameK++
 			next := m.nextFrame()
-			m.frame(tf, next > limit)
+			if lean {
+				m.frameLean(tf)
+			} else {
+				m.frame(tf, next > limit)
+			}
 			tf = next
 		default:
 			return
@@ -550,14 +555,23 @@ func (m *Sim) arrive(a arrival) {
 // samples every entity, the metrics take the frame in, and on the last frame
 // of a step the poses are written.
 func (m *Sim) frame(t float64, last bool) {
+	now, streamNow, local := m.frameClock(t)
+	m.frameAll(t, last, now, streamNow, local)
+}
+
+// frameClock starts the frame at true server time t for frame and
+// frameLean: the frame's period, the client's clocks read at t (its
+// estimate of server time, the stream time and its local time) and the
+// round the frame falls in, closing the one before when it ends.
+func (m *Sim) frameClock(t float64) (now, streamNow, local float64) {
 	m.dt = t - m.t
 	if m.frames == 0 {
 		m.dt = 1 / m.set.RenderRate
 	}
 	m.t = t
-	now, local := m.clock.Read(t)
+	now, local = m.clock.Read(t)
 	m.transit.Advance(now)
-	streamNow := now - m.transit.Lag
+	streamNow = now - m.transit.Lag
 
 	if x := t - float64(0.5*m.dt); !(x >= m.roundLo && x < m.roundHi && m.set.Round == m.roundOf) {
 		if r := int(x / m.set.Round); r != m.round {
@@ -566,11 +580,7 @@ func (m *Sim) frame(t float64, last bool) {
 		}
 		m.roundSpan()
 	}
-	if m.lean && m.n == 1 && m.rp == nil && m.series == nil {
-		m.frameLean(t, now, streamNow, local)
-		return
-	}
-	m.frameAll(t, last, now, streamNow, local)
+	return now, streamNow, local
 }
 
 // roundSpan works out the frame times that fall in the current round for
