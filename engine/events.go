@@ -10,60 +10,56 @@ type arrival struct {
 	seq  int
 }
 
-// arrivalHeap is a binary min-heap of arrivals by time, then by sequence, so
-// that equal arrival times are delivered in the order they were sent.
-type arrivalHeap []arrival
-
-func (h arrivalHeap) less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
-	}
-	return h[i].seq < h[j].seq
+// arrivalQueue holds the arrivals in flight in the order they are
+// delivered: by time, then by sequence, so that equal arrival times are
+// delivered in the order they were sent. A link has a few in flight (its
+// delay times the send rate), and jitter reorders only some of them, so an
+// arrival mostly goes in at the end after a comparison or two, and the
+// next one leaves from the front: cheaper than a binary heap's sifts, with
+// the same order.
+type arrivalQueue struct {
+	buf  []arrival // buf[head:] is in flight, in delivery order
+	head int
 }
+
+// before reports whether a is delivered before b.
+func (a *arrival) before(b *arrival) bool {
+	return a.t < b.t || a.t == b.t && a.seq < b.seq
+}
+
+// reset empties the queue, keeping its memory.
+func (q *arrivalQueue) reset() { q.buf, q.head = q.buf[:0], 0 }
 
 // next returns the time of the earliest arrival in flight, +Inf if none.
-func (h arrivalHeap) next() float64 {
-	if len(h) == 0 {
+func (q *arrivalQueue) next() float64 {
+	if q.head == len(q.buf) {
 		return math.Inf(1)
 	}
-	return h[0].t
+	return q.buf[q.head].t
 }
 
-func (h *arrivalHeap) push(a arrival) {
-	*h = append(*h, a)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
+// push puts a in flight.
+func (q *arrivalQueue) push(a arrival) {
+	if q.head > 0 && len(q.buf) == cap(q.buf) { // slide to the front rather than grow
+		q.buf = q.buf[:copy(q.buf, q.buf[q.head:])]
+		q.head = 0
 	}
+	q.buf = append(q.buf, a)
+	i := len(q.buf) - 1
+	for i > q.head && a.before(&q.buf[i-1]) {
+		q.buf[i] = q.buf[i-1]
+		i--
+	}
+	q.buf[i] = a
 }
 
-func (h *arrivalHeap) pop() arrival {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(s) && s.less(l, m) {
-			m = l
-		}
-		if r < len(s) && s.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
+// pop takes out the earliest arrival; the queue must not be empty.
+func (q *arrivalQueue) pop() arrival {
+	a := q.buf[q.head]
+	if q.head++; q.head == len(q.buf) {
+		q.reset()
 	}
-	*h = s
-	return top
+	return a
 }
 
 // recordRing keeps the last len(buf) records pushed and remembers how far a

@@ -45,7 +45,7 @@ type Sim struct {
 	t, dt               float64 // time of the latest frame, and the frame's period
 	inv4Dt, inv4        float64 // 1/dt⁴ for the frame period inv4Dt
 	frames              int
-	arrivals            arrivalHeap
+	arrivals            arrivalQueue
 	sendBuf             []float64
 
 	poses []float32
@@ -286,7 +286,7 @@ func (m *Sim) Restart() {
 	m.roundOf = math.NaN()
 	m.dt = 1 / s.RenderRate
 	m.inv4Dt = math.NaN()
-	m.arrivals = m.arrivals[:0]
+	m.arrivals.reset()
 	m.poses = make([]float32, (1+nt)*n*PoseStride)
 	m.accs = make([]acc, nt)
 	m.shown = [3][]geom.Vec3{make([]geom.Vec3, nt*n), make([]geom.Vec3, nt*n), make([]geom.Vec3, nt*n)}
