@@ -26,8 +26,8 @@ type State struct {
 // Mover is one entity's ground-truth motion: a pure function of (script,
 // entity, maxSpeed, seed, t), precomputed so that At is cheap enough to
 // evaluate for 10,000 entities every frame (and allocation-free). It keeps
-// the segment of its script it last evaluated, which changes none of its
-// results, but it is not safe for concurrent use.
+// the segment and the period of its script it last evaluated, which change
+// none of its results, but it is not safe for concurrent use.
 //
 // Each script is a closed path that repeats, so an entity never strays more
 // than 10 m from its start. Up to 10 m/s the scripts keep their timing and
@@ -65,18 +65,26 @@ type State struct {
 // linearly through the ramps), except in strafe (fixed, across the motion)
 // and stopgo (turning while standing).
 type Mover struct {
-	path   *motionPath
-	script string
-	seg    int // the segment of the path last evaluated: the next time is most often in it
-
+	// What a position reads first, together.
+	path *motionPath
+	seg  *motionSeg // the segment of the path last evaluated: the next time is most often in it
+	// The period last found, k = ⌊path time·invPeriod⌋ before the
+	// reduction, and period·k, the path time it starts at: the next time
+	// is most often in the same period, and two comparisons then stand
+	// for the Floor and the product (see pathTime).
+	cycle, cycleStart  float64
+	invK, phase        float64 // path time = t·invK + phase
 	ox, oy             float64 // start, m
 	m00, m01, m10, m11 float64 // heading rotation with the mirror image
-	yawH, yawSign      float64 // world yaw = yawH + yawSign·path yaw
 	dist, speed        float64 // path units to metres; to metres per second
-	invK, phase        float64 // path time = t·invK + phase
+	yawH, yawSign      float64 // world yaw = yawH + yawSign·path yaw
+	script             string
 
-	// jump: vertical motion, independent of the path's time scale.
+	// jump: vertical motion, independent of the path's time scale; air 0
+	// for the other scripts. jumpCycle and jumpStart are the jump period
+	// last found and its start, as cycle and cycleStart.
 	vz0, air, jumpPeriod, invJump, jumpPhase float64
+	jumpCycle, jumpStart                     float64
 }
 
 // Constants of the motion scripts.
@@ -122,7 +130,10 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 	}
 	tempo := motionMinTempo + float64((1-motionMinTempo)*draw(3))
 
-	m := Mover{path: &motionPaths[k], script: script, yawH: heading, yawSign: mirror}
+	path := &motionPaths[k]
+	// The periods found so far: none (NaN fails every comparison).
+	m := Mover{path: path, seg: &path.segs[0], cycle: math.NaN(), jumpCycle: math.NaN(),
+		script: script, yawH: heading, yawSign: mirror}
 	gx, gy := motionSpiral(entity)
 	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
 	sn, cs := geom.Sincos(heading)
@@ -176,7 +187,7 @@ func (m *Mover) pos(t float64) (x, y, z float64) {
 	// segments tile the period exactly, so the one that holds tau is the
 	// one the index would find (see finish).
 	tau := m.pathTime(t)
-	seg := &m.path.segs[m.seg]
+	seg := m.seg
 	if !(tau >= seg.t0 && tau < seg.end) {
 		seg = m.find(tau)
 	}
@@ -202,7 +213,15 @@ func (m *Mover) pos(t float64) (x, y, z float64) {
 func (m *Mover) pathTime(t float64) float64 {
 	p := m.path
 	tau := float64(t*m.invK) + m.phase
-	tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
+	// tau −= period·⌊tau·invPeriod⌋, with the Floor and the product
+	// those of the last time when the quotient is in the same period:
+	// the same numbers, as cycle is an integer. (Neither tau nor q is
+	// ever −0, whose Floor, −0, a kept +0 would not give: phase ≥ +0.)
+	if q := float64(tau * p.invPeriod); !(q >= m.cycle && q < m.cycle+1) {
+		m.cycle = math.Floor(q)
+		m.cycleStart = float64(p.period * m.cycle)
+	}
+	tau -= m.cycleStart
 	if tau < 0 { // the product above may round across a period boundary
 		tau += p.period
 	} else if tau >= p.period {
@@ -216,12 +235,11 @@ func (m *Mover) pathTime(t float64) float64 {
 // keeps it for the next time.
 func (m *Mover) find(tau float64) *motionSeg {
 	p := m.path
-	m.seg = p.index[p.bucket(tau)]
-	seg := &p.segs[m.seg]
+	seg := &p.segs[p.index[p.bucket(tau)]]
 	for tau >= seg.end {
-		m.seg = seg.next
-		seg = &p.segs[m.seg]
+		seg = &p.segs[seg.next]
 	}
+	m.seg = seg
 	return seg
 }
 
@@ -229,7 +247,12 @@ func (m *Mover) find(tau float64) *motionSeg {
 // script at time t: both 0 on the ground.
 func (m *Mover) jump(t float64) (z, vz float64) {
 	j := t + m.jumpPhase
-	j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
+	// j −= jumpPeriod·⌊j·invJump⌋, the period kept as in pathTime.
+	if q := float64(j * m.invJump); !(q >= m.jumpCycle && q < m.jumpCycle+1) {
+		m.jumpCycle = math.Floor(q)
+		m.jumpStart = float64(m.jumpPeriod * m.jumpCycle)
+	}
+	j -= m.jumpStart
 	// j < 0 only when the product rounded up across the start of a
 	// jump: then t is at the end of the previous period, on the ground.
 	if j >= 0 && j < m.air {
@@ -242,7 +265,7 @@ func (m *Mover) jump(t float64) (z, vz float64) {
 func (m *Mover) eval(t float64, st *State) {
 	// The segment and the position as in pos.
 	tau := m.pathTime(t)
-	seg := &m.path.segs[m.seg]
+	seg := m.seg
 	if !(tau >= seg.t0 && tau < seg.end) {
 		seg = m.find(tau)
 	}
