@@ -43,6 +43,7 @@ type Link struct {
 	loss    *geom.RNG  // one draw per packet: the loss decision or burst transition
 	delay   *geom.RNG  // two draws per packet: the packet's delay, its duplicate's
 	draws   delayDraws // the delay stream's draws for the next packets
+	dist    kindCache  // the kind of s.JitterDist
 	dup     *geom.RNG  // one draw per packet: whether it is duplicated
 	reorder *geom.RNG  // one draw per packet: whether it is sent ahead (netem reorder)
 	bad     bool       // Gilbert–Elliott state: inside a loss burst
@@ -94,6 +95,7 @@ func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 		loss:    geom.NewRNG(seed, linkStreamLoss),
 		delay:   geom.NewRNG(seed, linkStreamDelay),
 		draws:   newDelayDraws(1),
+		dist:    newKindCache(),
 		dup:     geom.NewRNG(seed, linkStreamDup),
 		reorder: geom.NewRNG(seed, linkStreamReorder),
 		game:    newNetSimulator(s, duration, seed),
@@ -182,7 +184,7 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	// worked out for the distribution in force, unless no delay will be
 	// drawn from them (a link that is ideal or a game's simulator, or
 	// jitter 0, the scenario's aside: those go the long way).
-	dist := jitterKindOf(s.JitterDist)
+	dist := l.dist.of(s.JitterDist)
 	kind := jitterUnknown
 	if !s.Ideal && l.game == nil && s.Jitter != 0 {
 		kind = dist

@@ -621,3 +621,17 @@ func TestSameString(t *testing.T) {
 		}
 	}
 }
+
+// TestKindCache: the kept kind of a distribution is jitterKindOf of the
+// name given, as names change, come back, or arrive as other strings with
+// the same bytes.
+func TestKindCache(t *testing.T) {
+	c := newKindCache()
+	names := []string{"", "lognormal", "pareto", "pareto", "lognormal", "uniform", "bogus", "", "normal",
+		strings.Clone("normal"), strings.Repeat("n", 1) + "ormal", "pareto"}
+	for _, name := range names {
+		if got, want := c.of(name), jitterKindOf(name); got != want {
+			t.Fatalf("of(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
