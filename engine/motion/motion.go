@@ -181,6 +181,14 @@ func (m *Mover) Pos(t float64) geom.Vec3 {
 	return geom.Vec3{x, y, z}
 }
 
+// PosVel stores At(t).Pos in *pos and At(t).Vel in *vel, the same bits,
+// without working out the facing: what a snapshot needs when nothing
+// reads its rotation. It writes the elements one by one, so that a
+// caller's copy of them is read as it was stored.
+func (m *Mover) PosVel(t float64, pos, vel *geom.Vec3) {
+	m.posVel(t, pos, vel)
+}
+
 // pos is Pos's work: the position at time t, in metres.
 func (m *Mover) pos(t float64) (x, y, z float64) {
 	// Successive times mostly fall in the segment of the last; the
@@ -263,13 +271,22 @@ func (m *Mover) jump(t float64) (z, vz float64) {
 
 // eval stores in *st the state at time t.
 func (m *Mover) eval(t float64, st *State) {
+	seg, s := m.posVel(t, &st.Pos, &st.Vel)
+	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
+	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
+	st.Yaw = yaw
+}
+
+// posVel stores the position and velocity at time t in *pos and *vel and
+// returns the segment that holds t and the time into it, for the facing.
+func (m *Mover) posVel(t float64, pos, vel *geom.Vec3) (seg *motionSeg, s float64) {
 	// The segment and the position as in pos.
 	tau := m.pathTime(t)
-	seg := m.seg
+	seg = m.seg
 	if !(tau >= seg.t0 && tau < seg.end) {
 		seg = m.find(tau)
 	}
-	s := tau - seg.t0
+	s = tau - seg.t0
 	var px, py, vx, vy float64
 	if seg.arc {
 		px, py, vx, vy = seg.eval(s)
@@ -279,16 +296,15 @@ func (m *Mover) eval(t float64, st *State) {
 		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
 		vx, vy = seg.vx+float64(seg.ax*s), seg.vy+float64(seg.ay*s)
 	}
-	st.Pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
-	st.Pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
-	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
-	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
-	st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
-	st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
-	st.Yaw = yaw
+	pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
+	pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
+	vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
+	vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
+	pos[2], vel[2] = 0, 0
 	if m.air > 0 {
-		st.Pos[2], st.Vel[2] = m.jump(t)
+		pos[2], vel[2] = m.jump(t)
 	}
+	return seg, s
 }
 
 // motionSpiral returns the cell of entity i on a square spiral around the

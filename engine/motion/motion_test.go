@@ -622,3 +622,23 @@ func TestMoverPeriodKept(t *testing.T) {
 		}
 	}
 }
+
+// TestMoverPosVel: PosVel stores At's position and velocity, the same
+// bits, over whatever its destination held, after any earlier times.
+func TestMoverPosVel(t *testing.T) {
+	for _, script := range Names {
+		for e := range 6 {
+			kept := NewMover(script, e, 1+float64(e)*1.9, 3)
+			for f := range 900 {
+				tt := float64(f)/60 - float64(f%3)*0.07
+				fresh := NewMover(script, e, 1+float64(e)*1.9, 3)
+				want := fresh.At(tt)
+				pos, vel := geom.Vec3{math.NaN(), 1, 2}, geom.Vec3{3, math.Inf(1), 5}
+				kept.PosVel(tt, &pos, &vel)
+				if pos != want.Pos || vel != want.Vel {
+					t.Fatalf("%s entity %d: PosVel(%v) = %v, %v, want %v, %v", script, e, tt, pos, vel, want.Pos, want.Vel)
+				}
+			}
+		}
+	}
+}
