@@ -166,7 +166,7 @@ func (m *Mover) Script() string { return m.script }
 // At returns the entity's state at time t, in seconds.
 func (m *Mover) At(t float64) State {
 	var st State
-	m.eval(t, &st)
+	m.eval(t, &st.Pos, &st.Vel, &st.Yaw)
 	return st
 }
 
@@ -186,7 +186,7 @@ func (m *Mover) Pos(t float64) geom.Vec3 {
 // reads its rotation. It writes the elements one by one, so that a
 // caller's copy of them is read as it was stored.
 func (m *Mover) PosVel(t float64, pos, vel *geom.Vec3) {
-	m.posVel(t, pos, vel)
+	m.eval(t, pos, vel, nil)
 }
 
 // pos is Pos's work: the position at time t, in metres.
@@ -269,24 +269,15 @@ func (m *Mover) jump(t float64) (z, vz float64) {
 	return 0, 0
 }
 
-// eval stores in *st the state at time t.
-func (m *Mover) eval(t float64, st *State) {
-	seg, s := m.posVel(t, &st.Pos, &st.Vel)
-	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
-	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
-	st.Yaw = yaw
-}
-
-// posVel stores the position and velocity at time t in *pos and *vel and
-// returns the segment that holds t and the time into it, for the facing.
-func (m *Mover) posVel(t float64, pos, vel *geom.Vec3) (seg *motionSeg, s float64) {
+// eval stores in *pos, *vel and, unless yaw is nil, *yaw the state at time t.
+func (m *Mover) eval(t float64, pos, vel *geom.Vec3, yaw *float64) {
 	// The segment and the position as in pos.
 	tau := m.pathTime(t)
-	seg = m.seg
+	seg := m.seg
 	if !(tau >= seg.t0 && tau < seg.end) {
 		seg = m.find(tau)
 	}
-	s = tau - seg.t0
+	s := tau - seg.t0
 	var px, py, vx, vy float64
 	if seg.arc {
 		px, py, vx, vy = seg.eval(s)
@@ -304,7 +295,10 @@ func (m *Mover) posVel(t float64, pos, vel *geom.Vec3) (seg *motionSeg, s float6
 	if m.air > 0 {
 		pos[2], vel[2] = m.jump(t)
 	}
-	return seg, s
+	if yaw != nil {
+		y := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
+		*yaw = y - float64(2*math.Pi*math.Ceil(float64((y-math.Pi)*(0.5/math.Pi))))
+	}
 }
 
 // motionSpiral returns the cell of entity i on a square spiral around the
