@@ -250,8 +250,10 @@ func Sincos(x float64) (sin, cos float64) {
 		x = -x
 		sinSign = true
 	}
-	j := uint64(x * (4 / math.Pi)) // octant
-	y := float64(j)
+	// The octant, through int64: x < 2^29 fits, and the conversions
+	// to and from uint64 would each test the sign first.
+	j := uint64(int64(x * (4 / math.Pi)))
+	y := float64(int64(j))
 	if j&1 == 1 { // map zeros to the origin
 		j++
 		y++

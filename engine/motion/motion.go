@@ -26,8 +26,8 @@ type State struct {
 // Mover is one entity's ground-truth motion: a pure function of (script,
 // entity, maxSpeed, seed, t), precomputed so that At is cheap enough to
 // evaluate for 10,000 entities every frame (and allocation-free). It keeps
-// the segment of its script it last evaluated, which changes none of its
-// results, but it is not safe for concurrent use.
+// the segment and the period of its script it last evaluated, which change
+// none of its results, but it is not safe for concurrent use.
 //
 // Each script is a closed path that repeats, so an entity never strays more
 // than 10 m from its start. Up to 10 m/s the scripts keep their timing and
@@ -65,18 +65,26 @@ type State struct {
 // linearly through the ramps), except in strafe (fixed, across the motion)
 // and stopgo (turning while standing).
 type Mover struct {
-	path   *motionPath
-	script string
-	seg    int // the segment of the path last evaluated: the next time is most often in it
-
+	// What a position reads first, together.
+	path *motionPath
+	seg  *motionSeg // the segment of the path last evaluated: the next time is most often in it
+	// The period last found, k = ⌊path time·invPeriod⌋ before the
+	// reduction, and period·k, the path time it starts at: the next time
+	// is most often in the same period, and two comparisons then stand
+	// for the Floor and the product (see pathTime).
+	cycle, cycleStart  float64
+	invK, phase        float64 // path time = t·invK + phase
 	ox, oy             float64 // start, m
 	m00, m01, m10, m11 float64 // heading rotation with the mirror image
-	yawH, yawSign      float64 // world yaw = yawH + yawSign·path yaw
 	dist, speed        float64 // path units to metres; to metres per second
-	invK, phase        float64 // path time = t·invK + phase
+	yawH, yawSign      float64 // world yaw = yawH + yawSign·path yaw
+	script             string
 
-	// jump: vertical motion, independent of the path's time scale.
+	// jump: vertical motion, independent of the path's time scale; air 0
+	// for the other scripts. jumpCycle and jumpStart are the jump period
+	// last found and its start, as cycle and cycleStart.
 	vz0, air, jumpPeriod, invJump, jumpPhase float64
+	jumpCycle, jumpStart                     float64
 }
 
 // Constants of the motion scripts.
@@ -122,7 +130,10 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 	}
 	tempo := motionMinTempo + float64((1-motionMinTempo)*draw(3))
 
-	m := Mover{path: &motionPaths[k], script: script, yawH: heading, yawSign: mirror}
+	path := &motionPaths[k]
+	// The periods found so far: none (NaN fails every comparison).
+	m := Mover{path: path, seg: &path.segs[0], cycle: math.NaN(), jumpCycle: math.NaN(),
+		script: script, yawH: heading, yawSign: mirror}
 	gx, gy := motionSpiral(entity)
 	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
 	sn, cs := geom.Sincos(heading)
@@ -155,7 +166,7 @@ func (m *Mover) Script() string { return m.script }
 // At returns the entity's state at time t, in seconds.
 func (m *Mover) At(t float64) State {
 	var st State
-	m.eval(t, &st)
+	m.eval(t, &st.Pos, &st.Vel, &st.Yaw)
 	return st
 }
 
@@ -170,13 +181,21 @@ func (m *Mover) Pos(t float64) geom.Vec3 {
 	return geom.Vec3{x, y, z}
 }
 
+// PosVel stores At(t).Pos in *pos and At(t).Vel in *vel, the same bits,
+// without working out the facing: what a snapshot needs when nothing
+// reads its rotation. It writes the elements one by one, so that a
+// caller's copy of them is read as it was stored.
+func (m *Mover) PosVel(t float64, pos, vel *geom.Vec3) {
+	m.eval(t, pos, vel, nil)
+}
+
 // pos is Pos's work: the position at time t, in metres.
 func (m *Mover) pos(t float64) (x, y, z float64) {
 	// Successive times mostly fall in the segment of the last; the
 	// segments tile the period exactly, so the one that holds tau is the
 	// one the index would find (see finish).
 	tau := m.pathTime(t)
-	seg := &m.path.segs[m.seg]
+	seg := m.seg
 	if !(tau >= seg.t0 && tau < seg.end) {
 		seg = m.find(tau)
 	}
@@ -202,7 +221,15 @@ func (m *Mover) pos(t float64) (x, y, z float64) {
 func (m *Mover) pathTime(t float64) float64 {
 	p := m.path
 	tau := float64(t*m.invK) + m.phase
-	tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
+	// tau −= period·⌊tau·invPeriod⌋, with the Floor and the product
+	// those of the last time when the quotient is in the same period:
+	// the same numbers, as cycle is an integer. (Neither tau nor q is
+	// ever −0, whose Floor, −0, a kept +0 would not give: phase ≥ +0.)
+	if q := float64(tau * p.invPeriod); !(q >= m.cycle && q < m.cycle+1) {
+		m.cycle = math.Floor(q)
+		m.cycleStart = float64(p.period * m.cycle)
+	}
+	tau -= m.cycleStart
 	if tau < 0 { // the product above may round across a period boundary
 		tau += p.period
 	} else if tau >= p.period {
@@ -216,12 +243,11 @@ func (m *Mover) pathTime(t float64) float64 {
 // keeps it for the next time.
 func (m *Mover) find(tau float64) *motionSeg {
 	p := m.path
-	m.seg = p.index[p.bucket(tau)]
-	seg := &p.segs[m.seg]
+	seg := &p.segs[p.index[p.bucket(tau)]]
 	for tau >= seg.end {
-		m.seg = seg.next
-		seg = &p.segs[m.seg]
+		seg = &p.segs[seg.next]
 	}
+	m.seg = seg
 	return seg
 }
 
@@ -229,7 +255,12 @@ func (m *Mover) find(tau float64) *motionSeg {
 // script at time t: both 0 on the ground.
 func (m *Mover) jump(t float64) (z, vz float64) {
 	j := t + m.jumpPhase
-	j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
+	// j −= jumpPeriod·⌊j·invJump⌋, the period kept as in pathTime.
+	if q := float64(j * m.invJump); !(q >= m.jumpCycle && q < m.jumpCycle+1) {
+		m.jumpCycle = math.Floor(q)
+		m.jumpStart = float64(m.jumpPeriod * m.jumpCycle)
+	}
+	j -= m.jumpStart
 	// j < 0 only when the product rounded up across the start of a
 	// jump: then t is at the end of the previous period, on the ground.
 	if j >= 0 && j < m.air {
@@ -238,11 +269,11 @@ func (m *Mover) jump(t float64) (z, vz float64) {
 	return 0, 0
 }
 
-// eval stores in *st the state at time t.
-func (m *Mover) eval(t float64, st *State) {
+// eval stores in *pos, *vel and, unless yaw is nil, *yaw the state at time t.
+func (m *Mover) eval(t float64, pos, vel *geom.Vec3, yaw *float64) {
 	// The segment and the position as in pos.
 	tau := m.pathTime(t)
-	seg := &m.path.segs[m.seg]
+	seg := m.seg
 	if !(tau >= seg.t0 && tau < seg.end) {
 		seg = m.find(tau)
 	}
@@ -256,15 +287,17 @@ func (m *Mover) eval(t float64, st *State) {
 		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
 		vx, vy = seg.vx+float64(seg.ax*s), seg.vy+float64(seg.ay*s)
 	}
-	st.Pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
-	st.Pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
-	yaw := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
-	yaw -= float64(2 * math.Pi * math.Ceil(float64((yaw-math.Pi)*(0.5/math.Pi))))
-	st.Vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
-	st.Vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
-	st.Yaw = yaw
+	pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
+	pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
+	vel[0] = m.speed * (float64(m.m00*vx) + float64(m.m01*vy))
+	vel[1] = m.speed * (float64(m.m10*vx) + float64(m.m11*vy))
+	pos[2], vel[2] = 0, 0
 	if m.air > 0 {
-		st.Pos[2], st.Vel[2] = m.jump(t)
+		pos[2], vel[2] = m.jump(t)
+	}
+	if yaw != nil {
+		y := m.yawH + float64(m.yawSign*(seg.yaw0+float64(seg.yawRate*s)))
+		*yaw = y - float64(2*math.Pi*math.Ceil(float64((y-math.Pi)*(0.5/math.Pi))))
 	}
 }
 

@@ -563,3 +563,82 @@ func TestMoverPosIsAtsPos(t *testing.T) {
 		}
 	}
 }
+
+// TestMoverPeriodKept: the path time and the jump a Mover works out from
+// the period it last found are the bits of the direct formulas, a Floor and
+// a product on every call, for times forward, back, and either side of
+// the ends of the periods.
+func TestMoverPeriodKept(t *testing.T) {
+	directTau := func(m *Mover, t float64) float64 {
+		p := m.path
+		tau := float64(t*m.invK) + m.phase
+		tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
+		if tau < 0 {
+			tau += p.period
+		} else if tau >= p.period {
+			tau -= p.period
+		}
+		return tau
+	}
+	directJump := func(m *Mover, t float64) (z, vz float64) {
+		j := t + m.jumpPhase
+		j -= float64(m.jumpPeriod * math.Floor(float64(j*m.invJump)))
+		if j >= 0 && j < m.air {
+			return float64(j * (m.vz0 - float64(0.5*motionGravity*j))), m.vz0 - float64(motionGravity*j)
+		}
+		return 0, 0
+	}
+	for _, script := range Scripts {
+		for e := range 8 {
+			m := NewMover(script, e, 0.5+float64(e)*1.7, 7)
+			var times []float64
+			for f := range 1500 {
+				tf := float64(f) / 60
+				times = append(times, tf, tf-0.19)
+			}
+			// The ends of the first periods, of the path and of the
+			// jumps, in real time, and their neighbours.
+			for k := range 6 {
+				ends := []float64{(float64(k)*m.path.period - m.phase) / m.invK}
+				if m.air > 0 {
+					ends = append(ends, float64(k)*m.jumpPeriod-m.jumpPhase)
+				}
+				for _, tb := range ends {
+					times = append(times, tb, math.Nextafter(tb, -100), math.Nextafter(tb, 100))
+				}
+			}
+			for _, tt := range times {
+				if got, want := m.pathTime(tt), directTau(&m, tt); got != want {
+					t.Fatalf("%s entity %d: pathTime(%v) = %v, want %v", script, e, tt, got, want)
+				}
+				if m.air == 0 {
+					continue
+				}
+				z, vz := m.jump(tt)
+				if wz, wvz := directJump(&m, tt); z != wz || vz != wvz {
+					t.Fatalf("%s entity %d: jump(%v) = %v, %v, want %v, %v", script, e, tt, z, vz, wz, wvz)
+				}
+			}
+		}
+	}
+}
+
+// TestMoverPosVel: PosVel stores At's position and velocity, the same
+// bits, over whatever its destination held, after any earlier times.
+func TestMoverPosVel(t *testing.T) {
+	for _, script := range Names {
+		for e := range 6 {
+			kept := NewMover(script, e, 1+float64(e)*1.9, 3)
+			for f := range 900 {
+				tt := float64(f)/60 - float64(f%3)*0.07
+				fresh := NewMover(script, e, 1+float64(e)*1.9, 3)
+				want := fresh.At(tt)
+				pos, vel := geom.Vec3{math.NaN(), 1, 2}, geom.Vec3{3, math.Inf(1), 5}
+				kept.PosVel(tt, &pos, &vel)
+				if pos != want.Pos || vel != want.Vel {
+					t.Fatalf("%s entity %d: PosVel(%v) = %v, %v, want %v, %v", script, e, tt, pos, vel, want.Pos, want.Vel)
+				}
+			}
+		}
+	}
+}

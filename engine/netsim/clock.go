@@ -51,6 +51,7 @@ type ClientClock struct {
 	s     *Settings
 	ping  *geom.RNG  // two one-way delays per exchange
 	draws delayDraws // the ping stream's draws for the next exchanges
+	dist  kindCache  // the kind of s.JitterDist
 
 	// path, when set, gives the link's conditions at a time, so that the
 	// pings see a scenario's latency, jitter and spikes (not its queue,
@@ -58,10 +59,11 @@ type ClientClock struct {
 	path func(t float64) Conditions
 	rtt  float64 // round trip of the latest sample, local s
 
-	// The local clock, piecewise linear: local(t) = locBase + (t − tBase)·(1 + drift).
-	tBase, locBase, drift float64
-	offset0               float64 // local(0) for the drift at creation
-	tLast                 float64 // largest t given to Advance
+	// The local clock, piecewise linear: local(t) = locBase + (t − tBase)·rate,
+	// rate = 1 + drift, kept rather than added on every reading.
+	tBase, locBase, drift, rate float64
+	offset0                     float64 // local(0) for the drift at creation
+	tLast                       float64 // largest t given to Advance
 
 	nextPing int         // index of the next ping; it leaves at local offset0 + index·clockPeriod
 	inflight []clockPing // pings whose reply has not arrived, in send order
@@ -85,12 +87,15 @@ type ClientClock struct {
 	// fit, which runs on every ping of every entity of a population.
 	byRTT [clockHistory]uint8
 
-	// The fitted line: server time ≈ fitS + (L − fitL)·(1 + fitF) at local time L.
-	fitL, fitS, fitF float64
+	// The fitted line: server time ≈ fitS + (L − fitL)·fitRate at local
+	// time L, fitRate = 1 + fitF.
+	fitL, fitS, fitF, fitRate float64
 
 	// The displayed estimate E(L) = segE + (L − segL)·segRate for L ≤ segEnd,
-	// and from segEnd on the fitted line's rate (the slew has caught up).
-	segL, segE, segRate, segEnd float64
+	// and from segEnd on the fitted line's rate (the slew has caught up),
+	// from segEndE = E(segEnd): the estimate a frame reads once the slew is
+	// over, as it mostly is, with nothing to work out again but the line.
+	segL, segE, segRate, segEnd, segEndE float64
 }
 
 // Parameters of the clock model and estimator.
@@ -135,7 +140,9 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 		s:       s,
 		ping:    geom.NewRNG(seed, clockStreamPing),
 		draws:   newDelayDraws(2),
+		dist:    newKindCache(),
 		drift:   s.ClockDrift,
+		rate:    1 + s.ClockDrift,
 		locBase: offset0,
 		offset0: offset0,
 		segEnd:  math.Inf(1),
@@ -145,7 +152,8 @@ func NewClientClockAlong(s *Settings, seed uint64, path func(t float64) Conditio
 	d1, d2 := c.upDown(0)
 	t0 := -(d1 + d2)
 	c.addSample(clockPing{l0: c.local(t0), t1: t0 + d1, t3: 0})
-	c.segL, c.segE, c.segRate = c.fitL, c.fitS, 1+c.fitF
+	c.segL, c.segE, c.segRate = c.fitL, c.fitS, c.fitRate
+	c.segEndE = c.segAt(c.segEnd)
 	return c
 }
 
@@ -160,7 +168,7 @@ func (c *ClientClock) upDown(t float64) (up, down float64) {
 	// The draws come delayBatch pings at a time, their units worked out
 	// for the distribution in force (see delayDraws); with jitter 0, a
 	// scenario's aside, none are.
-	dist := jitterKindOf(s.JitterDist)
+	dist := c.dist.of(s.JitterDist)
 	kind := jitterUnknown
 	if s.Jitter != 0 {
 		kind = dist
@@ -190,7 +198,7 @@ func (c *ClientClock) RTT() float64 { return c.rtt }
 
 // local returns the client's local clock at true time t on the current rate.
 func (c *ClientClock) local(t float64) float64 {
-	return c.locBase + float64((t-c.tBase)*(1+c.drift))
+	return c.locBase + float64((t-c.tBase)*c.rate)
 }
 
 // Advance moves the clock to true server time t, in seconds, processing
@@ -212,7 +220,7 @@ func (c *ClientClock) advance(t float64) {
 	}
 	if d := c.s.ClockDrift; d != c.drift {
 		// The new rate applies from the last time the clock was seen.
-		c.locBase, c.tBase, c.drift = c.local(c.tLast), c.tLast, d
+		c.locBase, c.tBase, c.drift, c.rate = c.local(c.tLast), c.tLast, d, 1+d
 		c.pingOK = false
 	} else if t < c.due {
 		c.tLast = t
@@ -225,7 +233,7 @@ func (c *ClientClock) advance(t float64) {
 	for {
 		l0 := c.offset0 + float64(float64(c.nextPing)*clockPeriod)
 		if !c.pingOK {
-			c.pingAt, c.pingOK = c.tBase+(l0-c.locBase)/(1+c.drift), true
+			c.pingAt, c.pingOK = c.tBase+(l0-c.locBase)/c.rate, true
 		}
 		t0 := c.pingAt
 		if t0 > t {
@@ -265,7 +273,7 @@ func (c *ClientClock) receive(p clockPing) {
 	la := c.local(p.t3)
 	now := c.estimateAt(la)
 	c.addSample(p)
-	rate := 1 + c.fitF
+	rate := c.fitRate
 	target := c.fitS + float64((la-c.fitL)*rate)
 	c.segL, c.segE = la, now
 	switch diff := now - target; {
@@ -278,6 +286,7 @@ func (c *ClientClock) receive(p clockPing) {
 	default:
 		c.segRate, c.segEnd = rate, math.Inf(1)
 	}
+	c.segEndE = c.segAt(c.segEnd)
 }
 
 // addSample records the exchange p and refits the line.
@@ -378,7 +387,7 @@ func (c *ClientClock) fit() {
 	if ok {
 		c.fitF = max(-clockMaxF, min(clockMaxF, f))
 	}
-	c.fitL, c.fitS = meanL, meanL+meanT
+	c.fitL, c.fitS, c.fitRate = meanL, meanL+meanT, 1+c.fitF
 }
 
 // clockSlope returns the centroid (meanL, meanT) of the samples in the
@@ -412,13 +421,17 @@ func clockSlope(slots []uint8, smp *[clockHistory]clockSample) (meanL, meanT, f 
 // estimateAt returns the displayed estimate at local time l.
 func (c *ClientClock) estimateAt(l float64) float64 {
 	if l <= c.segEnd {
-		return c.segE + float64((l-c.segL)*c.segRate)
+		return c.segAt(l)
 	}
 	// Past the end of the slew: on from where it ended, at the line's
-	// rate. Computed exactly as the slew's own value there, so the two
-	// pieces meet without a step back.
-	end := c.segE + float64((c.segEnd-c.segL)*c.segRate)
-	return end + float64((l-c.segEnd)*(1+c.fitF))
+	// rate. segEndE is the slew's own value there, so the two pieces meet
+	// without a step back.
+	return c.segEndE + float64((l-c.segEnd)*c.fitRate)
+}
+
+// segAt returns the slew's estimate at local time l: segE + (l − segL)·segRate.
+func (c *ClientClock) segAt(l float64) float64 {
+	return c.segE + float64((l-c.segL)*c.segRate)
 }
 
 // Local advances the clock to t (see Advance) and returns the client's own

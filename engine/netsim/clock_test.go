@@ -433,3 +433,38 @@ func TestClientClockDelayDrawsFollowSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestClientClockKeptRates: Read's estimate and local clock, from the
+// rates and the end of the slew the clock keeps, are the bits of the
+// formulas written out from its state, through slews, steps and drift
+// changes.
+func TestClientClockKeptRates(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		ns := clockSettings(0.05, 0.03, "lognormal", 0.002)
+		c := NewClientClock(&ns.Settings, seed)
+		slewEnded := 0
+		for f := 1; f <= 60*120; f++ {
+			tt := float64(f) / 60
+			switch f {
+			case 60 * 30:
+				ns.ClockDrift = -0.004
+			case 60 * 70:
+				ns.ClockDrift = 0.01
+			}
+			est, local := c.Read(tt)
+			l := c.locBase + float64((tt-c.tBase)*(1+c.drift))
+			want := c.segE + float64((l-c.segL)*c.segRate)
+			if l > c.segEnd {
+				slewEnded++
+				end := c.segE + float64((c.segEnd-c.segL)*c.segRate)
+				want = end + float64((l-c.segEnd)*(1+c.fitF))
+			}
+			if est != want || local != l-c.offset0 {
+				t.Fatalf("seed %d: Read(%v) = %v, %v, want %v, %v", seed, tt, est, local, want, l-c.offset0)
+			}
+		}
+		if slewEnded == 0 {
+			t.Errorf("seed %d: no frame read past the end of a slew", seed)
+		}
+	}
+}

@@ -61,6 +61,24 @@ func jitterKindOf(dist string) jitterKind {
 	return jitterUnknown
 }
 
+// kindCache is the kind of the distribution a setting names, found again
+// only when the name has changed: a link reads the setting on every send.
+type kindCache struct {
+	name string
+	kind jitterKind
+}
+
+// newKindCache returns a cache that holds the kind of the empty name.
+func newKindCache() kindCache { return kindCache{kind: jitterKindOf("")} }
+
+// of returns jitterKindOf(dist).
+func (c *kindCache) of(dist string) jitterKind {
+	if !sameString(dist, c.name) {
+		c.name, c.kind = dist, jitterKindOf(dist)
+	}
+	return c.kind
+}
+
 // jitterScale returns the factor of distribution k (a known kind) at mean
 // jitter that multiplies jitterUnit.
 func jitterScale(k jitterKind, jitter float64) float64 {

@@ -43,9 +43,15 @@ type Link struct {
 	loss    *geom.RNG  // one draw per packet: the loss decision or burst transition
 	delay   *geom.RNG  // two draws per packet: the packet's delay, its duplicate's
 	draws   delayDraws // the delay stream's draws for the next packets
+	dist    kindCache  // the kind of s.JitterDist
 	dup     *geom.RNG  // one draw per packet: whether it is duplicated
 	reorder *geom.RNG  // one draw per packet: whether it is sent ahead (netem reorder)
 	bad     bool       // Gilbert–Elliott state: inside a loss burst
+
+	// lossName is the s.LossModel lossKind was found for, so that a send
+	// compares the name with the models' only when it has changed.
+	lossName string
+	lossKind lossKind
 
 	// burst caches linkBurstProbs(loss, length): enter and leave.
 	burst struct{ loss, length, enter, leave float64 }
@@ -94,6 +100,7 @@ func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 		loss:    geom.NewRNG(seed, linkStreamLoss),
 		delay:   geom.NewRNG(seed, linkStreamDelay),
 		draws:   newDelayDraws(1),
+		dist:    newKindCache(),
 		dup:     geom.NewRNG(seed, linkStreamDup),
 		reorder: geom.NewRNG(seed, linkStreamReorder),
 		game:    newNetSimulator(s, duration, seed),
@@ -121,6 +128,12 @@ func (l *Link) scenario() *Scenario {
 		l.scen, _ = ScenarioOf(s, 0) // the caller checked it against the run
 	}
 	return l.scen
+}
+
+// sameBytes reports whether a and b are the same bytes in memory, and so
+// equal: a setting read again, unchanged, as the one kept.
+func sameBytes(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // sameString reports whether a == b, without a call when they share their
@@ -182,7 +195,7 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	// worked out for the distribution in force, unless no delay will be
 	// drawn from them (a link that is ideal or a game's simulator, or
 	// jitter 0, the scenario's aside: those go the long way).
-	dist := jitterKindOf(s.JitterDist)
+	dist := l.dist.of(s.JitterDist)
 	kind := jitterUnknown
 	if !s.Ideal && l.game == nil && s.Jitter != 0 {
 		kind = dist
@@ -202,7 +215,10 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	// Conditions, six floats, lives in memory, and read back whole in
 	// 16-byte loads straight after its fields were stored 8 bytes at a
 	// time it stalled every send, the processor unable to forward them.
-	sc := l.scenario()
+	sc := l.scen
+	if !sameBytes(s.Scenario, l.scenName) || !sameBytes(s.ScenarioText, l.scText) {
+		sc = l.scenario() // a setting changed, or another string of the same bytes
+	}
 	lat, jit, loss, bw, extra, drop := s.Latency, s.Jitter, s.Loss, s.Bandwidth, 0.0, 0.0
 	if sc != nil {
 		c := sc.conditions(s, sent)
@@ -256,6 +272,9 @@ func (l *Link) State(t float64) (delay float64, down bool) {
 // bandwidth bw (bit/s; 0 is unlimited) and returns when it leaves it; ok is
 // false when the queue was full and it was dropped.
 func (l *Link) enqueue(sent, bw float64) (depart float64, ok bool) {
+	if len(l.queue) == 0 && bw <= 0 { // the common case, first
+		return sent, true
+	}
 	q := l.queue
 	for len(q) > 0 && q[0] <= sent {
 		q = q[1:]
@@ -304,10 +323,13 @@ func (l *Link) lost(u, loss float64) bool {
 		l.bad = false
 		return false
 	}
-	switch s.LossModel {
-	case "random":
+	if l.lossKind == lossUnset || !sameBytes(s.LossModel, l.lossName) {
+		l.lossName, l.lossKind = s.LossModel, lossKindOf(s.LossModel)
+	}
+	switch l.lossKind {
+	case lossRandom:
 		return u < loss
-	case "burst":
+	case lossBurst:
 		// The transition probabilities cost two divisions: worked out
 		// again only when the loss or the burst length has changed.
 		if b := &l.burst; loss != b.loss || s.BurstLength != b.length {
@@ -323,6 +345,27 @@ func (l *Link) lost(u, loss float64) bool {
 		return l.bad
 	}
 	panic("engine: unknown lossModel " + strconv.Quote(s.LossModel))
+}
+
+// lossKind is a loss model by number (see Link.lost).
+type lossKind int8
+
+const (
+	lossUnset   lossKind = iota // not yet found
+	lossRandom                  // "random"
+	lossBurst                   // "burst"
+	lossUnknown                 // any other name
+)
+
+// lossKindOf returns the kind of the loss model named model.
+func lossKindOf(model string) lossKind {
+	switch model {
+	case "random":
+		return lossRandom
+	case "burst":
+		return lossBurst
+	}
+	return lossUnknown
 }
 
 // linkBurstProbs returns the Gilbert–Elliott transition probabilities for a

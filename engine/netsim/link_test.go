@@ -621,3 +621,68 @@ func TestSameString(t *testing.T) {
 		}
 	}
 }
+
+// TestKindCache: the kept kind of a distribution is jitterKindOf of the
+// name given, as names change, come back, or arrive as other strings with
+// the same bytes.
+func TestKindCache(t *testing.T) {
+	c := newKindCache()
+	names := []string{"", "lognormal", "pareto", "pareto", "lognormal", "uniform", "bogus", "", "normal",
+		strings.Clone("normal"), strings.Repeat("n", 1) + "ormal", "pareto"}
+	for _, name := range names {
+		if got, want := c.of(name), jitterKindOf(name); got != want {
+			t.Fatalf("of(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// refreshed returns a copy of l, its random streams and queue its own,
+// whose scenario and kinds of the loss model and jitter distribution are
+// those of the settings now, found directly.
+func refreshed(l *Link) *Link {
+	c := *l
+	loss, delay, dup, reord := *l.loss, *l.delay, *l.dup, *l.reorder
+	c.loss, c.delay, c.dup, c.reorder = &loss, &delay, &dup, &reord
+	c.queue = slices.Clone(l.queue)
+	s := l.s
+	c.scen, _ = ScenarioOf(s, 0)
+	c.scenName, c.scText = s.Scenario, s.ScenarioText
+	c.lossName, c.lossKind = s.LossModel, lossKindOf(s.LossModel)
+	c.dist = kindCache{s.JitterDist, jitterKindOf(s.JitterDist)}
+	return &c
+}
+
+// TestLinkKeptSettings: a link that keeps what it found of the settings
+// (the scenario, the loss model's and the jitter distribution's kinds)
+// sends as one given them afresh before every send, while the settings
+// change between sends, to other values or to other strings of the same
+// bytes.
+func TestLinkKeptSettings(t *testing.T) {
+	r := labNet()
+	r.Latency, r.Jitter, r.Loss, r.Duplicate, r.QueueLimit, r.PacketSize = 0.05, 0.02, 0.2, 0.1, 4, 1000
+	l := r.link(5)
+	var got, want []float64
+	for k := range 3000 {
+		switch k % 250 {
+		case 0:
+			r.LossModel = []string{"random", "burst"}[k/250%2]
+		case 40:
+			r.LossModel = strings.Clone(r.LossModel)
+		case 80:
+			r.JitterDist = JitterDists[k/250%len(JitterDists)]
+		case 120:
+			r.Scenario = []string{ScenarioNone, "spike-300ms", "outage-2s"}[k/250%3]
+		case 160:
+			r.Bandwidth = []float64{0, 100e3}[k/250%2] // 12.5 packets a second against 20 sent: a queue, full
+		case 200:
+			r.Scenario, r.JitterDist = strings.Clone(r.Scenario), strings.Clone(r.JitterDist)
+		}
+		ts := float64(k) / 20
+		ref := refreshed(l)
+		got, want = l.Send(ts, got[:0]), ref.Send(ts, want[:0])
+		if !slices.Equal(got, want) || l.bad != ref.bad || !slices.Equal(l.queue, ref.queue) {
+			t.Fatalf("send %d at %v: arrivals %v, bad %v, queue %v; finding the settings again: %v, %v, %v",
+				k, ts, got, l.bad, l.queue, want, ref.bad, ref.queue)
+		}
+	}
+}

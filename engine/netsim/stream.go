@@ -35,9 +35,13 @@ type StreamClock struct {
 func (c *StreamClock) Arrive(now, tick float64) {
 	x, out := now-tick, c.transit[c.next]
 	c.transit[c.next] = x
-	c.next = (c.next + 1) % streamSamples
+	if c.next++; c.next == streamSamples { // without a division
+		c.next = 0
+	}
 	full := c.n == streamSamples
-	c.n = min(c.n+1, streamSamples)
+	if !full {
+		c.n++
+	}
 	switch {
 	case c.n == 1 || x <= c.least:
 		c.least = x
