@@ -218,7 +218,14 @@ class Lab {
     to.push(e);
   }
 
-  start() {
+  /**
+   * start creates the run and asks for the first animation frame. What that
+   * frame does not need, the A/B view and then (the session, the preset
+   * list, the job links), waits for the task after it, so the page is first
+   * drawn with the run; the page is ready (data-ready) after then.
+   * @param {() => void} then the rest of the page's set-up
+   */
+  start(then) {
     if (this.replay) this.fixReplayControls();
     this.create(this.controls.values());
     // A clean link is rewritten in canonical form (table order, only what
@@ -226,15 +233,21 @@ class Lab {
     if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
     this.controls.listen((name, v) => this.userChange(name, v));
     this.wire();
-    this.ab = new AB({
-      engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
-      restart: () => { this.engine.restart(); this.restarted(); },
-      setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
-      frames: () => this.engine.frames(), primary: () => this.primary(),
-    });
     onThemeChange(() => this.recolor());
-    requestAnimationFrame((t) => this.frame(t));
-    document.documentElement.dataset.ready = '1';
+    requestAnimationFrame((t) => {
+      this.frame(t);
+      // A task queued from an animation frame runs once the frame is drawn.
+      setTimeout(() => {
+        this.ab = new AB({
+          engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
+          restart: () => { this.engine.restart(); this.restarted(); },
+          setFocus: (i) => this.setFocus(i), dots: () => this.view.dots, watch: (f) => this.watchers.push(f),
+          frames: () => this.engine.frames(), primary: () => this.primary(),
+        });
+        then();
+        document.documentElement.dataset.ready = '1';
+      });
+    });
   }
 
   /**
@@ -979,23 +992,24 @@ try {
 }
 const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
 const lab = new Lab(engine, replay, replayErrors);
-lab.start();
-lab.session = initSession({
-  engine,
-  params: lab.params,
-  values: () => lab.values,
-  query: () => lab.query,
-  set: (name, v) => {
-    lab.controls.setValue(name, v);
-    lab.change(name, v);
-  },
-  watch: (f) => lab.watchers.push(f),
-  scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
-  applyScenario: (text) => lab.applyScenario(text),
-}).capture;
-initPresets({
-  engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt),
-  scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
+lab.start(() => {
+  lab.session = initSession({
+    engine,
+    params: lab.params,
+    values: () => lab.values,
+    query: () => lab.query,
+    set: (name, v) => {
+      lab.controls.setValue(name, v);
+      lab.change(name, v);
+    },
+    watch: (f) => lab.watchers.push(f),
+    scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
+    applyScenario: (text) => lab.applyScenario(text),
+  }).capture;
+  initPresets({
+    engine, params: lab.params, values: () => lab.values, choose: (opt) => lab.choosePreset(opt),
+    scenarioText: () => (lab.customScenario() ? lab.scenarioText : ''),
+  });
+  initJobLinks({ query: () => lab.query, watch: (f) => lab.watchers.push(f) });
+  globalThis.lab = lab.hooks();
 });
-initJobLinks({ query: () => lab.query, watch: (f) => lab.watchers.push(f) });
-globalThis.lab = lab.hooks();

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,8 @@ import (
 )
 
 var coldAgainst = flag.String("cold.against", "", "BenchmarkBrowserColdStart: the base URL of another lab (lab serve -addr 127.0.0.1:PORT of another build) to time alternately with this one")
+
+var coldTrace = flag.String("cold.trace", "", "BenchmarkBrowserColdStart: a directory to write each start's full Chromium trace to (coldstart-T-N.json, T the target: 0 this tree's lab, 1 -cold.against's), for DevTools' Performance panel; the extra trace categories slow the start a little")
 
 // BenchmarkBrowserColdStart times the lab's cold start in Chromium: each
 // iteration starts a new browser with a new profile and its cache
@@ -51,7 +55,11 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 	for b.Loop() {
 		for k := range targets {
 			t := (k + i) % len(targets)
-			ms, cpu := coldStart(b, targets[t]+"/?preset=lan")
+			trace := ""
+			if *coldTrace != "" {
+				trace = filepath.Join(*coldTrace, fmt.Sprintf("coldstart-%d-%d.json", t, i))
+			}
+			ms, cpu := coldStart(b, targets[t]+"/?preset=lan", trace)
 			times[t] = append(times[t], ms)
 			if cpu >= 0 {
 				cpus[t] = append(cpus[t], cpu)
@@ -76,8 +84,10 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 // coldStart opens url in a new Chromium with an empty profile and its
 // cache disabled, at 1440×900, and returns the page's lab-first-frame
 // mark, ms after navigation, and the CPU time of the page's main thread
-// until then, ms (-1 when the trace does not tell).
-func coldStart(b *testing.B, url string) (ms, cpu float64) {
+// until then, ms (-1 when the trace does not tell). With a trace path it
+// traces more (the network, V8's compilation, the wasm's) and writes the
+// whole trace there.
+func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
 	b.Helper()
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(b.TempDir())...)
 	defer cancelAlloc()
@@ -99,6 +109,7 @@ func coldStart(b *testing.B, url string) (ms, cpu float64) {
 	}
 	var mu sync.Mutex
 	var events []traceEvent
+	var raw []json.RawMessage
 	done := make(chan struct{})
 	go func() {
 		for ev, err := range chromedp.Events(ctx, tracing.DataCollected) {
@@ -111,6 +122,9 @@ func coldStart(b *testing.B, url string) (ms, cpu float64) {
 				if json.Unmarshal(v, &e) == nil {
 					events = append(events, e)
 				}
+				if trace != "" {
+					raw = append(raw, json.RawMessage(v))
+				}
 			}
 			mu.Unlock()
 		}
@@ -121,9 +135,14 @@ func coldStart(b *testing.B, url string) (ms, cpu float64) {
 			return
 		}
 	}()
+	categories := []string{"toplevel", "blink.user_timing", "devtools.timeline"}
+	if trace != "" {
+		categories = append(categories, "disabled-by-default-devtools.timeline", "loading", "netlog", "devtools.timeline.async",
+			"v8", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8.execute", "blink", "blink.resource", "navigation", "benchmark", "rail")
+	}
 	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{
 		TransferMode: tracing.StartTransferModeReportEvents,
-		TraceConfig:  &tracing.TraceConfig{IncludedCategories: []string{"toplevel", "blink.user_timing", "devtools.timeline"}},
+		TraceConfig:  &tracing.TraceConfig{IncludedCategories: categories},
 	}); err != nil {
 		b.Fatal(err)
 	}
@@ -158,6 +177,17 @@ func coldStart(b *testing.B, url string) (ms, cpu float64) {
 		cpu, ok = mainThreadCPU(events)
 		return ok
 	}, 5*time.Second)
+	if trace != "" {
+		mu.Lock()
+		body, err := json.Marshal(map[string]any{"traceEvents": raw})
+		mu.Unlock()
+		if err == nil {
+			err = os.WriteFile(trace, body, 0o644)
+		}
+		if err != nil {
+			b.Fatalf("write the trace: %v", err)
+		}
+	}
 	if !ok {
 		// Now and then a trace misses the renderer's thread names: the
 		// start still counts, its CPU time does not.
