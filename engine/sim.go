@@ -531,11 +531,17 @@ func (m *Sim) arrive(a arrival) {
 		return
 	}
 	for e := range m.movers {
-		st := m.movers[e].At(a.tick)
-		rot := geom.Quat{0, 0, 0, 1}
-		if !m.noSnapRot {
-			rot = geom.QuatFromYaw(st.Yaw)
+		if m.noSnapRot {
+			// Nobody reads the facing: the mover skips it and writes the
+			// position and velocity into the snapshot in place.
+			sn := &m.snaps[e]
+			sn.Time = a.tick
+			sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3] = 0, 0, 0, 1
+			m.movers[e].PosVel(a.tick, &sn.Pos, &sn.Vel)
+			continue
 		}
+		st := m.movers[e].At(a.tick)
+		rot := geom.QuatFromYaw(st.Yaw)
 		// Element by element: copied whole, the vectors would be read
 		// back in 16-byte loads straight after the mover stored them 8
 		// bytes at a time, which the processor cannot forward.
