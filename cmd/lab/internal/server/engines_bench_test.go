@@ -11,7 +11,10 @@ import (
 // (engines_browser_test.go) at 1440×900: the cold start (a fresh browser's
 // first load, nothing cached, to the first simulated frame), then per scene
 // the frame rate, the engine's step time per animation frame and the draw
-// time. Run it with make bench-browser-engines:
+// time, and the CPU time the browser (every process of it, its driver and
+// its display) spends a frame, which follows the browser's own work where
+// the frame rate follows the machine's load too (childrenCPU). Run it with
+// make bench-browser-engines:
 //
 //	go test -run='^$' -bench=BenchmarkBrowserEngines -benchtime=1x ./cmd/lab/internal/server
 //
@@ -104,10 +107,21 @@ func BenchmarkBrowserEngines(b *testing.B) {
 						FPS, StepMs, StepMsPerSimFrame, DrawMs, PinnedStepMs float64
 						Entities, Techniques                                 int
 					}
+					var cpuPerFrame float64
 					for b.Loop() {
+						cpu0, err0 := childrenCPU()
+						start := time.Now()
 						p.eval(`lab.measure(5)`, &m)
+						wall := time.Since(start)
+						cpu1, err1 := childrenCPU()
+						if err0 == nil && err1 == nil && m.FPS > 0 {
+							cpuPerFrame = float64(cpu1-cpu0) / float64(time.Millisecond) / wall.Seconds() / m.FPS
+						}
 					}
 					b.ReportMetric(m.FPS, "fps")
+					if cpuPerFrame > 0 {
+						b.ReportMetric(cpuPerFrame, "browser-cpu-ms/frame")
+					}
 					b.ReportMetric(m.StepMs, "step-ms/frame")
 					b.ReportMetric(m.StepMsPerSimFrame, "step-ms/sim-frame")
 					b.ReportMetric(m.DrawMs, "draw-ms/frame")
