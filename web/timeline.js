@@ -109,6 +109,10 @@ export class Timeline {
       this.dirty = true;
     }
     if (!this.dirty) return; // the canvas shows this already: see dirty
+    // Laid out to nothing (hidden, or measured mid-capture): a canvas of no
+    // size cannot be drawn from, and the throw would end the page's frame
+    // loop. It draws when it has a size again; dirty stays set till then.
+    if (W === 0 || H === 0) return;
     this.dirty = false;
     const ctx = this.ctx;
     const g = GUTTER * dpr;

@@ -182,3 +182,26 @@ func (b *labTab) waitFrames(t *testing.T, n int) {
 		t.Fatalf("the lab did not run %d frames", n)
 	}
 }
+
+// TestBrowserTimelineNoSize hides the timeline, so that it is laid out to
+// no size, while the lab runs: drawing from a canvas of no size throws, and
+// the throw ended the page's frame loop (TestBrowserLoads failed now and then
+// when a full-page screenshot measured the strip at 0×0). The lab must go on
+// and the strip draw again once it has a size.
+func TestBrowserTimelineNoSize(t *testing.T) {
+	b := openLab(t, "/?seed=1")
+	defer b.finish()
+	b.waitFrames(t, 30)
+	b.eval(`document.getElementById('timeline').style.display = 'none'`, nil)
+	var before int
+	b.eval(`lab.state().frames`, &before)
+	b.waitFrames(t, before+30)
+	b.eval(`document.getElementById('timeline').style.display = ''`, nil)
+	b.eval(`lab.state().frames`, &before)
+	b.waitFrames(t, before+30)
+	var w int
+	b.eval(`document.getElementById('timeline').width`, &w)
+	if w == 0 {
+		t.Errorf("the timeline shown again has a canvas of width 0")
+	}
+}
