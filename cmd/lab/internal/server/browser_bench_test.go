@@ -17,7 +17,10 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-var browserAgainst = flag.String("browser.against", "", "BenchmarkBrowser: the base URL of another lab (lab serve -addr 127.0.0.1:PORT of another build) to measure alternately with this one")
+var (
+	browserAgainst      = flag.String("browser.against", "", "BenchmarkBrowser: the base URL of another lab (lab serve -addr 127.0.0.1:PORT of another build) to measure alternately with this one")
+	browserAgainstFirst = flag.Bool("browser.against.first", false, "BenchmarkBrowser: measure the -browser.against lab first (alternate runs with and without, so neither build always goes first)")
+)
 
 // BenchmarkBrowser measures the lab page in headless Chromium: the frame
 // rate, the engine step time per animation frame and per engine frame
@@ -42,8 +45,10 @@ var browserAgainst = flag.String("browser.against", "", "BenchmarkBrowser: the b
 //
 // With -args -browser.against=http://127.0.0.1:PORT (another build's lab
 // serve, on loopback) every case is measured on that lab too, right after
-// this tree's, and reported with the prefix against-: a before/after in
-// one run, under the same load.
+// this tree's (before it with -browser.against.first), and reported with
+// the prefix against-: a before/after in one run, under the same load. The
+// page measured first is paused before the other is opened, so that it
+// does not take the cores while the other is measured.
 func BenchmarkBrowser(b *testing.B) {
 	against := strings.TrimSuffix(*browserAgainst, "/")
 	if against != "" && !strings.HasPrefix(against, "http://127.") && !strings.HasPrefix(against, "http://localhost:") {
@@ -59,12 +64,26 @@ func BenchmarkBrowser(b *testing.B) {
 		{"entities=10000/ab", "/?entities=10000", true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			m := measureLab(b, openLab(b, bc.link), bc.ab)
-			m.report(b, "", bc.ab)
-			if against != "" {
+			here := func() {
+				tab := openLab(b, bc.link)
+				measureLab(b, tab, bc.ab).report(b, "", bc.ab)
+				tab.eval(`lab.pause()`, nil)
+			}
+			there := func() {
 				tab := startChromium(b, against, browserTimeout)
 				tab.navigate(bc.link)
 				measureLab(b, tab, bc.ab).report(b, "against-", bc.ab)
+				tab.eval(`lab.pause()`, nil)
+			}
+			switch {
+			case against == "":
+				here()
+			case *browserAgainstFirst:
+				there()
+				here()
+			default:
+				here()
+				there()
 			}
 			if la, err := os.ReadFile("/proc/loadavg"); err == nil {
 				b.Logf("load average %s", strings.Join(strings.Fields(string(la))[:3], " "))
