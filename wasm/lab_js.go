@@ -32,7 +32,7 @@ type lab struct {
 	live       []float64 // liveDelays' scratch
 
 	posesView, metricsView, packetsView, framesView byteView
-	settingsView, traceView, samplesView            byteView
+	settingsView, traceView, samplesView, infoView  byteView
 }
 
 func newLab() *lab { return &lab{} }
@@ -47,6 +47,7 @@ func (l *lab) object() map[string]any {
 		"restart":          js.FuncOf(l.restart),
 		"step":             js.FuncOf(l.step),
 		"poses":            js.FuncOf(l.poses),
+		"pull":             js.FuncOf(l.pull),
 		"metrics":          js.FuncOf(l.copyMetrics),
 		"timeline":         js.FuncOf(l.timeline),
 		"setFocus":         js.FuncOf(l.setFocus),
@@ -91,6 +92,7 @@ func misuse(usage string) any {
 var (
 	float32Array = js.Global().Get("Float32Array")
 	float64Array = js.Global().Get("Float64Array")
+	uint8Array   = js.Global().Get("Uint8Array")
 )
 
 func isArray(v, ctor js.Value) bool {
@@ -236,30 +238,62 @@ func (l *lab) restart(js.Value, []js.Value) any {
 	return nil
 }
 
+// step returns the frames rendered since time 0 after the step, which
+// saves the page a frames() call: a call into Go from JavaScript costs tens
+// of microseconds whatever it does.
 func (l *lab) step(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || args[0].Type() != js.TypeNumber {
 		return misuse("step(dt: number)")
 	}
-	if l.sim != nil {
-		l.sim.Step(args[0].Float())
+	if l.sim == nil {
+		return 0
 	}
-	return nil
+	l.sim.Step(args[0].Float())
+	return l.sim.Frames()
 }
 
 func (l *lab) poses(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || !isArray(args[0], float32Array) {
 		return misuse("poses(dst: Float32Array)")
 	}
+	return l.copyPoses(args[0])
+}
+
+// copyPoses copies the latest poses into dst, as many as fit, and returns
+// how many there are.
+func (l *lab) copyPoses(dst js.Value) int {
 	if l.sim == nil {
 		return 0
 	}
 	p := l.sim.Poses()
-	n := min(len(p), args[0].Length())
+	n := min(len(p), dst.Length())
 	if n > 0 {
-		l.posesView.copyToJS(args[0], unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), n*4))
+		l.posesView.copyToJS(dst, unsafe.Slice((*byte)(unsafe.Pointer(&p[0])), n*4))
 	}
 	return len(p)
 }
+
+// pull is poses, timeline, frames and time in one call, what the page and
+// the A/B worker take after each step that rendered a frame: it copies the
+// poses into poses (as many as fit) and drains the timeline into packets
+// and frames, and writes into info frames(), time(), the poses' length (as
+// poses returns it) and the records' counts np and nf (as timeline).
+func (l *lab) pull(_ js.Value, args []js.Value) any {
+	if len(args) != 4 || !isArray(args[0], float32Array) || !isArray(args[1], float64Array) ||
+		!isArray(args[2], float64Array) || !isArray(args[3], float64Array) || args[3].Length() < pullInfo {
+		return misuse("pull(poses: Float32Array, packets: Float64Array, frames: Float64Array, info: Float64Array(5))")
+	}
+	info := [pullInfo]float64{}
+	if l.sim != nil {
+		np, nf := l.drain(args[1], args[2])
+		info = [...]float64{float64(l.sim.Frames()), l.sim.Time(), float64(l.copyPoses(args[0])), float64(np), float64(nf)}
+	}
+	l.infoView.copyToJS(args[3], f64Bytes(info[:]))
+	return nil
+}
+
+// pullInfo is the length of pull's info: frames, time, poses' length, np, nf.
+const pullInfo = 5
 
 func (l *lab) copyMetrics(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || !isArray(args[0], float64Array) {
@@ -285,16 +319,23 @@ func (l *lab) timeline(_ js.Value, args []js.Value) any {
 	if l.sim == nil {
 		return []any{0, 0}
 	}
+	np, nf := l.drain(args[0], args[1])
+	return []any{np, nf}
+}
+
+// drain copies the timeline's records since the last drain into packets
+// and frames (the latest that fit) and returns how many of each it copied.
+func (l *lab) drain(packets, frames js.Value) (np, nf int) {
 	l.packets, l.frames = l.sim.Drain(l.packets[:0], l.frames[:0])
 
-	np := min(len(l.packets), args[0].Length()/packetStride)
+	np = min(len(l.packets), packets.Length()/packetStride)
 	l.flat = l.flat[:0]
 	for _, p := range l.packets[len(l.packets)-np:] {
 		l.flat = append(l.flat, float64(p.Seq), p.Sent, p.Tick, p.Arrive, b2f(p.Dup), p.Pos[0], p.Pos[1], p.Pos[2], p.Net, b2f(p.Down))
 	}
-	l.packetsView.copyToJS(args[0], f64Bytes(l.flat))
+	l.packetsView.copyToJS(packets, f64Bytes(l.flat))
 
-	nf := min(len(l.frames), args[1].Length()/frameStride)
+	nf = min(len(l.frames), frames.Length()/frameStride)
 	l.flat = l.flat[:0]
 	for _, f := range l.frames[len(l.frames)-nf:] {
 		l.flat = append(l.flat, f.Time, f.Est)
@@ -302,8 +343,8 @@ func (l *lab) timeline(_ js.Value, args []js.Value) any {
 			l.flat = append(l.flat, t.RenderTime, t.Newest, float64(t.Depth), t.Delay, float64(t.Mode), b2f(t.Snap), t.Err, b2f(t.Idle))
 		}
 	}
-	l.framesView.copyToJS(args[1], f64Bytes(l.flat))
-	return []any{np, nf}
+	l.framesView.copyToJS(frames, f64Bytes(l.flat))
+	return np, nf
 }
 
 func (l *lab) setFocus(_ js.Value, args []js.Value) any {
@@ -470,7 +511,9 @@ type byteView struct {
 func (b *byteView) view(arr js.Value) js.Value {
 	if b.u8.IsUndefined() || !arr.Equal(b.arr) {
 		b.arr = arr
-		b.u8 = js.Global().Get("Uint8Array").New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength"))
+		// A new array each call where the caller's array is new each time,
+		// as the A/B worker's poses are (transferred back and forth).
+		b.u8 = uint8Array.New(arr.Get("buffer"), arr.Get("byteOffset"), arr.Get("byteLength"))
 	}
 	return b.u8
 }

@@ -10,6 +10,7 @@ package main
 import (
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -243,6 +244,76 @@ func TestWasmCopies(t *testing.T) {
 		t.Errorf("a second timeline() drained %d frames again", again.Index(1).Int())
 	}
 }
+
+// TestWasmPull checks that step returns frames() and that pull gives what
+// poses, timeline, frames and time give, in one call: two runs of the same
+// settings, one read each way.
+func TestWasmPull(t *testing.T) {
+	s := engine.Defaults()
+	s.Entities = 3
+	s.Techniques = []string{"snap", "buffer"}
+	f32 := js.Global().Get("Float32Array")
+	f64 := js.Global().Get("Float64Array")
+	type read struct {
+		frames, time float64
+		poses        []float32
+		packets      []float64
+		frameRecs    []float64
+	}
+	var reads [2]read
+	for i := range reads {
+		lab := api(t)
+		if got := lab.Call("create", settingsArray(s)).String(); got != "" {
+			t.Fatalf("create = %q", got)
+		}
+		lab.Call("setFocus", 1)
+		stepped := lab.Call("step", 0.5)
+		if got, want := stepped.Int(), lab.Call("frames").Int(); got != want || want == 0 {
+			t.Errorf("step(0.5) = %v, want frames() = %d (not 0)", stepped, want)
+		}
+		pk := f64.New(1024 * packetStride)
+		fr := f64.New(1024 * frameStride)
+		r := &reads[i]
+		if i == 0 {
+			n := lab.Call("poses", f32.New(0)).Int()
+			pa := f32.New(n)
+			lab.Call("poses", pa)
+			counts := lab.Call("timeline", pk, fr)
+			np, nf := counts.Index(0).Int(), counts.Index(1).Int()
+			*r = read{lab.Call("frames").Float(), lab.Call("time").Float(), float32s(pa, n), float64s(pk, np*packetStride), float64s(fr, nf*frameStride)}
+			continue
+		}
+		info := f64.New(5)
+		small := f32.New(4)
+		lab.Call("pull", small, pk, fr, info)
+		in := float64s(info, 5)
+		n, np, nf := int(in[2]), int(in[3]), int(in[4])
+		if n != len(reads[0].poses) {
+			t.Fatalf("pull's poses length = %d, want %d (as poses returns)", n, len(reads[0].poses))
+		}
+		pa := f32.New(n)
+		lab.Call("poses", pa) // small was too small: the caller grows it
+		*r = read{in[0], in[1], float32s(pa, n), float64s(pk, np*packetStride), float64s(fr, nf*frameStride)}
+		lab.Call("pull", pa, pk, fr, info)
+		if again := float64s(info, 5); again[3] != 0 || again[4] != 0 {
+			t.Errorf("a second pull drained %v packets and %v frames again, want none", again[3], again[4])
+		}
+	}
+	a, b := reads[0], reads[1]
+	if a.frames != b.frames || a.time != b.time {
+		t.Errorf("pull: frames, time = %v, %v; frames(), time() = %v, %v", b.frames, b.time, a.frames, a.time)
+	}
+	if !slices.Equal(a.poses, b.poses) {
+		t.Errorf("pull's poses differ from poses'")
+	}
+	if len(a.packets) == 0 || len(a.frameRecs) == 0 || !slices.EqualFunc(a.packets, b.packets, sameFloat) || !slices.EqualFunc(a.frameRecs, b.frameRecs, sameFloat) {
+		t.Errorf("pull's records (%d, %d numbers) differ from timeline's (%d, %d)", len(b.packets), len(b.frameRecs), len(a.packets), len(a.frameRecs))
+	}
+}
+
+// sameFloat says whether a and b are the same number, NaN (a lost packet's
+// arrival) included.
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 
 // TestWasmText checks format and parse against the engine's parameter table.
 func TestWasmText(t *testing.T) {

@@ -27,7 +27,7 @@
 //	    outage) evenly over the run (engine.SampleScenario).
 //	interplab.builtinScenario(name: string) → string   a built-in scenario's text
 //	interplab.restart()                  back to time 0, same settings
-//	interplab.step(dt: number)           advance dt simulated seconds (engine.Sim.Step)
+//	interplab.step(dt: number) → frames  advance dt simulated seconds (engine.Sim.Step)
 //	interplab.poses(dst: Float32Array) → n
 //	    copies engine.Sim.Poses: row 0 the ground truth, then one row per
 //	    technique, each entities() × poseStride floats (x, y, z, cos yaw, sin yaw, mode).
@@ -40,6 +40,9 @@
 //	    outage holds arrivals then) and nf frames of frameStride numbers (time, est, then for
 //	    each of maxTechniques slots indexed like techniques(): renderTime,
 //	    newest, depth, delay, mode, snap, err, idle: 1 for an idle hold).
+//	interplab.pull(poses: Float32Array, packets: Float64Array, frames: Float64Array, info: Float64Array)
+//	    poses and timeline in one call, as the page takes them each frame;
+//	    info gets frames(), time(), the poses' length and np, nf.
 //	interplab.setFocus(entity: number)
 //	interplab.setHeadings(on: boolean)   whether poses carries headings (engine Sim.SetHeadings);
 //	    kept for the runs create makes after it

@@ -40,6 +40,7 @@ try {
   const sim = await loadEngine('/lab.wasm');
   const pk = new Float64Array(1024 * sim.packetStride);
   const fr = new Float64Array(1024 * sim.frameStride);
+  const info = new Float64Array(5); // sim.pull's
   let metrics = new Float64Array(0);
   /** @param {number} gen @param {string} error */
   const created = (gen, error) => {
@@ -69,12 +70,14 @@ try {
         const stepMs = performance.now() - t0;
         /** @type {Float32Array} */
         let poses = m.poses ?? new Float32Array(0);
-        const n = sim.poses(poses);
+        // One call into Go for the poses, the timeline, frames and time
+        // (each call costs tens of microseconds whatever it does).
+        sim.pull(poses, pk, fr, info);
+        const [frames, time, n, np] = info;
         if (n !== poses.length) {
           poses = new Float32Array(n);
           sim.poses(poses);
         }
-        const [np] = sim.timeline(pk, fr);
         const packets = pk.slice(0, np * sim.packetStride);
         /** @type {Float64Array | null} */
         let mv = null;
@@ -86,7 +89,7 @@ try {
           }
           mv = metrics.slice();
         }
-        self.postMessage({ op: 'frame', gen: m.gen, frames: sim.frames(), time: sim.time(), poses, packets, np, metrics: mv, ask: m.ask, stepMs },
+        self.postMessage({ op: 'frame', gen: m.gen, frames, time, poses, packets, np, metrics: mv, ask: m.ask, stepMs },
           { transfer: [poses.buffer, packets.buffer] });
         break;
       }

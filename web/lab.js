@@ -77,6 +77,8 @@ class Lab {
     this.metricValues = new Float64Array(0);
     this.pk = new Float64Array(1024 * engine.packetStride);
     this.fr = new Float64Array(1024 * engine.frameStride);
+    this.pulled = new Float64Array(5); // interplab.pull's info
+    this.simTime = 0; // the simulated time of the frame pulled last, s
     this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
     /** @type {((now: number, stepMs: number, drawMs: number, stepped: number) => void)[]} */
     this.samplers = [];
@@ -447,19 +449,22 @@ class Lab {
     this.ab?.setFocus(i);
   }
 
-  // pull copies the latest frame out of the engine.
+  // pull copies the latest frame out of the engine: one call into Go
+  // (interplab.pull), where poses, timeline, frames and time were four.
   pull() {
     const e = this.engine;
-    let n = e.poses(this.poses);
+    const info = this.pulled;
+    e.pull(this.poses, this.pk, this.fr, info);
+    const [frames, time, n, np, nf] = info;
     if (n !== this.poses.length) {
       this.poses = new Float32Array(n);
       e.poses(this.poses);
     }
-    this.view.update(this.poses, e.frames() > 0); // no trail from before the first frame
-    const [np, nf] = e.timeline(this.pk, this.fr);
-    this.view.addPackets(this.pk, np, e.packetStride, e.time());
+    this.simTime = time;
+    this.view.update(this.poses, frames > 0); // no trail from before the first frame
+    this.view.addPackets(this.pk, np, e.packetStride, time);
     this.timeline.add(this.pk, np, this.fr, nf);
-    this.lastFrames = e.frames();
+    this.lastFrames = frames;
   }
 
   // wireCapture wires the PNG and Record buttons.
@@ -643,7 +648,7 @@ class Lab {
 
   draw() {
     const t0 = performance.now();
-    this.view.draw(this.engine.time());
+    this.view.draw(this.simTime);
     this.timeline.draw();
     this.ab?.draw();
     if (this.capture.recording) this.capture.frame();
@@ -720,12 +725,15 @@ class Lab {
       this.engine.setHeadings(headings); // the stress view's dots need none
     }
     const stepping = !this.paused && dt > 0;
+    let after = before;
     if (stepping) {
       const t0 = performance.now();
-      this.engine.step(dt * this.speed);
+      after = this.engine.step(dt * this.speed);
       stepMs = performance.now() - t0;
     }
-    if (this.engine.frames() !== this.lastFrames) {
+    // Each call into Go costs tens of microseconds whatever it does: a
+    // frame makes three (frames, step, pull), where it made nine.
+    if (after !== this.lastFrames) {
       // The benchmarks' cold start: from navigation to the first simulated frame.
       if (this.lastFrames === 0 && performance.getEntriesByName('lab-first-frame').length === 0) performance.mark('lab-first-frame');
       this.pull();
@@ -737,7 +745,7 @@ class Lab {
     // thread's step took longer and frames were dropped. Either way the
     // answer is drawn at the next frame.
     if (stepping) this.ab?.step(dt * this.speed);
-    const stepped = this.engine.frames() - before;
+    const stepped = after - before;
     for (const s of this.samplers) s(now, stepMs, drawMs, stepped);
     p.step += (stepMs - p.step) * 0.1;
     p.draw += (drawMs - p.draw) * 0.1;

@@ -81,8 +81,14 @@ export interface Interplab {
   createReplay(settings: Float64Array, trace: Float64Array): string;
   set(name: string, value: number): SetResult;
   restart(): void;
-  step(dt: number): void;
+  /** advances dt simulated seconds and returns frames() */
+  step(dt: number): number;
   poses(dst: Float32Array): number;
+  /**
+   * poses and timeline in one call (one call into Go costs tens of µs):
+   * info gets [frames(), time(), the poses' length (as poses returns it), np, nf]
+   */
+  pull(poses: Float32Array, packets: Float64Array, frames: Float64Array, info: Float64Array): void;
   metrics(dst: Float64Array): number;
   timeline(packets: Float64Array, frames: Float64Array): [number, number];
   setFocus(entity: number): void;

@@ -205,3 +205,50 @@ func TestBrowserTimelineNoSize(t *testing.T) {
 		t.Errorf("the timeline shown again has a canvas of width 0")
 	}
 }
+
+// TestBrowserDrawDotsFocus checks the stress view's frame (dots, above 300
+// entities): its pixels in one putImageData, the focus entity's dashed
+// ring among them, and no path stroked dashed on the canvas: Skia cuts a
+// dashed path into segments and strokes each, which cost a third of that
+// view's drawing at 10,000 entities.
+func TestBrowserDrawDotsFocus(t *testing.T) {
+	b := openLab(t, "/?seed=1&entities=1000")
+	defer b.finish()
+	b.eval(`lab.pause()`, nil)
+	b.eval(`lab.advance(30)`, nil)
+	b.eval(`(() => {
+		window.__strokes = { dashed: 0, puts: 0 };
+		const ctx = document.getElementById('view').getContext('2d');
+		const stroke = ctx.stroke, put = ctx.putImageData;
+		ctx.stroke = function (...a) { if (this.getLineDash().length > 0) window.__strokes.dashed++; return stroke.apply(this, a); };
+		ctx.putImageData = function (...a) { window.__strokes.puts++; return put.apply(this, a); };
+		return true;
+	})()`, nil)
+	b.eval(`lab.advance(1)`, nil)
+	var got struct{ Dashed, Puts int }
+	b.eval(`window.__strokes`, &got)
+	// The camera may still be easing towards the run: a frame or two more.
+	if got.Puts == 0 || got.Dashed != 0 {
+		t.Errorf("a frame of the stress view: %d putImageData and %d dashed strokes, want some and 0", got.Puts, got.Dashed)
+	}
+	// The ring: the focus colour (#e6edf3) 12 CSS pixels from the focus
+	// entity's truth, in some of 72 directions around it (it is dashed).
+	var ring int
+	b.eval(`(() => {
+		const c = document.getElementById('view');
+		const d = window.devicePixelRatio || 1;
+		const s = lab.screen(0, 0);
+		const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+		let n = 0;
+		for (let i = 0; i < 72; i++) {
+			const a = (2 * Math.PI * i) / 72;
+			const x = Math.round((s.x + 12 * Math.cos(a)) * d), y = Math.round((s.y + 12 * Math.sin(a)) * d);
+			const o = (y * c.width + x) * 4;
+			if (px[o] === 0xe6 && px[o + 1] === 0xed && px[o + 2] === 0xf3) n++;
+		}
+		return n;
+	})()`, &ring)
+	if ring < 10 {
+		t.Errorf("the focus ring: %d of 72 points around the focus entity in its colour, want at least 10", ring)
+	}
+}
