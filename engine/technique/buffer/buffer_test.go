@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -18,6 +19,12 @@ type bufPacket struct {
 	at float64
 }
 
+// sortByArrival puts packets in arrival order, stably: packets that
+// arrive at the same time keep their send order.
+func sortByArrival(ps []bufPacket) {
+	slices.SortStableFunc(ps, func(a, b bufPacket) int { return cmp.Compare(a.at, b.at) })
+}
+
 // bufStream returns the snapshots of path sent every period s from 0 to end
 // inclusive, arriving latency + jitter(i) after they were sent, in arrival
 // order (a stable sort, so equal arrival times keep send order).
@@ -31,15 +38,7 @@ func bufStream(path func(t float64) technique.Snapshot, period, end, latency flo
 		}
 		ps = append(ps, bufPacket{path(t), at})
 	}
-	slices.SortStableFunc(ps, func(a, b bufPacket) int {
-		switch {
-		case a.at < b.at:
-			return -1
-		case a.at > b.at:
-			return 1
-		}
-		return 0
-	})
+	sortByArrival(ps)
 	return ps
 }
 

@@ -3,7 +3,6 @@ package buffer
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"interplab/engine/technique"
@@ -98,14 +97,6 @@ func leanStream(seed uint64, loss, jitter float64) []bufPacket {
 		sn.Pos[2] = math.Max(0, 2*math.Sin(t)) // off the ground half the time
 		ps = append(ps, bufPacket{sn, t + 0.05 + jitter*r.ExpFloat64()})
 	}
-	slices.SortStableFunc(ps, func(a, b bufPacket) int {
-		switch {
-		case a.at < b.at:
-			return -1
-		case a.at > b.at:
-			return 1
-		}
-		return 0
-	})
+	sortByArrival(ps)
 	return ps
 }

@@ -2,18 +2,15 @@ package server
 
 import (
 	"cmp"
-	"encoding/json"
 	"flag"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
-	"github.com/chromedp/cdproto/tracing"
 	"github.com/chromedp/chromedp"
 )
 
@@ -163,55 +160,21 @@ func measureLab(b *testing.B, tab *labTab, ab bool) labFigures {
 // nil when the trace does not tell.
 func traceThreadCPU(b *testing.B, tab *labTab, during func()) map[string]float64 {
 	b.Helper()
-	var mu sync.Mutex
-	var events []traceEvent
-	done := make(chan struct{})
-	go func() {
-		for ev, err := range chromedp.Events(tab.ctx, tracing.DataCollected) {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			for _, v := range ev.Value {
-				var e traceEvent
-				if json.Unmarshal(v, &e) == nil {
-					events = append(events, e)
-				}
-			}
-			mu.Unlock()
-		}
-	}()
-	go func() {
-		for range chromedp.Events(tab.ctx, tracing.TracingComplete) {
-			close(done)
-			return
-		}
-	}()
-	if _, err := chromedp.Call(tab.ctx, tracing.Start, tracing.StartParams{
-		TransferMode: tracing.StartTransferModeReportEvents,
-		TraceConfig:  &tracing.TraceConfig{IncludedCategories: []string{"toplevel"}},
-	}); err != nil {
+	tr, err := startTrace(tab.ctx, []string{"toplevel"}, false)
+	if err != nil {
 		b.Fatal(err)
 	}
 	during()
-	if _, err := chromedp.Call(tab.ctx, tracing.End, cdp.Empty{}); err != nil {
+	if err := tr.stop(tab.ctx); err != nil {
 		b.Fatal(err)
 	}
-	select {
-	case <-done:
-	case <-tab.ctx.Done():
-		b.Fatal("the trace did not complete")
-	}
 	var cpu map[string]float64
-	// The last dataCollected events may still be on their way.
-	waitFor(tab.ctx, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
+	n := tr.wait(tab.ctx, func(events []traceEvent) bool {
 		cpu = threadCPU(events)
 		return cpu != nil
-	}, 5*time.Second)
+	})
 	if cpu == nil {
-		b.Logf("the trace (%d events) names no renderer main thread: no CPU times", len(events))
+		b.Logf("the trace (%d events) names no renderer main thread: no CPU times", n)
 	}
 	return cpu
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -107,43 +108,13 @@ func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
 	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1440, Height: 900, DeviceScaleFactor: 1}); err != nil {
 		b.Fatal(err)
 	}
-	var mu sync.Mutex
-	var events []traceEvent
-	var raw []json.RawMessage
-	done := make(chan struct{})
-	go func() {
-		for ev, err := range chromedp.Events(ctx, tracing.DataCollected) {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			for _, v := range ev.Value {
-				var e traceEvent
-				if json.Unmarshal(v, &e) == nil {
-					events = append(events, e)
-				}
-				if trace != "" {
-					raw = append(raw, json.RawMessage(v))
-				}
-			}
-			mu.Unlock()
-		}
-	}()
-	go func() {
-		for range chromedp.Events(ctx, tracing.TracingComplete) {
-			close(done)
-			return
-		}
-	}()
 	categories := []string{"toplevel", "blink.user_timing", "devtools.timeline"}
 	if trace != "" {
 		categories = append(categories, "disabled-by-default-devtools.timeline", "loading", "netlog", "devtools.timeline.async",
 			"v8", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8.execute", "blink", "blink.resource", "navigation", "benchmark", "rail")
 	}
-	if _, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{
-		TransferMode: tracing.StartTransferModeReportEvents,
-		TraceConfig:  &tracing.TraceConfig{IncludedCategories: categories},
-	}); err != nil {
+	tr, err := startTrace(ctx, categories, trace != "")
+	if err != nil {
 		b.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
@@ -156,42 +127,27 @@ func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
 	}, 30*time.Second) {
 		b.Fatalf("%s: no simulated frame within 30 s", url)
 	}
-	ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](mark+`[0].startTime`))
+	ms, err = chromedp.Run(ctx, chromedp.Evaluate[float64](mark+`[0].startTime`))
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
+	if err := tr.stop(ctx); err != nil {
 		b.Fatal(err)
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-		b.Fatal("the trace did not complete")
-	}
-	// The last dataCollected events may still be on their way to their
-	// reader when tracingComplete has come to its own.
 	var ok bool
-	waitFor(ctx, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
+	n := tr.wait(ctx, func(events []traceEvent) bool {
 		cpu, ok = mainThreadCPU(events)
 		return ok
-	}, 5*time.Second)
+	})
 	if trace != "" {
-		mu.Lock()
-		body, err := json.Marshal(map[string]any{"traceEvents": raw})
-		mu.Unlock()
-		if err == nil {
-			err = os.WriteFile(trace, body, 0o644)
-		}
-		if err != nil {
+		if err := tr.write(trace); err != nil {
 			b.Fatalf("write the trace: %v", err)
 		}
 	}
 	if !ok {
 		// Now and then a trace misses the renderer's thread names: the
 		// start still counts, its CPU time does not.
-		b.Logf("%s: the trace (%d events) has no main thread with the lab-first-frame mark: no CPU time for this start", url, len(events))
+		b.Logf("%s: the trace (%d events) has no main thread with the lab-first-frame mark: no CPU time for this start", url, n)
 		return ms, -1
 	}
 	return ms, cpu
@@ -209,6 +165,92 @@ type traceEvent struct {
 	Args struct {
 		Name string `json:"name"`
 	} `json:"args"`
+}
+
+// chromeTrace records a Chromium trace of one tab: every event as a
+// traceEvent and, when asked, as Chromium sent it (for a file DevTools
+// opens).
+type chromeTrace struct {
+	mu      sync.Mutex
+	events  []traceEvent
+	raw     []json.RawMessage
+	keepRaw bool
+	done    chan struct{} // closed at tracingComplete
+}
+
+// startTrace starts tracing categories in ctx's tab, its readers listening
+// before the trace begins.
+func startTrace(ctx context.Context, categories []string, keepRaw bool) (*chromeTrace, error) {
+	tr := &chromeTrace{keepRaw: keepRaw, done: make(chan struct{})}
+	go func() {
+		for ev, err := range chromedp.Events(ctx, tracing.DataCollected) {
+			if err != nil {
+				return
+			}
+			tr.mu.Lock()
+			for _, v := range ev.Value {
+				var e traceEvent
+				if json.Unmarshal(v, &e) == nil {
+					tr.events = append(tr.events, e)
+				}
+				if tr.keepRaw {
+					tr.raw = append(tr.raw, json.RawMessage(v))
+				}
+			}
+			tr.mu.Unlock()
+		}
+	}()
+	go func() {
+		for range chromedp.Events(ctx, tracing.TracingComplete) {
+			close(tr.done)
+			return
+		}
+	}()
+	_, err := chromedp.Call(ctx, tracing.Start, tracing.StartParams{
+		TransferMode: tracing.StartTransferModeReportEvents,
+		TraceConfig:  &tracing.TraceConfig{IncludedCategories: categories},
+	})
+	return tr, err
+}
+
+// stop ends the trace and waits for Chromium to say it is complete.
+func (tr *chromeTrace) stop(ctx context.Context) error {
+	if _, err := chromedp.Call(ctx, tracing.End, cdp.Empty{}); err != nil {
+		return err
+	}
+	select {
+	case <-tr.done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("the trace did not complete")
+	}
+}
+
+// wait gives read the events gathered so far until it is satisfied or 5 s
+// have passed (the last dataCollected events may still be on their way to
+// their reader when tracingComplete has come to its own), and returns how
+// many events it last read.
+func (tr *chromeTrace) wait(ctx context.Context, read func([]traceEvent) bool) int {
+	var n int
+	waitFor(ctx, func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		n = len(tr.events)
+		return read(tr.events)
+	}, 5*time.Second)
+	return n
+}
+
+// write saves the events as Chromium sent them to name, as DevTools opens a
+// trace.
+func (tr *chromeTrace) write(name string) error {
+	tr.mu.Lock()
+	body, err := json.Marshal(map[string]any{"traceEvents": tr.raw})
+	tr.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, body, 0o644)
 }
 
 // mainThreadCPU sums the CPU time of the top-level tasks of the renderer
