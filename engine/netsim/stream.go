@@ -66,6 +66,13 @@ func (c *StreamClock) Advance(now float64) {
 	if !c.started {
 		return
 	}
-	c.Lag = geom.SlewTowards(c.Lag, c.least, float64(streamSlew*(now-c.last)))
+	// At the window's minimum the lag stays (SlewTowards of cur = target
+	// is target, whatever the step), as it does on most frames: neither
+	// the step nor the slew is worked out then.
+	if c.Lag != c.least {
+		c.Lag = geom.SlewTowards(c.Lag, c.least, float64(streamSlew*(now-c.last)))
+	} else {
+		c.Lag = c.least // the same bits, ±0 aside: SlewTowards returns target
+	}
 	c.last = now
 }

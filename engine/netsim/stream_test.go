@@ -3,6 +3,8 @@ package netsim
 import (
 	"math"
 	"testing"
+
+	"interplab/engine/geom"
 )
 
 func TestStreamClock(t *testing.T) {
@@ -31,5 +33,45 @@ func TestStreamClock(t *testing.T) {
 	}
 	if math.Abs(c.Lag-0.16) > 1e-12 {
 		t.Errorf("lag = %v after 5 s at 160 ms transit, want 0.16", c.Lag)
+	}
+}
+
+// TestStreamClockSlewBits checks the lag against the slew written out, to
+// the bit, over arrivals and frames while the transit jumps up and down:
+// Advance keeps the lag without working the slew out while it is at the
+// window's minimum, which must change none of its values.
+func TestStreamClockSlewBits(t *testing.T) {
+	var c StreamClock
+	r := geom.NewRNG(9, 1)
+	var lag, last float64
+	kept := 0
+	for k := range 60 * 60 {
+		now := float64(k) / 60
+		base := 0.06
+		if k/600%2 == 1 {
+			base = 0.16 // every ten seconds the latency jumps
+		}
+		if k%3 == 0 { // a packet every third frame
+			tick := now - base - 0.03*r.Float64()
+			started := c.started
+			c.Arrive(now, tick)
+			if !started {
+				lag, last = c.Lag, now
+				continue
+			}
+		} else {
+			c.Advance(now)
+		}
+		if lag == c.least {
+			kept++
+		}
+		lag = geom.SlewTowards(lag, c.least, float64(streamSlew*(now-last)))
+		last = now
+		if math.Float64bits(c.Lag) != math.Float64bits(lag) {
+			t.Fatalf("frame %d: lag %v, the slew written out gives %v", k, c.Lag, lag)
+		}
+	}
+	if kept < 100 {
+		t.Errorf("%d frames at the minimum: the case does not reach the kept lag", kept)
 	}
 }

@@ -257,6 +257,16 @@ func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	}
 	slot := b.end & b.mask
 	b.ring[slot] = tick
+	if b.n == 1 {
+		// One entity (each of a population's): its slot is the ring's,
+		// without the three slices the loop below cuts, and their checks.
+		sn, p, v, q := &snaps[0], &b.pos[slot], &b.vel[slot], &b.rot[slot]
+		p[0], p[1], p[2] = sn.Pos[0], sn.Pos[1], sn.Pos[2]
+		v[0], v[1], v[2] = sn.Vel[0], sn.Vel[1], sn.Vel[2]
+		q[0], q[1], q[2], q[3] = sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3]
+		b.end++
+		return
+	}
 	o := slot * b.n
 	// Element by element: the runner has just written snaps so, and a
 	// whole vector read back in 16-byte loads could not be forwarded.
@@ -346,7 +356,14 @@ func (b *bufBatch) render(now float64) (rt, target float64, held bool) {
 	if !b.sampled {
 		b.sampled, b.dly = true, target
 	} else {
-		b.dly = geom.SlewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
+		// At its target the delay stays (SlewTowards of cur = target is
+		// target, whatever the step), as it does on most frames: neither
+		// the step nor the slew is worked out then.
+		if b.dly != target {
+			b.dly = geom.SlewTowards(b.dly, target, float64(delaySlew*(now-b.lastNow))) // unfused: must round alike everywhere
+		} else {
+			b.dly = target // the same bits, ±0 aside: SlewTowards returns target
+		}
 		rt = now - b.dly
 		if rt < b.rt {
 			rt = b.rt

@@ -1,0 +1,96 @@
+package buffer
+
+import (
+	"math"
+	"testing"
+
+	"interplab/engine/geom"
+	"interplab/engine/technique"
+)
+
+// TestBufferDelaySlewBits checks the delay a frame uses against the slew
+// written out, to the bit, frame after frame, while the slider moves (up,
+// down, back to where the delay is) and, once, now steps back: render keeps
+// the delay without working the slew out while it is at its target, which
+// must change none of its values.
+func TestBufferDelaySlewBits(t *testing.T) {
+	s := bufSettings()
+	b := newBufBatch(&s.Settings, &s.Env, false, 1)
+	b.SkipRotations(true)
+	const frame = 1.0 / 60
+	moves := map[int]float64{30: 0.3, 45: 0.1, 200: 0.1 + 1e-12, 260: 0.05, 262: 0.12, 400: 0}
+	var want, last float64
+	started, kept := false, 0
+	for k := range 600 {
+		now := 1 + float64(k)*frame
+		if k == 500 {
+			now -= 0.05 // against the contract: the step is not positive
+		}
+		if d, ok := moves[k]; ok {
+			s.Delay = d
+		}
+		target := s.Delay
+		if !(target > 0) {
+			target = adaptiveDelay(&s.Settings, &b.jitter)
+		}
+		b.Receive(math.Floor(now*20)/20, now, []technique.Snapshot{bufLinear(math.Floor(now*20) / 20)})
+		b.FrameLean(now)
+		if !started {
+			want, started = target, true
+		} else {
+			if want == target {
+				kept++
+			}
+			want = geom.SlewTowards(want, target, float64(delaySlew*(now-last)))
+		}
+		last = now
+		if math.Float64bits(b.dly) != math.Float64bits(want) {
+			t.Fatalf("frame %d: delay %v, the slew written out gives %v", k, b.dly, want)
+		}
+	}
+	if kept < 100 {
+		t.Errorf("%d frames at the target: the case does not reach the kept delay", kept)
+	}
+}
+
+// TestBufferOneSameAsMany checks that a batch of one, whose Receive writes
+// its one slot without the batch's slices, shows to the bit what the same
+// entity shows in a batch of three, in every mode (interpolated, held,
+// dead-reckoned, frozen) and with Hermite positions, which read the
+// velocities, and the rotations read.
+func TestBufferOneSameAsMany(t *testing.T) {
+	for _, hermite := range []bool{false, true} {
+		s := bufSettings()
+		s.Delay, s.ExtrapolateCap = 0.1, 0.05
+		one, many := newBufBatch(&s.Settings, &s.Env, hermite, 1), newBufBatch(&s.Settings, &s.Env, hermite, 3)
+		ps := leanStream(7, 0.3, 0.03)
+		var out1 [1]technique.Sample
+		var out3 [3]technique.Sample
+		seen := map[technique.Mode]int{}
+		for k := range 60 * 30 {
+			now := float64(k)/60 - 0.2
+			for len(ps) > 0 && ps[0].at <= now {
+				sn := ps[0].sn
+				sn.Rot = geom.QuatFromYaw(sn.Time)
+				other := sn
+				other.Pos[0], other.Vel[1], other.Rot = -sn.Pos[0], 3, geom.QuatFromYaw(-sn.Time)
+				one.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
+				many.Receive(sn.Time, ps[0].at, []technique.Snapshot{other, sn, other})
+				ps = ps[1:]
+			}
+			one.Frame(now)
+			one.Fill(0, out1[:])
+			many.Frame(now)
+			many.Fill(0, out3[:])
+			if got, want := out1[0], out3[1]; got != want {
+				t.Fatalf("hermite %v, frame %d: a batch of one shows %+v, entity 1 of three %+v", hermite, k, got, want)
+			}
+			seen[out1[0].Mode]++
+		}
+		for _, m := range []technique.Mode{technique.Interpolate, technique.Extrapolate, technique.Freeze} {
+			if seen[m] == 0 {
+				t.Errorf("hermite %v: no frame in mode %v: the case does not reach it", hermite, m)
+			}
+		}
+	}
+}
