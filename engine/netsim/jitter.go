@@ -44,6 +44,7 @@ const (
 	jitterLognormal
 
 	jitterUnknown jitterKind = -1 // a name not among JitterDists
+	jitterNone    jitterKind = -2 // no distribution: what delayDraws' units hold when none were worked out
 )
 
 // jitterKindOf returns the kind of the distribution named dist.
@@ -80,17 +81,20 @@ func (c *kindCache) of(dist string) jitterKind {
 }
 
 // jitterScale returns the factor of distribution k (a known kind) at mean
-// jitter that multiplies jitterUnit.
+// jitter that multiplies jitterUnit: jitter times jitterScales[k], one
+// rounded product (for lognormal, times 1, exact), with neither a switch
+// nor a branch.
 func jitterScale(k jitterKind, jitter float64) float64 {
-	switch k {
-	case jitterUniform:
-		return 2 * jitter // uniform on [0, 2·jitter]: 2·jitter·u
-	case jitterNormal:
-		return jitter * math.Sqrt(math.Pi/2) // σ of the half-normal
-	case jitterPareto:
-		return jitter * (linkParetoShape - 1) // λ of the Lomax
-	}
-	return jitter // lognormal
+	return jitter * jitterScales[k&3]
+}
+
+// jitterScales are the factors of jitterScale by kind, in the order of
+// the kinds.
+var jitterScales = [4]float64{
+	jitterUniform:   2,                      // uniform on [0, 2·jitter]: 2·jitter·u
+	jitterNormal:    math.Sqrt(math.Pi / 2), // σ of the half-normal
+	jitterPareto:    linkParetoShape - 1,    // λ of the Lomax
+	jitterLognormal: 1,                      // lognormal: jitter itself
 }
 
 // jitterUnit returns the part of the extra delay at quantile u in (0, 1) of
@@ -130,14 +134,16 @@ const delayBatch = 8
 type delayDraws struct {
 	u    [delayBatch][2]float64 // the two draws of each
 	unit [delayBatch][2]float64 // jitterUnit(kind, u[i][j]) for j < ways
-	kind jitterKind             // the kind unit holds; jitterUnknown when it holds none
+	kind jitterKind             // the kind unit holds; jitterNone when it holds none
 	ways int                    // draws of each worked out ahead: 1 (a packet's duplicate is rare) or 2
 	next int                    // the next one's index; delayBatch when all are taken
 }
 
 // newDelayDraws returns an empty batch that works out the first ways (1 or
 // 2) draws of each packet ahead.
-func newDelayDraws(ways int) delayDraws { return delayDraws{ways: ways, next: delayBatch} }
+func newDelayDraws(ways int) delayDraws {
+	return delayDraws{kind: jitterNone, ways: ways, next: delayBatch}
+}
 
 // take returns the index of the next packet's draws, drawing the next
 // batch from r when the batch is used up. It works the units out for
@@ -158,6 +164,7 @@ func (d *delayDraws) fill(r *geom.RNG, kind jitterKind) {
 	}
 	d.kind, d.next = kind, 0
 	if kind == jitterUnknown {
+		d.kind = jitterNone // which no kind asked for equals
 		return
 	}
 	// jitterUnit, stage by stage: a loop whose body is one stage is short
@@ -192,11 +199,23 @@ func (d *delayDraws) fill(r *geom.RNG, kind jitterKind) {
 // packet i, k the kind of dist (found once by the caller), from its unit
 // when it was worked out for that kind.
 func (d *delayDraws) extra(k jitterKind, dist string, jitter float64, i, j int) float64 {
+	if x, ok := d.kept(k, jitter, i, j); ok {
+		return x
+	}
 	if jitter == 0 {
 		return 0
 	}
-	if k == d.kind && k != jitterUnknown && j < d.ways {
-		return float64(jitterScale(k, jitter) * d.unit[i][j])
-	}
 	return extraDelayOf(k, dist, jitter, d.u[i][j])
+}
+
+// kept returns extra(k, dist, jitter, i, j) and true when draw j of
+// packet i had its unit worked out for kind k and jitter is not 0, as on
+// nearly every send: small enough to inline where extra, with its call
+// aside, is not, so that a send and a ping take it first and call
+// extraAside only when it says false.
+func (d *delayDraws) kept(k jitterKind, jitter float64, i, j int) (float64, bool) {
+	if jitter != 0 && k == d.kind && j < d.ways {
+		return float64(jitterScale(k, jitter) * d.unit[i&(delayBatch-1)][j&1]), true
+	}
+	return 0, false
 }

@@ -241,7 +241,12 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	}
 	first := depart + extra
 	if !reordered {
-		first += lat + l.draws.extra(dist, s.JitterDist, jit, i, 0) // the one-way delay
+		// The draw's extra delay, kept (inlined) on nearly every send.
+		x, ok := l.draws.kept(dist, jit, i, 0)
+		if !ok {
+			x = l.draws.extra(dist, s.JitterDist, jit, i, 0)
+		}
+		first += lat + x // the one-way delay
 	}
 	arrivals = l.deliver(sc, first, arrivals)
 	if uDup < s.Duplicate {
