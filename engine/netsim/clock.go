@@ -408,7 +408,16 @@ func clockSlope(slots []uint8, smp *[clockHistory]clockSample) (meanL, meanT, f 
 		s := &smp[sl]
 		sumL += s.l
 		sumT += s.theta
-		lo, hi = min(lo, s.l), max(hi, s.l)
+		// Comparisons rather than min and max, which test for NaN and
+		// tell −0 from +0 at every sample: the local times are finite,
+		// and the span, all lo and hi are read for, is the same with
+		// either zero.
+		if s.l < lo {
+			lo = s.l
+		}
+		if s.l > hi {
+			hi = s.l
+		}
 	}
 	meanL, meanT = sumL/float64(len(slots)), sumT/float64(len(slots))
 	if !(hi-lo >= clockMinSpan) {

@@ -468,3 +468,55 @@ func TestClientClockKeptRates(t *testing.T) {
 		}
 	}
 }
+
+// TestClockSlopeWrittenOut checks clockSlope, whose span test finds the
+// earliest and latest sample by comparisons, against the fit written out
+// with min and max, to the bit, over random samples whose span falls on
+// either side of clockMinSpan.
+func TestClockSlopeWrittenOut(t *testing.T) {
+	r := geom.NewRNG(11, 1)
+	var smp [clockHistory]clockSample
+	okSeen, shortSeen := 0, 0
+	for trial := range 3000 {
+		for i := range smp {
+			smp[i] = clockSample{l: 100 + 3*r.Float64(), theta: 5 + 0.01*r.Float64(), delta: r.Float64()}
+		}
+		if trial%7 == 0 {
+			smp[3].l = math.Copysign(0, -1) // a zero among them, of either sign
+			smp[4].l = 0
+		}
+		slots := make([]uint8, 1+trial%clockHistory)
+		for i := range slots {
+			slots[i] = uint8(r.Uint64() % clockHistory)
+		}
+		var sumL, sumT float64
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, sl := range slots {
+			sumL += smp[sl].l
+			sumT += smp[sl].theta
+			lo, hi = min(lo, smp[sl].l), max(hi, smp[sl].l)
+		}
+		wantL, wantT := sumL/float64(len(slots)), sumT/float64(len(slots))
+		wantF, wantOK := 0.0, hi-lo >= clockMinSpan
+		if wantOK {
+			var sxx, sxy float64
+			for _, sl := range slots {
+				dl := smp[sl].l - wantL
+				sxx += float64(dl * dl)
+				sxy += float64(dl * (smp[sl].theta - wantT))
+			}
+			wantF = sxy / sxx
+			okSeen++
+		} else {
+			shortSeen++
+		}
+		gotL, gotT, gotF, gotOK := clockSlope(slots, &smp)
+		if math.Float64bits(gotL) != math.Float64bits(wantL) || math.Float64bits(gotT) != math.Float64bits(wantT) ||
+			math.Float64bits(gotF) != math.Float64bits(wantF) || gotOK != wantOK {
+			t.Fatalf("trial %d: clockSlope = %v, %v, %v, %v, want %v, %v, %v, %v", trial, gotL, gotT, gotF, gotOK, wantL, wantT, wantF, wantOK)
+		}
+	}
+	if okSeen < 100 || shortSeen < 100 {
+		t.Errorf("%d fits that span clockMinSpan, %d that do not: want at least 100 of each", okSeen, shortSeen)
+	}
+}
