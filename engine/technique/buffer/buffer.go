@@ -400,9 +400,24 @@ func (b *bufBatch) FrameLean(now float64) technique.Lean {
 		b.Fill(0, out[:])
 		return technique.LeanOf(&out[0])
 	}
-	rt, target, held := b.render(now)
-	if !held {
-		return technique.Lean{Flags: technique.LeanFlagsOf(technique.Empty, false, now-target, 0)}
+	var rt float64
+	if s := b.s; !s.Adaptive && s.Delay > 0 && b.dly == s.Delay && b.sampled && b.end != b.first {
+		// render for most frames, written out: a fixed delay at its
+		// target and a snapshot held (render is too large to inline,
+		// and a call and its three results cost a tenth of a frame).
+		if rt = now - s.Delay; rt < b.rt {
+			rt = b.rt
+		}
+		b.lastNow, b.rt = now, rt
+		for b.next < b.end && b.ring[b.next&b.mask] <= rt {
+			b.next++
+		}
+	} else {
+		r, target, held := b.render(now)
+		if !held {
+			return technique.Lean{Flags: technique.LeanFlagsOf(technique.Empty, false, now-target, 0)}
+		}
+		rt = r
 	}
 	newest := (b.end - 1) & b.mask
 	var l technique.Lean
