@@ -401,14 +401,19 @@ func (b *bufBatch) FrameLean(now float64) technique.Lean {
 		return technique.LeanOf(&out[0])
 	}
 	var rt float64
-	if s := b.s; !s.Adaptive && s.Delay > 0 && b.dly == s.Delay && b.sampled && b.end != b.first {
-		// render for most frames, written out: a fixed delay at its
-		// target and a snapshot held (render is too large to inline,
-		// and a call and its three results cost a tenth of a frame).
-		if rt = now - s.Delay; rt < b.rt {
+	s := b.s
+	target := s.Delay
+	if s.Adaptive || !(target > 0) {
+		target = adaptiveDelay(s, &b.jitter) // which render's call finds again, the same
+	}
+	if b.dly == target && b.sampled && b.end != b.first {
+		// render for most frames, written out: the delay at its target
+		// and a snapshot held (render is too large to inline, and a
+		// call and its three results cost a tenth of a frame).
+		if rt = now - target; rt < b.rt {
 			rt = b.rt
 		}
-		b.lastNow, b.rt = now, rt
+		b.dly, b.lastNow, b.rt = target, now, rt // the delay's bits as render's, ±0 included
 		for b.next < b.end && b.ring[b.next&b.mask] <= rt {
 			b.next++
 		}

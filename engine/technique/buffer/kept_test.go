@@ -96,47 +96,53 @@ func TestBufferOneSameAsMany(t *testing.T) {
 }
 
 // TestFrameLeanRenderWrittenOut checks FrameLean, which writes render out
-// for a fixed delay at its target, against Frame and Fill, to the bit, while
-// the delay slider moves (so that frames go both ways, and the way back
-// must find the time of the last frame) and now sometimes steps back
-// (against the contract: the render time is held).
+// for a delay at its target, against Frame and Fill, to the bit, with the
+// delay fixed and adaptive, while the delay slider moves (so that frames go
+// both ways, and the way back must find the time of the last frame) and
+// now sometimes steps back (against the contract: the render time is held).
 func TestFrameLeanRenderWrittenOut(t *testing.T) {
-	s := bufSettings()
-	lean, full := newBufBatch(&s.Settings, &s.Env, false, 1), newBufBatch(&s.Settings, &s.Env, false, 1)
-	lean.SkipRotations(true)
-	full.SkipRotations(true)
-	ps := leanStream(3, 0.1, 0.02)
-	moves := map[int]float64{300: 0.2, 700: 0.08, 1100: 0.15}
-	var out [1]technique.Sample
-	back := 0
-	for k := range 60 * 30 {
-		now := float64(k)/60 - 0.2
-		if k%97 == 50 {
-			now -= 0.04 // a step back
-			back++
+	for _, adaptive := range []bool{false, true} {
+		s := bufSettings()
+		s.Adaptive, s.DelayCap = adaptive, 0.3
+		lean, full := newBufBatch(&s.Settings, &s.Env, false, 1), newBufBatch(&s.Settings, &s.Env, false, 1)
+		lean.SkipRotations(true)
+		full.SkipRotations(true)
+		ps := leanStream(3, 0.1, 0.03)
+		moves := map[int]float64{300: 0.2, 700: 0.08, 1100: 0.15}
+		var out [1]technique.Sample
+		back, kept := 0, 0
+		for k := range 60 * 30 {
+			now := float64(k)/60 - 0.2
+			if k%97 == 50 {
+				now -= 0.04 // a step back
+				back++
+			}
+			if d, ok := moves[k]; ok {
+				s.Delay = d
+			}
+			for len(ps) > 0 && ps[0].at <= now {
+				sn := ps[0].sn
+				lean.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
+				full.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
+				ps = ps[1:]
+			}
+			if lean.sampled && lean.dly == adaptiveDelay(&s.Settings, &lean.jitter) {
+				kept++
+			}
+			got := lean.FrameLean(now)
+			full.Frame(now)
+			full.Fill(0, out[:])
+			want := technique.LeanOf(&out[0])
+			if math.Float64bits(got.X) != math.Float64bits(want.X) || math.Float64bits(got.Y) != math.Float64bits(want.Y) ||
+				math.Float64bits(got.Z) != math.Float64bits(want.Z) || got.Flags != want.Flags {
+				t.Fatalf("adaptive %v, frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", adaptive, k, now, got, want)
+			}
+			if math.Float64bits(lean.rt) != math.Float64bits(full.rt) || math.Float64bits(lean.dly) != math.Float64bits(full.dly) {
+				t.Fatalf("adaptive %v, frame %d: FrameLean's render time and delay %v, %v, Frame's %v, %v", adaptive, k, lean.rt, lean.dly, full.rt, full.dly)
+			}
 		}
-		if d, ok := moves[k]; ok {
-			s.Delay = d
+		if back < 10 || kept < 500 || kept > 60*30-100 {
+			t.Errorf("adaptive %v: %d steps back, %d frames at the target: want at least 10 steps, at least 500 frames at the target and 100 off it", adaptive, back, kept)
 		}
-		for len(ps) > 0 && ps[0].at <= now {
-			sn := ps[0].sn
-			lean.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
-			full.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
-			ps = ps[1:]
-		}
-		got := lean.FrameLean(now)
-		full.Frame(now)
-		full.Fill(0, out[:])
-		want := technique.LeanOf(&out[0])
-		if math.Float64bits(got.X) != math.Float64bits(want.X) || math.Float64bits(got.Y) != math.Float64bits(want.Y) ||
-			math.Float64bits(got.Z) != math.Float64bits(want.Z) || got.Flags != want.Flags {
-			t.Fatalf("frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", k, now, got, want)
-		}
-		if math.Float64bits(lean.rt) != math.Float64bits(full.rt) || math.Float64bits(lean.dly) != math.Float64bits(full.dly) {
-			t.Fatalf("frame %d: FrameLean's render time and delay %v, %v, Frame's %v, %v", k, lean.rt, lean.dly, full.rt, full.dly)
-		}
-	}
-	if back < 10 {
-		t.Errorf("%d steps back, want at least 10", back)
 	}
 }
