@@ -243,8 +243,13 @@ func adaptiveDelay(s *Settings, w *jitterWindow) float64 {
 		if w.n > s.AdaptWindow {
 			w.trim(adaptClampWindow(s.AdaptWindow))
 		}
-		if p, ok := w.p95(); ok && p+s.Margin > d {
-			d = p + s.Margin
+		// The p95 (see p95), read in place: the top holds a time
+		// whenever the window does, and its least is the p95. (A frame
+		// asks for it every time.)
+		if top := w.top; len(top) > 0 {
+			if p := w.hist[top[0]] + s.Margin; p > d {
+				d = p
+			}
 		}
 		if d > s.DelayCap {
 			d = s.DelayCap

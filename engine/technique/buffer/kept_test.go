@@ -146,3 +146,44 @@ func TestFrameLeanRenderWrittenOut(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptiveDelayWrittenOut checks adaptiveDelay, which reads the p95 in
+// place as the least of the window's top, against the target written out
+// from the window's times (their p95 by nearest rank), to the bit, over
+// windows filling, full, shortened and lengthened.
+func TestAdaptiveDelayWrittenOut(t *testing.T) {
+	s := bufSettings()
+	s.Adaptive, s.Margin, s.DelayCap = true, 0.01, 0.3
+	r := geom.NewRNG(21, 1)
+	w := newJitterWindow(40)
+	var all []float64
+	keep, over := 0, 0
+	for i := range 4000 {
+		if i%300 == 0 {
+			s.AdaptWindow = []int{40, 7, 120, 1, 60}[i/300%5]
+		}
+		if i%300 != 150 { // half way, a frame without a packet first
+			x := 0.02 + 0.2*r.Float64()*r.Float64()
+			w.add(x, s.AdaptWindow)
+			all = append(all, x)
+			keep = min(keep, s.AdaptWindow-1) + 1
+		}
+		want := s.Delay
+		if keep > 0 {
+			if p := adaptP95(all[len(all)-keep:]) + s.Margin; p > want {
+				want = p
+				over++
+			}
+		}
+		want = min(want, s.DelayCap)
+		if got := adaptiveDelay(&s.Settings, &w); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("packet %d, window %d: adaptiveDelay = %v, want %v", i, s.AdaptWindow, got, want)
+		}
+	}
+	if empty := newJitterWindow(8); adaptiveDelay(&s.Settings, &empty) != s.Delay {
+		t.Errorf("empty window: adaptiveDelay = %v, want the base %v", adaptiveDelay(&s.Settings, &empty), s.Delay)
+	}
+	if over < 1000 {
+		t.Errorf("%d targets above the base, want at least 1000", over)
+	}
+}
