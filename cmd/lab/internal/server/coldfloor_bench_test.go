@@ -17,10 +17,9 @@ const (
 	coldEmptyPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>empty</title>
 <script>requestAnimationFrame(() => performance.mark('lab-first-frame'));</script></head><body></body></html>`
 	// coldWasmPage only downloads, compiles and starts lab.wasm, with the
-	// lab page's own head lines (the preload, wasm_exec.js, boot.js), and
-	// marks the first animation frame after the Go program has started.
+	// lab page's own head lines (wasm_exec.js, boot.js), and marks the
+	// first animation frame after the Go program has started.
 	coldWasmPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>wasm</title>
-<link rel="preload" href="/lab.wasm" as="fetch" type="application/wasm" crossorigin="anonymous">
 <script src="/static/dist/wasm_exec.js"></script>
 <script src="/static/boot.js"></script>
 <script>globalThis.interplabBoot.started.then(() => requestAnimationFrame(() => performance.mark('lab-first-frame')),
