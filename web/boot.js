@@ -17,12 +17,39 @@
 
 {
   const url = '/lab.wasm';
-  const module = fetch(url).then((response) => {
+  /** @returns {Promise<WebAssembly.Module>} the module, fetched and compiled on this thread */
+  const here = () => fetch(url).then((response) => {
     if (!response.ok) {
       throw new Error(`${url}: ${response.status} ${response.statusText} (run make wasm)`);
     }
     return WebAssembly.compileStreaming(response);
   });
+  /** @type {Promise<WebAssembly.Module>} */
+  let module;
+  try {
+    // The worker downloads and compiles it off the main thread
+    // (bootworker.js); a browser that cannot start it, or cannot post a
+    // module back, compiles it here.
+    const worker = new Worker('/static/bootworker.js');
+    module = new Promise((resolve, reject) => {
+      worker.onmessage = (e) => {
+        worker.terminate();
+        if (e.data.module instanceof WebAssembly.Module) resolve(e.data.module);
+        else reject(new Error(e.data.error ?? 'bootworker.js posted no module'));
+      };
+      worker.onmessageerror = () => {
+        worker.terminate();
+        resolve(here());
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        worker.terminate();
+        resolve(here());
+      };
+    });
+  } catch {
+    module = here();
+  }
   const started = module.then(async (m) => {
     const Go = globalThis.Go;
     if (typeof Go !== 'function') {

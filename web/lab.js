@@ -716,6 +716,11 @@ class Lab {
     // The first animation frame steps one render frame, so that the first
     // frame drawn shows the run, not the empty scene before it.
     const dt = p.last ? Math.min(real, this.ab?.pinned ? 1 / this.renderRate() : MAX_DT) : 1 / this.renderRate();
+    // The metrics panel was filled when the run was created (restarted):
+    // the first frame leaves it to the refresh PANEL_EVERY later, so the
+    // page's first paint costs one layout, not a second one after the
+    // panel's text changed, and no calls into the engine for it.
+    if (!p.last) p.panel = now;
     p.last = now;
     let stepMs = 0;
     const before = this.engine.frames();

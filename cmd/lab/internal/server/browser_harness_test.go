@@ -96,7 +96,7 @@ func buildBrowserAssets() (fs.FS, error) {
 	}
 	defer os.RemoveAll(dir)
 	wasm := filepath.Join(dir, "lab.wasm")
-	build := exec.Command("go", "build", "-trimpath", "-o", wasm, "interplab/wasm")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s", "-o", wasm, "interplab/wasm") // as make wasm builds it
 	build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build wasm: %v\n%s", err, out)

@@ -110,7 +110,7 @@ func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
 	}
 	categories := []string{"toplevel", "blink.user_timing", "devtools.timeline"}
 	if trace != "" {
-		categories = append(categories, "disabled-by-default-devtools.timeline", "loading", "netlog", "devtools.timeline.async",
+		categories = append(categories, "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.stack", "loading", "netlog", "devtools.timeline.async",
 			"v8", "v8.wasm", "disabled-by-default-v8.wasm.detailed", "v8.execute", "blink", "blink.resource", "navigation", "benchmark", "rail")
 	}
 	tr, err := startTrace(ctx, categories, trace != "")
