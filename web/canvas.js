@@ -67,9 +67,9 @@ export class View {
      * @type {(() => Float32Array) | null} where the poses come from when
      * update takes a view onto the engine's memory (the page's: engine.js
      * Pull): such a view reads empty once the memory has grown, and the
-     * source then gives it again
+     * reload gives it again
      */
-    this.source = null;
+    this.reload = null;
     this.dpr = 1;
     this.tracked = 1; // entities with a trail
     this.trail = new Float32Array(0);
@@ -163,7 +163,7 @@ export class View {
 
   /** @returns {Float32Array} the latest frame's poses (empty before the first) */
   get poses() {
-    if (this.own.length === 0 && this.own !== this.none && this.source) this.own = this.source();
+    if (this.own.length === 0 && this.own !== this.none && this.reload) this.own = this.reload();
     return this.own;
   }
 

@@ -75,7 +75,7 @@ class Lab {
     this.focus = 0;
     this.metricValues = new Float64Array(0);
     this.pulled = new Pull(engine); // each frame out of the engine, viewed where Go wrote it
-    this.view.source = () => this.pulled.poses();
+    this.view.reload = () => this.pulled.poses();
     this.simTime = 0; // the simulated time of the frame pulled last, s
     this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
     /** @type {((now: number, stepMs: number, drawMs: number, stepped: number) => void)[]} */
