@@ -39,6 +39,11 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 	snaps, snapMaxSq, underrun := a.snaps, a.snapMaxSq, a.underrun
 	extrapolated, frozen, idle := a.extrapolated, a.frozen, a.idle
 	accelSq, accelFrames := a.accelSq, a.accelFrames
+	// What the loop reads of m, fm and a but never changes, in locals too:
+	// Go reloads a field through a pointer at every use, and its
+	// WebAssembly keeps a local in a wasm local, a field in memory.
+	snapSq, inv4, accel := fm.snapSq, fm.inv4, m.frames >= 2
+	hist := &a.hist
 	for j := range out {
 		smp := &out[j]
 		if smp.Mode == technique.Empty {
@@ -58,7 +63,7 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		if errSq > errMaxSq {
 			errMaxSq = errSq
 		}
-		a.hist[histBin(errSq)]++
+		hist[histBin(errSq)]++
 		if smp.Mode == technique.Extrapolate {
 			extrapolated++
 		}
@@ -77,18 +82,18 @@ func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
 		if v >= 1 {
 			p1 := &prev1[j]
 			sx, sy, sz := px-p1[0], py-p1[1], pz-p1[2]
-			if step := sq3(sx, sy, sz); step > fm.snapSq {
+			if step := sq3(sx, sy, sz); step > snapSq {
 				snaps++
 				if step > snapMaxSq {
 					snapMaxSq = step
 				}
 			}
-			if v >= 2 && m.frames >= 2 {
+			if v >= 2 && accel {
 				p2, ta := &prev2[j], &truthAcc[j]
 				ax := px - float64(2*p1[0]) + p2[0] - ta[0]
 				ay := py - float64(2*p1[1]) + p2[1] - ta[1]
 				az := pz - float64(2*p1[2]) + p2[2] - ta[2]
-				accelSq += float64(sq3(ax, ay, az) * fm.inv4)
+				accelSq += float64(sq3(ax, ay, az) * inv4)
 				accelFrames++
 			}
 		}

@@ -27,12 +27,14 @@ type lab struct {
 	values     []float64
 	packets    []engine.PacketRecord
 	frames     []engine.FrameRecord
-	flat       []float64
+	flatPk     []float64 // the packet records drain and pull hand out
+	flatFr     []float64 // the frame records
+	pulled     []float32 // the poses of the last pull, kept alive for the views onto them
 	samples    []float64
 	live       []float64 // liveDelays' scratch
 
 	posesView, metricsView, packetsView, framesView byteView
-	settingsView, traceView, samplesView, infoView  byteView
+	settingsView, traceView, samplesView            byteView
 }
 
 func newLab() *lab { return &lab{} }
@@ -274,26 +276,60 @@ func (l *lab) copyPoses(dst js.Value) int {
 }
 
 // pull is poses, timeline, frames and time in one call, what the page and
-// the A/B worker take after each step that rendered a frame: it copies the
-// poses into poses (as many as fit) and drains the timeline into packets
-// and frames, and writes into info frames(), time(), the poses' length (as
-// poses returns it) and the records' counts np and nf (as timeline).
-func (l *lab) pull(_ js.Value, args []js.Value) any {
-	if len(args) != 4 || !isArray(args[0], float32Array) || !isArray(args[1], float64Array) ||
-		!isArray(args[2], float64Array) || !isArray(args[3], float64Array) || args[3].Length() < pullInfo {
-		return misuse("pull(poses: Float32Array, packets: Float64Array, frames: Float64Array, info: Float64Array(5))")
-	}
-	info := [pullInfo]float64{}
+// the A/B worker take after each step that rendered a frame. It takes no
+// arguments and copies nothing into JavaScript: it writes into pullOut the
+// frame count, the time, the poses' length (in float32s, as poses returns
+// it), the counts np and nf of the timeline's records it drained (the
+// latest maxPullRecords of each) and the byte addresses in the module's
+// memory of the poses, of the np packet records and of the nf frame
+// records, and returns pullOut's address. The caller reads all of it
+// through typed-array views onto the memory (web/engine.js, Pull).
+//
+// A typed array passed in costs a js.Value, and every js.Value of an object
+// costs Go's runtime a finalizer (runtime.SetFinalizer, runtime.addspecial),
+// run and cleared by its collector later; copying the poses cost a 1.44 MB
+// copy a frame at 10,000 entities. Numbers cost neither.
+//
+// The views stay right while the memory holds what they point at: Go's
+// collector never moves an object, and l.pulled keeps the poses slice of
+// the last pull alive (a create or restart replaces the Sim's) until the
+// next pull, which reports any new address. When the memory grows, its
+// buffer changes and the views go empty: the reader makes them again at
+// the same addresses (Pull.poses).
+func (l *lab) pull(js.Value, []js.Value) any {
+	pullOut = [pullInfo]float64{}
+	l.pulled = nil
 	if l.sim != nil {
-		np, nf := l.drain(args[1], args[2])
-		info = [...]float64{float64(l.sim.Frames()), l.sim.Time(), float64(l.copyPoses(args[0])), float64(np), float64(nf)}
+		l.pulled = l.sim.Poses()
+		np, nf := l.flatten(maxPullRecords, maxPullRecords)
+		pullOut = [...]float64{
+			float64(l.sim.Frames()), l.sim.Time(), float64(len(l.pulled)), float64(np), float64(nf),
+			float64(addrOf(l.pulled)), float64(addrOf(l.flatPk)), float64(addrOf(l.flatFr)),
+		}
 	}
-	l.infoView.copyToJS(args[3], f64Bytes(info[:]))
-	return nil
+	return float64(uintptr(unsafe.Pointer(&pullOut[0])))
 }
 
-// pullInfo is the length of pull's info: frames, time, poses' length, np, nf.
-const pullInfo = 5
+// pullInfo is the length of pull's answer: frames, time, poses' length,
+// np, nf, and the addresses of the poses, the packets and the frames.
+const pullInfo = 8
+
+// maxPullRecords is how many of the latest packet and frame records a pull
+// returns at most (the page's timeline shows a few seconds of them).
+const maxPullRecords = 1024
+
+// pullOut is pull's answer. A package variable: its address never changes.
+var pullOut [pullInfo]float64
+
+// addrOf returns the address of s's first element in the module's memory
+// (WebAssembly's linear memory: a Go pointer is its byte offset), 0 for an
+// empty slice.
+func addrOf[T any](s []T) uintptr {
+	if len(s) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&s[0]))
+}
 
 func (l *lab) copyMetrics(_ js.Value, args []js.Value) any {
 	if len(args) != 1 || !isArray(args[0], float64Array) {
@@ -326,24 +362,32 @@ func (l *lab) timeline(_ js.Value, args []js.Value) any {
 // drain copies the timeline's records since the last drain into packets
 // and frames (the latest that fit) and returns how many of each it copied.
 func (l *lab) drain(packets, frames js.Value) (np, nf int) {
+	np, nf = l.flatten(packets.Length()/packetStride, frames.Length()/frameStride)
+	l.packetsView.copyToJS(packets, f64Bytes(l.flatPk))
+	l.framesView.copyToJS(frames, f64Bytes(l.flatFr))
+	return np, nf
+}
+
+// flatten drains the timeline's records since the last drain and writes
+// the latest maxP packets and maxF frames of them, in timeline's layout,
+// into l.flatPk and l.flatFr; it returns how many of each it wrote.
+func (l *lab) flatten(maxP, maxF int) (np, nf int) {
 	l.packets, l.frames = l.sim.Drain(l.packets[:0], l.frames[:0])
 
-	np = min(len(l.packets), packets.Length()/packetStride)
-	l.flat = l.flat[:0]
+	np = min(len(l.packets), maxP)
+	l.flatPk = l.flatPk[:0]
 	for _, p := range l.packets[len(l.packets)-np:] {
-		l.flat = append(l.flat, float64(p.Seq), p.Sent, p.Tick, p.Arrive, b2f(p.Dup), p.Pos[0], p.Pos[1], p.Pos[2], p.Net, b2f(p.Down))
+		l.flatPk = append(l.flatPk, float64(p.Seq), p.Sent, p.Tick, p.Arrive, b2f(p.Dup), p.Pos[0], p.Pos[1], p.Pos[2], p.Net, b2f(p.Down))
 	}
-	l.packetsView.copyToJS(packets, f64Bytes(l.flat))
 
-	nf = min(len(l.frames), frames.Length()/frameStride)
-	l.flat = l.flat[:0]
+	nf = min(len(l.frames), maxF)
+	l.flatFr = l.flatFr[:0]
 	for _, f := range l.frames[len(l.frames)-nf:] {
-		l.flat = append(l.flat, f.Time, f.Est)
+		l.flatFr = append(l.flatFr, f.Time, f.Est)
 		for _, t := range f.Tech {
-			l.flat = append(l.flat, t.RenderTime, t.Newest, float64(t.Depth), t.Delay, float64(t.Mode), b2f(t.Snap), t.Err, b2f(t.Idle))
+			l.flatFr = append(l.flatFr, t.RenderTime, t.Newest, float64(t.Depth), t.Delay, float64(t.Mode), b2f(t.Snap), t.Err, b2f(t.Idle))
 		}
 	}
-	l.framesView.copyToJS(frames, f64Bytes(l.flat))
 	return np, nf
 }
 

@@ -246,8 +246,10 @@ func TestWasmCopies(t *testing.T) {
 }
 
 // TestWasmPull checks that step returns frames() and that pull gives what
-// poses, timeline, frames and time give, in one call: two runs of the same
-// settings, one read each way.
+// poses, timeline, frames and time give, in one call and at addresses in
+// the module's memory: two runs of the same settings, one read each way.
+// Its answer stays at one address, and the poses at theirs from step to
+// step, so the page's views onto them stay right.
 func TestWasmPull(t *testing.T) {
 	s := engine.Defaults()
 	s.Entities = 3
@@ -283,19 +285,26 @@ func TestWasmPull(t *testing.T) {
 			*r = read{lab.Call("frames").Float(), lab.Call("time").Float(), float32s(pa, n), float64s(pk, np*packetStride), float64s(fr, nf*frameStride)}
 			continue
 		}
-		info := f64.New(5)
-		small := f32.New(4)
-		lab.Call("pull", small, pk, fr, info)
-		in := float64s(info, 5)
+		addr := lab.Call("pull").Float()
+		in := at[float64](addr, pullInfo)
 		n, np, nf := int(in[2]), int(in[3]), int(in[4])
 		if n != len(reads[0].poses) {
 			t.Fatalf("pull's poses length = %d, want %d (as poses returns)", n, len(reads[0].poses))
 		}
-		pa := f32.New(n)
-		lab.Call("poses", pa) // small was too small: the caller grows it
-		*r = read{in[0], in[1], float32s(pa, n), float64s(pk, np*packetStride), float64s(fr, nf*frameStride)}
-		lab.Call("pull", pa, pk, fr, info)
-		if again := float64s(info, 5); again[3] != 0 || again[4] != 0 {
+		*r = read{in[0], in[1], at[float32](in[5], n), at[float64](in[6], np*packetStride), at[float64](in[7], nf*frameStride)}
+		lab.Call("step", 0.25)
+		if again := lab.Call("pull").Float(); again != addr {
+			t.Errorf("pull's answer moved from %v to %v", addr, again)
+		}
+		again := at[float64](addr, pullInfo)
+		if again[3] == 0 || again[5] != in[5] {
+			t.Errorf("the pull after a step: %v packets, poses at %v; want some packets, poses still at %v", again[3], again[5], in[5])
+		}
+		if got, want := at[float32](again[5], n), float32s(posesOf(lab, n), n); !slices.Equal(got, want) {
+			t.Errorf("pull's poses after a step differ from poses'")
+		}
+		lab.Call("pull")
+		if again := at[float64](addr, pullInfo); again[3] != 0 || again[4] != 0 {
 			t.Errorf("a second pull drained %v packets and %v frames again, want none", again[3], again[4])
 		}
 	}
@@ -309,6 +318,23 @@ func TestWasmPull(t *testing.T) {
 	if len(a.packets) == 0 || len(a.frameRecs) == 0 || !slices.EqualFunc(a.packets, b.packets, sameFloat) || !slices.EqualFunc(a.frameRecs, b.frameRecs, sameFloat) {
 		t.Errorf("pull's records (%d, %d numbers) differ from timeline's (%d, %d)", len(b.packets), len(b.frameRecs), len(a.packets), len(a.frameRecs))
 	}
+}
+
+// at returns a copy of the n values of type T at byte address addr of the
+// module's memory, as pull gives addresses: the page reads them through a
+// typed-array view.
+func at[T float32 | float64](addr float64, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return slices.Clone(unsafe.Slice((*T)(unsafe.Add(unsafe.Pointer(nil), uintptr(addr))), n))
+}
+
+// posesOf returns a Float32Array of n with the latest poses (interplab.poses).
+func posesOf(lab js.Value, n int) js.Value {
+	pa := js.Global().Get("Float32Array").New(n)
+	lab.Call("poses", pa)
+	return pa
 }
 
 // sameFloat says whether a and b are the same number, NaN (a lost packet's

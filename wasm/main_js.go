@@ -40,9 +40,15 @@
 //	    outage holds arrivals then) and nf frames of frameStride numbers (time, est, then for
 //	    each of maxTechniques slots indexed like techniques(): renderTime,
 //	    newest, depth, delay, mode, snap, err, idle: 1 for an idle hold).
-//	interplab.pull(poses: Float32Array, packets: Float64Array, frames: Float64Array, info: Float64Array)
-//	    poses and timeline in one call, as the page takes them each frame;
-//	    info gets frames(), time(), the poses' length and np, nf.
+//	interplab.pull() → address
+//	    poses and timeline in one call, as the page takes them each frame,
+//	    copying nothing: at address in the module's memory (the instance's
+//	    exports.mem, which the loader puts on interplab as memory) 8 float64s:
+//	    frames(), time(), the poses' length in float32s, np, nf (timeline's,
+//	    the latest 1,024 of each at most), and the byte addresses of the
+//	    poses, the np packet records and the nf frame records (the records
+//	    valid until the next pull or timeline; the poses, rewritten by each
+//	    step, until the next pull). web/engine.js (Pull) reads them.
 //	interplab.setFocus(entity: number)
 //	interplab.setHeadings(on: boolean)   whether poses carries headings (engine Sim.SetHeadings);
 //	    kept for the runs create makes after it

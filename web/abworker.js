@@ -12,14 +12,16 @@
 //	                              → {op: 'frame', gen, frames, time, poses, packets, np, metrics, ask, stepMs}
 //
 // gen numbers the runs: ab.js drops the frames of a run it has restarted.
-// The poses buffer travels back and forth transferred, never copied; a
-// step message hands back the one the page no longer draws. metrics asks
+// The poses buffer travels back and forth transferred, never copied
+// between threads; a step message hands back the one the page no longer
+// draws, and the worker copies each frame's poses into it from where the
+// engine wrote them (engine.js Pull). metrics asks
 // for the run's metrics with the frame (ab.js asks when it shows deltas),
 // and ask comes back with them to say which request they answer.
 // A step longer than the engine's 1 s cut is stepped in parts, so that a
 // catch-up (lab.advance) reaches the same frame as the page's run.
 
-import { loadEngine } from './engine.js';
+import { loadEngine, Pull } from './engine.js';
 
 /** @typedef {import('./types/interplab').Interplab} Interplab */
 
@@ -38,9 +40,7 @@ try {
   const execURL = '/static/dist/wasm_exec.js';
   await import(execURL);
   const sim = await loadEngine('/lab.wasm');
-  const pk = new Float64Array(1024 * sim.packetStride);
-  const fr = new Float64Array(1024 * sim.frameStride);
-  const info = new Float64Array(5); // sim.pull's
+  const pulled = new Pull(sim);
   let metrics = new Float64Array(0);
   /** @param {number} gen @param {string} error */
   const created = (gen, error) => {
@@ -68,17 +68,20 @@ try {
         const t0 = performance.now();
         for (let left = m.dt; left > 0; left -= 0.5) sim.step(Math.min(left, 0.5));
         const stepMs = performance.now() - t0;
-        /** @type {Float32Array} */
-        let poses = m.poses ?? new Float32Array(0);
         // One call into Go for the poses, the timeline, frames and time
-        // (each call costs tens of microseconds whatever it does).
-        sim.pull(poses, pk, fr, info);
-        const [frames, time, n, np] = info;
-        if (n !== poses.length) {
-          poses = new Float32Array(n);
-          sim.poses(poses);
-        }
-        const packets = pk.slice(0, np * sim.packetStride);
+        // (each call costs tens of microseconds whatever it does), read
+        // where Go wrote them, then copied here, in JavaScript, into the
+        // buffer that goes to the page: a typed array passed into Go costs
+        // its runtime a finalizer, and one that comes back transferred is
+        // a new object each time.
+        pulled.pull();
+        const { frames, time, np } = pulled;
+        const view = pulled.poses();
+        /** @type {Float32Array<ArrayBuffer>} */
+        let poses = m.poses ?? new Float32Array(0);
+        if (poses.length !== view.length) poses = new Float32Array(view.length);
+        poses.set(view);
+        const packets = pulled.packets().slice(0, np * sim.packetStride);
         /** @type {Float64Array | null} */
         let mv = null;
         if (m.metrics) {

@@ -62,6 +62,7 @@
     if (!lab) {
       throw new Error('the WebAssembly module started without defining interplab');
     }
+    lab.memory = /** @type {WebAssembly.Memory} */ (instance.exports.mem); // for engine.js Pull's views
     return lab;
   });
   // A failure is reported by loadEngine, which awaits it, not as an

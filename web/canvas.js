@@ -59,8 +59,17 @@ export class View {
     this.scale = 20; // px per metre
     /** @type {SentPacket[]} the focus entity's */
     this.packets = [];
-    /** @type {Float32Array} */
-    this.poses = new Float32Array(0);
+    /** @type {Float32Array} no poses yet: a new run's, before its first frame */
+    this.none = new Float32Array(0);
+    /** @type {Float32Array} the latest frame's poses, as update took them (read them through poses) */
+    this.own = this.none;
+    /**
+     * @type {(() => Float32Array) | null} where the poses come from when
+     * update takes a view onto the engine's memory (the page's: engine.js
+     * Pull): such a view reads empty once the memory has grown, and the
+     * reload gives it again
+     */
+    this.reload = null;
     this.dpr = 1;
     this.tracked = 1; // entities with a trail
     this.trail = new Float32Array(0);
@@ -132,7 +141,7 @@ export class View {
     this.trailLen = 0;
     this.trailHead = 0;
     this.recolor();
-    this.poses = new Float32Array(0);
+    this.own = this.none;
     this.settled = false; // the camera jumps to the new run
     this.dirty = true;
   }
@@ -152,13 +161,19 @@ export class View {
     this.dirty = true;
   }
 
+  /** @returns {Float32Array} the latest frame's poses (empty before the first) */
+  get poses() {
+    if (this.own.length === 0 && this.own !== this.none && this.reload) this.own = this.reload();
+    return this.own;
+  }
+
   /**
    * update takes a new frame's poses (interplab.poses) and, if trail, extends the trails.
    * @param {Float32Array} poses
    * @param {boolean} trail
    */
   update(poses, trail) {
-    this.poses = poses;
+    this.own = poses;
     this.dirty = true;
     if (!trail) return;
     const rows = this.techs.length + 1;

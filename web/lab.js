@@ -7,7 +7,7 @@
 // that recorded trace (interplab.createReplay) instead of the link and motion
 // scripts; see replay.js.
 
-import { loadEngine } from './engine.js';
+import { loadEngine, Pull } from './engine.js';
 import { Controls } from './controls.js';
 import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.js';
 import { View } from './canvas.js';
@@ -73,11 +73,9 @@ class Lab {
     this.paused = false;
     this.speed = 1;
     this.focus = 0;
-    this.poses = new Float32Array(0);
     this.metricValues = new Float64Array(0);
-    this.pk = new Float64Array(1024 * engine.packetStride);
-    this.fr = new Float64Array(1024 * engine.frameStride);
-    this.pulled = new Float64Array(5); // interplab.pull's info
+    this.pulled = new Pull(engine); // each frame out of the engine, viewed where Go wrote it
+    this.view.reload = () => this.pulled.poses();
     this.simTime = 0; // the simulated time of the frame pulled last, s
     this.perf = { step: 0, draw: 0, fps: 0, last: 0, panel: 0 }; // smoothed ms, fps; timestamps
     /** @type {((now: number, stepMs: number, drawMs: number, stepped: number) => void)[]} */
@@ -449,22 +447,18 @@ class Lab {
     this.ab?.setFocus(i);
   }
 
-  // pull copies the latest frame out of the engine: one call into Go
-  // (interplab.pull), where poses, timeline, frames and time were four.
+  // pull takes the latest frame out of the engine: one call into Go
+  // (interplab.pull, where poses, timeline, frames and time were four),
+  // which copies nothing: the view and the timeline read the poses and
+  // records where Go wrote them (engine.js Pull).
   pull() {
-    const e = this.engine;
-    const info = this.pulled;
-    e.pull(this.poses, this.pk, this.fr, info);
-    const [frames, time, n, np, nf] = info;
-    if (n !== this.poses.length) {
-      this.poses = new Float32Array(n);
-      e.poses(this.poses);
-    }
-    this.simTime = time;
-    this.view.update(this.poses, frames > 0); // no trail from before the first frame
-    this.view.addPackets(this.pk, np, e.packetStride, time);
-    this.timeline.add(this.pk, np, this.fr, nf);
-    this.lastFrames = frames;
+    const p = this.pulled;
+    p.pull();
+    this.simTime = p.time;
+    this.view.update(p.poses(), p.frames > 0); // no trail from before the first frame
+    this.view.addPackets(p.packets(), p.np, this.engine.packetStride, p.time);
+    this.timeline.add(p.packets(), p.np, p.frameRecords(), p.nf);
+    this.lastFrames = p.frames;
   }
 
   // wireCapture wires the PNG and Record buttons.
@@ -723,7 +717,9 @@ class Lab {
     if (!p.last) p.panel = now;
     p.last = now;
     let stepMs = 0;
-    const before = this.engine.frames();
+    // The frame count of the last pull: every step that renders a frame is
+    // followed by a pull, so this is frames() without a call into Go.
+    const before = this.lastFrames;
     const headings = this.view.needsHeadings();
     if (headings !== this.headings) {
       this.headings = headings;
@@ -737,7 +733,7 @@ class Lab {
       stepMs = performance.now() - t0;
     }
     // Each call into Go costs tens of microseconds whatever it does: a
-    // frame makes three (frames, step, pull), where it made nine.
+    // frame makes two (step, pull), where it made nine.
     if (after !== this.lastFrames) {
       // The benchmarks' cold start: from navigation to the first simulated frame.
       if (this.lastFrames === 0 && performance.getEntriesByName('lab-first-frame').length === 0) performance.mark('lab-first-frame');
@@ -920,10 +916,12 @@ class Lab {
       ab: () => this.ab?.state(),
       settings: () => Object.fromEntries(this.params.map((p, i) => [p.name, this.engine.format(p.name, this.values[i])])),
       history: () => ({ undo: this.undoStack.length, redo: this.redoStack.length }),
-      poses: () => Array.from(this.poses),
+      poses: () => Array.from(this.view.poses),
+      // whether the view draws the poses where the engine wrote them (engine.js Pull), not a copy
+      posesOnMemory: () => this.view.poses.buffer === this.engine.memory.buffer,
       pose: (/** @type {number} */ row, /** @type {number} */ e) => {
         const k = this.engine.poseStride;
-        return Array.from(this.poses.subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
+        return Array.from(this.pulled.poses().subarray((row * this.entities + e) * k, (row * this.entities + e + 1) * k));
       },
       screen: (/** @type {number} */ row, /** @type {number} */ e) => this.view.screenOf(row, e),
       // the view's colours: the ground truth's, then each technique's

@@ -85,10 +85,12 @@ export interface Interplab {
   step(dt: number): number;
   poses(dst: Float32Array): number;
   /**
-   * poses and timeline in one call (one call into Go costs tens of µs):
-   * info gets [frames(), time(), the poses' length (as poses returns it), np, nf]
+   * poses and timeline in one call (one call into Go costs tens of µs),
+   * copying nothing: returns the byte address in memory of 8 float64s:
+   * [frames(), time(), the poses' length (as poses returns it), np, nf,
+   * the poses' address, the packets', the frames'] (engine.js, Pull)
    */
-  pull(poses: Float32Array, packets: Float64Array, frames: Float64Array, info: Float64Array): void;
+  pull(): number;
   metrics(dst: Float64Array): number;
   timeline(packets: Float64Array, frames: Float64Array): [number, number];
   setFocus(entity: number): void;
@@ -129,6 +131,16 @@ export interface Interplab {
   readonly maxTechniques: number;
   /** numbers per sample of checkScenario: latency, jitter, loss, bandwidth, extra delay, hiccup loss, down */
   readonly scenarioStride: number;
+}
+
+/**
+ * What the loader (boot.js, engine.js's loadEngine) adds to the object Go
+ * makes, declared apart from it: the interface above lists exactly what
+ * lab.object exports (wasm/api_types_test.go checks it).
+ */
+export interface Interplab {
+  /** the module's memory (the instance's exports.mem), for engine.js Pull's views */
+  memory: WebAssembly.Memory;
 }
 
 /** Go's wasm_exec.js runtime (copied from $(go env GOROOT)/lib/wasm). */
