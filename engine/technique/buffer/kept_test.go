@@ -109,7 +109,6 @@ func TestFrameLeanRenderWrittenOut(t *testing.T) {
 		full.SkipRotations(true)
 		ps := leanStream(3, 0.1, 0.03)
 		moves := map[int]float64{300: 0.2, 700: 0.08, 1100: 0.15}
-		var out [1]technique.Sample
 		back, kept := 0, 0
 		for k := range 60 * 30 {
 			now := float64(k)/60 - 0.2
@@ -120,21 +119,12 @@ func TestFrameLeanRenderWrittenOut(t *testing.T) {
 			if d, ok := moves[k]; ok {
 				s.Delay = d
 			}
-			for len(ps) > 0 && ps[0].at <= now {
-				sn := ps[0].sn
-				lean.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
-				full.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
-				ps = ps[1:]
-			}
+			ps = arrive(ps, now, lean, full)
 			if lean.sampled && lean.dly == adaptiveDelay(&s.Settings, &lean.jitter) {
 				kept++
 			}
-			got := lean.FrameLean(now)
-			full.Frame(now)
-			full.Fill(0, out[:])
-			want := technique.LeanOf(&out[0])
-			if math.Float64bits(got.X) != math.Float64bits(want.X) || math.Float64bits(got.Y) != math.Float64bits(want.Y) ||
-				math.Float64bits(got.Z) != math.Float64bits(want.Z) || got.Flags != want.Flags {
+			got, want := frameBoth(lean, full, now)
+			if !sameLean(got, want) {
 				t.Fatalf("adaptive %v, frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", adaptive, k, now, got, want)
 			}
 			if math.Float64bits(lean.rt) != math.Float64bits(full.rt) || math.Float64bits(lean.dly) != math.Float64bits(full.dly) {

@@ -47,21 +47,11 @@ func TestFrameLeanSameAsFrameFill(t *testing.T) {
 			lean.SkipRotations(!tt.rot)
 			full.SkipRotations(!tt.rot)
 			ps := leanStream(seed, tt.loss, tt.jitter)
-			var out [1]technique.Sample
 			for k := range 60 * 30 {
 				now := float64(k)/60 - 0.2 // the first frames before any packet
-				for len(ps) > 0 && ps[0].at <= now {
-					sn := ps[0].sn
-					lean.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
-					full.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
-					ps = ps[1:]
-				}
-				got := lean.FrameLean(now)
-				full.Frame(now)
-				full.Fill(0, out[:])
-				want := technique.LeanOf(&out[0])
-				if math.Float64bits(got.X) != math.Float64bits(want.X) || math.Float64bits(got.Y) != math.Float64bits(want.Y) ||
-					math.Float64bits(got.Z) != math.Float64bits(want.Z) || got.Flags != want.Flags {
+				ps = arrive(ps, now, lean, full)
+				got, want := frameBoth(lean, full, now)
+				if !sameLean(got, want) {
 					t.Fatalf("%s, seed %d, frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", tt.name, seed, k, now, got, want)
 				}
 				seen[want.Flags.Mode()]++
@@ -79,6 +69,35 @@ func TestFrameLeanSameAsFrameFill(t *testing.T) {
 	if past == 0 {
 		t.Error("no frame past the newest snapshot: the cases do not reach it")
 	}
+}
+
+// arrive hands each of bs the packets of ps that have arrived by now, in
+// order, and returns the rest.
+func arrive(ps []bufPacket, now float64, bs ...*bufBatch) []bufPacket {
+	for len(ps) > 0 && ps[0].at <= now {
+		sn := ps[0].sn
+		for _, b := range bs {
+			b.Receive(sn.Time, ps[0].at, []technique.Snapshot{sn})
+		}
+		ps = ps[1:]
+	}
+	return ps
+}
+
+// frameBoth returns lean's FrameLean at now and full's Frame and Fill at
+// now, as a Lean.
+func frameBoth(lean, full *bufBatch, now float64) (got, want technique.Lean) {
+	var out [1]technique.Sample
+	got = lean.FrameLean(now)
+	full.Frame(now)
+	full.Fill(0, out[:])
+	return got, technique.LeanOf(&out[0])
+}
+
+// sameLean reports whether a and b are the same to the bit.
+func sameLean(a, b technique.Lean) bool {
+	return math.Float64bits(a.X) == math.Float64bits(b.X) && math.Float64bits(a.Y) == math.Float64bits(b.Y) &&
+		math.Float64bits(a.Z) == math.Float64bits(b.Z) && a.Flags == b.Flags
 }
 
 // leanStream is 30 s of a circling, climbing entity's snapshots at 20 Hz,
