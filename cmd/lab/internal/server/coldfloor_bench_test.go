@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 )
@@ -62,28 +61,15 @@ func BenchmarkBrowserColdStartFloor(b *testing.B) {
 		{"wasm", "/cold-floor/wasm"},
 		{"lab", "/?preset=lan"},
 	}
-	times := make([][]float64, len(pages))
-	cpus := make([][]float64, len(pages))
-	i := 0
-	for b.Loop() {
-		for k := range pages {
-			p := (k + i) % len(pages)
-			ms, cpu := coldStart(b, base+pages[p].path, "")
-			times[p] = append(times[p], ms)
-			if cpu >= 0 {
-				cpus[p] = append(cpus[p], cpu)
-			}
-		}
-		i++
-	}
+	times, cpus := coldRounds(b, len(pages), func(p, _ int) (ms, cpu float64) {
+		return coldStart(b, base+pages[p].path, "")
+	})
 	var log strings.Builder
 	for k, p := range pages {
 		b.ReportMetric(coldMedian(times[k]), p.name+"-first-frame-ms")
 		b.ReportMetric(coldMedian(cpus[k]), p.name+"-main-cpu-ms")
 		fmt.Fprintf(&log, "; %s: first frame, ms %.0f, main thread CPU, ms %.0f", p.name, times[k], cpus[k])
 	}
-	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
-		b.Logf("load average %s%s", strings.Join(strings.Fields(string(la))[:3], " "), log.String())
-	}
+	b.Logf("load average %s%s", loadAverage(), log.String())
 	b.ReportMetric(0, "ns/op")
 }

@@ -50,24 +50,13 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 		}
 		targets = append(targets, strings.TrimSuffix(*coldAgainst, "/"))
 	}
-	times := make([][]float64, len(targets))
-	cpus := make([][]float64, len(targets))
-	i := 0
-	for b.Loop() {
-		for k := range targets {
-			t := (k + i) % len(targets)
-			trace := ""
-			if *coldTrace != "" {
-				trace = filepath.Join(*coldTrace, fmt.Sprintf("coldstart-%d-%d.json", t, i))
-			}
-			ms, cpu := coldStart(b, targets[t]+"/?preset=lan", trace)
-			times[t] = append(times[t], ms)
-			if cpu >= 0 {
-				cpus[t] = append(cpus[t], cpu)
-			}
+	times, cpus := coldRounds(b, len(targets), func(t, i int) (ms, cpu float64) {
+		trace := ""
+		if *coldTrace != "" {
+			trace = filepath.Join(*coldTrace, fmt.Sprintf("coldstart-%d-%d.json", t, i))
 		}
-		i++
-	}
+		return coldStart(b, targets[t]+"/?preset=lan", trace)
+	})
 	b.ReportMetric(coldMedian(times[0]), "first-frame-ms")
 	b.ReportMetric(coldMedian(cpus[0]), "main-cpu-ms")
 	if len(targets) > 1 {
@@ -76,9 +65,7 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 		b.ReportMetric(coldMedian(times[0])/coldMedian(times[1]), "first-frame-ratio")
 		b.ReportMetric(coldMedian(cpus[0])/coldMedian(cpus[1]), "main-cpu-ratio")
 	}
-	if la, err := os.ReadFile("/proc/loadavg"); err == nil {
-		b.Logf("load average %s; first frame, ms: %.0f; main thread CPU, ms: %.0f", strings.Join(strings.Fields(string(la))[:3], " "), times, cpus)
-	}
+	b.Logf("load average %s; first frame, ms: %.0f; main thread CPU, ms: %.0f", loadAverage(), times, cpus)
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -301,6 +288,38 @@ func mainThreadCPU(events []traceEvent) (float64, bool) {
 		}
 	}
 	return cpu / 1000, true
+}
+
+// coldRounds runs n cold starts an iteration of b's loop, the one
+// start(t, i) makes for each t from 0 to n−1 in iteration i, who goes first
+// turning each iteration, and returns each t's first frames and the CPU
+// times the traces told (start returns cpu < 0 where one did not).
+func coldRounds(b *testing.B, n int, start func(t, i int) (ms, cpu float64)) (times, cpus [][]float64) {
+	times, cpus = make([][]float64, n), make([][]float64, n)
+	i := 0
+	for b.Loop() {
+		for k := range n {
+			t := (k + i) % n
+			ms, cpu := start(t, i)
+			times[t] = append(times[t], ms)
+			if cpu >= 0 {
+				cpus[t] = append(cpus[t], cpu)
+			}
+		}
+		i++
+	}
+	return times, cpus
+}
+
+// loadAverage returns the machine's load averages over 1, 5 and 15
+// minutes, as /proc/loadavg gives them ("unknown" where it cannot be read),
+// which a benchmark logs beside figures that follow the load.
+func loadAverage() string {
+	la, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(la)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // coldMedian returns the median of v (0 for none).
