@@ -614,8 +614,7 @@ func (m *Sim) truthFull(t float64, last bool) {
 		}
 		m.truth[e] = st.Pos
 		if m.frames >= 2 {
-			p, p1, p2 := &st.Pos, &m.truth1[e], &m.truth2[e]
-			m.truthAcc[e] = geom.Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
+			m.truthAcc[e] = secondDiff(&st.Pos, &m.truth1[e], &m.truth2[e])
 		}
 		if last {
 			q := geom.Quat{0, 0, 0, 1}
@@ -625,6 +624,13 @@ func (m *Sim) truthFull(t float64, last bool) {
 			m.writePose(0, e, st.Pos, q, technique.Interpolate)
 		}
 	}
+}
+
+// secondDiff returns p − 2·p1 + p2, the truth's second difference over
+// its last three frames, with 2·p1 rounded on its own (no fused
+// multiply-add), as measure's acceleration compares it.
+func secondDiff(p, p1, p2 *geom.Vec3) geom.Vec3 {
+	return geom.Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
 }
 
 // truthPos is frameAll's truth for most frames of a run that is not a
@@ -646,8 +652,7 @@ func (m *Sim) truthPos(t float64, last bool) {
 		p := movers[e].Pos(t)
 		truth[e] = p
 		if acc {
-			p1, p2 := &truth1[e], &truth2[e]
-			truthAcc[e] = geom.Vec3{p[0] - float64(2*p1[0]) + p2[0], p[1] - float64(2*p1[1]) + p2[1], p[2] - float64(2*p1[2]) + p2[2]}
+			truthAcc[e] = secondDiff(&p, &truth1[e], &truth2[e])
 		}
 		if last {
 			// writePose's numbers for the identity rotation: heading (1, 0).
