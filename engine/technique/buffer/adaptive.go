@@ -226,10 +226,12 @@ func (w *jitterWindow) grow(size int) {
 // smallest time at least 95% of the window is no larger than), and false
 // when the window is empty.
 func (w *jitterWindow) p95() (float64, bool) {
-	if w.n == 0 {
-		return 0, false
+	// The top holds a time whenever the window does, and its least is
+	// the p95. (Small enough to inline: a frame asks for it every time.)
+	if top := w.top; len(top) > 0 {
+		return w.hist[top[0]], true
 	}
-	return w.hist[w.top[0]], true
+	return 0, false
 }
 
 // adaptiveDelay returns the delay the buffer aims for under s, in seconds:
@@ -243,13 +245,8 @@ func adaptiveDelay(s *Settings, w *jitterWindow) float64 {
 		if w.n > s.AdaptWindow {
 			w.trim(adaptClampWindow(s.AdaptWindow))
 		}
-		// The p95 (see p95), read in place: the top holds a time
-		// whenever the window does, and its least is the p95. (A frame
-		// asks for it every time.)
-		if top := w.top; len(top) > 0 {
-			if p := w.hist[top[0]] + s.Margin; p > d {
-				d = p
-			}
+		if p, ok := w.p95(); ok && p+s.Margin > d {
+			d = p + s.Margin
 		}
 		if d > s.DelayCap {
 			d = s.DelayCap
