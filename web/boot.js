@@ -3,9 +3,10 @@
 // is parsed. It is a classic script at the top of the head, after
 // wasm_exec.js (Go's runtime, which it needs) and before the style sheets
 // (a script after them waits for them); the browser's preload scanner
-// fetches both, and /lab.wasm (the head's preload), as soon as the head
-// arrives. The compilation runs on the browser's background threads, and
-// the Go program starts in the first pause of the main thread after it,
+// fetches both as soon as the head arrives. It starts a worker
+// (bootworker.js) that downloads and compiles /lab.wasm on its own thread
+// and posts the module back (compiling it here when the worker cannot
+// start), and the Go program starts in the first pause of the main thread after it,
 // while the page is still being parsed, styled and laid out and lab.js's
 // modules load; loadEngine (engine.js) then finds it started, in
 // globalThis.interplabBoot. As an async module, boot.js ran only when the

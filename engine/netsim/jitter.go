@@ -212,7 +212,7 @@ func (d *delayDraws) extra(k jitterKind, dist string, jitter float64, i, j int) 
 // packet i had its unit worked out for kind k and jitter is not 0, as on
 // nearly every send: small enough to inline where extra, with its call
 // aside, is not, so that a send and a ping take it first and call
-// extraAside only when it says false.
+// extra only when it says false.
 func (d *delayDraws) kept(k jitterKind, jitter float64, i, j int) (float64, bool) {
 	if jitter != 0 && k == d.kind && j < d.ways {
 		return float64(jitterScale(k, jitter) * d.unit[i&(delayBatch-1)][j&1]), true
