@@ -993,14 +993,34 @@ function fatal(message) {
   box.hidden = false;
 }
 
+/**
+ * placeFields puts the side panel's controls in place: the server renders
+ * each group's fields inside a <template> (under the group's title), so
+ * that the parser builds none of the page's ~230 form controls. Built by
+ * the parser, they cost a cold start in Chromium a style and layout of the
+ * whole panel when parsing ended and its form extraction (autofill) over
+ * every control at DOMContentLoaded, about 300 ms of the main thread that
+ * the engine's start waited for; placed here, once the engine is there and
+ * before anything looks a control up, they are laid out once, with the
+ * first frame. Before then (a slow engine) the panel shows its groups'
+ * titles.
+ */
+function placeFields() {
+  for (const t of document.querySelectorAll('#controls template.group-fields')) {
+    if (t instanceof HTMLTemplateElement) t.replaceWith(t.content);
+  }
+}
+
 /** @type {Interplab} */
 let engine;
 try {
   engine = await loadEngine('/lab.wasm');
 } catch (err) {
+  placeFields(); // the link's settings stay readable beside the error
   fatal(err instanceof Error ? err.message : String(err));
   throw err;
 }
+placeFields();
 const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
 const lab = new Lab(engine, replay, replayErrors);
 lab.start(() => {
