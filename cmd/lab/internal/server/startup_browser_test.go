@@ -133,3 +133,58 @@ func TestBrowserBootWithoutWorker(t *testing.T) {
 		t.Errorf("the document fetched %q; want /lab.wasm, compiled in the page when the worker cannot start", got.Resources)
 	}
 }
+
+// atContentLoaded runs before the page's own scripts and counts the form
+// controls the document holds when DOMContentLoaded fires: Chromium's form
+// extraction (autofill) walks them then, and the parser's style and layout
+// at the end of parsing lay them out, both before the engine starts.
+const atContentLoaded = `document.addEventListener('DOMContentLoaded', () => {
+  globalThis.controlsAtContentLoaded = document.querySelectorAll('input, select, textarea').length;
+})`
+
+// TestBrowserFieldsAfterEngine checks that the side panel's fields are not
+// in the document the parser builds (DOMContentLoaded finds only the
+// header's, toolbar's and dialogs' few controls) and that, once the page is
+// ready, every parameter of the engine's table has its control in the side
+// panel, bound: a slider moved there changes the run's settings.
+func TestBrowserFieldsAfterEngine(t *testing.T) {
+	const most = 40 // the page's controls outside the side panel, with room
+	b := startChromium(t, newLoopbackServer(t, newBrowserServer(t)), browserTimeout)
+	if _, err := chromedp.Call(b.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: atContentLoaded}); err != nil {
+		t.Fatal(err)
+	}
+	b.navigate("/?preset=lan")
+	var got struct {
+		AtContentLoaded, Now int
+		Missing              []string
+		Templates            int
+		Latency              [2]string // the setting before and after the slider's move
+	}
+	b.eval(`(() => {
+		const named = new Set([...document.querySelectorAll('#controls [name]')].map((el) => el.name));
+		const slider = document.getElementById('p-latency');
+		const before = lab.settings().latency;
+		slider.value = String(Number(slider.value) === Number(slider.max) ? slider.min : slider.max);
+		slider.dispatchEvent(new Event('input', { bubbles: true }));
+		return {
+			atContentLoaded: globalThis.controlsAtContentLoaded,
+			now: document.querySelectorAll('input, select, textarea').length,
+			missing: interplab.params().map((p) => p.name).filter((n) => !named.has(n)),
+			templates: document.querySelectorAll('#controls template').length,
+			latency: [before, lab.settings().latency],
+		};
+	})()`, &got)
+	t.Logf("form controls: %d at DOMContentLoaded, %d once ready", got.AtContentLoaded, got.Now)
+	if got.AtContentLoaded > most {
+		t.Errorf("at DOMContentLoaded the document held %d form controls, want at most %d: the side panel's fields were parsed into it", got.AtContentLoaded, most)
+	}
+	if got.Now < got.AtContentLoaded+100 {
+		t.Errorf("once ready the document holds %d form controls (%d at DOMContentLoaded), want the side panel's 100 and more placed", got.Now, got.AtContentLoaded)
+	}
+	if len(got.Missing) > 0 || got.Templates > 0 {
+		t.Errorf("once ready: parameters without a control %q, %d field templates left in the panel; want none", got.Missing, got.Templates)
+	}
+	if got.Latency[0] == got.Latency[1] {
+		t.Errorf("moving the latency slider left latency at %s: the placed controls are not bound", got.Latency[0])
+	}
+}
