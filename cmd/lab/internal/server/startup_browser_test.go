@@ -188,3 +188,43 @@ func TestBrowserFieldsAfterEngine(t *testing.T) {
 		t.Errorf("moving the latency slider left latency at %s: the placed controls are not bound", got.Latency[0])
 	}
 }
+
+// TestBrowserNoEngine checks the page a failed engine leaves: the error
+// says the lab could not start, and the side panel's fields, which the
+// engine's arrival would have put in place, are there beside it, showing
+// the link's settings.
+func TestBrowserNoEngine(t *testing.T) {
+	s := newBrowserServer(t)
+	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/lab.wasm" {
+			http.NotFound(w, r)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})), browserTimeout)
+	b.allow("lab.wasm")
+	b.allow("404 (Not Found)")
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+"/?preset=lan")); err != nil {
+		t.Fatal(err)
+	}
+	if !b.poll(`!document.getElementById('errors').hidden`, 30*time.Second) {
+		t.Fatal("no error shown within 30 s of a start without /lab.wasm")
+	}
+	var got struct {
+		Title, Error string
+		Latency      bool
+		Templates    int
+	}
+	b.eval(`({
+		title: document.querySelector('#errors strong').textContent,
+		error: document.getElementById('error-list').textContent,
+		latency: !!document.getElementById('p-latency'),
+		templates: document.querySelectorAll('#controls template').length,
+	})`, &got)
+	if got.Title != "The lab could not start:" || !strings.Contains(got.Error, "/lab.wasm") {
+		t.Errorf("error shown %q %q, want the lab could not start, naming /lab.wasm", got.Title, got.Error)
+	}
+	if !got.Latency || got.Templates > 0 {
+		t.Errorf("beside the error: latency's control present %v, %d field templates left; want the fields in place", got.Latency, got.Templates)
+	}
+}
