@@ -58,7 +58,8 @@ export class Controls {
     if (!this.named) {
       // One pass over the form, the first time: a query per call, several
       // per parameter (values, markInert), was a tenth of the page's
-      // start-up. The server renders every control; none come later.
+      // start-up. Every control is in the form by then: the server renders
+      // them, in templates that lab.js puts in place before it makes this.
       /** @type {Map<string, Control[]>} */
       const named = new Map();
       for (const el of this.form.querySelectorAll('[name]')) {
