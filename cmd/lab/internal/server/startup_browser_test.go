@@ -103,16 +103,7 @@ func TestBrowserStartOrder(t *testing.T) {
 // cannot start (here its script is missing), the page downloads and
 // compiles the engine itself and runs as usual.
 func TestBrowserBootWithoutWorker(t *testing.T) {
-	s := newBrowserServer(t)
-	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/static/bootworker.js" {
-			http.NotFound(w, r)
-			return
-		}
-		s.ServeHTTP(w, r)
-	})), browserTimeout)
-	b.allow("bootworker.js")
-	b.allow("404 (Not Found)")
+	b := startChromiumWithout(t, "/static/bootworker.js")
 	b.navigate("/?preset=lan")
 	var got struct {
 		Frames    float64
@@ -194,16 +185,7 @@ func TestBrowserFieldsAfterEngine(t *testing.T) {
 // engine's arrival would have put in place, are there beside it, showing
 // the link's settings.
 func TestBrowserNoEngine(t *testing.T) {
-	s := newBrowserServer(t)
-	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/lab.wasm" {
-			http.NotFound(w, r)
-			return
-		}
-		s.ServeHTTP(w, r)
-	})), browserTimeout)
-	b.allow("lab.wasm")
-	b.allow("404 (Not Found)")
+	b := startChromiumWithout(t, "/lab.wasm")
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(b.url+"/?preset=lan")); err != nil {
 		t.Fatal(err)
 	}
@@ -227,4 +209,21 @@ func TestBrowserNoEngine(t *testing.T) {
 	if !got.Latency || got.Templates > 0 {
 		t.Errorf("beside the error: latency's control present %v, %d field templates left; want the fields in place", got.Latency, got.Templates)
 	}
+}
+
+// startChromiumWithout starts Chromium on a lab whose path answers 404 Not
+// Found, with the console's errors for it allowed: a start with a piece of
+// the page missing.
+func startChromiumWithout(t *testing.T, path string) *labTab {
+	s := newBrowserServer(t)
+	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path {
+			http.NotFound(w, r)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})), browserTimeout)
+	b.allow(path[strings.LastIndexByte(path, '/')+1:])
+	b.allow("404 (Not Found)")
+	return b
 }
