@@ -249,10 +249,10 @@ func (m *Sim) lagSample(fs int) (ds int, ok bool) {
 
 // accumulateLag1 is accumulateLag's work for a Sim of one entity (each of
 // a population's), where the history is one truth per slot: the same sums
-// in the same order. The truths are kept twice, in reverse slot order
-// (see putLagTruth1), so that candidate j's truth is win[j] of one
-// contiguous window: one loop over sse and win together, the display in
-// registers.
+// in the same order. The truths are kept twice, in reverse slot order, one
+// slice per coordinate (see putLagTruth1), so that candidate j's truth is
+// element j of three contiguous windows: one loop over sse and the windows
+// together, the display in registers, and no 24-byte stride to compute.
 //
 // Most entities never leave the ground: while no truth of the window has
 // a z other than 0 (lagZ) and the display's z is 0, every z difference is
@@ -261,8 +261,9 @@ func (m *Sim) lagSample(fs int) (ds int, ok bool) {
 func (m *Sim) accumulateLag1(fs, ds int) {
 	size := m.lag.size()
 	// Candidate delay j compares with the truth of ring slot (fs − j) mod
-	// size, which is at lagTruth[size − 1 − fs + j].
-	win := m.lagTruth[size-1-fs:][:size]
+	// size, which is at lagX[size − 1 − fs + j] (and lagY's, lagZs').
+	o := size - 1 - fs
+	wx, wy := m.lagX[o:][:size], m.lagY[o:][:size]
 	flat := m.lagZ < m.frames-size // the window is the last size frames, m.frames−size to m.frames−1
 	for k := range m.accs {
 		a := &m.accs[k]
@@ -272,34 +273,65 @@ func (m *Sim) accumulateLag1(fs, ds int) {
 			continue
 		}
 		a.lagFrames++
-		sse := a.lagSSE[:size]
-		win := win[:len(sse)]
 		if flat && dz == 0 {
-			for j := range sse {
-				tr := &win[j]
-				ex, ey := dx-tr[0], dy-tr[1]
-				sse[j] += float64(ex*ex) + float64(ey*ey)
-			}
+			addSq2(a.lagSSE[:size], wx, wy, dx, dy)
 			continue
 		}
-		for j := range sse {
-			tr := &win[j]
-			sse[j] += sq3(dx-tr[0], dy-tr[1], dz-tr[2])
-		}
+		addSq3(a.lagSSE[:size], wx, wy, m.lagZs[o:][:size], dx, dy, dz)
 	}
 }
 
-// putLagTruth1 keeps p as the truth of history slot slot in a Sim of one
-// entity: at lagTruth[size − 1 − slot] and again size further on, so that
-// every window accumulateLag1 reads is contiguous.
-func (m *Sim) putLagTruth1(slot int, p *geom.Vec3) {
+// addSq2 adds (xs[j] − dx)² + (ys[j] − dy)² to sse[j] for every j of sse,
+// each product rounded on its own. The differences are taken the other
+// way round from sq3's (x − dx, not dx − x): the two are exact negatives
+// of each other, as rounding to nearest is symmetric about 0, so their
+// squares are the same bits, and this way round needs no copy of dx per
+// candidate. Four candidates an iteration, each sum in its own order: the
+// loop's count and compare once for four.
+func addSq2(sse, xs, ys []float64, dx, dy float64) {
+	xs, ys = xs[:len(sse)], ys[:len(sse)]
+	j := 0
+	for ; j < len(sse)-3; j += 4 {
+		ex0, ey0 := xs[j]-dx, ys[j]-dy
+		ex1, ey1 := xs[j+1]-dx, ys[j+1]-dy
+		ex2, ey2 := xs[j+2]-dx, ys[j+2]-dy
+		ex3, ey3 := xs[j+3]-dx, ys[j+3]-dy
+		sse[j] += float64(ex0*ex0) + float64(ey0*ey0)
+		sse[j+1] += float64(ex1*ex1) + float64(ey1*ey1)
+		sse[j+2] += float64(ex2*ex2) + float64(ey2*ey2)
+		sse[j+3] += float64(ex3*ex3) + float64(ey3*ey3)
+	}
+	for ; j < len(sse); j++ {
+		ex, ey := xs[j]-dx, ys[j]-dy
+		sse[j] += float64(ex*ex) + float64(ey*ey)
+	}
+}
+
+// addSq3 adds sq3 of (xs[j] − dx, ys[j] − dy, zs[j] − dz) to sse[j] for
+// every j of sse: addSq2 with z.
+func addSq3(sse, xs, ys, zs []float64, dx, dy, dz float64) {
+	xs, ys, zs = xs[:len(sse)], ys[:len(sse)], zs[:len(sse)]
+	j := 0
+	for ; j < len(sse)-1; j += 2 {
+		ex0, ey0, ez0 := xs[j]-dx, ys[j]-dy, zs[j]-dz
+		ex1, ey1, ez1 := xs[j+1]-dx, ys[j+1]-dy, zs[j+1]-dz
+		sse[j] += sq3(ex0, ey0, ez0)
+		sse[j+1] += sq3(ex1, ey1, ez1)
+	}
+	for ; j < len(sse); j++ {
+		sse[j] += sq3(xs[j]-dx, ys[j]-dy, zs[j]-dz)
+	}
+}
+
+// putLagTruth1 keeps (x, y, z) as the truth of history slot slot in a Sim of one
+// entity: at index size − 1 − slot of lagX, lagY and lagZs, and again size
+// further on, so that every window accumulateLag1 reads is contiguous.
+func (m *Sim) putLagTruth1(slot int, x, y, z float64) {
 	size := m.lag.size()
-	lt, lt2 := &m.lagTruth[size-1-slot], &m.lagTruth[2*size-1-slot]
-	// Element by element: p was just copied in overlapping 16-byte
-	// stores, which a 16-byte load cannot be forwarded from.
-	lt[0], lt[1], lt[2] = p[0], p[1], p[2]
-	lt2[0], lt2[1], lt2[2] = p[0], p[1], p[2]
-	if p[2] != 0 { // NaN included
+	i := size - 1 - slot
+	m.lagX[i], m.lagY[i], m.lagZs[i] = x, y, z
+	m.lagX[i+size], m.lagY[i+size], m.lagZs[i+size] = x, y, z
+	if z != 0 { // NaN included
 		m.lagZ = m.frames
 	}
 }
@@ -350,7 +382,7 @@ func (m *Sim) frameLean(t float64) {
 	if m.lagSlot++; m.lagSlot == size {
 		m.lagSlot = 0
 	}
-	m.putLagTruth1(slot, &pos) // lagN is 1
+	m.putLagTruth1(slot, pos[0], pos[1], pos[2]) // lagN is 1
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep

@@ -80,7 +80,10 @@ type Sim struct {
 	// past when none: accumulateLag1 leaves z out of a window without one.
 	lagZ int
 
-	lagTruth []geom.Vec3 // [slot*lagN + e]; with one entity, twice over in reverse (putLagTruth1)
+	lagTruth []geom.Vec3 // [slot*lagN + e]; nil with one entity, which keeps the next three
+	// With one entity, the truths by coordinate, each twice over in
+	// reverse slot order (putLagTruth1).
+	lagX, lagY, lagZs []float64
 	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
@@ -311,9 +314,12 @@ func (m *Sim) resetLag() {
 	m.lag, m.lagStart = newLagGrid(m.set.RenderRate), m.frames
 	m.lagSlot, m.lagPhase, m.lagZ = 0, 0, math.MinInt/2
 	size, nt := m.lag.size(), len(m.techs)
-	m.lagTruth = make([]geom.Vec3, size*m.lagN)
+	m.lagTruth, m.lagX, m.lagY, m.lagZs = nil, nil, nil, nil
 	if m.lagN == 1 {
-		m.lagTruth = make([]geom.Vec3, 2*size) // see putLagTruth1
+		w := make([]float64, 6*size) // see putLagTruth1
+		m.lagX, m.lagY, m.lagZs = w[:2*size:2*size], w[2*size:4*size:4*size], w[4*size:]
+	} else {
+		m.lagTruth = make([]geom.Vec3, size*m.lagN)
 	}
 	m.lagDisp = make([]geom.Vec3, nt*size*m.lagN)
 	for k := range m.accs {
@@ -681,7 +687,8 @@ func (m *Sim) frameAll(t float64, last bool, now, streamNow, local float64) {
 		m.lagSlot = 0
 	}
 	if m.lagN == 1 {
-		m.putLagTruth1(slot, &m.truth[0])
+		tr := &m.truth[0]
+		m.putLagTruth1(slot, tr[0], tr[1], tr[2])
 	} else {
 		for e := 0; e < m.lagN; e++ {
 			m.lagTruth[slot*m.lagN+e] = m.truth[e]
