@@ -84,7 +84,7 @@ type Sim struct {
 	// With one entity, the truths by coordinate, each twice over in
 	// reverse slot order (putLagTruth1).
 	lagX, lagY, lagZs []float64
-	lagDisp  []geom.Vec3 // NaN where the technique showed nothing
+	lagDisp           []geom.Vec3 // NaN where the technique showed nothing
 
 	// The latest frame that wrote the poses (the last of a step): per
 	// technique, the sum of Sample.Delay over the entities it drew and
