@@ -327,10 +327,12 @@ func addSq3(sse, xs, ys, zs []float64, dx, dy, dz float64) {
 // entity: at index size − 1 − slot of lagX, lagY and lagZs, and again size
 // further on, so that every window accumulateLag1 reads is contiguous.
 func (m *Sim) putLagTruth1(slot int, x, y, z float64) {
-	size := m.lag.size()
-	i := size - 1 - slot
-	m.lagX[i], m.lagY[i], m.lagZs[i] = x, y, z
-	m.lagX[i+size], m.lagY[i+size], m.lagZs[i+size] = x, y, z
+	// The slices in locals: reread from m after each store, as a store
+	// through a slice might have changed them for all the compiler knows.
+	lx, ly, lz := m.lagX, m.lagY, m.lagZs
+	i, j := len(lx)/2-1-slot, len(lx)-1-slot // len(lx) is 2·size
+	lx[i], ly[i], lz[i] = x, y, z
+	lx[j], ly[j], lz[j] = x, y, z
 	if z != 0 { // NaN included
 		m.lagZ = m.frames
 	}
@@ -378,37 +380,38 @@ func sq3(x, y, z float64) float64 { return float64(x*x) + float64(y*y) + float64
 func (m *Sim) frameLean(t float64) {
 	now, streamNow, local := m.frameClock(t)
 	pos := m.movers[0].Pos(t)
-	slot, size := m.lagSlot, m.lag.size()
-	if m.lagSlot++; m.lagSlot == size {
+	slot := m.lagSlot
+	if m.lagSlot++; m.lagSlot == m.lag.size() {
 		m.lagSlot = 0
 	}
 	m.putLagTruth1(slot, pos[0], pos[1], pos[2]) // lagN is 1
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	snapStep := snapFactor * m.set.MaxSpeed * m.dt
 	snapSq := snapStep * snapStep
-	for k, b := range m.batches {
+	for i := range m.leanTechs {
+		lt := &m.leanTechs[i]
 		// A LeanFramer hands its display over in registers; any other
 		// batch through the Sample it fills.
 		var smp technique.Lean
-		if f := m.framers[k]; f != nil {
-			smp = f.FrameLean(times[m.base[k]])
+		if lt.f != nil {
+			smp = lt.f.FrameLean(times[lt.base])
 		} else {
 			out := m.out[:1]
-			b.Frame(times[m.base[k]])
-			b.Fill(0, out)
+			lt.b.Frame(times[lt.base])
+			lt.b.Fill(0, out)
 			smp = technique.LeanOf(&out[0])
 		}
 		// measure for entity 0 of technique k, which keeps the previous
 		// display in shown[0] alone, as no smoothness needs the one
 		// before.
-		lag := &m.lagDisp[k*size+slot]
+		lag := &lt.lag[slot]
 		mode := smp.Flags.Mode()
 		if mode == technique.Empty {
-			m.valid[k] = 0
+			*lt.valid = 0
 			*lag = geom.Vec3{math.NaN()}
 			continue
 		}
-		a := &m.accs[k]
+		a := lt.a
 		px, py, pz := smp.X, smp.Y, smp.Z
 		dx, dy, dz := px-pos[0], py-pos[1], pz-pos[2]
 		errSq := sq3(dx, dy, dz)
@@ -434,11 +437,11 @@ func (m *Sim) frameLean(t float64) {
 			}
 			if past {
 				a.underrun++
-				m.under[k] = true
+				*lt.under = true
 			}
 		}
-		prev := &m.shown[0][k]
-		if m.valid[k] != 0 {
+		prev := lt.prev
+		if *lt.valid != 0 {
 			sx, sy, sz := px-prev[0], py-prev[1], pz-prev[2]
 			if step := sq3(sx, sy, sz); step > snapSq {
 				a.snaps++
@@ -452,11 +455,44 @@ func (m *Sim) frameLean(t float64) {
 		// 16-byte loads, which the processor cannot forward.
 		prev[0], prev[1], prev[2] = px, py, pz
 		lag[0], lag[1], lag[2] = px, py, pz
-		m.valid[k] = 1
+		*lt.valid = 1
 	}
 	m.frames++
 	// accumulateLag's test of the stride, here: most frames take no sample.
 	if ds, ok := m.lagSample(slot); ok {
 		m.accumulateLag1(slot, ds)
+	}
+}
+
+// leanTech is what frameLean reads and writes of technique k each frame,
+// in one place: its batch, as a LeanFramer when it is one, its clock, and
+// where its metrics, its underrun in the round, its previous display and
+// its added-latency history are (for entity 0). Pointers and a slice into
+// Sim's own, so that frame and Metrics see the same state, and one load
+// each instead of a slice header, an index and a bounds check.
+type leanTech struct {
+	f     technique.LeanFramer // b as a LeanFramer, or nil
+	b     technique.Batch
+	base  technique.TimeBase
+	a     *acc        // &accs[k]
+	under *bool       // &under[k]
+	valid *uint8      // &valid[k]
+	prev  *geom.Vec3  // &shown[0][k]
+	lag   []geom.Vec3 // lagDisp[k*size:][:size]
+}
+
+// setLeanTechs points leanTechs at the current state, after Restart or
+// resetLag has made it anew; nil unless the Sim is a lean one of one
+// entity.
+func (m *Sim) setLeanTechs() {
+	m.leanTechs = nil
+	if !m.lean || m.n != 1 {
+		return
+	}
+	size := m.lag.size()
+	m.leanTechs = make([]leanTech, len(m.batches))
+	for k, b := range m.batches {
+		m.leanTechs[k] = leanTech{f: m.framers[k], b: b, base: m.base[k], a: &m.accs[k], under: &m.under[k],
+			valid: &m.valid[k], prev: &m.shown[0][k], lag: m.lagDisp[k*size:][:size]}
 	}
 }

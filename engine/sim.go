@@ -29,11 +29,13 @@ type Sim struct {
 	clock   *netsim.ClientClock
 	batches []technique.Batch      // technique k for every entity
 	framers []technique.LeanFramer // batch k as a LeanFramer, or nil: frameLean's way to it
-	base    []technique.TimeBase   // the clock technique k reads
-	snaps   []technique.Snapshot   // one packet's snapshots, by entity
-	out     []technique.Sample     // one chunk of a technique's frame, by entity
-	rec     FrameRecord            // the frame being rendered, for the timeline
-	transit netsim.StreamClock
+	// leanTechs is frameLean's view of technique k (setLeanTechs).
+	leanTechs []leanTech
+	base      []technique.TimeBase // the clock technique k reads
+	snaps     []technique.Snapshot // one packet's snapshots, by entity
+	out       []technique.Sample   // one chunk of a technique's frame, by entity
+	rec       FrameRecord          // the frame being rendered, for the timeline
+	transit   netsim.StreamClock
 
 	// Sends happen at sendBase + sendK/sendRate, frames at
 	// frameBase + frameK/renderRate; a rate change moves the base.
@@ -326,6 +328,7 @@ func (m *Sim) resetLag() {
 		m.accs[k].lagSSE = make([]float64, size)
 		m.accs[k].lagFrames = 0
 	}
+	m.setLeanTechs()
 }
 
 // SetHeadings says whether Poses carries the entities' headings, as it
