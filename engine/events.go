@@ -16,10 +16,12 @@ type arrival struct {
 // delay times the send rate), and jitter reorders only some of them, so an
 // arrival mostly goes in at the end after a comparison or two, and the
 // next one leaves from the front: cheaper than a binary heap's sifts, with
-// the same order.
+// the same order. They sit in a ring whose length is a power of two,
+// doubled when full, so that neither end ever moves the others.
 type arrivalQueue struct {
-	buf  []arrival // buf[head:] is in flight, in delivery order
+	buf  []arrival // the ring: buf[(head+i)&(len(buf)-1)] is the i-th to arrive, i < n
 	head int
+	n    int
 }
 
 // before reports whether a is delivered before b.
@@ -28,11 +30,11 @@ func (a *arrival) before(b *arrival) bool {
 }
 
 // reset empties the queue, keeping its memory.
-func (q *arrivalQueue) reset() { q.buf, q.head = q.buf[:0], 0 }
+func (q *arrivalQueue) reset() { q.head, q.n = 0, 0 }
 
 // next returns the time of the earliest arrival in flight, +Inf if none.
 func (q *arrivalQueue) next() float64 {
-	if q.head == len(q.buf) {
+	if q.n == 0 {
 		return math.Inf(1)
 	}
 	return q.buf[q.head].t
@@ -40,25 +42,34 @@ func (q *arrivalQueue) next() float64 {
 
 // push puts a in flight.
 func (q *arrivalQueue) push(a arrival) {
-	if q.head > 0 && len(q.buf) == cap(q.buf) { // slide to the front rather than grow
-		q.buf = q.buf[:copy(q.buf, q.buf[q.head:])]
-		q.head = 0
+	if q.n == len(q.buf) {
+		q.grow()
 	}
-	q.buf = append(q.buf, a)
-	i := len(q.buf) - 1
-	for i > q.head && a.before(&q.buf[i-1]) {
-		q.buf[i] = q.buf[i-1]
+	buf, mask := q.buf, len(q.buf)-1
+	i := q.head + q.n
+	for j := 0; j < q.n && a.before(&buf[(i-1)&mask]); j++ {
+		buf[i&mask] = buf[(i-1)&mask]
 		i--
 	}
-	q.buf[i] = a
+	buf[i&mask] = a
+	q.n++
+}
+
+// grow doubles the ring (makes one of 8 at first), the arrivals in flight
+// moved to its front in order.
+func (q *arrivalQueue) grow() {
+	buf := make([]arrival, max(8, 2*len(q.buf)))
+	for i := range q.n {
+		buf[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+	}
+	q.buf, q.head = buf, 0
 }
 
 // pop takes out the earliest arrival; the queue must not be empty.
 func (q *arrivalQueue) pop() arrival {
 	a := q.buf[q.head]
-	if q.head++; q.head == len(q.buf) {
-		q.reset()
-	}
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
 	return a
 }
 
