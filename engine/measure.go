@@ -281,14 +281,15 @@ func (m *Sim) accumulateLag1(fs, ds int) {
 	}
 }
 
-// addSq2 adds (xs[j] − dx)² + (ys[j] − dy)² to sse[j] for every j of sse,
-// each product rounded on its own. The differences are taken the other
-// way round from sq3's (x − dx, not dx − x): the two are exact negatives
-// of each other, as rounding to nearest is symmetric about 0, so their
-// squares are the same bits, and this way round needs no copy of dx per
-// candidate. Four candidates an iteration, each sum in its own order: the
-// loop's count and compare once for four.
-func addSq2(sse, xs, ys []float64, dx, dy float64) {
+// addSq2Go adds (xs[j] − dx)² + (ys[j] − dy)² to sse[j] for every j of
+// sse, each product rounded on its own: addSq2 in Go, for the machines
+// without a kernel of their own (lagsum_amd64.s). The differences are
+// taken the other way round from sq3's (x − dx, not dx − x): the two are
+// exact negatives of each other, as rounding to nearest is symmetric about
+// 0, so their squares are the same bits, and this way round needs no copy
+// of dx per candidate. Four candidates an iteration, each sum in its own
+// order: the loop's count and compare once for four.
+func addSq2Go(sse, xs, ys []float64, dx, dy float64) {
 	xs, ys = xs[:len(sse)], ys[:len(sse)]
 	j := 0
 	for ; j < len(sse)-3; j += 4 {
