@@ -15,3 +15,15 @@ func addSq2(sse, xs, ys []float64, dx, dy float64) {
 //
 //go:noescape
 func addSq2SSE2(sse, xs, ys []float64, dx, dy float64)
+
+// addSq3 adds sq3 of (xs[j] − dx, ys[j] − dy, zs[j] − dz) to sse[j] for
+// every j of sse: addSq3Go's sums, two candidates to an SSE2 instruction,
+// as addSq2.
+func addSq3(sse, xs, ys, zs []float64, dx, dy, dz float64) {
+	addSq3SSE2(sse, xs[:len(sse)], ys[:len(sse)], zs[:len(sse)], dx, dy, dz)
+}
+
+// addSq3SSE2 is addSq3 for xs, ys and zs at least as long as sse.
+//
+//go:noescape
+func addSq3SSE2(sse, xs, ys, zs []float64, dx, dy, dz float64)

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestAddSqSameBits checks accumulateLag1's unrolled loops (addSq2, the
-// machine's kernel where it has one, addSq2Go and addSq3) against sq3
+// TestAddSqSameBits checks accumulateLag1's loops (addSq2 and addSq3, the
+// machine's kernels where it has them, addSq2Go and addSq3Go) against sq3
 // taken candidate by candidate as accumulateLag takes it (display minus
 // truth), to the bit: every length up to a few unrolled iterations and
 // their remainders, the 60 fps window's 76 and the 30 fps one's 39, over
@@ -23,10 +23,11 @@ func TestAddSqSameBits(t *testing.T) {
 		}
 		dx, dy, dz := num(), num(), num()
 		got2, got3 := append([]float64(nil), sse0...), append([]float64(nil), sse0...)
-		got2Go := append([]float64(nil), sse0...)
+		got2Go, got3Go := append([]float64(nil), sse0...), append([]float64(nil), sse0...)
 		addSq2(got2, xs, ys, dx, dy)
 		addSq2Go(got2Go, xs, ys, dx, dy)
 		addSq3(got3, xs, ys, zs, dx, dy, dz)
+		addSq3Go(got3Go, xs, ys, zs, dx, dy, dz)
 		for j := range n {
 			want2 := sse0[j] + sq3(dx-xs[j], dy-ys[j], 0)
 			want3 := sse0[j] + sq3(dx-xs[j], dy-ys[j], dz-zs[j])
@@ -38,6 +39,9 @@ func TestAddSqSameBits(t *testing.T) {
 			}
 			if math.Float64bits(got3[j]) != math.Float64bits(want3) {
 				t.Errorf("n %d: addSq3 sse[%d] = %v, want %v", n, j, got3[j], want3)
+			}
+			if math.Float64bits(got3Go[j]) != math.Float64bits(want3) {
+				t.Errorf("n %d: addSq3Go sse[%d] = %v, want %v", n, j, got3Go[j], want3)
 			}
 		}
 	}

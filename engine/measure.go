@@ -308,9 +308,9 @@ func addSq2Go(sse, xs, ys []float64, dx, dy float64) {
 	}
 }
 
-// addSq3 adds sq3 of (xs[j] − dx, ys[j] − dy, zs[j] − dz) to sse[j] for
-// every j of sse: addSq2 with z.
-func addSq3(sse, xs, ys, zs []float64, dx, dy, dz float64) {
+// addSq3Go adds sq3 of (xs[j] − dx, ys[j] − dy, zs[j] − dz) to sse[j]
+// for every j of sse: addSq2Go with z, and addSq3 in Go.
+func addSq3Go(sse, xs, ys, zs []float64, dx, dy, dz float64) {
 	xs, ys, zs = xs[:len(sse)], ys[:len(sse)], zs[:len(sse)]
 	j := 0
 	for ; j < len(sse)-1; j += 2 {
