@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -10,43 +11,53 @@ import (
 // after every chunk; Metrics but Smoothness) to the bit as a quiet Sim of
 // the same settings, for every technique alone and all together, on a
 // lossy link, through a scenario, and with the latency stride of a
-// population and without.
+// population and without; and after a change of the frame rate or a
+// restart midway, which make frameLean's state anew (setLeanTechs).
 func TestLeanSimSameFigures(t *testing.T) {
 	type tc struct {
 		name   string
 		change func(s *Settings)
 		stride int
+		midway func(m *Sim) error // after the sixth chunk, to both Sims; nil for none
 	}
 	tests := []tc{
-		{"every technique", func(s *Settings) { s.Techniques = TechniqueNames }, 8},
-		{"every technique, stride 1", func(s *Settings) { s.Techniques = TechniqueNames }, 1},
+		{"every technique", func(s *Settings) { s.Techniques = TechniqueNames }, 8, nil},
+		{"every technique, stride 1", func(s *Settings) { s.Techniques = TechniqueNames }, 1, nil},
+		{"every technique, 30 fps midway", func(s *Settings) { s.Techniques = TechniqueNames }, 8, func(m *Sim) error {
+			_, err := m.Set("renderRate", 30)
+			return err
+		}},
+		{"every technique, restarted midway", func(s *Settings) { s.Techniques = TechniqueNames }, 8, func(m *Sim) error {
+			m.Restart()
+			return nil
+		}},
 		{"buffer adaptive", func(s *Settings) {
 			s.Techniques = []string{TechBuffer}
 			s.Adaptive, s.Margin, s.DelayCap, s.ExtrapolateCap, s.SpeedClamp = true, 0.025, 0.2, 0.15, true
-		}, 8},
+		}, 8, nil},
 		{"buffer outage", func(s *Settings) {
 			s.Techniques = []string{TechBuffer}
 			s.Scenario = "outage-2s"
-		}, 8},
+		}, 8, nil},
 		{"hermite adaptive", func(s *Settings) {
 			s.Techniques = []string{TechHermite}
 			s.Adaptive, s.Margin, s.DelayCap = true, 0.01, 0.3
-		}, 8},
+		}, 8, nil},
 		{"buffer cap 0, lossy", func(s *Settings) {
 			s.Techniques = []string{TechBuffer}
 			s.Delay, s.ExtrapolateCap, s.Loss = 0.02, 0, 0.3
-		}, 8},
+		}, 8, nil},
 		{"buffer no clamp, delay 0", func(s *Settings) {
 			s.Techniques = []string{TechBuffer}
 			s.Delay, s.SpeedClamp, s.Loss = 0, false, 0.2
-		}, 8},
+		}, 8, nil},
 		{"buffer euler", func(s *Settings) {
 			s.Techniques = []string{TechBuffer}
 			s.Rotation = "euler"
-		}, 8},
+		}, 8, nil},
 	}
 	for _, name := range TechniqueNames {
-		tests = append(tests, tc{name, func(s *Settings) { s.Techniques = []string{name} }, 8})
+		tests = append(tests, tc{name, func(s *Settings) { s.Techniques = []string{name} }, 8, nil})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +77,11 @@ func TestLeanSimSameFigures(t *testing.T) {
 			lean.SetLatencyStride(tt.stride)
 			var cq, cl []FrameCounts
 			for chunk := range 12 {
+				if chunk == 6 && tt.midway != nil {
+					if err := errors.Join(tt.midway(quiet), tt.midway(lean)); err != nil {
+						t.Fatal(err)
+					}
+				}
 				quiet.StepFrames(97)
 				lean.StepFrames(97)
 				cq, cl = quiet.Counts(cq[:0]), lean.Counts(cl[:0])
