@@ -120,7 +120,7 @@ func TestFrameLeanRenderWrittenOut(t *testing.T) {
 				s.Delay = d
 			}
 			ps = arrive(ps, now, lean, full)
-			if lean.sampled && lean.dly == adaptiveDelay(&s.Settings, &lean.jitter) {
+			if lean.dly == adaptiveDelay(&s.Settings, &lean.jitter) {
 				kept++
 			}
 			got, want := frameBoth(lean, full, now)
