@@ -98,10 +98,28 @@ func (w *jitterWindow) add(dt float64, size int) {
 		dt = 0
 	}
 	size = adaptClampWindow(size)
-	if w.n == size {
-		w.replaceOldest(dt)
+	if w.n != size {
+		w.resize(dt, size)
 		return
 	}
+	// The window is full: dt replaces its oldest time. Most packets end
+	// here with the top as it was: the oldest is not in it, and dt does
+	// not beat its least (offer's test, on the least kept).
+	old, in := w.head, w.slot(w.n) // in is old itself when the ring is exactly full
+	if w.head++; w.head == len(w.hist) {
+		w.head = 0
+	}
+	w.hist[in] = dt
+	if w.inTop[old] {
+		w.replaceTop(old)
+	} else if dt > w.least {
+		w.offer(in, len(w.top))
+	}
+}
+
+// resize is add for a window that is not full at size times: it drops the
+// oldest times beyond size − 1, keeps dt and makes the top anew.
+func (w *jitterWindow) resize(dt float64, size int) {
 	w.trim(size - 1)
 	if w.n == len(w.hist) {
 		w.grow(size)
@@ -111,27 +129,13 @@ func (w *jitterWindow) add(dt float64, size int) {
 	w.rebuild()
 }
 
-// replaceOldest drops the oldest time of the full window and keeps x in
-// its stead, keeping the top.
-func (w *jitterWindow) replaceOldest(x float64) {
-	old, in := w.head, w.slot(w.n) // in is old itself when the ring is exactly full
-	if w.head++; w.head == len(w.hist) {
-		w.head = 0
-	}
-	w.hist[in] = x
-	if !w.inTop[old] {
-		// offer(in, len(top)), its test written out on the least kept:
-		// most packets end here.
-		if x > w.least {
-			w.offer(in, len(w.top))
-		}
-		return
-	}
+// replaceTop takes hist index old, which has left the full window, out of
+// the top, and puts the largest of the rest in its place.
+func (w *jitterWindow) replaceTop(old int) {
 	w.inTop[old] = false
 	w.topRemove(old)
-	// The largest of the rest, x among them, takes the place left.
-	// Every time is ≥ 0, so any beats −1; a ring exactly full (the
-	// window never shortened) is all kept, and scanned straight.
+	// Every time is ≥ 0, so any beats −1; a ring exactly full (the window
+	// never shortened) is all kept, and scanned straight.
 	best, bestT := -1, -1.0
 	if w.n == len(w.hist) {
 		inTop := w.inTop[:len(w.hist)]
@@ -153,13 +157,26 @@ func (w *jitterWindow) replaceOldest(x float64) {
 // offer puts hist index s in a top of at most k times when there is room
 // or its time is larger than the least of the top, which then leaves it.
 func (w *jitterWindow) offer(s, k int) {
-	if len(w.top) < k {
+	t := w.top
+	if len(t) < k {
 		w.topInsert(s)
-	} else if least := int(w.top[0]); w.hist[s] > w.least {
-		w.inTop[least] = false
-		w.topRemove(least)
-		w.topInsert(s)
+		return
 	}
+	x := w.hist[s]
+	if !(x > w.least) {
+		return
+	}
+	// The least leaves and s enters: the times above it that are no
+	// larger than x move down one, and s goes after them, where
+	// topRemove and topInsert would put it.
+	w.inTop[t[0]] = false
+	i := 0
+	for ; i+1 < len(t) && w.hist[t[i+1]] <= x; i++ {
+		t[i] = t[i+1]
+	}
+	t[i] = int32(s)
+	w.inTop[s] = true
+	w.least = w.hist[t[0]]
 }
 
 // topRemove takes hist index s out of top.
