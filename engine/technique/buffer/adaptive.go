@@ -179,17 +179,14 @@ func (w *jitterWindow) offer(s, k int) {
 	w.least = w.hist[t[0]]
 }
 
-// topRemove takes hist index s out of top.
+// topRemove takes hist index s out of top, leaving least to the
+// topInsert that follows.
 func (w *jitterWindow) topRemove(s int) {
 	t := w.top
 	for i, v := range t {
 		if int(v) == s {
 			copy(t[i:], t[i+1:])
 			w.top = t[:len(t)-1]
-			w.least = math.Inf(-1)
-			if len(w.top) > 0 {
-				w.least = w.hist[w.top[0]]
-			}
 			return
 		}
 	}

@@ -509,8 +509,7 @@ func (b *bufBatch) leanSlow(now float64) technique.Lean {
 	if !held {
 		return technique.Lean{Flags: technique.LeanFlagsOf(technique.Empty, false, now-target, 0)}
 	}
-	b.segNext = -1 // leanOther sets the segment up again, to the same bits
-	return b.leanOther(rt)
+	return b.leanOther(rt) // which sets the segment up again, if kept to the same bits
 }
 
 // leanOther is FrameLean past the render clock, for render time rt, with

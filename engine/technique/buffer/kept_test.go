@@ -177,3 +177,81 @@ func TestAdaptiveDelayWrittenOut(t *testing.T) {
 		t.Errorf("%d targets above the base, want at least 1000", over)
 	}
 }
+
+// TestFrameLeanRingMoves checks FrameLean, which keeps the next snapshot's
+// time and the segment it interpolates on, against Frame and Fill, to the
+// bit, while makeRoom moves and drops held snapshots under it: the frames'
+// clock stands still for 18 s (against the contract: the render time is
+// held) while packets keep arriving, so the ring doubles from 8 to 256 and
+// then drops its oldest, past the render time's snapshots, before the
+// clock goes on.
+func TestFrameLeanRingMoves(t *testing.T) {
+	for _, hermite := range []bool{false, true} {
+		s := bufSettings()
+		lean, full := newBufBatch(&s.Settings, &s.Env, hermite, 1), newBufBatch(&s.Settings, &s.Env, hermite, 1)
+		lean.SkipRotations(true)
+		full.SkipRotations(true)
+		ps := leanStream(5, 0.05, 0.02)
+		grown, dropped, kept := false, false, 0
+		for k := range 60 * 30 {
+			now := float64(k)/60 - 0.2
+			shown := now
+			if now >= 4 && now < 22 {
+				shown = 4 // the frames' clock stands still
+			}
+			ps = arrive(ps, now, lean, full)
+			if len(lean.ring) == bufMaxRing {
+				grown = true
+				if lean.first > 0 && lean.next == lean.first {
+					dropped = true
+				}
+			}
+			if lean.segNext == lean.next && lean.dly == s.Delay {
+				kept++ // the frame takes the segment kept
+			}
+			got, want := frameBoth(lean, full, shown)
+			if !sameLean(got, want) {
+				t.Fatalf("hermite %v, frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", hermite, k, shown, got, want)
+			}
+		}
+		if !grown || !dropped || kept < 1000 {
+			t.Errorf("hermite %v: ring grown to %d %v, oldest dropped past the render time %v, %d frames on a kept segment: want all, and 1000",
+				hermite, bufMaxRing, grown, dropped, kept)
+		}
+	}
+}
+
+// TestFrameLeanWindowShortened checks FrameLean, which works the adaptive
+// delay's target out itself, against Frame and Fill, to the bit, while the
+// adaptive window is shortened (the oldest times drop at once, on the
+// next frame) and lengthened again.
+func TestFrameLeanWindowShortened(t *testing.T) {
+	s := bufSettings()
+	s.Adaptive, s.Margin, s.DelayCap = true, 0.01, 0.3
+	lean, full := newBufBatch(&s.Settings, &s.Env, false, 1), newBufBatch(&s.Settings, &s.Env, false, 1)
+	lean.SkipRotations(true)
+	full.SkipRotations(true)
+	ps := leanStream(8, 0.1, 0.04)
+	windows := map[int]int{400: 5, 700: 60, 1100: 4, 1300: 40}
+	shortened := 0
+	for k := range 60 * 30 {
+		now := float64(k)/60 - 0.2
+		if w, ok := windows[k]; ok {
+			s.AdaptWindow = w
+		}
+		ps = arrive(ps, now, lean, full)
+		if lean.jitter.len() > s.AdaptWindow {
+			shortened++
+		}
+		got, want := frameBoth(lean, full, now)
+		if !sameLean(got, want) {
+			t.Fatalf("frame %d, window %d: FrameLean(%v) = %+v, Frame and Fill give %+v", k, s.AdaptWindow, now, got, want)
+		}
+		if math.Float64bits(lean.dly) != math.Float64bits(full.dly) {
+			t.Fatalf("frame %d, window %d: FrameLean's delay %v, Frame's %v", k, s.AdaptWindow, lean.dly, full.dly)
+		}
+	}
+	if shortened != 2 {
+		t.Errorf("%d frames found the window longer than adaptWindow, want 2 (one a shortening)", shortened)
+	}
+}
