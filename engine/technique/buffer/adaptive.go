@@ -43,8 +43,9 @@ type jitterWindow struct {
 	top   []int32   // hist indices of the topCount(n) largest kept times, ascending by time
 	// least is the least time of the top, hist[top[0]], the p95; −∞ while
 	// the top is empty (every time is ≥ 0, so any beats it). topInsert,
-	// topRemove and rebuild keep it: a frame, and a packet that leaves
-	// the top as it is, read it without the top and its checks.
+	// offer and rebuild keep it (topRemove leaves it to the topInsert
+	// that follows): a frame, and a packet that leaves the top as it
+	// is, read it without the top and its checks.
 	least float64
 }
 

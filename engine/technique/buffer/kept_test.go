@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -183,8 +184,9 @@ func TestAdaptiveDelayWrittenOut(t *testing.T) {
 // bit, while makeRoom moves and drops held snapshots under it: the frames'
 // clock stands still for 18 s (against the contract: the render time is
 // held) while packets keep arriving, so the ring doubles from 8 to 256 and
-// then drops its oldest, past the render time's snapshots, before the
-// clock goes on.
+// then drops its oldest, past the render time's snapshots; then the clock
+// goes on from where it stood, before the oldest snapshot held, at twice
+// times the speed.
 func TestFrameLeanRingMoves(t *testing.T) {
 	for _, hermite := range []bool{false, true} {
 		s := bufSettings()
@@ -196,8 +198,8 @@ func TestFrameLeanRingMoves(t *testing.T) {
 		for k := range 60 * 30 {
 			now := float64(k)/60 - 0.2
 			shown := now
-			if now >= 4 && now < 22 {
-				shown = 4 // the frames' clock stands still
+			if now >= 4 {
+				shown = max(4, 4+2*(now-22)) // the frames' clock stands still, then catches up
 			}
 			ps = arrive(ps, now, lean, full)
 			if len(lean.ring) == bufMaxRing {
@@ -213,9 +215,14 @@ func TestFrameLeanRingMoves(t *testing.T) {
 			if !sameLean(got, want) {
 				t.Fatalf("hermite %v, frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", hermite, k, shown, got, want)
 			}
+			for _, b := range []*bufBatch{lean, full} {
+				if err := keptRing(b); err != "" {
+					t.Fatalf("hermite %v, frame %d: %s", hermite, k, err)
+				}
+			}
 		}
-		if !grown || !dropped || kept < 1000 {
-			t.Errorf("hermite %v: ring grown to %d %v, oldest dropped past the render time %v, %d frames on a kept segment: want all, and 1000",
+		if !grown || !dropped || kept < 100 {
+			t.Errorf("hermite %v: ring grown to %d %v, oldest dropped past the render time %v, %d frames on a kept segment: want all, and 100",
 				hermite, bufMaxRing, grown, dropped, kept)
 		}
 	}
@@ -254,4 +261,35 @@ func TestFrameLeanWindowShortened(t *testing.T) {
 	if shortened != 2 {
 		t.Errorf("%d frames found the window longer than adaptWindow, want 2 (one a shortening)", shortened)
 	}
+}
+
+// keptRing checks what b keeps of its ring against the ring itself after a
+// frame: next is the first snapshot held newer than the render time (the
+// end if none), nextT and newestT the times of next and of the newest
+// (NaN when none), and a segment kept for next is the pair before and at
+// next. It returns what is wrong, or "".
+func keptRing(b *bufBatch) string {
+	at := func(i int) float64 { return b.ring[i&b.mask] }
+	next := b.first
+	for next < b.end && at(next) <= b.rt {
+		next++
+	}
+	nextT, newestT := math.NaN(), math.NaN()
+	if next < b.end {
+		nextT = at(next)
+	}
+	if b.end > b.first {
+		newestT = at(b.end - 1)
+	}
+	switch {
+	case b.next != next:
+		return fmt.Sprintf("next %d, the first held newer than the render time %v is %d (held %d to %d)", b.next, b.rt, next, b.first, b.end)
+	case math.Float64bits(b.nextT) != math.Float64bits(nextT) || math.Float64bits(b.newestT) != math.Float64bits(newestT):
+		return fmt.Sprintf("nextT, newestT = %v, %v, the ring's %v, %v", b.nextT, b.newestT, nextT, newestT)
+	case b.segNext == next && (b.segT0 != at(next-1) || b.segInv != 1/(at(next)-at(next-1)) ||
+		!b.hermite && (b.segX0 != b.pos[(next-1)&b.mask][0] || b.segDX != b.pos[next&b.mask][0]-b.segX0) ||
+		b.hermite && (b.segI0 != (next-1)&b.mask || b.segI1 != next&b.mask)):
+		return fmt.Sprintf("the segment kept for %d is not the pair before and at it", next)
+	}
+	return ""
 }
