@@ -512,9 +512,10 @@ func (b *bufBatch) leanSlow(now float64) technique.Lean {
 	return b.leanOther(rt) // which sets the segment up again, if kept to the same bits
 }
 
-// leanOther is FrameLean past the render clock, for render time rt, with
-// no segment kept for next: it keeps one when two snapshots bracket rt,
-// as about one frame in three finds (a new snapshot pair).
+// leanOther is FrameLean after the render clock's step, for render time
+// rt, when no segment is kept for next (or, from leanSlow, whether one is
+// or not): it sets one up and keeps it when two snapshots bracket rt, as
+// about one frame in three finds (a new snapshot pair).
 func (b *bufBatch) leanOther(rt float64) technique.Lean {
 	var l technique.Lean
 	if n := b.next; n < b.end && n > b.first { // bracketed: interpolate, as segment and fillInterpolate
