@@ -480,7 +480,10 @@ func (b *bufBatch) FrameLean(now float64) technique.Lean {
 	// fillInterpolate do. (Past the newest, rt > newestT, cannot be: the
 	// snapshot at next is newer than rt and no newer than the newest.)
 	var l technique.Lean
-	a := (rt - b.segT0) * b.segInv
+	// The fraction rounded on its own: HermiteBasis adds it to a sum,
+	// which the compiler may otherwise fuse with this product where it
+	// has multiply-adds (amd64 v3), and WebAssembly never does.
+	a := float64((rt - b.segT0) * b.segInv)
 	if b.hermite {
 		h01, h10, h11 := geom.HermiteBasis(a, b.segDT)
 		p0, p1, v0, v1 := &b.pos[b.segI0], &b.pos[b.segI1], &b.vel[b.segI0], &b.vel[b.segI1]
@@ -528,7 +531,7 @@ func (b *bufBatch) leanOther(rt float64) technique.Lean {
 		p0, p1 := &b.pos[i0], &b.pos[i1]
 		b.segNext, b.segT0, b.segInv = n, t0, inv
 		x0, y0, z0 := p0[0], p0[1], p0[2]
-		a := (rt - t0) * inv
+		a := float64((rt - t0) * inv) // rounded on its own, as in FrameLean
 		if b.hermite {
 			b.segI0, b.segI1, b.segDT = i0, i1, t1-t0
 			h01, h10, h11 := geom.HermiteBasis(a, t1-t0)
