@@ -1,5 +1,7 @@
 package buffer
 
+import "math"
+
 // Adaptive delay: the buffer measures how far apart new snapshots arrive and
 // renders far enough in the past to ride out all but the worst 5% of gaps
 // (the guide's "rolling 95th-percentile inter-arrival time" plus a margin).
@@ -39,6 +41,12 @@ type jitterWindow struct {
 	n     int       // times kept
 	inTop []bool    // by hist index: that time is in top; false for every slot not kept
 	top   []int32   // hist indices of the topCount(n) largest kept times, ascending by time
+	// least is the least time of the top, hist[top[0]], the p95; −∞ while
+	// the top is empty (every time is ≥ 0, so any beats it). topInsert,
+	// offer and rebuild keep it (topRemove leaves it to the topInsert
+	// that follows): a frame, and a packet that leaves the top as it
+	// is, read it without the top and its checks.
+	least float64
 }
 
 // adaptMaxTop bounds topCount over window sizes up to adaptMaxWindow.
@@ -56,7 +64,7 @@ func topCount(n int) int {
 // newJitterWindow returns an empty window with room for size times.
 func newJitterWindow(size int) jitterWindow {
 	size = adaptClampWindow(size)
-	return jitterWindow{hist: make([]float64, size), inTop: make([]bool, size), top: make([]int32, 0, adaptMaxTop)}
+	return jitterWindow{hist: make([]float64, size), inTop: make([]bool, size), top: make([]int32, 0, adaptMaxTop), least: math.Inf(-1)}
 }
 
 // adaptClampWindow returns size limited to [1, adaptMaxWindow].
@@ -91,10 +99,28 @@ func (w *jitterWindow) add(dt float64, size int) {
 		dt = 0
 	}
 	size = adaptClampWindow(size)
-	if w.n == size {
-		w.replaceOldest(dt)
+	if w.n != size {
+		w.resize(dt, size)
 		return
 	}
+	// The window is full: dt replaces its oldest time. Most packets end
+	// here with the top as it was: the oldest is not in it, and dt does
+	// not beat its least (offer's test, on the least kept).
+	old, in := w.head, w.slot(w.n) // in is old itself when the ring is exactly full
+	if w.head++; w.head == len(w.hist) {
+		w.head = 0
+	}
+	w.hist[in] = dt
+	if w.inTop[old] {
+		w.replaceTop(old)
+	} else if dt > w.least {
+		w.offer(in, len(w.top))
+	}
+}
+
+// resize is add for a window that is not full at size times: it drops the
+// oldest times beyond size − 1, keeps dt and makes the top anew.
+func (w *jitterWindow) resize(dt float64, size int) {
 	w.trim(size - 1)
 	if w.n == len(w.hist) {
 		w.grow(size)
@@ -104,54 +130,58 @@ func (w *jitterWindow) add(dt float64, size int) {
 	w.rebuild()
 }
 
-// replaceOldest drops the oldest time of the full window and keeps x in
-// its stead, keeping the top.
-func (w *jitterWindow) replaceOldest(x float64) {
-	old, in := w.head, w.slot(w.n) // in is old itself when the ring is exactly full
-	if w.head++; w.head == len(w.hist) {
-		w.head = 0
-	}
-	w.hist[in] = x
-	if w.inTop[old] {
-		w.inTop[old] = false
-		w.topRemove(old)
-		// The largest of the rest, x among them, takes the place left.
-		// Every time is ≥ 0, so any beats −1; a ring exactly full (the
-		// window never shortened) is all kept, and scanned straight.
-		best, bestT := -1, -1.0
-		if w.n == len(w.hist) {
-			inTop := w.inTop[:len(w.hist)]
-			for s, t := range w.hist {
-				if t > bestT && !inTop[s] {
-					best, bestT = s, t
-				}
-			}
-		} else {
-			for i := range w.n {
-				if s := w.slot(i); w.hist[s] > bestT && !w.inTop[s] {
-					best, bestT = s, w.hist[s]
-				}
+// replaceTop takes hist index old, which has left the full window, out of
+// the top, and puts the largest of the rest in its place.
+func (w *jitterWindow) replaceTop(old int) {
+	w.inTop[old] = false
+	w.topRemove(old)
+	// Every time is ≥ 0, so any beats −1; a ring exactly full (the window
+	// never shortened) is all kept, and scanned straight.
+	best, bestT := -1, -1.0
+	if w.n == len(w.hist) {
+		inTop := w.inTop[:len(w.hist)]
+		for s, t := range w.hist {
+			if t > bestT && !inTop[s] {
+				best, bestT = s, t
 			}
 		}
-		w.topInsert(best)
-		return
+	} else {
+		for i := range w.n {
+			if s := w.slot(i); w.hist[s] > bestT && !w.inTop[s] {
+				best, bestT = s, w.hist[s]
+			}
+		}
 	}
-	w.offer(in, len(w.top))
+	w.topInsert(best)
 }
 
 // offer puts hist index s in a top of at most k times when there is room
 // or its time is larger than the least of the top, which then leaves it.
 func (w *jitterWindow) offer(s, k int) {
-	if len(w.top) < k {
+	t := w.top
+	if len(t) < k {
 		w.topInsert(s)
-	} else if least := int(w.top[0]); w.hist[s] > w.hist[least] {
-		w.inTop[least] = false
-		w.topRemove(least)
-		w.topInsert(s)
+		return
 	}
+	x := w.hist[s]
+	if !(x > w.least) {
+		return
+	}
+	// The least leaves and s enters: the times above it that are no
+	// larger than x move down one, and s goes after them, where
+	// topRemove and topInsert would put it.
+	w.inTop[t[0]] = false
+	i := 0
+	for ; i+1 < len(t) && w.hist[t[i+1]] <= x; i++ {
+		t[i] = t[i+1]
+	}
+	t[i] = int32(s)
+	w.inTop[s] = true
+	w.least = w.hist[t[0]]
 }
 
-// topRemove takes hist index s out of top.
+// topRemove takes hist index s out of top, leaving least to the
+// topInsert that follows.
 func (w *jitterWindow) topRemove(s int) {
 	t := w.top
 	for i, v := range t {
@@ -174,6 +204,7 @@ func (w *jitterWindow) topInsert(s int) {
 	t[i] = int32(s)
 	w.top = t
 	w.inTop[s] = true
+	w.least = w.hist[t[0]]
 }
 
 // rebuild makes top anew from the kept times, after the window changed
@@ -182,7 +213,7 @@ func (w *jitterWindow) rebuild() {
 	for _, s := range w.top {
 		w.inTop[s] = false
 	}
-	w.top = w.top[:0]
+	w.top, w.least = w.top[:0], math.Inf(-1)
 	k := topCount(w.n)
 	for i := range w.n {
 		w.offer(w.slot(i), k)
@@ -227,9 +258,9 @@ func (w *jitterWindow) grow(size int) {
 // when the window is empty.
 func (w *jitterWindow) p95() (float64, bool) {
 	// The top holds a time whenever the window does, and its least is
-	// the p95. (Small enough to inline: a frame asks for it every time.)
-	if top := w.top; len(top) > 0 {
-		return w.hist[top[0]], true
+	// the p95.
+	if len(w.top) > 0 {
+		return w.least, true
 	}
 	return 0, false
 }
@@ -245,8 +276,10 @@ func adaptiveDelay(s *Settings, w *jitterWindow) float64 {
 		if w.n > s.AdaptWindow {
 			w.trim(adaptClampWindow(s.AdaptWindow))
 		}
-		if p, ok := w.p95(); ok && p+s.Margin > d {
-			d = p + s.Margin
+		// The least of the top is the p95, or −∞ for an empty window,
+		// which no sum with the margin makes larger than the delay.
+		if p := w.least + s.Margin; p > d {
+			d = p
 		}
 		if d > s.DelayCap {
 			d = s.DelayCap

@@ -183,8 +183,31 @@ type bufBatch struct {
 	arrived          bool    // a snapshot has been accepted
 	lastArrival      float64 // now at the last accepted snapshot, s
 	jitter           jitterWindow
-	sampled          bool    // sample has been called with a snapshot held
-	lastNow, rt, dly float64 // now, render time and delay of the last sample, s
+	lastNow, rt      float64 // now and render time of the last sample, s
+	// dly is the delay of the last sample (s), NaN until a frame has been
+	// sampled with a snapshot held: a frame at the delay's target is then
+	// one compare (the delay is never NaN once set; see render).
+	dly float64
+
+	// Kept for the frames, so that a frame reads no ring slot: nextT is
+	// ring[next&mask] while next < end and NaN when next = end (no render
+	// time is ≥ NaN, as none is ≥ a time not held); newestT is the newest
+	// snapshot's time, ring[(end−1)&mask], NaN before the first (no tick is
+	// ≤ NaN, so the first is accepted). Receive, makeRoom and the render
+	// clock's steps keep them.
+	nextT, newestT float64
+
+	// The bracketed segment FrameLean last set up, kept while next is
+	// segNext (−1: none): makeRoom, the only one that moves or drops held
+	// snapshots, clears it, and while it holds, first < next < end. Slots
+	// segI0 and segI1 hold the snapshots around the render time, from
+	// segT0 on, 1/(t1 − t0) is segInv, and (x0, y0, z0) and (dx, dy, dz)
+	// are the first position and the difference lerp works with.
+	segNext, segI0, segI1 int
+	segT0, segInv, segDT  float64
+	segX0, segY0, segZ0   float64
+	segDX, segDY, segDZ   float64
+	lean                  bool // n = 1 and noRot: FrameLean takes the lean way
 
 	// The segment last interpolated on, and its per-entity rotation
 	// blends, made when first needed: a frame costs a multiply for the
@@ -219,7 +242,8 @@ func newBufBatch(s *Settings, env *technique.Env, hermite bool, n int) *bufBatch
 		}
 	}
 	b := &bufBatch{s: s, env: env, hermite: hermite, n: n, jitter: newJitterWindow(s.AdaptWindow),
-		slerp: make([]geom.SlerpPair, n), eulerAt: make([]geom.EulerPair, n)}
+		slerp: make([]geom.SlerpPair, n), eulerAt: make([]geom.EulerPair, n),
+		dly: math.NaN(), nextT: math.NaN(), newestT: math.NaN(), segNext: -1}
 	b.alloc(size)
 	return b
 }
@@ -241,7 +265,7 @@ func (b *bufBatch) alloc(size int) {
 // delay is fixed, which saves a third of a receive in WebAssembly;
 // switched on, the delay adapts from the next packet on.)
 func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
-	if b.end > b.first && tick <= b.ring[(b.end-1)&b.mask] {
+	if tick <= b.newestT { // ring[(end−1)&mask], or NaN before the first
 		return
 	}
 	if b.arrived && b.s.Adaptive {
@@ -257,6 +281,10 @@ func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 	}
 	slot := b.end & b.mask
 	b.ring[slot] = tick
+	b.newestT = tick
+	if b.next == b.end {
+		b.nextT = tick
+	}
 	if b.n == 1 {
 		// One entity (each of a population's): its slot is the ring's,
 		// without the three slices the loop below cuts, and their checks.
@@ -284,6 +312,7 @@ func (b *bufBatch) Receive(tick, now float64, snaps []technique.Snapshot) {
 // one at or before the render time, else by doubling the ring, else (at
 // bufMaxRing) by dropping the oldest.
 func (b *bufBatch) makeRoom() {
+	b.segNext = -1 // the slots may move or be dropped
 	if b.next-1 > b.first {
 		b.first = b.next - 1
 		return
@@ -302,6 +331,24 @@ func (b *bufBatch) makeRoom() {
 	b.first++
 	if b.next < b.first {
 		b.next = b.first
+		b.keepNext()
+	}
+}
+
+// keepNext sets nextT for next: ring[next&mask], or NaN at the end.
+func (b *bufBatch) keepNext() {
+	b.nextT = math.NaN()
+	if b.next < b.end {
+		b.nextT = b.ring[b.next&b.mask]
+	}
+}
+
+// advance moves next on past the snapshots at or before render time rt:
+// to the first newer than rt, or the end.
+func (b *bufBatch) advance(rt float64) {
+	for b.nextT <= rt { // next < end && ring[next&mask] <= rt
+		b.next++
+		b.keepNext()
 	}
 }
 
@@ -353,8 +400,8 @@ func (b *bufBatch) render(now float64) (rt, target float64, held bool) {
 		return 0, target, false
 	}
 	rt = now - target
-	if !b.sampled {
-		b.sampled, b.dly = true, target
+	if b.dly != b.dly { // not sampled yet
+		b.dly = target // not NaN, as target never is: SlewTowards keeps it so
 	} else {
 		// At its target the delay stays (SlewTowards of cur = target is
 		// target, whatever the step), as it does on most frames: neither
@@ -370,9 +417,7 @@ func (b *bufBatch) render(now float64) (rt, target float64, held bool) {
 		}
 	}
 	b.lastNow, b.rt = now, rt
-	for b.next < b.end && b.ring[b.next&b.mask] <= rt {
-		b.next++
-	}
+	b.advance(rt)
 	return rt, target, true
 }
 
@@ -394,62 +439,121 @@ func (b *bufBatch) reach(ahead float64) (float64, technique.Mode) {
 // Only a batch of one whose rotations nobody reads takes the lean way;
 // any other does Frame and Fill.
 func (b *bufBatch) FrameLean(now float64) technique.Lean {
-	if b.n != 1 || !b.noRot {
+	// The way most frames go is written out here without a call but the
+	// last (so nothing is saved across one): the delay's target
+	// (adaptiveDelay's, which render's call would find again, the same),
+	// and render's step for a delay at its target with a snapshot held.
+	// Anything else, a batch that does not take the lean way included,
+	// is leanSlow's.
+	s := b.s
+	target := s.Delay
+	if s.Adaptive {
+		w := &b.jitter
+		if w.n > s.AdaptWindow { // shortened: adaptiveDelay drops the oldest
+			return b.leanSlow(now)
+		}
+		if p := w.least + s.Margin; p > target {
+			target = p
+		}
+		if target > s.DelayCap {
+			target = s.DelayCap
+		}
+		if !(target > 0) {
+			target = 0
+		}
+	} else if !(target > 0) {
+		target = 0 // adaptiveDelay of a fixed delay
+	}
+	if b.dly != target || !b.lean { // not sampled (dly is NaN), or off the target
+		return b.leanSlow(now)
+	}
+	rt := now - target
+	if rt < b.rt {
+		rt = b.rt
+	}
+	b.dly, b.lastNow, b.rt = target, now, rt // the delay's bits as render's, ±0 included
+	b.advance(rt)
+	if b.segNext != b.next {
+		return b.leanOther(rt)
+	}
+	// Bracketed, on the segment kept: interpolate, as segment and
+	// fillInterpolate do. (Past the newest, rt > newestT, cannot be: the
+	// snapshot at next is newer than rt and no newer than the newest.)
+	var l technique.Lean
+	// The fraction rounded on its own: HermiteBasis adds it to a sum,
+	// which the compiler may otherwise fuse with this product where it
+	// has multiply-adds (amd64 v3), and WebAssembly never does.
+	a := float64((rt - b.segT0) * b.segInv)
+	if b.hermite {
+		h01, h10, h11 := geom.HermiteBasis(a, b.segDT)
+		p0, p1, v0, v1 := &b.pos[b.segI0], &b.pos[b.segI1], &b.vel[b.segI0], &b.vel[b.segI1]
+		l.X = geom.Hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
+		l.Y = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
+		l.Z = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
+	} else {
+		// lerp's x0 + (x1 − x0)·a, the difference worked out once.
+		l.X, l.Y, l.Z = b.segX0+float64(b.segDX*a), b.segY0+float64(b.segDY*a), b.segZ0+float64(b.segDZ*a)
+	}
+	l.Flags = technique.LeanFlagsOf(technique.Interpolate, false, rt, b.newestT)
+	return l
+}
+
+// leanSlow is FrameLean for the frames that do not go the usual way: a
+// batch that does not take the lean way does Frame and Fill; a lean one
+// moves the render clock with render.
+func (b *bufBatch) leanSlow(now float64) technique.Lean {
+	if !b.lean {
 		var out [1]technique.Sample
 		b.Frame(now)
 		b.Fill(0, out[:])
 		return technique.LeanOf(&out[0])
 	}
-	var rt float64
-	s := b.s
-	target := s.Delay
-	if s.Adaptive || !(target > 0) {
-		target = adaptiveDelay(s, &b.jitter) // which render's call finds again, the same
+	rt, target, held := b.render(now)
+	if !held {
+		return technique.Lean{Flags: technique.LeanFlagsOf(technique.Empty, false, now-target, 0)}
 	}
-	if b.dly == target && b.sampled && b.end != b.first {
-		// render for most frames, written out: the delay at its target
-		// and a snapshot held (render is too large to inline, and a
-		// call and its three results cost a tenth of a frame).
-		if rt = now - target; rt < b.rt {
-			rt = b.rt
-		}
-		b.dly, b.lastNow, b.rt = target, now, rt // the delay's bits as render's, ±0 included
-		for b.next < b.end && b.ring[b.next&b.mask] <= rt {
-			b.next++
-		}
-	} else {
-		r, target, held := b.render(now)
-		if !held {
-			return technique.Lean{Flags: technique.LeanFlagsOf(technique.Empty, false, now-target, 0)}
-		}
-		rt = r
-	}
-	newest := (b.end - 1) & b.mask
+	return b.leanOther(rt) // which sets the segment up again, if kept to the same bits
+}
+
+// leanOther is FrameLean after the render clock's step, for render time
+// rt, when no segment is kept for next (or, from leanSlow, whether one is
+// or not): it sets one up and keeps it when two snapshots bracket rt, as
+// about one frame in three finds (a new snapshot pair).
+func (b *bufBatch) leanOther(rt float64) technique.Lean {
 	var l technique.Lean
-	mode := technique.Interpolate
-	switch {
-	case b.next < b.end && b.next > b.first: // bracketed: interpolate, as segment and fillInterpolate
-		i0, i1 := (b.next-1)&b.mask, b.next&b.mask
-		t0, t1 := b.ring[i0], b.ring[i1]
-		if b.t0 != t0 || b.t1 != t1 || b.inv == 0 {
-			b.t0, b.t1, b.inv = t0, t1, 1/(t1-t0)
-			b.slerpOK, b.eulerOK = false, false
-		}
-		a := (rt - t0) * b.inv
+	if n := b.next; n < b.end && n > b.first { // bracketed: interpolate, as segment and fillInterpolate
+		i0, i1 := (n-1)&b.mask, n&b.mask
+		// (segment's cache of the pair's times, its 1/(t1 − t0) and
+		// rotation blends, is left to Frame: it finds what it kept for
+		// its own last pair, and the division gives the same bits.)
+		t0, t1 := b.ring[i0], b.nextT // ring[i1]
+		inv := 1 / (t1 - t0)
 		p0, p1 := &b.pos[i0], &b.pos[i1]
+		b.segNext, b.segT0, b.segInv = n, t0, inv
+		x0, y0, z0 := p0[0], p0[1], p0[2]
+		a := float64((rt - t0) * inv) // rounded on its own, as in FrameLean
 		if b.hermite {
+			b.segI0, b.segI1, b.segDT = i0, i1, t1-t0
 			h01, h10, h11 := geom.HermiteBasis(a, t1-t0)
 			v0, v1 := &b.vel[i0], &b.vel[i1]
-			l.X = geom.Hermite1(p0[0], v0[0], p1[0], v1[0], h01, h10, h11)
-			l.Y = geom.Hermite1(p0[1], v0[1], p1[1], v1[1], h01, h10, h11)
-			l.Z = geom.Hermite1(p0[2], v0[2], p1[2], v1[2], h01, h10, h11)
-		} else {
-			l.X, l.Y, l.Z = lerp(p0[0], p1[0], a), lerp(p0[1], p1[1], a), lerp(p0[2], p1[2], a)
+			l.X = geom.Hermite1(x0, v0[0], p1[0], v1[0], h01, h10, h11)
+			l.Y = geom.Hermite1(y0, v0[1], p1[1], v1[1], h01, h10, h11)
+			l.Z = geom.Hermite1(z0, v0[2], p1[2], v1[2], h01, h10, h11)
+		} else { // lerp, the differences kept for the next frames
+			dx, dy, dz := p1[0]-x0, p1[1]-y0, p1[2]-z0
+			b.segX0, b.segY0, b.segZ0 = x0, y0, z0
+			b.segDX, b.segDY, b.segDZ = dx, dy, dz
+			l.X, l.Y, l.Z = x0+float64(dx*a), y0+float64(dy*a), z0+float64(dz*a)
 		}
-	case b.next == b.first: // before the oldest held: show it
+		l.Flags = technique.LeanFlagsOf(technique.Interpolate, false, rt, b.newestT)
+		return l
+	}
+	newest := (b.end - 1) & b.mask
+	mode := technique.Interpolate
+	if b.next == b.first { // before the oldest held: show it
 		p := &b.pos[b.first&b.mask]
 		l.X, l.Y, l.Z = p[0], p[1], p[2]
-	default: // at or past the newest: underrun
+	} else { // at or past the newest: underrun
 		p := &b.pos[newest]
 		if ahead := rt - b.ring[newest]; ahead == 0 {
 			l.X, l.Y, l.Z = p[0], p[1], p[2]
@@ -510,7 +614,7 @@ func (b *bufBatch) segment(rt float64, i0, i1 int) {
 // interpolation writes the identity instead of blending every entity's pair
 // of rotations, about a tenth of a frame's work. Held and extrapolated
 // frames copy a snapshot's rotation either way.
-func (b *bufBatch) SkipRotations(skip bool) { b.noRot = skip }
+func (b *bufBatch) SkipRotations(skip bool) { b.noRot, b.lean = skip, skip && b.n == 1 }
 
 // fill writes entities lo, lo+1, ... of the frame set up by frame into out.
 func (b *bufBatch) Fill(lo int, out []technique.Sample) {

@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"math"
 	"testing"
 
 	"interplab/engine/technique"
@@ -32,7 +33,8 @@ func bufBenchPrimed(s *bufLab, hermite bool) (*bufTech, int) {
 // bufBenchRewind puts b's render clock back to before its first snapshot,
 // keeping the snapshots, so a benchmark can replay them.
 func bufBenchRewind(b *bufTech) {
-	b.sampled, b.rt, b.next = false, 0, b.first
+	b.dly, b.rt, b.next = math.NaN(), 0, b.first
+	b.keepNext()
 }
 
 func bufBenchSample(bn *testing.B, s *bufLab, hermite bool) {

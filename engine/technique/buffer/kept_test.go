@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -120,7 +121,7 @@ func TestFrameLeanRenderWrittenOut(t *testing.T) {
 				s.Delay = d
 			}
 			ps = arrive(ps, now, lean, full)
-			if lean.sampled && lean.dly == adaptiveDelay(&s.Settings, &lean.jitter) {
+			if lean.dly == adaptiveDelay(&s.Settings, &lean.jitter) {
 				kept++
 			}
 			got, want := frameBoth(lean, full, now)
@@ -176,4 +177,119 @@ func TestAdaptiveDelayWrittenOut(t *testing.T) {
 	if over < 1000 {
 		t.Errorf("%d targets above the base, want at least 1000", over)
 	}
+}
+
+// TestFrameLeanRingMoves checks FrameLean, which keeps the next snapshot's
+// time and the segment it interpolates on, against Frame and Fill, to the
+// bit, while makeRoom moves and drops held snapshots under it: the frames'
+// clock stands still for 18 s (against the contract: the render time is
+// held) while packets keep arriving, so the ring doubles from 8 to 256 and
+// then drops its oldest, past the render time's snapshots; then the clock
+// goes on from where it stood, before the oldest snapshot held, at twice
+// times the speed.
+func TestFrameLeanRingMoves(t *testing.T) {
+	for _, hermite := range []bool{false, true} {
+		s := bufSettings()
+		lean, full := newBufBatch(&s.Settings, &s.Env, hermite, 1), newBufBatch(&s.Settings, &s.Env, hermite, 1)
+		lean.SkipRotations(true)
+		full.SkipRotations(true)
+		ps := leanStream(5, 0.05, 0.02)
+		grown, dropped, kept := false, false, 0
+		for k := range 60 * 30 {
+			now := float64(k)/60 - 0.2
+			shown := now
+			if now >= 4 {
+				shown = max(4, 4+2*(now-22)) // the frames' clock stands still, then catches up
+			}
+			ps = arrive(ps, now, lean, full)
+			if len(lean.ring) == bufMaxRing {
+				grown = true
+				if lean.first > 0 && lean.next == lean.first {
+					dropped = true
+				}
+			}
+			if lean.segNext == lean.next && lean.dly == s.Delay {
+				kept++ // the frame takes the segment kept
+			}
+			got, want := frameBoth(lean, full, shown)
+			if !sameLean(got, want) {
+				t.Fatalf("hermite %v, frame %d: FrameLean(%v) = %+v, Frame and Fill give %+v", hermite, k, shown, got, want)
+			}
+			for _, b := range []*bufBatch{lean, full} {
+				if err := keptRing(b); err != "" {
+					t.Fatalf("hermite %v, frame %d: %s", hermite, k, err)
+				}
+			}
+		}
+		if !grown || !dropped || kept < 100 {
+			t.Errorf("hermite %v: ring grown to %d %v, oldest dropped past the render time %v, %d frames on a kept segment: want all, and 100",
+				hermite, bufMaxRing, grown, dropped, kept)
+		}
+	}
+}
+
+// TestFrameLeanWindowShortened checks FrameLean, which works the adaptive
+// delay's target out itself, against Frame and Fill, to the bit, while the
+// adaptive window is shortened (the oldest times drop at once, on the
+// next frame) and lengthened again.
+func TestFrameLeanWindowShortened(t *testing.T) {
+	s := bufSettings()
+	s.Adaptive, s.Margin, s.DelayCap = true, 0.01, 0.3
+	lean, full := newBufBatch(&s.Settings, &s.Env, false, 1), newBufBatch(&s.Settings, &s.Env, false, 1)
+	lean.SkipRotations(true)
+	full.SkipRotations(true)
+	ps := leanStream(8, 0.1, 0.04)
+	windows := map[int]int{400: 5, 700: 60, 1100: 4, 1300: 40}
+	shortened := 0
+	for k := range 60 * 30 {
+		now := float64(k)/60 - 0.2
+		if w, ok := windows[k]; ok {
+			s.AdaptWindow = w
+		}
+		ps = arrive(ps, now, lean, full)
+		if lean.jitter.len() > s.AdaptWindow {
+			shortened++
+		}
+		got, want := frameBoth(lean, full, now)
+		if !sameLean(got, want) {
+			t.Fatalf("frame %d, window %d: FrameLean(%v) = %+v, Frame and Fill give %+v", k, s.AdaptWindow, now, got, want)
+		}
+		if math.Float64bits(lean.dly) != math.Float64bits(full.dly) {
+			t.Fatalf("frame %d, window %d: FrameLean's delay %v, Frame's %v", k, s.AdaptWindow, lean.dly, full.dly)
+		}
+	}
+	if shortened != 2 {
+		t.Errorf("%d frames found the window longer than adaptWindow, want 2 (one a shortening)", shortened)
+	}
+}
+
+// keptRing checks what b keeps of its ring against the ring itself after a
+// frame: next is the first snapshot held newer than the render time (the
+// end if none), nextT and newestT the times of next and of the newest
+// (NaN when none), and a segment kept for next is the pair before and at
+// next. It returns what is wrong, or "".
+func keptRing(b *bufBatch) string {
+	at := func(i int) float64 { return b.ring[i&b.mask] }
+	next := b.first
+	for next < b.end && at(next) <= b.rt {
+		next++
+	}
+	nextT, newestT := math.NaN(), math.NaN()
+	if next < b.end {
+		nextT = at(next)
+	}
+	if b.end > b.first {
+		newestT = at(b.end - 1)
+	}
+	switch {
+	case b.next != next:
+		return fmt.Sprintf("next %d, the first held newer than the render time %v is %d (held %d to %d)", b.next, b.rt, next, b.first, b.end)
+	case math.Float64bits(b.nextT) != math.Float64bits(nextT) || math.Float64bits(b.newestT) != math.Float64bits(newestT):
+		return fmt.Sprintf("nextT, newestT = %v, %v, the ring's %v, %v", b.nextT, b.newestT, nextT, newestT)
+	case b.segNext == next && (b.segT0 != at(next-1) || b.segInv != 1/(at(next)-at(next-1)) ||
+		!b.hermite && (b.segX0 != b.pos[(next-1)&b.mask][0] || b.segDX != b.pos[next&b.mask][0]-b.segX0) ||
+		b.hermite && (b.segI0 != (next-1)&b.mask || b.segI1 != next&b.mask)):
+		return fmt.Sprintf("the segment kept for %d is not the pair before and at it", next)
+	}
+	return ""
 }
