@@ -90,6 +90,10 @@ type ClientClock struct {
 	// The fitted line: server time ≈ fitS + (L − fitL)·fitRate at local
 	// time L, fitRate = 1 + fitF.
 	fitL, fitS, fitF, fitRate float64
+	// fitTop says the line is the fit of byRTT's first quarter alone,
+	// whose samples spanned clockMinSpan: while they stay the same, a
+	// refit would give the same bits (see addSample).
+	fitTop bool
 
 	// The displayed estimate E(L) = segE + (L − segL)·segRate for L ≤ segEnd,
 	// and from segEnd on the fitted line's rate (the slew has caught up),
@@ -302,6 +306,14 @@ func (c *ClientClock) addSample(p clockPing) {
 	c.rtt = smp.delta
 	smp.theta = p.t1 - smp.l
 	sl := (c.head + c.n) % clockHistory
+	// With the history full, the quarter the line is fitted through keeps
+	// its size; when neither the sample that leaves nor the one that
+	// comes is among it, it keeps its samples, in their order, and a
+	// line fitted through them alone (fitTop) stays as it was: a refit,
+	// the same sums over the same numbers, would give the same bits.
+	// That is most pings, the quarter's own aside.
+	same := c.fitTop && c.n == clockHistory
+	const k = (clockHistory + 3) / 4 // fit's quarter, of a full history
 	if c.n < clockHistory {
 		c.n++
 	} else {
@@ -310,6 +322,7 @@ func (c *ClientClock) addSample(p clockPing) {
 		i := c.rttAfter(c.samples[sl].delta, c.n) - 1
 		copy(c.byRTT[i:c.n-1], c.byRTT[i+1:c.n])
 		c.head = (c.head + 1) % clockHistory
+		same = same && i >= k
 	}
 	c.samples[sl] = smp
 	// The new sample goes before those with the same round trip: it is
@@ -317,7 +330,9 @@ func (c *ClientClock) addSample(p clockPing) {
 	i := c.rttBefore(smp.delta, c.n-1)
 	copy(c.byRTT[i+1:c.n], c.byRTT[i:c.n-1])
 	c.byRTT[i] = uint8(sl)
-	c.fit()
+	if !same || i < k {
+		c.fit()
+	}
 }
 
 // rttBefore returns the number of the first n slots of byRTT whose round
@@ -327,24 +342,35 @@ func (c *ClientClock) rttBefore(d float64, n int) int {
 	// or 1, masks the step): where a new round trip falls among the
 	// history's is as good as random, and a branch on it mispredicted
 	// every other step, a dozen steps a ping. The answer is in
-	// [base, base+n] throughout.
+	// [base, base+n] throughout. (The indices, below clockHistory, are
+	// taken modulo it: no bound to check.)
 	base := 0
 	for n > 1 {
 		half := n / 2
-		base += half & -b2i(c.samples[c.byRTT[base+half]].delta < d)
+		base += half & -b2i(c.samples[c.byRTT[uint(base+half)%clockHistory]%clockHistory].delta < d)
 		n -= half
 	}
-	if n == 1 && c.samples[c.byRTT[base]].delta < d {
+	if n == 1 && c.samples[c.byRTT[uint(base)%clockHistory]%clockHistory].delta < d {
 		base++
 	}
 	return base
 }
 
 // rttAfter returns the number of the first n slots of byRTT whose round
-// trip is d or below: those below the next float above d, as no round trip
-// lies between the two.
+// trip is d or below: rttBefore with ≤ for <, which for the finite round
+// trips is rttBefore(math.Nextafter(d, +∞)), as no round trip lies between
+// the two, without the call.
 func (c *ClientClock) rttAfter(d float64, n int) int {
-	return c.rttBefore(math.Nextafter(d, math.Inf(1)), n)
+	base := 0
+	for n > 1 {
+		half := n / 2
+		base += half & -b2i(c.samples[c.byRTT[uint(base+half)%clockHistory]%clockHistory].delta <= d)
+		n -= half
+	}
+	if n == 1 && c.samples[c.byRTT[uint(base)%clockHistory]%clockHistory].delta <= d {
+		base++
+	}
+	return base
 }
 
 // b2i returns 1 for true and 0 for false, without a branch.
@@ -373,6 +399,7 @@ func (c *ClientClock) fit() {
 	// age (so ties go to the newer sample).
 	k := max(1, (c.n+3)/4)
 	meanL, meanT, f, ok := clockSlope(c.byRTT[:k], smp)
+	c.fitTop = ok
 	if !ok {
 		// The fastest sample of every clockBin, for a slope over the
 		// whole history.

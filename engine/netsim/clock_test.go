@@ -520,3 +520,52 @@ func TestClockSlopeWrittenOut(t *testing.T) {
 		t.Errorf("%d fits that span clockMinSpan, %d that do not: want at least 100 of each", okSeen, shortSeen)
 	}
 }
+
+// TestClientClockKeptFit: the line a clock keeps when a ping leaves its
+// fastest quarter as it was is, to the bit, the line a refit gives, on
+// every frame of runs whose history fills, with ties of round trip among
+// the samples and while the drift changes.
+func TestClientClockKeptFit(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		jitter, drift float64
+		grid          float64 // replies' arrivals rounded to multiples of this, s; 0 for none
+	}{
+		{"lognormal", 0.01, 0.001, 0},
+		{"no jitter", 0, 0.001, 0},
+		{"ties", 0.01, 0, 0.004},
+		{"coarse ties", 0.02, -0.002, 0.01},
+	} {
+		s := clockSettings(0.05, tt.jitter, "lognormal", tt.drift)
+		c := NewClientClock(&s.Settings, 7)
+		kept := 0 // frames with a full history and a line of the fastest quarter
+		for f := range 120 * 60 {
+			tf := float64(f) / 60
+			if f == 90*60 {
+				s.ClockDrift = -tt.drift // the history renews: new fastest samples
+			}
+			if tt.grid > 0 {
+				for i := range c.inflight {
+					p := &c.inflight[i]
+					p.t3 = max(p.t1, math.Round(p.t3/tt.grid)*tt.grid)
+				}
+			}
+			c.Advance(tf)
+			ref := *c
+			ref.fit()
+			got := [...]float64{c.fitL, c.fitS, c.fitF, c.fitRate}
+			want := [...]float64{ref.fitL, ref.fitS, ref.fitF, ref.fitRate}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%s at t = %v: line (L, S, f, rate) %v, refitted %v", tt.name, tf, got, want)
+				}
+			}
+			if c.n == clockHistory && c.fitTop {
+				kept++
+			}
+		}
+		if kept < 30*60 {
+			t.Errorf("%s: %d frames with a full history fitted through its fastest quarter, want at least %d", tt.name, kept, 30*60)
+		}
+	}
+}

@@ -40,13 +40,13 @@ import (
 // A Link is not safe for concurrent use.
 type Link struct {
 	s       *Settings
-	loss    *geom.RNG  // one draw per packet: the loss decision or burst transition
-	delay   *geom.RNG  // two draws per packet: the packet's delay, its duplicate's
-	draws   delayDraws // the delay stream's draws for the next packets
-	dist    kindCache  // the kind of s.JitterDist
-	dup     *geom.RNG  // one draw per packet: whether it is duplicated
-	reorder *geom.RNG  // one draw per packet: whether it is sent ahead (netem reorder)
-	bad     bool       // Gilbert–Elliott state: inside a loss burst
+	loss    packetStream // one draw per packet: the loss decision or burst transition
+	delay   *geom.RNG    // two draws per packet: the packet's delay, its duplicate's
+	draws   delayDraws   // the delay stream's draws for the next packets
+	dist    kindCache    // the kind of s.JitterDist
+	dup     packetStream // one draw per packet: whether it is duplicated
+	reorder packetStream // one draw per packet: whether it is sent ahead (netem reorder)
+	bad     bool         // Gilbert–Elliott state: inside a loss burst
 
 	// lossName is the s.LossModel lossKind was found for, so that a send
 	// compares the name with the models' only when it has changed.
@@ -97,12 +97,12 @@ const (
 func NewLink(s *Settings, duration *float64, seed uint64) *Link {
 	return &Link{
 		s:       s,
-		loss:    geom.NewRNG(seed, linkStreamLoss),
+		loss:    packetStream{r: geom.NewRNG(seed, linkStreamLoss)},
 		delay:   geom.NewRNG(seed, linkStreamDelay),
 		draws:   newDelayDraws(1),
 		dist:    newKindCache(),
-		dup:     geom.NewRNG(seed, linkStreamDup),
-		reorder: geom.NewRNG(seed, linkStreamReorder),
+		dup:     packetStream{r: geom.NewRNG(seed, linkStreamDup)},
+		reorder: packetStream{r: geom.NewRNG(seed, linkStreamReorder)},
 		game:    newNetSimulator(s, duration, seed),
 	}
 }
@@ -189,8 +189,13 @@ func sameString(a, b string) bool {
 // instead of the stages above (see NetSims).
 func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 	s := l.s
-	uLoss := l.loss.Float64()
-	uDup := l.dup.Float64()
+	// The packet's draws of the loss, duplication and reorder streams are
+	// its own whether read or not (see packetStream): owed here, and
+	// drawn only where a setting reads them, as a loss, duplicate or
+	// reorder share of 0 does not.
+	l.loss.owed++
+	l.dup.owed++
+	l.reorder.owed++
 	// The delay draws come delayBatch packets at a time, their units
 	// worked out for the distribution in force, unless no delay will be
 	// drawn from them (a link that is ideal or a game's simulator, or
@@ -201,7 +206,6 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 		kind = dist
 	}
 	i := l.draws.take(l.delay, kind)
-	uReord := l.reorder.Float64()
 
 	if s.Ideal {
 		// The draws above are taken all the same, so switched back the
@@ -224,15 +228,33 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 		c := sc.conditions(s, sent)
 		lat, jit, loss, bw, extra, drop = c.Latency, c.Jitter, c.Loss, c.Bandwidth, c.Extra, c.Drop
 	}
-	lost := l.lost(uLoss, loss) || uLoss < drop
-	depart, ok := l.enqueue(sent, bw)
+	// lost(u, loss) || u < drop, with the draw u taken only when a
+	// positive loss or drop reads it, and lost's random model inlined.
+	lost := false
+	switch {
+	case loss > 0 && l.lossKind == lossRandom && sameBytes(s.LossModel, l.lossName):
+		u := l.loss.at().Float64()
+		lost = u < loss || u < drop
+	case loss > 0 || loss != loss: // NaN: lost decides, as it would
+		u := l.loss.at().Float64()
+		lost = l.lost(u, loss) || u < drop
+	default:
+		l.bad = false // lost(u, loss) with no loss
+		if drop > 0 {
+			lost = l.loss.at().Float64() < drop
+		}
+	}
+	depart, ok := sent, true
+	if len(l.queue) != 0 || bw > 0 { // enqueue's common case, inlined
+		depart, ok = l.enqueue(sent, bw)
+	}
 	if !ok || lost {
 		return arrivals
 	}
 	l.passed++
 	reordered := false
-	if s.Reorder > 0 {
-		if l.sinceReord >= s.ReorderGap-1 && uReord < s.Reorder {
+	if r := s.Reorder; r > 0 {
+		if l.sinceReord >= s.ReorderGap-1 && l.reorder.at().Float64() < r {
 			reordered, l.sinceReord = true, 0
 			l.reordered++
 		} else {
@@ -249,10 +271,42 @@ func (l *Link) Send(sent float64, arrivals []float64) []float64 {
 		first += lat + x // the one-way delay
 	}
 	arrivals = l.deliver(sc, first, arrivals)
-	if uDup < s.Duplicate {
+	if d := s.Duplicate; d > 0 && l.dup.at().Float64() < d {
 		arrivals = l.deliver(sc, depart+extra+(lat+l.draws.extra(dist, s.JitterDist, jit, i, 1)), arrivals)
 	}
 	return arrivals
+}
+
+// packetStream is a random stream of one draw per packet whose draws are
+// taken only when read: a Send owes the packet's draw, and at takes the
+// owed ones in order, the last for the packet. So the numbers each packet
+// sees are those of a draw on every packet, and a setting that leaves them
+// unread (a loss, duplicate or reorder share of 0, an ideal link) saves
+// the draw without shifting the numbers of the packets after it.
+type packetStream struct {
+	r    *geom.RNG
+	owed int // draws owed, the current packet's last; at most one is read a packet
+}
+
+// at returns the stream at the current packet's draw, after taking those
+// of the packets before it that were owed: at().Float64() is the packet's
+// draw. (Small enough to inline, as a method that drew would not be.)
+func (p *packetStream) at() *geom.RNG {
+	if p.owed != 1 {
+		p.skip()
+	}
+	p.owed = 0
+	return p.r
+}
+
+// skip takes the owed draws of the packets before the current one: out of
+// line, so that at, with its loop aside, inlines.
+//
+//go:noinline
+func (p *packetStream) skip() {
+	for ; p.owed > 1; p.owed-- {
+		p.r.Uint64()
+	}
 }
 
 // conditions returns the link's conditions at time t, the scenario's when

@@ -641,8 +641,8 @@ func TestKindCache(t *testing.T) {
 // those of the settings now, found directly.
 func refreshed(l *Link) *Link {
 	c := *l
-	loss, delay, dup, reord := *l.loss, *l.delay, *l.dup, *l.reorder
-	c.loss, c.delay, c.dup, c.reorder = &loss, &delay, &dup, &reord
+	loss, delay, dup, reord := *l.loss.r, *l.delay, *l.dup.r, *l.reorder.r
+	c.loss.r, c.delay, c.dup.r, c.reorder.r = &loss, &delay, &dup, &reord
 	c.queue = slices.Clone(l.queue)
 	s := l.s
 	c.scen, _ = ScenarioOf(s, 0)
@@ -683,6 +683,51 @@ func TestLinkKeptSettings(t *testing.T) {
 		if !slices.Equal(got, want) || l.bad != ref.bad || !slices.Equal(l.queue, ref.queue) {
 			t.Fatalf("send %d at %v: arrivals %v, bad %v, queue %v; finding the settings again: %v, %v, %v",
 				k, ts, got, l.bad, l.queue, want, ref.bad, ref.queue)
+		}
+	}
+}
+
+// TestLinkPacketDraws: packet k sees the k-th draw of each of the loss,
+// duplication and reorder streams, whatever the shares were for the
+// packets before it: the shares (and the ideal switch) change every few
+// packets, going to 0 and back, and each packet's fate is worked out from
+// the streams drawn once a packet. A link that left a draw untaken where
+// a share of 0 does not read it, and did not make it up, would shift the
+// numbers of every packet after.
+func TestLinkPacketDraws(t *testing.T) {
+	r := labNet()
+	r.Latency, r.Jitter, r.LossModel, r.ReorderGap = 0.05, 0, "random", 1
+	const seed = 11
+	l := r.link(seed)
+	lossR, dupR, reordR := geom.NewRNG(seed, linkStreamLoss), geom.NewRNG(seed, linkStreamDup), geom.NewRNG(seed, linkStreamReorder)
+	shares := []float64{0, 0.4}
+	var got []float64
+	for k := range 4000 {
+		if k%7 == 0 {
+			b := k / 7
+			r.Loss, r.Duplicate, r.Reorder = shares[b%2], shares[b/2%2], shares[b/4%2]
+			r.Ideal = b%11 == 10
+		}
+		ts := float64(k) / 20
+		uL, uD, uR := lossR.Float64(), dupR.Float64(), reordR.Float64()
+		var want []float64
+		switch {
+		case r.Ideal:
+			want = []float64{ts + r.Latency}
+		case uL < r.Loss:
+		default:
+			first := ts + r.Latency
+			if uR < r.Reorder {
+				first = ts // sent ahead: no latency
+			}
+			want = append(want, first)
+			if uD < r.Duplicate {
+				want = append(want, ts+r.Latency)
+			}
+		}
+		if got = l.Send(ts, got[:0]); !slices.Equal(got, want) {
+			t.Fatalf("packet %d (loss %v, duplicate %v, reorder %v, ideal %v): arrivals %v, want %v",
+				k, r.Loss, r.Duplicate, r.Reorder, r.Ideal, got, want)
 		}
 	}
 }
