@@ -88,6 +88,11 @@ type Mover struct {
 	// last found and its start, as cycle and cycleStart.
 	vz0, air, jumpPeriod, invJump, jumpPhase float64
 	jumpCycle, jumpStart                     float64
+
+	// The period kept before the last, as cycle, cycleStart, lo and hi:
+	// a packet's tick, behind the frames, falls in it for a while after
+	// the frames cross into the next one.
+	prev [4]float64
 }
 
 // Constants of the motion scripts.
@@ -136,7 +141,7 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 	path := &motionPaths[k]
 	// The periods found so far: none (NaN fails every comparison).
 	m := Mover{path: path, seg: &path.segs[0], cycle: math.NaN(), jumpCycle: math.NaN(),
-		script: script, yawH: heading, yawSign: mirror}
+		script: script, yawH: heading, yawSign: mirror, prev: [4]float64{math.NaN()}}
 	gx, gy := motionSpiral(entity)
 	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
 	sn, cs := geom.Sincos(heading)
@@ -250,9 +255,15 @@ func (m *Mover) reduce(tau float64) float64 {
 	// the same numbers, as cycle is an integer. (Neither tau nor q is
 	// ever −0, whose Floor, −0, a kept +0 would not give: phase ≥ +0.)
 	if q := float64(tau * p.invPeriod); !(q >= m.cycle && q < m.cycle+1) {
-		m.cycle = math.Floor(q)
-		m.cycleStart = float64(p.period * m.cycle)
-		m.lo, m.hi = m.window()
+		last := [4]float64{m.cycle, m.cycleStart, m.lo, m.hi}
+		if q >= m.prev[0] && q < m.prev[0]+1 {
+			m.cycle, m.cycleStart, m.lo, m.hi = m.prev[0], m.prev[1], m.prev[2], m.prev[3]
+		} else {
+			m.cycle = math.Floor(q)
+			m.cycleStart = float64(p.period * m.cycle)
+			m.lo, m.hi = m.window()
+		}
+		m.prev = last
 	}
 	tau -= m.cycleStart
 	if tau < 0 { // the product above may round across a period boundary
