@@ -69,10 +69,13 @@ type Mover struct {
 	path *motionPath
 	seg  *motionSeg // the segment of the path last evaluated: the next time is most often in it
 	// The period last found, k = ⌊path time·invPeriod⌋ before the
-	// reduction, and period·k, the path time it starts at: the next time
-	// is most often in the same period, and two comparisons then stand
-	// for the Floor and the product (see pathTime).
+	// reduction, and period·k, the path time it starts at; and the window
+	// [lo, hi) of raw path times t·invK + phase that reduce in that period
+	// with no correction: in it, the path time is one subtraction, the
+	// same number as the Floor and the product (see reduce). Empty (0, 0)
+	// until the first time.
 	cycle, cycleStart  float64
+	lo, hi             float64
 	invK, phase        float64 // path time = t·invK + phase
 	ox, oy             float64 // start, m
 	m00, m01, m10, m11 float64 // heading rotation with the mirror image
@@ -85,6 +88,11 @@ type Mover struct {
 	// last found and its start, as cycle and cycleStart.
 	vz0, air, jumpPeriod, invJump, jumpPhase float64
 	jumpCycle, jumpStart                     float64
+
+	// The period kept before the last, as cycle, cycleStart, lo and hi:
+	// a packet's tick, behind the frames, falls in it for a while after
+	// the frames cross into the next one.
+	prev [4]float64
 }
 
 // Constants of the motion scripts.
@@ -133,7 +141,7 @@ func NewMover(script string, entity int, maxSpeed float64, seed uint64) Mover {
 	path := &motionPaths[k]
 	// The periods found so far: none (NaN fails every comparison).
 	m := Mover{path: path, seg: &path.segs[0], cycle: math.NaN(), jumpCycle: math.NaN(),
-		script: script, yawH: heading, yawSign: mirror}
+		script: script, yawH: heading, yawSign: mirror, prev: [4]float64{math.NaN()}}
 	gx, gy := motionSpiral(entity)
 	m.ox, m.oy = motionSpacing*float64(gx), motionSpacing*float64(gy)
 	sn, cs := geom.Sincos(heading)
@@ -191,23 +199,34 @@ func (m *Mover) PosVel(t float64, pos, vel *geom.Vec3) {
 
 // pos is Pos's work: the position at time t, in metres.
 func (m *Mover) pos(t float64) (x, y, z float64) {
-	// Successive times mostly fall in the segment of the last; the
-	// segments tile the period exactly, so the one that holds tau is the
-	// one the index would find (see finish).
-	tau := m.pathTime(t)
-	seg := m.seg
-	if !(tau >= seg.t0 && tau < seg.end) {
-		seg = m.find(tau)
+	// Successive times mostly fall in the period of the last (see lo),
+	// and in its segment: the segments tile the period exactly, so the
+	// one that holds u is the one the index would find (see finish).
+	tau := float64(t*m.invK) + m.phase
+	u := tau - m.cycleStart
+	if !(tau >= m.lo && tau < m.hi) {
+		u = m.reduce(tau)
 	}
-	s := tau - seg.t0
+	seg := m.seg
+	if !(u >= seg.t0 && u < seg.end) {
+		seg = m.find(u)
+	}
+	s := u - seg.t0
 	var px, py float64
-	if seg.arc {
-		sn, cs := geom.Sincos(seg.ang0 + float64(seg.omega*s))
-		px, py = seg.x+float64(seg.r*cs), seg.y+float64(seg.r*sn)
-	} else {
+	switch seg.kind {
+	case segHold:
+		// The line's formula with an acceleration of +0 and a velocity
+		// that is not −0, to the bit: hs·(+0) is +0 for hs ≥ 0 (s is
+		// never negative), and vx + (+0) is vx (see finish).
+		px = seg.x + float64(s*seg.vx)
+		py = seg.y + float64(s*seg.vy)
+	case segLine:
 		hs := float64(0.5 * s)
 		px = seg.x + float64(s*(seg.vx+float64(hs*seg.ax)))
 		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
+	default:
+		sn, cs := geom.Sincos(seg.ang0 + float64(seg.omega*s))
+		px, py = seg.x+float64(seg.r*cs), seg.y+float64(seg.r*sn)
 	}
 	x = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
 	y = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
@@ -217,17 +236,34 @@ func (m *Mover) pos(t float64) (x, y, z float64) {
 	return x, y, z
 }
 
-// pathTime returns the path time at time t, in [0, period).
+// pathTime returns the path time at time t, in [0, period), as pos and
+// eval work it out.
 func (m *Mover) pathTime(t float64) float64 {
-	p := m.path
 	tau := float64(t*m.invK) + m.phase
+	if !(tau >= m.lo && tau < m.hi) {
+		return m.reduce(tau)
+	}
+	return tau - m.cycleStart
+}
+
+// reduce returns raw path time tau reduced to the path time in [0,
+// period), and keeps the period it found with its window.
+func (m *Mover) reduce(tau float64) float64 {
+	p := m.path
 	// tau −= period·⌊tau·invPeriod⌋, with the Floor and the product
 	// those of the last time when the quotient is in the same period:
 	// the same numbers, as cycle is an integer. (Neither tau nor q is
 	// ever −0, whose Floor, −0, a kept +0 would not give: phase ≥ +0.)
 	if q := float64(tau * p.invPeriod); !(q >= m.cycle && q < m.cycle+1) {
-		m.cycle = math.Floor(q)
-		m.cycleStart = float64(p.period * m.cycle)
+		last := [4]float64{m.cycle, m.cycleStart, m.lo, m.hi}
+		if q >= m.prev[0] && q < m.prev[0]+1 {
+			m.cycle, m.cycleStart, m.lo, m.hi = m.prev[0], m.prev[1], m.prev[2], m.prev[3]
+		} else {
+			m.cycle = math.Floor(q)
+			m.cycleStart = float64(p.period * m.cycle)
+			m.lo, m.hi = m.window()
+		}
+		m.prev = last
 	}
 	tau -= m.cycleStart
 	if tau < 0 { // the product above may round across a period boundary
@@ -236,6 +272,56 @@ func (m *Mover) pathTime(t float64) float64 {
 		tau -= p.period
 	}
 	return tau
+}
+
+// inWindow reports whether raw path time x reduces in the period kept,
+// that starts at cycleStart, with no correction. It holds on an interval
+// of x, as a rounded product and a rounded difference grow with x.
+func (m *Mover) inWindow(x float64) bool {
+	q := float64(x * m.path.invPeriod)
+	v := x - m.cycleStart
+	return q >= m.cycle && q < m.cycle+1 && v >= 0 && v < m.path.period
+}
+
+// window returns an interval [lo, hi) of raw path times for which
+// inWindow holds: from the start of the period and its end, which miss
+// the interval's ends by an ulp or two, the first times inside within
+// three ulps inwards; the exact interval, or a few ulps shorter. It is
+// empty, (0, 0), when they miss by more (near 0, where the ulps are
+// small, for a negative period): then reduce does all the work.
+func (m *Mover) window() (lo, hi float64) {
+	a, b := motionKey(m.cycleStart), motionKey(m.cycleStart+m.path.period)
+	for n := 0; !m.inWindow(motionFloat(a)); n++ {
+		if a++; n == 3 {
+			return 0, 0
+		}
+	}
+	for n := 0; !m.inWindow(motionFloat(b)); n++ {
+		if b--; n == 3 {
+			return 0, 0
+		}
+	}
+	if b < a {
+		return 0, 0
+	}
+	return motionFloat(a), motionFloat(b + 1)
+}
+
+// motionKey maps the floats to integers in the same order (−0 just below
+// +0), so that k+1 is the float after k's; motionFloat is its inverse.
+func motionKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func motionFloat(k uint64) float64 {
+	if k>>63 == 1 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
 }
 
 // find returns the segment that holds path time tau, when it is not the
@@ -272,20 +358,29 @@ func (m *Mover) jump(t float64) (z, vz float64) {
 // eval stores in *pos, *vel and, unless yaw is nil, *yaw the state at time t.
 func (m *Mover) eval(t float64, pos, vel *geom.Vec3, yaw *float64) {
 	// The segment and the position as in pos.
-	tau := m.pathTime(t)
-	seg := m.seg
-	if !(tau >= seg.t0 && tau < seg.end) {
-		seg = m.find(tau)
+	tau := float64(t*m.invK) + m.phase
+	u := tau - m.cycleStart
+	if !(tau >= m.lo && tau < m.hi) {
+		u = m.reduce(tau)
 	}
-	s := tau - seg.t0
+	seg := m.seg
+	if !(u >= seg.t0 && u < seg.end) {
+		seg = m.find(u)
+	}
+	s := u - seg.t0
 	var px, py, vx, vy float64
-	if seg.arc {
-		px, py, vx, vy = seg.eval(s)
-	} else { // eval's line case, inlined: most of the time is spent on lines
+	switch seg.kind {
+	case segHold: // as in pos; vx + ax·s is vx for the same reasons
+		px = seg.x + float64(s*seg.vx)
+		py = seg.y + float64(s*seg.vy)
+		vx, vy = seg.vx, seg.vy
+	case segLine: // eval's line case, inlined: most of the time is spent on lines
 		hs := float64(0.5 * s)
 		px = seg.x + float64(s*(seg.vx+float64(hs*seg.ax)))
 		py = seg.y + float64(s*(seg.vy+float64(hs*seg.ay)))
 		vx, vy = seg.vx+float64(seg.ax*s), seg.vy+float64(seg.ay*s)
+	default:
+		px, py, vx, vy = seg.eval(s)
 	}
 	pos[0] = m.ox + float64(m.dist*(float64(m.m00*px)+float64(m.m01*py)))
 	pos[1] = m.oy + float64(m.dist*(float64(m.m10*px)+float64(m.m11*py)))
@@ -354,6 +449,7 @@ type motionSeg struct {
 	t0, end float64
 	next    int // the following segment, wrapping to 0
 	arc     bool
+	kind    segKind // how Mover evaluates it: arc, or a line in general or at constant velocity
 
 	// line: position (x, y) and velocity (vx, vy) at t0, acceleration (ax, ay).
 	// arc: centre (x, y), radius r, angle ang0 at t0, angular rate omega, vr = r·omega.
@@ -362,6 +458,15 @@ type motionSeg struct {
 
 	yaw0, yawRate float64 // facing at t0, radians, and its rate
 }
+
+// segKind is how a Mover evaluates a segment.
+type segKind uint8
+
+const (
+	segLine segKind = iota // a line with an acceleration
+	segHold                // a line at constant velocity: both accelerations +0, neither velocity −0
+	segArc
+)
 
 // motionPaths holds the six scripts, in the order of Scripts. They are
 // built once with the same arithmetic everywhere, so they are identical on
@@ -490,6 +595,22 @@ func (seg *motionSeg) eval(s float64) (px, py, vx, vy float64) {
 	return px, py, seg.vx + float64(seg.ax*s), seg.vy + float64(seg.ay*s)
 }
 
+// kindOf returns how a Mover evaluates the segment: segHold for a line
+// whose formulas at constant velocity give its general ones to the bit.
+// v + (0.5·s)·a is v when a is +0 (s ≥ 0, so the product is +0) and v is
+// not −0 (−0 + +0 is +0); so is v + a·s.
+func (seg *motionSeg) kindOf() segKind {
+	const plus0, minus0 = 0, 1 << 63
+	switch {
+	case seg.arc:
+		return segArc
+	case math.Float64bits(seg.ax) == plus0 && math.Float64bits(seg.ay) == plus0 &&
+		math.Float64bits(seg.vx) != minus0 && math.Float64bits(seg.vy) != minus0:
+		return segHold
+	}
+	return segLine
+}
+
 // finish closes the loop (it panics if the script does not return to its
 // start with its starting velocity), centres it on the origin and indexes
 // it.
@@ -501,6 +622,7 @@ func (b *motionBuilder) finish() motionPath {
 	p := motionPath{segs: b.segs, period: b.t, invPeriod: 1 / b.t}
 	for i := range p.segs {
 		p.segs[i].next = (i + 1) % len(p.segs)
+		p.segs[i].kind = p.segs[i].kindOf()
 	}
 	p.segs[len(p.segs)-1].end = p.period
 

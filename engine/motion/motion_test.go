@@ -642,3 +642,78 @@ func TestMoverPosVel(t *testing.T) {
 		}
 	}
 }
+
+// TestMoverPeriodWindow: every raw path time in the window a Mover keeps
+// for its period, its ends included, reduces by the direct formula (a
+// Floor and a product, then the corrections) to raw − cycleStart, the one
+// subtraction pos makes there; and the window is not empty for the
+// periods of positive times, so that pos takes that way.
+func TestMoverPeriodWindow(t *testing.T) {
+	direct := func(m *Mover, tau float64) float64 {
+		p := m.path
+		tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
+		if tau < 0 {
+			tau += p.period
+		} else if tau >= p.period {
+			tau -= p.period
+		}
+		return tau
+	}
+	for _, script := range Scripts {
+		for e := range 8 {
+			m := NewMover(script, e, 0.5+float64(e)*1.7, 11)
+			for f := -600; f < 20000; f += 7 {
+				m.Pos(float64(f) / 60)
+				if m.lo == 0 && m.hi == 0 {
+					if f >= 0 {
+						t.Fatalf("%s entity %d: no window for the period of t = %v", script, e, float64(f)/60)
+					}
+					continue
+				}
+				last := math.Nextafter(m.hi, math.Inf(-1))
+				for _, tau := range []float64{m.lo, math.Nextafter(m.lo, math.Inf(1)), last, math.Nextafter(last, math.Inf(-1))} {
+					if got, want := tau-m.cycleStart, direct(&m, tau); got != want {
+						t.Fatalf("%s entity %d: window [%v, %v) of period %v: raw path time %v reduces to %v, want %v",
+							script, e, m.lo, m.hi, m.cycle, tau, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSegHoldBits: a segment taken at constant velocity gives the line's
+// general formulas to the bit, and one whose velocity is −0 is not taken
+// so (its general formula gives +0 where the short one gives −0).
+func TestSegHoldBits(t *testing.T) {
+	line := func(seg *motionSeg, s float64) (px, vx float64) {
+		hs := float64(0.5 * s)
+		return seg.x + float64(s*(seg.vx+float64(hs*seg.ax))), seg.vx + float64(seg.ax*s)
+	}
+	holds := 0
+	for k := range motionPaths {
+		for i := range motionPaths[k].segs {
+			seg := motionPaths[k].segs[i]
+			if seg.kind != segHold {
+				continue
+			}
+			holds++
+			for j := range 101 {
+				s := (seg.end - seg.t0) * float64(j) / 100
+				for _, c := range [2]motionSeg{seg, {x: seg.y, vx: seg.vy, ax: seg.ay}} {
+					px, vx := line(&c, s)
+					if got := c.x + float64(s*c.vx); math.Float64bits(got) != math.Float64bits(px) || math.Float64bits(c.vx) != math.Float64bits(vx) {
+						t.Fatalf("script %s segment %d at %v: constant velocity gives %v, %v, the line %v, %v", Scripts[k], i, s, got, c.vx, px, vx)
+					}
+				}
+			}
+		}
+	}
+	if holds == 0 {
+		t.Fatal("no segment at constant velocity")
+	}
+	neg := motionSeg{x: math.Copysign(0, -1), vx: math.Copysign(0, -1)}
+	if px, _ := line(&neg, 0); math.Signbit(px) || neg.kindOf() != segLine {
+		t.Errorf("segment with velocity −0: line gives %v, kind %v, want +0 and segLine", px, neg.kindOf())
+	}
+}
