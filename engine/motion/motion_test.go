@@ -564,21 +564,27 @@ func TestMoverPosIsAtsPos(t *testing.T) {
 	}
 }
 
+// directReduce reduces the raw path time tau into m's period by the
+// direct formula, a Floor and a product, then the corrections: the bits
+// pos's kept period and window must give.
+func directReduce(m *Mover, tau float64) float64 {
+	p := m.path
+	tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
+	if tau < 0 {
+		tau += p.period
+	} else if tau >= p.period {
+		tau -= p.period
+	}
+	return tau
+}
+
 // TestMoverPeriodKept: the path time and the jump a Mover works out from
 // the period it last found are the bits of the direct formulas, a Floor and
 // a product on every call, for times forward, back, and either side of
 // the ends of the periods.
 func TestMoverPeriodKept(t *testing.T) {
 	directTau := func(m *Mover, t float64) float64 {
-		p := m.path
-		tau := float64(t*m.invK) + m.phase
-		tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
-		if tau < 0 {
-			tau += p.period
-		} else if tau >= p.period {
-			tau -= p.period
-		}
-		return tau
+		return directReduce(m, float64(t*m.invK)+m.phase)
 	}
 	directJump := func(m *Mover, t float64) (z, vz float64) {
 		j := t + m.jumpPhase
@@ -649,16 +655,6 @@ func TestMoverPosVel(t *testing.T) {
 // subtraction pos makes there; and the window is not empty for the
 // periods of positive times, so that pos takes that way.
 func TestMoverPeriodWindow(t *testing.T) {
-	direct := func(m *Mover, tau float64) float64 {
-		p := m.path
-		tau -= float64(p.period * math.Floor(float64(tau*p.invPeriod)))
-		if tau < 0 {
-			tau += p.period
-		} else if tau >= p.period {
-			tau -= p.period
-		}
-		return tau
-	}
 	for _, script := range Scripts {
 		for e := range 8 {
 			m := NewMover(script, e, 0.5+float64(e)*1.7, 11)
@@ -672,7 +668,7 @@ func TestMoverPeriodWindow(t *testing.T) {
 				}
 				last := math.Nextafter(m.hi, math.Inf(-1))
 				for _, tau := range []float64{m.lo, math.Nextafter(m.lo, math.Inf(1)), last, math.Nextafter(last, math.Inf(-1))} {
-					if got, want := tau-m.cycleStart, direct(&m, tau); got != want {
+					if got, want := tau-m.cycleStart, directReduce(&m, tau); got != want {
 						t.Fatalf("%s entity %d: window [%v, %v) of period %v: raw path time %v reduces to %v, want %v",
 							script, e, m.lo, m.hi, m.cycle, tau, got, want)
 					}

@@ -301,6 +301,22 @@ func TestClientClockPingsIndependent(t *testing.T) {
 	}
 }
 
+// clockRankRuns are runs whose samples' order by round trip the tests
+// check: with distinct round trips, with equal ones (no jitter: mostly the
+// same round trip, so the order is by age), and with many equal and many
+// distinct ones (jittered replies' arrivals rounded to a grid), the last
+// coarser and with a drift.
+var clockRankRuns = []struct {
+	name          string
+	jitter, drift float64
+	grid          float64 // replies' arrivals rounded to multiples of this, s; 0 for none
+}{
+	{"lognormal", 0.01, 0.001, 0},
+	{"no jitter", 0, 0.001, 0},
+	{"ties", 0.01, 0, 0.004},
+	{"coarse ties", 0.02, -0.002, 0.01},
+}
+
 func BenchmarkClientClockEstimate(b *testing.B) {
 	s := clockSettings(0.05, 0.01, "normal", 0.001)
 	c := NewClientClock(&s.Settings, 1)
@@ -313,20 +329,11 @@ func BenchmarkClientClockEstimate(b *testing.B) {
 
 // TestClientClockByRTT checks the order the fit takes its samples in,
 // kept a ping at a time, against the history sorted afresh by round trip
-// and age after every reply: with distinct round trips, with equal ones
-// (no jitter: mostly the same round trip, so the order is by age) and with
-// many equal and many distinct ones (jittered replies' arrivals rounded to
-// a grid, without drift).
+// and age after every reply, in the first three of clockRankRuns (the
+// last one's drift, over this test's hour, leaves no two round trips
+// equal).
 func TestClientClockByRTT(t *testing.T) {
-	for _, tt := range []struct {
-		name          string
-		jitter, drift float64
-		grid          float64 // replies' arrivals rounded to multiples of this, s; 0 for none
-	}{
-		{"lognormal", 0.01, 0.001, 0},
-		{"no jitter", 0, 0.001, 0},
-		{"ties", 0.01, 0, 0.004},
-	} {
+	for _, tt := range clockRankRuns[:3] {
 		s := clockSettings(0.05, tt.jitter, "lognormal", tt.drift)
 		c := NewClientClock(&s.Settings, 7)
 		ties := 0 // neighbours in the order with the same round trip
@@ -526,16 +533,7 @@ func TestClockSlopeWrittenOut(t *testing.T) {
 // every frame of runs whose history fills, with ties of round trip among
 // the samples and while the drift changes.
 func TestClientClockKeptFit(t *testing.T) {
-	for _, tt := range []struct {
-		name          string
-		jitter, drift float64
-		grid          float64 // replies' arrivals rounded to multiples of this, s; 0 for none
-	}{
-		{"lognormal", 0.01, 0.001, 0},
-		{"no jitter", 0, 0.001, 0},
-		{"ties", 0.01, 0, 0.004},
-		{"coarse ties", 0.02, -0.002, 0.01},
-	} {
+	for _, tt := range clockRankRuns {
 		s := clockSettings(0.05, tt.jitter, "lognormal", tt.drift)
 		c := NewClientClock(&s.Settings, 7)
 		kept := 0 // frames with a full history and a line of the fastest quarter
