@@ -199,9 +199,11 @@ func (m *Mover) PosVel(t float64, pos, vel *geom.Vec3) {
 
 // pos is Pos's work: the position at time t, in metres.
 func (m *Mover) pos(t float64) (x, y, z float64) {
-	// Successive times mostly fall in the period of the last (see lo),
-	// and in its segment: the segments tile the period exactly, so the
-	// one that holds u is the one the index would find (see finish).
+	// The path time, written out (a function for it costs 89, above the
+	// inlining budget; eval does the same): successive times mostly fall
+	// in the period of the last (see lo), and in its segment: the
+	// segments tile the period exactly, so the one that holds u is the
+	// one the index would find (see finish).
 	tau := float64(t*m.invK) + m.phase
 	u := tau - m.cycleStart
 	if !(tau >= m.lo && tau < m.hi) {
@@ -234,16 +236,6 @@ func (m *Mover) pos(t float64) (x, y, z float64) {
 		z, _ = m.jump(t)
 	}
 	return x, y, z
-}
-
-// pathTime returns the path time at time t, in [0, period), as pos and
-// eval work it out.
-func (m *Mover) pathTime(t float64) float64 {
-	tau := float64(t*m.invK) + m.phase
-	if !(tau >= m.lo && tau < m.hi) {
-		return m.reduce(tau)
-	}
-	return tau - m.cycleStart
 }
 
 // reduce returns raw path time tau reduced to the path time in [0,

@@ -564,6 +564,16 @@ func TestMoverPosIsAtsPos(t *testing.T) {
 	}
 }
 
+// pathTime returns the path time at time t, in [0, period), as pos and
+// eval work it out, written out there for the inlining budget.
+func (m *Mover) pathTime(t float64) float64 {
+	tau := float64(t*m.invK) + m.phase
+	if !(tau >= m.lo && tau < m.hi) {
+		return m.reduce(tau)
+	}
+	return tau - m.cycleStart
+}
+
 // directReduce reduces the raw path time tau into m's period by the
 // direct formula, a Floor and a product, then the corrections: the bits
 // pos's kept period and window must give.

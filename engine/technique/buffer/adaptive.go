@@ -265,20 +265,26 @@ func (w *jitterWindow) p95() (float64, bool) {
 	return 0, false
 }
 
-// adaptiveDelay returns the delay the buffer aims for under s, in seconds:
-// s.Delay when fixed; when adaptive, min(s.DelayCap, max(s.Delay, p95 of the
-// window + s.Margin)), the cap winning should it be set below the base (which
-// Validate refuses). It is never negative. A shortened s.AdaptWindow
-// drops the oldest times at once.
+// adaptiveDelay returns the delay the buffer aims for under s, in seconds
+// (see delayFor). A shortened s.AdaptWindow drops the oldest times at once.
 func adaptiveDelay(s *Settings, w *jitterWindow) float64 {
+	if s.Adaptive && w.n > s.AdaptWindow {
+		w.trim(adaptClampWindow(s.AdaptWindow))
+	}
+	return delayFor(s, w.least)
+}
+
+// delayFor returns the delay the buffer aims for under s with least the
+// least time of the window's top (its p95; −∞ for an empty window, which
+// no sum with the margin makes larger than the delay): s.Delay when fixed;
+// when adaptive, min(s.DelayCap, max(s.Delay, least + s.Margin)), the cap
+// winning should it be set below the base (which Validate refuses). It is
+// never negative. Small enough to inline into FrameLean, whose frames ask
+// for it every time.
+func delayFor(s *Settings, least float64) float64 {
 	d := s.Delay
 	if s.Adaptive {
-		if w.n > s.AdaptWindow {
-			w.trim(adaptClampWindow(s.AdaptWindow))
-		}
-		// The least of the top is the p95, or −∞ for an empty window,
-		// which no sum with the margin makes larger than the delay.
-		if p := w.least + s.Margin; p > d {
+		if p := least + s.Margin; p > d {
 			d = p
 		}
 		if d > s.DelayCap {

@@ -446,24 +446,10 @@ func (b *bufBatch) FrameLean(now float64) technique.Lean {
 	// Anything else, a batch that does not take the lean way included,
 	// is leanSlow's.
 	s := b.s
-	target := s.Delay
-	if s.Adaptive {
-		w := &b.jitter
-		if w.n > s.AdaptWindow { // shortened: adaptiveDelay drops the oldest
-			return b.leanSlow(now)
-		}
-		if p := w.least + s.Margin; p > target {
-			target = p
-		}
-		if target > s.DelayCap {
-			target = s.DelayCap
-		}
-		if !(target > 0) {
-			target = 0
-		}
-	} else if !(target > 0) {
-		target = 0 // adaptiveDelay of a fixed delay
+	if s.Adaptive && b.jitter.n > s.AdaptWindow { // shortened: adaptiveDelay drops the oldest
+		return b.leanSlow(now)
 	}
+	target := delayFor(s, b.jitter.least)
 	if b.dly != target || !b.lean { // not sampled (dly is NaN), or off the target
 		return b.leanSlow(now)
 	}
