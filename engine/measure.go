@@ -25,90 +25,20 @@ type frameMeasure struct {
 // the metrics, the timeline and, on the last frame of a step, the poses and
 // the live delay (LiveDelays).
 func (m *Sim) measure(k, lo int, out []technique.Sample, fm *frameMeasure) {
-	a, n := &m.accs[k], m.n
-	// This loop runs for every entity and technique each frame: no calls,
-	// no builtin max on floats (a runtime call in WebAssembly), and the
-	// per-entity state resliced to the chunk so that one bounds check
-	// covers it.
+	n := m.n
 	off := k*n + lo
-	valid, under := m.valid[off:off+len(out)], m.under[off:off+len(out)]
-	cur, prev1, prev2 := m.shown[fm.cur][off:off+len(out)], m.shown[fm.prev1][off:off+len(out)], m.shown[fm.prev2][off:off+len(out)]
-	truth, truthAcc := m.truth[lo:lo+len(out)], m.truthAcc[lo:lo+len(out)]
-	// The sums live in locals for the loop and go back to a at the end.
-	frames, errSqSum, errMaxSq := a.frames, a.errSq, a.errMaxSq
-	snaps, snapMaxSq, underrun := a.snaps, a.snapMaxSq, a.underrun
-	extrapolated, frozen, idle := a.extrapolated, a.frozen, a.idle
-	accelSq, accelFrames := a.accelSq, a.accelFrames
-	// What the loop reads of m, fm and a but never changes, in locals too:
-	// Go reloads a field through a pointer at every use, and its
-	// WebAssembly keeps a local in a wasm local, a field in memory.
-	snapSq, inv4, accel := fm.snapSq, fm.inv4, m.frames >= 2
-	hist := &a.hist
-	for j := range out {
-		smp := &out[j]
-		if smp.Mode == technique.Empty {
-			valid[j] = 0
-			continue
-		}
-		px, py, pz := smp.Pos[0], smp.Pos[1], smp.Pos[2]
-		tr := &truth[j]
-		dx, dy, dz := px-tr[0], py-tr[1], pz-tr[2]
-		errSq := sq3(dx, dy, dz)
-		if !(errSq <= divergedSq) { // beyond DivergedDistance, or not a number
-			px, py, pz = diverged(tr, dx, dy, dz)
-			errSq = divergedSq
-		}
-		frames++
-		errSqSum += errSq
-		if errSq > errMaxSq {
-			errMaxSq = errSq
-		}
-		hist[histBin(errSq)]++
-		if smp.Mode == technique.Extrapolate {
-			extrapolated++
-		}
-		if isIdleHold(smp) {
-			idle++ // neither a freeze nor an underrun
-		} else {
-			if smp.Mode == technique.Freeze || smp.Mode == technique.Hold {
-				frozen++
-			}
-			if smp.Time > smp.Newest {
-				underrun++
-				under[j] = true
-			}
-		}
-		v := valid[j]
-		if v >= 1 {
-			p1 := &prev1[j]
-			sx, sy, sz := px-p1[0], py-p1[1], pz-p1[2]
-			if step := sq3(sx, sy, sz); step > snapSq {
-				snaps++
-				if step > snapMaxSq {
-					snapMaxSq = step
-				}
-			}
-			if v >= 2 && accel {
-				p2, ta := &prev2[j], &truthAcc[j]
-				ax := px - float64(2*p1[0]) + p2[0] - ta[0]
-				ay := py - float64(2*p1[1]) + p2[1] - ta[1]
-				az := pz - float64(2*p1[2]) + p2[2] - ta[2]
-				accelSq += float64(sq3(ax, ay, az) * inv4)
-				accelFrames++
-			}
-		}
-		cur[j] = geom.Vec3{px, py, pz}
-		if v < 2 {
-			valid[j] = v + 1
-		}
-	}
-	a.frames, a.errSq, a.errMaxSq = frames, errSqSum, errMaxSq
-	a.snaps, a.snapMaxSq, a.underrun = snaps, snapMaxSq, underrun
-	a.extrapolated, a.frozen, a.idle = extrapolated, frozen, idle
-	a.accelSq, a.accelFrames = accelSq, accelFrames
+	cur, prev1 := m.shown[fm.cur][off:off+len(out)], m.shown[fm.prev1][off:off+len(out)]
+	truth := m.truth[lo : lo+len(out)]
+	valid := m.valid[off : off+len(out)]
+	measureChunk(&m.accs[k], out, &chunkState{
+		valid: valid, under: m.under[off : off+len(out)],
+		cur: cur, prev1: prev1, prev2: m.shown[fm.prev2][off : off+len(out)],
+		truth: truth, truthAcc: m.truthAcc[lo : lo+len(out)],
+		snapSq: fm.snapSq, inv4: fm.inv4, accel: m.frames >= 2,
+	})
 
-	// What only some entities need is done apart, keeping the loop above
-	// free of their branches.
+	// What only some entities need is done apart, keeping measureChunk's
+	// loop free of their branches.
 	if fm.last {
 		poses := m.poses[((k+1)*n+lo)*PoseStride:][:len(out)*PoseStride]
 		for j := range out {
