@@ -549,16 +549,16 @@ func (m *Sim) arrive(a arrival) {
 			m.movers[e].PosVel(a.tick, &sn.Pos, &sn.Vel)
 			continue
 		}
-		st := m.movers[e].At(a.tick)
-		rot := geom.QuatFromYaw(st.Yaw)
-		// Element by element: copied whole, the vectors would be read
-		// back in 16-byte loads straight after the mover stored them 8
-		// bytes at a time, which the processor cannot forward.
+		// The mover writes the position and velocity into the snapshot in
+		// place, element by element, and the rotation is set so too: a
+		// State or a vector copied whole is, in Go's WebAssembly, a
+		// memory.copy (a call out of the module), and natively it would
+		// be read back in 16-byte loads straight after the mover stored
+		// it 8 bytes at a time, which the processor cannot forward.
 		sn := &m.snaps[e]
 		sn.Time = a.tick
+		rot := geom.QuatFromYaw(m.movers[e].PosVelYaw(a.tick, &sn.Pos, &sn.Vel))
 		sn.Rot[0], sn.Rot[1], sn.Rot[2], sn.Rot[3] = rot[0], rot[1], rot[2], rot[3]
-		sn.Pos[0], sn.Pos[1], sn.Pos[2] = st.Pos[0], st.Pos[1], st.Pos[2]
-		sn.Vel[0], sn.Vel[1], sn.Vel[2] = st.Vel[0], st.Vel[1], st.Vel[2]
 	}
 	times := [...]float64{technique.ServerEstimate: now, technique.StreamTime: streamNow, technique.LocalTime: local}
 	for k, b := range m.batches {

@@ -197,6 +197,15 @@ func (m *Mover) PosVel(t float64, pos, vel *geom.Vec3) {
 	m.eval(t, pos, vel, nil)
 }
 
+// PosVelYaw stores At(t).Pos in *pos and At(t).Vel in *vel and returns
+// At(t).Yaw, the same bits, element by element where the caller keeps
+// them: a State returned whole and copied would be, in Go's WebAssembly,
+// a memory.copy, which V8 runs as a call out of the module.
+func (m *Mover) PosVelYaw(t float64, pos, vel *geom.Vec3) (yaw float64) {
+	m.eval(t, pos, vel, &yaw)
+	return yaw
+}
+
 // pos is Pos's work: the position at time t, in metres.
 func (m *Mover) pos(t float64) (x, y, z float64) {
 	// The path time, written out (a function for it costs 89, above the

@@ -80,7 +80,13 @@ func NewFix[V Value[T], T Time](s Settings[T], pos, vel V, t T) *Interpolator[V,
 // Update feeds a packet: the entity was at pos with velocity vel at time t
 // (seconds). A packet older than the newest one accepted is discarded, and
 // Update reports whether it was accepted.
-func (e *Interpolator[V, T]) Update(pos, vel V, t T) bool {
+func (e *Interpolator[V, T]) Update(pos, vel V, t T) bool { return e.update(&pos, &vel, t) }
+
+// update is Update through pointers, for a batch's per-entity loop: in Go's
+// WebAssembly an array of more than two float64s passed by value is a
+// memory.copy into the callee's arguments, which V8 runs as a call out of
+// the module (see technique.CopySnapshot).
+func (e *Interpolator[V, T]) update(pos, vel *V, t T) bool {
 	if t < e.newest {
 		return false
 	}
@@ -88,16 +94,16 @@ func (e *Interpolator[V, T]) Update(pos, vel V, t T) bool {
 	// comparison is done in float64: float32(0.0001) is below 0.0001.
 	if float64(e.Settings.DisplayBehind) < 0.0001 {
 		// Avoid a divide by zero, but snap to the packet.
-		e.pos, e.vel, e.origin = pos, vel, t
+		e.pos, e.vel, e.origin = *pos, *vel, t
 	} else {
 		// Head from the last returned position to the packet extrapolated
 		// CalcAhead ahead, reaching it DisplayBehind later. T(…) rounds
 		// the product, as the seed's float code does, so that no
 		// architecture fuses it into a multiply-add.
 		inv, ahead := 1/e.Settings.DisplayBehind, e.Settings.CalcAhead
-		for i := 0; i < len(pos); i++ {
+		for i := 0; i < len(e.pos); i++ {
 			e.pos[i] = e.returnPos[i]
-			e.vel[i] = (pos[i] + T(vel[i]*ahead) - e.pos[i]) * inv
+			e.vel[i] = ((*pos)[i] + T((*vel)[i]*ahead) - e.pos[i]) * inv
 		}
 		e.origin = t
 		if e.fix {
@@ -131,6 +137,26 @@ func (e *Interpolator[V, T]) Read(t T, pos, vel *V) bool {
 		*pos = e.returnPos
 	}
 	*vel = e.vel
+	return ok
+}
+
+// readPos is Read without the velocity, for a batch's frames, which draw
+// no velocity: the same position, state and result, without copying the
+// velocity out (a memory.copy in Go's WebAssembly; see update).
+func (e *Interpolator[V, T]) readPos(t T, pos *V) bool {
+	ok := t < e.newest+e.Settings.SlopTime
+	if ok {
+		dt := t - e.origin
+		for i := 0; i < len(e.pos); i++ {
+			e.returnPos[i] = e.pos[i] + T(e.vel[i]*dt)
+			(*pos)[i] = e.returnPos[i]
+		}
+		e.returnTime = t
+	} else {
+		for i := 0; i < len(e.pos); i++ {
+			(*pos)[i] = e.returnPos[i]
+		}
+	}
 	return ok
 }
 

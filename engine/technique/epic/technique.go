@@ -73,7 +73,11 @@ func newTech(s *Settings[float64], fix bool) technique.Technique {
 
 func (t *tech) epicSettings() Settings[float64] { return *t.settings }
 
-func (t *tech) Receive(s technique.Snapshot, now float64) {
+func (t *tech) Receive(s technique.Snapshot, now float64) { t.receive(&s) }
+
+// receive is Receive through a pointer, for the batch: see
+// technique.CopySnapshot.
+func (t *tech) receive(s *technique.Snapshot) {
 	if !t.started {
 		if t.fix {
 			t.epic = *NewFix(t.epicSettings(), s.Pos, s.Vel, s.Time)
@@ -84,8 +88,8 @@ func (t *tech) Receive(s technique.Snapshot, now float64) {
 		return
 	}
 	t.epic.Settings = t.epicSettings()
-	if t.epic.Update(s.Pos, s.Vel, s.Time) {
-		t.rot = s.Rot
+	if t.epic.update(&s.Pos, &s.Vel, s.Time) {
+		t.rot[0], t.rot[1], t.rot[2], t.rot[3] = s.Rot[0], s.Rot[1], s.Rot[2], s.Rot[3]
 	}
 }
 
@@ -104,11 +108,12 @@ func (t *tech) sample(now float64, out *technique.Sample) {
 	}
 	t.epic.Settings = *t.settings
 	mode := technique.Freeze
-	var vel geom.Vec3
-	if t.epic.Read(now, &out.Pos, &vel) {
+	if t.epic.readPos(now, &out.Pos) {
 		mode = technique.Extrapolate
 	}
-	out.Rot, out.Mode, out.Time, out.Newest = t.rot, mode, now, t.epic.Newest()
+	// Element by element: see technique.CopySnapshot.
+	out.Rot[0], out.Rot[1], out.Rot[2], out.Rot[3] = t.rot[0], t.rot[1], t.rot[2], t.rot[3]
+	out.Mode, out.Time, out.Newest = mode, now, t.epic.Newest()
 	out.Depth, out.Delay = 0, 0
 }
 
@@ -120,9 +125,9 @@ type batch struct {
 	now   float64
 }
 
-func (b *batch) Receive(_, now float64, snaps []technique.Snapshot) {
+func (b *batch) Receive(_, _ float64, snaps []technique.Snapshot) {
 	for e := range b.techs {
-		b.techs[e].Receive(snaps[e], now)
+		b.techs[e].receive(&snaps[e])
 	}
 }
 

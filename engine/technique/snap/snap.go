@@ -23,11 +23,15 @@ type tech struct {
 }
 
 // Receive shows sn from now on if it is newer than the snapshot shown.
-func (t *tech) Receive(sn technique.Snapshot, _ float64) {
+func (t *tech) Receive(sn technique.Snapshot, _ float64) { t.receive(&sn) }
+
+// receive is Receive through a pointer, for the batch: see sample.
+func (t *tech) receive(sn *technique.Snapshot) {
 	if t.have && sn.Time <= t.last.Time {
 		return
 	}
-	t.last, t.have = sn, true
+	technique.CopySnapshot(&t.last, sn)
+	t.have = true
 }
 
 // Sample returns the newest snapshot received, standing for its own time:
@@ -45,7 +49,12 @@ func (t *tech) sample(out *technique.Sample) {
 		*out = technique.Sample{}
 		return
 	}
-	*out = technique.Sample{Pos: t.last.Pos, Rot: t.last.Rot, Mode: technique.Interpolate, Time: t.last.Time, Newest: t.last.Time}
+	// Field by field, every field: see technique.CopySnapshot.
+	l := &t.last
+	out.Pos[0], out.Pos[1], out.Pos[2] = l.Pos[0], l.Pos[1], l.Pos[2]
+	out.Rot[0], out.Rot[1], out.Rot[2], out.Rot[3] = l.Rot[0], l.Rot[1], l.Rot[2], l.Rot[3]
+	out.Mode, out.Idle = technique.Interpolate, false
+	out.Time, out.Newest, out.Depth, out.Delay = l.Time, l.Time, 0, 0
 }
 
 // batch holds its entities' techniques by value, so the calls in its loops
@@ -53,9 +62,9 @@ func (t *tech) sample(out *technique.Sample) {
 // WebAssembly.
 type batch []tech
 
-func (b batch) Receive(_, now float64, snaps []technique.Snapshot) {
+func (b batch) Receive(_, _ float64, snaps []technique.Snapshot) {
 	for e := range b {
-		b[e].Receive(snaps[e], now)
+		b[e].receive(&snaps[e])
 	}
 }
 
