@@ -136,9 +136,9 @@ func TestMeasureChunkWrittenOut(t *testing.T) {
 	}
 	for round := range 20 {
 		c := newState()
-		got, want := &acc{errMaxSq: r.Float64(), snapMaxSq: r.Float64(), errSq: r.Float64()}, &acc{}
+		got, want := &acc{errMaxSq: r.Float64(), snapMaxSq: r.Float64() * 1e-3, errSq: r.Float64()}, &acc{}
 		*want = *got
-		c.snapSq, c.inv4, c.accel = []float64{0, 1e-4, 4}[round%3], 1e6*r.Float64(), round%4 != 0
+		c.snapSq, c.inv4, c.accel = []float64{0, 1e-4, 400, 1e300}[round%4], 1e6*r.Float64(), round%5 != 0
 		for frame := range 6 {
 			out := make([]technique.Sample, n)
 			for j := range out {
