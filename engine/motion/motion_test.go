@@ -659,6 +659,26 @@ func TestMoverPosVel(t *testing.T) {
 	}
 }
 
+// TestMoverPosVelYaw: PosVelYaw stores At's position and velocity and
+// returns its yaw, the same bits, over whatever its destination held.
+func TestMoverPosVelYaw(t *testing.T) {
+	for _, script := range Names {
+		for e := range 6 {
+			kept := NewMover(script, e, 1+float64(e)*1.9, 3)
+			for f := range 900 {
+				tt := float64(f)/60 - float64(f%3)*0.07
+				fresh := NewMover(script, e, 1+float64(e)*1.9, 3)
+				want := fresh.At(tt)
+				pos, vel := geom.Vec3{math.NaN(), 1, 2}, geom.Vec3{3, math.Inf(1), 5}
+				yaw := kept.PosVelYaw(tt, &pos, &vel)
+				if pos != want.Pos || vel != want.Vel || math.Float64bits(yaw) != math.Float64bits(want.Yaw) {
+					t.Fatalf("%s entity %d: PosVelYaw(%v) = %v, %v, %v, want %v, %v, %v", script, e, tt, pos, vel, yaw, want.Pos, want.Vel, want.Yaw)
+				}
+			}
+		}
+	}
+}
+
 // TestMoverPeriodWindow: every raw path time in the window a Mover keeps
 // for its period, its ends included, reduces by the direct formula (a
 // Floor and a product, then the corrections) to raw − cycleStart, the one

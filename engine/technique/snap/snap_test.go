@@ -77,3 +77,31 @@ func BenchmarkSampleSnap(b *testing.B) {
 		b.Fatalf("last Sample.Mode = %v, want interpolate", sink.Mode)
 	}
 }
+
+// TestSnapFillWrittenOut checks that the batch's Fill, which writes a
+// sample field by field, writes every field as the composite literal it
+// stands for, over a sample that held something else, and that its Receive
+// through a pointer keeps what the Technique's Receive keeps.
+func TestSnapFillWrittenOut(t *testing.T) {
+	b := Def.Batch(nil, nil, 2)
+	one := Def.One(nil, nil)
+	for _, tm := range []float64{0.1, 0.3, 0.2, 0.5} {
+		sn := snapAt(tm)
+		b.Receive(tm, 0, []technique.Snapshot{sn, sn})
+		one.Receive(sn, 0)
+		shown := one.Sample(0)
+		last := technique.Snapshot{Time: shown.Time, Pos: shown.Pos, Rot: shown.Rot}
+		want := technique.Sample{Pos: last.Pos, Rot: last.Rot, Mode: technique.Interpolate, Time: last.Time, Newest: last.Time}
+		out := make([]technique.Sample, 2)
+		for e := range out {
+			out[e] = technique.Sample{Pos: geom.Vec3{9, 9, 9}, Rot: geom.Quat{9, 9, 9, 9}, Mode: technique.Hold, Idle: true,
+				Time: 9, Newest: 9, Depth: 9, Delay: 9}
+		}
+		b.Fill(0, out)
+		for e := range out {
+			if out[e] != want {
+				t.Fatalf("after %v: Fill gives %+v, want %+v", tm, out[e], want)
+			}
+		}
+	}
+}
