@@ -37,10 +37,6 @@ type PageView struct {
 	// TraceIgnored are the parameters that do not shape a replay's packets
 	// (engine.ReplayPingOnly, engine.ReplayUnused), comma-separated.
 	TraceIgnored string
-
-	// BootScript is web/boot.js's text, inlined at the top of the head;
-	// "" to have the page ask for /static/boot.js instead.
-	BootScript string
 }
 
 // PresetView is one entry of the preset picker.

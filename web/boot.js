@@ -1,10 +1,9 @@
 // @ts-check
 // boot.js downloads, compiles and starts the engine before the page's body
-// is parsed. The page holds it inline (templates.Page, with the request's
-// nonce), first in the head, before wasm_exec.js (Go's runtime, which it
-// needs only once the module is compiled) and the style sheet (a script
-// after it waits for it), so it runs as the parser reaches it; it is also
-// served as /static/boot.js. It starts a worker
+// is parsed. It is the first script of the head, before wasm_exec.js (Go's
+// runtime, which it needs only once the module is compiled) and the style
+// sheets (a script after them waits for them); the browser's preload
+// scanner fetches it first as soon as the head arrives. It starts a worker
 // (bootworker.js) that downloads and compiles /lab.wasm on its own thread
 // and posts the module back (compiling it here when the worker cannot
 // start), and the Go program starts in the first pause of the main thread after it,

@@ -45,10 +45,6 @@ const (
 	LabStyle  = "bundle/lab.css" // LabStyles, one after the other
 )
 
-// BootScript is the lab page's first script, which the page holds inline
-// (it is also served as /static/boot.js).
-const BootScript = "boot.js"
-
 // LabStyles are the lab page's style sheets, in the order they cascade.
 var LabStyles = []string{"style.css", "session.css", "ab.css", "presets.css"}
 

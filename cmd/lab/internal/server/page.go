@@ -43,11 +43,10 @@ func (s *Server) pageView(r *http.Request) templates.PageView {
 		errs = append(errs, e.Error())
 	}
 	v := templates.PageView{
-		Params:     engine.Params(),
-		Settings:   settings,
-		Preset:     preset,
-		Errors:     errs,
-		BootScript: s.bootScript,
+		Params:   engine.Params(),
+		Settings: settings,
+		Preset:   preset,
+		Errors:   errs,
 	}
 	for _, e := range export.List() {
 		v.Exports = append(v.Exports, templates.ExportView{Format: e.Format, Label: e.Label, Technique: e.Technique,

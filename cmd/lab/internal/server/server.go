@@ -129,10 +129,9 @@ type Server struct {
 	gate    *access.Gate
 	limits  Limits
 
-	static     *static.Files // web's files under /static/
-	bootScript string        // web's boot.js, which the lab page inlines
-	vendor     *static.Files // web's vendored files under web.VendorMount
-	wasm       static.Wasm   // /lab.wasm
+	static *static.Files // web's files under /static/
+	vendor *static.Files // web's vendored files under web.VendorMount
+	wasm   static.Wasm   // /lab.wasm
 
 	spool   Spool          // where uploads wait to be parsed
 	uploads chan struct{}  // a trace upload's parse slot (uploadSlots)
@@ -175,7 +174,6 @@ func New(d Deps) (*Server, error) {
 	if err := bundleLab(files, d.Assets); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	bootScript, _ := fs.ReadFile(d.Assets, web.BootScript) // absent from a test's few files: the page asks for it
 	wasm, err := static.LoadWasm(d.Assets, web.WASMFile)
 	if err != nil {
 		return nil, err
@@ -212,7 +210,7 @@ func New(d Deps) (*Server, error) {
 	}
 	s := &Server{presets: d.Presets, spool: spool, store: d.Store, now: now, hosts: hosts, origins: access.NewOrigins(hosts, d.AllowOrigins),
 		sockets: access.NewSockets(limits.SocketsPerClient), gate: gate, limits: limits,
-		static: files, bootScript: string(bootScript), vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSharedSlots(readSlots, readsPerClient, readWait),
+		static: files, vendor: vendor, wasm: wasm, uploads: make(chan struct{}, uploadSlots), reads: jsonapi.NewSharedSlots(readSlots, readsPerClient, readWait),
 		hub: live.NewShared(d.Store, now, d.Bus), jobs: runner, compare: compare.NewRunner(runtime.GOMAXPROCS(0)),
 		trustProxy: d.TrustProxy}
 	// No job of an earlier process runs any more (the data directory's
