@@ -1,9 +1,9 @@
 // @ts-check
 // boot.js downloads, compiles and starts the engine before the page's body
-// is parsed. It is a classic script at the top of the head, after
-// wasm_exec.js (Go's runtime, which it needs) and before the style sheets
-// (a script after them waits for them); the browser's preload scanner
-// fetches both as soon as the head arrives. It starts a worker
+// is parsed. It is the first script of the head, before wasm_exec.js (Go's
+// runtime, which it needs only once the module is compiled) and the style
+// sheets (a script after them waits for them); the browser's preload
+// scanner fetches it first as soon as the head arrives. It starts a worker
 // (bootworker.js) that downloads and compiles /lab.wasm on its own thread
 // and posts the module back (compiling it here when the worker cannot
 // start), and the Go program starts in the first pause of the main thread after it,
@@ -52,6 +52,11 @@
     module = here();
   }
   const started = module.then(async (m) => {
+    // wasm_exec.js, the head's next script, has run unless the module
+    // came first: then it runs before the document is parsed.
+    if (typeof globalThis.Go !== 'function' && document.readyState === 'loading') {
+      await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
+    }
     const Go = globalThis.Go;
     if (typeof Go !== 'function') {
       throw new Error('wasm_exec.js did not load: the server has no /static/dist/wasm_exec.js (run make wasm)');

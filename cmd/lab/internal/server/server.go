@@ -171,6 +171,9 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := bundleLab(files, d.Assets); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	wasm, err := static.LoadWasm(d.Assets, web.WASMFile)
 	if err != nil {
 		return nil, err
@@ -279,5 +282,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	return nil
+}
+
+// bundleLab adds the lab page's bundles (web.LabBundle and its source map,
+// web.LabStyle) to files, built from assets now, so that they are never
+// stale and need no build step. Assets without web.LabModule (a test's
+// few files) get none.
+func bundleLab(files *static.Files, assets fs.FS) error {
+	if _, err := fs.Stat(assets, web.LabModule); err != nil {
+		return nil
+	}
+	js, sourceMap, err := static.BundleModule(assets, web.LabModule, web.LabBundle)
+	if err != nil {
+		return err
+	}
+	files.Add(web.LabBundle, js)
+	files.Add(web.LabBundle+".map", sourceMap)
+	css, err := static.ConcatStyles(assets, web.LabStyles)
+	if err != nil {
+		return err
+	}
+	files.Add(web.LabStyle, css)
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"interplab/web"
 )
 
 // atFirstFrame runs before the page's own scripts. It records the time of
@@ -42,7 +44,7 @@ func TestBrowserStartOrder(t *testing.T) {
 	const late = 800 * time.Millisecond
 	s := newBrowserServer(t)
 	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/static/lab.js" {
+		if r.URL.Path == "/static/"+web.LabBundle {
 			time.Sleep(late)
 		}
 		s.ServeHTTP(w, r)
@@ -53,7 +55,7 @@ func TestBrowserStartOrder(t *testing.T) {
 	b.navigate("/?preset=lan")
 
 	var got struct {
-		LabJS       float64 // lab.js's responseEnd, ms after navigation
+		LabJS       float64 // lab.js's (the bundle's) responseEnd, ms after navigation
 		FirstRender float64
 		FirstFrame  float64
 		At          struct {
@@ -64,7 +66,7 @@ func TestBrowserStartOrder(t *testing.T) {
 		Resources []string // what the document itself fetched
 	}
 	b.eval(`(() => {
-		const js = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/static/lab.js'));
+		const js = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/static/`+web.LabBundle+`'));
 		return {
 			labJS: js ? js.responseEnd : -1,
 			firstRender: globalThis.firstRender,
@@ -96,6 +98,27 @@ func TestBrowserStartOrder(t *testing.T) {
 	// main thread: the worker's requests are not the document's.
 	if !slices.Contains(got.Resources, "/static/bootworker.js") || slices.Contains(got.Resources, "/lab.wasm") {
 		t.Errorf("the document fetched %q; want /static/bootworker.js and not /lab.wasm (the worker fetches it)", got.Resources)
+	}
+}
+
+// TestBrowserStartRequests checks how many requests the lab page makes
+// before its first simulated frame: boot.js, wasm_exec.js, the style
+// sheet and the page's module (bundles of four sheets and of 20 modules),
+// and boot.js's worker's script (the worker's own request, /lab.wasm, is
+// not the document's). On Chromium's six connections per host, every
+// request more queued the worker's script and /lab.wasm behind it; the
+// page once made 27.
+func TestBrowserStartRequests(t *testing.T) {
+	const most = 5
+	b := startChromium(t, newLoopbackServer(t, newBrowserServer(t)), browserTimeout)
+	b.navigate("/?preset=lan")
+	var got []string
+	b.eval(`(() => {
+		const frame = performance.getEntriesByName('lab-first-frame')[0].startTime;
+		return performance.getEntriesByType('resource').filter((e) => e.startTime < frame).map((e) => new URL(e.name).pathname);
+	})()`, &got)
+	if len(got) > most || !slices.Contains(got, "/static/bootworker.js") {
+		t.Errorf("before its first frame the page made %d requests, want at most %d, boot.js's worker's among them: %q", len(got), most, got)
 	}
 }
 

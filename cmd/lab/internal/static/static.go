@@ -132,6 +132,18 @@ func Load(fsys fs.FS) (*Files, error) {
 	return set, nil
 }
 
+// Add serves body as the file name, in place of any file of that name:
+// a file the server builds from the others (a bundle).
+func (s *Files) Add(name string, body []byte) {
+	s.files[name] = newAsset(name, body)
+}
+
+// Has reports whether name is one of the files.
+func (s *Files) Has(name string) bool {
+	_, ok := s.files[name]
+	return ok
+}
+
 func (s *Files) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, ok := s.files[r.URL.Path]
 	switch {
