@@ -13,7 +13,7 @@ import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.j
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
-import { libraryFirst, fillLegend, onThemeChange } from './colors.js';
+import { libraryFirst, fillLegend, onThemeChange, readColors } from './colors.js';
 import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
@@ -41,13 +41,14 @@ const MAX_DT = 0.05;
 class Lab {
   /**
    * @param {Interplab} engine the interplab object
+   * @param {Param[]} params its parameter table (engine.params())
    * @param {Replay | null} replay the trace to replay (see loadReplay), or null
    * @param {string[]} replayErrors why a requested replay could not start
    */
-  constructor(engine, replay, replayErrors) {
+  constructor(engine, params, replay, replayErrors) {
     this.engine = engine;
     this.replay = replay;
-    this.params = engine.params();
+    this.params = params;
     this.controls = new Controls(byId('controls', HTMLFormElement), this.params, (name, text) => engine.parse(name, text));
     this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
     this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
@@ -1020,9 +1021,12 @@ try {
   fatal(err instanceof Error ? err.message : String(err));
   throw err;
 }
+const params = engine.params();
+// The colours first, while the page's style is as the parser left it (see readColors).
+readColors(['truth', ...(params.find((p) => p.name === 'techniques')?.choices ?? [])]);
 placeFields();
 const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
-const lab = new Lab(engine, replay, replayErrors);
+const lab = new Lab(engine, params, replay, replayErrors);
 lab.start(() => {
   lab.session = initSession({
     engine,

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -226,4 +230,104 @@ func startChromiumWithout(t *testing.T, path string) *labTab {
 	b.allow(path[strings.LastIndexByte(path, '/')+1:])
 	b.allow("404 (Not Found)")
 	return b
+}
+
+// TestBrowserSetUpForcesNoStyle checks that the page's set-up, from the
+// engine's arrival to the first simulated frame, has the browser compute
+// no style or layout of the page on its own: a read of a computed style or
+// of a size there, after the side panel's fields are in place, had
+// Chromium style all of the fields' ~900 elements in the middle of the
+// set-up (the technique colours' first read, colors.js), work the first
+// frame's own style update does once. It reads the style updates and
+// layouts a script forced (those Chromium's trace gives a JavaScript stack)
+// up to the lab-first-frame mark. The engine is held back, so that it
+// arrives after the page was parsed, styled and laid out, as on a cold
+// start.
+func TestBrowserSetUpForcesNoStyle(t *testing.T) {
+	const late = 400 * time.Millisecond
+	s := newBrowserServer(t)
+	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/lab.wasm" {
+			time.Sleep(late)
+		}
+		s.ServeHTTP(w, r)
+	})), browserTimeout)
+	tr, err := startTrace(b.ctx, []string{"toplevel", "blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline.stack"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.navigate("/?preset=lan")
+	if err := tr.stop(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The trace's last events may still be on their way (see wait); on a
+	// loaded machine they took more than wait's 5 s.
+	waitFor(b.ctx, func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return slices.ContainsFunc(tr.events, func(e traceEvent) bool { return e.Name == "lab-first-frame" })
+	}, 30*time.Second)
+	tr.mu.Lock()
+	forced, marked := forcedBeforeFirstFrame(tr.raw)
+	tr.mu.Unlock()
+	if !marked {
+		t.Fatal("the trace has no lab-first-frame mark")
+	}
+	if len(forced) > 0 {
+		t.Errorf("before the first simulated frame, scripts forced %d style updates or layouts:\n%s", len(forced), strings.Join(forced, "\n"))
+	}
+}
+
+// forcedBeforeFirstFrame reads a Chromium trace (its events as sent) and
+// describes each style update and layout that a script forced on the
+// thread that marked lab-first-frame, before the mark: what it did and the
+// script's stack. It reports whether the trace has the mark.
+func forcedBeforeFirstFrame(raw []json.RawMessage) (forced []string, marked bool) {
+	type event struct {
+		Name string  `json:"name"`
+		Pid  int     `json:"pid"`
+		Tid  int     `json:"tid"`
+		Ts   float64 `json:"ts"`
+		Args struct {
+			ElementCount int `json:"elementCount"`
+			BeginData    struct {
+				DirtyObjects int `json:"dirtyObjects"`
+				StackTrace   []struct {
+					FunctionName string `json:"functionName"`
+					URL          string `json:"url"`
+					LineNumber   int    `json:"lineNumber"`
+				} `json:"stackTrace"`
+			} `json:"beginData"`
+		} `json:"args"`
+	}
+	events := make([]event, 0, len(raw))
+	var mark *event
+	for _, r := range raw {
+		var e event
+		if json.Unmarshal(r, &e) != nil {
+			continue
+		}
+		events = append(events, e)
+		if e.Name == "lab-first-frame" && mark == nil {
+			mark = &events[len(events)-1]
+		}
+	}
+	if mark == nil {
+		return nil, false
+	}
+	for _, e := range events {
+		if (e.Name != "UpdateLayoutTree" && e.Name != "Layout") || e.Pid != mark.Pid || e.Tid != mark.Tid || e.Ts > mark.Ts || len(e.Args.BeginData.StackTrace) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("style of %d elements", e.Args.ElementCount)
+		if e.Name == "Layout" {
+			what = fmt.Sprintf("layout of %d objects", e.Args.BeginData.DirtyObjects)
+		}
+		var stack []string
+		for _, f := range e.Args.BeginData.StackTrace {
+			stack = append(stack, fmt.Sprintf("%s (%s:%d)", cmp.Or(f.FunctionName, "(top)"), path.Base(f.URL), f.LineNumber+1))
+		}
+		forced = append(forced, fmt.Sprintf("\t%.0f ms before the mark: %s, forced by %s", (mark.Ts-e.Ts)/1000, what, strings.Join(stack, " ← ")))
+	}
+	return forced, true
 }
