@@ -220,10 +220,15 @@ class Lab {
   }
 
   /**
-   * start creates the run and asks for the first animation frame. What that
-   * frame does not need, the A/B view and then (the session, the preset
-   * list, the job links), waits for the task after it, so the page is first
-   * drawn with the run; the page is ready (data-ready) after then.
+   * start creates the run and asks for the first animation frame, with
+   * what that frame shows: the run, the side panel as the run's settings
+   * mark it, the advice, the network toggle and, on a first visit, the
+   * library question. What the frame does not need waits for the task
+   * after it, so the page is first drawn sooner: the address bar's
+   * canonical link and the export links, the controls' and buttons'
+   * listeners (a person cannot act on a page before it is drawn), the A/B
+   * view and then (the session, the preset list, the job links); the page
+   * is ready (data-ready) after then.
    * @param {() => void} then the rest of the page's set-up
    */
   start(then) {
@@ -231,14 +236,19 @@ class Lab {
     this.create(this.controls.values());
     // A clean link is rewritten in canonical form (table order, only what
     // differs); a link with errors stays as it is, to be read and fixed.
-    if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
-    this.controls.listen((name, v) => this.userChange(name, v));
-    this.wire();
-    onThemeChange(() => this.recolor());
+    const clean = this.linkErrors.length === 0 && this.runErrors.length === 0;
+    if (clean) this.showAdvice(); // what updateURL shows; create marked the inert knobs
+    this.showNetwork();
+    if (this.scenarioText !== '') this.scenarioEditor.check();
+    this.wireLibraryPicker(byId('preset', HTMLSelectElement));
     requestAnimationFrame((t) => {
       this.frame(t);
       // A task queued from an animation frame runs once the frame is drawn.
       setTimeout(() => {
+        if (clean) this.writeLink();
+        this.controls.listen((name, v) => this.userChange(name, v));
+        this.wire();
+        onThemeChange(() => this.recolor());
         this.ab = new AB({
           engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
           restart: () => { this.engine.restart(); this.restarted(); },
@@ -365,7 +375,19 @@ class Lab {
     byId('stress', HTMLInputElement).disabled = true; // it changes entities
   }
 
+  // updateURL writes the share link of the running state (writeLink) and
+  // shows what follows from the settings: the advice and the inert knobs.
   updateURL() {
+    this.writeLink();
+    this.showAdvice();
+    this.controls.markInert(this.values);
+    for (const f of this.watchers) f();
+  }
+
+  // writeLink puts the share link of the running state in the address bar
+  // (on a session's page, only its unsaved changes: session.js) and in the
+  // export links.
+  writeLink() {
     let q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
     if (this.customScenario() && this.scenarioText !== '') {
       q += (q ? '&' : '') + 'scenarioText=' + encodeURIComponent(this.scenarioText);
@@ -385,9 +407,6 @@ class Lab {
     }
     this.exportLinks(q);
     this.query = q;
-    this.showAdvice();
-    this.controls.markInert(this.values);
-    for (const f of this.watchers) f();
   }
 
   /**
@@ -536,13 +555,10 @@ class Lab {
       dialog.showModal();
     };
     maybeId('library-open', HTMLButtonElement)?.addEventListener('click', open);
-    let seen = null;
-    try {
-      seen = localStorage.getItem(KEY);
-    } catch {
-      seen = null;
-    }
-    if (dialog.dataset.first !== undefined && seen === null) open();
+    // The browser's storage is read only on a page that asks (a first
+    // visit's): its first read in a new profile cost the first frame of
+    // every page a few ms.
+    if (dialog.dataset.first !== undefined && storedAnswer(KEY) === null) open();
   }
 
   // showAdvice lists the library knobs that disagree with the lab's network
@@ -807,7 +823,6 @@ class Lab {
   wire() {
     const preset = byId('preset', HTMLSelectElement);
     preset.addEventListener('change', () => this.choosePreset(preset.selectedOptions[0]));
-    this.wireLibraryPicker(preset);
     this.wireCapture();
     // A save moves the session to a new revision: the links name it when used.
     for (const a of document.querySelectorAll('a.export')) a.addEventListener('click', () => this.exportLinks(this.query ?? ''));
@@ -835,8 +850,6 @@ class Lab {
     compare?.addEventListener('change', () => this.compareLab(compare.checked));
     byId('network-toggle', HTMLButtonElement).addEventListener('click', () => this.toggleNetwork());
     this.watchers.push(() => this.showNetwork());
-    this.showNetwork();
-    if (this.scenarioText !== '') this.scenarioEditor.check();
     document.addEventListener('keydown', (e) => {
       // Ctrl+Z undoes a slider change, Ctrl+Shift+Z (or Ctrl+Y) redoes it;
       // in a text box they stay the box's own.
@@ -982,6 +995,19 @@ class Lab {
         this.samplers.push(s);
       }),
     };
+  }
+}
+
+/**
+ * storedAnswer returns the browser's stored value of key, or null when
+ * there is none or the storage is refused (private mode).
+ * @param {string} key
+ */
+function storedAnswer(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
   }
 }
 

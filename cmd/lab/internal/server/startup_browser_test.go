@@ -19,15 +19,22 @@ import (
 // the page's first rendering (its first animation frame, firstRender, ms
 // after navigation) and, when the page marks its first simulated frame
 // (lab-first-frame), what the page had done by then: whether the A/B
-// view's controls existed and whether the page's test hooks were set, and
-// the clock readout the first frame left (the metrics panel's refresh
+// view's controls existed and whether the page's test hooks were set, the
+// address bar's query, how often the page had read the browser's storage,
+// and the clock readout the first frame left (the metrics panel's refresh
 // writes it).
 const atFirstFrame = `(() => {
   requestAnimationFrame(() => { globalThis.firstRender = performance.now(); });
+  let reads = 0;
+  const getItem = Storage.prototype.getItem;
+  Storage.prototype.getItem = function (...args) {
+    reads++;
+    return getItem.apply(this, args);
+  };
   const mark = performance.mark.bind(performance);
   performance.mark = (name, ...rest) => {
     if (name === 'lab-first-frame' && !globalThis.atFirstFrame) {
-      globalThis.atFirstFrame = { ab: !!document.getElementById('ab-pin'), hooks: !!globalThis.lab };
+      globalThis.atFirstFrame = { ab: !!document.getElementById('ab-pin'), hooks: !!globalThis.lab, search: location.search, storageReads: reads };
       // After the frame's callback, before anything else runs.
       queueMicrotask(() => { globalThis.atFirstFrame.clock = document.getElementById('clock')?.textContent ?? ''; });
     }
@@ -39,9 +46,11 @@ const atFirstFrame = `(() => {
 // late, as over a slow link: the page is not painted before lab.js has
 // run (lab.js blocks rendering, so the page's first paint is its first
 // simulated frame, not the page laid out and painted as it was parsed),
-// and the first frame does not wait for the A/B view or the rest of the
-// set-up, which follow it, nor refresh the metrics panel, filled at the
-// run's creation; the page is ready, A/B view and all, after.
+// and the first frame does not wait for the A/B view, the share link's
+// rewriting or the rest of the set-up, which follow it, nor refresh the
+// metrics panel, filled at the run's creation, nor read the browser's
+// storage (only a first visit's page asks the library question); the
+// page is ready, A/B view, canonical link and all, after.
 func TestBrowserStartOrder(t *testing.T) {
 	const late = 800 * time.Millisecond
 	s := newBrowserServer(t)
@@ -54,16 +63,21 @@ func TestBrowserStartOrder(t *testing.T) {
 	if _, err := chromedp.Call(b.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: atFirstFrame}); err != nil {
 		t.Fatal(err)
 	}
-	b.navigate("/?preset=lan")
+	// latency=1ms is the preset's own: the canonical link leaves it out.
+	const opened, canonical = "?preset=lan&latency=1ms", "?preset=lan"
+	b.navigate("/" + opened)
 
 	var got struct {
 		LabJS       float64 // lab.js's responseEnd, ms after navigation
 		FirstRender float64
 		FirstFrame  float64
 		At          struct {
-			AB, Hooks bool
-			Clock     string
+			AB, Hooks    bool
+			Search       string
+			StorageReads int
+			Clock        string
 		}
+		Search    string // once ready
 		Ready     bool
 		Resources []string // what the document itself fetched
 	}
@@ -74,6 +88,7 @@ func TestBrowserStartOrder(t *testing.T) {
 			firstRender: globalThis.firstRender,
 			firstFrame: performance.getEntriesByName('lab-first-frame')[0].startTime,
 			at: globalThis.atFirstFrame,
+			search: location.search,
 			ready: !!document.getElementById('ab-pin') && document.documentElement.dataset.ready === '1',
 			resources: performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname),
 		};
@@ -92,6 +107,12 @@ func TestBrowserStartOrder(t *testing.T) {
 	// second time before its first paint).
 	if want := "frame 0"; !strings.HasSuffix(got.At.Clock, want) {
 		t.Errorf("after the first frame the clock reads %q, want it as the run's creation left it (%q): the first frame refreshed the metrics panel", got.At.Clock, want)
+	}
+	if got.At.Search != opened || got.Search != canonical {
+		t.Errorf("address bar's query %q at the first frame, %q once ready; want the link as opened (%q), then its canonical form (%q): the share link is written after the first frame", got.At.Search, got.Search, opened, canonical)
+	}
+	if got.At.StorageReads != 0 {
+		t.Errorf("the page read the browser's storage %d times before its first frame, want none on a page that does not ask the library question", got.At.StorageReads)
 	}
 	if !got.Ready {
 		t.Error("the page is ready without its A/B view")
