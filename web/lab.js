@@ -70,7 +70,16 @@ class Lab {
     this.runErrors = [];
     this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent).concat(replayErrors);
     this.preset = byId('preset', HTMLSelectElement).value;
-    this.base = presetValues(engine, this.params, byId('preset', HTMLSelectElement).selectedOptions[0]?.dataset.query ?? '');
+    /**
+     * @type {Float64Array | null} the preset's values (base), read from
+     * the engine when first needed: the first frame does not need them
+     * (the run starts from the controls' values), and their first reading
+     * (the engine's parsing of the preset's query, compiled at its first
+     * call) was a tenth of the set-up before it
+     */
+    this.baseValues = null;
+    /** the preset's query (its option's data-query) that base reads */
+    this.baseQuery = byId('preset', HTMLSelectElement).selectedOptions[0]?.dataset.query ?? '';
     this.paused = false;
     this.speed = 1;
     this.focus = 0;
@@ -111,6 +120,17 @@ class Lab {
       const p = this.params[this.scenarioIndex];
       return engine.builtinScenario(p.choices[this.values[this.scenarioIndex]] ?? '');
     });
+  }
+
+  /** base is the values of the preset the page started from or chose last, in table order (presetValues). */
+  get base() {
+    this.baseValues ??= presetValues(this.engine, this.params, this.baseQuery);
+    return this.baseValues;
+  }
+
+  /** @param {Float64Array} v */
+  set base(v) {
+    this.baseValues = v;
   }
 
   // customScenario tells whether the run's scenario is the custom one.

@@ -20,9 +20,9 @@ import (
 // after navigation) and, when the page marks its first simulated frame
 // (lab-first-frame), what the page had done by then: whether the A/B
 // view's controls existed and whether the page's test hooks were set, the
-// address bar's query, how often the page had read the browser's storage,
-// and the clock readout the first frame left (the metrics panel's refresh
-// writes it).
+// address bar's query, how often the page had read the browser's storage
+// and had the engine parse a value's text (interplab.parse), and the clock
+// readout the first frame left (the metrics panel's refresh writes it).
 const atFirstFrame = `(() => {
   requestAnimationFrame(() => { globalThis.firstRender = performance.now(); });
   let reads = 0;
@@ -31,10 +31,24 @@ const atFirstFrame = `(() => {
     reads++;
     return getItem.apply(this, args);
   };
+  let parses = 0;
+  let engine;
+  Object.defineProperty(globalThis, 'interplab', {
+    configurable: true,
+    get: () => engine,
+    set: (v) => {
+      const parse = v.parse;
+      v.parse = (...args) => {
+        parses++;
+        return parse.apply(v, args);
+      };
+      engine = v;
+    },
+  });
   const mark = performance.mark.bind(performance);
   performance.mark = (name, ...rest) => {
     if (name === 'lab-first-frame' && !globalThis.atFirstFrame) {
-      globalThis.atFirstFrame = { ab: !!document.getElementById('ab-pin'), hooks: !!globalThis.lab, search: location.search, storageReads: reads };
+      globalThis.atFirstFrame = { ab: !!document.getElementById('ab-pin'), hooks: !!globalThis.lab, search: location.search, storageReads: reads, parses };
       // After the frame's callback, before anything else runs.
       queueMicrotask(() => { globalThis.atFirstFrame.clock = document.getElementById('clock')?.textContent ?? ''; });
     }
@@ -49,8 +63,10 @@ const atFirstFrame = `(() => {
 // and the first frame does not wait for the A/B view, the share link's
 // rewriting or the rest of the set-up, which follow it, nor refresh the
 // metrics panel, filled at the run's creation, nor read the browser's
-// storage (only a first visit's page asks the library question); the
-// page is ready, A/B view, canonical link and all, after.
+// storage (only a first visit's page asks the library question), nor
+// have the engine parse the preset's values (the run starts from the
+// controls'; the share link needs the preset's, after); the page is
+// ready, A/B view, canonical link and all, after.
 func TestBrowserStartOrder(t *testing.T) {
 	const late = 800 * time.Millisecond
 	s := newBrowserServer(t)
@@ -75,6 +91,7 @@ func TestBrowserStartOrder(t *testing.T) {
 			AB, Hooks    bool
 			Search       string
 			StorageReads int
+			Parses       int
 			Clock        string
 		}
 		Search    string // once ready
@@ -110,6 +127,9 @@ func TestBrowserStartOrder(t *testing.T) {
 	}
 	if got.At.Search != opened || got.Search != canonical {
 		t.Errorf("address bar's query %q at the first frame, %q once ready; want the link as opened (%q), then its canonical form (%q): the share link is written after the first frame", got.At.Search, got.Search, opened, canonical)
+	}
+	if got.At.Parses != 0 {
+		t.Errorf("the engine parsed %d texts before the first frame, want none: the preset's values are read when first needed, after it", got.At.Parses)
 	}
 	if got.At.StorageReads != 0 {
 		t.Errorf("the page read the browser's storage %d times before its first frame, want none on a page that does not ask the library question", got.At.StorageReads)
