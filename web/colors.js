@@ -34,11 +34,40 @@ export function onThemeChange(f) {
 export function techColor(name) {
   let c = cache.get(name);
   if (!c) {
-    const v = name === 'truth' ? '--truth' : '--tech-' + name;
-    c = getComputedStyle(document.documentElement).getPropertyValue(v).trim() || '#8b949e';
+    c = read(getComputedStyle(document.documentElement), name);
     cache.set(name, c);
   }
   return c;
+}
+
+/**
+ * readColors reads the colours of names (techniques, 'truth') now, in one
+ * pass, so that techColor gives them without reading the page's style.
+ * lab.js calls it before it puts the side panel's fields in place, while
+ * the page's style is up to date and reading it costs nothing. Read first
+ * in the set-up, after them, a colour had Chromium compute the style of
+ * the whole page (the fields' ~900 new elements) in the middle of it; now
+ * the first frame's own style update does that, once, with everything
+ * the set-up changed.
+ * @param {string[]} names
+ */
+export function readColors(names) {
+  /** @type {CSSStyleDeclaration | null} */
+  let style = null;
+  for (const name of names) {
+    if (cache.has(name)) continue;
+    style ??= getComputedStyle(document.documentElement);
+    cache.set(name, read(style, name));
+  }
+}
+
+/**
+ * read returns the colour of name in style, the root element's computed style.
+ * @param {CSSStyleDeclaration} style
+ * @param {string} name
+ */
+function read(style, name) {
+  return style.getPropertyValue(name === 'truth' ? '--truth' : '--tech-' + name).trim() || '#8b949e';
 }
 
 /**

@@ -13,7 +13,7 @@ import { presetValues, shareQuery, mirror, exportURL, previewURL } from './url.j
 import { View } from './canvas.js';
 import { Timeline } from './timeline.js';
 import { MetricsPanel } from './metrics.js';
-import { libraryFirst, fillLegend, onThemeChange } from './colors.js';
+import { libraryFirst, fillLegend, onThemeChange, readColors } from './colors.js';
 import { initSession, copyText } from './session.js';
 import { initJobLinks } from './joblinks.js';
 import { loadReplay } from './replay.js';
@@ -41,13 +41,14 @@ const MAX_DT = 0.05;
 class Lab {
   /**
    * @param {Interplab} engine the interplab object
+   * @param {Param[]} params its parameter table (engine.params())
    * @param {Replay | null} replay the trace to replay (see loadReplay), or null
    * @param {string[]} replayErrors why a requested replay could not start
    */
-  constructor(engine, replay, replayErrors) {
+  constructor(engine, params, replay, replayErrors) {
     this.engine = engine;
     this.replay = replay;
-    this.params = engine.params();
+    this.params = params;
     this.controls = new Controls(byId('controls', HTMLFormElement), this.params, (name, text) => engine.parse(name, text));
     this.view = new View(byId('view', HTMLCanvasElement), (i) => this.setFocus(i));
     this.timeline = new Timeline(byId('timeline', HTMLCanvasElement), engine);
@@ -69,7 +70,16 @@ class Lab {
     this.runErrors = [];
     this.linkErrors = [...document.querySelectorAll('#error-list li')].map((li) => li.textContent).concat(replayErrors);
     this.preset = byId('preset', HTMLSelectElement).value;
-    this.base = presetValues(engine, this.params, byId('preset', HTMLSelectElement).selectedOptions[0]?.dataset.query ?? '');
+    /**
+     * @type {Float64Array | null} the preset's values (base), read from
+     * the engine when first needed: the first frame does not need them
+     * (the run starts from the controls' values), and their first reading
+     * (the engine's parsing of the preset's query, compiled at its first
+     * call) was a tenth of the set-up before it
+     */
+    this.baseValues = null;
+    /** the preset's query (its option's data-query) that base reads */
+    this.baseQuery = byId('preset', HTMLSelectElement).selectedOptions[0]?.dataset.query ?? '';
     this.paused = false;
     this.speed = 1;
     this.focus = 0;
@@ -110,6 +120,17 @@ class Lab {
       const p = this.params[this.scenarioIndex];
       return engine.builtinScenario(p.choices[this.values[this.scenarioIndex]] ?? '');
     });
+  }
+
+  /** base is the values of the preset the page started from or chose last, in table order (presetValues). */
+  get base() {
+    this.baseValues ??= presetValues(this.engine, this.params, this.baseQuery);
+    return this.baseValues;
+  }
+
+  /** @param {Float64Array} v */
+  set base(v) {
+    this.baseValues = v;
   }
 
   // customScenario tells whether the run's scenario is the custom one.
@@ -219,10 +240,15 @@ class Lab {
   }
 
   /**
-   * start creates the run and asks for the first animation frame. What that
-   * frame does not need, the A/B view and then (the session, the preset
-   * list, the job links), waits for the task after it, so the page is first
-   * drawn with the run; the page is ready (data-ready) after then.
+   * start creates the run and asks for the first animation frame, with
+   * what that frame shows: the run, the side panel as the run's settings
+   * mark it, the advice, the network toggle and, on a first visit, the
+   * library question. What the frame does not need waits for the task
+   * after it, so the page is first drawn sooner: the address bar's
+   * canonical link and the export links, the controls' and buttons'
+   * listeners (a person cannot act on a page before it is drawn), the A/B
+   * view and then (the session, the preset list, the job links); the page
+   * is ready (data-ready) after then.
    * @param {() => void} then the rest of the page's set-up
    */
   start(then) {
@@ -230,14 +256,19 @@ class Lab {
     this.create(this.controls.values());
     // A clean link is rewritten in canonical form (table order, only what
     // differs); a link with errors stays as it is, to be read and fixed.
-    if (this.linkErrors.length === 0 && this.runErrors.length === 0) this.updateURL();
-    this.controls.listen((name, v) => this.userChange(name, v));
-    this.wire();
-    onThemeChange(() => this.recolor());
+    const clean = this.linkErrors.length === 0 && this.runErrors.length === 0;
+    if (clean) this.showAdvice(); // what updateURL shows; create marked the inert knobs
+    this.showNetwork();
+    if (this.scenarioText !== '') this.scenarioEditor.check();
+    this.wireLibraryPicker(byId('preset', HTMLSelectElement));
     requestAnimationFrame((t) => {
       this.frame(t);
       // A task queued from an animation frame runs once the frame is drawn.
       setTimeout(() => {
+        if (clean) this.writeLink();
+        this.controls.listen((name, v) => this.userChange(name, v));
+        this.wire();
+        onThemeChange(() => this.recolor());
         this.ab = new AB({
           engine: this.engine, params: this.params, values: () => this.values, replay: !!this.replay,
           restart: () => { this.engine.restart(); this.restarted(); },
@@ -364,7 +395,19 @@ class Lab {
     byId('stress', HTMLInputElement).disabled = true; // it changes entities
   }
 
+  // updateURL writes the share link of the running state (writeLink) and
+  // shows what follows from the settings: the advice and the inert knobs.
   updateURL() {
+    this.writeLink();
+    this.showAdvice();
+    this.controls.markInert(this.values);
+    for (const f of this.watchers) f();
+  }
+
+  // writeLink puts the share link of the running state in the address bar
+  // (on a session's page, only its unsaved changes: session.js) and in the
+  // export links.
+  writeLink() {
     let q = shareQuery(this.engine, this.params, this.preset, this.base, this.values);
     if (this.customScenario() && this.scenarioText !== '') {
       q += (q ? '&' : '') + 'scenarioText=' + encodeURIComponent(this.scenarioText);
@@ -384,9 +427,6 @@ class Lab {
     }
     this.exportLinks(q);
     this.query = q;
-    this.showAdvice();
-    this.controls.markInert(this.values);
-    for (const f of this.watchers) f();
   }
 
   /**
@@ -535,13 +575,10 @@ class Lab {
       dialog.showModal();
     };
     maybeId('library-open', HTMLButtonElement)?.addEventListener('click', open);
-    let seen = null;
-    try {
-      seen = localStorage.getItem(KEY);
-    } catch {
-      seen = null;
-    }
-    if (dialog.dataset.first !== undefined && seen === null) open();
+    // The browser's storage is read only on a page that asks (a first
+    // visit's): its first read in a new profile cost the first frame of
+    // every page a few ms.
+    if (dialog.dataset.first !== undefined && storedAnswer(KEY) === null) open();
   }
 
   // showAdvice lists the library knobs that disagree with the lab's network
@@ -806,7 +843,6 @@ class Lab {
   wire() {
     const preset = byId('preset', HTMLSelectElement);
     preset.addEventListener('change', () => this.choosePreset(preset.selectedOptions[0]));
-    this.wireLibraryPicker(preset);
     this.wireCapture();
     // A save moves the session to a new revision: the links name it when used.
     for (const a of document.querySelectorAll('a.export')) a.addEventListener('click', () => this.exportLinks(this.query ?? ''));
@@ -834,8 +870,6 @@ class Lab {
     compare?.addEventListener('change', () => this.compareLab(compare.checked));
     byId('network-toggle', HTMLButtonElement).addEventListener('click', () => this.toggleNetwork());
     this.watchers.push(() => this.showNetwork());
-    this.showNetwork();
-    if (this.scenarioText !== '') this.scenarioEditor.check();
     document.addEventListener('keydown', (e) => {
       // Ctrl+Z undoes a slider change, Ctrl+Shift+Z (or Ctrl+Y) redoes it;
       // in a text box they stay the box's own.
@@ -984,6 +1018,19 @@ class Lab {
   }
 }
 
+/**
+ * storedAnswer returns the browser's stored value of key, or null when
+ * there is none or the storage is refused (private mode).
+ * @param {string} key
+ */
+function storedAnswer(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
 /** @param {string} message */
 function fatal(message) {
   byId('error-list', HTMLElement).replaceChildren(Object.assign(document.createElement('li'), { textContent: message }));
@@ -1020,9 +1067,12 @@ try {
   fatal(err instanceof Error ? err.message : String(err));
   throw err;
 }
+const params = engine.params();
+// The colours first, while the page's style is as the parser left it (see readColors).
+readColors(['truth', ...(params.find((p) => p.name === 'techniques')?.choices ?? [])]);
 placeFields();
 const { replay, errors: replayErrors } = await loadReplay(maybeId('trace-banner', HTMLElement));
-const lab = new Lab(engine, replay, replayErrors);
+const lab = new Lab(engine, params, replay, replayErrors);
 lab.start(() => {
   lab.session = initSession({
     engine,

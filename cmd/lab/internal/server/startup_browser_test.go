@@ -1,7 +1,11 @@
 package server
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -17,15 +21,36 @@ import (
 // the page's first rendering (its first animation frame, firstRender, ms
 // after navigation) and, when the page marks its first simulated frame
 // (lab-first-frame), what the page had done by then: whether the A/B
-// view's controls existed and whether the page's test hooks were set, and
-// the clock readout the first frame left (the metrics panel's refresh
-// writes it).
+// view's controls existed and whether the page's test hooks were set, the
+// address bar's query, how often the page had read the browser's storage
+// and had the engine parse a value's text (interplab.parse), and the clock
+// readout the first frame left (the metrics panel's refresh writes it).
 const atFirstFrame = `(() => {
   requestAnimationFrame(() => { globalThis.firstRender = performance.now(); });
+  let reads = 0;
+  const getItem = Storage.prototype.getItem;
+  Storage.prototype.getItem = function (...args) {
+    reads++;
+    return getItem.apply(this, args);
+  };
+  let parses = 0;
+  let engine;
+  Object.defineProperty(globalThis, 'interplab', {
+    configurable: true,
+    get: () => engine,
+    set: (v) => {
+      const parse = v.parse;
+      v.parse = (...args) => {
+        parses++;
+        return parse.apply(v, args);
+      };
+      engine = v;
+    },
+  });
   const mark = performance.mark.bind(performance);
   performance.mark = (name, ...rest) => {
     if (name === 'lab-first-frame' && !globalThis.atFirstFrame) {
-      globalThis.atFirstFrame = { ab: !!document.getElementById('ab-pin'), hooks: !!globalThis.lab };
+      globalThis.atFirstFrame = { ab: !!document.getElementById('ab-pin'), hooks: !!globalThis.lab, search: location.search, storageReads: reads, parses };
       // After the frame's callback, before anything else runs.
       queueMicrotask(() => { globalThis.atFirstFrame.clock = document.getElementById('clock')?.textContent ?? ''; });
     }
@@ -37,9 +62,13 @@ const atFirstFrame = `(() => {
 // late, as over a slow link: the page is not painted before lab.js has
 // run (lab.js blocks rendering, so the page's first paint is its first
 // simulated frame, not the page laid out and painted as it was parsed),
-// and the first frame does not wait for the A/B view or the rest of the
-// set-up, which follow it, nor refresh the metrics panel, filled at the
-// run's creation; the page is ready, A/B view and all, after.
+// and the first frame does not wait for the A/B view, the share link's
+// rewriting or the rest of the set-up, which follow it, nor refresh the
+// metrics panel, filled at the run's creation, nor read the browser's
+// storage (only a first visit's page asks the library question), nor
+// have the engine parse the preset's values (the run starts from the
+// controls'; the share link needs the preset's, after); the page is
+// ready, A/B view, canonical link and all, after.
 func TestBrowserStartOrder(t *testing.T) {
 	const late = 800 * time.Millisecond
 	s := newBrowserServer(t)
@@ -52,16 +81,22 @@ func TestBrowserStartOrder(t *testing.T) {
 	if _, err := chromedp.Call(b.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: atFirstFrame}); err != nil {
 		t.Fatal(err)
 	}
-	b.navigate("/?preset=lan")
+	// latency=1ms is the preset's own: the canonical link leaves it out.
+	const opened, canonical = "?preset=lan&latency=1ms", "?preset=lan"
+	b.navigate("/" + opened)
 
 	var got struct {
 		LabJS       float64 // lab.js's (the bundle's) responseEnd, ms after navigation
 		FirstRender float64
 		FirstFrame  float64
 		At          struct {
-			AB, Hooks bool
-			Clock     string
+			AB, Hooks    bool
+			Search       string
+			StorageReads int
+			Parses       int
+			Clock        string
 		}
+		Search    string // once ready
 		Ready     bool
 		Resources []string // what the document itself fetched
 	}
@@ -72,6 +107,7 @@ func TestBrowserStartOrder(t *testing.T) {
 			firstRender: globalThis.firstRender,
 			firstFrame: performance.getEntriesByName('lab-first-frame')[0].startTime,
 			at: globalThis.atFirstFrame,
+			search: location.search,
 			ready: !!document.getElementById('ab-pin') && document.documentElement.dataset.ready === '1',
 			resources: performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname),
 		};
@@ -90,6 +126,15 @@ func TestBrowserStartOrder(t *testing.T) {
 	// second time before its first paint).
 	if want := "frame 0"; !strings.HasSuffix(got.At.Clock, want) {
 		t.Errorf("after the first frame the clock reads %q, want it as the run's creation left it (%q): the first frame refreshed the metrics panel", got.At.Clock, want)
+	}
+	if got.At.Search != opened || got.Search != canonical {
+		t.Errorf("address bar's query %q at the first frame, %q once ready; want the link as opened (%q), then its canonical form (%q): the share link is written after the first frame", got.At.Search, got.Search, opened, canonical)
+	}
+	if got.At.Parses != 0 {
+		t.Errorf("the engine parsed %d texts before the first frame, want none: the preset's values are read when first needed, after it", got.At.Parses)
+	}
+	if got.At.StorageReads != 0 {
+		t.Errorf("the page read the browser's storage %d times before its first frame, want none on a page that does not ask the library question", got.At.StorageReads)
 	}
 	if !got.Ready {
 		t.Error("the page is ready without its A/B view")
@@ -249,4 +294,104 @@ func startChromiumWithout(t *testing.T, path string) *labTab {
 	b.allow(path[strings.LastIndexByte(path, '/')+1:])
 	b.allow("404 (Not Found)")
 	return b
+}
+
+// TestBrowserSetUpForcesNoStyle checks that the page's set-up, from the
+// engine's arrival to the first simulated frame, has the browser compute
+// no style or layout of the page on its own: a read of a computed style or
+// of a size there, after the side panel's fields are in place, had
+// Chromium style all of the fields' ~900 elements in the middle of the
+// set-up (the technique colours' first read, colors.js), work the first
+// frame's own style update does once. It reads the style updates and
+// layouts a script forced (those Chromium's trace gives a JavaScript stack)
+// up to the lab-first-frame mark. The engine is held back, so that it
+// arrives after the page was parsed, styled and laid out, as on a cold
+// start.
+func TestBrowserSetUpForcesNoStyle(t *testing.T) {
+	const late = 400 * time.Millisecond
+	s := newBrowserServer(t)
+	b := startChromium(t, newLoopbackServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/lab.wasm" {
+			time.Sleep(late)
+		}
+		s.ServeHTTP(w, r)
+	})), browserTimeout)
+	tr, err := startTrace(b.ctx, []string{"toplevel", "blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline.stack"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.navigate("/?preset=lan")
+	if err := tr.stop(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The trace's last events may still be on their way (see wait); on a
+	// loaded machine they took more than wait's 5 s.
+	waitFor(b.ctx, func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return slices.ContainsFunc(tr.events, func(e traceEvent) bool { return e.Name == "lab-first-frame" })
+	}, 30*time.Second)
+	tr.mu.Lock()
+	forced, marked := forcedBeforeFirstFrame(tr.raw)
+	tr.mu.Unlock()
+	if !marked {
+		t.Fatal("the trace has no lab-first-frame mark")
+	}
+	if len(forced) > 0 {
+		t.Errorf("before the first simulated frame, scripts forced %d style updates or layouts:\n%s", len(forced), strings.Join(forced, "\n"))
+	}
+}
+
+// forcedBeforeFirstFrame reads a Chromium trace (its events as sent) and
+// describes each style update and layout that a script forced on the
+// thread that marked lab-first-frame, before the mark: what it did and the
+// script's stack. It reports whether the trace has the mark.
+func forcedBeforeFirstFrame(raw []json.RawMessage) (forced []string, marked bool) {
+	type event struct {
+		Name string  `json:"name"`
+		Pid  int     `json:"pid"`
+		Tid  int     `json:"tid"`
+		Ts   float64 `json:"ts"`
+		Args struct {
+			ElementCount int `json:"elementCount"`
+			BeginData    struct {
+				DirtyObjects int `json:"dirtyObjects"`
+				StackTrace   []struct {
+					FunctionName string `json:"functionName"`
+					URL          string `json:"url"`
+					LineNumber   int    `json:"lineNumber"`
+				} `json:"stackTrace"`
+			} `json:"beginData"`
+		} `json:"args"`
+	}
+	events := make([]event, 0, len(raw))
+	var mark *event
+	for _, r := range raw {
+		var e event
+		if json.Unmarshal(r, &e) != nil {
+			continue
+		}
+		events = append(events, e)
+		if e.Name == "lab-first-frame" && mark == nil {
+			mark = &events[len(events)-1]
+		}
+	}
+	if mark == nil {
+		return nil, false
+	}
+	for _, e := range events {
+		if (e.Name != "UpdateLayoutTree" && e.Name != "Layout") || e.Pid != mark.Pid || e.Tid != mark.Tid || e.Ts > mark.Ts || len(e.Args.BeginData.StackTrace) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("style of %d elements", e.Args.ElementCount)
+		if e.Name == "Layout" {
+			what = fmt.Sprintf("layout of %d objects", e.Args.BeginData.DirtyObjects)
+		}
+		var stack []string
+		for _, f := range e.Args.BeginData.StackTrace {
+			stack = append(stack, fmt.Sprintf("%s (%s:%d)", cmp.Or(f.FunctionName, "(top)"), path.Base(f.URL), f.LineNumber+1))
+		}
+		forced = append(forced, fmt.Sprintf("\t%.0f ms before the mark: %s, forced by %s", (mark.Ts-e.Ts)/1000, what, strings.Join(stack, " ← ")))
+	}
+	return forced, true
 }
