@@ -11,15 +11,7 @@ import (
 // samples filled once beforehand, so that the figure is the metrics' work
 // per frame and nothing of the techniques'.
 func BenchmarkMeasure(b *testing.B) {
-	s := Defaults()
-	s.Entities = 10000
-	s.Jitter = 0.01
-	m, err := NewSim(s)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m.SetHeadings(false)
-	m.StepFrames(120)
+	m := stressSim(b)
 	n := m.n
 	outs := make([][]technique.Sample, len(m.batches))
 	for k, bt := range m.batches {

@@ -639,32 +639,13 @@ func TestMoverPeriodKept(t *testing.T) {
 	}
 }
 
-// TestMoverPosVel: PosVel stores At's position and velocity, the same
-// bits, over whatever its destination held, after any earlier times.
-func TestMoverPosVel(t *testing.T) {
-	for _, script := range Names {
-		for e := range 6 {
-			kept := NewMover(script, e, 1+float64(e)*1.9, 3)
-			for f := range 900 {
-				tt := float64(f)/60 - float64(f%3)*0.07
-				fresh := NewMover(script, e, 1+float64(e)*1.9, 3)
-				want := fresh.At(tt)
-				pos, vel := geom.Vec3{math.NaN(), 1, 2}, geom.Vec3{3, math.Inf(1), 5}
-				kept.PosVel(tt, &pos, &vel)
-				if pos != want.Pos || vel != want.Vel {
-					t.Fatalf("%s entity %d: PosVel(%v) = %v, %v, want %v, %v", script, e, tt, pos, vel, want.Pos, want.Vel)
-				}
-			}
-		}
-	}
-}
-
-// TestMoverPosVelYaw: PosVelYaw stores At's position and velocity and
-// returns its yaw, the same bits, over whatever its destination held.
+// TestMoverPosVelYaw: PosVel and PosVelYaw store At's position and
+// velocity, and PosVelYaw returns its yaw, the same bits, over whatever
+// their destinations held, after any earlier times.
 func TestMoverPosVelYaw(t *testing.T) {
 	for _, script := range Names {
 		for e := range 6 {
-			kept := NewMover(script, e, 1+float64(e)*1.9, 3)
+			kept, keptPV := NewMover(script, e, 1+float64(e)*1.9, 3), NewMover(script, e, 1+float64(e)*1.9, 3)
 			for f := range 900 {
 				tt := float64(f)/60 - float64(f%3)*0.07
 				fresh := NewMover(script, e, 1+float64(e)*1.9, 3)
@@ -673,6 +654,11 @@ func TestMoverPosVelYaw(t *testing.T) {
 				yaw := kept.PosVelYaw(tt, &pos, &vel)
 				if pos != want.Pos || vel != want.Vel || math.Float64bits(yaw) != math.Float64bits(want.Yaw) {
 					t.Fatalf("%s entity %d: PosVelYaw(%v) = %v, %v, %v, want %v, %v, %v", script, e, tt, pos, vel, yaw, want.Pos, want.Vel, want.Yaw)
+				}
+				pos, vel = geom.Vec3{math.NaN(), 1, 2}, geom.Vec3{3, math.Inf(1), 5}
+				keptPV.PosVel(tt, &pos, &vel)
+				if pos != want.Pos || vel != want.Vel {
+					t.Fatalf("%s entity %d: PosVel(%v) = %v, %v, want %v, %v", script, e, tt, pos, vel, want.Pos, want.Vel)
 				}
 			}
 		}

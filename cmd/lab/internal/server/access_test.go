@@ -29,9 +29,9 @@ func tokenServer(t *testing.T) (*Server, string, *store.SQLite) {
 	return s, serve(t, s).URL, d.Store.(*store.SQLite)
 }
 
-// tokenDeps are the Deps of a lab with the access token testToken, on a
-// fresh store that closes at the end of the test.
-func tokenDeps(t testing.TB) Deps {
+// freshDeps are the Deps of a lab with the presets and the test's assets,
+// on a fresh store that closes at the end of the test.
+func freshDeps(t testing.TB) Deps {
 	t.Helper()
 	list, err := presets.All()
 	if err != nil {
@@ -42,7 +42,15 @@ func tokenDeps(t testing.TB) Deps {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return Deps{Presets: list, Assets: testAssets(t, false), Store: st, Token: testToken}
+	return Deps{Presets: list, Assets: testAssets(t, false), Store: st}
+}
+
+// tokenDeps are freshDeps with the access token testToken.
+func tokenDeps(t testing.TB) Deps {
+	t.Helper()
+	d := freshDeps(t)
+	d.Token = testToken
+	return d
 }
 
 // noFollow is a client that shows redirects instead of following them.

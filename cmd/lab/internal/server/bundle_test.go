@@ -11,8 +11,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"interplab/cmd/lab/internal/store"
-	"interplab/presets"
 	"interplab/web"
 )
 
@@ -137,16 +135,9 @@ func TestNewRefusesBrokenBundle(t *testing.T) {
 	assets := testAssets(t, false)
 	assets[web.LabModule] = &fstest.MapFile{Data: []byte("// @ts-check\nimport { View } from './view.js';\nnew View();\n")}
 	assets["view.js"] = &fstest.MapFile{Data: []byte("// @ts-check\nexport class View {\n  draw() { return 1 +; }\n}\n")}
-	list, err := presets.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.TempDir(), storeT0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s, err := New(Deps{Presets: list, Assets: assets, Store: st})
+	d := freshDeps(t)
+	d.Assets = assets
+	s, err := New(d)
 	if err == nil {
 		t.Fatalf("New with a syntax error in view.js = %v, want an error", s)
 	}

@@ -11,25 +11,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"interplab/cmd/lab/internal/store"
-	"interplab/presets"
 )
 
 // limitedServer serves a lab with limits on a loopback port through
 // Server.Serve, as lab serve does, and returns its address.
 func limitedServer(t *testing.T, l Limits) string {
 	t.Helper()
-	list, err := presets.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.TempDir(), storeT0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	s, err := New(Deps{Presets: list, Assets: testAssets(t, false), Store: st, Limits: l})
+	d := freshDeps(t)
+	d.Limits = l
+	s, err := New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
