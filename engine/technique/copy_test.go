@@ -1,16 +1,37 @@
 package technique
 
 import (
+	"reflect"
 	"testing"
-
-	"interplab/engine/geom"
 )
 
 // TestCopySnapshot checks that CopySnapshot copies every field over what
-// the destination held.
+// the destination held. The fields are set by reflection, each to its own
+// value, so that a field added to Snapshot without its line in
+// CopySnapshot fails here.
 func TestCopySnapshot(t *testing.T) {
-	src := Snapshot{Time: 1, Pos: geom.Vec3{2, 3, 4}, Vel: geom.Vec3{5, 6, 7}, Rot: geom.Quat{8, 9, 10, 11}}
-	dst := Snapshot{Time: -1, Pos: geom.Vec3{-1, -1, -1}, Vel: geom.Vec3{-1, -1, -1}, Rot: geom.Quat{-1, -1, -1, -1}}
+	var src, dst Snapshot
+	next := 1.0
+	var set func(v reflect.Value, sign float64)
+	set = func(v reflect.Value, sign float64) {
+		switch v.Kind() {
+		case reflect.Float64:
+			v.SetFloat(sign * next)
+			next++
+		case reflect.Array:
+			for i := range v.Len() {
+				set(v.Index(i), sign)
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				set(v.Field(i), sign)
+			}
+		default:
+			t.Fatalf("Snapshot holds a %s: teach this test and CopySnapshot to copy it", v.Kind())
+		}
+	}
+	set(reflect.ValueOf(&src).Elem(), 1)
+	set(reflect.ValueOf(&dst).Elem(), -1)
 	CopySnapshot(&dst, &src)
 	if dst != src {
 		t.Errorf("CopySnapshot gives %+v, want %+v", dst, src)

@@ -1,6 +1,7 @@
 package snap
 
 import (
+	"reflect"
 	"testing"
 
 	"interplab/engine/geom"
@@ -80,8 +81,10 @@ func BenchmarkSampleSnap(b *testing.B) {
 
 // TestSnapFillWrittenOut checks that the batch's Fill, which writes a
 // sample field by field, writes every field as the composite literal it
-// stands for, over a sample that held something else, and that its Receive
-// through a pointer keeps what the Technique's Receive keeps.
+// stands for, over a sample that held something else in every field (set
+// by reflection, so that a field added to technique.Sample and not written
+// by Fill fails here), and that its Receive through a pointer keeps what
+// the Technique's Receive keeps.
 func TestSnapFillWrittenOut(t *testing.T) {
 	b := Def.Batch(nil, nil, 2)
 	one := Def.One(nil, nil)
@@ -94,8 +97,7 @@ func TestSnapFillWrittenOut(t *testing.T) {
 		want := technique.Sample{Pos: last.Pos, Rot: last.Rot, Mode: technique.Interpolate, Time: last.Time, Newest: last.Time}
 		out := make([]technique.Sample, 2)
 		for e := range out {
-			out[e] = technique.Sample{Pos: geom.Vec3{9, 9, 9}, Rot: geom.Quat{9, 9, 9, 9}, Mode: technique.Hold, Idle: true,
-				Time: 9, Newest: 9, Depth: 9, Delay: 9}
+			fillNines(t, reflect.ValueOf(&out[e]).Elem())
 		}
 		b.Fill(0, out)
 		for e := range out {
@@ -103,5 +105,29 @@ func TestSnapFillWrittenOut(t *testing.T) {
 				t.Fatalf("after %v: Fill gives %+v, want %+v", tm, out[e], want)
 			}
 		}
+	}
+}
+
+// fillNines sets every field and element of v to 9 (true for a bool).
+func fillNines(t *testing.T, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Float64:
+		v.SetFloat(9)
+	case reflect.Int:
+		v.SetInt(9)
+	case reflect.Uint8:
+		v.SetUint(9)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Array:
+		for i := range v.Len() {
+			fillNines(t, v.Index(i))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fillNines(t, v.Field(i))
+		}
+	default:
+		t.Fatalf("technique.Sample holds a %s: teach fillNines to set it", v.Kind())
 	}
 }
