@@ -80,12 +80,35 @@ func NewFix[V Value[T], T Time](s Settings[T], pos, vel V, t T) *Interpolator[V,
 // Update feeds a packet: the entity was at pos with velocity vel at time t
 // (seconds). A packet older than the newest one accepted is discarded, and
 // Update reports whether it was accepted.
-func (e *Interpolator[V, T]) Update(pos, vel V, t T) bool { return e.update(&pos, &vel, t) }
+func (e *Interpolator[V, T]) Update(pos, vel V, t T) bool {
+	if t < e.newest {
+		return false
+	}
+	if float64(e.Settings.DisplayBehind) < 0.0001 {
+		e.pos, e.vel, e.origin = pos, vel, t
+	} else {
+		inv, ahead := 1/e.Settings.DisplayBehind, e.Settings.CalcAhead
+		for i := 0; i < len(pos); i++ {
+			e.pos[i] = e.returnPos[i]
+			e.vel[i] = (pos[i] + T(vel[i]*ahead) - e.pos[i]) * inv
+		}
+		e.origin = t
+		if e.fix {
+			e.origin = e.returnTime
+		}
+	}
+	e.newest = t
+	return true
+}
 
 // update is Update through pointers, for a batch's per-entity loop: in Go's
 // WebAssembly an array of more than two float64s passed by value is a
 // memory.copy into the callee's arguments, which V8 runs as a call out of
-// the module (see technique.CopySnapshot).
+// the module (see technique.CopySnapshot). Update keeps its own body, as
+// the seed writes it, rather than calling this: through the extra call and
+// the pointers BenchmarkEPIC, the port's anchor against the seed's C++,
+// took 9% more instructions (callgrind). TestReadPosUpdateWrittenOut holds
+// the two to the same bits; the comments on the arithmetic are here.
 func (e *Interpolator[V, T]) update(pos, vel *V, t T) bool {
 	if t < e.newest {
 		return false

@@ -7,32 +7,8 @@ import (
 	"interplab/engine/geom"
 )
 
-// updateRef is Update as the seed's port first wrote it, taking its
-// vectors by value: the reference for update, which takes them through
-// pointers.
-func updateRef(e *Interpolator[geom.Vec3, float64], pos, vel geom.Vec3, t float64) bool {
-	if t < e.newest {
-		return false
-	}
-	if float64(e.Settings.DisplayBehind) < 0.0001 {
-		e.pos, e.vel, e.origin = pos, vel, t
-	} else {
-		inv, ahead := 1/e.Settings.DisplayBehind, e.Settings.CalcAhead
-		for i := 0; i < len(pos); i++ {
-			e.pos[i] = e.returnPos[i]
-			e.vel[i] = (pos[i] + float64(vel[i]*ahead) - e.pos[i]) * inv
-		}
-		e.origin = t
-		if e.fix {
-			e.origin = e.returnTime
-		}
-	}
-	e.newest = t
-	return true
-}
-
 // TestReadPosUpdateWrittenOut checks readPos against Read and update
-// against updateRef, for both variants and a snapping DisplayBehind:
+// against Update, for both variants and a snapping DisplayBehind:
 // the same position, result and state after every call, over packets
 // in and out of order and reads within and past SlopTime.
 func TestReadPosUpdateWrittenOut(t *testing.T) {
@@ -49,7 +25,7 @@ func TestReadPosUpdateWrittenOut(t *testing.T) {
 				if i%3 == 0 {
 					tick := now - 0.3*r.Float64() // some older than the newest
 					p, v := vec(), vec()
-					if got, want := fast.update(&p, &v, tick), updateRef(ref, p, v, tick); got != want || *fast != *ref {
+					if got, want := fast.update(&p, &v, tick), ref.Update(p, v, tick); got != want || *fast != *ref {
 						t.Fatalf("%+v fix %v, packet %d: update = %v, state %+v,\nwant %v, %+v", s, fix, i, got, *fast, want, *ref)
 					}
 				}
