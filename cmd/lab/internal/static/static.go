@@ -138,12 +138,6 @@ func (s *Files) Add(name string, body []byte) {
 	s.files[name] = newAsset(name, body)
 }
 
-// Has reports whether name is one of the files.
-func (s *Files) Has(name string) bool {
-	_, ok := s.files[name]
-	return ok
-}
-
 func (s *Files) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, ok := s.files[r.URL.Path]
 	switch {
