@@ -71,8 +71,8 @@ func TestServeLabBundles(t *testing.T) {
 		t.Errorf("the bundle imports a module, or does not end by naming its source map")
 	}
 	resp, body := get(t, ts.URL+"/static/"+web.LabBundle+".map")
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET the source map = %s", resp.Status)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET the source map = %s %q, want 200 application/json", resp.Status, resp.Header.Get("Content-Type"))
 	}
 	var m struct {
 		Sources        []string `json:"sources"`

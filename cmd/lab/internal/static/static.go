@@ -59,6 +59,11 @@ func assetETag(body []byte) string {
 }
 
 func assetContentType(name string, body []byte) string {
+	// A source map is JSON (the Source Map spec, §"Linking generated code");
+	// Go's table and the machine's mime.types do not know .map.
+	if path.Ext(name) == ".map" {
+		return "application/json"
+	}
 	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
 		return t
 	}
