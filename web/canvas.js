@@ -33,6 +33,76 @@ const BG32 = rgba32(BG);
  */
 export const VIEW_CONTEXT = { alpha: false, willReadFrequently: true };
 
+/**
+ * Labels draws the short texts a canvas repeats from frame to frame (the
+ * focus entity's number, the scale's length, the timeline's network
+ * scale) from small images, each drawn once. fillText on a canvas in the
+ * page has Chromium bring the canvas's style, and with it the page's
+ * layout, up to date first: in an animation frame after anything on the
+ * page changed (a slider's readout while the designer drags it), that
+ * was a layout in the frame's own callback, before the frame's style and
+ * layout (TestBrowserFramesForceNoLayout). Text drawn on an
+ * OffscreenCanvas touches no page.
+ */
+export class Labels {
+  constructor() {
+    /** @type {Map<string, {image: OffscreenCanvas | HTMLCanvasElement, ox: number, oy: number, metrics: TextMetrics}>} */
+    this.images = new Map();
+  }
+
+  /**
+   * draw writes text on ctx as fillText(text, x, y) would with ctx's
+   * textBaseline, left-aligned, in font (its size first, in px) and
+   * color, and returns the text's metrics.
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {string} text
+   * @param {string} font
+   * @param {string} color
+   * @param {number} x
+   * @param {number} y
+   */
+  draw(ctx, text, font, color, x, y) {
+    const baseline = ctx.textBaseline;
+    const key = `${font}\n${color}\n${baseline}\n${text}`;
+    let l = this.images.get(key);
+    if (!l) {
+      // The few labels in use change rarely (a zoom, a new focus, the
+      // network scale): a full cache is a stale one.
+      if (this.images.size >= 64) this.images.clear();
+      const px = parseFloat(font) || 12;
+      const pad = Math.ceil(px / 2);
+      const oy = Math.ceil(px * 1.5); // room above and below the anchor whatever the baseline
+      const probe = labelCanvas(1, 1).getContext('2d');
+      if (!probe) throw new Error('no 2D context for a label');
+      probe.font = font;
+      const metrics = probe.measureText(text);
+      const image = labelCanvas(Math.ceil(metrics.width) + 2 * pad, 2 * oy);
+      const c = image.getContext('2d');
+      if (!c) throw new Error('no 2D context for a label');
+      c.font = font;
+      c.fillStyle = color;
+      c.textBaseline = baseline;
+      c.fillText(text, pad, oy);
+      l = { image, ox: pad, oy, metrics };
+      this.images.set(key, l);
+    }
+    ctx.drawImage(l.image, Math.round(x) - l.ox, Math.round(y) - l.oy);
+    return l.metrics;
+  }
+}
+
+/**
+ * labelCanvas is a w×h canvas outside the page: an OffscreenCanvas, or a
+ * canvas element never inserted where there is none.
+ * @param {number} w
+ * @param {number} h
+ * @returns {OffscreenCanvas | HTMLCanvasElement}
+ */
+function labelCanvas(w, h) {
+  if (typeof OffscreenCanvas !== 'undefined') return new OffscreenCanvas(w, h);
+  return Object.assign(document.createElement('canvas'), { width: w, height: h });
+}
+
 export class View {
   /**
    * @param {HTMLCanvasElement} canvas
@@ -80,7 +150,7 @@ export class View {
     /** @type {number[]} */
     this.colors32 = [];
     this.settled = false;
-    this.font = ''; // the font the context has: set again only when it changes (a resize resets it)
+    this.labels = new Labels(); // the focus number and the scale's length (Labels)
     /** @type {ImageData | null} the stress view's pixels */
     this.image = null;
     /** where the last frame drew the scale bar and its label, CSS pixels of the canvas: what an overlay must keep clear of */
@@ -115,7 +185,6 @@ export class View {
     if (this.canvas.width !== w || this.canvas.height !== h) {
       this.canvas.width = w;
       this.canvas.height = h;
-      this.font = ''; // a new size resets the context's state
       this.image = null;
       this.dirty = true;
     }
@@ -347,10 +416,9 @@ export class View {
     ctx.lineTo(x + len, y);
     ctx.lineTo(x + len, y - 4 * d);
     ctx.stroke();
-    this.setFont();
     const label = step >= 1 ? `${step} m` : `${Math.round(step * 100)} cm`;
-    ctx.fillText(label, x + len + 6 * d, y);
-    const m = ctx.measureText(label);
+    ctx.textBaseline = 'alphabetic';
+    const m = this.labels.draw(ctx, label, this.labelFont(), '#8b949e', x + len + 6 * d, y);
     const top = Math.min(y - 4 * d, y - m.actualBoundingBoxAscent);
     const bottom = Math.max(y + d, y + m.actualBoundingBoxDescent);
     this.scaleBox = { x: x / d, y: top / d, w: (len + 6 * d + m.width) / d, h: (bottom - top) / d };
@@ -514,19 +582,13 @@ export class View {
    */
   label(fx, fy, rad) {
     const d = this.dpr;
-    this.ctx.fillStyle = FOCUS;
-    this.setFont();
-    this.ctx.fillText(`#${this.focus}`, fx + rad + 8 * d, fy - rad - 4 * d);
+    this.ctx.textBaseline = 'alphabetic';
+    this.labels.draw(this.ctx, `#${this.focus}`, this.labelFont(), FOCUS, fx + rad + 8 * d, fy - rad - 4 * d);
   }
 
-  // setFont sets the labels' font, unless the context has it: parsing a
-  // font and finding its face each time cost a share of the stress view's
-  // frame.
-  setFont() {
-    const f = `${11 * this.dpr}px ui-monospace, monospace`;
-    if (f === this.font) return;
-    this.ctx.font = f;
-    this.font = f;
+  /** labelFont is the font of the view's labels. */
+  labelFont() {
+    return `${11 * this.dpr}px ui-monospace, monospace`;
   }
 
   /**

@@ -10,7 +10,7 @@
 
 import { techColor, onThemeChange } from './colors.js';
 import { context2d } from './dom.js';
-import { VIEW_CONTEXT } from './canvas.js';
+import { Labels, VIEW_CONTEXT } from './canvas.js';
 
 const WINDOW = 3; // seconds shown
 const MAX_FRAMES = 2048;
@@ -42,6 +42,15 @@ export class Timeline {
     this.dirty = true;
     /** @type {HTMLCanvasElement | null} what does not move with time: lanes, their names, the time axis (see backdrop) */
     this.back = null;
+    // The canvas takes its size at its first draw and from the observer
+    // (which reads it once layout is done), as the view's does: read in
+    // draw, every animation frame, it forced a layout in the frame's
+    // callback whenever input had changed the page since the last one.
+    this.sized = false;
+    this.labels = new Labels(); // the network strip's scale (Labels)
+    /** device pixels per CSS pixel at the last resize */
+    this.dpr = 0;
+    new ResizeObserver(() => this.resize()).observe(canvas);
     onThemeChange(() => {
       this.back = null;
       this.dirty = true;
@@ -97,7 +106,8 @@ export class Timeline {
     this.dirty = true;
   }
 
-  draw() {
+  /** resize gives the canvas its laid-out size in device pixels. */
+  resize() {
     const c = this.canvas;
     const dpr = window.devicePixelRatio || 1;
     const W = Math.round(c.clientWidth * dpr);
@@ -108,6 +118,20 @@ export class Timeline {
       this.back = null;
       this.dirty = true;
     }
+    if (dpr !== this.dpr) {
+      this.back = null;
+      this.dirty = true;
+    }
+    this.dpr = dpr;
+    this.sized = true;
+  }
+
+  draw() {
+    if (!this.sized) this.resize();
+    const c = this.canvas;
+    const dpr = this.dpr;
+    const W = c.width;
+    const H = c.height;
     if (!this.dirty) return; // the canvas shows this already: see dirty
     // Laid out to nothing (hidden, or measured mid-capture): a canvas of no
     // size cannot be drawn from, and the throw would end the page's frame
@@ -131,7 +155,6 @@ export class Timeline {
     // number, and at 60 frames a second those add up to a collection that
     // drops frames; a whole number goes as it is.
     const x = (/** @type {number} */ t) => Math.round(g + ((t - t0) / WINDOW) * (W - g));
-    ctx.font = `${10 * dpr}px ui-monospace, monospace`;
     ctx.textBaseline = 'middle';
 
     this.drawNetwork(ctx, x, t0, dpr, netH);
@@ -297,8 +320,7 @@ export class Timeline {
       const o = i * ps;
       if (this.packets[o + 1] >= t0) most = Math.max(most, this.packets[o + 8]);
     }
-    ctx.fillStyle = '#8b949e';
-    ctx.fillText(`net ${Math.round(most * 1000)} ms`, 6 * dpr, netH / 2);
+    this.labels.draw(ctx, `net ${Math.round(most * 1000)} ms`, `${10 * dpr}px ui-monospace, monospace`, '#8b949e', 6 * dpr, netH / 2);
     const top = 2 * dpr;
     const bottom = netH - 2 * dpr;
     ctx.strokeStyle = '#58a6ff';

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"path"
 	"slices"
@@ -342,11 +343,65 @@ func TestBrowserSetUpForcesNoStyle(t *testing.T) {
 	}
 }
 
+// TestBrowserFramesForceNoLayout checks that the page's animation frames
+// read no layout: with something on the page changed between frames (as a
+// slider's readout is while the designer drags it), a size read in a
+// frame's callback has the browser lay the page out there, on the frame's
+// clock, before the frame's own style and layout. The timeline read its
+// canvas's size in every draw; it now takes it from a ResizeObserver, as
+// the view does.
+func TestBrowserFramesForceNoLayout(t *testing.T) {
+	b := startChromium(t, newLoopbackServer(t, newBrowserServer(t)), browserTimeout)
+	b.navigate("/?preset=lan")
+	if !b.poll(`lab.state().frames >= 10`, 20*time.Second) {
+		t.Fatal("the lab draws no frames")
+	}
+	tr, err := startTrace(b.ctx, []string{"toplevel", "blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline.stack"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// For a second, a timer changes the perf readout's text between
+	// frames, as input does, so every frame starts with the layout stale.
+	b.eval(`new Promise((done) => {
+		const el = document.getElementById('perf');
+		performance.mark('frames-from');
+		let i = 0;
+		const id = setInterval(() => { el.textContent = 'changed ' + i++; }, 7);
+		setTimeout(() => { clearInterval(id); performance.mark('frames-to'); done(i); }, 1000);
+	})`, nil)
+	if err := tr.stop(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(b.ctx, func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return slices.ContainsFunc(tr.events, func(e traceEvent) bool { return e.Name == "frames-to" })
+	}, 30*time.Second)
+	tr.mu.Lock()
+	forced, marked := forcedByScripts(tr.raw, "frames-from", "frames-to")
+	tr.mu.Unlock()
+	if !marked {
+		t.Fatal("the trace has no frames-from and frames-to marks")
+	}
+	if len(forced) > 0 {
+		t.Errorf("in a second of frames, scripts forced %d style updates or layouts:\n%s", len(forced), strings.Join(forced, "\n"))
+	}
+}
+
 // forcedBeforeFirstFrame reads a Chromium trace (its events as sent) and
 // describes each style update and layout that a script forced on the
-// thread that marked lab-first-frame, before the mark: what it did and the
-// script's stack. It reports whether the trace has the mark.
+// thread that marked lab-first-frame, before the mark (forcedByScripts).
+// It reports whether the trace has the mark.
 func forcedBeforeFirstFrame(raw []json.RawMessage) (forced []string, marked bool) {
+	return forcedByScripts(raw, "", "lab-first-frame")
+}
+
+// forcedByScripts reads a Chromium trace (its events as sent) and
+// describes each style update and layout that a script forced on the
+// thread that marked to, after the mark from (from the trace's start when
+// from is "") and before to: what it did, when, and the script's stack.
+// It reports whether the trace has the marks.
+func forcedByScripts(raw []json.RawMessage, from, to string) (forced []string, marked bool) {
 	type event struct {
 		Name string  `json:"name"`
 		Pid  int     `json:"pid"`
@@ -365,22 +420,30 @@ func forcedBeforeFirstFrame(raw []json.RawMessage) (forced []string, marked bool
 		} `json:"args"`
 	}
 	events := make([]event, 0, len(raw))
-	var mark *event
+	start, mark := -1, -1
 	for _, r := range raw {
 		var e event
 		if json.Unmarshal(r, &e) != nil {
 			continue
 		}
 		events = append(events, e)
-		if e.Name == "lab-first-frame" && mark == nil {
-			mark = &events[len(events)-1]
+		if e.Name == to && mark < 0 {
+			mark = len(events) - 1
+		}
+		if e.Name == from && start < 0 {
+			start = len(events) - 1
 		}
 	}
-	if mark == nil {
+	if mark < 0 || from != "" && start < 0 {
 		return nil, false
 	}
+	end := events[mark]
+	begin := math.Inf(-1)
+	if start >= 0 {
+		begin = events[start].Ts
+	}
 	for _, e := range events {
-		if (e.Name != "UpdateLayoutTree" && e.Name != "Layout") || e.Pid != mark.Pid || e.Tid != mark.Tid || e.Ts > mark.Ts || len(e.Args.BeginData.StackTrace) == 0 {
+		if (e.Name != "UpdateLayoutTree" && e.Name != "Layout") || e.Pid != end.Pid || e.Tid != end.Tid || e.Ts > end.Ts || e.Ts < begin || len(e.Args.BeginData.StackTrace) == 0 {
 			continue
 		}
 		what := fmt.Sprintf("style of %d elements", e.Args.ElementCount)
@@ -391,7 +454,7 @@ func forcedBeforeFirstFrame(raw []json.RawMessage) (forced []string, marked bool
 		for _, f := range e.Args.BeginData.StackTrace {
 			stack = append(stack, fmt.Sprintf("%s (%s:%d)", cmp.Or(f.FunctionName, "(top)"), path.Base(f.URL), f.LineNumber+1))
 		}
-		forced = append(forced, fmt.Sprintf("\t%.0f ms before the mark: %s, forced by %s", (mark.Ts-e.Ts)/1000, what, strings.Join(stack, " ← ")))
+		forced = append(forced, fmt.Sprintf("\t%.0f ms before %s: %s, forced by %s", (end.Ts-e.Ts)/1000, to, what, strings.Join(stack, " ← ")))
 	}
 	return forced, true
 }
