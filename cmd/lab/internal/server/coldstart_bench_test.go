@@ -50,7 +50,7 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 		}
 		targets = append(targets, strings.TrimSuffix(*coldAgainst, "/"))
 	}
-	times, cpus := coldRounds(b, len(targets), func(t, i int) (ms, cpu float64) {
+	times, painted, cpus := coldRounds(b, len(targets), func(t, i int) (ms, paint, cpu float64) {
 		trace := ""
 		if *coldTrace != "" {
 			trace = filepath.Join(*coldTrace, fmt.Sprintf("coldstart-%d-%d.json", t, i))
@@ -58,24 +58,31 @@ func BenchmarkBrowserColdStart(b *testing.B) {
 		return coldStart(b, targets[t]+"/?preset=lan", trace)
 	})
 	b.ReportMetric(coldMedian(times[0]), "first-frame-ms")
+	b.ReportMetric(coldMedian(painted[0]), "first-painted-ms")
 	b.ReportMetric(coldMedian(cpus[0]), "main-cpu-ms")
 	if len(targets) > 1 {
 		b.ReportMetric(coldMedian(times[1]), "against-first-frame-ms")
 		b.ReportMetric(coldMedian(cpus[1]), "against-main-cpu-ms")
 		b.ReportMetric(coldMedian(times[0])/coldMedian(times[1]), "first-frame-ratio")
 		b.ReportMetric(coldMedian(cpus[0])/coldMedian(cpus[1]), "main-cpu-ratio")
+		if len(painted[1]) > 0 {
+			b.ReportMetric(coldMedian(painted[1]), "against-first-painted-ms")
+		}
 	}
-	b.Logf("load average %s; first frame, ms: %.0f; main thread CPU, ms: %.0f", loadAverage(), times, cpus)
+	b.Logf("load average %s; first frame, ms: %.0f; painted, ms: %.0f; main thread CPU, ms: %.0f", loadAverage(), times, painted, cpus)
 	b.ReportMetric(0, "ns/op")
 }
 
 // coldStart opens url in a new Chromium with an empty profile and its
 // cache disabled, at 1440×900, and returns the page's lab-first-frame
-// mark, ms after navigation, and the CPU time of the page's main thread
-// until then, ms (-1 when the trace does not tell). With a trace path it
+// mark, ms after navigation, its lab-first-frame-painted mark (set by a
+// task the first frame's callback posts, which runs once the browser has
+// styled, laid out and painted that frame; -1 for a page without it: an
+// older build), and the CPU time of the page's main thread until the
+// first mark, ms (-1 when the trace does not tell). With a trace path it
 // traces more (the network, V8's compilation, the wasm's) and writes the
 // whole trace there.
-func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
+func coldStart(b *testing.B, url, trace string) (ms, painted, cpu float64) {
 	b.Helper()
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumOptions(b.TempDir())...)
 	defer cancelAlloc()
@@ -118,6 +125,16 @@ func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	const paint = `performance.getEntriesByName('lab-first-frame-painted')`
+	painted = -1
+	if waitFor(ctx, func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](paint+`.length > 0`))
+		return err == nil && ok
+	}, 5*time.Second) {
+		if painted, err = chromedp.Run(ctx, chromedp.Evaluate[float64](paint+`[0].startTime`)); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if err := tr.stop(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -135,9 +152,9 @@ func coldStart(b *testing.B, url, trace string) (ms, cpu float64) {
 		// Now and then a trace misses the renderer's thread names: the
 		// start still counts, its CPU time does not.
 		b.Logf("%s: the trace (%d events) has no main thread with the lab-first-frame mark: no CPU time for this start", url, n)
-		return ms, -1
+		return ms, painted, -1
 	}
-	return ms, cpu
+	return ms, painted, cpu
 }
 
 // traceEvent is what mainThreadCPU reads of a Chromium trace event.
@@ -292,23 +309,27 @@ func mainThreadCPU(events []traceEvent) (float64, bool) {
 
 // coldRounds runs n cold starts an iteration of b's loop, the one
 // start(t, i) makes for each t from 0 to n−1 in iteration i, who goes first
-// turning each iteration, and returns each t's first frames and the CPU
-// times the traces told (start returns cpu < 0 where one did not).
-func coldRounds(b *testing.B, n int, start func(t, i int) (ms, cpu float64)) (times, cpus [][]float64) {
-	times, cpus = make([][]float64, n), make([][]float64, n)
+// turning each iteration, and returns each t's first frames, the first
+// frames painted where the page marks them and the CPU times the traces
+// told (start returns painted or cpu < 0 where one did not).
+func coldRounds(b *testing.B, n int, start func(t, i int) (ms, painted, cpu float64)) (times, painted, cpus [][]float64) {
+	times, painted, cpus = make([][]float64, n), make([][]float64, n), make([][]float64, n)
 	i := 0
 	for b.Loop() {
 		for k := range n {
 			t := (k + i) % n
-			ms, cpu := start(t, i)
+			ms, paint, cpu := start(t, i)
 			times[t] = append(times[t], ms)
+			if paint >= 0 {
+				painted[t] = append(painted[t], paint)
+			}
 			if cpu >= 0 {
 				cpus[t] = append(cpus[t], cpu)
 			}
 		}
 		i++
 	}
-	return times, cpus
+	return times, painted, cpus
 }
 
 // loadAverage returns the machine's load averages over 1, 5 and 15
