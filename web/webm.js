@@ -21,6 +21,12 @@ const CODECS = /** @type {WebMCodec[]} */ ([
   { codec: 'vp8', id: 'V_VP8' },
 ]);
 
+/**
+ * Time between keyframes, µs: a player seeks to a keyframe, and each
+ * starts a Cluster.
+ */
+const KEY_EVERY = 1_000_000;
+
 /** Bits per second a WebMRecorder asks its encoder for. */
 const BITRATE = 2_500_000;
 
@@ -304,7 +310,7 @@ export class WebMRecorder {
   /**
    * @param {HTMLCanvasElement} canvas what add() encodes
    * @param {WebMCodec} codec from choose, at the canvas's size
-   * @param {number} fps the rate add() is called at, s⁻¹: a keyframe every fps frames
+   * @param {number} fps the rate add() is called at at most, s⁻¹
    * @param {{bytes: (n: number) => void, error: (message: string) => void}} on
    *   told of each encoded frame's size, and of an encoder error (after
    *   which the recorder encodes nothing more)
@@ -318,6 +324,7 @@ export class WebMRecorder {
     this.added = 0; // frames handed to the encoder
     this.dropped = 0; // frames not encoded because the encoder was behind
     this.lastTime = 0; // µs, of the last frame handed to the encoder
+    this.lastKey = 0; // µs, of the last keyframe asked for
     this.failed = false;
     this.done = false;
     this.encoder = new VideoEncoder({
@@ -347,12 +354,16 @@ export class WebMRecorder {
       this.dropped++;
       return;
     }
+    // A keyframe a second of the recording's time, not every so many
+    // frames: the page composes fewer frames where it draws fewer.
+    const key = this.added === 0 || t - this.lastKey >= KEY_EVERY;
     const frame = new VideoFrame(this.canvas, { timestamp: Math.round(t) });
     try {
-      this.encoder.encode(frame, { keyFrame: this.added % this.fps === 0 });
+      this.encoder.encode(frame, { keyFrame: key });
     } finally {
       frame.close();
     }
+    if (key) this.lastKey = t;
     this.added++;
     this.lastTime = t;
   }

@@ -503,7 +503,7 @@ func recordOnce(p page) recorded {
 	// no bytes while recording. A WebCodecs recording runs until it has
 	// encoded 24 frames too: the page composes a frame per frame it draws,
 	// which in WebKitGTK under Xvfb here is about 15 a second.
-	if !p.poll(`lab.capture.recording && lab.capture.elapsed() >= 1 &&
+	if !p.poll(`lab.capture.recording && lab.capture.elapsed() >= 1.2 &&
 		(!lab.capture.via.startsWith('WebCodecs') || lab.capture.encoded.frames - lab.capture.encoded.dropped >= 24)`, 20*time.Second) {
 		var errs string
 		p.eval(`document.getElementById('error-list')?.textContent ?? ''`, &errs)
@@ -533,8 +533,9 @@ func (p page) evalString(expr string) string {
 
 // checkCodecsWebM reads the WebM the page wrote from WebCodecs back, in
 // Go: one video track of the codec the page chose at the recording's size,
-// every frame the page encoded (at least 20), a keyframe first, times that
-// go up; and plays it in the page: its metadata loads with the
+// every frame the page encoded (at least 20), a keyframe first and a
+// keyframe a second, each starting a Cluster with its cue, times that go up;
+// and plays it in the page: its metadata loads with the
 // recording's size and a duration.
 func checkCodecsWebM(p page, got recorded) {
 	p.t.Helper()
@@ -579,8 +580,21 @@ func checkCodecsWebM(p page, got recorded) {
 		}
 	}
 	last := f.Blocks[len(f.Blocks)-1].Time
-	if !(f.Duration > float64(last)) || f.Cues == 0 {
-		p.t.Errorf("%s: the WebM lasts %g ms with its last frame at %d ms, and %d cues; want longer, and cues", p.engine(), f.Duration, last, f.Cues)
+	if !(f.Duration > float64(last)) {
+		p.t.Errorf("%s: the WebM lasts %g ms with its last frame at %d ms; want longer", p.engine(), f.Duration, last)
+	}
+	// A keyframe a second, each the first of its Cluster, with its cue.
+	keys := 0
+	for i, b := range f.Blocks {
+		if b.Key {
+			keys++
+		}
+		if b.Key != b.First {
+			p.t.Errorf("%s: the WebM's frame %d at %d ms: keyframe %v, first of its Cluster %v; want both or neither", p.engine(), i, b.Time, b.Key, b.First)
+		}
+	}
+	if keys < 2 || keys != f.Cues {
+		p.t.Errorf("%s: the WebM of %d ms holds %d keyframes and %d cues; want one each a second, at least 2", p.engine(), last, keys, f.Cues)
 	}
 	var played struct {
 		W, H     int
@@ -597,6 +611,6 @@ func checkCodecsWebM(p page, got recorded) {
 	if played.W != got.W || played.H != got.H || !(played.Duration > 0) {
 		p.t.Errorf("%s: the WebM of %s plays at %d×%d for %g s, want %d×%d and a duration", p.engine(), got.Via, played.W, played.H, played.Duration, got.W, got.H)
 	}
-	p.t.Logf("%s: %s: %d bytes, %d frames over %d ms (%d composed, %d dropped), plays %d×%d for %g s",
-		p.engine(), got.Via, len(data), len(f.Blocks), last, got.Encoded.Frames, got.Encoded.Dropped, played.W, played.H, played.Duration)
+	p.t.Logf("%s: %s: %d bytes, %d frames over %d ms (%d composed, %d dropped), %d keyframes, plays %d×%d for %g s",
+		p.engine(), got.Via, len(data), len(f.Blocks), last, got.Encoded.Frames, got.Encoded.Dropped, keys, played.W, played.H, played.Duration)
 }

@@ -33,7 +33,8 @@ type webmBlock struct {
 	Track uint64
 	Time  int64 // its Cluster's Timestamp plus its own, in TimestampScale units
 	Key   bool
-	Size  int // of its frame
+	Size  int  // of its frame
+	First bool // the first of its Cluster
 }
 
 // ebmlElement is one element: its ID (marker bits included) and its data.
@@ -266,6 +267,7 @@ func (f *webmFile) readCluster(b []byte) error {
 	if err != nil {
 		return err
 	}
+	first := true
 	for _, e := range els[1:] {
 		if e.ID != idSimpleBlock {
 			continue
@@ -283,7 +285,9 @@ func (f *webmFile) readCluster(b []byte) error {
 			Time:  int64(at) + int64(rel),
 			Key:   e.Data[n+2]&0x80 != 0,
 			Size:  len(e.Data) - n - 3,
+			First: first,
 		})
+		first = false
 	}
 	return nil
 }
