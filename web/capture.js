@@ -6,7 +6,9 @@
 // the metrics (and the A/B deltas), and the settings that differ from the
 // preset. The WebM records the view, or both views side by side, composed
 // onto one canvas each animation frame with their legends and the clock,
-// and that canvas's stream is recorded (MediaRecorder). Nothing leaves the
+// and that canvas's stream is recorded (MediaRecorder); where MediaRecorder
+// records no WebM (WebKit, Safari's engine) the canvas's frames are encoded
+// with WebCodecs and written into a WebM (webm.js). Nothing leaves the
 // browser: both are downloaded as files.
 //
 // Every piece of text a capture draws is also kept, with its box, in
@@ -15,6 +17,7 @@
 
 import { techColor } from './colors.js';
 import { context2d } from './dom.js';
+import { WebMRecorder } from './webm.js';
 
 /** Longest recording, s: a clip for a bug report, not a screen recorder. */
 export const MAX_RECORD_SECONDS = 10;
@@ -23,20 +26,23 @@ export const MAX_RECORD_SECONDS = 10;
 const RECORD_FPS = 30;
 
 /**
- * RECORD_TYPES are the formats a recording asks MediaRecorder for, best
- * first: WebM (Chromium, Firefox); MP4 where WebM is missing (WebKitGTK
- * records only MP4, H.264, as older Safari does).
+ * WEBM_TYPES are the WebM formats a recording asks MediaRecorder for, best
+ * first (Chromium, Firefox). Where MediaRecorder has none, a recording is
+ * a WebM of WebCodecs (WebMRecorder), and where those are missing too, an
+ * MP4 of MediaRecorder (MP4_TYPES: H.264, as older Safari records).
  */
-const RECORD_TYPES = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm', 'video/mp4;codecs=avc1', 'video/mp4'];
+const WEBM_TYPES = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'];
+const MP4_TYPES = ['video/mp4;codecs=avc1', 'video/mp4'];
 
 /**
- * recordingType returns the first of RECORD_TYPES this browser records,
- * or '' when it records none of them (or has no MediaRecorder).
+ * recordingType returns the first of types this browser's MediaRecorder
+ * records, or '' when it records none of them (or has no MediaRecorder).
+ * @param {string[]} types
  * @returns {string}
  */
-export function recordingType() {
+function recordingType(types) {
   if (typeof MediaRecorder === 'undefined') return '';
-  return RECORD_TYPES.find((t) => MediaRecorder.isTypeSupported(t)) ?? '';
+  return types.find((t) => MediaRecorder.isTypeSupported(t)) ?? '';
 }
 
 /**
@@ -74,8 +80,16 @@ export class Capture {
   /** @param {CapturePage} page */
   constructor(page) {
     this.page = page;
-    /** @type {MediaRecorder | null} */
+    /** @type {MediaRecorder | WebMRecorder | null} the running recording's recorder */
     this.recorder = null;
+    /** whether record() is deciding how to record (WebMRecorder.choose is async) */
+    this.starting = false;
+    /** for the tests: record through WebCodecs (WebMRecorder) even where MediaRecorder records WebM */
+    this.preferWebCodecs = false;
+    /** @type {string} how the running (or last) recording records: 'MediaRecorder video/webm;codecs=vp9', 'WebCodecs vp8' */
+    this.via = '';
+    /** frames of the running (or last) WebCodecs recording: composed, and of those not encoded because the encoder was behind */
+    this.encoded = { frames: 0, dropped: 0 };
     this.started = 0;
     /** @type {Blob | null} the last recording, kept for the page's tests */
     this.last = null;
@@ -83,7 +97,7 @@ export class Capture {
     this.bytes = 0;
     /** @type {((b: Blob) => void) | null} */
     this.onRecorded = null;
-    /** @type {((message: string) => void) | null} called instead of onRecorded when the browser recorded nothing */
+    /** @type {((message: string) => void) | null} called instead of onRecorded when the browser recorded nothing, or its encoder failed */
     this.onEmpty = null;
     /** @type {number | undefined} */
     this.timer = undefined;
@@ -253,14 +267,26 @@ export class Capture {
   /**
    * record starts recording the view, or both views of the A/B view side
    * by side, as they are when it starts; it stops by itself after
-   * MAX_RECORD_SECONDS, or at stop(). onRecorded gets the video (WebM, or
-   * MP4 where the browser records no WebM: recordingType). The page
+   * MAX_RECORD_SECONDS, or at stop(). onRecorded gets the video: a WebM
+   * of MediaRecorder, or of WebCodecs where MediaRecorder records no WebM,
+   * or else an MP4 of MediaRecorder. It resolves once the recording runs
+   * (choosing how takes a moment: WebMRecorder.choose), and rejects with
+   * a message for the designer when the browser cannot record. The page
    * calls frame() after it draws each animation frame.
+   * @returns {Promise<void>}
    */
-  record() {
-    if (this.recorder) return;
-    const type = recordingType();
-    if (!type) throw new Error('this browser cannot record video (neither WebM nor MP4): the PNG still works');
+  async record() {
+    if (this.recorder || this.starting) return;
+    this.starting = true;
+    try {
+      await this.start();
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  /** start lays the recording out, chooses how to record it, and starts it. */
+  async start() {
     const dpr = window.devicePixelRatio || 1;
     const views = this.page.views();
     const gap = 8 * dpr;
@@ -277,12 +303,40 @@ export class Capture {
     // Even sides: VP8, VP9 and H.264 code 2×2 blocks of chroma.
     stage.width = 2 * Math.ceil((x - gap) / 2);
     stage.height = 2 * Math.ceil((head + Math.max(...slots.map((s) => s.h)) + foot) / 2);
+
+    const webmType = this.preferWebCodecs ? '' : recordingType(WEBM_TYPES);
+    const codec = webmType ? null : await WebMRecorder.choose(stage.width, stage.height, RECORD_FPS);
+    const type = webmType || (codec ? '' : recordingType(MP4_TYPES));
+    if (!codec && !type) throw new Error('this browser cannot record video (neither WebM nor MP4): the PNG still works');
+
     this.stage = stage;
     this.recordingViews = views;
     this.header = layOutHeader(context2d(stage, { alpha: false }), views, slots);
     this.recorded = { width: stage.width, height: stage.height, texts: [], views: slots };
     this.composedAt = -Infinity;
+    this.bytes = 0;
+    this.encoded = { frames: 0, dropped: 0 };
+    this.started = performance.now();
+    if (codec) {
+      this.via = `WebCodecs ${codec.codec}`;
+      this.recorder = new WebMRecorder(stage, codec, RECORD_FPS, {
+        bytes: (n) => { this.bytes += n; },
+        error: (message) => this.fail(message),
+      });
+    } else {
+      this.via = `MediaRecorder ${type}`;
+      this.recorder = this.mediaRecorder(stage, type);
+    }
     this.frame();
+    this.timer = window.setTimeout(() => this.stop(), MAX_RECORD_SECONDS * 1000);
+  }
+
+  /**
+   * mediaRecorder starts recording stage's stream as type with MediaRecorder.
+   * @param {HTMLCanvasElement} stage
+   * @param {string} type
+   */
+  mediaRecorder(stage, type) {
     const rec = new MediaRecorder(stage.captureStream(RECORD_FPS), { mimeType: type });
     /** @type {Blob[]} */
     const chunks = [];
@@ -293,19 +347,31 @@ export class Capture {
     rec.addEventListener('stop', () => {
       for (const t of rec.stream.getTracks()) t.stop();
       this.last = new Blob(chunks, { type: type.split(';')[0] });
-      this.recorder = null;
-      this.stage = null;
-      clearTimeout(this.timer);
+      this.end();
       // WebKitGTK 2.50 on Debian 12 offers MP4 and records no data: say
       // so instead of saving an empty file.
       if (this.last.size === 0) this.onEmpty?.(`this browser recorded nothing (its MediaRecorder gave no ${type} data): the PNG still works`);
       else this.onRecorded?.(this.last);
     });
-    this.bytes = 0;
     rec.start(250);
-    this.recorder = rec;
-    this.started = performance.now();
-    this.timer = window.setTimeout(() => this.stop(), MAX_RECORD_SECONDS * 1000);
+    return rec;
+  }
+
+  /** end forgets the recording that ended. */
+  end() {
+    this.recorder = null;
+    this.stage = null;
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * fail ends the recording after its encoder failed, saving nothing.
+   * @param {string} message
+   */
+  fail(message) {
+    if (this.recorder instanceof WebMRecorder) this.recorder.close();
+    this.end();
+    this.onEmpty?.(`${message}: nothing was recorded; the PNG still works`);
   }
 
   /**
@@ -339,11 +405,30 @@ export class Capture {
     const cy = stage.height - 10 * dpr;
     ctx.fillText(clock, 6 * dpr, cy);
     rec.texts = [...this.header.texts, { kind: 'time', text: clock, x: 6 * dpr, y: cy - 8 * dpr, w: ctx.measureText(clock).width, h: 16 * dpr }];
+    if (this.recorder instanceof WebMRecorder) {
+      this.recorder.add((now - this.started) * 1000);
+      this.encoded = { frames: this.recorder.added + this.recorder.dropped, dropped: this.recorder.dropped };
+    }
   }
 
-  /** stop ends the recording, if one runs. */
+  /**
+   * stop ends the recording, if one runs; onRecorded (or onEmpty) follows
+   * once the recorder has written it out.
+   */
   stop() {
-    if (this.recorder && this.recorder.state !== 'inactive') this.recorder.stop();
+    const rec = this.recorder;
+    if (rec instanceof WebMRecorder) {
+      if (rec.done) return;
+      rec.finish().then((blob) => {
+        this.last = blob;
+        this.end();
+        this.onRecorded?.(blob);
+      }, (/** @type {unknown} */ e) => {
+        if (this.recorder === rec) this.fail(e instanceof Error ? e.message : String(e));
+      });
+    } else if (rec && rec.state !== 'inactive') {
+      rec.stop();
+    }
   }
 }
 

@@ -523,19 +523,25 @@ class Lab {
       this.runErrors = [message];
       this.renderErrors();
     };
-    record.addEventListener('click', () => {
+    record.addEventListener('click', async () => {
       if (c.recording) {
         c.stop();
         return;
       }
+      if (c.starting) return;
+      // Choosing how to record asks the browser's encoders, which answer
+      // asynchronously: the button says so meanwhile.
+      record.textContent = 'Starting…';
       try {
-        c.record();
+        await c.record();
       } catch (e) {
+        record.textContent = 'Record';
         this.runErrors = [String(e instanceof Error ? e.message : e)];
         this.renderErrors();
         return;
       }
       record.classList.add('on');
+      record.textContent = 'Stop (0 s)';
       tick = window.setInterval(() => {
         record.textContent = `Stop (${c.elapsed().toFixed(0)} s)`;
       }, 250);

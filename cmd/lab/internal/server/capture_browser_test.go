@@ -57,6 +57,48 @@ func TestBrowserCapture(t *testing.T) {
 	}
 }
 
+// TestBrowserCaptureEncoderError records through WebCodecs with an encoder
+// that fails after its first frame: the recording ends, the page says why,
+// and Record can start again, instead of a recorder that never stops.
+func TestBrowserCaptureEncoderError(t *testing.T) {
+	b := openLab(t, "/?preset=lan")
+	b.eval(`(() => {
+		const Real = VideoEncoder;
+		window.VideoEncoder = class extends Real {
+			constructor(init) {
+				super(init);
+				this.failWith = init.error;
+			}
+			encode(frame, options) {
+				super.encode(frame, options);
+				if (this.failing) return;
+				this.failing = true;
+				setTimeout(() => this.failWith(new DOMException('out of test memory', 'EncodingError')), 300);
+			}
+		};
+		lab.capture.preferWebCodecs = true;
+		return true;
+	})()`, nil)
+	b.do(chromedp.Click(chromedp.ID("record")))
+	if !b.poll(`lab.capture.via.startsWith('WebCodecs') && !lab.capture.recording && !lab.capture.starting`, 10*time.Second) {
+		t.Fatal("the recording did not end after its encoder failed")
+	}
+	var shown struct {
+		Errors, Button string
+		Last           bool
+	}
+	b.eval(`({Errors: document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent,
+		Button: document.getElementById('record').textContent, Last: lab.capture.last !== null})`, &shown)
+	if !strings.Contains(shown.Errors, "video encoder") || !strings.Contains(shown.Errors, "out of test memory") || shown.Button != "Record" || shown.Last {
+		t.Errorf("after the encoder failed: errors %q, button %q, a recording kept %v; want the encoder's error, Record, none", shown.Errors, shown.Button, shown.Last)
+	}
+	b.eval(`window.VideoEncoder = Object.getPrototypeOf(VideoEncoder), true`, nil)
+	b.do(chromedp.Click(chromedp.ID("record")))
+	if !b.poll(`lab.capture.recording && lab.capture.bytes > 0`, 10*time.Second) {
+		t.Fatal("Record does not start again after the encoder failed")
+	}
+}
+
 // capturedPNG is what TestBrowserCaptureBugReport reads back from the PNG:
 // its size, and per view box and per piece of text the capture says it
 // drew, how many pixels there are not the background (ink) and, in the

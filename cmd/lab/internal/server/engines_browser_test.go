@@ -9,6 +9,7 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -253,7 +254,8 @@ func settingsOfControls(text map[string]string) (engine.Settings, []error) {
 // test server (checkHarnessSees): every library preset opens and runs with
 // no page error, a slider moves the simulation, a share link reproduces
 // its state, the A/B view runs, a session saves and reopens, Record
-// records a video (WebM, or MP4 where the engine has no WebM) and the
+// records a video (WebM, through WebCodecs where MediaRecorder has none;
+// MP4 where the engine has neither) and the
 // layout holds at 1024×768 and 1440×900. One browser per engine serves
 // all of them.
 func TestBrowserEngines(t *testing.T) {
@@ -443,39 +445,172 @@ func checkHarnessSees(p page) {
 }
 
 // checkRecord records the view for a second with the Record button: the
-// engine's MediaRecorder gives a video of a format the page asked for.
+// engine gives a video of a format the page asked for, a WebM wherever the
+// engine has WebCodecs' VideoEncoder (WebKit through it). Then, in an
+// engine whose MediaRecorder records WebM, it records again through
+// WebCodecs (lab.capture.preferWebCodecs): the page's own WebM writer is
+// checked in every engine.
 func checkRecord(p page) {
 	p.navigate("/?preset=lan")
-	p.eval(`document.getElementById('record').click()`, nil)
-	// WebKitGTK hands the recorder's data over only when it stops: no
-	// bytes while recording.
-	if !p.poll(`lab.capture.recording && lab.capture.elapsed() >= 1`, 20*time.Second) {
+	var encoder bool
+	p.eval(`typeof VideoEncoder !== 'undefined'`, &encoder)
+	got := recordOnce(p)
+	switch {
+	case strings.HasPrefix(got.Via, "WebCodecs"):
+		checkCodecsWebM(p, got)
+	case got.Size > 0:
+		p.t.Logf("%s records %s through %s", p.engine(), got.Type, got.Via)
+	case encoder:
+		p.t.Errorf("%s: recorded 0 bytes of %s through %s, and it has a VideoEncoder for a WebM", p.engine(), got.Type, got.Via)
+	default:
+		// An engine without WebCodecs that offers a format it cannot
+		// encode (WebKitGTK without an H.264 encoder) records nothing:
+		// the page must say so.
+		var errs string
+		p.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errs)
+		if !strings.Contains(errs, "recorded nothing") {
+			p.t.Errorf("%s: recorded 0 bytes of %s and the page shows no error (%q)", p.engine(), got.Type, errs)
+		}
+		p.t.Logf("%s recorded nothing in %s, and says so", p.engine(), got.Type)
+	}
+	if !encoder || strings.HasPrefix(got.Via, "WebCodecs") {
+		return
+	}
+	p.eval(`lab.capture.preferWebCodecs = true`, nil)
+	got = recordOnce(p)
+	p.eval(`lab.capture.preferWebCodecs = false`, nil)
+	if !strings.HasPrefix(got.Via, "WebCodecs") {
+		p.t.Fatalf("%s: recorded through %s with preferWebCodecs, want WebCodecs", p.engine(), got.Via)
+	}
+	checkCodecsWebM(p, got)
+}
+
+// recorded is what recordOnce read of a recording: its Blob's type and
+// size, how it was recorded (Capture.via) and its frames' size.
+type recorded struct {
+	Type    string
+	Size    int
+	Via     string
+	W, H    int
+	Encoded struct{ Frames, Dropped int }
+}
+
+// recordOnce records the view for a second or so with the Record button.
+func recordOnce(p page) recorded {
+	p.t.Helper()
+	p.eval(`lab.capture.last = null, document.getElementById('record').click(), true`, nil)
+	// WebKitGTK's MediaRecorder hands its data over only when it stops:
+	// no bytes while recording. A WebCodecs recording runs until it has
+	// encoded 24 frames too: the page composes a frame per frame it draws,
+	// which in WebKitGTK under Xvfb here is about 15 a second.
+	if !p.poll(`lab.capture.recording && lab.capture.elapsed() >= 1.2 &&
+		(!lab.capture.via.startsWith('WebCodecs') || lab.capture.encoded.frames - lab.capture.encoded.dropped >= 24)`, 20*time.Second) {
 		var errs string
 		p.eval(`document.getElementById('error-list')?.textContent ?? ''`, &errs)
 		p.t.Fatalf("%s: the recording did not start: %s", p.engine(), errs)
 	}
 	p.eval(`document.getElementById('record').click()`, nil)
 	if !p.poll(`!lab.capture.recording && lab.capture.last !== null`, 10*time.Second) {
-		p.t.Fatalf("%s: the recording did not stop", p.engine())
+		var errs string
+		p.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errs)
+		p.t.Fatalf("%s: the recording did not stop (%s): %s", p.engine(), p.evalString(`lab.capture.via`), errs)
 	}
-	var got struct {
-		Type string
-		Size int
-	}
-	p.eval(`({Type: lab.capture.last.type, Size: lab.capture.last.size})`, &got)
+	var got recorded
+	p.eval(`({Type: lab.capture.last.type, Size: lab.capture.last.size, Via: lab.capture.via,
+		W: lab.capture.recorded.width, H: lab.capture.recorded.height, Encoded: lab.capture.encoded})`, &got)
 	if got.Type != "video/webm" && got.Type != "video/mp4" {
 		p.t.Errorf("%s: recorded %q, want a WebM or an MP4", p.engine(), got.Type)
 	}
-	if got.Size > 0 {
-		p.t.Logf("%s records %s", p.engine(), got.Type)
-		return
+	return got
+}
+
+func (p page) evalString(expr string) string {
+	p.t.Helper()
+	var s string
+	p.eval(expr, &s)
+	return s
+}
+
+// checkCodecsWebM reads the WebM the page wrote from WebCodecs back, in
+// Go: one video track of the codec the page chose at the recording's size,
+// every frame the page encoded (at least 20), a keyframe first and a
+// keyframe a second, each starting a Cluster with its cue, times that go up;
+// and plays it in the page: its metadata loads with the
+// recording's size and a duration.
+func checkCodecsWebM(p page, got recorded) {
+	p.t.Helper()
+	if got.Type != "video/webm" || got.Size == 0 {
+		p.t.Fatalf("%s: recorded %d bytes of %q through %s, want a WebM", p.engine(), got.Size, got.Type, got.Via)
 	}
-	// An engine that offers a format it cannot encode (WebKitGTK without
-	// an H.264 encoder) records nothing: the page must say so.
-	var errs string
-	p.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errs)
-	if !strings.Contains(errs, "recorded nothing") {
-		p.t.Errorf("%s: recorded 0 bytes of %s and the page shows no error (%q)", p.engine(), got.Type, errs)
+	b64 := p.evalString(`lab.capture.last.arrayBuffer().then((buf) => {
+		const b = new Uint8Array(buf);
+		let s = '';
+		for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+		return btoa(s);
+	})`)
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		p.t.Fatalf("%s: the WebM's base64: %v", p.engine(), err)
 	}
-	p.t.Logf("%s recorded nothing in %s, and says so", p.engine(), got.Type)
+	f, err := readWebM(data)
+	if err != nil {
+		p.t.Fatalf("%s: the WebM of %s (%d bytes) does not read: %v", p.engine(), got.Via, len(data), err)
+	}
+	codec := "V_VP8"
+	if strings.HasPrefix(got.Via, "WebCodecs vp09") {
+		codec = "V_VP9"
+	}
+	want := webmTrack{Number: 1, Type: 1, Codec: codec, Width: uint64(got.W), Height: uint64(got.H)}
+	if f.DocType != "webm" || f.TimestampScale != 1_000_000 || len(f.Tracks) != 1 || f.Tracks[0] != want {
+		p.t.Errorf("%s: the WebM of %s: DocType %q, TimestampScale %d, tracks %+v; want webm, 1000000, [%+v]",
+			p.engine(), got.Via, f.DocType, f.TimestampScale, f.Tracks, want)
+	}
+	if encoded := got.Encoded.Frames - got.Encoded.Dropped; len(f.Blocks) < 20 || len(f.Blocks) != encoded {
+		p.t.Fatalf("%s: the WebM of %s holds %d frames, want the %d encoded (%d composed, %d dropped), at least 20",
+			p.engine(), got.Via, len(f.Blocks), encoded, got.Encoded.Frames, got.Encoded.Dropped)
+	}
+	if !f.Blocks[0].Key {
+		p.t.Errorf("%s: the WebM's first frame is no keyframe", p.engine())
+	}
+	for i, b := range f.Blocks[1:] {
+		if b.Time <= f.Blocks[i].Time || b.Track != 1 || b.Size == 0 {
+			p.t.Errorf("%s: the WebM's frame %d: track %d, %d bytes at %d ms after %d ms; want track 1, bytes, a later time",
+				p.engine(), i+1, b.Track, b.Size, b.Time, f.Blocks[i].Time)
+			break
+		}
+	}
+	last := f.Blocks[len(f.Blocks)-1].Time
+	if !(f.Duration > float64(last)) {
+		p.t.Errorf("%s: the WebM lasts %g ms with its last frame at %d ms; want longer", p.engine(), f.Duration, last)
+	}
+	// A keyframe a second, each the first of its Cluster, with its cue.
+	keys := 0
+	for i, b := range f.Blocks {
+		if b.Key {
+			keys++
+		}
+		if b.Key != b.First {
+			p.t.Errorf("%s: the WebM's frame %d at %d ms: keyframe %v, first of its Cluster %v; want both or neither", p.engine(), i, b.Time, b.Key, b.First)
+		}
+	}
+	if keys < 2 || keys != f.Cues {
+		p.t.Errorf("%s: the WebM of %d ms holds %d keyframes and %d cues; want one each a second, at least 2", p.engine(), last, keys, f.Cues)
+	}
+	var played struct {
+		W, H     int
+		Duration float64
+	}
+	p.eval(`new Promise((resolve, reject) => {
+		const v = document.createElement('video');
+		v.muted = true;
+		setTimeout(() => reject(new Error('no metadata within 20 s')), 20000);
+		v.onerror = () => reject(new Error('the WebM does not load: ' + (v.error && v.error.code + ' ' + v.error.message)));
+		v.onloadedmetadata = () => resolve({W: v.videoWidth, H: v.videoHeight, Duration: v.duration});
+		v.src = URL.createObjectURL(lab.capture.last);
+	})`, &played)
+	if played.W != got.W || played.H != got.H || !(played.Duration > 0) {
+		p.t.Errorf("%s: the WebM of %s plays at %d×%d for %g s, want %d×%d and a duration", p.engine(), got.Via, played.W, played.H, played.Duration, got.W, got.H)
+	}
+	p.t.Logf("%s: %s: %d bytes, %d frames over %d ms (%d composed, %d dropped), %d keyframes, plays %d×%d for %g s",
+		p.engine(), got.Via, len(data), len(f.Blocks), last, got.Encoded.Frames, got.Encoded.Dropped, keys, played.W, played.H, played.Duration)
 }
