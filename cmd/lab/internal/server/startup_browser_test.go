@@ -317,27 +317,7 @@ func TestBrowserSetUpForcesNoStyle(t *testing.T) {
 		}
 		s.ServeHTTP(w, r)
 	})), browserTimeout)
-	tr, err := startTrace(b.ctx, []string{"toplevel", "blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline.stack"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.navigate("/?preset=lan")
-	if err := tr.stop(b.ctx); err != nil {
-		t.Fatal(err)
-	}
-	// The trace's last events may still be on their way (see wait); on a
-	// loaded machine they took more than wait's 5 s.
-	waitFor(b.ctx, func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return slices.ContainsFunc(tr.events, func(e traceEvent) bool { return e.Name == "lab-first-frame" })
-	}, 30*time.Second)
-	tr.mu.Lock()
-	forced, marked := forcedBeforeFirstFrame(tr.raw)
-	tr.mu.Unlock()
-	if !marked {
-		t.Fatal("the trace has no lab-first-frame mark")
-	}
+	forced := tracedForced(t, b, func() { b.navigate("/?preset=lan") }, "", "lab-first-frame")
 	if len(forced) > 0 {
 		t.Errorf("before the first simulated frame, scripts forced %d style updates or layouts:\n%s", len(forced), strings.Join(forced, "\n"))
 	}
@@ -347,53 +327,59 @@ func TestBrowserSetUpForcesNoStyle(t *testing.T) {
 // read no layout: with something on the page changed between frames (as a
 // slider's readout is while the designer drags it), a size read in a
 // frame's callback has the browser lay the page out there, on the frame's
-// clock, before the frame's own style and layout. The timeline read its
-// canvas's size in every draw; it now takes it from a ResizeObserver, as
-// the view does.
+// clock, before the frame's own style and layout. The view's labels did
+// (fillText on a page's canvas has Chromium update its style first; they
+// are drawn from images now: Labels), and so did the timeline, reading its
+// canvas's size in every draw (now from a ResizeObserver, as the view).
 func TestBrowserFramesForceNoLayout(t *testing.T) {
 	b := startChromium(t, newLoopbackServer(t, newBrowserServer(t)), browserTimeout)
 	b.navigate("/?preset=lan")
 	if !b.poll(`lab.state().frames >= 10`, 20*time.Second) {
 		t.Fatal("the lab draws no frames")
 	}
-	tr, err := startTrace(b.ctx, []string{"toplevel", "blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline.stack"}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// For a second, a timer changes the perf readout's text between
 	// frames, as input does, so every frame starts with the layout stale.
-	b.eval(`new Promise((done) => {
-		const el = document.getElementById('perf');
-		performance.mark('frames-from');
-		let i = 0;
-		const id = setInterval(() => { el.textContent = 'changed ' + i++; }, 7);
-		setTimeout(() => { clearInterval(id); performance.mark('frames-to'); done(i); }, 1000);
-	})`, nil)
-	if err := tr.stop(b.ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(b.ctx, func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return slices.ContainsFunc(tr.events, func(e traceEvent) bool { return e.Name == "frames-to" })
-	}, 30*time.Second)
-	tr.mu.Lock()
-	forced, marked := forcedByScripts(tr.raw, "frames-from", "frames-to")
-	tr.mu.Unlock()
-	if !marked {
-		t.Fatal("the trace has no frames-from and frames-to marks")
-	}
+	forced := tracedForced(t, b, func() {
+		b.eval(`new Promise((done) => {
+			const el = document.getElementById('perf');
+			performance.mark('frames-from');
+			let i = 0;
+			const id = setInterval(() => { el.textContent = 'changed ' + i++; }, 7);
+			setTimeout(() => { clearInterval(id); performance.mark('frames-to'); done(i); }, 1000);
+		})`, nil)
+	}, "frames-from", "frames-to")
 	if len(forced) > 0 {
 		t.Errorf("in a second of frames, scripts forced %d style updates or layouts:\n%s", len(forced), strings.Join(forced, "\n"))
 	}
 }
 
-// forcedBeforeFirstFrame reads a Chromium trace (its events as sent) and
-// describes each style update and layout that a script forced on the
-// thread that marked lab-first-frame, before the mark (forcedByScripts).
-// It reports whether the trace has the mark.
-func forcedBeforeFirstFrame(raw []json.RawMessage) (forced []string, marked bool) {
-	return forcedByScripts(raw, "", "lab-first-frame")
+// tracedForced traces b's tab while do runs, until the page's mark to has
+// come in with the trace, and returns what forcedByScripts finds between
+// the marks from (the trace's start when "") and to.
+func tracedForced(t *testing.T, b *labTab, do func(), from, to string) []string {
+	t.Helper()
+	tr, err := startTrace(b.ctx, []string{"toplevel", "blink.user_timing", "devtools.timeline", "disabled-by-default-devtools.timeline.stack"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do()
+	if err := tr.stop(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The trace's last events may still be on their way (see wait); on a
+	// loaded machine they took more than wait's 5 s.
+	waitFor(b.ctx, func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return slices.ContainsFunc(tr.events, func(e traceEvent) bool { return e.Name == to })
+	}, 30*time.Second)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	forced, marked := forcedByScripts(tr.raw, from, to)
+	if !marked {
+		t.Fatalf("the trace has no %s mark (or no %q)", to, from)
+	}
+	return forced
 }
 
 // forcedByScripts reads a Chromium trace (its events as sent) and
