@@ -48,6 +48,8 @@ export class Labels {
   constructor() {
     /** @type {Map<string, {image: OffscreenCanvas | HTMLCanvasElement, ox: number, oy: number, metrics: TextMetrics}>} */
     this.images = new Map();
+    /** @type {OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D | null} measures a label before its image is sized */
+    this.probe = null;
   }
 
   /**
@@ -72,7 +74,7 @@ export class Labels {
       const px = parseFloat(font) || 12;
       const pad = Math.ceil(px / 2);
       const oy = Math.ceil(px * 1.5); // room above and below the anchor whatever the baseline
-      const probe = labelCanvas(1, 1).getContext('2d');
+      const probe = (this.probe ??= labelCanvas(1, 1).getContext('2d'));
       if (!probe) throw new Error('no 2D context for a label');
       probe.font = font;
       const metrics = probe.measureText(text);
@@ -417,7 +419,6 @@ export class View {
     ctx.lineTo(x + len, y - 4 * d);
     ctx.stroke();
     const label = step >= 1 ? `${step} m` : `${Math.round(step * 100)} cm`;
-    ctx.textBaseline = 'alphabetic';
     const m = this.labels.draw(ctx, label, this.labelFont(), '#8b949e', x + len + 6 * d, y);
     const top = Math.min(y - 4 * d, y - m.actualBoundingBoxAscent);
     const bottom = Math.max(y + d, y + m.actualBoundingBoxDescent);
@@ -582,7 +583,6 @@ export class View {
    */
   label(fx, fy, rad) {
     const d = this.dpr;
-    this.ctx.textBaseline = 'alphabetic';
     this.labels.draw(this.ctx, `#${this.focus}`, this.labelFont(), FOCUS, fx + rad + 8 * d, fy - rad - 4 * d);
   }
 
