@@ -27,24 +27,12 @@ func TestBrowserCapture(t *testing.T) {
 	if size == 0 {
 		t.Fatal("the WebM is empty")
 	}
-	// A MediaRecorder WebM has no duration in its header: seeking far past
-	// the end makes the browser find it.
-	var duration float64
-	b.eval(`new Promise((resolve, reject) => {
-		const v = document.createElement('video');
-		v.muted = true;
-		v.onerror = () => reject(new Error('the WebM does not load: ' + (v.error && v.error.message)));
-		v.onloadedmetadata = () => {
-			if (Number.isFinite(v.duration)) { resolve(v.duration); return; }
-			v.ondurationchange = () => { if (Number.isFinite(v.duration)) resolve(v.duration); };
-			v.currentTime = 1e9;
-		};
-		v.src = URL.createObjectURL(lab.capture.last);
-	})`, &duration)
+	var played playedRecording
+	b.eval(playRecordingJS, &played)
 	// The canvas stream makes a frame per drawn frame, so a loaded machine
 	// records fewer: any positive length shows a WebM that plays.
-	if !(duration > 0) {
-		t.Errorf("the WebM plays for %g s, want the time recorded", duration)
+	if !(played.Duration > 0) {
+		t.Errorf("the WebM plays for %g s, want the time recorded", played.Duration)
 	}
 
 	var png struct{ W, H, ViewH, LineH int }
@@ -87,7 +75,7 @@ func TestBrowserCaptureEncoderError(t *testing.T) {
 		Errors, Button string
 		Last           bool
 	}
-	b.eval(`({Errors: document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent,
+	b.eval(`({Errors: `+pageErrorsJS+`,
 		Button: document.getElementById('record').textContent, Last: lab.capture.last !== null})`, &shown)
 	if !strings.Contains(shown.Errors, "video encoder") || !strings.Contains(shown.Errors, "out of test memory") || shown.Button != "Record" || shown.Last {
 		t.Errorf("after the encoder failed: errors %q, button %q, a recording kept %v; want the encoder's error, Record, none", shown.Errors, shown.Button, shown.Last)

@@ -467,7 +467,7 @@ func checkRecord(p page) {
 		// encode (WebKitGTK without an H.264 encoder) records nothing:
 		// the page must say so.
 		var errs string
-		p.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errs)
+		p.eval(pageErrorsJS, &errs)
 		if !strings.Contains(errs, "recorded nothing") {
 			p.t.Errorf("%s: recorded 0 bytes of %s and the page shows no error (%q)", p.engine(), got.Type, errs)
 		}
@@ -483,6 +483,34 @@ func checkRecord(p page) {
 		p.t.Fatalf("%s: recorded through %s with preferWebCodecs, want WebCodecs", p.engine(), got.Via)
 	}
 	checkCodecsWebM(p, got)
+}
+
+// pageErrorsJS is the text of the page's list of errors while it is
+// shown, "" while it is hidden.
+const pageErrorsJS = `document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`
+
+// playRecordingJS plays the page's last recording (lab.capture.last) in a
+// video element and gives its size and length, s (playedRecording). A
+// MediaRecorder WebM has no duration in its header: seeking far past the
+// end makes the browser find it.
+const playRecordingJS = `new Promise((resolve, reject) => {
+	const v = document.createElement('video');
+	v.muted = true;
+	setTimeout(() => reject(new Error('no metadata within 20 s')), 20000);
+	v.onerror = () => reject(new Error('the recording does not load: ' + (v.error && v.error.code + ' ' + v.error.message)));
+	const played = () => resolve({W: v.videoWidth, H: v.videoHeight, Duration: v.duration});
+	v.onloadedmetadata = () => {
+		if (Number.isFinite(v.duration)) { played(); return; }
+		v.ondurationchange = () => { if (Number.isFinite(v.duration)) played(); };
+		v.currentTime = 1e9;
+	};
+	v.src = URL.createObjectURL(lab.capture.last);
+})`
+
+// playedRecording is what playRecordingJS gives.
+type playedRecording struct {
+	W, H     int
+	Duration float64
 }
 
 // recorded is what recordOnce read of a recording: its Blob's type and
@@ -512,7 +540,7 @@ func recordOnce(p page) recorded {
 	p.eval(`document.getElementById('record').click()`, nil)
 	if !p.poll(`!lab.capture.recording && lab.capture.last !== null`, 10*time.Second) {
 		var errs string
-		p.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errs)
+		p.eval(pageErrorsJS, &errs)
 		p.t.Fatalf("%s: the recording did not stop (%s): %s", p.engine(), p.evalString(`lab.capture.via`), errs)
 	}
 	var got recorded
@@ -596,18 +624,8 @@ func checkCodecsWebM(p page, got recorded) {
 	if keys < 2 || keys != f.Cues {
 		p.t.Errorf("%s: the WebM of %d ms holds %d keyframes and %d cues; want one each a second, at least 2", p.engine(), last, keys, f.Cues)
 	}
-	var played struct {
-		W, H     int
-		Duration float64
-	}
-	p.eval(`new Promise((resolve, reject) => {
-		const v = document.createElement('video');
-		v.muted = true;
-		setTimeout(() => reject(new Error('no metadata within 20 s')), 20000);
-		v.onerror = () => reject(new Error('the WebM does not load: ' + (v.error && v.error.code + ' ' + v.error.message)));
-		v.onloadedmetadata = () => resolve({W: v.videoWidth, H: v.videoHeight, Duration: v.duration});
-		v.src = URL.createObjectURL(lab.capture.last);
-	})`, &played)
+	var played playedRecording
+	p.eval(playRecordingJS, &played)
 	if played.W != got.W || played.H != got.H || !(played.Duration > 0) {
 		p.t.Errorf("%s: the WebM of %s plays at %d×%d for %g s, want %d×%d and a duration", p.engine(), got.Via, played.W, played.H, played.Duration, got.W, got.H)
 	}

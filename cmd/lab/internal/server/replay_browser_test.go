@@ -108,7 +108,7 @@ func TestBrowserReplayUnknown(t *testing.T) {
 	h, _ := newSessionServer(t)
 	b := openLabOn(t, h, "/?trace=no-such-trace&entities=3")
 	var errText string
-	b.eval(`document.getElementById('errors').hidden ? '' : document.getElementById('error-list').textContent`, &errText)
+	b.eval(pageErrorsJS, &errText)
 	if !strings.Contains(errText, "no-such-trace") {
 		t.Errorf("errors shown = %q, want the unknown trace named", errText)
 	}
